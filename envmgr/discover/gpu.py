@@ -1,0 +1,94 @@
+"""GPUs from nvidia-smi's CSV query, with a name -> compute capability table for old drivers."""
+from __future__ import annotations
+
+import re
+
+from ..host.base import WINDOWS, Host
+from .model import Gpu
+
+QUERY = "index,name,compute_cap,driver_version,memory.total"
+QUERY_OLD = "index,name,driver_version,memory.total"   # drivers before compute_cap existed
+SMI_TIMEOUT = 15.0
+
+# Used only when the driver cannot report compute_cap. Longest pattern first wins.
+# [src: NVIDIA CUDA GPUs table; facts/windows.md §8.1]
+NAME_TO_CC = (
+    (r"RTX PRO \d+ Blackwell|RTX 50\d\d", "12.0"),
+    (r"B200|GB200", "10.0"), (r"B300|GB300", "10.3"), (r"GB10\b", "12.1"),
+    (r"H100|H200|GH200|H800|H20\b", "9.0"),
+    (r"RTX 40\d\d|L40S?|L4\b|RTX \d+ Ada|RTX 2000 Ada|RTX [4-6]000 Ada", "8.9"),
+    (r"RTX 30\d\d|A10\b|A40\b|A16\b|A2\b|RTX A\d+", "8.6"),
+    (r"A100|A30\b|A800", "8.0"),
+    (r"Orin", "8.7"),
+    (r"RTX 20\d\d|GTX 16\d\d|T4\b|TITAN RTX|Quadro RTX", "7.5"),
+    (r"TITAN V|V100", "7.0"),
+    (r"GTX 10\d\d|TITAN X[p ]|P100|P40|P4\b|Quadro P", "6.1"),
+    (r"GTX 9\d\d|TITAN X\b|M40|M60", "5.2"),
+)
+
+
+def cc_from_name(name: str) -> str | None:
+    for pattern, cc in NAME_TO_CC:
+        if re.search(pattern, name, re.I):
+            return cc
+    return None
+
+
+def _mib(text: str) -> int | None:
+    m = re.match(r"\s*(\d+)\s*MiB", text)
+    return int(m.group(1)) if m else None
+
+
+def parse_query_csv(text: str, fields: tuple[str, ...]) -> tuple[Gpu, ...]:
+    """`--format=csv,noheader` (or with a header, which is skipped). Names never contain commas."""
+    gpus = []
+    for raw in text.replace("\r", "").splitlines():
+        line = raw.strip()
+        if not line or line.startswith("$") or line.replace(" ", "").startswith(fields[0]):
+            continue
+        cols = [c.strip() for c in line.split(",")]
+        if len(cols) != len(fields):
+            continue
+        row = dict(zip(fields, cols))
+        name = row.get("name", "")
+        cc = row.get("compute_cap")
+        how = "nvidia-smi"
+        if not cc or not re.fullmatch(r"\d+\.\d+", cc):
+            cc, how = cc_from_name(name), "name table"
+            if cc is None:
+                how = "unknown"
+        index = row.get("index", str(len(gpus)))
+        gpus.append(Gpu(int(index) if index.isdigit() else len(gpus), name, cc, how,
+                        row.get("driver_version", ""), _mib(row.get("memory.total", ""))))
+    return tuple(gpus)
+
+
+def smi_path(host: Host) -> str | None:
+    found = host.which("nvidia-smi")
+    if found or host.platform != WINDOWS:
+        return found
+    windir = host.env.get("SystemRoot") or "C:\\Windows"
+    for candidate in (f"{windir}\\System32\\nvidia-smi.exe",
+                      "C:\\Program Files\\NVIDIA Corporation\\NVSMI\\nvidia-smi.exe"):
+        if host.exists(candidate):
+            return candidate
+    return None
+
+
+def discover_gpus(host: Host) -> tuple[tuple[Gpu, ...], tuple[str, ...]]:
+    """GPUs and problems; no nvidia-smi or no GPU is an empty answer, not an error."""
+    smi = smi_path(host)
+    if smi is None:
+        return (), ()
+    done = host.run([smi, f"--query-gpu={QUERY}", "--format=csv,noheader"], timeout=SMI_TIMEOUT)
+    if done.ok:
+        return parse_query_csv(done.stdout, tuple(QUERY.split(","))), ()
+    if "not a valid field" in (done.stdout + done.stderr):
+        old = host.run([smi, f"--query-gpu={QUERY_OLD}", "--format=csv,noheader"], timeout=SMI_TIMEOUT)
+        if old.ok:
+            return parse_query_csv(old.stdout, tuple(QUERY_OLD.split(","))), ()
+        done = old
+    text = (done.stdout + done.stderr).strip()
+    if "No devices were found" in text:
+        return (), ()
+    return (), (f"nvidia-smi failed: {done.describe_failure()}",)

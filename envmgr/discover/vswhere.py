@@ -1,0 +1,269 @@
+"""Pure parsers for vswhere output (json, text, xml) and the installer's state.json.
+
+All three vswhere formats and state.json become the same `VsRecord`, so discovery does not care
+where an instance came from. See ../shared/facts/windows.md §1-§2.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+
+# vswhere prints "Error 0x57: Unknown parameter: foo" on stdout and may exit 0 (Program.cpp).
+_ERROR_LINE = re.compile(r"^\s*Error(?: 0x[0-9a-fA-F]+)?:\s*(.+)$", re.M)
+_YEAR_BY_MAJOR = {15: "2017", 16: "2019", 17: "2022", 18: "2026"}
+
+
+class VswhereError(ValueError):
+    """vswhere's output could not be used; the message says why in one line."""
+
+
+@dataclass(frozen=True)
+class VsRecord:
+    instance_id: str
+    installation_path: str
+    installation_version: str
+    product_id: str = ""
+    display_name: str = ""
+    channel_id: str = ""
+    nickname: str = ""
+    is_complete: bool | None = None
+    is_launchable: bool | None = None
+    is_prerelease: bool | None = None
+    is_reboot_required: bool | None = None
+    product_line_version: str = ""
+    product_display_version: str = ""
+    source: str = "vswhere"
+    problems: tuple[str, ...] = ()
+
+    @property
+    def major(self) -> int | None:
+        head = self.installation_version.split(".", 1)[0]
+        return int(head) if head.isdigit() else None
+
+    @property
+    def edition(self) -> str:
+        """Community/Professional/Enterprise/BuildTools/...; Insiders and Preview are channels."""
+        if self.product_id.startswith("Microsoft.VisualStudio.Product."):
+            return self.product_id.rsplit(".", 1)[-1]
+        return self.product_id or "Unknown"
+
+    @property
+    def channel(self) -> str:
+        """Release / Preview / Insiders / Stable, from channelId (e.g. VisualStudio.18.Insiders)."""
+        parts = self.channel_id.split(".")
+        return parts[2] if len(parts) >= 3 else ("Preview" if self.is_prerelease else "")
+
+    @property
+    def year(self) -> str:
+        m = self.major
+        # displayName holds the year except on VS 2026, whose productLineVersion is "18".
+        found = re.search(r"\b(20\d\d)\b", self.display_name)
+        if found:
+            return found.group(1)
+        if re.fullmatch(r"20\d\d", self.product_line_version):
+            return self.product_line_version
+        return _YEAR_BY_MAJOR.get(m or 0, "")
+
+
+def _bool(value: Any) -> bool | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes"):
+        return True
+    if text in ("0", "false", "no"):
+        return False
+    return None
+
+
+def check_vswhere_output(stdout: str, returncode: int) -> None:
+    """Raise VswhereError when vswhere reported an error, whatever its exit code."""
+    found = _ERROR_LINE.search(stdout)
+    if found:
+        raise VswhereError(f"vswhere reported an error: {found.group(0).strip()}")
+    if returncode != 0:
+        first = next((ln.strip() for ln in stdout.splitlines() if ln.strip()), "")
+        raise VswhereError(f"vswhere exited with {returncode}" + (f": {first}" if first else ""))
+
+
+def _from_flat(d: Mapping[str, Any], source: str) -> VsRecord:
+    catalog = d.get("catalog") if isinstance(d.get("catalog"), dict) else {}
+    props = d.get("properties") if isinstance(d.get("properties"), dict) else {}
+
+    def pick(key: str, table: Mapping[str, Any], prefix: str) -> str:
+        value = table.get(key, d.get(f"{prefix}_{key}", ""))
+        return "" if value is None else str(value)
+
+    problems = []
+    if not d.get("installationPath"):
+        problems.append("vswhere gave no installationPath")
+    return VsRecord(
+        instance_id=str(d.get("instanceId", "")),
+        installation_path=str(d.get("installationPath", "")),
+        installation_version=str(d.get("installationVersion", "")),
+        product_id=str(d.get("productId", "")),
+        display_name=str(d.get("displayName", "")),
+        channel_id=str(d.get("channelId", "")),
+        nickname=pick("nickname", props, "properties"),
+        is_complete=_bool(d.get("isComplete")),
+        is_launchable=_bool(d.get("isLaunchable")),
+        is_prerelease=_bool(d.get("isPrerelease")),
+        is_reboot_required=_bool(d.get("isRebootRequired")),
+        product_line_version=pick("productLineVersion", catalog, "catalog"),
+        product_display_version=pick("productDisplayVersion", catalog, "catalog"),
+        source=source,
+        problems=tuple(problems),
+    )
+
+
+def parse_vswhere_json(text: str) -> tuple[VsRecord, ...]:
+    """`vswhere -format json` output. `[]` is a valid empty answer."""
+    text = text.lstrip("\ufeff")
+    start = text.find("[")
+    if start < 0:
+        raise VswhereError("vswhere printed no JSON array" + _first_line_hint(text))
+    try:
+        data = json.loads(text[start:])
+    except json.JSONDecodeError as exc:
+        where = f"line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        salvaged = _salvage_json(text[start:], where)
+        if not salvaged:
+            raise VswhereError(f"vswhere printed malformed JSON ({where})") from None
+        return salvaged
+    if not isinstance(data, list):
+        raise VswhereError("vswhere JSON is not a list of instances")
+    return tuple(_from_flat(d, "vswhere") for d in data if isinstance(d, dict))
+
+
+_JSON_PAIR = re.compile(r'^\s*"(\w+)"\s*:\s*("(?:[^"\\]|\\.)*"|true|false|-?\d+)\s*,?\s*$')
+_NESTED = {"catalog", "properties"}
+
+
+def _salvage_json(text: str, where: str) -> tuple[VsRecord, ...]:
+    """Read the complete `"key": value` lines of cut-short JSON (a truncated pipe, a pasted excerpt)."""
+    blocks: list[dict[str, Any]] = []
+    section = ""
+    for line in text.splitlines():
+        opened = re.match(r'^\s*"(\w+)"\s*:\s*\{\s*$', line)
+        if opened:
+            section = opened.group(1) if opened.group(1) in _NESTED else "other"
+            continue
+        if re.match(r"^\s*\}", line):
+            section = ""
+            continue
+        m = _JSON_PAIR.match(line)
+        if not m:
+            continue
+        key, raw = m.group(1), m.group(2)
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError:
+            continue
+        if key == "instanceId" and not section:
+            blocks.append({})
+        if not blocks:
+            continue
+        blocks[-1][f"{section}_{key}" if section else key] = value
+    note = f"vswhere JSON was cut short or malformed ({where}); only its complete fields were read"
+    out = []
+    for b in blocks:
+        rec = _from_flat(b, "vswhere")
+        out.append(VsRecord(**{**rec.__dict__, "problems": rec.problems + (note,)}))
+    return tuple(out)
+
+
+def _first_line_hint(text: str) -> str:
+    first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    return f" (it printed: {first[:120]})" if first else " (it printed nothing)"
+
+
+def parse_vswhere_text(text: str) -> tuple[VsRecord, ...]:
+    """The default text format: `key: value` lines, one block per instance, each starting at instanceId.
+
+    The logo lines and a shell prompt around a pasted capture are ignored.
+    """
+    blocks: list[dict[str, str]] = []
+    for raw in text.splitlines():
+        line = raw.rstrip("\r")
+        m = re.match(r"^([A-Za-z][\w]*):\s?(.*)$", line)
+        if not m:
+            continue
+        key, value = m.group(1), m.group(2).strip()
+        if key == "instanceId":
+            blocks.append({})
+        if blocks:
+            blocks[-1][key] = value
+    return tuple(_from_flat(b, "vswhere") for b in blocks)
+
+
+def parse_vswhere_xml(text: str) -> tuple[VsRecord, ...]:
+    """`-format xml`; a truncated document is parsed as far as its complete elements go."""
+    records = []
+    for block in re.findall(r"<instance>(.*?)(?:</instance>|\Z)", text, re.S):
+        flat: dict[str, str] = {}
+        for section, body in re.findall(r"<(catalog|properties)>(.*?)</\1>", block, re.S):
+            for k, v in re.findall(r"<(\w+)>([^<]*)</\1>", body):
+                flat[f"{section}_{k}"] = _xml_unescape(v)
+        outer = re.sub(r"<(catalog|properties|packages)>.*?(</\1>|\Z)", "", block, flags=re.S)
+        for k, v in re.findall(r"<(\w+)>([^<]*)</\1>", outer):
+            flat[k] = _xml_unescape(v)
+        if "instanceId" in flat:
+            records.append(_from_flat(flat, "vswhere"))
+    return tuple(records)
+
+
+def _xml_unescape(v: str) -> str:
+    return v.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"').replace("&apos;", "'").replace("&amp;", "&")
+
+
+def parse_state_json(text: str, instance_id: str) -> VsRecord:
+    """The installer's `_Instances\\<id>\\state.json` (an undocumented format: fallback only)."""
+    try:
+        d = json.loads(text.lstrip("\ufeff"))
+    except json.JSONDecodeError as exc:
+        raise VswhereError(f"state.json is malformed (line {exc.lineno}): {exc.msg}") from None
+    if not isinstance(d, dict):
+        raise VswhereError("state.json is not a JSON object")
+    catalog = d.get("catalogInfo") or {}
+    product = d.get("product") or {}
+    resources = d.get("localizedResources") or []
+    title = next((r.get("title", "") for r in resources if str(r.get("language", "")).lower() == "en-us"),
+                 resources[0].get("title", "") if resources else "")
+    errors = d.get("errors") or {}
+    failed = errors.get("failedPackages") or []
+    problems = []
+    if failed:
+        problems.append(f"the installer recorded {len(failed)} failed package(s): the instance is incomplete")
+    prerelease = _bool(catalog.get("productMilestoneIsPreRelease"))
+    return VsRecord(
+        instance_id=instance_id,
+        installation_path=str(d.get("installationPath", "")),
+        installation_version=str(d.get("installationVersion", "")),
+        product_id=str(product.get("id", "")),
+        display_name=str(title),
+        channel_id=str(d.get("channelId", "")),
+        nickname=str((d.get("properties") or {}).get("nickname", "") or ""),
+        is_complete=False if failed else None,
+        is_launchable=None,
+        is_prerelease=prerelease,
+        product_line_version=str(catalog.get("productLineVersion", "")),
+        product_display_version=str(catalog.get("productDisplayVersion", "")),
+        source="state.json",
+        problems=tuple(problems),
+    )
+
+
+def newest_first(records: Iterable[VsRecord]) -> list[VsRecord]:
+    from packaging.version import InvalidVersion, Version
+
+    def key(r: VsRecord):
+        try:
+            return (Version(r.installation_version), r.instance_id)
+        except InvalidVersion:
+            return (Version("0"), r.instance_id)
+
+    return sorted(records, key=key, reverse=True)

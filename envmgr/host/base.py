@@ -1,0 +1,170 @@
+"""The Host seam: the one protocol through which envmgr touches a machine.
+
+Core code receives a Host and never imports os.environ, winreg or subprocess itself. Paths are
+plain strings in the host's own flavour ("C:\\Program Files\\..." on a Windows host); use
+`host_path()` to get the matching PurePath class.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import PurePath, PurePosixPath, PureWindowsPath
+from typing import Mapping, Protocol, Sequence, Union
+
+RegData = Union[str, int, tuple, bytes]
+
+WINDOWS = "windows"
+LINUX = "linux"
+
+# Hive abbreviations as reg.exe and winreg spell them; keys are stored with the long form.
+HIVES = {
+    "HKLM": "HKEY_LOCAL_MACHINE",
+    "HKCU": "HKEY_CURRENT_USER",
+    "HKCR": "HKEY_CLASSES_ROOT",
+    "HKU": "HKEY_USERS",
+}
+
+
+def normalize_key(key: str) -> str:
+    """`HKLM\\Software\\X` -> `HKEY_LOCAL_MACHINE\\Software\\X` (no trailing backslash)."""
+    key = key.replace("/", "\\").strip("\\")
+    hive, _, rest = key.partition("\\")
+    hive = HIVES.get(hive.upper(), hive.upper())
+    return f"{hive}\\{rest}" if rest else hive
+
+
+@dataclass(frozen=True)
+class RegValue:
+    name: str
+    type: str  # REG_SZ, REG_EXPAND_SZ, REG_MULTI_SZ, REG_DWORD, REG_QWORD, REG_BINARY
+    data: RegData
+
+
+@dataclass(frozen=True)
+class Completed:
+    """The result of running one external command; never raises for the command's own failure."""
+
+    argv: tuple[str, ...]
+    returncode: int
+    stdout: str = ""
+    stderr: str = ""
+    timed_out: bool = False
+    # Set when the program could not be started at all (not found, not executable, not recorded).
+    start_error: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0 and not self.timed_out and not self.start_error
+
+    def describe_failure(self) -> str:
+        name = self.argv[0] if self.argv else "?"
+        if self.start_error:
+            return f"{name} could not be started: {self.start_error}"
+        if self.timed_out:
+            return f"{name} did not finish in time (killed)"
+        first = (self.stdout.strip() or self.stderr.strip()).splitlines()[:1]
+        tail = f": {first[0].strip()}" if first else ""
+        return f"{name} exited with {self.returncode}{tail}"
+
+
+@dataclass(frozen=True)
+class FileStat:
+    size: int
+    mtime_ns: int
+    is_dir: bool
+
+
+@dataclass(frozen=True)
+class Interpreter:
+    """The Python that envmgr runs under (or one named with --python), as the host sees it."""
+
+    executable: str
+    version: str
+    site_packages: tuple[str, ...] = field(default_factory=tuple)
+
+
+class Host(Protocol):
+    platform: str
+
+    @property
+    def env(self) -> Mapping[str, str]: ...
+
+    def read_bytes(self, path: str) -> bytes: ...
+
+    def read_text(self, path: str) -> str: ...
+
+    def exists(self, path: str) -> bool: ...
+
+    def is_dir(self, path: str) -> bool: ...
+
+    def listdir(self, path: str) -> list[str]: ...
+
+    def stat(self, path: str) -> FileStat: ...
+
+    def realpath(self, path: str) -> str: ...
+
+    def reg_values(self, key: str) -> dict[str, RegValue] | None: ...
+
+    def reg_subkeys(self, key: str) -> list[str] | None: ...
+
+    def run(self, argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None,
+            encoding: str = "utf-8") -> Completed: ...
+
+    def which(self, name: str) -> str | None: ...
+
+    def interpreter(self, python: str | None = None) -> Interpreter | None: ...
+
+
+def path_class(platform: str) -> type[PurePath]:
+    return PureWindowsPath if platform == WINDOWS else PurePosixPath
+
+
+def host_path(host: Host, path: str) -> PurePath:
+    return path_class(host.platform)(path)
+
+
+def join(host: Host, base: str, *parts: str) -> str:
+    return str(path_class(host.platform)(base, *parts))
+
+
+def same_path(platform: str, a: str, b: str) -> bool:
+    if platform == WINDOWS:
+        return str(PureWindowsPath(a)).rstrip("\\").lower() == str(PureWindowsPath(b)).rstrip("\\").lower()
+    return str(PurePosixPath(a)).rstrip("/") == str(PurePosixPath(b)).rstrip("/")
+
+
+def safe_listdir(host: Host, path: str) -> tuple[list[str], str | None]:
+    """listdir that turns an unreadable folder into a problem string instead of an exception."""
+    try:
+        return sorted(host.listdir(path)), None
+    except FileNotFoundError:
+        return [], None
+    except OSError as exc:
+        return [], f"cannot read {path}: {exc.strerror or exc}"
+
+
+def safe_read_text(host: Host, path: str) -> tuple[str | None, str | None]:
+    try:
+        return host.read_text(path), None
+    except FileNotFoundError:
+        return None, None
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}"
+
+
+def which_in(platform: str, name: str, path_value: str, pathext: str, is_file) -> str | None:
+    """PATH search shared by every host: Windows tries PATHEXT, and a name with an extension as is."""
+    sep = ";" if platform == WINDOWS else ":"
+    cls = path_class(platform)
+    names = [name]
+    if platform == WINDOWS and not cls(name).suffix:
+        exts = [e for e in (pathext or ".COM;.EXE;.BAT;.CMD").split(";") if e]
+        names = [name + e.lower() for e in exts]
+    for entry in path_value.split(sep):
+        entry = entry.strip().strip('"')
+        if not entry:
+            continue
+        for candidate in names:
+            full = str(cls(entry, candidate))
+            if is_file(full):
+                return full
+    return None

@@ -1,0 +1,157 @@
+"""LiveHost: the real machine. winreg is imported lazily, and only on Windows."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import sysconfig
+from typing import Mapping, Sequence
+
+from .base import WINDOWS, LINUX, Completed, FileStat, Interpreter, RegValue, which_in
+
+_REG_TYPES = {1: "REG_SZ", 2: "REG_EXPAND_SZ", 3: "REG_BINARY", 4: "REG_DWORD", 7: "REG_MULTI_SZ",
+              11: "REG_QWORD"}
+
+PY_SITE_SCRIPT = (
+    "import sys,site,sysconfig,json;"
+    "p=[sysconfig.get_paths()['purelib'],sysconfig.get_paths()['platlib']];"
+    "p+=[x for x in getattr(site,'getsitepackages',lambda:[])() if x not in p];"
+    "print(json.dumps({'executable':sys.executable,'version':'%d.%d.%d'%sys.version_info[:3],'site':p}))"
+)
+
+
+class LiveHost:
+    def __init__(self) -> None:
+        self.platform = WINDOWS if sys.platform == "win32" else LINUX
+
+    @property
+    def env(self) -> Mapping[str, str]:
+        return os.environ
+
+    def read_bytes(self, path: str) -> bytes:
+        with open(path, "rb") as fh:
+            return fh.read()
+
+    def read_text(self, path: str) -> str:
+        return self.read_bytes(path).decode("utf-8-sig", errors="replace")
+
+    def exists(self, path: str) -> bool:
+        return os.path.exists(path)
+
+    def is_dir(self, path: str) -> bool:
+        return os.path.isdir(path)
+
+    def listdir(self, path: str) -> list[str]:
+        return os.listdir(path)
+
+    def stat(self, path: str) -> FileStat:
+        st = os.stat(path)
+        return FileStat(size=st.st_size, mtime_ns=st.st_mtime_ns, is_dir=os.path.isdir(path))
+
+    def realpath(self, path: str) -> str:
+        return os.path.realpath(path)
+
+    def _open_key(self, key: str):
+        import winreg  # lazily: only Windows has it
+
+        from .base import normalize_key
+
+        hive_name, _, sub = normalize_key(key).partition("\\")
+        hive = getattr(winreg, hive_name)
+        # Read the 64-bit view: CUDA and the Windows SDK write there (32-bit Python would be redirected).
+        return winreg.OpenKey(hive, sub, 0, winreg.KEY_READ | winreg.KEY_WOW64_64KEY)
+
+    def reg_values(self, key: str) -> dict[str, RegValue] | None:
+        if self.platform != WINDOWS:
+            return None
+        import winreg
+
+        try:
+            handle = self._open_key(key)
+        except OSError:
+            return None
+        values: dict[str, RegValue] = {}
+        with handle:
+            index = 0
+            while True:
+                try:
+                    name, data, kind = winreg.EnumValue(handle, index)
+                except OSError:
+                    break
+                if isinstance(data, list):
+                    data = tuple(data)
+                values[name] = RegValue(name, _REG_TYPES.get(kind, f"REG_{kind}"), data)
+                index += 1
+        return values
+
+    def reg_subkeys(self, key: str) -> list[str] | None:
+        if self.platform != WINDOWS:
+            return None
+        import winreg
+
+        try:
+            handle = self._open_key(key)
+        except OSError:
+            return None
+        names = []
+        with handle:
+            index = 0
+            while True:
+                try:
+                    names.append(winreg.EnumKey(handle, index))
+                except OSError:
+                    break
+                index += 1
+        return names
+
+    def run(self, argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None,
+            encoding: str = "utf-8") -> Completed:
+        argv_t = tuple(argv)
+        kwargs = {}
+        if self.platform == WINDOWS:
+            kwargs["creationflags"] = 0x08000000  # CREATE_NO_WINDOW: no console flashes
+        try:
+            proc = subprocess.run(argv_t, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL,
+                                  env=dict(env) if env is not None else None, **kwargs)
+        except subprocess.TimeoutExpired as exc:
+            return Completed(argv_t, -1, _decode(exc.stdout, encoding), _decode(exc.stderr, encoding),
+                             timed_out=True)
+        except FileNotFoundError:
+            return Completed(argv_t, 127, start_error="not found")
+        except PermissionError:
+            return Completed(argv_t, 126, start_error="not executable (permission denied)")
+        except OSError as exc:
+            return Completed(argv_t, 126, start_error=str(exc))
+        return Completed(argv_t, proc.returncode, _decode(proc.stdout, encoding), _decode(proc.stderr, encoding))
+
+    def which(self, name: str) -> str | None:
+        return which_in(self.platform, name, os.environ.get("PATH", ""), os.environ.get("PATHEXT", ""),
+                        lambda p: os.path.isfile(p) and (self.platform == WINDOWS or os.access(p, os.X_OK)))
+
+    def interpreter(self, python: str | None = None) -> Interpreter | None:
+        if python is None:
+            paths = sysconfig.get_paths()
+            site = [paths["purelib"], paths["platlib"]]
+            return Interpreter(sys.executable, "%d.%d.%d" % sys.version_info[:3],
+                               tuple(dict.fromkeys(site)))
+        return interpreter_from_run(self, python)
+
+
+def interpreter_from_run(host, python: str) -> Interpreter | None:
+    import json
+
+    done = host.run([python, "-c", PY_SITE_SCRIPT], timeout=20)
+    if not done.ok:
+        return None
+    try:
+        data = json.loads(done.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return None
+    return Interpreter(data["executable"], data["version"], tuple(dict.fromkeys(data["site"])))
+
+
+def _decode(data: bytes | None, encoding: str) -> str:
+    if not data:
+        return ""
+    text = data.decode(encoding, errors="replace")
+    return text[1:] if text.startswith("\ufeff") else text

@@ -1,0 +1,83 @@
+"""Writing machine files (docs/machine-record.md) from what a RecordingHost saw."""
+from __future__ import annotations
+
+import datetime as _dt
+
+import tomlkit
+
+from .recorded import SCHEMA_VERSIONS
+from .recording import RecordingHost
+
+
+def _reg_table(values) -> tomlkit.items.Table:
+    table = tomlkit.table()
+    for name, v in sorted(values.items()):
+        data = v.data
+        if isinstance(data, bytes):
+            data = data.hex()
+        elif isinstance(data, tuple):
+            data = list(data)
+        item = tomlkit.inline_table()
+        item.update({"type": v.type, "value": data})
+        table.add(name or "(Default)", item)
+    return table
+
+
+def machine_document(rec: RecordingHost, *, version: str, description: str = "") -> tomlkit.TOMLDocument:
+    doc = tomlkit.document()
+    doc.add(tomlkit.comment("envmgr machine record: what discovery read on this machine."))
+    doc.add(tomlkit.comment("Replay it anywhere with: envmgr --machine THIS_FILE list"))
+    doc.add("schema", SCHEMA_VERSIONS[-1])
+    doc.add("platform", rec.platform)
+    meta = tomlkit.table()
+    meta.add("recorded_by", f"envmgr {version}")
+    meta.add("recorded_at", _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat())
+    if description:
+        meta.add("description", description)
+    doc.add("meta", meta)
+    if rec.python is not None:
+        py = tomlkit.table()
+        py.add("executable", rec.python.executable)
+        py.add("version", rec.python.version)
+        py.add("site_packages", list(rec.python.site_packages))
+        doc.add("python", py)
+    env = tomlkit.table()
+    for k in sorted(rec.env_seen):
+        env.add(k, rec.env_seen[k])
+    doc.add("env", env)
+    doc.add("dirs", sorted(rec.dirs))
+    if rec.links:
+        links = tomlkit.table()
+        for k in sorted(rec.links):
+            links.add(k, rec.links[k])
+        doc.add("links", links)
+    files = tomlkit.table()
+    for path in sorted(rec.files):
+        entry = rec.files[path]
+        if "content" in entry:
+            try:
+                files.add(path, entry["content"].decode("utf-8"))
+            except UnicodeDecodeError:
+                files.add(path, {"hex": entry["content"].hex()})
+        else:
+            files.add(path, {"size": entry["size"]})
+    doc.add("files", files)
+    registry = tomlkit.table(is_super_table=True)
+    for key in sorted(rec.registry):
+        registry.add(key, _reg_table(rec.registry[key]))
+    doc.add("registry", registry)
+    commands = tomlkit.aot()
+    for done in rec.commands:
+        t = tomlkit.table()
+        t.add("argv", list(done.argv))
+        t.add("returncode", done.returncode)
+        t.add("stdout", tomlkit.string(done.stdout, multiline="\n" in done.stdout and "\r" not in done.stdout) if done.stdout else "")
+        if done.stderr:
+            t.add("stderr", done.stderr)
+        if done.timed_out:
+            t.add("timed_out", True)
+        if done.start_error:
+            t.add("start_error", done.start_error)
+        commands.append(t)
+    doc.add("commands", commands)
+    return doc

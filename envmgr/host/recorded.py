@@ -1,0 +1,295 @@
+"""RecordedHost: replays a machine file (docs/machine-record.md) as if it were the machine."""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import Mapping, Sequence
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+from ..errors import InputFileError
+from .base import WINDOWS, LINUX, Completed, FileStat, Interpreter, RegValue, normalize_key, which_in
+
+SCHEMA_VERSIONS = (1,)
+REG_TYPES = ("REG_SZ", "REG_EXPAND_SZ", "REG_MULTI_SZ", "REG_DWORD", "REG_QWORD", "REG_BINARY")
+
+
+@dataclass(frozen=True)
+class RecordedCommand:
+    argv: tuple[str, ...]
+    returncode: int
+    stdout: str
+    stderr: str
+    timed_out: bool
+    start_error: str
+
+
+class RecordedHost:
+    """A machine read from TOML. Windows records compare paths, keys and env names case-insensitively."""
+
+    def __init__(self, data: dict, *, origin: str = "<memory>", base_dir: Path | None = None) -> None:
+        self.origin = origin
+        self.base_dir = base_dir
+        self.platform = data.get("platform", WINDOWS)
+        if self.platform not in (WINDOWS, LINUX):
+            raise InputFileError(f"{origin}: platform must be 'windows' or 'linux', not {self.platform!r}",
+                                 "fix the machine file's `platform` key")
+        self.meta = dict(data.get("meta", {}))
+        self._fold = (lambda s: s.lower()) if self.platform == WINDOWS else (lambda s: s)
+        self._env = _FoldedEnv(data.get("env", {}), self.platform == WINDOWS)
+        self._files: dict[str, tuple[str, bytes | None]] = {}
+        self._dirs: dict[str, str] = {}
+        self._links: dict[str, str] = {}
+        self._load_files(data.get("files", {}))
+        for d in data.get("dirs", []):
+            self._add_dir(d)
+        for src, dst in data.get("links", {}).items():
+            self._links[self._key(src)] = dst
+        self._registry = self._load_registry(data.get("registry", {}))
+        self._commands = [self._load_command(c) for c in data.get("commands", [])]
+        py = data.get("python")
+        self._python = (Interpreter(py.get("executable", "python"), py.get("version", ""),
+                                    tuple(py.get("site_packages", []))) if py else None)
+
+    # ---- loading -----------------------------------------------------------------------------
+    def _pure(self, path: str):
+        return PureWindowsPath(path) if self.platform == WINDOWS else PurePosixPath(path)
+
+    def _key(self, path: str) -> str:
+        return self._fold(str(self._pure(path)).rstrip("\\/") or str(self._pure(path)))
+
+    def _add_dir(self, path: str) -> None:
+        p = self._pure(path)
+        for parent in [p, *p.parents]:
+            self._dirs.setdefault(self._key(str(parent)), str(parent))
+
+    def _content(self, value, where: str) -> bytes | None:
+        if isinstance(value, str):
+            return value.encode("utf-8")
+        if isinstance(value, dict):
+            if "from" in value:
+                if self.base_dir is None:
+                    raise InputFileError(f"{self.origin}: {where} uses `from` but the record has no folder")
+                ref = (self.base_dir / value["from"]).resolve()
+                try:
+                    return ref.read_bytes()
+                except OSError as exc:
+                    raise InputFileError(f"{self.origin}: {where}: cannot read {ref}: {exc.strerror}",
+                                         "keep referenced files next to the machine file") from None
+            if "hex" in value:
+                return bytes.fromhex(value["hex"])
+            if "size" in value:
+                return None  # present but its content was not recorded
+        raise InputFileError(f"{self.origin}: {where}: expected a string or a table with from/hex/size",
+                             "see docs/machine-record.md")
+
+    def _load_files(self, files: Mapping) -> None:
+        for path, value in files.items():
+            content = self._content(value, f"files.{path!r}")
+            p = self._pure(path)
+            self._files[self._key(path)] = (str(p), content)
+            self._add_dir(str(p.parent))
+
+    def _load_registry(self, registry: Mapping) -> dict[str, dict[str, RegValue]]:
+        out: dict[str, dict[str, RegValue]] = {}
+        for key, values in registry.items():
+            norm = normalize_key(key)
+            parts = norm.split("\\")
+            for i in range(1, len(parts)):  # parents exist too
+                out.setdefault(self._fold("\\".join(parts[:i])), {})
+            table = out.setdefault(self._fold(norm), {})
+            for name, spec in values.items():
+                table[self._fold(name)] = self._reg_value(key, name, spec)
+            self._keynames = getattr(self, "_keynames", {})
+            self._keynames[self._fold(norm)] = norm
+        return out
+
+    def _reg_value(self, key: str, name: str, spec) -> RegValue:
+        if isinstance(spec, str):
+            return RegValue(name, "REG_SZ", spec)
+        if not isinstance(spec, dict) or "type" not in spec or "value" not in spec:
+            raise InputFileError(f"{self.origin}: registry {key!r} value {name!r} needs `type` and `value`",
+                                 "write it as { type = \"REG_SZ\", value = \"...\" }")
+        kind, value = spec["type"], spec["value"]
+        if kind not in REG_TYPES:
+            raise InputFileError(f"{self.origin}: registry {key!r} value {name!r} has unknown type {kind!r}",
+                                 f"use one of {', '.join(REG_TYPES)}")
+        if kind == "REG_MULTI_SZ":
+            value = tuple(value)
+        elif kind == "REG_BINARY":
+            value = bytes.fromhex(value) if isinstance(value, str) else bytes(value)
+        return RegValue(name, kind, value)
+
+    def _load_command(self, spec: Mapping) -> RecordedCommand:
+        if "argv" not in spec:
+            raise InputFileError(f"{self.origin}: a [[commands]] entry has no argv", "see docs/machine-record.md")
+        out = spec.get("stdout", "")
+        if isinstance(out, dict):
+            raw = self._content(out, f"command {spec['argv'][0]!r} stdout") or b""
+            out = raw.decode("utf-8", errors="replace")
+        return RecordedCommand(tuple(spec["argv"]), int(spec.get("returncode", 0)), out,
+                               spec.get("stderr", ""), bool(spec.get("timed_out", False)),
+                               spec.get("start_error", ""))
+
+    # ---- the Host protocol --------------------------------------------------------------------
+    @property
+    def env(self) -> Mapping[str, str]:
+        return self._env
+
+    def _resolve(self, path: str) -> str:
+        key = self._key(path)
+        for _ in range(20):
+            if key in self._links:
+                key = self._key(self._links[key])
+                continue
+            # a link on a parent folder
+            for link, target in self._links.items():
+                if key.startswith(link + ("\\" if self.platform == WINDOWS else "/")):
+                    key = self._key(target + key[len(link):])
+                    break
+            else:
+                return key
+        return key
+
+    def read_bytes(self, path: str) -> bytes:
+        key = self._resolve(path)
+        if key in self._files:
+            content = self._files[key][1]
+            if content is None:
+                raise PermissionError(13, "content not recorded", path)
+            return content
+        if key in self._dirs:
+            raise IsADirectoryError(21, "is a directory", path)
+        raise FileNotFoundError(2, "no such file (not in the machine record)", path)
+
+    def read_text(self, path: str) -> str:
+        return self.read_bytes(path).decode("utf-8-sig", errors="replace")
+
+    def exists(self, path: str) -> bool:
+        key = self._resolve(path)
+        return key in self._files or key in self._dirs
+
+    def is_dir(self, path: str) -> bool:
+        return self._resolve(path) in self._dirs
+
+    def listdir(self, path: str) -> list[str]:
+        key = self._resolve(path)
+        if key not in self._dirs:
+            raise FileNotFoundError(2, "no such folder (not in the machine record)", path)
+        sep = "\\" if self.platform == WINDOWS else "/"
+        prefix = key if key.endswith(sep) else key + sep
+        names = {}
+        for table in (self._files, self._dirs):
+            for k, v in table.items():
+                if k.startswith(prefix) and k != key:
+                    rest = k[len(prefix):]
+                    if rest and sep not in rest:
+                        original = v[0] if isinstance(v, tuple) else v
+                        names[rest] = self._pure(original).name
+        for k in self._links:
+            if k.startswith(prefix) and sep not in k[len(prefix):]:
+                names[k[len(prefix):]] = k[len(prefix):]
+        return sorted(names.values())
+
+    def stat(self, path: str) -> FileStat:
+        key = self._resolve(path)
+        if key in self._files:
+            content = self._files[key][1]
+            return FileStat(len(content or b""), 0, False)
+        if key in self._dirs:
+            return FileStat(0, 0, True)
+        raise FileNotFoundError(2, "no such file (not in the machine record)", path)
+
+    def realpath(self, path: str) -> str:
+        key = self._resolve(path)
+        if key in self._files:
+            return self._files[key][0]
+        if key in self._dirs:
+            return self._dirs[key]
+        return str(self._pure(path))
+
+    def reg_values(self, key: str) -> dict[str, RegValue] | None:
+        table = self._registry.get(self._fold(normalize_key(key)))
+        if table is None:
+            return None
+        return {v.name: v for v in table.values()}
+
+    def reg_subkeys(self, key: str) -> list[str] | None:
+        norm = self._fold(normalize_key(key))
+        if norm not in self._registry:
+            return None
+        prefix = norm + "\\"
+        names = self.__dict__.get("_keynames", {})
+        return sorted({names.get(k, k)[len(prefix):].split("\\")[0] for k in self._registry
+                       if k.startswith(prefix)})
+
+    def run(self, argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None,
+            encoding: str = "utf-8") -> Completed:
+        want = tuple(self._fold(a) if i == 0 else a for i, a in enumerate(argv))
+        for cmd in self._commands:
+            have = tuple(self._fold(a) if i == 0 else a for i, a in enumerate(cmd.argv))
+            if have == want:
+                return Completed(tuple(argv), cmd.returncode, cmd.stdout, cmd.stderr, cmd.timed_out,
+                                 cmd.start_error)
+        if not self.exists(argv[0]) and self.which(argv[0]) is None:
+            return Completed(tuple(argv), 127, start_error="not found")
+        return Completed(tuple(argv), 127, start_error="no result for this command in the machine record")
+
+    def which(self, name: str) -> str | None:
+        return which_in(self.platform, name, self._env.get("PATH", ""), self._env.get("PATHEXT", ""),
+                        lambda p: self._resolve(p) in self._files)
+
+    def interpreter(self, python: str | None = None) -> Interpreter | None:
+        if python is None:
+            return self._python
+        from .live import interpreter_from_run
+
+        return interpreter_from_run(self, python)
+
+
+class _FoldedEnv(Mapping):
+    """Environment mapping; on Windows names are case-insensitive, as they are there."""
+
+    def __init__(self, values: Mapping[str, str], fold: bool) -> None:
+        self._fold = fold
+        self._data = {(k.upper() if fold else k): (k, str(v)) for k, v in values.items()}
+
+    def __getitem__(self, name: str) -> str:
+        return self._data[name.upper() if self._fold else name][1]
+
+    def __iter__(self):
+        return (k for k, _ in self._data.values())
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+
+def load_machine(path: str) -> RecordedHost:
+    """Read a machine file; any problem is one InputFileError line naming the file (exit 2)."""
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise InputFileError(f"{path}: cannot read the machine file: {exc.strerror}",
+                             "check the path given to --machine / ENVMGR_MACHINE") from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise InputFileError(f"{path}: the machine file is not UTF-8 text", "a machine file is TOML") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputFileError(f"{path}: not a valid TOML machine file: {exc}",
+                             "fix the TOML syntax, or record the machine again with `envmgr record -o FILE`") from None
+    schema = data.get("schema")
+    if schema not in SCHEMA_VERSIONS:
+        raise InputFileError(
+            f"{path}: unknown machine-record schema {schema!r}; this envmgr reads schema "
+            + ", ".join(str(s) for s in SCHEMA_VERSIONS),
+            "upgrade envmgr, or record the machine again with this version")
+    try:
+        return RecordedHost(data, origin=str(path), base_dir=p.parent)
+    except (TypeError, ValueError, AttributeError, KeyError) as exc:
+        raise InputFileError(f"{path}: malformed machine file: {exc}", "see docs/machine-record.md") from None

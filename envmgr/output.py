@@ -1,0 +1,91 @@
+"""Rendering: stdout carries data (text or --json), stderr carries talk. Colour honours NO_COLOR."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any, TextIO
+
+JSON_SCHEMA_VERSION = 1
+_CODES = {"bold": "1", "dim": "2", "red": "31", "green": "32", "yellow": "33", "cyan": "36"}
+
+
+def use_color(stream: TextIO) -> bool:
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return hasattr(stream, "isatty") and stream.isatty()
+
+
+class Painter:
+    def __init__(self, stream: TextIO) -> None:
+        self.on = use_color(stream)
+        if self.on and sys.platform == "win32":
+            import colorama  # lazily: only Windows consoles need it
+
+            colorama.just_fix_windows_console()
+
+    def __call__(self, text: str, *styles: str) -> str:
+        if not self.on or not styles:
+            return text
+        codes = ";".join(_CODES[s] for s in styles)
+        return f"\x1b[{codes}m{text}\x1b[0m"
+
+
+def emit_json(data: Any, stream: TextIO | None = None) -> None:
+    stream = stream or sys.stdout
+    json.dump(data, stream, indent=2, ensure_ascii=False)
+    stream.write("\n")
+
+
+def say(message: str) -> None:
+    """Talk for people: stderr, so stdout stays clean for data."""
+    print(message, file=sys.stderr)
+
+
+def print_error(message: str, remedy: str = "", details: tuple[str, ...] = ()) -> None:
+    paint = Painter(sys.stderr)
+    print(f"{paint('envmgr: error:', 'red', 'bold')} {message}", file=sys.stderr)
+    for line in details:
+        print(f"  {line}", file=sys.stderr)
+    if remedy:
+        print(f"{paint('  fix:', 'yellow')} {remedy}", file=sys.stderr)
+
+
+class Spinner:
+    """A spinner on stderr for slow steps, only when stderr is a terminal."""
+
+    FRAMES = "|/-\\"
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+        self.active = sys.stderr.isatty() and not os.environ.get("CI")
+        self._thread = None
+        self._stop = None
+
+    def __enter__(self):
+        if self.active:
+            import threading
+
+            self._stop = threading.Event()
+            self._thread = threading.Thread(target=self._spin, daemon=True)
+            self._thread.start()
+        return self
+
+    def _spin(self) -> None:
+        i = 0
+        # Wait a little first: fast steps should not flicker.
+        if self._stop.wait(0.3):
+            return
+        while not self._stop.wait(0.1):
+            sys.stderr.write(f"\r{self.FRAMES[i % 4]} {self.message}")
+            sys.stderr.flush()
+            i += 1
+        sys.stderr.write("\r" + " " * (len(self.message) + 2) + "\r")
+        sys.stderr.flush()
+
+    def __exit__(self, *exc) -> None:
+        if self._stop is not None:
+            self._stop.set()
+            self._thread.join()

@@ -1,0 +1,79 @@
+"""`envmgr list`: the inventory as JSON (docs/json.md) and as a screen people can read."""
+from __future__ import annotations
+
+from .discover.model import Inventory, to_json
+from .output import JSON_SCHEMA_VERSION, Painter
+
+
+def inventory_json(inv: Inventory) -> dict:
+    return {
+        "schema": JSON_SCHEMA_VERSION,
+        "platform": inv.platform,
+        "visual_studio": to_json(inv.visual_studio),
+        "cuda": to_json(inv.cuda),
+        "gpus": [dict(to_json(g), problems=[]) for g in inv.gpus],
+        "host_compilers": to_json(inv.host_compilers),
+        "windows_sdks": list(inv.windows_sdks),
+        "problems": list(inv.problems) + list(inv.gpu_problems),
+    }
+
+
+def render_inventory(inv: Inventory, paint: Painter) -> str:
+    out: list[str] = []
+    head = lambda t: out.append(paint(t, "bold"))  # noqa: E731
+
+    def problems(items, indent="    "):
+        for p in items:
+            out.append(f"{indent}{paint('! ' + p, 'yellow')}")
+
+    if inv.platform == "windows":
+        head(f"Visual Studio ({len(inv.visual_studio)})")
+        if not inv.visual_studio:
+            out.append("  none found")
+        for vs in inv.visual_studio:
+            state = "" if vs.is_complete is not False else paint(" incomplete", "red")
+            nick = f" \"{vs.nickname}\"" if vs.nickname else ""
+            out.append(f"  {paint(vs.label, 'cyan')}{nick}{state}  [{vs.instance_id}] via {vs.source}")
+            out.append(f"    {vs.path}")
+            if vs.toolsets:
+                names = ", ".join(t.version + ("*" if t.is_default else "") for t in vs.toolsets)
+                out.append(f"    MSVC toolsets: {names}   (* default)")
+            bc = vs.build_customizations
+            if bc is not None:
+                cuda = ", ".join(bc.cuda_versions) if bc.cuda_versions else paint("no CUDA", "yellow")
+                out.append(f"    BuildCustomizations: {cuda}   {bc.dir}")
+            problems(vs.problems)
+        if inv.windows_sdks:
+            out.append(f"  Windows SDKs: {', '.join(inv.windows_sdks)}")
+        out.append("")
+    head(f"CUDA toolkits ({len(inv.cuda)})")
+    if not inv.cuda:
+        out.append("  none found")
+    for kit in inv.cuda:
+        out.append(f"  {paint('CUDA ' + kit.version, 'cyan')}  {kit.path}")
+        out.append(f"    nvcc: {kit.nvcc or paint('missing', 'red')}   version from {kit.version_source}")
+        out.append(f"    found by: {', '.join(kit.sources)}")
+        if kit.msbuild_extensions:
+            out.append(f"    MSBuildExtensions: {len(kit.msbuild_extensions)} files")
+        problems(kit.problems)
+    out.append("")
+    head(f"GPUs ({len(inv.gpus)})")
+    if not inv.gpus:
+        out.append("  none found (no nvidia-smi, or no NVIDIA GPU)")
+    for g in inv.gpus:
+        cc = f"sm_{g.compute_cap.replace('.', '')}" if g.compute_cap else "compute capability unknown"
+        via = "" if g.compute_cap_source == "nvidia-smi" else f" ({g.compute_cap_source})"
+        mem = f", {g.memory_mib} MiB" if g.memory_mib else ""
+        out.append(f"  [{g.index}] {g.name}: {cc}{via}, driver {g.driver_version}{mem}")
+    problems(inv.gpu_problems, "  ")
+    if inv.platform != "windows":
+        out.append("")
+        head(f"Host compilers ({len(inv.host_compilers)})")
+        for c in inv.host_compilers:
+            out.append(f"  {c.name} {c.version}  {c.path}")
+            problems(c.problems)
+    if inv.problems:
+        out.append("")
+        head("Machine")
+        problems(inv.problems, "  ")
+    return "\n".join(out)
