@@ -38,7 +38,20 @@ class Ctx:
         return self._host
 
 
-@click.group(context_settings=CONTEXT)
+class EnvmgrGroup(click.Group):
+    """Turns an EnvmgrError into one line + remedy on stderr and its exit code (also under CliRunner)."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except EnvmgrError as exc:
+            from .output import print_error
+
+            print_error(exc.message, exc.remedy, exc.details)
+            ctx.exit(exc.exit_code)
+
+
+@click.group(cls=EnvmgrGroup, context_settings=CONTEXT)
 @click.version_option(__version__, "-V", "--version", prog_name="envmgr")
 @click.option("--machine", metavar="FILE", envvar="ENVMGR_MACHINE",
               help="Run against a recorded machine file instead of this machine (also ENVMGR_MACHINE).")

@@ -1,0 +1,56 @@
+"""Shared test helpers. Markers (pyproject.toml): wine, linux, gpu, windows, slow."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+ROOT = Path(__file__).resolve().parent.parent
+TESTS = ROOT / "tests"
+CORPUS = TESTS / "corpus"
+MACHINES = TESTS / "machines"
+EXAMPLES = ROOT / "examples" / "machines"
+
+
+@dataclass
+class CliResult:
+    code: int
+    stdout: str
+    stderr: str
+
+    def json(self):
+        return json.loads(self.stdout)
+
+
+def run_cli(*args: str, env: dict | None = None) -> CliResult:
+    """Run envmgr in-process (fast) with its real error handling and exit codes."""
+    from envmgr.cli import cli
+
+    runner = CliRunner()
+    base = {"NO_COLOR": "1", "ENVMGR_MACHINE": None, "ENVMGR_WINEPREFIX": None}
+    result = runner.invoke(cli, list(args), env={**base, **(env or {})}, catch_exceptions=False)
+    return CliResult(result.exit_code, result.stdout, result.stderr)
+
+
+@pytest.fixture
+def cli():
+    return run_cli
+
+
+def corpus(name: str) -> str:
+    """A real sample, read exactly as stored (bytes decoded as UTF-8, line endings untouched)."""
+    return (CORPUS / name).read_bytes().decode("utf-8")
+
+
+def pytest_collection_modifyitems(config, items):
+    on_windows = sys.platform == "win32"
+    for item in items:
+        if "windows" in item.keywords and not on_windows:
+            item.add_marker(pytest.mark.skip(reason="runs only on Windows"))
+        if "gpu" in item.keywords and not os.environ.get("ENVMGR_GPU_TESTS"):
+            item.add_marker(pytest.mark.skip(reason="needs an NVIDIA GPU (run through the device tool)"))
