@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Set up everything the test suite needs on a fresh Debian machine, then run the whole suite.
+#   bash tests/run-all.sh [pytest args...]
+# Installs: wine64, mingw-w64, zsh, fish (apt, via tests/setup/install-system.sh), a virtual
+# environment in .venv with envmgr and its test dependencies. Runs every tier except `gpu`
+# (device tool only) and `windows` (the GitHub workflow). Exit code: pytest's.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash tests/setup/install-system.sh
+
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+    "$PY" -m venv .venv
+fi
+.venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip >/dev/null
+.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test]' -r tests/requirements.txt
+
+# A second, pip-installed CUDA toolkit (13.2) for the Linux tests, kept between runs.
+CUDA_VENV=.cache/cuda-13.2-venv
+if [ ! -x "$CUDA_VENV/bin/nvcc-ok" ]; then
+    "$PY" -m venv "$CUDA_VENV"
+    "$CUDA_VENV/bin/python" -m pip install -q --disable-pip-version-check \
+        'nvidia-cuda-nvcc==13.2.*' 'nvidia-nvvm==13.2.*' 'nvidia-cuda-crt==13.2.*' \
+        'nvidia-cuda-runtime==13.2.*' 'nvidia-cuda-cccl==13.2.*'
+    touch "$CUDA_VENV/bin/nvcc-ok"
+fi
+export ENVMGR_TEST_CUDA_VENV=$PWD/$CUDA_VENV
+
+exec .venv/bin/python -m pytest -m "not gpu and not windows" "$@"
