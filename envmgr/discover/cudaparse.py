@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 _RELEASE = re.compile(r"release (\d+)\.(\d+), V(\d+)\.(\d+)\.(\d+)")
 _BUILD = re.compile(r"^Build (\S+)", re.M)
+_TOOLKIT_PART = re.compile(r"^nvidia-(cuda-[a-z-]+?|nvvm)(?:-cu\d+)?$")
 _DIST_INFO = re.compile(r"^(nvidia[_-][\w.]*?)-(\d+(?:\.\d+)+)(?:\.post\d+)?\.dist-info$", re.I)
 
 
@@ -61,8 +62,12 @@ def mixed_components(components: tuple[tuple[str, str], ...]) -> str | None:
     """A problem line when pip-installed CUDA components disagree on major.minor, else None."""
     groups: dict[str, list[str]] = {}
     for name, version in components:
-        if name in ("nvidia-nvtx", "nvidia-cuda-profiler-api"):
-            continue  # versioned independently of the compiler
+        # Only the toolkit's own pieces follow its version: in a torch venv nvidia-cublas-cu12 12.1.3.1,
+        # nvidia-cufft-cu12 11.0.2.54, nvidia-cudnn-cu12 9.1.0.70, nvidia-nvjitlink-cu12 12.9.86 sit
+        # next to nvidia-cuda-runtime-cu12 12.1.105 and are not a mix.
+        m = _TOOLKIT_PART.match(name)
+        if not m or m.group(1) == "cuda-profiler-api":
+            continue
         groups.setdefault(short_version(version), []).append(f"{name} {version}")
     if len(groups) <= 1:
         return None

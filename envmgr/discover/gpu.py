@@ -39,6 +39,15 @@ def _mib(text: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
+def _is_gpu_row(row: dict[str, str]) -> bool:
+    """An error line (`Field "compute_cap" is not a valid field to query.`) or a line of the default
+    table has no comma, so it fits a one-field query; a real row has an index, a name or a CC."""
+    index = row.get("index")
+    if index is not None and not index.isdigit():
+        return False
+    return bool(index or row.get("name") or re.fullmatch(r"\d+\.\d+", row.get("compute_cap", "")))
+
+
 def parse_query_csv(text: str, fields: tuple[str, ...]) -> tuple[Gpu, ...]:
     """`--format=csv,noheader` (or with a header, which is skipped). Names never contain commas."""
     gpus = []
@@ -50,6 +59,8 @@ def parse_query_csv(text: str, fields: tuple[str, ...]) -> tuple[Gpu, ...]:
         if len(cols) != len(fields):
             continue
         row = dict(zip(fields, cols))
+        if not _is_gpu_row(row):
+            continue
         name = row.get("name", "")
         cc = row.get("compute_cap")
         how = "nvidia-smi"

@@ -12,7 +12,9 @@ from typing import Any, Iterable, Mapping
 
 # vswhere prints "Error 0x57: Unknown parameter: foo" on stdout and may exit 0 (Program.cpp).
 _ERROR_LINE = re.compile(r"^\s*Error(?: 0x[0-9a-fA-F]+)?:\s*(.+)$", re.M)
-_YEAR_BY_MAJOR = {15: "2017", 16: "2019", 17: "2022", 18: "2026"}
+# 10-14 are the `-legacy` instances (VS 2010-2015), which have no displayName (vswhere issue #61).
+_YEAR_BY_MAJOR = {10: "2010", 11: "2012", 12: "2013", 14: "2015",
+                  15: "2017", 16: "2019", 17: "2022", 18: "2026"}
 
 
 class VswhereError(ValueError):
@@ -52,7 +54,8 @@ class VsRecord:
     @property
     def channel(self) -> str:
         """Release / Preview / Insiders / Stable, from channelId (e.g. VisualStudio.18.Insiders)."""
-        parts = self.channel_id.split(".")
+        # state.json of VS 2017 RTM says "VisualStudio.15.Release/public.d15rel/15.0.26117.0".
+        parts = self.channel_id.split("/", 1)[0].split(".")
         return parts[2] if len(parts) >= 3 else ("Preview" if self.is_prerelease else "")
 
     @property
@@ -203,7 +206,8 @@ def parse_vswhere_text(text: str) -> tuple[VsRecord, ...]:
 def parse_vswhere_xml(text: str) -> tuple[VsRecord, ...]:
     """`-format xml`; a truncated document is parsed as far as its complete elements go."""
     records = []
-    for block in re.findall(r"<instance>(.*?)(?:</instance>|\Z)", text, re.S):
+    for found in re.finditer(r"<instance>(.*?)(</instance>|\Z)", text, re.S):
+        block = found.group(1)
         flat: dict[str, str] = {}
         for section, body in re.findall(r"<(catalog|properties)>(.*?)</\1>", block, re.S):
             for k, v in re.findall(r"<(\w+)>([^<]*)</\1>", body):
@@ -212,7 +216,11 @@ def parse_vswhere_xml(text: str) -> tuple[VsRecord, ...]:
         for k, v in re.findall(r"<(\w+)>([^<]*)</\1>", outer):
             flat[k] = _xml_unescape(v)
         if "instanceId" in flat:
-            records.append(_from_flat(flat, "vswhere"))
+            rec = _from_flat(flat, "vswhere")
+            if not found.group(2):
+                note = "vswhere XML was cut short; only its complete elements were read"
+                rec = VsRecord(**{**rec.__dict__, "problems": rec.problems + (note,)})
+            records.append(rec)
     return tuple(records)
 
 
