@@ -1,13 +1,12 @@
 """Discovery: every probe runs concurrently; a broken item becomes a listed problem, never an exception."""
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-
 from ..host.base import WINDOWS, Host
-from .model import Inventory
 
 
-def discover(host: Host, pythons: tuple[str | None, ...] = (None,)) -> Inventory:
+def discover(host: Host, pythons: tuple[str | None, ...] = (None,)):
+    from concurrent.futures import ThreadPoolExecutor  # lazily: a cached `export` never discovers
+
     from .compilers import discover_compilers
     from .cuda import discover_cuda
     from .gpu import discover_gpus
@@ -28,5 +27,7 @@ def discover(host: Host, pythons: tuple[str | None, ...] = (None,)) -> Inventory
         cc_f = pool.submit(discover_compilers, host)
         instances, sdks, problems = vs_f.result()
         gpus, gpu_problems = gpu_f.result()
+        from .model import Inventory
+
         return Inventory(host.platform, instances, cuda_f.result(), gpus, cc_f.result(), sdks, problems,
                          gpu_problems)
