@@ -40,7 +40,8 @@ def render_inventory(inv: Inventory, paint: Painter) -> str:
                 out.append(f"    MSVC toolsets: {names}   (* default)")
             bc = vs.build_customizations
             if bc is not None:
-                cuda = ", ".join(bc.cuda_versions) if bc.cuda_versions else paint("no CUDA", "yellow")
+                cuda = ", ".join(bc.cuda_versions) if bc.cuda_versions else paint(
+                    "no CUDA" if bc.exists else "folder missing", "yellow")
                 out.append(f"    BuildCustomizations: {cuda}   {bc.dir}")
             problems(vs.problems)
         if inv.windows_sdks:

@@ -140,7 +140,7 @@ def probe_instance(host: Host, rec: VsRecord, sdks: tuple[str, ...]) -> VsInstan
             bc, err = probe_build_customizations(host, folder)
             if err:
                 problems.append(err)
-    if rec.is_complete is False:
+    if rec.is_complete is False and rec.source == "vswhere":
         problems.append("the installer reports this instance as incomplete (repair or finish it in the "
                         "Visual Studio Installer)")
     if rec.major is not None and rec.major < 15:
