@@ -124,6 +124,102 @@ def record_cmd(obj: Ctx, output: str, pythons: tuple[str, ...], description: str
         f"{len(inv.gpus)} GPU(s) into {output}" + (f" (previous file kept as {saved})" if saved else ""))
 
 
+def selector_options(func):
+    """--vs/--toolset/--arch/--cuda/--python/--from/--refresh/--strict: the same on every command."""
+    options = [
+        click.option("--vs", "vs", metavar="WHICH", help="Visual Studio: edition, year, major, version prefix, instance id or path."),
+        click.option("--toolset", metavar="14.XX", help="MSVC toolset (version prefix); default: the newest nvcc accepts."),
+        click.option("--arch", default="x64", show_default=True, metavar="ARCH",
+                     help="Target (x64, x86, arm64) or host_target pair (x64_arm64)."),
+        click.option("--cuda", metavar="X.Y|PATH", help="CUDA toolkit: version prefix or folder; default: the newest."),
+        click.option("--python", "pythons", multiple=True, metavar="EXE", help="Also consider pip CUDA of this Python."),
+        click.option("--from", "from_file", metavar="FILE", help="Use a snapshot file instead of selecting."),
+        click.option("--refresh", is_flag=True, help="Ignore the cache and capture again."),
+        click.option("--strict", is_flag=True, help="With --from: refuse a snapshot whose paths do not exist here."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def get_snapshot(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh, strict):
+    from .output import say
+    from .resolve import resolve
+    from .selectors import Selectors
+
+    live = obj.machine is None and obj.wine_prefix is None
+    snap, _ = resolve(obj.host, Selectors(vs, toolset, arch, cuda), from_file=from_file, refresh=refresh,
+                      strict=strict, pythons=pythons, use_cache=live, warn=lambda m: say(f"envmgr: {m}"))
+    return snap
+
+
+EXPORT_FORMATS = ("toml", "json", "ps1", "cmd", "sh", "fish", "dotenv", "github")
+
+
+@cli.command("export")
+@selector_options
+@click.option("--format", "fmt", type=click.Choice(EXPORT_FORMATS), default="toml", show_default=True,
+              help="Output format.")
+@click.pass_obj
+def export_cmd(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh, strict, fmt) -> None:
+    """Write the environment snapshot to stdout.
+
+    \b
+      envmgr export > env.toml
+      envmgr export --from env.toml --format ps1 | Invoke-Expression
+      eval "$(envmgr export --cuda 13.0 --format sh)"
+      envmgr export --format github >> "$GITHUB_ENV"   (see docs/snapshot.md for $GITHUB_PATH)
+    """
+    snap = get_snapshot(obj, vs, toolset, arch, cuda, pythons, from_file, refresh, strict)
+    if fmt == "toml":
+        from .snapshot import to_toml
+
+        click.echo(to_toml(snap), nl=False)
+    elif fmt == "json":
+        from .output import emit_json
+        from .snapshot_json import snapshot_json
+
+        emit_json(snapshot_json(snap))
+    else:
+        from .shellkit import render
+
+        text = render(snap.delta, fmt)
+        sys.stdout.write(text)
+
+
+@cli.group("cache")
+def cache_group() -> None:
+    """The snapshot cache (under the user cache folder)."""
+
+
+@cache_group.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def cache_list(as_json: bool) -> None:
+    """List cached snapshots and whether they are still valid."""
+    from . import cache
+    from .output import emit_json
+
+    rows = []
+    for e in cache.entries():
+        valid = bool(e.validity) and all(cache.stat_token(p) == t for p, t in e.validity.items())
+        headline = next((l[2:] for l in e.snapshot_toml.splitlines()[1:2] if l.startswith("# ")), "(unreadable)")
+        rows.append({"key": e.key, "path": str(e.path), "valid": valid, "summary": headline})
+    if as_json:
+        emit_json({"schema": 1, "cache_dir": str(cache.cache_dir()), "entries": rows})
+        return
+    click.echo(f"{len(rows)} cached snapshot(s) in {cache.cache_dir()}")
+    for r in rows:
+        click.echo(f"  {r['key']}  {'valid' if r['valid'] else 'stale'}  {r['summary']}")
+
+
+@cache_group.command("clear")
+def cache_clear() -> None:
+    """Delete every cached snapshot."""
+    from . import cache
+
+    click.echo(f"removed {cache.clear()} cached snapshot(s)")
+
+
 def main(argv: list[str] | None = None) -> None:
     try:
         rc = cli.main(args=argv, prog_name="envmgr", standalone_mode=False)

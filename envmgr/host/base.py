@@ -50,6 +50,8 @@ class Completed:
     timed_out: bool = False
     # Set when the program could not be started at all (not found, not executable, not recorded).
     start_error: str = ""
+    # The raw output, filled when run(..., encoding=None) asks for bytes (cmd /u's UTF-16).
+    stdout_bytes: bytes = b""
 
     @property
     def ok(self) -> bool:
@@ -107,7 +109,11 @@ class Host(Protocol):
     def reg_subkeys(self, key: str) -> list[str] | None: ...
 
     def run(self, argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None,
-            encoding: str = "utf-8") -> Completed: ...
+            encoding: str | None = "utf-8") -> Completed: ...
+
+    def write_temp(self, name: str, data: bytes) -> str: ...
+
+    def remove(self, path: str) -> None: ...
 
     def which(self, name: str) -> str | None: ...
 

@@ -104,8 +104,24 @@ class LiveHost:
                 index += 1
         return names
 
+    def write_temp(self, name: str, data: bytes) -> str:
+        import tempfile
+
+        folder = tempfile.mkdtemp(prefix="envmgr-")
+        path = os.path.join(folder, name)
+        with open(path, "wb") as fh:
+            fh.write(data)
+        return path
+
+    def remove(self, path: str) -> None:
+        try:
+            os.unlink(path)
+            os.rmdir(os.path.dirname(path))
+        except OSError:
+            pass
+
     def run(self, argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None,
-            encoding: str = "utf-8") -> Completed:
+            encoding: str | None = "utf-8") -> Completed:
         argv_t = tuple(argv)
         kwargs = {}
         if self.platform == WINDOWS:
@@ -122,6 +138,8 @@ class LiveHost:
             return Completed(argv_t, 126, start_error="not executable (permission denied)")
         except OSError as exc:
             return Completed(argv_t, 126, start_error=str(exc))
+        if encoding is None:
+            return Completed(argv_t, proc.returncode, "", _decode(proc.stderr, "utf-8"), stdout_bytes=proc.stdout)
         return Completed(argv_t, proc.returncode, _decode(proc.stdout, encoding), _decode(proc.stderr, encoding))
 
     def which(self, name: str) -> str | None:
@@ -150,8 +168,8 @@ def interpreter_from_run(host, python: str) -> Interpreter | None:
     return Interpreter(data["executable"], data["version"], tuple(dict.fromkeys(data["site"])))
 
 
-def _decode(data: bytes | None, encoding: str) -> str:
-    if not data:
+def _decode(data: bytes | None, encoding: str | None) -> str:
+    if not data or encoding is None:
         return ""
     text = data.decode(encoding, errors="replace")
     return text[1:] if text.startswith("\ufeff") else text

@@ -22,10 +22,11 @@ REG_TYPES = ("REG_SZ", "REG_EXPAND_SZ", "REG_MULTI_SZ", "REG_DWORD", "REG_QWORD"
 class RecordedCommand:
     argv: tuple[str, ...]
     returncode: int
-    stdout: str
+    stdout: bytes
     stderr: str
     timed_out: bool
     start_error: str
+    glob: bool = False   # argv elements are fnmatch patterns (for temporary file names)
 
 
 class RecordedHost:
@@ -71,6 +72,8 @@ class RecordedHost:
         if isinstance(value, str):
             return value.encode("utf-8")
         if isinstance(value, dict):
+            if "text" in value:
+                return str(value["text"]).encode("utf-8")
             if "from" in value:
                 if self.base_dir is None:
                     raise InputFileError(f"{self.origin}: {where} uses `from` but the record has no folder")
@@ -129,11 +132,18 @@ class RecordedHost:
             raise InputFileError(f"{self.origin}: a [[commands]] entry has no argv", "see docs/machine-record.md")
         out = spec.get("stdout", "")
         if isinstance(out, dict):
-            raw = self._content(out, f"command {spec['argv'][0]!r} stdout") or b""
-            out = raw.decode("utf-8", errors="replace")
-        return RecordedCommand(tuple(spec["argv"]), int(spec.get("returncode", 0)), out,
+            raw = self._content({k: v for k, v in out.items() if k != "encoding"},
+                                f"command {spec['argv'][0]!r} stdout") or b""
+            if "encoding" in out:  # e.g. cmd /u writes UTF-16LE: re-encode the stored text
+                raw = raw.decode("utf-8").encode(out["encoding"])
+        elif isinstance(out, str):
+            raw = out.encode("utf-8")
+        else:
+            raise InputFileError(f"{self.origin}: command {spec['argv'][0]!r}: stdout must be text or a table",
+                                 "see docs/machine-record.md")
+        return RecordedCommand(tuple(spec["argv"]), int(spec.get("returncode", 0)), raw,
                                spec.get("stderr", ""), bool(spec.get("timed_out", False)),
-                               spec.get("start_error", ""))
+                               spec.get("start_error", ""), spec.get("match", "exact") == "glob")
 
     # ---- the Host protocol --------------------------------------------------------------------
     @property
@@ -227,14 +237,30 @@ class RecordedHost:
         return sorted({names.get(k, k)[len(prefix):].split("\\")[0] for k in self._registry
                        if k.startswith(prefix)})
 
+    def write_temp(self, name: str, data: bytes) -> str:
+        """A deterministic path (so recorded commands can name it); the content lives in memory."""
+        path = str(self._pure(self._temp_root()) / name)
+        self._files[self._key(path)] = (path, data)
+        self._add_dir(str(self._pure(path).parent))
+        return path
+
+    def _temp_root(self) -> str:
+        return "C:\\envmgr-temp" if self.platform == WINDOWS else "/tmp/envmgr-temp"
+
+    def remove(self, path: str) -> None:
+        self._files.pop(self._key(path), None)
+
     def run(self, argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None,
-            encoding: str = "utf-8") -> Completed:
+            encoding: str | None = "utf-8") -> Completed:
         want = tuple(self._fold(a) if i == 0 else a for i, a in enumerate(argv))
         for cmd in self._commands:
             have = tuple(self._fold(a) if i == 0 else a for i, a in enumerate(cmd.argv))
-            if have == want:
-                return Completed(tuple(argv), cmd.returncode, cmd.stdout, cmd.stderr, cmd.timed_out,
-                                 cmd.start_error)
+            if have == want or (cmd.glob and _glob_match(have, want)):
+                if encoding is None:
+                    return Completed(tuple(argv), cmd.returncode, "", cmd.stderr, cmd.timed_out,
+                                     cmd.start_error, stdout_bytes=cmd.stdout)
+                text = cmd.stdout.decode(encoding, errors="replace")
+                return Completed(tuple(argv), cmd.returncode, text, cmd.stderr, cmd.timed_out, cmd.start_error)
         if not self.exists(argv[0]) and self.which(argv[0]) is None:
             return Completed(tuple(argv), 127, start_error="not found")
         return Completed(tuple(argv), 127, start_error="no result for this command in the machine record")
@@ -249,6 +275,12 @@ class RecordedHost:
         from .live import interpreter_from_run
 
         return interpreter_from_run(self, python)
+
+
+def _glob_match(patterns: tuple[str, ...], argv: tuple[str, ...]) -> bool:
+    from fnmatch import fnmatchcase
+
+    return len(patterns) == len(argv) and all(fnmatchcase(a, p) for p, a in zip(patterns, argv))
 
 
 class _FoldedEnv(Mapping):

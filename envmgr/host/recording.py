@@ -146,8 +146,14 @@ class RecordingHost:
                     self.registry.setdefault(normalize_key(f"{key}\\{s}"), {})
         return subs
 
+    def write_temp(self, name: str, data: bytes) -> str:
+        return self.inner.write_temp(name, data)
+
+    def remove(self, path: str) -> None:
+        self.inner.remove(path)
+
     def run(self, argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None,
-            encoding: str = "utf-8") -> Completed:
+            encoding: str | None = "utf-8") -> Completed:
         done = self.inner.run(argv, timeout=timeout, env=env, encoding=encoding)
         with self._lock:
             self.commands.append(done)

@@ -1,0 +1,143 @@
+"""The snapshot cache: one TOML file per selection, valid while a few cheap stats are unchanged.
+
+A hit costs a hash and a dozen stat() calls: no discovery, no vcvars. The key holds everything
+that decides the result before looking at the disk (selectors, the environment variables discovery
+reads, envmgr's version); the entry holds stats of every file and folder whose change could change
+the result (vcvarsall.bat, the toolset and SDK folders, the CUDA root and nvcc, the folders that
+new installs appear in). Writes are atomic; a corrupt entry is rebuilt.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import __version__
+
+KEY_ENV = ("CUDA_PATH", "CUDA_HOME", "CUDA_ROOT", "CUDAToolkit_ROOT", "CONDA_PREFIX", "ProgramFiles",
+           "ProgramFiles(x86)", "ProgramData", "SystemRoot")
+
+
+def cache_dir() -> Path:
+    override = os.environ.get("ENVMGR_CACHE_DIR")
+    if override:
+        return Path(override)
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("envmgr", appauthor=False))
+
+
+def cache_key(platform: str, selectors: dict, env) -> str:
+    relevant = {k: env.get(k, "") for k in KEY_ENV}
+    relevant.update({k: v for k, v in env.items() if k.upper().startswith("CUDA_PATH_V")})
+    blob = json.dumps({"platform": platform, "sel": selectors, "env": relevant, "envmgr": __version__},
+                      sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()[:24]
+
+
+def stat_token(path: str) -> str:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return "absent"
+    return f"{st.st_mtime_ns}:{st.st_size}"
+
+
+@dataclass(frozen=True)
+class Entry:
+    key: str
+    path: Path
+    snapshot_toml: str
+    validity: dict
+
+
+def _entry_path(key: str) -> Path:
+    return cache_dir() / "snapshots" / f"{key}.toml"
+
+
+def lookup(key: str) -> str | None:
+    """The cached snapshot TOML when its entry exists, parses and all its stats still match."""
+    path = _entry_path(key)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return None
+    head, sep, body = text.partition("\n# ---- snapshot ----\n")
+    if not sep or not head.startswith("#envmgr-cache "):
+        return None
+    try:
+        validity = json.loads(head[len("#envmgr-cache "):])
+    except ValueError:
+        return None
+    if not isinstance(validity, dict) or any(stat_token(p) != t for p, t in validity.items()):
+        return None
+    return body
+
+
+def store(key: str, snapshot_toml: str, watch: list[str]) -> Path:
+    from .fsutil import atomic_write
+
+    validity = {p: stat_token(p) for p in dict.fromkeys(watch)}
+    text = "#envmgr-cache " + json.dumps(validity, sort_keys=True) + "\n# ---- snapshot ----\n" + snapshot_toml
+    path = _entry_path(key)
+    atomic_write(path, text.encode("utf-8"), backup=False)
+    return path
+
+
+def entries() -> list[Entry]:
+    folder = cache_dir() / "snapshots"
+    out = []
+    for path in sorted(folder.glob("*.toml")) if folder.is_dir() else []:
+        try:
+            text = path.read_text(encoding="utf-8")
+            head, _, body = text.partition("\n# ---- snapshot ----\n")
+            validity = json.loads(head[len("#envmgr-cache "):])
+        except (OSError, ValueError):
+            out.append(Entry(path.stem, path, "", {}))
+            continue
+        out.append(Entry(path.stem, path, body, validity))
+    return out
+
+
+def clear() -> int:
+    count = 0
+    for entry in entries():
+        try:
+            entry.path.unlink()
+            count += 1
+        except OSError:
+            pass
+    return count
+
+
+def watch_list(host, choice, inv) -> list[str]:
+    """The files and folders whose stats decide whether a cached snapshot still holds."""
+    from .discover.cuda import CUDA_REG  # noqa: F401  (documented alongside: registry changes need --refresh)
+    from .host.base import join, host_path
+
+    paths: list[str] = []
+    if choice.vs is not None:
+        vs = choice.vs
+        paths += [vs.vcvarsall or "", join(host, vs.path, "VC", "Tools", "MSVC"),
+                  join(host, vs.path, "VC", "Auxiliary", "Build", "Microsoft.VCToolsVersion.default.txt")]
+        if choice.toolset is not None:
+            paths.append(choice.toolset.path)
+        from .discover.sdk import kits_root
+        from .discover.vs import instances_dir
+
+        paths += [join(host, kits_root(host), "Include"), instances_dir(host)]
+    for kit in inv.cuda:
+        paths.append(kit.path)
+        if kit.nvcc:
+            paths.append(kit.nvcc)
+        paths.append(str(host_path(host, kit.path).parent))
+    if host.platform != "windows":
+        paths.append("/usr/local")
+    else:
+        pf = host.env.get("ProgramFiles") or "C:\\Program Files"
+        paths.append(join(host, pf, "NVIDIA GPU Computing Toolkit", "CUDA"))
+    for cc in inv.host_compilers:
+        paths.append(cc.path)
+    return [p for p in paths if p]

@@ -1,0 +1,65 @@
+"""From selectors (or --from FILE) to a Snapshot: cache first, then discover -> choose -> compose."""
+from __future__ import annotations
+
+from .selectors import Selectors
+from .snapshot import Snapshot
+
+
+def resolve(host, sel: Selectors, *, from_file: str | None = None, refresh: bool = False,
+            strict: bool = False, pythons: tuple[str, ...] = (), use_cache: bool = True,
+            warn=None) -> tuple[Snapshot, str]:
+    """The snapshot and where it came from ("file", "cache" or "captured")."""
+    from . import snapshot as snapmod
+
+    warn = warn or (lambda msg: None)
+    if from_file:
+        snap = snapmod.load(from_file)
+        _check_paths(host, snap, strict, from_file, warn)
+        return snap, "file"
+    key = None
+    if use_cache:
+        from . import cache
+
+        key = cache.cache_key(host.platform, {**sel._asdict(), "python": list(pythons)}, host.env)
+        if not refresh:
+            cached = cache.lookup(key)
+            if cached is not None:
+                try:
+                    return snapmod.from_toml(cached, "<cache>"), "cache"
+                except Exception:  # a corrupt entry is rebuilt, never fatal
+                    warn("a cached snapshot was unreadable; capturing it again")
+    from .compat import read_limits
+    from .compose import compose
+    from .discover import discover
+    from .select import choose
+
+    inv = discover(host, (None, *pythons))
+    choice = choose(inv, sel, read_limits(host, inv))
+    for note in choice.notes:
+        warn(note)
+    snap = compose(host, choice, inv)
+    if key is not None:
+        from . import cache
+
+        try:
+            cache.store(key, snapmod.to_toml(snap), cache.watch_list(host, choice, inv))
+        except OSError as exc:
+            warn(f"could not write the snapshot cache: {exc}")
+    return snap, "captured"
+
+
+def _check_paths(host, snap: Snapshot, strict: bool, origin: str, warn) -> None:
+    from .errors import InputFileError
+    from .snapshot import missing_paths
+
+    if snap.platform != host.platform:
+        raise InputFileError(f"{origin}: this snapshot is for {snap.platform}, this machine is {host.platform}",
+                             "export a snapshot on this machine")
+    missing = missing_paths(snap, host.exists)
+    if not missing:
+        return
+    listing = tuple(missing[:20]) + ((f"... and {len(missing) - 20} more",) if len(missing) > 20 else ())
+    if strict:
+        raise InputFileError(f"{origin}: {len(missing)} path(s) in the snapshot do not exist on this machine",
+                             "export the snapshot again on this machine, or drop --strict", details=listing)
+    warn(f"{origin}: {len(missing)} path(s) in the snapshot do not exist here: " + "; ".join(listing))
