@@ -220,6 +220,11 @@ def cache_clear() -> None:
     click.echo(f"removed {cache.clear()} cached snapshot(s)")
 
 
+from .commands import register as _register  # noqa: E402
+
+_register(cli)
+
+
 def main(argv: list[str] | None = None) -> None:
     try:
         rc = cli.main(args=argv, prog_name="envmgr", standalone_mode=False)

@@ -74,7 +74,7 @@ def _cuda(inv: Inventory, sel: Selectors, notes: list[str]) -> CudaToolkit | Non
     return usable[0] if usable else None
 
 
-def _vs(inv: Inventory, sel: Selectors, notes: list[str]) -> VsInstance:
+def _vs_candidates(inv: Inventory, sel: Selectors) -> list[VsInstance]:
     usable = [v for v in inv.visual_studio if v.toolsets and v.vcvarsall]
     pool = [v for v in inv.visual_studio if match_vs(v, sel.vs)] if sel.vs else usable
     candidates = [v for v in pool if v.toolsets and v.vcvarsall]
@@ -85,10 +85,28 @@ def _vs(inv: Inventory, sel: Selectors, notes: list[str]) -> VsInstance:
         raise NoMatchError(f"no Visual Studio instance with C++ tools matches {what}",
                            "install the 'Desktop development with C++' workload, or pick one below with --vs",
                            details=listing)
-    if len(candidates) > 1:
-        notes.append(f"{len(candidates)} Visual Studio instances match; using the newest, {candidates[0].label} "
-                     "(pin one with --vs)")
-    return candidates[0]
+    return candidates
+
+
+def _vs_and_toolset(inv: Inventory, sel: Selectors, cuda: CudaToolkit | None, limits: Limits,
+                    notes: list[str]) -> tuple[VsInstance, Toolset]:
+    """The newest matching instance that has a toolset the chosen CUDA accepts."""
+    candidates = _vs_candidates(inv, sel)
+    first_error: NoMatchError | None = None
+    for vs in candidates:
+        local: list[str] = []
+        try:
+            toolset = _toolset(vs, cuda, sel, limits, local)
+        except NoMatchError as exc:
+            first_error = first_error or exc
+            notes.append(f"skipping {vs.label}: " + ("; ".join(exc.details) or exc.message))
+            continue
+        if len(candidates) > 1:
+            notes.append(f"{len(candidates)} Visual Studio instances match; using {vs.label} (pin one with --vs)")
+        notes.extend(local)
+        return vs, toolset
+    assert first_error is not None
+    raise first_error
 
 
 def _toolset(vs: VsInstance, cuda: CudaToolkit | None, sel: Selectors, limits: Limits,
@@ -168,6 +186,5 @@ def choose(inv: Inventory, sel: Selectors, limits: Limits) -> Choice:
         if sel.vs or sel.toolset:
             notes.append("--vs/--toolset apply to Windows only; ignored here")
         return Choice(inv.platform, None, None, arch, cuda, _host_compiler(inv, cuda, limits, notes), tuple(notes))
-    vs = _vs(inv, sel, notes)
-    toolset = _toolset(vs, cuda, sel, limits, notes)
+    vs, toolset = _vs_and_toolset(inv, sel, cuda, limits, notes)
     return Choice(inv.platform, vs, toolset, arch, cuda, None, tuple(notes))
