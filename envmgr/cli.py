@@ -153,15 +153,59 @@ def get_snapshot(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh,
     return snap
 
 
+def recipe_options(func):
+    options = [
+        click.option("--recipe", metavar="NAME", help="Add a build recipe's variables (see `envmgr recipes`)."),
+        click.option("--arch-list", metavar="LIST", help="CUDA architectures for the recipe, e.g. '86;89'."),
+        click.option("--allow-unsupported-compiler", is_flag=True,
+                     help="Recipe: pass -allow-unsupported-compiler to nvcc (skips its host compiler check)."),
+        click.option("--recipe-param", "recipe_params", multiple=True, metavar="NAME=VALUE",
+                     help="A recipe parameter, e.g. lib_path=C:\\llama.cpp\\build\\bin (repeatable)."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def environment_for(obj: Ctx, sel: tuple, recipe: str | None, arch_list, allow_unsupported, recipe_params):
+    """(delta, marker, notes): the snapshot (and recipe) for the selectors."""
+    from .output import say
+
+    snap = get_snapshot(obj, *sel)
+    delta, notes = snap.delta, ()
+    marker = snap.marker()
+    if recipe:
+        from .errors import UsageError
+        from .recipe_ctx import with_recipe
+        from .recipes import get_recipe
+
+        params = []
+        for item in recipe_params:
+            name, eq, value = item.partition("=")
+            if not eq or not name:
+                raise UsageError(f"--recipe-param {item!r} is not NAME=VALUE", "e.g. --recipe-param lib_path=FOLDER")
+            params.append((name, value))
+        delta, notes = with_recipe(obj.host, snap, get_recipe(recipe), dict(os.environ), arch_list=arch_list,
+                                   allow_unsupported=allow_unsupported, params=tuple(params))
+        marker = f"{marker} {recipe}"
+        for note in notes:
+            say(f"envmgr: {note}")
+    return delta, marker, notes
+
+
 EXPORT_FORMATS = ("toml", "json", "ps1", "cmd", "sh", "fish", "dotenv", "github")
 
 
 @cli.command("export")
 @selector_options
+@recipe_options
+@click.option("--activate", is_flag=True,
+              help="Script formats: also record what to restore (used by Enter-Envmgr and envmgr_activate).")
 @click.option("--format", "fmt", type=click.Choice(EXPORT_FORMATS), default="toml", show_default=True,
               help="Output format.")
 @click.pass_obj
-def export_cmd(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh, strict, fmt) -> None:
+def export_cmd(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh, strict, recipe, arch_list,
+               allow_unsupported_compiler, recipe_params, activate, fmt) -> None:
     """Write the environment snapshot to stdout.
 
     \b
@@ -170,7 +214,24 @@ def export_cmd(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh, s
       eval "$(envmgr export --cuda 13.0 --format sh)"
       envmgr export --format github >> "$GITHUB_ENV"   (see docs/snapshot.md for $GITHUB_PATH)
     """
-    snap = get_snapshot(obj, vs, toolset, arch, cuda, pythons, from_file, refresh, strict)
+    sel = (vs, toolset, arch, cuda, pythons, from_file, refresh, strict)
+    if recipe or activate:
+        delta, marker, notes = environment_for(obj, sel, recipe, arch_list, allow_unsupported_compiler,
+                                               recipe_params)
+        if activate:
+            if fmt in ("toml", "json", "dotenv", "github"):
+                from .errors import UsageError
+
+                raise UsageError("--activate is for shell scripts", "use --format sh, fish, ps1 or cmd")
+            from .activation import activation_delta
+
+            delta = activation_delta(delta, os.environ, marker)
+        snap = get_snapshot(obj, *sel)
+        from dataclasses import replace
+
+        snap = replace(snap, delta=delta, notes=snap.notes + tuple(notes))
+    else:
+        snap = get_snapshot(obj, *sel)
     if fmt == "toml":
         from .snapshot import to_toml
 
@@ -181,10 +242,11 @@ def export_cmd(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh, s
 
         emit_json(snapshot_json(snap))
     else:
-        from .shellkit import render
+        from .shellkit import encoding, render
 
-        text = render(snap.delta, fmt)
-        sys.stdout.write(text)
+        text = render(snap.delta, fmt, dict(os.environ))
+        sys.stdout.flush()
+        sys.stdout.buffer.write(text.encode(encoding(fmt)))
 
 
 @cli.group("cache")

@@ -47,7 +47,8 @@ def host_compiler_delta(choice: Choice) -> EnvDelta:
 def summary(choice: Choice, inv: Inventory) -> tuple[tuple[str, str], ...]:
     out = []
     if choice.vs is not None:
-        out += [("vs", choice.vs.label), ("vs_short", choice.vs.short_name), ("vs_path", choice.vs.path)]
+        out += [("vs", choice.vs.label), ("vs_short", choice.vs.short_name), ("vs_path", choice.vs.path),
+                ("vs_major", str(choice.vs.major or ""))]
     if choice.toolset is not None:
         out.append(("toolset", choice.toolset.version))
     if choice.platform == WINDOWS:

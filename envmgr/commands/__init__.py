@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import importlib
 
-MODULES = ("fix_msbuild", "doctor")
+MODULES = ("session", "fix_msbuild", "doctor", "completion")
 
 
 def register(group) -> None:
@@ -17,4 +17,5 @@ def register(group) -> None:
             if exc.name == f"{__name__}.{name}":  # not written yet on this branch
                 continue
             raise
-        group.add_command(module.command)
+        for command in getattr(module, "commands", None) or (module.command,):
+            group.add_command(command)

@@ -1,0 +1,137 @@
+"""`envmgr shell`, `envmgr run`, `envmgr recipes`, `envmgr init`, `envmgr deactivate`."""
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from ..cli import Ctx, environment_for, recipe_options, selector_options
+
+INIT_SHELLS = ("powershell", "pwsh", "cmd", "bash", "zsh", "fish")
+
+
+@click.command("run", context_settings={"ignore_unknown_options": True})
+@selector_options
+@recipe_options
+@click.option("--log", "log_file", metavar="FILE",
+              help="Run in a pseudo-terminal, copy the output to FILE, and diagnose a failure.")
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+@click.pass_obj
+def run_command(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh, strict, recipe, arch_list,
+                allow_unsupported_compiler, recipe_params, log_file, command):
+    """Run one command in the environment and return its exit code.
+
+    \b
+      envmgr run --cuda 13.0 -- nvcc --version
+      envmgr run --recipe llama-cpp-python --log build.log -- pip install llama-cpp-python -v
+    """
+    from .. import spawn
+    from ..activation import activation_delta
+
+    delta, marker, _ = environment_for(obj, (vs, toolset, arch, cuda, pythons, from_file, refresh, strict),
+                                       recipe, arch_list, allow_unsupported_compiler, recipe_params)
+    env = activation_delta(delta, os.environ, marker).apply(os.environ)
+    argv = list(command[1:] if command and command[0] == "--" else command)
+    if not log_file:
+        sys.exit(spawn.run(argv, env))
+    code = spawn.run_logged(argv, env, log_file)
+    if code != 0:
+        _diagnose(log_file)
+    sys.exit(code)
+
+
+def _diagnose(log_file: str) -> None:
+    try:
+        from ..doctor.logscan import read_log, render_matches, scan_log
+    except ImportError:  # pragma: no cover - doctor not installed in this build
+        return
+    from ..output import Painter
+
+    matches = scan_log(read_log(log_file))
+    if matches:
+        click.echo("\n" + render_matches(matches, Painter(sys.stderr)), err=True)
+    else:
+        click.echo(f"envmgr: the command failed; no known failure signature in {log_file}", err=True)
+
+
+@click.command("shell")
+@selector_options
+@recipe_options
+@click.option("--shell", "shell_name", metavar="NAME",
+              help="pwsh, powershell, cmd, bash, zsh, fish or sh (default: the shell you are in).")
+@click.pass_obj
+def shell_command(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh, strict, recipe, arch_list,
+                  allow_unsupported_compiler, recipe_params, shell_name):
+    """Start your shell with the environment applied (and a prompt marker).
+
+    \b
+      envmgr shell --cuda 12.4 --vs community
+      envmgr shell --recipe llama-cpp-python      then: pip install llama-cpp-python
+    Inside an active envmgr shell, a new one replaces the environment (PATHs never stack).
+    """
+    import shutil
+
+    from .. import spawn
+    from ..activation import ACTIVE, activation_delta
+    from ..output import say
+    from ..shellhost import build_session, detect_shell
+
+    name = detect_shell(shell_name, os.environ)
+    delta, marker, _ = environment_for(obj, (vs, toolset, arch, cuda, pythons, from_file, refresh, strict),
+                                       recipe, arch_list, allow_unsupported_compiler, recipe_params)
+    if os.environ.get(ACTIVE):
+        say(f"envmgr: already inside an envmgr environment ({os.environ[ACTIVE]}); the new one replaces it")
+    session = build_session(name, activation_delta(delta, os.environ, marker), os.environ, marker)
+    say(f"envmgr: starting {name} ({marker}); `exit` returns here")
+    try:
+        code = spawn.run(list(session.argv), session.env)
+    finally:
+        shutil.rmtree(session.folder, ignore_errors=True)
+    sys.exit(code)
+
+
+@click.command("recipes")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def recipes_command(as_json: bool):
+    """List build recipes (built-in, and yours in the config folder's recipes/)."""
+    from ..output import emit_json
+    from ..recipes import load_recipes, recipe_dirs
+
+    recipes = load_recipes()
+    if as_json:
+        emit_json({"schema": 1, "recipes": [{"name": r.name, "description": r.description, "kind": r.kind,
+                                             "origin": r.origin, "params": dict(r.params)} for r in recipes.values()]})
+        return
+    for r in sorted(recipes.values(), key=lambda r: r.name):
+        click.echo(f"{r.name:28} {r.description}")
+        for k, v in r.params:
+            click.echo(f"{'':28}   --recipe-param {k}=...  ({v})")
+    click.echo(f"\nyour own recipes go in {recipe_dirs()[1]}")
+
+
+@click.command("deactivate")
+@click.option("--format", "fmt", type=click.Choice(("sh", "fish", "ps1", "cmd")), required=True)
+def deactivate_command(fmt: str):
+    """Print the script that restores the environment from before activation."""
+    from ..activation import deactivation_delta
+    from ..shellkit import render
+
+    delta = deactivation_delta(os.environ, "windows" if sys.platform == "win32" else "linux")
+    if delta is None:
+        click.echo("envmgr: no envmgr environment is active here", err=True)
+        return
+    sys.stdout.write(render(delta, fmt))
+
+
+@click.command("init")
+@click.argument("shell", type=click.Choice(INIT_SHELLS))
+@click.option("--script", is_flag=True, help="Print the hook itself (what the profile line runs).")
+def init_command(shell: str, script: bool):
+    """Print the line to add to your shell's profile (activation functions and completion)."""
+    from ..shellinit import hook_script, profile_line
+
+    click.echo(hook_script(shell) if script else profile_line(shell))
+
+
+commands = (run_command, shell_command, recipes_command, deactivate_command, init_command)

@@ -1,0 +1,222 @@
+"""Build recipes: what a CUDA package's build needs on top of the snapshot (templates/recipes/*.toml).
+
+A recipe file is data; the few decisions that depend on the machine (generator, CUDA
+architectures, TEMP) are made here, purely, from a RecipeContext.
+"""
+from __future__ import annotations
+
+import shlex
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .envdelta import SET, UNSET, EnvDelta, VarOp
+from .errors import InputFileError, NoMatchError, UsageError
+
+SCHEMA = 1
+KINDS = ("cmake", "torch-extension", "prebuilt-lib")
+ALLOWED = {"schema", "name", "description", "kind", "package", "cmake_args", "cuda_architectures", "generator",
+           "short_temp", "drop_env", "env", "params", "required_files"}
+
+# Real architectures per toolkit when no GPU is visible: never "native" (it needs a GPU at configure
+# time). CUDA 13 dropped everything below sm_75; 12.8 added Blackwell. [facts/windows.md §8.1]
+_FALLBACK_ARCHS = (((13, 0), "75;80;86;89;90;100;120"), ((12, 8), "61;70;75;80;86;89;90;100;120"),
+                   ((11, 8), "52;61;70;75;80;86;89;90"), ((0, 0), "52;61;70;75;80;86"))
+
+
+@dataclass(frozen=True)
+class Recipe:
+    name: str
+    description: str
+    kind: str
+    origin: str
+    package: str = ""
+    cmake_args: tuple[str, ...] = ()
+    cuda_architectures: bool = False
+    generator: str = "auto"
+    short_temp: bool = False
+    drop_env: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
+    params: tuple[tuple[str, str], ...] = ()
+    required_files: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+
+@dataclass(frozen=True)
+class RecipeContext:
+    platform: str
+    cuda_short: str = ""
+    cuda_path: str = ""
+    nvcc: str = ""
+    vs_path: str = ""
+    vs_major: int | None = None
+    toolset: str = ""
+    cuda_in_build_customizations: bool = True
+    gpu_caps: tuple[str, ...] = ()          # "8.9", ...
+    ninja: str | None = None
+    arch_list: str | None = None            # --arch-list "86;89"
+    allow_unsupported_compiler: bool = False
+    params: tuple[tuple[str, str], ...] = ()
+    system_drive: str = "C:"
+    temp: str = ""
+    cpu_count: int = 1
+    lib_files: tuple[str, ...] = field(default=())   # files in params' lib_path (prebuilt-lib)
+
+
+def recipe_dirs() -> list[Path]:
+    """Built-in recipes, then the user's (platformdirs config dir), which override by name."""
+    here = Path(__file__).resolve().parent
+    builtin = here / "_data" / "templates" / "recipes"
+    if not builtin.is_dir():
+        builtin = here.parent / "templates" / "recipes"
+    from platformdirs import user_config_dir
+
+    import os
+
+    user = Path(os.environ.get("ENVMGR_CONFIG_DIR") or user_config_dir("envmgr", appauthor=False)) / "recipes"
+    return [builtin, user]
+
+
+def parse_recipe(text: str, origin: str) -> Recipe:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputFileError(f"{origin}: not a valid recipe: {exc}", "fix the TOML at that line") from None
+    unknown = sorted(set(data) - ALLOWED)
+    if unknown:
+        raise InputFileError(f"{origin}: unknown key {unknown[0]!r}; allowed keys: {', '.join(sorted(ALLOWED))}",
+                             "remove or rename the key (see docs/recipes.md)")
+    if data.get("schema") != SCHEMA:
+        raise InputFileError(f"{origin}: recipe schema {data.get('schema')!r} is not {SCHEMA}", "set schema = 1")
+    kind = data.get("kind")
+    if kind not in KINDS:
+        raise InputFileError(f"{origin}: kind {kind!r} is not one of {', '.join(KINDS)}", "fix the recipe's kind")
+    name = data.get("name") or Path(origin).stem
+    req = data.get("required_files", {})
+    try:
+        return Recipe(
+            name=str(name), description=str(data.get("description", "")), kind=kind, origin=origin,
+            package=str(data.get("package", "")), cmake_args=tuple(str(a) for a in data.get("cmake_args", [])),
+            cuda_architectures=bool(data.get("cuda_architectures", False)),
+            generator=str(data.get("generator", "auto")), short_temp=bool(data.get("short_temp", False)),
+            drop_env=tuple(str(x) for x in data.get("drop_env", [])),
+            env=tuple((str(k), str(v)) for k, v in data.get("env", {}).items()),
+            params=tuple((str(k), str(v)) for k, v in data.get("params", {}).items()),
+            required_files=tuple((str(k), tuple(str(f) for f in v)) for k, v in req.items()))
+    except (TypeError, AttributeError) as exc:
+        raise InputFileError(f"{origin}: malformed recipe: {exc}", "see docs/recipes.md") from None
+
+
+def load_recipes() -> dict[str, Recipe]:
+    found: dict[str, Recipe] = {}
+    for folder in recipe_dirs():
+        for path in sorted(folder.glob("*.toml")) if folder.is_dir() else []:
+            recipe = parse_recipe(path.read_text(encoding="utf-8"), str(path))
+            found[recipe.name] = recipe
+    return found
+
+
+def get_recipe(name: str) -> Recipe:
+    recipes = load_recipes()
+    if name not in recipes:
+        raise NoMatchError(f"unknown recipe {name!r}", "pick one of: " + ", ".join(sorted(recipes)),
+                           details=tuple(f"{r.name}: {r.description}" for r in recipes.values()))
+    return recipes[name]
+
+
+def cuda_architectures(ctx: RecipeContext) -> tuple[str, str]:
+    """(CMake list like "86;89", where it came from)."""
+    if ctx.arch_list:
+        archs = [a.strip().replace(".", "") for a in ctx.arch_list.replace(",", ";").split(";") if a.strip()]
+        return ";".join(archs), "--arch-list"
+    if ctx.gpu_caps:
+        archs = sorted({c.replace(".", "") for c in ctx.gpu_caps}, key=int)
+        return ";".join(archs), "the GPUs found"
+    version = tuple(int(x) for x in ctx.cuda_short.split(".")[:2] if x.isdigit()) or (0, 0)
+    archs = next(a for since, a in _FALLBACK_ARCHS if version >= since)
+    return archs, f"no GPU visible: a fixed list for CUDA {ctx.cuda_short or '?'} (never 'native' without a GPU)"
+
+
+def _vs_generator(major: int | None) -> str:
+    return {15: "Visual Studio 15 2017", 16: "Visual Studio 16 2019", 17: "Visual Studio 17 2022",
+            18: "Visual Studio 18 2026"}.get(major or 17, "Visual Studio 17 2022")
+
+
+def apply_recipe(recipe: Recipe, ctx: RecipeContext) -> tuple[EnvDelta, tuple[str, ...]]:
+    """The recipe's variables for this machine, and notes that explain each decision."""
+    ops: list[VarOp] = [VarOp(name, UNSET) for name in recipe.drop_env]
+    notes: list[str] = []
+    ops += [VarOp(k, SET, v) for k, v in recipe.env]
+    if recipe.kind == "cmake":
+        ops += _cmake_ops(recipe, ctx, notes)
+    elif recipe.kind == "torch-extension":
+        archs, why = cuda_architectures(ctx)
+        listed = ";".join(f"{a[:-1]}.{a[-1]}" for a in archs.split(";"))
+        ops.append(VarOp("TORCH_CUDA_ARCH_LIST", SET, listed))
+        notes.append(f"TORCH_CUDA_ARCH_LIST={listed} from {why}")
+        if ctx.platform != "windows":
+            ops = [op for op in ops if op.name != "DISTUTILS_USE_SDK"]
+    elif recipe.kind == "prebuilt-lib":
+        ops += _prebuilt_ops(recipe, ctx, notes)
+    if recipe.short_temp and ctx.platform == "windows" and not _short_ascii(ctx.temp):
+        short = f"{ctx.system_drive}\\envmgr-tmp"
+        ops += [VarOp("TEMP", SET, short), VarOp("TMP", SET, short)]
+        notes.append(f"TEMP/TMP={short}: {ctx.temp or '(unset)'} is long, has spaces or non-ASCII characters")
+    return EnvDelta(ctx.platform, tuple(ops)), tuple(notes)
+
+
+def _short_ascii(path: str) -> bool:
+    return bool(path) and path.isascii() and " " not in path and len(path) <= 40
+
+
+def _cmake_ops(recipe: Recipe, ctx: RecipeContext, notes: list[str]) -> list[VarOp]:
+    args = list(recipe.cmake_args)
+    ops: list[VarOp] = []
+    if recipe.cuda_architectures:
+        archs, why = cuda_architectures(ctx)
+        args.append(f"-DCMAKE_CUDA_ARCHITECTURES={archs}")
+        notes.append(f"CUDA architectures {archs} from {why}")
+    if ctx.allow_unsupported_compiler:
+        args.append("-DCMAKE_CUDA_FLAGS=-allow-unsupported-compiler")
+        notes.append("-allow-unsupported-compiler: you asked for it; nvcc's host compiler check is skipped")
+    # scikit-build-core splits CMAKE_ARGS with shlex: quote each argument so it survives intact.
+    ops.append(VarOp("CMAKE_ARGS", SET, " ".join(shlex.quote(a) for a in args)))
+    if ctx.nvcc:
+        ops.append(VarOp("CUDACXX", SET, ctx.nvcc))
+    ops.append(VarOp("CMAKE_BUILD_PARALLEL_LEVEL", SET, str(max(1, ctx.cpu_count))))
+    if recipe.generator == "auto" and ctx.ninja:
+        ops.append(VarOp("CMAKE_GENERATOR", SET, "Ninja"))
+        notes.append(f"generator Ninja ({ctx.ninja}): no MSBuild CUDA integration needed" if ctx.platform == "windows"
+                     else f"generator Ninja ({ctx.ninja})")
+    elif recipe.generator == "auto" and ctx.platform == "windows" and ctx.vs_path:
+        gen = _vs_generator(ctx.vs_major)
+        ops += [VarOp("CMAKE_GENERATOR", SET, gen), VarOp("CMAKE_GENERATOR_INSTANCE", SET, ctx.vs_path),
+                VarOp("CMAKE_GENERATOR_PLATFORM", SET, "x64")]
+        toolset = [f"version={'.'.join(ctx.toolset.split('.')[:2])}"] if ctx.toolset else []
+        if not ctx.cuda_in_build_customizations and ctx.cuda_path:
+            toolset.append(f"cuda={ctx.cuda_path}")
+            notes.append(f"this Visual Studio has no CUDA {ctx.cuda_short} BuildCustomizations: "
+                         f"CMAKE_GENERATOR_TOOLSET names the toolkit (or run `envmgr fix-msbuild`)")
+        if toolset:
+            ops.append(VarOp("CMAKE_GENERATOR_TOOLSET", SET, ",".join(toolset)))
+        notes.append(f"no ninja on PATH: generator {gen} pinned to {ctx.vs_path} (pip install ninja for the faster route)")
+    return ops
+
+
+def _prebuilt_ops(recipe: Recipe, ctx: RecipeContext, notes: list[str]) -> list[VarOp]:
+    params = dict(ctx.params)
+    lib = params.get("lib_path")
+    if not lib:
+        raise UsageError(f"recipe {recipe.name} needs --recipe-param lib_path=FOLDER",
+                         dict(recipe.params).get("lib_path", "the folder of your llama.cpp build"))
+    wanted = dict(recipe.required_files).get(ctx.platform, ())
+    have = {f.lower() for f in ctx.lib_files}
+    missing = [f for f in wanted if f.lower() not in have]
+    if missing:
+        raise UsageError(f"{lib} does not hold {', '.join(missing)}: not a CUDA build of llama.cpp",
+                         "build llama.cpp with -DGGML_CUDA=on and point lib_path at the folder with its libraries")
+    notes.append(f"LLAMA_CPP_LIB_PATH={lib}: llama_cpp will load this CUDA build")
+    return [VarOp("LLAMA_CPP_LIB_PATH", SET, lib)]
