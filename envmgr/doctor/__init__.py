@@ -1,0 +1,1 @@
+"""doctor: checks (one small function per catalog id F01…F23) and build-log scanning."""

@@ -1,0 +1,152 @@
+"""The failure catalog F01–F23 as data: what went wrong, why, and the fix (facts/failures.md §2).
+
+Short paraphrases only; failures.md holds the evidence and the sources. `fix_command` is an envmgr
+command (or the one pip line) that repairs or avoids the failure, where one exists.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+WIN = ("windows",)
+LINUX = ("linux",)
+BOTH = ("windows", "linux")
+
+
+@dataclass(frozen=True)
+class Failure:
+    id: str
+    title: str
+    cause: str
+    fix: str
+    fix_command: str | None
+    platforms: tuple[str, ...]
+
+
+_REINSTALL = "pip install --no-cache-dir --force-reinstall --verbose llama-cpp-python"
+
+_ROWS = (
+    Failure("F01", "No CUDA toolset found (CUDA MSBuild integration missing)",
+            "The Visual Studio generator needs BuildCustomizations\\CUDA X.Y.props in the VS instance it picked; "
+            "that instance has none (VS installed after CUDA, integration deselected, or another instance chosen).",
+            "Build with Ninja inside a vcvars environment, or copy the toolkit's MSBuildExtensions into that "
+            "instance, or pin CMAKE_GENERATOR_TOOLSET=cuda=<path> and CMAKE_GENERATOR_INSTANCE.",
+            "envmgr fix-msbuild", WIN),
+    Failure("F02", "Visual Studio generator uses a different CUDA than CUDA_PATH",
+            "The VS generator takes the highest CUDA *.props it finds, while FindCUDAToolkit follows "
+            "CUDACXX/CUDA_PATH/PATH; the two toolkits disagree.",
+            "Use Ninja, or pass CMAKE_GENERATOR_TOOLSET=cuda=<X.Y or path> so both pick one toolkit.",
+            "envmgr shell --cuda <X.Y>", WIN),
+    Failure("F03", "No usable Visual Studio or wrong generator",
+            "CMake found no VS instance with the C++ tools (fell back to NMake/MinGW), or the CMake in use does "
+            "not know the installed VS (VS 2026 needs CMake 4.2).",
+            "Install Build Tools with the VC x64 tools and a Windows SDK; for VS 2026 use CMake >= 4.2, or Ninja "
+            "in a vcvars shell.",
+            "envmgr shell", WIN),
+    Failure("F04", "MSVC too new for this CUDA (host_config.h rejects the compiler)",
+            "nvcc's crt/host_config.h refuses an _MSC_VER above its bound: CUDA 11.8-12.3 stop before MSVC 14.40, "
+            "12.4-12.9 before 14.50 (VS 2026).",
+            "Use an older MSVC toolset side by side (vcvars -vcvars_ver=14.39) or a newer CUDA; "
+            "-allow-unsupported-compiler is a last resort.",
+            "envmgr shell --toolset 14.39 --cuda 12.4", WIN),
+    Failure("F05", "MSVC STL demands a newer CUDA (STL1002)",
+            "The STL's yvals_core.h has its own CUDA minimum (12.4 for VS 17.10+ STLs, newer for later ones), "
+            "separate from host_config.h, so -allow-unsupported-compiler alone does not help.",
+            "Upgrade CUDA to the version named in the message, or select an older MSVC toolset.",
+            "envmgr shell --toolset 14.39", WIN),
+    Failure("F06", "nvcc cannot use cl.exe",
+            "With Ninja/Makefiles nvcc looks for cl.exe on PATH, which only vcvars sets; an x86 cl first on PATH, "
+            "a -ccbin conflict, or spaces in TEMP break it too.",
+            "Build in a shell with a captured x64 vcvars environment and a short ASCII TEMP.",
+            "envmgr shell --arch x64", WIN),
+    Failure("F07", "CUDA compiler or toolkit not found",
+            "No nvcc is reachable through CUDACXX, CUDAToolkit_ROOT, CUDA_PATH or PATH (stale shell, removed "
+            "toolkit, pip/conda CUDA without nvcc).",
+            "Set CUDACXX, CUDAToolkit_ROOT and CUDA_PATH to one toolkit and put its bin first on PATH.",
+            "envmgr shell --cuda <X.Y>", BOTH),
+    Failure("F08", "Mixed CUDA versions",
+            "nvcc, headers, import libraries and runtime DLLs are found independently and come from different "
+            "toolkits.",
+            "Point CUDA_PATH, CUDACXX, CUDAToolkit_ROOT and PATH at one toolkit and drop the other bin folders.",
+            "envmgr shell --cuda <X.Y>", BOTH),
+    Failure("F09", "Old or removed CMake flag names",
+            "LLAMA_CUBLAS is fatal now, LLAMA_CUDA only warns, GGML_CUDA_F16 and friends are ignored; an old flag "
+            "can leave a CPU-only build.",
+            "Use -DGGML_CUDA=on and drop FORCE_CMAKE.",
+            None, BOTH),
+    Failure("F10", "CMAKE_ARGS quoting or format",
+            "scikit-build-core splits CMAKE_ARGS with shlex: shell-specific quotes and backslash paths get "
+            "mangled, and SKBUILD_CMAKE_ARGS splits on ';'.",
+            "Let envmgr set CMAKE_ARGS (forward slashes, one quoting style per shell).",
+            "envmgr shell", BOTH),
+    Failure("F11", "Path or command line too long",
+            "Deep pip/scikit-build temp folders plus ggml-cuda's long file names exceed MAX_PATH, or repeated "
+            "vcvars calls overflow cmd's line limit.",
+            "Use a short TEMP and SKBUILD_BUILD_DIR (C:/b), Ninja, and capture vcvars once.",
+            "envmgr shell", WIN),
+    Failure("F12", "'native' CUDA arch without a visible GPU",
+            "GGML_NATIVE asks the driver for the GPUs at build time; with none visible nvcc falls back to a "
+            "default arch that may not fit the real GPU.",
+            "Pass an explicit -DCMAKE_CUDA_ARCHITECTURES (from nvidia-smi compute_cap) or -DGGML_NATIVE=OFF.",
+            None, BOTH),
+    Failure("F13", "GPU architecture not supported by this nvcc",
+            "The requested arch is too new (sm_120 needs CUDA 12.8) or too old (CUDA 13 dropped < 7.5) for the "
+            "nvcc in use, or a stale build cache still lists it.",
+            "Match CUDA to the GPU (>= 12.8 for RTX 50xx, 12.x for Pascal/Volta) and rebuild from a fresh build dir.",
+            "envmgr shell --cuda <X.Y>", BOTH),
+    Failure("F14", "No kernel image for this GPU",
+            "The binary has neither SASS nor suitable PTX for the GPU's compute capability.",
+            "Rebuild with the GPU's arch in CMAKE_CUDA_ARCHITECTURES, or pick a wheel whose arch list covers it.",
+            _REINSTALL, BOTH),
+    Failure("F15", "A DLL or one of its dependencies cannot be loaded",
+            "llama.dll/ggml*.dll exist but a dependency (cudart/cublas of the right major, nvcuda.dll, the VC++ "
+            "runtime) is not on PATH; CUDA 13 keeps its DLLs in bin\\x64.",
+            "Put the matching CUDA bin (and bin\\x64) first on PATH, install the driver / VC++ redistributable.",
+            "envmgr shell --cuda <X.Y>", WIN),
+    Failure("F16", "Stale CUDA_PATH breaks import llama_cpp",
+            "The loader calls os.add_dll_directory(CUDA_PATH\\bin) unconditionally, which raises when the folder "
+            "no longer exists, even for CPU builds.",
+            "Correct or unset CUDA_PATH (and HIP_PATH).",
+            "envmgr shell --cuda <X.Y>", WIN),
+    Failure("F17", "NVIDIA driver too old for the CUDA runtime",
+            "The driver's CUDA version is below the toolkit or wheel the binary was built with; ggml then falls "
+            "back to the CPU.",
+            "Update the driver, or build/install for a CUDA version the driver supports.",
+            None, BOTH),
+    Failure("F18", "Build succeeded but runs on the CPU",
+            "GGML_CUDA never reached CMake, pip reused a cached CPU wheel, n_gpu_layers is 0, or CUDA failed to "
+            "initialise at run time.",
+            "Reinstall without the cache in a prepared shell and pass n_gpu_layers=-1.",
+            _REINSTALL, BOTH),
+    Failure("F19", "pip built from source instead of using a prebuilt wheel",
+            "pip prefers the newest version across indexes, so a newer PyPI sdist beats the CUDA index's wheel "
+            "and pip compiles.",
+            "Pin the version and add --only-binary=llama-cpp-python with the CUDA wheel index.",
+            "pip install llama-cpp-python==<ver> --only-binary=llama-cpp-python --extra-index-url "
+            "https://abetlen.github.io/llama-cpp-python/whl/cu124", BOTH),
+    Failure("F20", "Build takes very long",
+            "Many CUDA archs, all flash-attention quant pairs, few cores, a throw-away build dir or antivirus "
+            "scanning multiply the work.",
+            "Build one arch, keep a persistent SKBUILD_BUILD_DIR, use Ninja with all cores.",
+            None, BOTH),
+    Failure("F21", "gcc too new for nvcc",
+            "nvcc's host_config.h rejects a __GNUC__ above its bound (for example > 13 for CUDA 12.4-12.6).",
+            "Install an older g++ and set CUDAHOSTCXX to it before the first configure, or upgrade CUDA.",
+            "envmgr shell --cuda <X.Y>", LINUX),
+    Failure("F22", "Linux: CUDA toolkit not on PATH or wrong nvcc",
+            "NVIDIA's packages install to /usr/local/cuda-X.Y without touching PATH, CMake ignores CUDA_HOME, "
+            "and a distro /usr/bin/nvcc may be older.",
+            "Export PATH, CUDACXX and CUDAToolkit_ROOT for the toolkit you want.",
+            "envmgr shell --cuda <X.Y>", LINUX),
+    Failure("F23", "libcuda.so.1 / CUDA libraries missing (Docker, no GPU)",
+            "At build time only the libcuda stub exists, so linking executables against libggml-cuda fails; at run "
+            "time the driver library or cuBLAS is not in the container.",
+            "Build with -DCMAKE_EXE_LINKER_FLAGS=-Wl,--allow-shlib-undefined and explicit archs; run with --gpus all "
+            "and a runtime/devel CUDA image.",
+            None, LINUX),
+)
+
+CATALOG: dict[str, Failure] = {f.id: f for f in _ROWS}
+
+
+def ids() -> tuple[str, ...]:
+    return tuple(CATALOG)

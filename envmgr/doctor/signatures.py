@@ -1,0 +1,193 @@
+"""Log signatures: compiled regexes that tie a line of a build or load log to a catalog id.
+
+Sources: facts/failures.md §2 and §9, checked against the real logs in tests/corpus (SOURCES.md).
+The patterns run over text that logscan has already normalised (ANSI codes stripped, CRLF and lone
+CR turned into LF, hard-wrapped MSBuild lines re-joined). They are unanchored, so prefixes such as
+MSBuild's `1>`, VS Code's `[build] `, pip's indentation or a timestamp do not matter, and words are
+joined with `\\s+` so that CMake's and clang's word-wrapped messages still match. Only text that
+every locale prints in English is matched literally (CMake, nvcc, CPython, the #error text of
+host_config.h); for localised tools (MSBuild, Windows) the error code is matched instead.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+Extract = Callable[["re.Match[str]"], dict]
+
+
+@dataclass(frozen=True)
+class Signature:
+    id: str                      # catalog id, F01…F23
+    name: str                    # short label for --json and tests
+    regex: re.Pattern[str]
+    extract: Extract | None = None
+    check: Callable[["re.Match[str]"], bool] | None = None   # reject a match the regex alone can't
+    needle: str | None = None    # a literal the text must contain: skips slow regexes on most logs
+
+
+_PATH_CUDA = r"CUDA[\\/]+v(?P<cuda>\d+\.\d+)[\\/]"   # a toolkit folder: ...\CUDA\v12.4\...
+
+
+def words(phrase: str) -> str:
+    """A literal phrase whose spaces may be any whitespace run, line breaks included."""
+    return r"\s+".join(re.escape(w) for w in phrase.split())
+
+
+def _named(m: re.Match[str]) -> dict:
+    d = {k: v.strip() for k, v in m.groupdict().items() if v}
+    if "\\\\" in d.get("path", ""):   # repr() of a Windows path doubles its backslashes
+        d["path"] = d["path"].replace("\\\\", "\\")
+    return d
+
+
+def _sig(id_: str, name: str, pattern: str, extract: Extract | None = _named, flags: int = 0,
+         check=None, needle: str | None = None) -> Signature:
+    return Signature(id_, name, re.compile(pattern, flags), extract, check, needle)
+
+
+def _cuda_pair_differs(m: re.Match[str]) -> bool:
+    return m.group("props") != m.group("nvcc")
+
+
+def _line_before(m: re.Match[str]) -> str:
+    return m.string[m.string.rfind("\n", 0, m.start()) + 1: m.start()]
+
+
+def _host_config(m: re.Match[str]) -> dict:
+    """`...\\CUDA\\v11.8\\include\\crt/host_config.h(153): fatal error C1189: #error:  -- unsupported ...`"""
+    d, before = _named(m), _line_before(m)
+    cuda, header = re.search(_PATH_CUDA, before), re.search(r"host_config\.h\((\d+)\)", before)
+    if cuda:
+        d["cuda"] = cuda.group("cuda")
+    if header:
+        d["header_line"] = header.group(1)
+    if "lo" in d and "hi" in d:
+        d["supported"] = f"{d.pop('lo')}-{d.pop('hi')}"
+    return d
+
+
+def _stl(m: re.Match[str]) -> dict:
+    """`...\\MSVC\\14.42.34433\\include\\yvals_core.h(892): error: ... STL1002: ...`"""
+    d = _named(m)
+    msvc = re.search(r"MSVC[\\/]+(14\.\d+)\.\d+[\\/]+include", _line_before(m))
+    if msvc:
+        d["msvc"] = msvc.group(1)
+    return d
+
+
+def _unused_vars(m: re.Match[str]) -> dict:
+    return {"unused": [n.strip() for n in m.group("names").splitlines() if n.strip()]}
+
+
+def _stale_path(m: re.Match[str]) -> bool:
+    path = m.group("path").lower()
+    return "cuda" in path or "hip" in path or "nvidia" in path
+
+
+
+SIGNATURES: tuple[Signature, ...] = (
+    # F01: the VS generator found no CUDA BuildCustomizations (CMake) / a vcxproj's import is missing.
+    _sig("F01", "no-cuda-toolset", words("No CUDA toolset found.")),
+    _sig("F01", "cuda-props-not-found",
+         r"(?:MSB4019|imported\s+project)[^\"\n]*\"(?P<path>[^\"\n]*?"
+         r"(?:[\\/](?P<vc>v1[4-9]0))?[\\/]+BuildCustomizations[\\/]+CUDA (?P<cuda>\d+\.\d+)\.(?:props|targets))\""),
+    # F02: one CUDA's MSBuild targets drive another CUDA's nvcc (unsloth #4518).
+    _sig("F02", "targets-nvcc-mismatch",
+         r"BuildCustomizations[\\/]+CUDA (?P<props>\d+\.\d+)\.targets\(\d+,\d+\):[^\n]*?MSB3721[^\n]*?"
+         r"CUDA[\\/]+v(?P<nvcc>\d+\.\d+)[\\/]+bin[\\/]+nvcc", check=_cuda_pair_differs),
+    # F03: no VS with the C++ tools, or a generator CMake cannot use.
+    _sig("F03", "nmake-fallback", r"-- Building for: NMake Makefiles"),
+    _sig("F03", "nmake-missing", r"'nmake'\s+'-\?'"),
+    _sig("F03", "no-vs-instance", r"Generator\s+(?P<generator>Visual Studio \d+ \d{4})\s+could not find any instance"
+         r"\s+of\s+Visual\s+Studio"),
+    _sig("F03", "no-build-program", words("unable to find a build program corresponding to")
+         + r"\s+\"(?P<generator>[^\"]+)\""),
+    _sig("F03", "unknown-generator", r"Could not create named generator (?P<generator>[^\n]+)"),
+    # F04: nvcc's host_config.h rejects the MSVC version (the #error text is English in every locale).
+    _sig("F04", "host-config-msvc", words("unsupported Microsoft Visual Studio version!")
+         + r"(?:\s+Only\s+the\s+versions\s+between\s+(?P<lo>\d{4})\s+and\s+(?P<hi>\d{4}))?",
+         extract=_host_config, needle="unsupported"),
+    # F05: the MSVC STL's own CUDA minimum (clang prints "10.1 Update 2"; nvcc wraps it in a static assert).
+    _sig("F05", "stl1002", r"STL1002:\s+" + words("Unexpected compiler version, expected CUDA")
+         + r"\s+(?P<cuda_min>\d+\.\d+)(?:\s+Update\s+\d+)?\s+or\s+newer", extract=_stl, needle="STL1002"),
+    # F06: nvcc and cl.exe.
+    _sig("F06", "cl-not-in-path", r"nvcc fatal\s*:\s*Cannot find compiler 'cl\.exe' in PATH"),
+    _sig("F06", "ccbin-conflict", words("Compiler 'cl.exe' in PATH different than the one specified with -ccbin")),
+    _sig("F06", "vcvars-setup-failed", words("Could not set up the environment for Microsoft Visual Studio")
+         + r"(?:\s+using\s+'(?P<path>[^'\n]+)')?"),
+    _sig("F06", "cudafe-crash", r"'cudafe\+\+' died with status 0xC0000005"),
+    # F07: no nvcc / toolkit (CMake's own texts, and ggml's).
+    _sig("F07", "no-cuda-compiler", words("No CMAKE_CUDA_COMPILER could be found.")),
+    _sig("F07", "cudacxx-missing", words("Could not find compiler set in environment variable CUDACXX:")
+         + r"\s*(?P<path>[^\s][^\n]*?)\.?[ \t]*$", flags=re.M),
+    _sig("F07", "cuda-toolkit-not-found", r"\bCUDA Toolkit not found\b", needle="CUDA Toolkit not found"),
+    _sig("F07", "cuda-compiler-not-set", words("CMAKE_CUDA_COMPILER not set, after EnableLanguage")),
+    _sig("F07", "old-ggml-no-nvcc", words("Could not find nvcc, please set CUDAToolkit_ROOT.")),
+    _sig("F07", "old-ggml-cuda-not-found", r"CMake Warning at [^\n]*\(message\):\s+CUDA not found\b"),
+    # F09: old flag names (the CMake message wraps "Use GGML_CUDA instead" onto its own line).
+    _sig("F09", "deprecated-flag", r"\b(?P<flag>(?:LLAMA|GGML|WHISPER)_\w+)\s+is\s+deprecated\b",
+         needle="deprecated"),
+    _sig("F09", "unused-variables",
+         words("Manually-specified variables were not used by the project:")
+         + r"[ \t]*\n(?:[ \t]*\n)*(?P<names>(?:[ \t]+[A-Za-z_]\w*[ \t]*\n)+)", extract=_unused_vars),
+    # F10: CMAKE_ARGS quoting.
+    _sig("F10", "extra-path", r"Ignoring extra path from command line:\s*(?P<arg>[^\n]*)"),
+    _sig("F10", "skbuild-ignored", r"Unsupported CMAKE_ARGS ignored:\s*(?P<arg>[^\n]*)"),
+    _sig("F10", "cmd-syntax", words("'CMAKE_ARGS' is not recognized as an internal or external command")),
+    # F11: long paths and long command lines (MSBuild codes survive localisation).
+    _sig("F11", "object-path-max", r"CMAKE_OBJECT_PATH_MAX"),
+    _sig("F11", "msb3491", r"\bMSB3491\b", needle="MSB3491"),
+    _sig("F11", "filename-too-long", words("The filename or extension is too long")),
+    _sig("F11", "ninja-260", words("Filename longer than 260 characters")),
+    _sig("F11", "input-line-too-long", words("The input line is too long")),
+    # F12: arch=native without a GPU. Listed before F13: its text also says "Unsupported gpu architecture".
+    _sig("F12", "native-no-gpu", r"Cannot find valid GPU for '-arch=native'"),
+    _sig("F12", "native-garbage", r"compute_No CUDA devices found"),
+    # F13: arch unknown to this nvcc.
+    _sig("F13", "unsupported-arch", r"Unsupported gpu architecture '(?P<arch>(?:compute|sm|lto)_\d+[a-z]?)'"),
+    _sig("F13", "arch-value-undefined",
+         r"Value '(?P<arch>(?:compute|sm|lto)_\d+[a-z]?)' is not defined for option 'gpu-(?:architecture|code)'"),
+    # F14 / F17: run time.
+    _sig("F14", "no-kernel-image", words("no kernel image is available for execution on the device")),
+    _sig("F17", "driver-insufficient", words("CUDA driver version is insufficient for CUDA runtime version")),
+    _sig("F17", "driver-combination", words("unsupported display driver / cuda driver combination")),
+    _sig("F17", "ptx-toolchain", words("the provided PTX was compiled with an unsupported toolchain")),
+    _sig("F17", "ggml-init-failed", r"ggml_cuda_init: failed to initialize CUDA: (?P<reason>[^\n]*)"),
+    _sig("F17", "no-device", words("no CUDA-capable device is detected")),
+    # F15: Windows DLL loading (CPython's message is English; WinError 126 is the localised one).
+    _sig("F15", "dll-not-loadable",
+         r"Could not find module '(?P<path>[^'\n]*?(?P<dll>[\w.+-]+\.dll))' \(or one of its dependencies\)",
+         flags=re.I),
+    _sig("F15", "failed-to-load-dll", r"Failed to load shared library '(?P<path>[^'\n]*?(?P<dll>[\w.+-]+\.dll))'",
+         flags=re.I),
+    _sig("F15", "no-shared-library", r"Shared library with base name '(?P<base>\w+)' not found"),
+    _sig("F15", "winerror-126", r"\[WinError 126\]"),
+    # F16: os.add_dll_directory on a CUDA_PATH that is gone (WinError 3 or 2, any locale).
+    _sig("F16", "stale-cuda-path", r"\[WinError [23]\][^\n]*?'(?P<path>[^'\n]+)'", check=_stale_path,
+         needle="WinError"),
+    _sig("F16", "add-dll-directory",
+         r"os\.add_dll_directory\(os\.path\.join\(os\.environ\[[\"'](?P<var>CUDA_PATH|HIP_PATH)[\"']\]"),
+    # F18: built or loaded for the CPU.
+    _sig("F18", "zero-layers-offloaded", r"offloaded 0/(?P<layers>\d+) layers to GPU"),
+    _sig("F18", "blas-off", r"\bBLAS = 0\b", needle="BLAS = 0"),
+    # F21: host compiler too new on Linux.
+    _sig("F21", "gcc-too-new", words("unsupported GNU version! gcc versions later than")
+         + r"\s+(?P<gcc_max>\d+)\s+are\s+not\s+supported"),
+    _sig("F21", "clang-too-new", words("unsupported clang version! clang version must be less than")
+         + r"\s+(?P<clang_max_excl>\d+)"),
+    # F23: libcuda.so.1 and friends (Docker, no driver).
+    _sig("F23", "libcuda-needed", r"(?P<lib>libcuda\.so\.1), needed by (?P<by>\S+), not found"),
+    _sig("F23", "driver-symbols-undefined", r"undefined reference to [`'](?P<symbol>cu(?:Mem|Device)\w*)'"),
+    _sig("F23", "so-not-found",
+         r"(?P<lib>lib(?:cuda|cudart|cublas|cublasLt)\.so(?:\.\d+)*): cannot open shared object file"),
+)
+
+# Ids with no text of their own: F08 (shows up as F02/F13/F15 text), F19 and F20 (no error), and
+# F22 (prints F07's texts on Linux). logscan infers F04/F05 from the versions a log names.
+NO_SIGNATURE = ("F08", "F19", "F20", "F22")
+
+
+def for_id(failure_id: str) -> tuple[Signature, ...]:
+    return tuple(s for s in SIGNATURES if s.id == failure_id)

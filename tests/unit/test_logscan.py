@@ -1,0 +1,268 @@
+"""The log scanner on the real build and load logs in tests/corpus (sources: tests/corpus/SOURCES.md).
+
+Variants (CRLF, UTF-16, ANSI colour, MSBuild prefixes and hard wrapping) are made from the real
+samples by the transformations below; no failure text is invented here.
+"""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from envmgr.doctor.catalog import CATALOG, Failure, ids
+from envmgr.doctor.logscan import LogMatch, matches_json, read_log, render_matches, scan_log
+from envmgr.doctor.signatures import NO_SIGNATURE, SIGNATURES
+from envmgr.errors import InputFileError
+from tests.conftest import CORPUS
+
+# file -> ((id, line_no of its first match), ...) in order of first occurrence, and a subset of the
+# first match's details. Line numbers count the file's own lines (annotation lines are blanked).
+LOGS = {
+    "cmake-no-cuda-toolset-found-cmake3.27-cuda11.3-findcudatoolkit-ok.txt": ((("F01", 6),), {}),
+    "cmake-no-cuda-toolset-found-vs2019-buildtools-bundled-cmake3.20.txt": ((("F01", 9),), {}),
+    "cmake-no-cuda-toolset-found-vs2019-cmake3.24.txt": ((("F01", 4),), {}),
+    "msbuild-imported-project-cuda-props-not-found-vs2022.txt": ((("F01", 1),), {"cuda": "12.4", "vc": "v170"}),
+    "msbuild-cuda11.8-host_config-unsupported-msvc14.40-vs2022-buildtools-llama-cpp-python-EXCERPT.txt":
+        ((("F04", 6),), {"cuda": "11.8", "msvc": "14.40", "supported": "2017-2022", "header_line": "153"}),
+    "nvcc-host_config-unsupported-msvc-error-cuda12.2.txt":
+        ((("F04", 1),), {"cuda": "12.2", "supported": "2017-2022"}),
+    # The error itself is cut off; the log names CUDA 12.2 (compiler id) and MSBuild 17.10 (MSVC 14.40).
+    "cmake-check-cuda-compiler-broken-vs2022-buildtools-msbuild17.10-cuda12.2.140-EXCERPT.txt":
+        ((("F04", 8),), {"inferred": True, "cuda": "12.2", "msvc": "14.40", "msvc_from": "MSBuild"}),
+    # CMake's compiler-id output (printed only when identification failed): nvcc 12.2 with -ccbin 14.40.
+    "cmake-vs-generator-cuda-compilerid-nvcc-commandline-cuda12.2-msvc14.40-EXCERPT.txt":
+        ((("F04", 3),), {"inferred": True, "cuda": "12.2", "msvc": "14.40", "msvc_from": "-ccbin"}),
+    "nvcc-stl1002-yvals_core-msvc14.42-vscode-cmake-tools-EXCERPT.txt":
+        ((("F05", 2),), {"cuda_min": "12.4", "msvc": "14.42"}),
+    "nvcc-fatal-cannot-find-cl.exe-ffmpeg-configure-EXCERPT.txt": ((("F06", 10),), {}),
+    "cmake-no-cmake-cuda-compiler-llama.cpp-linux-EXCERPT.txt": ((("F07", 13),), {}),
+    "cmake-cudacxx-not-found-cmake3.18-cutlass-EXCERPT.txt":
+        ((("F07", 4),), {"path": "$~/miniconda3/envs/int/bin/nvcc"}),
+    "cmake-llama.cpp-llama_cuda-deprecated-then-cuda-not-found-linux-EXCERPT.txt":
+        ((("F09", 17), ("F07", 34)), {"flag": "LLAMA_CUDA"}),
+    "cmake-llama_cublas-deprecated-error-llama-cpp-python-EXCERPT.txt": ((("F09", 3),), {"flag": "LLAMA_CUBLAS"}),
+    "cmake-nmake-not-found-spanish-windows-llama.cpp-EXCERPT.txt": ((("F03", 2),), {}),
+    "pip-llama-cpp-python-skbuild-0.8.2-mingw-makefiles-no-build-program-EXCERPT.txt":
+        ((("F03", 13),), {"generator": "MinGW Makefiles"}),
+    "nvcc-fatal-unsupported-gpu-architecture-compute_120a-pip-EXCERPT.txt": ((("F13", 3),), {"arch": "compute_120a"}),
+    "python-import-llama_cpp-failed-to-load-llama.dll-EXCERPT.txt": ((("F15", 9),), {"dll": "llama.dll"}),
+    "python-import-llama_cpp-winerror3-stale-cuda_path.txt":
+        ((("F16", 2),), {"path": "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\11.2\\bin"}),
+    "python-import-llama_cpp-add_dll_directory-cuda_path-traceback-EXCERPT.txt": ((("F16", 16),), {"var": "CUDA_PATH"}),
+    "nvcc-host_config-unsupported-gnu-version-gcc13-llama.cpp.txt": ((("F21", 2),), {"gcc_max": "13"}),
+    "ld-undefined-reference-cuMemCreate-libggml-cuda-llama.cpp-EXCERPT.txt": ((("F23", 3),), {"symbol": "cuMemCreate"}),
+}
+
+# Logs that are real but hold no failure text: a success, and a head cut off before the error
+# (issue #1586: the error is in the msbuild-cuda11.8 excerpt of the same build, see the test below).
+CLEAN_LOGS = (
+    "cmake-vs2022-generator-cuda-identification-ok-ci-cuda11.7.99.txt",
+    "pip-llama-cpp-python-skbuild-0.9.8-cmake3.30-vs2022-buildtools-configure-head-EXCERPT.txt",
+)
+_ANNOTATION = re.compile(r"^(# SOURCE:|# Context:|\[\.\.\. TRUNCATED)")
+
+
+def log(name: str) -> str:
+    """The sample without the researcher's annotation lines (blanked, so line numbers stay)."""
+    text = read_log(CORPUS / name)   # also proves read_log copes with every sample (cp437 registry dumps too)
+    return "\n".join("" if _ANNOTATION.match(l) else l for l in text.split("\n"))
+
+
+def summary(matches) -> tuple:
+    return tuple((m.id, m.line_no) for m in matches)
+
+
+def other_corpus_files():
+    return sorted(p.name for p in CORPUS.iterdir()
+                  if p.is_file() and p.name not in LOGS and p.name != "SOURCES.md" and not p.name.startswith("SOURCES"))
+
+
+@pytest.mark.parametrize("name", sorted(LOGS))
+def test_real_log_gives_its_failures_in_order(name):
+    expected, details = LOGS[name]
+    matches = scan_log(log(name))
+    assert summary(matches) == expected
+    assert details.items() <= matches[0].details.items()
+    assert all(isinstance(m.failure, Failure) and m.failure.id == m.id for m in matches)
+
+
+@pytest.mark.parametrize("name", other_corpus_files())
+def test_other_corpus_files_give_no_failure(name):
+    # vswhere/nvcc --version/nvidia-smi/set dumps/registry queries, the success log and the cut-off head.
+    assert scan_log(log(name)) == ()
+
+
+def test_clean_logs_are_in_the_corpus():
+    assert set(CLEAN_LOGS) <= set(other_corpus_files())
+
+
+def test_success_log_gives_nothing():
+    assert scan_log(log("cmake-vs2022-generator-cuda-identification-ok-ci-cuda11.7.99.txt")) == ()
+
+
+@pytest.mark.parametrize("name", sorted(LOGS))
+def test_crlf_gives_the_same_result(name):
+    lf = scan_log(log(name))
+    crlf = scan_log(log(name).replace("\n", "\r\n"))
+    assert summary(crlf) == summary(lf)
+    assert [m.details for m in crlf] == [m.details for m in lf]
+    assert all("\r" not in m.line for m in crlf)
+
+
+@pytest.mark.parametrize("name", sorted(LOGS))
+def test_ansi_colours_are_ignored(name):
+    # ninja/CMake/pip colour whole lines, keywords and clear to end of line (ESC[K); OSC titles too.
+    def paint(line: str) -> str:
+        line = re.sub(r"(error|fatal|Error|Warning)", "\x1b[1;31m\\1\x1b[0m", line)
+        return f"\x1b]0;build\x07\x1b[33m{line}\x1b[0m\x1b[K" if line else line
+    coloured = "\n".join(paint(l) for l in log(name).split("\n"))
+    matches = scan_log(coloured)
+    assert summary(matches) == summary(scan_log(log(name)))
+    assert all("\x1b" not in m.line for m in matches)
+
+
+@pytest.mark.parametrize("prefix", ["1>", "  2>", "[build] ", "2026-01-05T10:00:00.1234567Z "])
+def test_prefixes_of_msbuild_nodes_ides_and_ci_do_not_matter(prefix):
+    for name in ("msbuild-cuda11.8-host_config-unsupported-msvc14.40-vs2022-buildtools-llama-cpp-python-EXCERPT.txt",
+                 "cmake-no-cuda-toolset-found-vs2019-cmake3.24.txt",
+                 "python-import-llama_cpp-failed-to-load-llama.dll-EXCERPT.txt"):
+        prefixed = "\n".join(prefix + l for l in log(name).split("\n"))
+        assert summary(scan_log(prefixed)) == LOGS[name][0]
+
+
+def test_hard_wrapped_msbuild_console_lines_are_joined():
+    # MSBuild's console logger breaks long lines at the console width and indents the rest.
+    name = "msbuild-cuda11.8-host_config-unsupported-msvc14.40-vs2022-buildtools-llama-cpp-python-EXCERPT.txt"
+    text = log(name)
+    f04_line = next(l for l in text.split("\n") if "host_config.h" in l)
+    width, out = f04_line.index("Visual Studio version") + 3, []   # the break falls inside the phrase
+    for line in text.split("\n"):
+        out.append(line[:width])
+        rest = line[width:]
+        while rest:
+            chunk = "       " + rest[: width - 7]
+            out.append(chunk)
+            rest = rest[width - 7:]
+    wrapped = "\n".join(out)
+    assert "unsupported Microsoft Visual Studio version!" not in wrapped.replace("\n", " ")  # really split
+    (m,) = scan_log(wrapped)
+    assert (m.id, m.line_no, m.details["cuda"], m.details["supported"]) == ("F04", 6, "11.8", "2017-2022")
+    assert "unsupported Microsoft Visual Studio version!" in m.line
+
+
+def test_two_real_logs_in_a_row_keep_their_order_and_line_numbers():
+    a = log("cmake-no-cuda-toolset-found-vs2019-cmake3.24.txt")
+    b = log("nvcc-host_config-unsupported-gnu-version-gcc13-llama.cpp.txt")
+    n = a.count("\n") + 1
+    assert summary(scan_log(a + "\n" + b)) == (("F01", 4), ("F21", n + 2))
+    assert summary(scan_log(b + "\n" + a)) == (("F21", 2), ("F01", b.count("\n") + 1 + 4))
+
+
+def test_same_build_head_and_error_excerpt_give_f04():
+    head = log("pip-llama-cpp-python-skbuild-0.9.8-cmake3.30-vs2022-buildtools-configure-head-EXCERPT.txt")
+    tail = log("msbuild-cuda11.8-host_config-unsupported-msvc14.40-vs2022-buildtools-llama-cpp-python-EXCERPT.txt")
+    (m,) = scan_log(head + "\n" + tail)
+    assert m.id == "F04" and m.details["cuda"] == "11.8" and m.details["msvc"] == "14.40"
+    assert "inferred" not in m.details
+
+
+def test_dedup_counts_every_match_of_an_id():
+    (m,) = scan_log(log("ld-undefined-reference-cuMemCreate-libggml-cuda-llama.cpp-EXCERPT.txt"))
+    assert m.count == 7   # cuMem*/cuDevice* only: cuGetErrorString is not a VMM symbol
+    (f07,) = scan_log(log("cmake-cudacxx-not-found-cmake3.18-cutlass-EXCERPT.txt"))
+    assert f07.count == 2  # the CUDACXX message and "CMAKE_CUDA_COMPILER not set"
+
+
+def test_inference_defers_to_stl_check_when_host_check_is_overridden():
+    name = "cmake-vs-generator-cuda-compilerid-nvcc-commandline-cuda12.2-msvc14.40-EXCERPT.txt"
+    text = log(name).replace("--use-local-env", "--use-local-env -allow-unsupported-compiler")
+    (m,) = scan_log(text)
+    assert (m.id, m.details["inferred"], m.details["cuda_min"]) == ("F05", True, "12.4")
+
+
+def test_no_inference_without_a_failure_in_the_log():
+    assert scan_log("-- The CUDA compiler identification is NVIDIA 12.2.140\n"
+                    "-- The CXX compiler identification is MSVC 19.40.33812.0\n") == ()
+
+
+def test_f02_only_when_targets_and_nvcc_versions_differ():
+    same = log("msbuild-cuda11.8-host_config-unsupported-msvc14.40-vs2022-buildtools-llama-cpp-python-EXCERPT.txt")
+    assert "F02" not in {m.id for m in scan_log(same)}
+    mixed = same.replace("CUDA 11.8.targets", "CUDA 13.1.targets")
+    f02 = next(m for m in scan_log(mixed) if m.id == "F02")
+    assert (f02.details["props"], f02.details["nvcc"]) == ("13.1", "11.8")
+
+
+# ---------------------------------------------------------------- read_log
+
+F04_LOG = "msbuild-cuda11.8-host_config-unsupported-msvc14.40-vs2022-buildtools-llama-cpp-python-EXCERPT.txt"
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be", "utf-8-sig", "utf-8"])
+def test_read_log_decodes_powershell_and_other_encodings(tmp_path, encoding):
+    # PowerShell 5's `>` writes UTF-16LE with a BOM; tools piping through .NET may drop the BOM.
+    text = log(F04_LOG).replace("\n", "\r\n")
+    path = tmp_path / "build.log"
+    path.write_bytes(text.encode(encoding))
+    read = read_log(path)
+    assert read.lstrip("\ufeff") == text
+    assert summary(scan_log(read)) == LOGS[F04_LOG][0]
+
+
+def test_read_log_falls_back_to_cp1252(tmp_path):
+    path = tmp_path / "build.log"
+    path.write_bytes(log("cmake-no-cuda-toolset-found-vs2019-cmake3.24.txt").replace("Code", "C\xf3digo")
+                     .encode("cp1252"))
+    assert "Código" in read_log(path)
+    assert summary(scan_log(read_log(path))) == (("F01", 4),)
+
+
+def test_read_log_rejects_binary_and_missing_files(tmp_path):
+    binary = tmp_path / "llama.dll"
+    binary.write_bytes(b"MZ\x90\x00\x03\x00\x00\x00\x04\x00\x00\x00\xff\xff\x00\x00" * 64)
+    with pytest.raises(InputFileError) as e:
+        read_log(binary)
+    assert e.value.exit_code == 2 and "\n" not in e.value.message
+    with pytest.raises(InputFileError):
+        read_log(tmp_path / "missing.log")
+    with pytest.raises(InputFileError):
+        read_log(tmp_path)   # a folder
+
+
+# ---------------------------------------------------------------- rendering and the catalog
+
+def test_render_and_json():
+    matches = scan_log(log(F04_LOG))
+    text = render_matches(matches, lambda s, *styles: s)
+    assert "F04" in text and "line 6:" in text and "cuda=11.8" in text
+    assert CATALOG["F04"].fix in text and CATALOG["F04"].fix_command in text
+    assert render_matches((), lambda s, *styles: s).startswith("no known failure")
+    (row,) = matches_json(matches)
+    assert row["id"] == "F04" and row["line_no"] == 6 and row["details"]["cuda"] == "11.8"
+    assert row["platforms"] == ["windows"] and row["count"] == 1
+    import json
+    json.dumps(matches_json(scan_log(log("python-import-llama_cpp-winerror3-stale-cuda_path.txt"))))
+
+
+def test_catalog_is_complete():
+    assert ids() == tuple(f"F{i:02d}" for i in range(1, 24))
+    for f in CATALOG.values():
+        assert f.title and f.cause and f.fix and set(f.platforms) <= {"windows", "linux"}
+        assert len(f.cause) < 300 and len(f.fix) < 300   # paraphrases, not copies
+    assert CATALOG["F01"].fix_command == "envmgr fix-msbuild"
+    assert "--force-reinstall" in CATALOG["F18"].fix_command
+
+
+def test_every_id_has_a_signature_or_a_reason():
+    with_text = {s.id for s in SIGNATURES}
+    assert with_text <= set(CATALOG)
+    assert with_text | set(NO_SIGNATURE) == set(CATALOG)
+    assert not with_text & set(NO_SIGNATURE)
+    assert {"F01", "F04", "F05", "F06", "F07", "F09", "F13"} <= with_text
+
+
+def test_logmatch_shape():
+    (m,) = scan_log(log(F04_LOG))
+    assert isinstance(m, LogMatch)
+    assert (m.id, m.line_no, m.failure) == ("F04", 6, CATALOG["F04"])
+    assert m.line.startswith("C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.8\\include")
