@@ -1,0 +1,43 @@
+"""`envmgr fix-msbuild`: repair CUDA's BuildCustomizations in Visual Studio, safely (docs/fix-msbuild.md)."""
+from __future__ import annotations
+
+import click
+
+SCRIPT_FORMATS = ("ps1", "cmd", "sh", "fish", "dotenv", "github")
+
+
+@click.command("fix-msbuild")
+@click.option("--vs", "vs", multiple=True, metavar="WHICH",
+              help="Only these Visual Studio instances (edition, year, version prefix, id or path; repeatable).")
+@click.option("--cuda", "cuda", multiple=True, metavar="X.Y|PATH", help="Only these CUDA toolkits (repeatable).")
+@click.option("--dry-run", "mode", flag_value="dry-run", help="Show the plan and stop.")
+@click.option("--check", "mode", flag_value="check",
+              help="Show the plan; exit 1 when a file is missing or stale (for scripts and CI).")
+@click.option("--undo", is_flag=True, help="Restore the files the last run changed, exactly as they were.")
+@click.option("-y", "--yes", is_flag=True, help="Do not ask before copying.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (shape in docs/fix-msbuild.md).")
+@click.option("--export-route", type=click.Choice(SCRIPT_FORMATS), metavar="FORMAT",
+              help="Print the no-admin route (CMAKE_GENERATOR...) as a script: " + ", ".join(SCRIPT_FORMATS) + ".")
+@click.option("--apply-plan", metavar="FILE", hidden=True, help="The elevated step: apply a checked plan file.")
+@click.pass_obj
+def command(obj, vs, cuda, mode, undo, yes, as_json, export_route, apply_plan) -> None:
+    """Copy CUDA's MSBuild integration into Visual Studio instances that lack it.
+
+    Fixes CMake's `No CUDA toolset found.` with the Visual Studio generator: each toolkit's
+    extras\\visual_studio_integration\\MSBuildExtensions files are compared with each instance's
+    BuildCustomizations folder; missing or stale ones are copied as one transaction (backed up,
+    verified, rolled back on failure, undoable). Writing there needs administrator rights: envmgr
+    asks, and otherwise prints the routes that need none.
+
+    \b
+      envmgr fix-msbuild --dry-run            what is missing, changes nothing
+      envmgr fix-msbuild --check              exit 1 if anything is missing (CI)
+      envmgr fix-msbuild --vs buildtools -y   copy without asking
+      envmgr fix-msbuild --undo               put back what the last run changed
+    """
+    from ..msbuild.flow import Options, run
+
+    opts = Options(tuple(vs), tuple(cuda), mode or "apply", undo, yes, as_json, export_route, apply_plan)
+    code = run(obj.host, opts)
+    if code:
+        click.get_current_context().exit(code)

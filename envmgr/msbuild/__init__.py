@@ -1,0 +1,12 @@
+"""CUDA's MSBuild integration in Visual Studio (BuildCustomizations): plan (pure) / apply / verify / undo.
+
+    names     the integration's file names, folders and supported VS/CUDA pairs (facts §5.5, §6.1)
+    plan      gather (reads through the Host) and make_plan (pure): ok / missing / stale / orphan
+    fileops   the writer seam (the Host only reads): local files, or a Wine prefix's drive_c
+    store     backups and manifests under the user data folder (ENVMGR_DATA_DIR overrides)
+    apply     transactions: temp file, hash check, rename; rollback on any failure; undo
+    planfile  the plan file of the elevated step, and the checks that step makes
+    elevate   Start-Process -Verb RunAs (Windows only), its command line built by a pure function
+    render    table, JSON and the routes that need no admin rights
+    flow      the command's steps, used by envmgr/commands/fix_msbuild.py
+"""

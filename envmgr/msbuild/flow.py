@@ -1,0 +1,238 @@
+"""What `envmgr fix-msbuild` does, step by step: discover -> plan -> show -> confirm -> (elevate) ->
+apply -> verify; or undo; or, elevated, apply a plan file after checking it against a fresh plan.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+
+from ..errors import CheckFailed, EnvmgrError, UsageError
+from ..host.base import WINDOWS
+from .apply import ApplyFailed, Outcome, apply_copies, undo_last
+from .fileops import CannotWrite, ops_for_host
+from .plan import DONE, Plan, gather, make_plan
+from .planfile import PlanRejected, check_destination, load_plan_file, plan_document, validate
+from .render import outcome_json, plan_json, render_plan, render_routes, route_delta, routes
+from .store import Store, new_id
+
+
+@dataclass(frozen=True)
+class Options:
+    vs: tuple[str, ...] = ()
+    cuda: tuple[str, ...] = ()
+    mode: str = "apply"              # apply | dry-run | check
+    undo: bool = False
+    yes: bool = False
+    as_json: bool = False
+    export_route: str | None = None
+    apply_plan: str | None = None
+
+
+def say(text: str) -> None:
+    click.echo(text, err=True)
+
+
+def _facts(host):
+    from ..discover import discover
+    from ..output import Spinner
+
+    if host.platform != WINDOWS:
+        raise UsageError(f"fix-msbuild is a Windows repair (this machine is {host.platform})",
+                         "to plan from a Windows machine's record: envmgr --machine FILE fix-msbuild --dry-run "
+                         "(make FILE there with `envmgr record -o FILE`)")
+    with Spinner("looking for Visual Studio and CUDA"):
+        inv = discover(host)
+    return inv, gather(host, inv)
+
+
+def _ops(host):
+    try:
+        return ops_for_host(host)
+    except CannotWrite as exc:
+        raise UsageError(str(exc), "use --dry-run or --check with --machine; run fix-msbuild on the machine "
+                                   "itself to repair it") from None
+
+
+def needs_elevation(host) -> bool:
+    from ..host.live import LiveHost
+    from .elevate import is_admin
+
+    return isinstance(host, LiveHost) and sys.platform == "win32" and not is_admin()
+
+
+def confirm(question: str, opts: Options) -> bool:
+    if opts.yes:
+        return True
+    try:
+        return click.confirm(question, default=False, err=True)
+    except click.Abort:  # no terminal to ask on
+        return False
+
+
+def emit(plan: Plan, opts: Options, outcome: Outcome | None = None) -> None:
+    if opts.as_json:
+        from ..output import emit_json
+
+        emit_json({**plan_json(plan), "applied": outcome_json(outcome)})
+    elif outcome is None:
+        from ..output import Painter
+
+        click.echo(render_plan(plan, Painter(sys.stdout)), nl=False)
+
+
+def run(host, opts: Options) -> int:
+    if opts.apply_plan:
+        return run_plan_file(host, opts.apply_plan)
+    if opts.undo:
+        return run_undo(host, opts)
+    inv, facts = _facts(host)
+    plan = make_plan(facts, opts.vs, opts.cuda)
+    if opts.export_route:
+        return export_route(plan, opts.export_route)
+    if opts.mode != "apply" or not plan.copies:
+        emit(plan, opts)
+    if opts.mode == "check" and plan.copies:
+        raise CheckFailed(f"{len(plan.copies)} CUDA integration file(s) missing or stale",
+                          "run `envmgr fix-msbuild` (without --check) to copy them")
+    if opts.mode != "apply":
+        return 0
+    if not plan.copies:
+        say("envmgr: nothing to fix")
+        return 0
+    if not opts.as_json:
+        emit(plan, Options())
+    ops = _ops(host)
+    folders = len({c.dest.rsplit("\\", 1)[0].lower() for c in plan.copies})
+    if not confirm(f"Copy {len(plan.copies)} file(s) into {folders} BuildCustomizations folder(s)?", opts):
+        say("envmgr: nothing was changed.")
+        say(render_routes(routes(plan)))
+        return 1
+    outcome = apply_elevated(plan) if needs_elevation(host) else apply_copies(ops, Store(), plan.copies)
+    verify(host, inv, plan, opts)
+    emit(plan, opts, outcome)
+    if outcome is not None:
+        say(f"envmgr: copied {len(outcome.changes)} file(s); manifest {outcome.manifest}\n"
+            "  undo with: envmgr fix-msbuild --undo")
+    return 0
+
+
+def verify(host, inv, before: Plan, opts: Options) -> None:
+    after = make_plan(gather(host, inv), opts.vs, opts.cuda)
+    left = {c.dest.lower() for c in after.copies} & {c.dest.lower() for c in before.copies}
+    if left:
+        raise ApplyFailed("the files were written but do not compare equal afterwards", "run it again",
+                          details=tuple(sorted(left)))
+
+
+def export_route(plan: Plan, fmt: str) -> int:
+    from ..shellkit import encoding, render
+
+    found = routes(plan) or routes(plan, statuses=(DONE,))
+    found = tuple(r for r in found if r.env)
+    if not found:
+        raise UsageError("no Visual Studio + CUDA pair to export a route for", "pick one with --vs and --cuda")
+    if len(found) > 1:
+        say(f"envmgr: {len(found)} pairs; exporting {found[0].vs_label} with CUDA {found[0].cuda} "
+            "(pin one with --vs and --cuda)")
+    sys.stdout.flush()
+    text = render(route_delta(found[0]), fmt)
+    out = getattr(sys.stdout, "buffer", None)
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        out.write(text.encode(encoding(fmt)))
+        out.flush()
+    return 0
+
+
+# ---- the elevated step -------------------------------------------------------------------------
+def apply_elevated(plan: Plan) -> Outcome | None:  # pragma: no cover - Windows with UAC only
+    from ..fsutil import atomic_write
+    from .elevate import ERROR_CANCELLED, run_elevated
+    from .store import Change
+
+    store = Store()
+    path = store.root / "plans" / f"{new_id()}.json"
+    atomic_write(path, json.dumps(plan_document(plan), indent=2).encode("utf-8"), backup=False)
+    say("envmgr: asking Windows for administrator rights to copy the files (UAC prompt)...")
+    rc = run_elevated(["fix-msbuild", "--apply-plan", str(path)])
+    result = _read_result(path)
+    if rc == ERROR_CANCELLED or (rc != 0 and result is None):
+        say(render_routes(routes(plan)))
+        raise ApplyFailed("administrator rights were not granted; nothing was changed",
+                          "use one of the routes above, or run fix-msbuild from an elevated prompt")
+    if rc != 0:
+        raise ApplyFailed(result.get("error", f"the elevated step failed ({rc})"), result.get("remedy", ""),
+                          details=tuple(result.get("details", ())))
+    changes = tuple(Change(**c) for c in result["outcome"]["changes"])
+    return Outcome(result["outcome"]["run_id"], changes, result["outcome"]["manifest"])
+
+
+def _read_result(plan_path: Path) -> dict | None:
+    try:
+        return json.loads(Path(str(plan_path) + ".result.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def run_plan_file(host, path: str) -> int:
+    """The elevated process: trust nothing in the file; check it against a plan made here and now."""
+    from ..fsutil import atomic_write
+
+    result: dict = {"ok": False}
+    try:
+        doc = load_plan_file(path)
+        inv, facts = _facts(host)
+        ops = _ops(host)
+        copies = validate(doc, make_plan(facts), ops)
+        outcome = apply_copies(ops, Store(), copies)
+        result = {"ok": True, "outcome": outcome_json(outcome)}
+        click.echo(f"envmgr: copied {len(outcome.changes)} file(s); manifest {outcome.manifest}")
+        return 0
+    except EnvmgrError as exc:
+        result = {"ok": False, "error": exc.message, "remedy": exc.remedy, "details": list(exc.details),
+                  "exit_code": exc.exit_code}
+        raise
+    finally:
+        try:
+            atomic_write(path + ".result.json", json.dumps(result, indent=2).encode("utf-8"), backup=False)
+        except OSError:
+            pass
+
+
+def run_undo(host, opts: Options) -> int:
+    inv, facts = _facts(host)
+    ops = _ops(host)
+    allowed = tuple(v.build_customizations.dir for v in facts.instances if v.build_customizations)
+    store = Store()
+    last = store.last_applied()
+    if last is None:
+        say("envmgr: nothing to undo")
+        return 0
+    say(f"envmgr: run {last['id']} changed:")
+    for c in last["changes"]:
+        say(f"  {c['action']:<8} {c['path']}")
+    if not confirm("Restore these files exactly as they were before that run?", opts):
+        say("envmgr: nothing was changed.")
+        return 1
+    if needs_elevation(host):  # pragma: no cover - Windows with UAC only
+        from .elevate import run_elevated
+
+        return run_elevated(["fix-msbuild", "--undo", "--yes"])
+
+    def check(path: str) -> None:
+        if problem := check_destination(path, allowed, ops):
+            raise PlanRejected(f"refusing to undo: the manifest names {path}: {problem}",
+                               "the manifest was edited; restore the files by hand")
+
+    outcome = undo_last(ops, store, check)
+    if opts.as_json:
+        from ..output import emit_json
+
+        emit_json({"schema": 1, "undone": last["id"], "applied": outcome_json(outcome)})
+    say(f"envmgr: restored {len(outcome.changes)} file(s) as they were before run {last['id']}")
+    return 0
