@@ -1,0 +1,73 @@
+"""`envmgr doctor`: every catalog check for this platform, a DLL/.so dependency tree, or a build-log scan."""
+from __future__ import annotations
+
+import sys
+
+import click
+
+from ..cli import Ctx
+
+
+@click.command("doctor")
+@click.option("--vs", "vs", metavar="WHICH", help="Visual Studio to check for (as for every command).")
+@click.option("--toolset", metavar="14.XX", help="MSVC toolset to check for.")
+@click.option("--arch", default="x64", show_default=True, metavar="ARCH", help="Target architecture.")
+@click.option("--cuda", metavar="X.Y|PATH", help="CUDA toolkit to check for (default: the newest).")
+@click.option("--only", metavar="IDS", help="Only these checks, e.g. --only F04,F15 (catalog ids).")
+@click.option("--dll", "dll", metavar="PATH|llama_cpp",
+              help="Show a DLL's (or .so's) dependency tree as the loader will resolve it; llama_cpp: the installed one.")
+@click.option("--log", "log", metavar="FILE", help="Scan a build log (pip install -v output) for known failures.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (shape in docs/doctor.md).")
+@click.option("-v", "--verbose", is_flag=True, help="Show the evidence of passing checks too.")
+@click.pass_obj
+def command(obj: Ctx, vs, toolset, arch, cuda, only, dll, log, as_json, verbose) -> None:
+    """Diagnose why a CUDA build of llama-cpp-python fails (or would fail) here.
+
+    \b
+    Exit codes: 0 nothing failed (warnings allowed), 1 a check failed (or a DLL is
+    missing, or the log shows a known failure), 2 bad usage or an unreadable input file.
+    \b
+      envmgr doctor                      every check for this platform
+      envmgr doctor --only F01,F04       just these
+      envmgr doctor --cuda 12.4 --json   for a CUDA version, as JSON
+      envmgr doctor --dll llama_cpp      why import llama_cpp cannot load its DLLs
+      envmgr doctor --log build.log      what went wrong in a pip install -v log
+    """
+    from ..errors import UsageError
+    from ..output import Painter, emit_json
+
+    if sum(bool(x) for x in (dll, log, only)) > 1:
+        raise UsageError("--dll, --log and --only do not combine", "use one of them per run")
+    paint = Painter(sys.stdout)
+    ctx = click.get_current_context()
+    if log:
+        from ..doctor.logscan import matches_json, read_log, render_matches, scan_log
+
+        matches = scan_log(read_log(log))
+        if as_json:
+            emit_json({"schema": 1, "file": log, "matches": matches_json(matches)})
+        else:
+            click.echo(render_matches(matches, paint), nl=False)
+        ctx.exit(1 if matches else 0)
+    if dll:
+        from ..doctor.run import dll_json, dll_report, render_tree
+
+        report = dll_report(obj.host, dll, obj.host.interpreter())
+        if as_json:
+            emit_json(dll_json(report))
+        else:
+            click.echo(render_tree(report, paint), nl=False)
+        ctx.exit(1 if report.missing() else 0)
+    from ..doctor.run import exit_code, gather, parse_only, render, report_json, run_checks
+    from ..output import Spinner
+    from ..selectors import Selectors
+
+    ids = parse_only(only)
+    with Spinner("checking"):
+        facts = gather(obj.host, Selectors(vs, toolset, arch, cuda))
+        findings = run_checks(facts, ids)
+    if as_json:
+        emit_json(report_json(facts, findings, obj.machine))
+    else:
+        click.echo(render(facts, findings, paint, verbose), nl=False)
+    ctx.exit(exit_code(findings))

@@ -1,0 +1,213 @@
+"""`doctor --dll`: a PE file's imports, resolved recursively the way llama_cpp's loader will load them.
+
+llama_cpp/_ctypes_extensions.py (0.3.x) prepends llama_cpp\\lib to PATH, calls os.add_dll_directory for
+CUDA_PATH\\bin and \\lib, then loads with winmode=0: LoadLibraryExW(path, NULL, 0), the legacy standard
+search order (python.exe's folder, System32, the Windows folder, then PATH), in which the
+add_dll_directory folders are NOT consulted (facts/failures.md §3). So every dependency must be on PATH.
+Bytes are read through the Host; pefile parses them. The ELF side lives in elf.py.
+"""
+from __future__ import annotations
+
+import re
+import struct
+from dataclasses import dataclass
+
+from ..errors import InputFileError
+from ..host.base import Host, host_path, join
+
+MAX_READ = 48 * 1024 * 1024   # larger DLLs (cublasLt is ~500 MB) are resolved but not opened
+_API_SET = re.compile(r"^(api|ext)-ms-", re.I)
+# Always resolvable system DLLs (KnownDLLs and the core of System32); not recorded on machine files.
+KNOWN = {n.lower() for n in (
+    "kernel32.dll", "kernelbase.dll", "ntdll.dll", "user32.dll", "gdi32.dll", "advapi32.dll", "shell32.dll",
+    "ole32.dll", "oleaut32.dll", "ws2_32.dll", "msvcrt.dll", "ucrtbase.dll", "sechost.dll", "rpcrt4.dll",
+    "combase.dll", "shlwapi.dll", "bcrypt.dll", "crypt32.dll", "version.dll", "setupapi.dll", "dbghelp.dll",
+    "comdlg32.dll", "imm32.dll", "psapi.dll", "iphlpapi.dll", "winmm.dll", "cfgmgr32.dll")}
+# What a big DLL we do not open is known to import (cuBLAS loads cuBLASLt of the same major).
+IMPLIED = {re.compile(r"^cublas64_(\d+)\.dll$", re.I): "cublasLt64_{0}.dll"}
+_MACHINES = {0x14C: ("x86 (32-bit)", 32), 0x8664: ("x64", 64), 0xAA64: ("ARM64", 64), 0x1C4: ("ARM", 32)}
+_ELF_MACHINES = {3: "x86", 62: "x86-64", 183: "AArch64", 40: "ARM"}
+
+
+@dataclass(frozen=True)
+class DepNode:
+    name: str
+    path: str | None              # where it resolves; None when missing
+    how: str                      # which search step found it ("PATH entry 3", "System32", "RUNPATH $ORIGIN")
+    why: str = ""                 # for a missing one: the explanation
+    children: tuple["DepNode", ...] = ()
+    note: str = ""                # "seen above", "not opened: 480 MiB", "system library"
+
+
+@dataclass(frozen=True)
+class DepReport:
+    root: DepNode
+    kind: str                     # "pe" or "elf"
+    loader: str                   # the loader model, in words
+    search: tuple[str, ...]       # the search order used, one folder per line
+
+    def missing(self) -> tuple[DepNode, ...]:
+        out, stack = [], [self.root]
+        while stack:
+            node = stack.pop()
+            if node.path is None:
+                out.append(node)
+            stack.extend(reversed(node.children))
+        return tuple(dict((n.name.lower(), n) for n in out).values())
+
+
+def binary_machine(head: bytes) -> tuple[str, int] | None:
+    """(architecture, bits) from a PE or ELF header; None for anything else."""
+    if head[:4] == b"\x7fELF" and len(head) >= 20:
+        bits = 64 if head[4] == 2 else 32
+        machine = struct.unpack_from("<H" if head[5] == 1 else ">H", head, 18)[0]
+        return _ELF_MACHINES.get(machine, f"machine {machine}"), bits
+    if head[:2] != b"MZ" or len(head) < 0x40:
+        return None
+    off = struct.unpack_from("<I", head, 0x3C)[0]
+    if off + 6 > len(head) or head[off:off + 4] != b"PE\0\0":
+        return None
+    machine = struct.unpack_from("<H", head, off + 4)[0]
+    return _MACHINES.get(machine, (f"machine 0x{machine:x}", 0))
+
+
+def pe_imports(data: bytes, where: str) -> tuple[str, ...]:
+    """The DLL names a PE file imports (normal and delay-load); InputFileError for a bad or cut file."""
+    import pefile
+
+    try:
+        pe = pefile.PE(data=data, fast_load=True)
+    except pefile.PEFormatError as exc:
+        raise InputFileError(f"{where}: not a Windows DLL/EXE ({exc.value})",
+                             "give a .dll/.pyd/.exe file, or llama_cpp for the installed package") from None
+    end = max((s.PointerToRawData + s.SizeOfRawData for s in pe.sections), default=0)
+    if end > len(data):
+        raise InputFileError(f"{where}: truncated PE file ({len(data)} bytes, its sections need {end})",
+                             "reinstall the package that provided it")
+    pe.parse_data_directories(directories=[pefile.DIRECTORY_ENTRY["IMAGE_DIRECTORY_ENTRY_IMPORT"],
+                                            pefile.DIRECTORY_ENTRY["IMAGE_DIRECTORY_ENTRY_DELAY_IMPORT"]])
+    names = [e.dll for e in getattr(pe, "DIRECTORY_ENTRY_IMPORT", [])]
+    names += [e.dll for e in getattr(pe, "DIRECTORY_ENTRY_DELAY_IMPORT", [])]
+    return tuple(dict.fromkeys(n.decode("ascii", "replace") for n in names if n))
+
+
+def search_dirs(host: Host, base_dir: str, python_exe: str | None) -> list[tuple[str, str]]:
+    """(folder, label) in LoadLibraryExW(..., 0)'s order, with llama_cpp's PATH prepend applied."""
+    env = host.env
+    root = env.get("SystemRoot") or env.get("windir") or "C:\\Windows"
+    dirs = []
+    if python_exe:
+        dirs.append((str(host_path(host, python_exe).parent), "the application (python.exe) folder"))
+    dirs += [(join(host, root, "System32"), "System32"), (root, "the Windows folder")]
+    path = [base_dir] + [p.strip().strip('"') for p in env.get("PATH", "").split(";") if p.strip()]
+    for i, entry in enumerate(path):
+        dirs.append((entry, "llama_cpp's own PATH prepend" if i == 0 else f"PATH entry {i}"))
+    return dirs
+
+
+def resolve_pe(host: Host, dll: str, *, python_exe: str | None = None, base_dir: str | None = None) -> DepReport:
+    """The dependency tree of `dll`; raises InputFileError when `dll` itself is unreadable or not a PE file."""
+    base = base_dir or str(host_path(host, dll).parent)
+    dirs = search_dirs(host, base, python_exe)
+    data = _read(host, dll)
+    seen: set[str] = set()
+
+    def expand(name: str, path: str, how: str, data: bytes | None, depth: int) -> DepNode:
+        seen.add(name.lower())
+        if data is None:
+            return DepNode(name, path, how, note=_unread_note(host, path))
+        kids = []
+        for dep in pe_imports(data, path):
+            kids.append(_child(dep, depth))
+        return DepNode(name, path, how, children=tuple(kids))
+
+    def _child(dep: str, depth: int) -> DepNode:
+        low = dep.lower()
+        if _API_SET.match(dep):
+            return DepNode(dep, "(API set)", "Windows API set", note="system")
+        if low in seen:
+            found = _find(host, dep, dirs)
+            return DepNode(dep, found[0] if found else None, found[1] if found else "", note="seen above",
+                           why="" if found else explain_missing(host, dep))
+        found = _find(host, dep, dirs)
+        if found is None:
+            if low in KNOWN:
+                return DepNode(dep, "(system)", "KnownDLLs / System32", note="system")
+            seen.add(low)
+            return DepNode(dep, None, "", why=explain_missing(host, dep))
+        path, how = found
+        if how in ("System32", "the Windows folder") or depth > 6:
+            seen.add(low)
+            return DepNode(dep, path, how, note="system" if how != "" else "")
+        size_ok = _size(host, path) <= MAX_READ
+        node = expand(dep, path, how, _read(host, path) if size_ok else None, depth + 1)
+        if not size_ok:
+            implied = [_child(t.format(m.group(1)), depth + 1) for rx, t in IMPLIED.items() if (m := rx.match(dep))]
+            node = DepNode(node.name, node.path, node.how, node.why, tuple(implied), node.note)
+        return node
+
+    root = expand(host_path(host, dll).name, dll, "given", data, 0)
+    loader = ("llama_cpp's loader: PATH gets llama_cpp\\lib prepended, then LoadLibraryExW(path, NULL, 0) "
+              "(winmode=0) searches the python.exe folder, System32, the Windows folder and PATH; "
+              "os.add_dll_directory(CUDA_PATH\\bin) is not consulted in that mode")
+    return DepReport(root, "pe", loader, tuple(f"{label}: {d}" for d, label in dirs))
+
+
+def _read(host: Host, path: str) -> bytes:
+    try:
+        return host.read_bytes(path)
+    except FileNotFoundError:
+        raise InputFileError(f"{path}: no such file", "give the path of a DLL, or llama_cpp") from None
+    except OSError as exc:
+        raise InputFileError(f"{path}: cannot read it ({exc.strerror or exc})", "check the path and permissions") from None
+
+
+def _size(host: Host, path: str) -> int:
+    try:
+        return host.stat(path).size
+    except OSError:
+        return 0
+
+
+def _unread_note(host: Host, path: str) -> str:
+    return f"not opened: {_size(host, path) // (1024 * 1024)} MiB"
+
+
+def _find(host: Host, name: str, dirs) -> tuple[str, str] | None:
+    for folder, label in dirs:
+        candidate = join(host, folder, name)
+        if host.exists(candidate):
+            return candidate, label
+    return None
+
+
+def explain_missing(host: Host, name: str, kits=None) -> str:
+    """Why a DLL is not found, in the terms of the CUDA installs the host has."""
+    low = name.lower()
+    env = host.env
+    if low == "nvcuda.dll":
+        return "nvcuda.dll comes with the NVIDIA driver (System32): no driver installed"
+    if low.startswith(("msvcp140", "vcruntime140", "concrt140")):
+        return "the Visual C++ x64 redistributable is not installed"
+    m = re.match(r"^(cudart|cublas|cublaslt|cufft|curand|cusparse|cusolver|nvrtc|nvjitlink)64_(\d+)", low)
+    if not m:
+        return "not in the python.exe folder, System32, the Windows folder or any PATH entry"
+    want = int(m.group(2)[:2]) if len(m.group(2)) > 2 else int(m.group(2))
+    cuda_path = env.get("CUDA_PATH", "")
+    mm = re.search(r"v?(\d+)\.(\d+)\\?$", cuda_path)
+    have = int(mm.group(1)) if mm else None
+    if cuda_path and have is not None and have != want:
+        return f"{name} is CUDA {want}'s; CUDA_PATH points at {mm.group(1)}.{mm.group(2)} ({cuda_path})"
+    for folder in _cuda_bins(host):
+        if host.exists(join(host, folder, name)):
+            return (f"{join(host, folder, name)} exists but {folder} is not on PATH "
+                    "(winmode=0 ignores os.add_dll_directory; CUDA 13 keeps its DLLs in bin\\x64)")
+    return f"no CUDA {want} toolkit provides it on PATH (install CUDA {want}.x, or put its bin on PATH)"
+
+
+def _cuda_bins(host: Host) -> list[str]:
+    out = []
+    for name, value in host.env.items():
+        if name.upper().startswith("CUDA_PATH") and value:
+            out += [join(host, value, "bin"), join(host, value, "bin", "x64")]
+    return list(dict.fromkeys(out))

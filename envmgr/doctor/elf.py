@@ -1,0 +1,190 @@
+"""`doctor --dll` on Linux: an ELF file's NEEDED entries, resolved as ld.so does (pyelftools parses).
+
+Order (ld.so(8)): DT_RPATH of the object (only when it has no DT_RUNPATH), LD_LIBRARY_PATH, DT_RUNPATH,
+the ld.so.cache (`ldconfig -p`, run through the Host), then the default folders. $ORIGIN expands to the
+folder of the object that has the entry.
+"""
+from __future__ import annotations
+
+import io
+import re
+from dataclasses import dataclass
+
+from ..errors import InputFileError
+from ..host.base import Host, host_path, join
+from .dll import MAX_READ, DepNode, DepReport
+
+DEFAULT_DIRS = ("/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib")
+# glibc and the compiler runtime: resolved, never expanded.
+_SYSTEM = re.compile(r"^(libc|libm|libdl|librt|libpthread|libgcc_s|libstdc\+\+|ld-linux[-\w]*|libgomp)\.so")
+_CACHE_LINE = re.compile(r"^\s*(\S+)\s+\(([^)]*)\)\s+=>\s+(\S+)")
+
+
+@dataclass(frozen=True)
+class ElfInfo:
+    bits: int
+    needed: tuple[str, ...]
+    rpath: tuple[str, ...]
+    runpath: tuple[str, ...]
+    soname: str = ""
+
+
+def parse_elf(data: bytes, where: str) -> ElfInfo:
+    from elftools.common.exceptions import ELFError
+    from elftools.elf.dynamic import DynamicSection
+    from elftools.elf.elffile import ELFFile
+
+    if data[:4] != b"\x7fELF":
+        raise InputFileError(f"{where}: not an ELF shared library", "give a .so file, or llama_cpp")
+    try:
+        elf = ELFFile(io.BytesIO(data))
+        end = max((s["sh_offset"] + s["sh_size"] for s in elf.iter_sections() if s["sh_type"] != "SHT_NOBITS"),
+                  default=0)
+        if end > len(data):
+            raise InputFileError(f"{where}: truncated ELF file ({len(data)} bytes, its sections need {end})",
+                                 "reinstall the package that provided it")
+        needed, rpath, runpath, soname = [], [], [], ""
+        for section in elf.iter_sections():
+            if not isinstance(section, DynamicSection):
+                continue
+            for tag in section.iter_tags():
+                if tag.entry.d_tag == "DT_NEEDED":
+                    needed.append(tag.needed)
+                elif tag.entry.d_tag == "DT_RPATH":
+                    rpath += tag.rpath.split(":")
+                elif tag.entry.d_tag == "DT_RUNPATH":
+                    runpath += tag.runpath.split(":")
+                elif tag.entry.d_tag == "DT_SONAME":
+                    soname = tag.soname
+        return ElfInfo(elf.elfclass, tuple(needed), tuple(rpath), tuple(runpath), soname)
+    except InputFileError:
+        raise
+    except (ELFError, ValueError, EOFError, IndexError, KeyError, AssertionError, OSError) as exc:
+        raise InputFileError(f"{where}: unreadable ELF file ({exc.__class__.__name__}: {exc})",
+                             "reinstall the package that provided it") from None
+    except Exception as exc:   # construct's StreamError etc. on cut files: still one line, never a traceback
+        raise InputFileError(f"{where}: unreadable ELF file ({exc.__class__.__name__})",
+                             "reinstall the package that provided it") from None
+
+
+def parse_ldconfig(text: str, bits: int = 64) -> dict[str, str]:
+    """`ldconfig -p` -> {soname: path} for the word size asked for (first entry wins, as ld.so's cache)."""
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        m = _CACHE_LINE.match(line)
+        if not m:
+            continue
+        is64 = "64" in m.group(2)
+        if is64 == (bits == 64):
+            out.setdefault(m.group(1), m.group(3))
+    return out
+
+
+def ld_cache(host: Host, bits: int = 64) -> tuple[dict[str, str], str]:
+    for exe in ("/sbin/ldconfig", "/usr/sbin/ldconfig", "ldconfig"):
+        if exe != "ldconfig" and not host.exists(exe):
+            continue
+        done = host.run([exe, "-p"], timeout=5)
+        if done.ok:
+            return parse_ldconfig(done.stdout, bits), ""
+        return {}, done.describe_failure()
+    return {}, "ldconfig not found"
+
+
+def _expand(entries, origin: str) -> list[str]:
+    return [e.replace("$ORIGIN", origin).replace("${ORIGIN}", origin) for e in entries if e]
+
+
+def resolve_elf(host: Host, path: str, *, cache: dict[str, str] | None = None) -> DepReport:
+    data = _read(host, path)
+    info = parse_elf(data, path)
+    if cache is None:
+        cache, _ = ld_cache(host, info.bits)
+    ld_path = [p for p in host.env.get("LD_LIBRARY_PATH", "").split(":") if p]
+    seen: set[str] = set()
+
+    def find(name: str, info: ElfInfo, origin: str) -> tuple[str, str] | None:
+        steps = []
+        if not info.runpath:
+            steps += [(d, "RPATH") for d in _expand(info.rpath, origin)]
+        steps += [(d, "LD_LIBRARY_PATH") for d in ld_path]
+        steps += [(d, "RUNPATH") for d in _expand(info.runpath, origin)]
+        for folder, label in steps:
+            if host.exists(join(host, folder, name)):
+                return join(host, folder, name), f"{label} {folder}"
+        if name in cache and host.exists(cache[name]):
+            return cache[name], "ld.so.cache"
+        for folder in DEFAULT_DIRS:
+            if host.exists(join(host, folder, name)):
+                return join(host, folder, name), f"default {folder}"
+        return None
+
+    def expand(name: str, where: str, how: str, info: ElfInfo, depth: int) -> DepNode:
+        seen.add(name)
+        origin = str(host_path(host, host.realpath(where)).parent)
+        kids = []
+        for dep in info.needed:
+            found = find(dep, info, origin)
+            if found is None:
+                kids.append(DepNode(dep, None, "", why=explain_missing_so(host, dep)))
+            elif dep in seen or _SYSTEM.match(dep) or depth > 6:
+                kids.append(DepNode(dep, found[0], found[1], note="system" if _SYSTEM.match(dep) else "seen above"))
+            else:
+                kids.append(_open(dep, found, depth))
+        return DepNode(name, where, how, children=tuple(kids))
+
+    def _open(dep: str, found: tuple[str, str], depth: int) -> DepNode:
+        try:
+            size = host.stat(found[0]).size
+        except OSError:
+            size = 0
+        if size > MAX_READ:
+            seen.add(dep)
+            return DepNode(dep, found[0], found[1], note=f"not opened: {size // (1024 * 1024)} MiB")
+        try:
+            sub = parse_elf(host.read_bytes(found[0]), found[0])
+        except (InputFileError, OSError) as exc:
+            seen.add(dep)
+            return DepNode(dep, found[0], found[1], note=f"unreadable: {getattr(exc, 'message', exc)}")
+        return expand(dep, found[0], found[1], sub, depth + 1)
+
+    root = expand(host_path(host, path).name, path, "given", info, 0)
+    search = ([f"RPATH: {':'.join(info.rpath)}"] if info.rpath else []) + \
+        [f"LD_LIBRARY_PATH: {':'.join(ld_path) or '(not set)'}"] + \
+        ([f"RUNPATH: {':'.join(info.runpath)}"] if info.runpath else []) + \
+        [f"ld.so.cache: {len(cache)} libraries", "default: " + ":".join(DEFAULT_DIRS)]
+    return DepReport(root, "elf", "ld.so: RPATH (without RUNPATH), LD_LIBRARY_PATH, RUNPATH, ld.so.cache, "
+                     "default folders; $ORIGIN is the object's folder", tuple(search))
+
+
+def _read(host: Host, path: str) -> bytes:
+    try:
+        return host.read_bytes(path)
+    except FileNotFoundError:
+        raise InputFileError(f"{path}: no such file", "give the path of a shared library, or llama_cpp") from None
+    except OSError as exc:
+        raise InputFileError(f"{path}: cannot read it ({exc.strerror or exc})", "check the path and permissions") from None
+
+
+def explain_missing_so(host: Host, name: str) -> str:
+    if name == "libcuda.so.1":
+        stubs = [d for d in ("/usr/local/cuda/lib64/stubs", "/usr/local/cuda/targets/x86_64-linux/lib/stubs")
+                 if host.exists(join(host, d, "libcuda.so"))]
+        extra = f"; only the link stub {stubs[0]}/libcuda.so exists" if stubs else ""
+        return "libcuda.so.1 comes with the NVIDIA driver: no driver here (Docker without --gpus?)" + extra
+    m = re.match(r"^lib(cudart|cublas|cublasLt|nvrtc|cufft|curand|cusparse)\.so\.(\d+)$", name)
+    if not m:
+        return "not in RPATH/RUNPATH, LD_LIBRARY_PATH, ld.so.cache or the default folders"
+    want = m.group(2)
+    for root in ("/usr/local/cuda", *(f"/usr/local/{n}" for n in _cuda_dirs(host))):
+        for sub in ("lib64", "targets/x86_64-linux/lib"):
+            if host.exists(join(host, root, sub, name)):
+                return f"{join(host, root, sub, name)} exists but is not on LD_LIBRARY_PATH or in ld.so.cache"
+    return f"no CUDA {want} runtime is installed where the loader looks (CUDA {want} libraries are not bundled)"
+
+
+def _cuda_dirs(host: Host) -> list[str]:
+    try:
+        return sorted(n for n in host.listdir("/usr/local") if n.startswith("cuda-"))
+    except OSError:
+        return []

@@ -1,0 +1,31 @@
+"""`envmgr doctor` on this Linux machine: it runs clean or only warns, and explains each warning."""
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+pytestmark = [pytest.mark.linux,
+              pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux only")]
+
+
+def test_doctor_live_only_warns(cli):
+    result = cli("doctor", "--json")
+    data = result.json()
+    fails = [c for c in data["checks"] if c["status"] == "fail"]
+    assert result.code == 0 and not fails, fails
+    for c in data["checks"]:
+        if c["status"] == "warn":
+            assert c["summary"] and c["evidence"] and c["fix"], c
+        if c["status"] == "skipped":
+            assert c["summary"], c
+
+
+def test_doctor_live_dll_of_a_system_library(cli):
+    import glob
+
+    libs = sorted(glob.glob("/usr/lib/x86_64-linux-gnu/libz.so.1*")) or sorted(glob.glob("/lib*/libz.so.1"))
+    if not libs:
+        pytest.skip("no libz here")
+    result = cli("doctor", "--dll", libs[0])
+    assert result.code == 0 and "0 missing" in result.stdout

@@ -1,0 +1,57 @@
+"""Pure pieces of doctor's checks: CMake's instance choice, CMAKE_ARGS parsing, CC tables, --only."""
+from __future__ import annotations
+
+import pytest
+
+from envmgr.errors import UsageError
+
+
+def test_cmake_compares_versions_as_strings():
+    # cmVSSetupHelper.cxx: `vecVSInstances[chosenIndex].Version < vecVSInstances[i].Version` on std::string
+    assert "17.5.33530.505" > "17.14.37027.9"
+    assert "18.9.1" > "18.10.0"
+
+
+def test_defines_follow_shlex():
+    from envmgr.doctor.checks_env import defines
+
+    assert defines('-DGGML_CUDA=on "-DCMAKE_CUDA_ARCHITECTURES=86;89"') == {
+        "GGML_CUDA": "on", "CMAKE_CUDA_ARCHITECTURES": "86;89"}
+    assert defines("-DX:BOOL=ON") == {"X": "ON"}
+
+
+def test_min_cuda_per_compute_capability():
+    from envmgr.doctor.checks_cuda import arch_cc, min_cuda_for
+
+    assert min_cuda_for((12, 0)) == "12.8" and min_cuda_for((12, 1)) == "12.9"
+    assert min_cuda_for((8, 9)) == "11.8" and min_cuda_for((7, 5)) is None
+    assert arch_cc("120a-real") == (12, 0) and arch_cc("86") == (8, 6) and arch_cc("native") is None
+
+
+def test_parse_only():
+    from envmgr.doctor.run import parse_only
+
+    assert parse_only("f01, F15,F01") == ("F01", "F15")
+    with pytest.raises(UsageError) as exc:
+        parse_only("F01,F42")
+    assert "F42" in exc.value.message and any(d.startswith("F23") for d in exc.value.details)
+
+
+def test_binary_machine():
+    import struct
+
+    from envmgr.doctor.dll import binary_machine
+
+    head = bytearray(0x40)
+    head[:2] = b"MZ"
+    struct.pack_into("<I", head, 0x3C, 0x40)
+    assert binary_machine(bytes(head) + b"PE\0\0" + struct.pack("<H", 0x14C)) == ("x86 (32-bit)", 32)
+    assert binary_machine(b"#!/bin/sh\n") is None
+
+
+def test_every_catalog_id_has_a_check_or_a_reason():
+    from envmgr.doctor.catalog import CATALOG
+    from envmgr.doctor.run import CHECKS
+
+    assert set(CHECKS) <= set(CATALOG)
+    assert set(CHECKS) == set(CATALOG)   # F14 is a check that explains why it cannot run here
