@@ -16,6 +16,15 @@ from .host.base import Host
 
 MARK = "::envmgr::"
 BEGIN, END, LEVEL = f"{MARK}set-begin", f"{MARK}set-end", f"{MARK}errorlevel="
+# The environment cmd.exe really starts vcvars from, dumped before the call: the delta is measured
+# against it, not against the base we asked for, because the host can add to what we pass. Wine
+# adds its WINE* variables, Windows defaults such as PROMPT and COMPUTERNAME, and every variable
+# of the Unix environment that runs it (measured in tests/wine/test_wine_capture.py).
+PRE_BEGIN, PRE_END = f"{MARK}env-begin", f"{MARK}env-end"
+# cmd.exe reads a batch file in the OEM code page (Wine: always, even after `chcp 65001`), so a
+# non-ASCII vcvarsall path written into the script would arrive mangled ("Can't recognize ...").
+# Such a path reaches the script through this variable instead: environment blocks are UTF-16.
+VCVARSALL_VAR = "ENVMGR_VCVARSALL"
 CAPTURE_TIMEOUT = 120.0
 
 # The documented base environment vcvars runs from (docs/snapshot.md): what Windows itself sets for a
@@ -36,6 +45,7 @@ class CaptureOutput:
     messages: tuple[str, ...]        # what vcvars printed (banner, [ERROR:...] and [DEBUG:...] lines)
     env: dict                        # the `set` dump after vcvars
     errorlevel: int | None
+    before: dict | None = None       # the `set` dump before vcvars (None in output without it)
 
     @property
     def errors(self) -> tuple[str, ...]:
@@ -60,24 +70,31 @@ def vcvars_args(arch: str, toolset: str | None, sdk: str | None = None) -> tuple
 
 
 def capture_script(vcvarsall: str, args: tuple[str, ...]) -> str:
-    """The .cmd file. `%` is doubled because batch files expand it even inside quotes."""
-    quoted = '"' + vcvarsall.replace("%", "%%") + '"'
-    lines = ["@echo off", f"call {quoted} {' '.join(args)}", f"echo {LEVEL}%ERRORLEVEL%", f"echo {BEGIN}", "set",
-             f"echo {END}"]
+    """The .cmd file. `%` is doubled because batch files expand it even inside quotes; a non-ASCII path
+    is read from VCVARSALL_VAR (capture_vcvars sets it), since the script itself is read as OEM text."""
+    quoted = '"' + (vcvarsall.replace("%", "%%") if vcvarsall.isascii() else f"%{VCVARSALL_VAR}%") + '"'
+    lines = ["@echo off", f"echo {PRE_BEGIN}", "set", f"echo {PRE_END}", f"call {quoted} {' '.join(args)}",
+             f"echo {LEVEL}%ERRORLEVEL%", f"echo {BEGIN}", "set", f"echo {END}"]
     return "\r\n".join(lines) + "\r\n"
 
 
 def decode_cmd_output(data: bytes) -> str:
     """cmd /u writes its own output (echo, set) as UTF-16LE, but programs that vcvars runs write
     8-bit text into the same stream. The `set` dump (from our marker on) is pure UTF-16; before it,
-    each line is decoded in the encoding it is in."""
+    each line is decoded in the encoding it is in. The dump before vcvars runs (up to PRE_END) is
+    pure UTF-16 too: only builtins have written by then."""
+    pre = f"{PRE_END}\r\n".encode("utf-16-le")
+    cut = data.find(pre) if data.startswith(PRE_BEGIN.encode("utf-16-le")) else -1
+    pre_text = ""
+    if cut >= 0:
+        pre_text, data = data[:cut + len(pre)].decode("utf-16-le", errors="replace"), data[cut + len(pre):]
     marker = f"\r\n{BEGIN}".encode("utf-16-le")
     at = data.find(marker)
     if at < 0:
         head, tail = data, b""
     else:
         head, tail = data[:at], data[at:]
-    text = "\r\n".join(_decode_piece(p) for p in head.split("\r\n".encode("utf-16-le")))
+    text = pre_text + "\r\n".join(_decode_piece(p) for p in head.split("\r\n".encode("utf-16-le")))
     if len(tail) % 2:
         tail += b"\x00"
     return text + tail.decode("utf-16-le", errors="replace")
@@ -111,10 +128,14 @@ def parse_set_dump(lines: list[str]) -> dict[str, str]:
 
 def parse_capture_output(text: str) -> CaptureOutput:
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    before = None
+    if lines and lines[0] == PRE_BEGIN and PRE_END in lines:
+        pre_end = lines.index(PRE_END)
+        before, lines = parse_set_dump(lines[1:pre_end]), lines[pre_end + 1:]
     try:
         begin = lines.index(BEGIN)
     except ValueError:
-        return CaptureOutput(tuple(l for l in lines if l.strip()), {}, None)
+        return CaptureOutput(tuple(l for l in lines if l.strip()), {}, None, before)
     end = lines.index(END, begin) if END in lines[begin:] else len(lines)
     level = None
     messages = []
@@ -124,7 +145,7 @@ def parse_capture_output(text: str) -> CaptureOutput:
             level = int(tail) if re.fullmatch(r"-?\d+", tail) else None
         elif line.strip():
             messages.append(line)
-    return CaptureOutput(tuple(messages), parse_set_dump(lines[begin + 1:end]), level)
+    return CaptureOutput(tuple(messages), parse_set_dump(lines[begin + 1:end]), level, before)
 
 
 def check_capture(out: CaptureOutput, vcvarsall: str) -> None:
@@ -150,8 +171,9 @@ def capture_vcvars(host: Host, vcvarsall: str, args: tuple[str, ...], base: dict
     script = capture_script(vcvarsall, args)
     digest = hashlib.sha256(script.encode()).hexdigest()[:12]
     path = host.write_temp(f"envmgr-vcvars-{digest}.cmd", script.encode("utf-8"))
+    env = base if vcvarsall.isascii() else {**base, VCVARSALL_VAR: vcvarsall}
     try:
-        done = host.run(["cmd.exe", "/d", "/u", "/c", path], timeout=timeout, env=base, encoding=None)
+        done = host.run(["cmd.exe", "/d", "/u", "/c", path], timeout=timeout, env=env, encoding=None)
     finally:
         host.remove(path)
     if done.timed_out:
@@ -160,5 +182,19 @@ def capture_vcvars(host: Host, vcvarsall: str, args: tuple[str, ...], base: dict
     if done.start_error:
         raise CaptureError(f"cmd.exe could not be started: {done.start_error}", "is this Windows?")
     out = parse_capture_output(decode_cmd_output(done.stdout_bytes))
-    check_capture(out, vcvarsall)
-    return diff("windows", base, out.env), out
+    try:
+        check_capture(out, vcvarsall)
+    except CaptureError as exc:
+        exc.details += _stderr_lines(done.stderr)
+        raise
+    if out.before is not None:
+        return diff("windows", out.before, out.env), out
+    after = {k: v for k, v in out.env.items() if k.upper() != VCVARSALL_VAR}
+    return diff("windows", base, after), out
+
+
+def _stderr_lines(stderr: str) -> tuple[str, ...]:
+    """cmd /u writes its own complaints ("... is not recognized") to stderr in UTF-16 as well; the
+    hosts decode stderr as UTF-8, which leaves a NUL after each ASCII character."""
+    text = stderr.replace("\x00", "") if stderr.count("\x00") * 3 > len(stderr) else stderr
+    return tuple(f"stderr: {l.strip()}" for l in text.splitlines() if l.strip())[:6]
