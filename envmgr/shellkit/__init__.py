@@ -1,0 +1,60 @@
+"""One module per shell: render an EnvDelta as a script that applies it to the CURRENT environment.
+
+    render(delta, fmt, current_env=None) -> str      fmt in FORMATS
+    render_github(delta, current_env=None) -> (github_env_text, github_path_text)
+    write_script(path, text, fmt)                     bytes in the format's ENCODING, atomically
+    newline(fmt), encoding(fmt)                       the per-shell NEWLINE / ENCODING constants
+    expected_env(delta, env)                          what running the script must leave behind
+
+Rendered text already uses the format's newline (CRLF for cmd/ps1), because values may hold
+line breaks that must not be translated: write it as bytes (write_script, or
+sys.stdout.buffer.write(text.encode(encoding(fmt)))), never through a text-mode stream.
+sh/fish/ps1/cmd read prepend/append bases at run time; dotenv/github are static and resolve
+them against `current_env` (github PATH prepends go to $GITHUB_PATH instead).
+Anything a format cannot hold exactly raises UnrepresentableValue (exit code 2).
+"""
+from __future__ import annotations
+
+import os
+from types import ModuleType
+from typing import Mapping
+
+from ..envdelta import EnvDelta
+from ._common import UnrepresentableValue, expected_env
+from . import cmd, dotenv, fish, github, ps1, sh
+
+FORMATS = ("sh", "fish", "ps1", "cmd", "dotenv", "github")
+_MODULES: dict[str, ModuleType] = {"sh": sh, "fish": fish, "ps1": ps1, "cmd": cmd, "dotenv": dotenv,
+                                   "github": github}
+render_github = github.render_github
+
+__all__ = ["FORMATS", "UnrepresentableValue", "encoding", "expected_env", "newline", "render",
+           "render_github", "write_script"]
+
+
+def _module(fmt: str) -> ModuleType:
+    try:
+        return _MODULES[fmt]
+    except KeyError:
+        from ..errors import UsageError
+        raise UsageError(f"unknown script format {fmt!r}", f"choose one of {', '.join(FORMATS)}") from None
+
+
+def newline(fmt: str) -> str:
+    return _module(fmt).NEWLINE
+
+
+def encoding(fmt: str) -> str:
+    return _module(fmt).ENCODING
+
+
+def render(delta: EnvDelta, fmt: str, current_env: Mapping[str, str] | None = None) -> str:
+    mod = _module(fmt)
+    if fmt in ("dotenv", "github"):
+        return mod.render(delta, current_env)
+    return mod.render(delta)
+
+
+def write_script(path: str | os.PathLike, text: str, fmt: str) -> None:
+    from ..fsutil import atomic_write
+    atomic_write(path, text.encode(encoding(fmt)))

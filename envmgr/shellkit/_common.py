@@ -1,0 +1,95 @@
+"""What every shell module shares: the refusal error, name/value checks and the reference
+semantics a rendered script must have (`expected_env`), which the tests compare real shells to."""
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Iterable, Mapping
+
+from ..envdelta import APPEND, PREPEND, SET, UNSET, EnvDelta, VarOp
+from ..errors import EnvmgrError
+
+# Where a format refuses something, the remedy names formats that can hold it.
+_ALTERNATIVES = {
+    "sh": "fish or ps1", "fish": "sh or ps1", "ps1": "sh or fish", "cmd": "ps1",
+    "dotenv": "sh or ps1", "github": "sh or ps1 (run it in a step)",
+}
+
+
+def describe_char(ch: str) -> str:
+    name = unicodedata.name(ch, "") or {"\n": "LINE FEED", "\r": "CARRIAGE RETURN", "\0": "NUL"}.get(ch, "control")
+    return f"{ch!r} (U+{ord(ch):04X} {name})"
+
+
+class UnrepresentableValue(EnvmgrError):
+    """A variable's name or value cannot be written in the requested format without changing it."""
+
+    exit_code = 2
+
+    def __init__(self, fmt: str, name: str, reason: str, char: str | None = None, *, what: str = "value") -> None:
+        where = f" ({describe_char(char)})" if char is not None else ""
+        message = f"{fmt}: cannot represent the {what} of variable {name!r}: {reason}{where}"
+        remedy = f"export this environment as {_ALTERNATIVES.get(fmt, 'another format')} instead"
+        super().__init__(message, remedy)
+        self.fmt, self.name, self.char, self.reason = fmt, name, char, reason
+
+
+def check_text(fmt: str, name: str, text: str, forbidden: str = "", *, what: str = "value",
+               why: str = "") -> None:
+    """Refuse NUL (no environment can hold it), lone surrogates (not encodable) and `forbidden`."""
+    for ch in text:
+        if ch == "\0":
+            raise UnrepresentableValue(fmt, name, "environment strings cannot contain NUL", ch, what=what)
+        if ch in forbidden:
+            raise UnrepresentableValue(fmt, name, why or f"{fmt} cannot hold this character", ch, what=what)
+        if 0xD800 <= ord(ch) <= 0xDFFF:
+            raise UnrepresentableValue(fmt, name, "lone surrogate, not encodable", ch, what=what)
+
+
+def check_name(fmt: str, name: str, pattern: re.Pattern[str], rule: str) -> None:
+    if not name:
+        raise UnrepresentableValue(fmt, name, "empty variable name", what="name")
+    check_text(fmt, name, name, "=", what="name", why="'=' cannot be part of a variable name")
+    if not pattern.fullmatch(name):
+        bad = next((c for c in name if not pattern.fullmatch(c) and not pattern.fullmatch("A" + c)), None)
+        raise UnrepresentableValue(fmt, name, f"{fmt} variable names must be {rule}", bad, what="name")
+
+
+def list_text(delta: EnvDelta, op: VarOp) -> str:
+    """The text a prepend/append adds: its non-empty entries joined by the delta's separator
+    (an empty entry would leave a stray separator, which on POSIX means "the current directory")."""
+    return delta.sep.join(e for e in op.entries if e != "")
+
+
+def expected_env(delta: EnvDelta, env: Mapping[str, str], *, fold: bool | None = None) -> dict[str, str]:
+    """What running a rendered script in a shell whose environment is `env` must leave behind.
+
+    Unlike `EnvDelta.apply`, a script does not deduplicate: a prepend puts its entries in front of
+    the value current at run time, joined by the separator only when that value is non-empty.
+    """
+    fold = delta.platform == "windows" if fold is None else fold
+    out = dict(env)
+    for op in delta.ops:
+        key = next((k for k in out if (k.upper() == op.name.upper() if fold else k == op.name)), None)
+        current = out.pop(key) if key is not None else None
+        if op.op == UNSET:
+            continue
+        if op.op == SET:
+            out[op.name] = str(op.value)
+            continue
+        text = list_text(delta, op)
+        if not text:
+            if current is not None:
+                out[key] = current
+            continue
+        if current:
+            text = text + delta.sep + current if op.op == PREPEND else current + delta.sep + text
+        out[op.name] = text
+    return out
+
+
+def ops_of(delta: EnvDelta) -> Iterable[VarOp]:
+    for op in delta.ops:
+        if op.op not in (SET, PREPEND, APPEND, UNSET):
+            raise UnrepresentableValue("envdelta", op.name, f"unknown operation {op.op!r}", what="operation")
+        yield op
