@@ -48,8 +48,35 @@ def encoding(fmt: str) -> str:
     return _module(fmt).ENCODING
 
 
+def resolve_removals(delta: EnvDelta, current_env: Mapping[str, str] | None) -> EnvDelta:
+    """`remove` ops (drop other toolkits' folders from PATH) become a `set` of the current value
+    without those folders: shells have no portable list filtering (cmd has none at all). The
+    later prepend/append ops still apply to the value at run time."""
+    from ..envdelta import REMOVE, SET, VarOp, split_list
+
+    if not any(op.op == REMOVE for op in delta.ops):
+        return delta
+    fold = delta.platform == "windows"
+    env = dict(current_env or {})
+    ops = []
+    for op in delta.ops:
+        if op.op != REMOVE:
+            ops.append(op)
+            continue
+        key = next((k for k in env if (k.upper() == op.name.upper() if fold else k == op.name)), None)
+        if key is None:
+            continue
+        drop = {e.rstrip("\\/").lower() if fold else e.rstrip("/") for e in op.entries}
+        kept = [e for e in split_list(env[key], delta.sep)
+                if (e.rstrip("\\/").lower() if fold else e.rstrip("/")) not in drop]
+        if len(kept) != len(split_list(env[key], delta.sep)):
+            ops.append(VarOp(op.name, SET, delta.sep.join(kept)))
+    return EnvDelta(delta.platform, tuple(ops))
+
+
 def render(delta: EnvDelta, fmt: str, current_env: Mapping[str, str] | None = None) -> str:
     mod = _module(fmt)
+    delta = resolve_removals(delta, current_env)
     if fmt in ("dotenv", "github"):
         return mod.render(delta, current_env)
     return mod.render(delta)

@@ -116,3 +116,18 @@ def test_error_message_names_variable_char_and_format():
         render(EnvDelta("windows", (VarOp("CUDA_X", SET, "a\nb"),)), "cmd")
     msg = err.value.message
     assert "cmd" in msg and "'CUDA_X'" in msg and "U+000A" in msg and "ps1" in err.value.remedy
+
+
+def test_remove_ops_become_a_set_of_the_filtered_current_value():
+    from envmgr.envdelta import PREPEND, REMOVE, EnvDelta, VarOp
+    from envmgr.shellkit import render, resolve_removals
+
+    delta = EnvDelta("windows", (VarOp("PATH", REMOVE, ("C:\\CUDA\\v11.8\\bin",)),
+                                 VarOp("PATH", PREPEND, ("C:\\CUDA\\v12.4\\bin",))))
+    env = {"Path": "C:\\CUDA\\v11.8\\bin\\;C:\\Windows"}
+    resolved = resolve_removals(delta, env)
+    assert resolved.ops[0] == VarOp("PATH", "set", "C:\\Windows")
+    assert resolved.ops[1].op == PREPEND
+    assert "v11.8" not in render(delta, "ps1", env)
+    untouched = {"PATH": "C:\\Windows"}
+    assert [op.op for op in resolve_removals(delta, untouched).ops] == [PREPEND]
