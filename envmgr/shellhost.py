@@ -105,7 +105,7 @@ def build_session(shell: str, delta: EnvDelta, env: Mapping[str, str], marker: s
         from .shellkit import write_script
 
         init = Path(folder, "init.cmd")
-        write_script(init, "@echo off\r\n" + render(delta, "cmd") + f"\r\nprompt {prompt.replace('%', '%%')}$P$G\r\n", "cmd")
+        write_script(init, "@echo off\r\n" + render(delta, "cmd") + f"\r\n@set \"PROMPT={prompt.replace('%', '%%')}$P$G\"\r\n", "cmd")
         return Session(("cmd.exe", "/d", "/k", str(init)), child_env, folder)
     raise UsageError(f"unknown shell {shell!r}", f"use one of: {', '.join(SHELLS)}")
 

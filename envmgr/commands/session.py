@@ -77,15 +77,18 @@ def shell_command(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh
     from ..output import say
     from ..shellhost import build_session, detect_shell
 
-    name = detect_shell(shell_name, os.environ)
+    wine = getattr(obj.host, "interactive", None) if obj.wine_prefix else None
+    base = dict(obj.host.env) if wine else dict(os.environ)
+    name = detect_shell(shell_name or ("cmd" if wine else None), base)
     delta, marker, _ = environment_for(obj, (vs, toolset, arch, cuda, pythons, from_file, refresh, strict),
                                        recipe, arch_list, allow_unsupported_compiler, recipe_params)
-    if os.environ.get(ACTIVE):
-        say(f"envmgr: already inside an envmgr environment ({os.environ[ACTIVE]}); the new one replaces it")
-    session = build_session(name, activation_delta(delta, os.environ, marker), os.environ, marker)
+    if base.get(ACTIVE):
+        say(f"envmgr: already inside an envmgr environment ({base[ACTIVE]}); the new one replaces it")
+    session = build_session(name, activation_delta(delta, base, marker), base, marker)
     say(f"envmgr: starting {name} ({marker}); `exit` returns here")
+    argv, env = wine(session.argv, session.env) if wine else (list(session.argv), session.env)
     try:
-        code = spawn.run(list(session.argv), session.env)
+        code = spawn.run(argv, env)
     finally:
         shutil.rmtree(session.folder, ignore_errors=True)
     sys.exit(code)

@@ -251,6 +251,17 @@ class WineHost:
         return Completed(argv_t, rc, _decode(out, encoding), stderr, timed_out=timed_out,
                          start_error=start_error)
 
+    def interactive(self, argv: Sequence[str], env: Mapping[str, str]) -> tuple[list[str], dict[str, str]]:
+        """argv and Unix environment that start a Windows program under Wine in the foreground
+        (`envmgr --wine-prefix P shell --shell cmd`), with `env` as its Windows environment."""
+        given = WindowsEnv(env)
+        proc_env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "PATH")}
+        proc_env.update({k: v for k, v in given.items() if k.upper() != "PATH"})
+        proc_env.update(QUIET, WINEPREFIX=self.prefix, PATH=os.environ.get("PATH", "/usr/bin:/bin"))
+        if "PATH" in given:
+            proc_env["WINEPATH"] = given["PATH"]
+        return [self.wine, *argv], proc_env
+
     def _wine(self, args: list[str], *, timeout: float,
               extra: Mapping[str, str]) -> tuple[int, bytes, bytes, bool]:
         """Run `wine64 ARGS` -> (exit code, stdout, stderr, timed out). Output goes to temp files, not
