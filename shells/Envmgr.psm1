@@ -20,7 +20,7 @@ function Exit-Envmgr {
 }
 
 # Tab completion for envmgr's commands and options, answered by envmgr itself (click).
-Register-ArgumentCompleter -Native -CommandName envmgr, envmgr.exe -ScriptBlock {
+Register-ArgumentCompleter -Native -CommandName @('envmgr', 'envmgr.exe') -ScriptBlock {
     param($wordToComplete, $commandAst, $cursorPosition)
     $words = @($commandAst.CommandElements | Select-Object -Skip 1 | ForEach-Object { $_.ToString() })
     if ($wordToComplete -and $words.Count -gt 0) { $words = @($words | Select-Object -SkipLast 1) }
@@ -29,4 +29,4 @@ Register-ArgumentCompleter -Native -CommandName envmgr, envmgr.exe -ScriptBlock 
     }
 }
 
-Export-ModuleMember -Function Enter-Envmgr, Exit-Envmgr
+Export-ModuleMember -Function @('Enter-Envmgr', 'Exit-Envmgr')
