@@ -263,7 +263,7 @@ def cache_list(as_json: bool) -> None:
 
     rows = []
     for e in cache.entries():
-        valid = bool(e.validity) and all(cache.stat_token(p) == t for p, t in e.validity.items())
+        valid = bool(e.snapshot_toml) and all(cache.stat_token(p) == t for p, t in e.validity.items())
         headline = next((l[2:] for l in e.snapshot_toml.splitlines()[1:2] if l.startswith("# ")), "(unreadable)")
         rows.append({"key": e.key, "path": str(e.path), "valid": valid, "summary": headline})
     if as_json:

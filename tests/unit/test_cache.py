@@ -1,0 +1,98 @@
+"""The snapshot cache: cheap-stat validity, --refresh, corrupt entries, concurrent writers, list/clear."""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import time
+
+import pytest
+
+from envmgr import cache
+from envmgr.envdelta import SET, EnvDelta, VarOp
+from envmgr.snapshot import Snapshot, from_toml, to_toml
+
+SNAP = to_toml(Snapshot("linux", EnvDelta("linux", (VarOp("CUDA_HOME", SET, "/c"),)), (("cuda", "13.0.88"),)))
+
+
+@pytest.fixture(autouse=True)
+def cache_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("ENVMGR_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+def test_a_stored_entry_is_valid_until_a_watched_file_changes(tmp_path):
+    watched = tmp_path / "vcvarsall.bat"
+    watched.write_text("one")
+    cache.store("k1", SNAP, [str(watched), str(tmp_path / "absent")])
+    assert cache.lookup("k1") == SNAP
+    time.sleep(0.01)
+    watched.write_text("two!")
+    assert cache.lookup("k1") is None
+    (tmp_path / "absent").write_text("now here")
+    cache.store("k2", SNAP, [str(tmp_path / "absent")])
+    assert cache.lookup("k2") == SNAP
+
+
+def test_key_depends_on_selectors_env_and_version():
+    a = cache.cache_key("linux", {"cuda": "13.0"}, {"CUDA_PATH": "/a"})
+    assert a == cache.cache_key("linux", {"cuda": "13.0"}, {"CUDA_PATH": "/a", "UNRELATED": "x"})
+    assert a != cache.cache_key("linux", {"cuda": "12.4"}, {"CUDA_PATH": "/a"})
+    assert a != cache.cache_key("linux", {"cuda": "13.0"}, {"CUDA_PATH": "/b"})
+    assert a != cache.cache_key("linux", {"cuda": "13.0"}, {"CUDA_PATH": "/a", "CUDA_PATH_V12_4": "/x"})
+
+
+def test_a_corrupt_entry_is_a_miss_not_an_error(cache_dir):
+    cache.store("k", SNAP, [])
+    path = cache_dir / "snapshots" / "k.toml"
+    path.write_bytes(b"\x00garbage")
+    assert cache.lookup("k") is None
+    path.write_text('#envmgr-cache {"x": 1\n# ---- snapshot ----\n')
+    assert cache.lookup("k") is None
+
+
+def _writer(args):
+    folder, n = args
+    os.environ["ENVMGR_CACHE_DIR"] = folder
+    for _ in range(n):
+        cache.store("shared", SNAP, [])
+    return True
+
+
+def test_two_processes_filling_the_same_entry_never_leave_a_broken_file(cache_dir):
+    with multiprocessing.get_context("fork").Pool(4) as pool:
+        assert all(pool.map(_writer, [(str(cache_dir), 25)] * 4))
+    assert from_toml(cache.lookup("shared")).delta.ops[0].value == "/c"
+    assert [p.name for p in (cache_dir / "snapshots").iterdir()] == ["shared.toml"]   # no temp files left
+
+
+def test_cache_list_and_clear(cli, cache_dir):
+    cache.store("abc", SNAP, [])
+    listed = cli("cache", "list", "--json", env={"ENVMGR_CACHE_DIR": str(cache_dir)})
+    assert [(e["key"], e["valid"]) for e in listed.json()["entries"]] == [("abc", True)]
+    cleared = cli("cache", "clear", env={"ENVMGR_CACHE_DIR": str(cache_dir)})
+    assert "removed 1" in cleared.stdout and cache.entries() == []
+
+
+def test_export_from_a_snapshot_with_missing_paths_warns_and_strict_refuses(cli, tmp_path):
+    snap = tmp_path / "env.toml"
+    snap.write_text('schema = 1\nplatform = "linux"\n[env]\nCUDA_HOME = "/nonexistent/cuda"\n', encoding="utf-8")
+    ok = cli("export", "--from", str(snap), "--format", "sh")
+    assert ok.code == 0 and "export CUDA_HOME='/nonexistent/cuda'" in ok.stdout
+    assert "do not exist here: /nonexistent/cuda" in ok.stderr
+    strict = cli("export", "--from", str(snap), "--strict")
+    assert strict.code == 2 and "do not exist on this machine" in strict.stderr
+
+
+def test_export_of_a_malformed_snapshot_names_file_line_and_column(cli, tmp_path):
+    snap = tmp_path / "env.toml"
+    snap.write_text('schema = 1\nplatform = "linux"\n[env\n', encoding="utf-8")
+    bad = cli("export", "--from", str(snap))
+    assert bad.code == 2 and str(snap) in bad.stderr and "line 3" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_a_format_that_cannot_hold_a_value_is_refused(cli, tmp_path):
+    snap = tmp_path / "env.toml"
+    snap.write_text('schema = 1\nplatform = "linux"\n[env]\nX = "two\\nlines"\n', encoding="utf-8")
+    refused = cli("export", "--from", str(snap), "--format", "cmd")
+    assert refused.code == 2 and "X" in refused.stderr
+    assert cli("export", "--from", str(snap), "--format", "sh").code == 0
