@@ -70,3 +70,39 @@ def test_unknown_shell_lists_the_valid_ones(cli):
     result = cli("shell", "--shell", "tcsh")
     assert result.code == 2
     assert "unknown shell 'tcsh'" in result.stderr and "pwsh" in result.stderr
+
+
+def test_ctrl_c_reaches_the_child_not_envmgr(tmp_path, cuda_13_0):
+    need(shutil.which("bash") is not None, "bash is not installed")
+    child = spawn_shell("bash", tmp_path)
+    child.expect_exact(MARK)
+    child.sendline("sleep 30")
+    child.expect_exact("sleep 30")
+    import time
+
+    time.sleep(1)
+    child.sendintr()                                  # Ctrl+C: interrupts sleep inside the shell
+    child.expect_exact(MARK)                          # envmgr and the shell are still there
+    child.sendline('echo "STATUS-$?"')
+    child.expect(r"STATUS-(\d+)")
+    assert child.match.group(1) == "130"
+    child.sendline("exit 0")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+def test_run_passes_ctrl_c_to_the_command_and_returns_its_code(tmp_path, cuda_13_0):
+    from tests.conftest import ROOT
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CUDA", "ENVMGR_"))}
+    env.update(PYTHONPATH=str(ROOT), ENVMGR_CACHE_DIR=str(tmp_path / "cache"))
+    child = pexpect.spawn(sys.executable, ["-m", "envmgr", "run", "--cuda", "13.0", "--", "bash", "-c",
+                                           "trap 'echo GOT-INT; exit 42' INT; echo READY; sleep 30"],
+                          env=env, encoding="utf-8", timeout=30)
+    child.expect("READY")
+    child.sendintr()
+    child.expect("GOT-INT")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 42
