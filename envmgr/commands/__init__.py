@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import importlib
 
-MODULES = ("session", "fix_msbuild", "doctor", "completion")
+MODULES = ("session", "fix_msbuild", "doctor", "completion", "wheels")
 
 
 def register(group) -> None:

@@ -1,0 +1,216 @@
+"""`envmgr install` (build through a recipe once, reuse the wheel) and `envmgr wheels list|clear`."""
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from ..cli import Ctx, environment_for, recipe_options, selector_options
+
+_PY_ID = ("import sys, sysconfig; i = sys.implementation; "
+          "print(f'{i.name[:2] if i.name == \"cpython\" else i.name}{sys.version_info[0]}{sys.version_info[1]}'); "
+          "print(sysconfig.get_platform())")
+
+
+@click.command("install", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@selector_options
+@recipe_options
+@click.option("--no-deps", is_flag=True, help="Install the wheel without its dependencies.")
+@click.option("--rebuild", is_flag=True, help="Build again even when the wheel cache holds this key.")
+@click.argument("pip_args", nargs=-1, required=True, type=click.UNPROCESSED, metavar="[PIP OPTIONS] SPEC")
+@click.pass_obj
+def install_command(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh, strict, recipe, arch_list,
+                    allow_unsupported_compiler, recipe_params, no_deps, rebuild, pip_args):
+    """Build SPEC with a recipe once, cache the wheel, and pip install it (here or into --python EXE).
+
+    \b
+      envmgr install --recipe llama-cpp-python "llama-cpp-python==0.3.36"
+      envmgr install --recipe llama-cpp-python --python .venv/bin/python ./llama_cpp_python-0.3.36.tar.gz
+      envmgr install --recipe llama-cpp-python --no-index --find-links ./wheels llama-cpp-python==0.3.36
+    The cache key is (package, version, source, CUDA, architectures, generator, CMAKE_ARGS, Python
+    tag, platform): the same key in any venv installs the cached wheel in seconds. pip options
+    (before SPEC) go to both `pip wheel` and `pip install`. The first --python is the target.
+    """
+    import time
+    from datetime import datetime, timezone
+
+    from .. import wheels
+    from ..activation import activation_delta
+    from ..errors import UsageError
+    from ..output import say
+
+    args = [a for a in pip_args if a != "--"] if pip_args[:1] == ("--",) else list(pip_args)
+    if not args or not recipe:
+        raise UsageError("envmgr install needs --recipe NAME and a SPEC", "e.g. envmgr install --recipe "
+                         "llama-cpp-python llama-cpp-python==0.3.36 (see `envmgr recipes`)")
+    spec, pip_opts = args[-1], args[:-1]
+    delta, marker, _ = environment_for(obj, (vs, toolset, arch, cuda, pythons, from_file, refresh, strict),
+                                       recipe, arch_list, allow_unsupported_compiler, recipe_params)
+    env = activation_delta(delta, os.environ, marker).apply(os.environ)
+    python = pythons[0] if pythons else sys.executable
+    py_tag, platform = _python_identity(python, env)
+    # A second resolve is a cache hit (the first one just stored it): the CUDA version comes from there.
+    cuda_version = _cuda_short(obj, (vs, toolset, arch, cuda), pythons, from_file, strict)
+    is_cuda = _is_cuda_recipe(recipe) and bool(cuda_version)
+    archs, generator, cmake_args = wheels.build_facts(env)
+    info = wheels.parse_spec(spec)
+
+    def key_for(name: str, version: str, source: str) -> wheels.WheelKey:
+        return wheels.WheelKey(name, version, source, cuda_version if is_cuda else "", archs, generator,
+                               cmake_args, py_tag, platform)
+
+    if info.name and info.version and info.source and not rebuild:
+        hit = wheels.lookup(key_for(info.name, info.version, info.source), is_cuda, lambda m: say(f"envmgr: {m}"))
+        if hit is not None:
+            say(f"envmgr: reusing the cached wheel {hit.wheel} (built in {hit.build_seconds:.0f} s, {hit.created}); "
+                f"key {hit.key.digest()}")
+            sys.exit(_pip_install(python, hit.path, pip_opts, no_deps, env))
+    if info.source is None:
+        say(f"envmgr: {spec} is a source folder or URL: built every time, never cached")
+    elif info.version is None and info.name:
+        old = wheels.newest_for(info.name)
+        say(f"envmgr: {spec} pins no version: building" +
+            (f" (the cache holds {old.key.version}; pin =={old.key.version} to reuse it)" if old else ""))
+    start = time.perf_counter()
+    entry_or_path = _build(python, spec, pip_opts, env, key_for, info, is_cuda, start,
+                           datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+    sys.exit(_pip_install(python, entry_or_path, pip_opts, no_deps, env))
+
+
+def _build(python, spec, pip_opts, env, key_for, info, is_cuda, start, created):
+    import shutil
+    import tempfile
+    import time
+    from pathlib import Path
+
+    from .. import spawn, wheels
+    from ..errors import CheckFailed, EnvmgrError
+    from ..output import say
+
+    root = wheels.wheels_dir()
+    root.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=root))
+    try:
+        argv = [python, "-m", "pip", "wheel", "--no-deps", "--no-cache-dir", "-w", str(tmp), *pip_opts, spec]
+        say(f"envmgr: building: {' '.join(argv)}")
+        say(f"envmgr: CMAKE_ARGS={env.get('CMAKE_ARGS', '')!r} CMAKE_GENERATOR={env.get('CMAKE_GENERATOR', '')!r}")
+        code = spawn.run(argv, env)
+        seconds = time.perf_counter() - start
+        if code != 0:
+            err = EnvmgrError(f"pip wheel failed with exit code {code} after {seconds:.0f} s; nothing was cached",
+                              "rerun with -v before SPEC, or `envmgr run --recipe ... --log build.log -- pip wheel -v ...`"
+                              " to have the log diagnosed")
+            err.exit_code = code
+            raise err
+        built = sorted(tmp.glob("*.whl"))
+        if len(built) != 1:
+            raise CheckFailed(f"pip wheel produced {len(built)} wheels in {tmp}, expected one", "report this")
+        name, version, _ = wheels.parse_wheel_name(built[0].name)
+        if info.name and name != info.name:
+            say(f"envmgr: the wheel is {name}, the spec said {info.name}: keyed by the wheel's name")
+        if info.source is None:
+            problems = wheels.check_wheel(built[0], name, is_cuda)
+            if problems:
+                raise CheckFailed(f"{built[0].name} will not be installed: {'; '.join(problems)}",
+                                  "the build did not enable CUDA: check CMAKE_ARGS and the build log (-v)")
+            keep = Path(tempfile.mkdtemp(prefix="envmgr-wheel-"))
+            return shutil.move(str(built[0]), keep / built[0].name)
+        entry = wheels.store(key_for(name, version, info.source), built[0], seconds, is_cuda, created)
+        say(f"envmgr: built {entry.wheel} in {seconds:.0f} s; cached as {entry.key.digest()} in {entry.folder}")
+        return entry.path
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _pip_install(python, wheel, pip_opts, no_deps, env) -> int:
+    """--force-reinstall --no-deps replaces a same-version (say CPU-only) install; then the dependencies."""
+    from .. import spawn
+    from ..output import say
+
+    code = spawn.run([python, "-m", "pip", "install", "--force-reinstall", "--no-deps", *pip_opts, str(wheel)], env)
+    if code == 0 and not no_deps:
+        code = spawn.run([python, "-m", "pip", "install", *pip_opts, str(wheel)], env)
+    if code != 0:
+        say(f"envmgr: pip install failed with exit code {code}; the cached wheel stays ({wheel})")
+    return code
+
+
+def _python_identity(python: str, env) -> tuple[str, str]:
+    import subprocess
+
+    from ..errors import UsageError
+
+    try:
+        out = subprocess.run([python, "-c", _PY_ID], capture_output=True, text=True, env=dict(env), timeout=60)
+    except OSError as exc:
+        raise UsageError(f"{python}: cannot be run: {exc.strerror or exc}", "point --python at a Python executable")
+    if out.returncode != 0:
+        raise UsageError(f"{python}: not a working Python ({out.stderr.strip()[-200:]})",
+                         "point --python at a Python executable")
+    tag, plat = out.stdout.split()[:2]
+    return tag, plat.replace("-", "_").replace(".", "_")
+
+
+def _cuda_short(obj: Ctx, sel: tuple, pythons, from_file, strict) -> str:
+    from ..resolve import resolve
+    from ..selectors import Selectors
+
+    live = obj.machine is None and obj.wine_prefix is None
+    snap, _ = resolve(obj.host, Selectors(*sel), from_file=from_file, refresh=False, strict=strict,
+                      pythons=pythons, use_cache=live, warn=lambda m: None)
+    return dict(snap.summary).get("cuda_short", "")
+
+
+def _is_cuda_recipe(name: str) -> bool:
+    from ..recipes import get_recipe
+
+    r = get_recipe(name)
+    return r.kind == "torch-extension" or (r.kind == "cmake" and (r.cuda_architectures or any(
+        "CUDA" in a.upper() for a in r.cmake_args)))
+
+
+@click.group("wheels")
+def wheels_group() -> None:
+    """The wheel cache of `envmgr install` (under the user cache folder)."""
+
+
+@wheels_group.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (docs/wheels.md).")
+def wheels_list(as_json: bool) -> None:
+    """List cached wheels with their keys."""
+    from dataclasses import asdict
+
+    from .. import wheels
+    from ..output import emit_json
+
+    rows = []
+    for e in wheels.entries():
+        if isinstance(e, wheels.Entry):
+            rows.append({"digest": e.folder.name, "wheel": e.wheel, "path": str(e.path), "sha256": e.sha256,
+                         "build_seconds": e.build_seconds, "created": e.created, "key": asdict(e.key)})
+        else:
+            rows.append({"digest": e.name, "wheel": None, "path": str(e), "broken": True})
+    if as_json:
+        emit_json({"schema": 1, "wheels_dir": str(wheels.wheels_dir()), "wheels": rows})
+        return
+    click.echo(f"{len(rows)} cached wheel(s) in {wheels.wheels_dir()}")
+    for r in rows:
+        if r.get("broken"):
+            click.echo(f"  {r['digest']}  (broken entry: discarded at the next install with its key)")
+            continue
+        k = r["key"]
+        cuda = f"CUDA {k['cuda']} archs {k['archs'] or '?'}" if k["cuda"] else "CPU"
+        click.echo(f"  {r['digest']}  {k['package']} {k['version']}  {cuda}  {k['generator']}  "
+                   f"{k['python_tag']} {k['platform']}  built in {r['build_seconds']:.0f} s")
+
+
+@wheels_group.command("clear")
+def wheels_clear() -> None:
+    """Delete every cached wheel."""
+    from .. import wheels
+
+    click.echo(f"removed {wheels.clear()} cached wheel(s)")
+
+
+commands = (install_command, wheels_group)
