@@ -41,6 +41,21 @@ class Ctx:
 class EnvmgrGroup(click.Group):
     """Turns an EnvmgrError into one line + remedy on stderr and its exit code (also under CliRunner)."""
 
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        from .commands import LAZY
+
+        return sorted({*super().list_commands(ctx), *LAZY})
+
+    def get_command(self, ctx: click.Context, name: str):
+        command = super().get_command(ctx, name)
+        if command is None:
+            from .commands import LAZY, load
+
+            if name in LAZY:
+                command = load(name)
+                self.add_command(command, name)
+        return command
+
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
@@ -229,13 +244,16 @@ def export_cmd(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh, s
         snap = get_snapshot(obj, *sel)
         from dataclasses import replace
 
-        snap = replace(snap, delta=delta, notes=snap.notes + tuple(notes))
+        snap = replace(snap, delta=delta, notes=snap.notes + tuple(notes), text="")
     else:
         snap = get_snapshot(obj, *sel)
     if fmt == "toml":
-        from .snapshot import to_toml
+        if snap.text:
+            click.echo(snap.text, nl=False)
+        else:
+            from .snapshot import to_toml
 
-        click.echo(to_toml(snap), nl=False)
+            click.echo(to_toml(snap), nl=False)
     elif fmt == "json":
         from .output import emit_json
         from .snapshot_json import snapshot_json
@@ -280,11 +298,6 @@ def cache_clear() -> None:
     from . import cache
 
     click.echo(f"removed {cache.clear()} cached snapshot(s)")
-
-
-from .commands import register as _register  # noqa: E402
-
-_register(cli)
 
 
 def main(argv: list[str] | None = None) -> None:

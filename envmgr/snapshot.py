@@ -21,6 +21,9 @@ class Snapshot:
     notes: tuple[str, ...] = ()
     envmgr: str = ""
     created: str = ""
+    # The TOML this snapshot was read from (cache or --from): printed as is by `export`, which
+    # spares loading tomlkit on the hot path. Never compared.
+    text: str = field(default="", compare=False, repr=False)
 
     def headline(self) -> str:
         d = dict(self.summary)
@@ -114,7 +117,8 @@ def from_toml(text: str, origin: str = "<snapshot>") -> Snapshot:
     for name, item in env.items():
         ops += _read_var(name, item, origin)
     return Snapshot(platform, EnvDelta(platform, tuple(ops)), _pairs(data.get("summary")), _pairs(data.get("identity")),
-                    tuple(str(n) for n in data.get("notes", [])), str(data.get("envmgr", "")), str(data.get("created", "")))
+                    tuple(str(n) for n in data.get("notes", [])), str(data.get("envmgr", "")), str(data.get("created", "")),
+                    text)
 
 
 def _pairs(table) -> tuple[tuple[str, str], ...]:

@@ -1,21 +1,27 @@
-"""Commands that live in their own modules; each module defines a click command named `command`.
+"""Commands that live in their own modules, loaded only when they are used.
 
-Imports inside each command function stay lazy so `envmgr --help` stays instant.
+A command's module is imported when click asks for that command (or lists them all for --help),
+so `envmgr --version` and a cached `envmgr export` import none of them.
 """
 from __future__ import annotations
 
 import importlib
 
-MODULES = ("session", "fix_msbuild", "doctor", "completion", "wheels")
+# command name -> (module in envmgr.commands, attribute)
+LAZY = {
+    "run": ("session", "run_command"),
+    "shell": ("session", "shell_command"),
+    "recipes": ("session", "recipes_command"),
+    "deactivate": ("session", "deactivate_command"),
+    "init": ("session", "init_command"),
+    "fix-msbuild": ("fix_msbuild", "command"),
+    "doctor": ("doctor", "command"),
+    "complete-words": ("completion", "command"),
+    "install": ("wheels", "install_command"),
+    "wheels": ("wheels", "wheels_group"),
+}
 
 
-def register(group) -> None:
-    for name in MODULES:
-        try:
-            module = importlib.import_module(f"{__name__}.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"{__name__}.{name}":  # not written yet on this branch
-                continue
-            raise
-        for command in getattr(module, "commands", None) or (module.command,):
-            group.add_command(command)
+def load(name: str):
+    module, attribute = LAZY[name]
+    return getattr(importlib.import_module(f"{__name__}.{module}"), attribute)

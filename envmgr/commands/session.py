@@ -137,4 +137,3 @@ def init_command(shell: str, script: bool):
     click.echo(hook_script(shell) if script else profile_line(shell))
 
 
-commands = (run_command, shell_command, recipes_command, deactivate_command, init_command)

@@ -213,4 +213,3 @@ def wheels_clear() -> None:
     click.echo(f"removed {wheels.clear()} cached wheel(s)")
 
 
-commands = (install_command, wheels_group)

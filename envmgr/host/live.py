@@ -2,9 +2,7 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
-import sysconfig
 from typing import Mapping, Sequence
 
 from .base import WINDOWS, LINUX, Completed, FileStat, Interpreter, RegValue, which_in
@@ -122,6 +120,8 @@ class LiveHost:
 
     def run(self, argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None,
             encoding: str | None = "utf-8") -> Completed:
+        import subprocess  # lazily: a cached `envmgr export` runs nothing
+
         argv_t = tuple(argv)
         kwargs = {}
         if self.platform == WINDOWS:
@@ -148,6 +148,8 @@ class LiveHost:
 
     def interpreter(self, python: str | None = None) -> Interpreter | None:
         if python is None:
+            import sysconfig
+
             paths = sysconfig.get_paths()
             site = [paths["purelib"], paths["platlib"]]
             return Interpreter(sys.executable, "%d.%d.%d" % sys.version_info[:3],

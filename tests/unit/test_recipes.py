@@ -25,7 +25,7 @@ def test_llama_on_windows_with_ninja_and_a_gpu():
                         temp="C:\\Users\\Jörg\\AppData\\Local\\Temp", cpu_count=16)
     delta, notes = apply_recipe(get_recipe("llama-cpp-python"), ctx)
     got = ops(delta)
-    assert shlex.split(got[("CMAKE_ARGS", "set")]) == ["-DGGML_CUDA=on", "-DCMAKE_CUDA_ARCHITECTURES=86;89"]
+    assert shlex.split(got[("CMAKE_ARGS", "set")]) == ["-DGGML_CUDA=on", "-DCMAKE_CUDA_ARCHITECTURES=86-real;89-real"]
     assert got[("CMAKE_GENERATOR", "set")] == "Ninja"
     assert ("CMAKE_GENERATOR_INSTANCE", "set") not in got
     assert got[("CUDACXX", "set")] == "C:\\CUDA\\v12.4\\bin\\nvcc.exe"
