@@ -114,7 +114,6 @@ def clear() -> int:
 
 def watch_list(host, choice, inv) -> list[str]:
     """The files and folders whose stats decide whether a cached snapshot still holds."""
-    from .discover.cuda import CUDA_REG  # noqa: F401  (documented alongside: registry changes need --refresh)
     from .host.base import join, host_path
 
     paths: list[str] = []

@@ -6,7 +6,6 @@ architectures, TEMP) are made here, purely, from a RecipeContext.
 from __future__ import annotations
 
 import shlex
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -77,14 +76,9 @@ def recipe_dirs() -> list[Path]:
 
 
 def parse_recipe(text: str, origin: str) -> Recipe:
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover
-        import tomli as tomllib
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputFileError(f"{origin}: not a valid recipe: {exc}", "fix the TOML at that line") from None
+    from .tomlread import load_toml
+
+    data = load_toml(text, origin, "recipe", "fix the TOML at that line")
     unknown = sorted(set(data) - ALLOWED)
     if unknown:
         raise InputFileError(f"{origin}: unknown key {unknown[0]!r}; allowed keys: {', '.join(sorted(ALLOWED))}",

@@ -1,7 +1,6 @@
 """Snapshot <-> TOML (docs/snapshot.md). The only module that knows the snapshot file format."""
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 
 from .envdelta import APPEND, PREPEND, REMOVE, SET, UNSET, EnvDelta, VarOp
@@ -94,15 +93,9 @@ def _var_item(ops: list[VarOp]):
 
 
 def from_toml(text: str, origin: str = "<snapshot>") -> Snapshot:
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover
-        import tomli as tomllib
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        # The message carries "(at line L, column C)".
-        raise InputFileError(f"{origin}: not a valid snapshot: {exc}", "fix the TOML at that line, or export it again") from None
+    from .tomlread import load_toml
+
+    data = load_toml(text, origin, "snapshot", "fix the TOML at that line, or export it again")
     schema = data.get("schema")
     if schema not in READS:
         raise InputFileError(f"{origin}: snapshot schema {schema!r} is not one this envmgr reads "

@@ -1,7 +1,7 @@
 """The facts discovery produces: frozen dataclasses with tuple fields, turned into JSON by `to_json`."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, is_dataclass
+from dataclasses import dataclass, fields, is_dataclass
 
 
 @dataclass(frozen=True)

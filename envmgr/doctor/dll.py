@@ -154,10 +154,14 @@ def resolve_pe(host: Host, dll: str, *, python_exe: str | None = None, base_dir:
 
 
 def _read(host: Host, path: str) -> bytes:
+    return read_binary(host, path, "a DLL")
+
+
+def read_binary(host: Host, path: str, what: str) -> bytes:
     try:
         return host.read_bytes(path)
     except FileNotFoundError:
-        raise InputFileError(f"{path}: no such file", "give the path of a DLL, or llama_cpp") from None
+        raise InputFileError(f"{path}: no such file", f"give the path of {what}, or llama_cpp") from None
     except OSError as exc:
         raise InputFileError(f"{path}: cannot read it ({exc.strerror or exc})", "check the path and permissions") from None
 

@@ -158,12 +158,9 @@ def resolve_elf(host: Host, path: str, *, cache: dict[str, str] | None = None) -
 
 
 def _read(host: Host, path: str) -> bytes:
-    try:
-        return host.read_bytes(path)
-    except FileNotFoundError:
-        raise InputFileError(f"{path}: no such file", "give the path of a shared library, or llama_cpp") from None
-    except OSError as exc:
-        raise InputFileError(f"{path}: cannot read it ({exc.strerror or exc})", "check the path and permissions") from None
+    from .dll import read_binary
+
+    return read_binary(host, path, "a shared library")
 
 
 def explain_missing_so(host: Host, name: str) -> str:

@@ -1,15 +1,9 @@
 """RecordedHost: replays a machine file (docs/machine-record.md) as if it were the machine."""
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Mapping, Sequence
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 from ..errors import InputFileError
 from .base import WINDOWS, LINUX, Completed, FileStat, Interpreter, RegValue, normalize_key, which_in
@@ -309,12 +303,13 @@ def load_machine(path: str) -> RecordedHost:
         raise InputFileError(f"{path}: cannot read the machine file: {exc.strerror}",
                              "check the path given to --machine / ENVMGR_MACHINE") from None
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise InputFileError(f"{path}: the machine file is not UTF-8 text", "a machine file is TOML") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputFileError(f"{path}: not a valid TOML machine file: {exc}",
-                             "fix the TOML syntax, or record the machine again with `envmgr record -o FILE`") from None
+    from ..tomlread import load_toml
+
+    data = load_toml(text, str(path), "TOML machine file",
+                     "fix the TOML syntax, or record the machine again with `envmgr record -o FILE`")
     schema = data.get("schema")
     if schema not in SCHEMA_VERSIONS:
         raise InputFileError(

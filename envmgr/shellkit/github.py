@@ -15,7 +15,7 @@ import hashlib
 import re
 from typing import Mapping
 
-from ..envdelta import PREPEND, SET, UNSET, EnvDelta
+from ..envdelta import PREPEND, UNSET, EnvDelta
 from ._common import UnrepresentableValue, check_name, check_text, ops_of
 from .dotenv import final_values
 

@@ -9,12 +9,12 @@ import sys
 
 import pytest
 
-from envmgr.activation import ACTIVE, RESTORE, activation_delta, deactivation_delta
+from envmgr.activation import ACTIVE, activation_delta, deactivation_delta
 from envmgr.envdelta import PREPEND, REMOVE, SET, UNSET, EnvDelta, VarOp
 from envmgr.shellhost import build_session
 from envmgr.shellinit import hook_script, profile_line, shells_dir
 from tests.conftest import ROOT
-from tests.unit.test_shellkit_ps1 import decode_verbatim, literals, parse
+from tests.unit.test_shellkit_ps1 import literals, parse
 
 ts = pytest.importorskip("tree_sitter")
 ts_ps = pytest.importorskip("tree_sitter_powershell")
