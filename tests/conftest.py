@@ -52,5 +52,7 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "windows" in item.keywords and not on_windows:
             item.add_marker(pytest.mark.skip(reason="runs only on Windows"))
+        if on_windows and any(m in item.keywords for m in ("posix", "linux", "wine")):
+            item.add_marker(pytest.mark.skip(reason="needs POSIX tools (this tier runs on Linux)"))
         if "gpu" in item.keywords and not os.environ.get("ENVMGR_GPU_TESTS"):
             item.add_marker(pytest.mark.skip(reason="needs an NVIDIA GPU (run through the device tool)"))

@@ -59,7 +59,7 @@ def _writer(args):
 
 
 def test_two_processes_filling_the_same_entry_never_leave_a_broken_file(cache_dir):
-    with multiprocessing.get_context("fork").Pool(4) as pool:
+    with multiprocessing.Pool(4) as pool:
         assert all(pool.map(_writer, [(str(cache_dir), 25)] * 4))
     assert from_toml(cache.lookup("shared")).delta.ops[0].value == "/c"
     assert [p.name for p in (cache_dir / "snapshots").iterdir()] == ["shared.toml"]   # no temp files left

@@ -11,6 +11,8 @@ import pytest
 
 from envmgr.errors import InputFileError
 
+pytestmark = pytest.mark.posix
+
 
 def need(tool: str) -> None:
     if shutil.which(tool) is None:

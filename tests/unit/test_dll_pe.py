@@ -14,6 +14,8 @@ import tomlkit
 
 from envmgr.errors import InputFileError
 
+pytestmark = pytest.mark.posix
+
 GCC, DLLTOOL = "x86_64-w64-mingw32-gcc", "x86_64-w64-mingw32-dlltool"
 CUDA = "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA"
 SITE = "C:\\Python312\\Lib\\site-packages"

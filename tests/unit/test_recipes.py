@@ -99,6 +99,7 @@ def test_unknown_recipe_lists_the_valid_ones():
     assert "llama-cpp-python" in err.value.remedy and err.value.exit_code == 3
 
 
+@pytest.mark.posix
 def test_run_log_diagnoses_a_real_failure_log(tmp_path):
     """`envmgr run --log` on a command that prints a real CMake failure from the corpus and fails."""
     import os

@@ -102,6 +102,7 @@ def test_a_second_activation_replaces_the_first_without_stacking():
     assert deactivation_delta(two, "linux").apply(two) == before
 
 
+@pytest.mark.posix
 def test_sh_hook_activates_and_deactivates_in_real_bash(tmp_path):
     """envmgr_activate / envmgr_deactivate from `envmgr init bash --script`, in bash, with a snapshot."""
     snap = tmp_path / "env.toml"

@@ -16,6 +16,8 @@ from hypothesis import HealthCheck, assume, given, settings, strategies as st
 from envmgr.envdelta import APPEND, PREPEND, SET, UNSET, EnvDelta, VarOp
 from envmgr.shellkit import UnrepresentableValue, expected_env, render
 
+pytestmark = pytest.mark.posix
+
 SPECIAL = list(" '\"&|^%!<>()$`=;:\\*?~#{}[],\t\n") + ["é", "中文", "😀", "\u2018", "\u2019", "'\\''", "${X}"]
 VALUES = st.lists(st.one_of(st.sampled_from(SPECIAL), st.characters(codec="utf-8", exclude_characters="\0")),
                   max_size=12).map("".join)
