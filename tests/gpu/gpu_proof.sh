@@ -139,6 +139,8 @@ WHEELS=$WORK/in/wheels; SDIST=$WORK/in/llama_cpp_python-0.3.36.tar.gz; GPU=$WORK
 FIND=(--no-index --find-links "$WHEELS")
 step venv_a make_venv "$WORK/venvA"
 step envmgr_list "$WORK/venvA/bin/envmgr" list
+# doctor on a real GPU machine; its findings are informative here, so its exit code is only logged
+step envmgr_doctor sh -c '"$0" doctor; echo "envmgr doctor exit code: $?"' "$WORK/venvA/bin/envmgr"
 step recipe_env "$WORK/venvA/bin/envmgr" export --recipe llama-cpp-python --format sh
 step recipe_build "$WORK/venvA/bin/envmgr" install --recipe llama-cpp-python -v "${FIND[@]}" "$SDIST"
 step cache_list "$WORK/venvA/bin/envmgr" wheels list --json
