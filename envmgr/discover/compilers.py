@@ -39,7 +39,7 @@ def find_compilers(host: Host) -> list[tuple[str, str]]:
     return [(name, path) for name, path in found if path]
 
 
-def _probe(host: Host, name: str, path: str) -> HostCompiler:
+def probe_compiler(host: Host, name: str, path: str) -> HostCompiler:
     done = host.run([path, "--version"], timeout=TIMEOUT)
     version = parse_compiler_version(done.stdout) if done.ok else None
     if version is None:
@@ -55,4 +55,4 @@ def discover_compilers(host: Host) -> tuple[HostCompiler, ...]:
     if not found:
         return ()
     with ThreadPoolExecutor(max_workers=min(8, len(found))) as pool:
-        return tuple(pool.map(lambda nf: _probe(host, *nf), found))
+        return tuple(pool.map(lambda nf: probe_compiler(host, *nf), found))

@@ -14,8 +14,14 @@ def host_cxx(facts: Facts):
     for var in ("CUDAHOSTCXX", "NVCC_CCBIN", "CXX"):
         value = env.get(var)
         if value:
-            real = facts.host.realpath(facts.host.which(value) or value)
+            path = facts.host.which(value) or value
+            real = facts.host.realpath(path)
             hit = next((c for c in inv.host_compilers if facts.host.realpath(c.path) == real), None)
+            if hit is None and facts.host.exists(path):
+                # a compiler outside PATH's usual names (e.g. /opt/gcc/bin/g++): ask it directly
+                from ..discover.compilers import probe_compiler
+
+                hit = probe_compiler(facts.host, value.rsplit("/", 1)[-1], path)
             return f"{var}={value}", hit
     return "g++ on PATH", next((c for c in inv.host_compilers if c.name == "g++"), None)
 

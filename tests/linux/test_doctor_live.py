@@ -29,3 +29,15 @@ def test_doctor_live_dll_of_a_system_library(cli):
         pytest.skip("no libz here")
     result = cli("doctor", "--dll", libs[0])
     assert result.code == 0 and "0 missing" in result.stdout
+
+
+def test_f21_asks_a_cudahostcxx_outside_path_for_its_version(cli, tmp_path, cuda_13_0):
+    """As on the GPU machine, where CUDAHOSTCXX=/opt/gcc/bin/g++ is no discovered compiler."""
+    wrapper = tmp_path / "opt" / "g++"
+    wrapper.parent.mkdir()
+    wrapper.write_text('#!/bin/sh\nexec g++ "$@"\n')
+    wrapper.chmod(0o755)
+    result = cli("doctor", "--only", "F21", "--json", env={"CUDAHOSTCXX": str(wrapper)})
+    check = result.json()["checks"][0]
+    assert check["status"] == "ok", check
+    assert any(str(wrapper) in e for e in check["evidence"])
