@@ -22,19 +22,18 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 import time
 from pathlib import Path
 from typing import Iterator
 
 import pytest
 
-from envmgr.capture import CaptureError, base_environment, capture_vcvars, decode_cmd_output, parse_set_dump
+from envmgr.capture import CaptureError, base_environment, capture_vcvars, parse_set_dump
 from envmgr.envdelta import SET
 from envmgr.host.wine import WineHost
 from envmgr.snapshot import from_toml
 from tests.conftest import corpus
-from tests.wine.conftest import CUDA_DIR, CUDA_KEY, MACHINE_ENV, WINESERVER, WinePrefix, wine_env
+from tests.wine.conftest import CUDA_DIR, CUDA_KEY, MACHINE_ENV, WinePrefix, new_prefix
 
 pytestmark = pytest.mark.wine
 
@@ -79,14 +78,7 @@ def lay_out_vs(pfx: WinePrefix, root: str) -> None:
 
 @pytest.fixture(scope="module")
 def vs_prefix(wine_prefix, tmp_path_factory) -> Iterator[WinePrefix]:
-    base = tmp_path_factory.mktemp("wine-capture")
-    pfx = WinePrefix(base / "pfx", wine_env(base / "pfx"))
-    pfx.path.mkdir()
-    subprocess.run([str(WINESERVER), "-p"], env=pfx.env, check=True, timeout=30,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        rc, out, err = pfx.wine("wineboot", "-i", timeout=300)
-        assert rc == 0, f"wineboot -i failed ({rc}): {out}{err}"
+    with new_prefix(tmp_path_factory.mktemp("wine-capture")) as pfx:
         shutil.copytree(wine_prefix.unix(CUDA_DIR), pfx.unix(CUDA_DIR))
         pfx.reg("add", f"{CUDA_KEY}\\v13.2", "/v", "InstallDir", "/t", "REG_SZ", "/d", CUDA_DIR + "\\", "/f")
         pfx.reg("add", MACHINE_ENV, "/v", "CUDA_PATH_V13_2", "/t", "REG_SZ", "/d", CUDA_DIR, "/f")
@@ -102,9 +94,6 @@ def vs_prefix(wine_prefix, tmp_path_factory) -> Iterator[WinePrefix]:
         pfx.reg("add", SDK_KEY, "/v", "InstallationFolder", "/t", "REG_SZ", "/d", KITS, "/f")
         pfx.reg("add", SDK_KEY, "/v", "Note", "/t", "REG_SZ", "/d", "Ünïcode é", "/f")
         yield pfx
-    finally:
-        subprocess.run([str(WINESERVER), "-k"], env=pfx.env, timeout=60,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 @pytest.fixture(scope="module")
