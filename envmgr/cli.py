@@ -259,12 +259,28 @@ def export_cmd(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh, s
         from .snapshot_json import snapshot_json
 
         emit_json(snapshot_json(snap))
+    elif fmt == "github" and os.environ.get("GITHUB_ENV") and os.environ.get("GITHUB_PATH"):
+        _append_github_files(snap)
     else:
         from .shellkit import encoding, render
 
         text = render(snap.delta, fmt, dict(os.environ))
         sys.stdout.flush()
         sys.stdout.buffer.write(text.encode(encoding(fmt)))
+
+
+def _append_github_files(snap) -> None:
+    """Inside a GitHub Actions step: append to the files the runner reads after the step."""
+    from .output import say
+    from .shellkit import render_github
+
+    env_text, path_text = render_github(snap.delta, dict(os.environ))
+    for var, text in (("GITHUB_ENV", env_text), ("GITHUB_PATH", path_text)):
+        if text:
+            with open(os.environ[var], "a", encoding="utf-8", newline="\n") as fh:
+                fh.write(text)
+    say(f"envmgr: appended {env_text.count(chr(10))} line(s) to $GITHUB_ENV and "
+        f"{path_text.count(chr(10))} to $GITHUB_PATH for the next steps")
 
 
 @cli.group("cache")

@@ -76,6 +76,6 @@ def render(delta: EnvDelta, current_env: Mapping[str, str] | None = None) -> str
         "# envmgr environment for GitHub Actions. Two files:\n"
         "# lines after '# >>> GITHUB_ENV' go to $GITHUB_ENV (variables for later steps);\n"
         "# lines after '# >>> GITHUB_PATH' go to $GITHUB_PATH (each line is PREPENDED to PATH,\n"
-        "# the last line first). Use `envmgr export --format github` in a step to write both.\n"
+        "# the last line first). Inside a GitHub Actions step `envmgr export --format github` appends to both.\n"
         "# >>> GITHUB_ENV\n" + env_text + "# >>> GITHUB_PATH\n" + path_text
     )

@@ -96,3 +96,18 @@ def test_a_format_that_cannot_hold_a_value_is_refused(cli, tmp_path):
     refused = cli("export", "--from", str(snap), "--format", "cmd")
     assert refused.code == 2 and "X" in refused.stderr
     assert cli("export", "--from", str(snap), "--format", "sh").code == 0
+
+
+def test_github_format_appends_to_the_runners_files(cli, tmp_path):
+    snap = tmp_path / "env.toml"
+    snap.write_text('schema = 1\nplatform = "linux"\n[env]\nCUDA_HOME = "/c"\nNOTE = "a\\nb"\n'
+                    '[env.PATH]\nprepend = ["/c/bin"]\n', encoding="utf-8")
+    env_file, path_file = tmp_path / "github_env", tmp_path / "github_path"
+    env_file.write_text("EARLIER=1\n")
+    result = cli("export", "--from", str(snap), "--format", "github",
+                 env={"GITHUB_ENV": str(env_file), "GITHUB_PATH": str(path_file)})
+    assert result.code == 0 and result.stdout == ""
+    lines = env_file.read_text().splitlines()
+    assert lines[:2] == ["EARLIER=1", "CUDA_HOME=/c"]
+    assert lines[2].startswith("NOTE<<") and lines[3:5] == ["a", "b"] and lines[5] == lines[2][len("NOTE<<"):]
+    assert path_file.read_text() == "/c/bin\n"
