@@ -32,6 +32,10 @@ def cache_dir() -> Path:
 def cache_key(platform: str, selectors: dict, env) -> str:
     relevant = {k: env.get(k, "") for k in KEY_ENV}
     relevant.update({k: v for k, v in env.items() if k.upper().startswith("CUDA_PATH_V")})
+    if platform == "windows":
+        from .capture import base_environment  # vcvars runs from it: a different base, a different capture
+
+        relevant["base"] = base_environment(env)
     blob = json.dumps({"platform": platform, "sel": selectors, "env": relevant, "envmgr": __version__},
                       sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:24]

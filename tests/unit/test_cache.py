@@ -111,3 +111,10 @@ def test_github_format_appends_to_the_runners_files(cli, tmp_path):
     assert lines[:2] == ["EARLIER=1", "CUDA_HOME=/c"]
     assert lines[2].startswith("NOTE<<") and lines[3:5] == ["a", "b"] and lines[5] == lines[2][len("NOTE<<"):]
     assert path_file.read_text() == "/c/bin\n"
+
+
+def test_on_windows_the_base_environment_is_part_of_the_key():
+    env = {"SystemRoot": "C:\\Windows", "TEMP": "C:\\T"}
+    a = cache.cache_key("windows", {}, env)
+    assert a == cache.cache_key("windows", {}, {**env, "PATH": "C:\\mine"})   # the user's PATH is not vcvars' base
+    assert a != cache.cache_key("windows", {}, {**env, "TEMP": "D:\\T"})
