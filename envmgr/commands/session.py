@@ -29,6 +29,7 @@ def run_command(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh, 
     from .. import spawn
     from ..activation import activation_delta
 
+    _refuse_records(obj, "run")
     delta, marker, _ = environment_for(obj, (vs, toolset, arch, cuda, pythons, from_file, refresh, strict),
                                        recipe, arch_list, allow_unsupported_compiler, recipe_params)
     env = activation_delta(delta, os.environ, marker).apply(os.environ)
@@ -39,6 +40,15 @@ def run_command(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh, 
     if code != 0:
         _diagnose(log_file)
     sys.exit(code)
+
+
+def _refuse_records(obj: Ctx, what: str) -> None:
+    if obj.machine:
+        from ..errors import UsageError
+
+        raise UsageError(f"envmgr {what} starts programs on this machine; --machine/ENVMGR_MACHINE only "
+                         "describes another one", "use `envmgr --machine FILE list|doctor|fix-msbuild --dry-run`, "
+                         "or drop --machine")
 
 
 def _diagnose(log_file: str) -> None:
@@ -77,6 +87,7 @@ def shell_command(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh
     from ..output import say
     from ..shellhost import build_session, detect_shell
 
+    _refuse_records(obj, "shell")
     wine = getattr(obj.host, "interactive", None) if obj.wine_prefix else None
     base = dict(obj.host.env) if wine else dict(os.environ)
     name = detect_shell(shell_name or ("cmd" if wine else None), base)

@@ -387,3 +387,18 @@ def test_vswhere_output_with_crlf_line_ends_lists_the_same_instances(cli, tmp_pa
     cmd["stdout"] = bm.crlf(cmd["stdout"])
     d = run_list(cli, write(tmp_path, m))
     assert d == listing(cli, "community-buildtools-cuda124")
+
+
+EXAMPLE_CLASSIC = HERE.parent.parent / "examples" / "machines" / "community-buildtools-cuda124.toml"
+
+
+def test_export_of_a_record_without_a_vcvars_capture_says_what_to_do(cli):
+    result = cli("--machine", str(EXAMPLE_CLASSIC), "export")
+    assert result.code == 2
+    assert "holds no vcvars capture" in result.stderr and "--from env.toml" in result.stderr
+
+
+@pytest.mark.parametrize("command", [["run", "--", "true"], ["shell"]])
+def test_run_and_shell_refuse_a_machine_record(cli, command):
+    result = cli("--machine", str(EXAMPLE_CLASSIC), *command)
+    assert result.code == 2 and "starts programs on this machine" in result.stderr
