@@ -112,11 +112,19 @@ def list_cmd(obj: Ctx, as_json: bool, pythons: tuple[str, ...]) -> None:
 @click.option("--python", "pythons", multiple=True, metavar="EXE",
               help="Also record pip-installed CUDA of this Python (repeatable).")
 @click.option("--description", default="", help="A line saying what this machine is.")
+@click.option("--capture", is_flag=True,
+              help="Also record the vcvars capture of the selected environment, so `export` replays too.")
+@click.option("--vs", "vs", metavar="WHICH", help="With --capture: the Visual Studio to capture.")
+@click.option("--toolset", metavar="14.XX", help="With --capture: the MSVC toolset.")
+@click.option("--arch", default="x64", show_default=True, metavar="ARCH", help="With --capture: the architecture.")
+@click.option("--cuda", metavar="X.Y|PATH", help="With --capture: the CUDA toolkit.")
 @click.pass_obj
-def record_cmd(obj: Ctx, output: str, pythons: tuple[str, ...], description: str) -> None:
+def record_cmd(obj: Ctx, output: str, pythons: tuple[str, ...], description: str, capture: bool, vs, toolset,
+               arch, cuda) -> None:
     """Record what discovery reads on this machine into a machine file.
 
-    Attach the file to a bug report: `envmgr --machine FILE list` replays it anywhere.
+    Attach the file to a bug report: `envmgr --machine FILE list` (and `doctor`) replays it anywhere;
+    with --capture, `envmgr --machine FILE export` (same selectors) replays the vcvars capture too.
     Only the environment variables that discovery reads are recorded.
     """
     import tomlkit
@@ -130,6 +138,14 @@ def record_cmd(obj: Ctx, output: str, pythons: tuple[str, ...], description: str
     rec = RecordingHost(obj.host)
     with Spinner("recording"):
         inv = discover(rec, (None, *pythons))
+    if capture:
+        from .resolve import resolve
+        from .selectors import Selectors
+
+        try:
+            resolve(rec, Selectors(vs, toolset, arch, cuda), pythons=pythons, use_cache=False)
+        except EnvmgrError as exc:  # a failing capture is exactly what a bug report should hold
+            say(f"envmgr: the capture failed ({exc.message}); recorded anyway")
     doc = machine_document(rec, version=__version__, description=description)
     try:
         saved = atomic_write(output, tomlkit.dumps(doc).encode("utf-8"))

@@ -71,7 +71,11 @@ def machine_document(rec: RecordingHost, *, version: str, description: str = "")
         t = tomlkit.table()
         t.add("argv", list(done.argv))
         t.add("returncode", done.returncode)
-        t.add("stdout", tomlkit.string(done.stdout, multiline="\n" in done.stdout and "\r" not in done.stdout) if done.stdout else "")
+        if done.stdout_bytes:  # raw output (cmd /u's UTF-16): kept byte for byte
+            t.add("stdout", {"hex": done.stdout_bytes.hex()})
+        else:
+            t.add("stdout", tomlkit.string(done.stdout, multiline="\n" in done.stdout and "\r" not in done.stdout)
+                  if done.stdout else "")
         if done.stderr:
             t.add("stderr", done.stderr)
         if done.timed_out:

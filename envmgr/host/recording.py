@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from typing import Mapping, Sequence
 
 from .base import Completed, FileStat, Host, Interpreter, RegValue, host_path, normalize_key
@@ -53,6 +54,7 @@ class RecordingHost:
         self.files: dict[str, dict] = {}
         self.dirs: set[str] = set()
         self.links: dict[str, str] = {}
+        self.temp_names: dict[str, str] = {}
         self.registry: dict[str, dict[str, RegValue]] = {}
         self.commands: list[Completed] = []
         self.python: Interpreter | None = None
@@ -147,7 +149,13 @@ class RecordingHost:
         return subs
 
     def write_temp(self, name: str, data: bytes) -> str:
-        return self.inner.write_temp(name, data)
+        """The real temporary file; commands that name it are recorded with the name a replaying
+        RecordedHost gives the same file (its temp folder + the same, content-derived, name)."""
+        real = self.inner.write_temp(name, data)
+        root = "C:\\envmgr-temp" if self.platform == "windows" else "/tmp/envmgr-temp"
+        with self._lock:
+            self.temp_names[real] = str(host_path(self.inner, root) / name)
+        return real
 
     def remove(self, path: str) -> None:
         self.inner.remove(path)
@@ -156,7 +164,8 @@ class RecordingHost:
             encoding: str | None = "utf-8") -> Completed:
         done = self.inner.run(argv, timeout=timeout, env=env, encoding=encoding)
         with self._lock:
-            self.commands.append(done)
+            recorded_argv = tuple(self.temp_names.get(a, a) for a in done.argv)
+            self.commands.append(replace(done, argv=recorded_argv))
         return done
 
     def which(self, name: str) -> str | None:

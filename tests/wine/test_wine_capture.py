@@ -240,3 +240,17 @@ def test_real_set_dump_round_trips_through_wine_cmd(vs_prefix, host):
     assert children[1] == "HKEY_LOCAL_MACHINE\\" + SDK_KEY[5:]
     assert children[2].startswith("    Note    REG_SZ    ")
     assert {op.name for op in delta.ops if op.op == SET} >= {"VCToolsVersion", "VSCMD_VER", "NOTE_CP437"}
+
+
+def test_record_with_capture_replays_export_exactly(vs_prefix, tmp_path, cli):
+    """`record --capture` under Wine, then `--machine` export on the record: the same snapshot env."""
+    record = tmp_path / "machine.toml"
+    env = {"ENVMGR_CACHE_DIR": str(tmp_path / "cache")}
+    recorded = cli("--wine-prefix", str(vs_prefix.path), "record", "--capture", "--vs", "community", "-o",
+                   str(record), env=env)
+    assert recorded.code == 0, recorded.stderr
+    live = cli("--wine-prefix", str(vs_prefix.path), "export", "--vs", "community", "--format", "json", env=env)
+    replay = cli("--machine", str(record), "export", "--vs", "community", "--format", "json", env=env)
+    assert live.code == 0 and replay.code == 0, live.stderr + replay.stderr
+    assert replay.json()["env"] == live.json()["env"]
+    assert "VCToolsVersion" in replay.json()["env"]
