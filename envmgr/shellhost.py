@@ -71,9 +71,8 @@ def build_session(shell: str, delta: EnvDelta, env: Mapping[str, str], marker: s
     if shell in ("bash", "sh"):
         script = render(delta, "sh")
         rc = Path(folder, "rc.sh")
-        user_rc = "~/.bashrc" if shell == "bash" else "${ENV:-/dev/null}"
-        rc.write_text(f'[ -f {user_rc} ] && . {user_rc}\n{script}\nPS1="{_sh_escape(prompt)}${{PS1:-\\$ }}"\n',
-                      encoding="utf-8")
+        user_rc = "[ -f ~/.bashrc ] && . ~/.bashrc" if shell == "bash" else _sh_user_env(child_env.get("ENV"))
+        rc.write_text(f'{user_rc}\n{script}\nPS1="{_sh_escape(prompt)}${{PS1:-\\$ }}"\n', encoding="utf-8")
         argv = ("bash", "--rcfile", str(rc), "-i") if shell == "bash" else ("sh", "-i")
         if shell == "sh":
             child_env["ENV"] = str(rc)
@@ -108,6 +107,18 @@ def build_session(shell: str, delta: EnvDelta, env: Mapping[str, str], marker: s
         write_script(init, "@echo off\r\n" + render(delta, "cmd") + f"\r\n@set \"PROMPT={prompt.replace('%', '%%')}$P$G\"\r\n", "cmd")
         return Session(("cmd.exe", "/d", "/k", str(init)), child_env, folder)
     raise UsageError(f"unknown shell {shell!r}", f"use one of: {', '.join(SHELLS)}")
+
+
+def _sh_user_env(user_env: str | None) -> str:
+    """sh finds our rc through ENV, so the rc first gives ENV back (the user's value, or none: a nested
+    `sh -i` must not find our rc, and sourcing "$ENV" here would recurse until dash overflows), then
+    sources the user's file once, parameter-expanded as POSIX says sh does with ENV."""
+    from .shellkit.sh import quote
+
+    if user_env is None:
+        return "unset ENV"
+    return (f"ENV={quote(user_env)}; export ENV\n"
+            'eval "__envmgr_rc=\\"$ENV\\"" && [ -f "$__envmgr_rc" ] && . "$__envmgr_rc"; unset __envmgr_rc')
 
 
 def _sh_escape(text: str) -> str:

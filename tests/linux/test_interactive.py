@@ -40,7 +40,7 @@ def ask(child, command: str, pattern: str) -> str:
     return child.match.group(1) if child.match.groups() else child.after
 
 
-@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish", "sh"])
 def test_shell_has_marker_values_no_stacking_and_returns_the_exit_code(shell, tmp_path, cuda_13_0):
     need(shutil.which(shell) is not None, f"{shell} is not installed (tests/setup/install-system.sh installs it)")
     child = spawn_shell(shell, tmp_path)

@@ -125,6 +125,28 @@ def test_sh_hook_activates_and_deactivates_in_real_bash(tmp_path):
     assert lines[2] == "RESTORED"
 
 
+@pytest.mark.posix
+@pytest.mark.parametrize("user_env", [None, "$HOME/my env.sh"])
+def test_sh_session_rc_sources_the_users_env_file_once_and_never_itself(tmp_path, user_env):
+    """`envmgr shell --shell sh` hands sh its rc through ENV: the rc used to source "$ENV", itself,
+    until dash overflowed its stack (exit 139)."""
+    import shutil
+
+    sh = shutil.which("dash") or shutil.which("sh")
+    if sh is None:
+        pytest.skip("no sh")
+    (tmp_path / "my env.sh").write_text('N=$((${N:-0}+1)); PS1="u$ "\n')
+    linux = EnvDelta("linux", (VarOp("CUDA_HOME", SET, "/opt/c"), VarOp("PATH", PREPEND, ("/opt/c/bin",))))
+    before = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), **({"ENV": user_env} if user_env else {})}
+    session = build_session("sh", activation_delta(linux, before, "cuda-9.9"), before, "cuda-9.9")
+    assert session.argv == ("sh", "-i") and session.env["ENV"].startswith(session.folder)
+    done = subprocess.run([sh, "-i"], input='echo "GOT $CUDA_HOME|${N-none}|${ENV-unset}"\nexit 5\n',
+                          capture_output=True, text=True, env=session.env, timeout=30)
+    assert done.returncode == 5, (done.returncode, done.stderr[-300:])
+    assert f"GOT /opt/c|{'1|' + user_env if user_env else 'none|unset'}" in done.stdout.splitlines()
+    assert ("(envmgr cuda-9.9) u$ " if user_env else "(envmgr cuda-9.9) ") in done.stderr
+
+
 @pytest.mark.parametrize("shell,line", [("bash", 'eval "$(envmgr init bash --script)"'),
                                         ("zsh", 'eval "$(envmgr init zsh --script)"'),
                                         ("fish", "envmgr init fish --script | source")])
