@@ -278,11 +278,11 @@ def export_cmd(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh, s
     elif fmt == "github" and os.environ.get("GITHUB_ENV") and os.environ.get("GITHUB_PATH"):
         _append_github_files(snap)
     else:
-        from .shellkit import encoding, render
+        from .shellkit import render, stream_encoding
 
         text = render(snap.delta, fmt, dict(os.environ))
         sys.stdout.flush()
-        sys.stdout.buffer.write(text.encode(encoding(fmt)))
+        sys.stdout.buffer.write(text.encode(stream_encoding(fmt)))
 
 
 def _append_github_files(snap) -> None:

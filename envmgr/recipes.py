@@ -105,10 +105,13 @@ def parse_recipe(text: str, origin: str) -> Recipe:
 
 
 def load_recipes() -> dict[str, Recipe]:
+    from .tomlread import read_text_file
+
     found: dict[str, Recipe] = {}
     for folder in recipe_dirs():
         for path in sorted(folder.glob("*.toml")) if folder.is_dir() else []:
-            recipe = parse_recipe(path.read_text(encoding="utf-8"), str(path))
+            recipe = parse_recipe(read_text_file(path, "recipe", "check the recipe file", "a recipe is a TOML file"),
+                                  str(path))
             found[recipe.name] = recipe
     return found
 

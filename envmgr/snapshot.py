@@ -144,15 +144,9 @@ def _read_var(name: str, item, origin: str) -> list[VarOp]:
 
 
 def load(path: str) -> Snapshot:
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read()
-    except OSError as exc:
-        raise InputFileError(f"{path}: cannot read the snapshot: {exc.strerror}", "check the path given to --from") from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise InputFileError(f"{path}: the snapshot is not UTF-8 text", "a snapshot is a TOML file") from None
+    from .tomlread import read_text_file
+
+    text = read_text_file(path, "snapshot", "check the path given to --from", "a snapshot is a TOML file")
     return from_toml(text, path)
 
 

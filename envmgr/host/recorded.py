@@ -296,17 +296,11 @@ class _FoldedEnv(Mapping):
 
 def load_machine(path: str) -> RecordedHost:
     """Read a machine file; any problem is one InputFileError line naming the file (exit 2)."""
+    from ..tomlread import load_toml, read_text_file
+
     p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise InputFileError(f"{path}: cannot read the machine file: {exc.strerror}",
-                             "check the path given to --machine / ENVMGR_MACHINE") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise InputFileError(f"{path}: the machine file is not UTF-8 text", "a machine file is TOML") from None
-    from ..tomlread import load_toml
+    text = read_text_file(path, "machine file", "check the path given to --machine / ENVMGR_MACHINE",
+                          "a machine file is TOML")
 
     data = load_toml(text, str(path), "TOML machine file",
                      "fix the TOML syntax, or record the machine again with `envmgr record -o FILE`")

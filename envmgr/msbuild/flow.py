@@ -129,7 +129,7 @@ def verify(host, inv, before: Plan, opts: Options) -> None:
 
 
 def export_route(plan: Plan, fmt: str) -> int:
-    from ..shellkit import encoding, render
+    from ..shellkit import render, stream_encoding
 
     found = routes(plan) or routes(plan, statuses=(DONE,))
     found = tuple(r for r in found if r.env)
@@ -144,7 +144,7 @@ def export_route(plan: Plan, fmt: str) -> int:
     if out is None:
         sys.stdout.write(text)
     else:
-        out.write(text.encode(encoding(fmt)))
+        out.write(text.encode(stream_encoding(fmt)))
         out.flush()
     return 0
 

@@ -3,12 +3,13 @@
     render(delta, fmt, current_env=None) -> str      fmt in FORMATS
     render_github(delta, current_env=None) -> (github_env_text, github_path_text)
     write_script(path, text, fmt)                     bytes in the format's ENCODING, atomically
-    newline(fmt), encoding(fmt)                       the per-shell NEWLINE / ENCODING constants
+    newline(fmt), encoding(fmt)                       the per-shell NEWLINE / ENCODING constants (for files)
+    stream_encoding(fmt)                              the same without a BOM: for stdout and pipes
     expected_env(delta, env)                          what running the script must leave behind
 
 Rendered text already uses the format's newline (CRLF for cmd/ps1), because values may hold
 line breaks that must not be translated: write it as bytes (write_script, or
-sys.stdout.buffer.write(text.encode(encoding(fmt)))), never through a text-mode stream.
+sys.stdout.buffer.write(text.encode(stream_encoding(fmt)))), never through a text-mode stream.
 sh/fish/ps1/cmd read prepend/append bases at run time; dotenv/github are static and resolve
 them against `current_env` (github PATH prepends go to $GITHUB_PATH instead).
 Anything a format cannot hold exactly raises UnrepresentableValue (exit code 2).
@@ -29,7 +30,7 @@ _MODULES: dict[str, ModuleType] = {"sh": sh, "fish": fish, "ps1": ps1, "cmd": cm
 render_github = github.render_github
 
 __all__ = ["FORMATS", "UnrepresentableValue", "encoding", "expected_env", "newline", "render",
-           "render_github", "write_script"]
+           "render_github", "stream_encoding", "write_script"]
 
 
 def _module(fmt: str) -> ModuleType:
@@ -46,6 +47,13 @@ def newline(fmt: str) -> str:
 
 def encoding(fmt: str) -> str:
     return _module(fmt).ENCODING
+
+
+def stream_encoding(fmt: str) -> str:
+    """A BOM marks a file's encoding; in a pipe (`envmgr export --format ps1 | Invoke-Expression`,
+    `> file` that the shell re-encodes anyway) it is a stray U+FEFF at the start of the first line."""
+    enc = encoding(fmt)
+    return "utf-8" if enc == "utf-8-sig" else enc
 
 
 def resolve_removals(delta: EnvDelta, current_env: Mapping[str, str] | None) -> EnvDelta:
