@@ -61,23 +61,40 @@ def _entry_path(key: str) -> Path:
     return cache_dir() / "snapshots" / f"{key}.toml"
 
 
-def lookup(key: str) -> str | None:
-    """The cached snapshot TOML when its entry exists, parses and all its stats still match."""
+def lookup(key: str, warn=None) -> str | None:
+    """The cached snapshot TOML when its entry exists, parses and all its stats still match.
+
+    An entry that exists but cannot be read (not UTF-8, no header, a disk error) is a miss too,
+    reported through `warn`: the caller captures again and overwrites it."""
     path = _entry_path(key)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError:
+        raw = path.read_bytes()
+    except FileNotFoundError:
         return None
+    except OSError as exc:
+        return _unreadable(path, exc.strerror or str(exc), warn)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return _unreadable(path, f"not UTF-8 at byte {exc.start}", warn)
     head, sep, body = text.partition("\n# ---- snapshot ----\n")
     if not sep or not head.startswith("#envmgr-cache "):
-        return None
+        return _unreadable(path, "no envmgr cache header", warn)
     try:
         validity = json.loads(head[len("#envmgr-cache "):])
     except ValueError:
-        return None
-    if not isinstance(validity, dict) or any(stat_token(p) != t for p, t in validity.items()):
+        validity = None
+    if not isinstance(validity, dict):
+        return _unreadable(path, "a malformed cache header", warn)
+    if any(stat_token(p) != t for p, t in validity.items()):
         return None
     return body
+
+
+def _unreadable(path: Path, why: str, warn) -> None:
+    if warn is not None:
+        warn(f"the cached snapshot {path} is unreadable ({why}); capturing it again")
+    return None
 
 
 def store(key: str, snapshot_toml: str, watch: list[str]) -> Path:

@@ -22,7 +22,7 @@ def resolve(host, sel: Selectors, *, from_file: str | None = None, refresh: bool
 
         key = cache.cache_key(host.platform, {**sel._asdict(), "python": list(pythons)}, host.env)
         if not refresh:
-            cached = cache.lookup(key)
+            cached = cache.lookup(key, warn)
             if cached is not None:
                 try:
                     return snapmod.from_toml(cached, "<cache>"), "cache"

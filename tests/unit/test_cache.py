@@ -118,3 +118,30 @@ def test_on_windows_the_base_environment_is_part_of_the_key():
     a = cache.cache_key("windows", {}, env)
     assert a == cache.cache_key("windows", {}, {**env, "PATH": "C:\\mine"})   # the user's PATH is not vcvars' base
     assert a != cache.cache_key("windows", {}, {**env, "TEMP": "D:\\T"})
+
+
+@pytest.mark.parametrize("junk", [b"#envmgr-cache {}\n# ---- snapshot ----\nschema = 1\n# \xff\xfe not UTF-8\n",
+                                  b"\xff\xfe\x00\x00", b"just text, no header\n"])
+def test_an_unreadable_entry_is_captured_again_with_a_warning(cli, cache_dir, junk):
+    # Issue 11 item 6: a non-UTF-8 entry broke every export/run/shell with UnicodeDecodeError.
+    env = {"ENVMGR_CACHE_DIR": str(cache_dir)}
+    first = cli("export", env=env)
+    assert first.code == 0, first.stderr
+    [entry] = (cache_dir / "snapshots").iterdir()
+    entry.write_bytes(junk)
+    again = cli("export", env=env)
+    assert again.code == 0 and "Traceback" not in again.stderr
+    assert "is unreadable" in again.stderr and "capturing it again" in again.stderr
+    assert from_toml(again.stdout).delta == from_toml(first.stdout).delta
+    assert cache.lookup(entry.stem) is not None          # rewritten: the next export is a quiet hit
+    third = cli("export", env=env)
+    assert third.code == 0 and "unreadable" not in third.stderr
+
+
+def test_lookup_reports_unreadable_entries_but_not_stale_ones(cache_dir, tmp_path):
+    said = []
+    cache.store("k", SNAP, [str(tmp_path / "absent")])
+    (tmp_path / "absent").write_text("now here")
+    assert cache.lookup("k", said.append) is None and said == []       # stale: a quiet miss
+    (cache_dir / "snapshots" / "k.toml").write_bytes(b"\x80\x81")
+    assert cache.lookup("k", said.append) is None and "not UTF-8" in said[0]
