@@ -16,6 +16,9 @@ def resolve(host, sel: Selectors, *, from_file: str | None = None, refresh: bool
         snap = snapmod.load(from_file)
         _check_paths(host, snap, strict, from_file, warn)
         return snap, "file"
+    from .selectors import with_real_paths
+
+    sel = with_real_paths(host, sel)
     key = None
     if use_cache:
         from . import cache

@@ -50,9 +50,10 @@ def match_vs(vs: VsInstance, query: str) -> bool:
 
 
 def match_cuda(kit: CudaToolkit, query: str) -> bool:
+    """A version prefix, or the toolkit's folder or nvcc (after `selectors.real_cuda_query`)."""
     q = query.strip().rstrip("\\/")
     if any(c in q for c in "\\/:"):
-        return kit.path.rstrip("\\/").lower() == q.lower()
+        return any(p and p.rstrip("\\/").lower() == q.lower() for p in (kit.path, kit.nvcc))
     q = q.lstrip("vV")
     return kit.version == q or kit.short == q or kit.version.startswith(q + ".")
 

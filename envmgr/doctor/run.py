@@ -31,7 +31,9 @@ def gather(host, selectors) -> Facts:
     from ..compat import read_limits
     from ..discover import discover
     from ..select import choose
+    from ..selectors import with_real_paths
 
+    selectors = with_real_paths(host, selectors)
     with ThreadPoolExecutor(max_workers=3) as pool:
         inv_f = pool.submit(discover, host)
         cmake_f = pool.submit(_cmake_version, host)

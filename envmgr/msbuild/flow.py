@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import click
@@ -89,6 +89,9 @@ def run(host, opts: Options) -> int:
         return run_plan_file(host, opts.apply_plan)
     if opts.undo:
         return run_undo(host, opts)
+    from ..selectors import real_cuda_query
+
+    opts = replace(opts, cuda=tuple(real_cuda_query(host, q) for q in opts.cuda))
     inv, facts = _facts(host)
     plan = make_plan(facts, opts.vs, opts.cuda)
     if opts.export_route:
