@@ -58,14 +58,45 @@ def match_cuda(kit: CudaToolkit, query: str) -> bool:
     return kit.version == q or kit.short == q or kit.version.startswith(q + ".")
 
 
+def _no_cuda_match(inv: Inventory, query: str) -> NoMatchError:
+    return NoMatchError(f"no CUDA toolkit matches --cuda {query}",
+                        "pick one of the versions below, or give the toolkit's folder",
+                        details=tuple(f"CUDA {k.version}  {k.path}" for k in inv.cuda) or ("(none found)",))
+
+
+def _toolset_matches(t: Toolset, query: str) -> bool:
+    return t.version == query or t.version.startswith(query + ".")
+
+
+def check_selectors(inv: Inventory, sel: Selectors) -> None:
+    """Refuse a selector that names nothing on this machine (NoMatchError, exit 3) or an unknown
+    --arch (exit 2), before anything is chosen: `doctor` diagnoses a choice that exists but does
+    not work together; a selector that matches nothing is an error on every command."""
+    if ARCHES.get(sel.arch.lower()) is None:
+        raise UsageError(f"unknown --arch {sel.arch}", "use one of: " + ", ".join(sorted(set(ARCHES))))
+    if sel.cuda and not any(match_cuda(k, sel.cuda) for k in inv.cuda):
+        raise _no_cuda_match(inv, sel.cuda)
+    if inv.platform != "windows":
+        return   # --vs/--toolset are ignored off Windows (choose() says so)
+    pool = [v for v in inv.visual_studio if match_vs(v, sel.vs)] if sel.vs else list(inv.visual_studio)
+    if sel.vs and not pool:
+        raise NoMatchError(f"no Visual Studio instance matches --vs {sel.vs}", "pick one below with --vs",
+                           details=tuple(f"{v.label}  [{v.instance_id}] {v.path}" for v in inv.visual_studio)
+                           or ("(no Visual Studio found)",))
+    if sel.toolset and pool and not any(_toolset_matches(t, sel.toolset) for v in pool for t in v.toolsets):
+        where = pool[0].label if len(pool) == 1 else "any Visual Studio instance"
+        raise NoMatchError(f"no MSVC toolset {sel.toolset} in {where} (--toolset matches nothing)",
+                           "install it in the Visual Studio Installer (Individual components), or pick one below",
+                           details=tuple(f"{v.label}: {', '.join(t.version for t in v.toolsets) or '(no C++ tools)'}"
+                                         for v in pool))
+
+
 def _cuda(inv: Inventory, sel: Selectors, notes: list[str]) -> CudaToolkit | None:
     usable = [k for k in inv.cuda if k.nvcc]
     if sel.cuda:
         found = [k for k in inv.cuda if match_cuda(k, sel.cuda)]
         if not found:
-            raise NoMatchError(f"no CUDA toolkit matches --cuda {sel.cuda}",
-                               "pick one of the versions below, or give the toolkit's folder",
-                               details=tuple(f"CUDA {k.version}  {k.path}" for k in inv.cuda) or ("(none found)",))
+            raise _no_cuda_match(inv, sel.cuda)
         ok = [k for k in found if k.nvcc] or found
         if len(ok) > 1:
             notes.append(f"--cuda {sel.cuda} matches {len(ok)} toolkits; using the newest, {ok[0].version} at {ok[0].path}")
@@ -113,7 +144,7 @@ def _vs_and_toolset(inv: Inventory, sel: Selectors, cuda: CudaToolkit | None, li
 def _toolset(vs: VsInstance, cuda: CudaToolkit | None, sel: Selectors, limits: Limits,
              notes: list[str]) -> Toolset:
     if sel.toolset:
-        found = [t for t in vs.toolsets if t.version == sel.toolset or t.version.startswith(sel.toolset + ".")]
+        found = [t for t in vs.toolsets if _toolset_matches(t, sel.toolset)]
         if not found:
             raise NoMatchError(f"{vs.label} has no MSVC toolset {sel.toolset}",
                                "install it in the Visual Studio Installer (Individual components), or pick one below",
@@ -178,9 +209,8 @@ def _host_compiler(inv: Inventory, cuda: CudaToolkit | None, limits: Limits, not
 
 
 def choose(inv: Inventory, sel: Selectors, limits: Limits) -> Choice:
-    arch = ARCHES.get(sel.arch.lower())
-    if arch is None:
-        raise UsageError(f"unknown --arch {sel.arch}", "use one of: " + ", ".join(sorted(set(ARCHES))))
+    check_selectors(inv, sel)
+    arch = ARCHES[sel.arch.lower()]
     notes: list[str] = []
     cuda = _cuda(inv, sel, notes)
     if inv.platform != "windows":

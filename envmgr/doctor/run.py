@@ -30,7 +30,7 @@ def gather(host, selectors) -> Facts:
     """Discovery, limits, cmake's version and the selection, each read once (concurrently where it reads)."""
     from ..compat import read_limits
     from ..discover import discover
-    from ..select import choose
+    from ..select import check_selectors, choose
     from ..selectors import with_real_paths
 
     selectors = with_real_paths(host, selectors)
@@ -41,6 +41,7 @@ def gather(host, selectors) -> Facts:
         inv = inv_f.result()
         limits = read_limits(host, inv)
         cmake, python = cmake_f.result(), py_f.result()
+    check_selectors(inv, selectors)   # a selector naming nothing is exit 3, not "checking for nothing"
     choice, error = None, ""
     try:
         choice = choose(inv, selectors, limits)
