@@ -16,16 +16,21 @@ from ..cli import Ctx
 @click.option("--only", metavar="IDS", help="Only these checks, e.g. --only F04,F15 (catalog ids).")
 @click.option("--dll", "dll", metavar="PATH|llama_cpp",
               help="Show a DLL's (or .so's) dependency tree as the loader will resolve it; llama_cpp: the installed one.")
+@click.option("--loader", type=click.Choice(["llama_cpp", "ctypes", "winmode0"]), default=None,
+              help="With --dll on a Windows DLL: whose search order (default llama_cpp; ctypes: ctypes.CDLL(path); "
+                   "winmode0: ctypes.CDLL(path, winmode=0)). See docs/doctor.md.")
+@click.option("--add-dll-dir", "dll_dirs", multiple=True, metavar="DIR",
+              help="With --dll: a folder the program gives os.add_dll_directory (repeatable).")
 @click.option("--log", "log", metavar="FILE", help="Scan a build log (pip install -v output) for known failures.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (shape in docs/doctor.md).")
 @click.option("-v", "--verbose", is_flag=True, help="Show the evidence of passing checks too.")
 @click.pass_obj
-def command(obj: Ctx, vs, toolset, arch, cuda, only, dll, log, as_json, verbose) -> None:
+def command(obj: Ctx, vs, toolset, arch, cuda, only, dll, loader, dll_dirs, log, as_json, verbose) -> None:
     """Diagnose why a CUDA build of llama-cpp-python fails (or would fail) here.
 
     \b
-    Exit codes: 0 nothing failed (warnings allowed), 1 a check failed (or a DLL is
-    missing, or the log shows a known failure), 2 bad usage or an unreadable input file.
+    Exit codes: 0 nothing failed (warnings allowed), 1 a check failed (or the DLL would
+    not load, or the log shows a known failure), 2 bad usage or an unreadable input file.
     \b
       envmgr doctor                      every check for this platform
       envmgr doctor --only F01,F04       just these
@@ -38,6 +43,8 @@ def command(obj: Ctx, vs, toolset, arch, cuda, only, dll, log, as_json, verbose)
 
     if sum(bool(x) for x in (dll, log, only)) > 1:
         raise UsageError("--dll, --log and --only do not combine", "use one of them per run")
+    if (loader or dll_dirs) and not dll:
+        raise UsageError("--loader and --add-dll-dir go with --dll", "envmgr doctor --dll PATH --loader ctypes")
     paint = Painter(sys.stdout)
     ctx = click.get_current_context()
     if log:
@@ -52,12 +59,12 @@ def command(obj: Ctx, vs, toolset, arch, cuda, only, dll, log, as_json, verbose)
     if dll:
         from ..doctor.run import dll_json, dll_report, render_tree
 
-        report = dll_report(obj.host, dll, obj.host.interpreter())
+        report = dll_report(obj.host, dll, obj.host.interpreter(), loader=loader, dll_dirs=tuple(dll_dirs))
         if as_json:
             emit_json(dll_json(report))
         else:
             click.echo(render_tree(report, paint), nl=False)
-        ctx.exit(1 if report.missing() else 0)
+        ctx.exit(0 if report.loads else 1)
     from ..doctor.run import exit_code, gather, parse_only, render, report_json, run_checks
     from ..output import Spinner
     from ..selectors import Selectors

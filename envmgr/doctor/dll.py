@@ -37,6 +37,7 @@ class DepNode:
     why: str = ""                 # for a missing one: the explanation
     children: tuple["DepNode", ...] = ()
     note: str = ""                # "seen above", "not opened: 480 MiB", "system library"
+    bad: str = ""                 # found, but the loader rejects it (another machine, truncated): why
 
 
 @dataclass(frozen=True)
@@ -45,15 +46,28 @@ class DepReport:
     kind: str                     # "pe" or "elf"
     loader: str                   # the loader model, in words
     search: tuple[str, ...]       # the search order used, one folder per line
+    blocked: str = ""             # why the load never starts (llama_cpp's add_dll_directory raising)
+    ignored: tuple[str, ...] = () # os.add_dll_directory folders the loader model does not search
 
-    def missing(self) -> tuple[DepNode, ...]:
+    def _nodes(self, keep) -> tuple[DepNode, ...]:
         out, stack = [], [self.root]
         while stack:
             node = stack.pop()
-            if node.path is None:
+            if keep(node):
                 out.append(node)
             stack.extend(reversed(node.children))
         return tuple(dict((n.name.lower(), n) for n in out).values())
+
+    def missing(self) -> tuple[DepNode, ...]:
+        return self._nodes(lambda n: n.path is None)
+
+    def unloadable(self) -> tuple[DepNode, ...]:
+        """Found first in the search order, yet not loadable: the loader fails there, it does not search on."""
+        return self._nodes(lambda n: bool(n.bad))
+
+    @property
+    def loads(self) -> bool:
+        return not (self.blocked or self.missing() or self.unloadable())
 
 
 def binary_machine(head: bytes) -> tuple[str, int] | None:
@@ -91,35 +105,26 @@ def pe_imports(data: bytes, where: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(n.decode("ascii", "replace") for n in names if n))
 
 
-def search_dirs(host: Host, base_dir: str, python_exe: str | None) -> list[tuple[str, str]]:
-    """(folder, label) in LoadLibraryExW(..., 0)'s order, with llama_cpp's PATH prepend applied."""
-    env = host.env
-    root = env.get("SystemRoot") or env.get("windir") or "C:\\Windows"
-    dirs = []
-    if python_exe:
-        dirs.append((str(host_path(host, python_exe).parent), "the application (python.exe) folder"))
-    dirs += [(join(host, root, "System32"), "System32"), (root, "the Windows folder")]
-    path = [base_dir] + [p.strip().strip('"') for p in env.get("PATH", "").split(";") if p.strip()]
-    for i, entry in enumerate(path):
-        dirs.append((entry, "llama_cpp's own PATH prepend" if i == 0 else f"PATH entry {i}"))
-    return dirs
+def resolve_pe(host: Host, dll: str, *, python_exe: str | None = None, base_dir: str | None = None,
+               loader: str = "llama_cpp", dll_dirs: tuple[str, ...] = ()) -> DepReport:
+    """The dependency tree of `dll` as `loader` (winloader.LOADERS) resolves it, with `dll_dirs` given to
+    os.add_dll_directory; raises InputFileError when `dll` itself is unreadable or not a PE file."""
+    from .winloader import loader_model
 
-
-def resolve_pe(host: Host, dll: str, *, python_exe: str | None = None, base_dir: str | None = None) -> DepReport:
-    """The dependency tree of `dll`; raises InputFileError when `dll` itself is unreadable or not a PE file."""
-    base = base_dir or str(host_path(host, dll).parent)
-    dirs = search_dirs(host, base, python_exe)
+    model = loader_model(host, loader, base_dir or str(host_path(host, dll).parent), python_exe, dll_dirs)
+    dirs = model.dirs
     data = _read(host, dll)
+    want = _python_machine(host, python_exe)
     seen: set[str] = set()
 
     def expand(name: str, path: str, how: str, data: bytes | None, depth: int) -> DepNode:
         seen.add(name.lower())
         if data is None:
             return DepNode(name, path, how, note=_unread_note(host, path))
-        kids = []
-        for dep in pe_imports(data, path):
-            kids.append(_child(dep, depth))
-        return DepNode(name, path, how, children=tuple(kids))
+        bad = _rejected(data, path, want, check_cut=depth > 0)   # a cut root is bad input: exit 2
+        if bad:
+            return DepNode(name, path, how, bad=bad)
+        return DepNode(name, path, how, children=tuple(_child(dep, depth) for dep in pe_imports(data, path)))
 
     def _child(dep: str, depth: int) -> DepNode:
         low = dep.lower()
@@ -128,13 +133,13 @@ def resolve_pe(host: Host, dll: str, *, python_exe: str | None = None, base_dir:
         if low in seen:
             found = _find(host, dep, dirs)
             return DepNode(dep, found[0] if found else None, found[1] if found else "", note="seen above",
-                           why="" if found else explain_missing(host, dep))
+                           why="" if found else explain_missing(host, dep, loader=loader))
         found = _find(host, dep, dirs)
         if found is None:
             if low in KNOWN:
                 return DepNode(dep, "(system)", "KnownDLLs / System32", note="system")
             seen.add(low)
-            return DepNode(dep, None, "", why=explain_missing(host, dep))
+            return DepNode(dep, None, "", why=explain_missing(host, dep, loader=loader, ignored=model.ignored))
         path, how = found
         if how in ("System32", "the Windows folder") or depth > 6:
             seen.add(low)
@@ -147,10 +152,34 @@ def resolve_pe(host: Host, dll: str, *, python_exe: str | None = None, base_dir:
         return node
 
     root = expand(host_path(host, dll).name, dll, "given", data, 0)
-    loader = ("llama_cpp's loader: PATH gets llama_cpp\\lib prepended, then LoadLibraryExW(path, NULL, 0) "
-              "(winmode=0) searches the python.exe folder, System32, the Windows folder and PATH; "
-              "os.add_dll_directory(CUDA_PATH\\bin) is not consulted in that mode")
-    return DepReport(root, "pe", loader, tuple(f"{label}: {d}" for d, label in dirs))
+    if root.bad:   # ctypes.CDLL of the file itself fails: [WinError 193]
+        root = DepNode(root.name, root.path, root.how, bad=f"{root.bad} (ctypes: [WinError 193])")
+    return DepReport(root, "pe", model.description, tuple(f"{label}: {d}" for d, label in dirs),
+                     model.blocked, model.ignored)
+
+
+def _python_machine(host: Host, python_exe: str | None) -> tuple[str, int] | None:
+    if not python_exe:
+        return None
+    try:
+        return binary_machine(host.read_bytes(python_exe)[:4096])
+    except OSError:
+        return None
+
+
+def _rejected(data: bytes, path: str, want: tuple[str, int] | None, check_cut: bool) -> str:
+    """Why the loader refuses a PE it found (STATUS_INVALID_IMAGE_FORMAT, 0xc000007b); "" when it maps it.
+    It fails there: a wrong-machine or cut copy first in the search order hides a good one behind it."""
+    have = binary_machine(data[:4096])
+    if want is not None and have is not None and have[0] != want[0]:
+        return f"{have[0]} DLL, but python.exe is {want[0]}"
+    if not check_cut:
+        return ""
+    try:
+        pe_imports(data, path)
+    except InputFileError as exc:
+        return exc.message
+    return ""
 
 
 def _read(host: Host, path: str) -> bytes:
@@ -185,9 +214,14 @@ def _find(host: Host, name: str, dirs) -> tuple[str, str] | None:
     return None
 
 
-def explain_missing(host: Host, name: str, kits=None) -> str:
-    """Why a DLL is not found, in the terms of the CUDA installs the host has."""
+def explain_missing(host: Host, name: str, kits=None, *, loader: str = "llama_cpp",
+                    ignored: tuple[str, ...] = ()) -> str:
+    """Why a DLL is not found, in the terms of the CUDA installs the host has and the loader's search order."""
     low = name.lower()
+    skipped = next((d for d in ignored if host.exists(join(host, d, name))), None)
+    if skipped is not None:
+        return (f"{join(host, skipped, name)} exists, but winmode=0 does not search os.add_dll_directory "
+                "folders: put that folder on PATH")
     env = host.env
     if low == "nvcuda.dll":
         return "nvcuda.dll comes with the NVIDIA driver (System32): no driver installed"
@@ -195,6 +229,8 @@ def explain_missing(host: Host, name: str, kits=None) -> str:
         return "the Visual C++ x64 redistributable is not installed"
     m = re.match(r"^(cudart|cublas|cublaslt|cufft|curand|cusparse|cusolver|nvrtc|nvjitlink)64_(\d+)", low)
     if not m:
+        if loader == "ctypes":
+            return "not in the DLL's folder, the python.exe folder, an os.add_dll_directory folder or System32"
         return "not in the python.exe folder, System32, the Windows folder or any PATH entry"
     want = int(m.group(2)[:2]) if len(m.group(2)) > 2 else int(m.group(2))
     cuda_path = env.get("CUDA_PATH", "")
@@ -204,9 +240,13 @@ def explain_missing(host: Host, name: str, kits=None) -> str:
         return f"{name} is CUDA {want}'s; CUDA_PATH points at {mm.group(1)}.{mm.group(2)} ({cuda_path})"
     for folder in _cuda_bins(host):
         if host.exists(join(host, folder, name)):
+            if loader == "ctypes":
+                return (f"{join(host, folder, name)} exists but {folder} is not an os.add_dll_directory folder "
+                        "(ctypes.CDLL does not search PATH; CUDA 13 keeps its DLLs in bin\\x64)")
             return (f"{join(host, folder, name)} exists but {folder} is not on PATH "
                     "(winmode=0 ignores os.add_dll_directory; CUDA 13 keeps its DLLs in bin\\x64)")
-    return f"no CUDA {want} toolkit provides it on PATH (install CUDA {want}.x, or put its bin on PATH)"
+    where = "an os.add_dll_directory folder" if loader == "ctypes" else "PATH"
+    return f"no CUDA {want} toolkit provides it on {where} (install CUDA {want}.x, or add its bin to {where})"
 
 
 def _cuda_bins(host: Host) -> list[str]:

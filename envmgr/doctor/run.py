@@ -162,9 +162,10 @@ def render(facts: Facts, findings, paint, verbose: bool = False) -> str:
 
 # ---- --dll ------------------------------------------------------------------------------------
 
-def dll_report(facts_host, target: str, python):
-    """`--dll PATH|llama_cpp`: the PE (Windows) or ELF (Linux) dependency tree."""
-    from ..errors import InputFileError
+def dll_report(facts_host, target: str, python, *, loader: str | None = None, dll_dirs: tuple[str, ...] = ()):
+    """`--dll PATH|llama_cpp`: the PE (Windows) or ELF (Linux) dependency tree; `loader` and `dll_dirs`
+    (os.add_dll_directory folders) say how a Windows program loads it (winloader.py)."""
+    from ..errors import InputFileError, UsageError
     from ..host.base import WINDOWS
 
     base = None
@@ -174,10 +175,14 @@ def dll_report(facts_host, target: str, python):
     if head[:2] == b"MZ":
         from .dll import resolve_pe
 
-        return resolve_pe(facts_host, target, python_exe=python.executable if python else None, base_dir=base)
+        return resolve_pe(facts_host, target, python_exe=python.executable if python else None, base_dir=base,
+                          loader=loader or "llama_cpp", dll_dirs=dll_dirs)
     if head[:4] == b"\x7fELF":
         from .elf import resolve_elf
 
+        if loader or dll_dirs:
+            raise UsageError(f"{target} is an ELF library: --loader and --add-dll-dir are for Windows DLLs",
+                             "drop them; the ELF search order is ld.so's")
         return resolve_elf(facts_host, target)
     kind = "a Windows DLL (PE)" if facts_host.platform == WINDOWS else "an ELF shared library"
     raise InputFileError(f"{target}: not a PE or ELF file", f"give {kind}, or llama_cpp for the installed package")
@@ -217,13 +222,16 @@ def _llama_target(host, python) -> tuple[str, str]:
 
 def tree_json(node) -> dict:
     return {"name": node.name, "path": node.path, "found_by": node.how or None, "missing": node.path is None,
-            "why": node.why or None, "note": node.note or None, "children": [tree_json(c) for c in node.children]}
+            "why": node.why or node.bad or None, "unloadable": bool(node.bad), "note": node.note or None,
+            "children": [tree_json(c) for c in node.children]}
 
 
 def dll_json(report) -> dict:
     return {"schema": SCHEMA, "kind": report.kind, "loader": report.loader, "search": list(report.search),
+            "loads": report.loads, "blocked": report.blocked or None, "ignored_dll_dirs": list(report.ignored),
             "tree": tree_json(report.root),
-            "missing": [{"name": m.name, "why": m.why} for m in report.missing()]}
+            "missing": [{"name": m.name, "why": m.why} for m in report.missing()],
+            "unloadable": [{"name": m.name, "path": m.path, "why": m.bad} for m in report.unloadable()]}
 
 
 def render_tree(report, paint) -> str:
@@ -235,13 +243,20 @@ def render_tree(report, paint) -> str:
             branch = "`-- " if last else "|-- "
             if child.path is None:
                 line = f"{paint(child.name, 'red', 'bold')}  {paint('NOT FOUND', 'red')}: {child.why}"
+            elif child.bad:
+                line = f"{paint(child.name, 'red', 'bold')}  {child.path}  {paint('CANNOT LOAD', 'red')}: {child.bad}"
             else:
                 note = f"  ({child.note})" if child.note else ""
                 line = f"{child.name}  {paint(child.path, 'dim')}  [{child.how}]{note}"
             out.append(prefix + branch + line)
             walk(child, prefix + ("    " if last else "|   "))
 
+    if report.root.bad:
+        out.append(f"{paint('CANNOT LOAD', 'red')}: {report.root.bad}")
     walk(report.root, "")
-    missing = report.missing()
-    out.append(f"{len(missing)} missing" + (": " + ", ".join(m.name for m in missing) if missing else ""))
+    if report.blocked:
+        out.append(f"{paint('BLOCKED', 'red')}: {report.blocked}")
+    missing, bad = report.missing(), report.unloadable()
+    out.append(f"{len(missing)} missing" + (": " + ", ".join(m.name for m in missing) if missing else "")
+               + (f"; {len(bad)} cannot load: " + ", ".join(m.name for m in bad) if bad else ""))
     return "\n".join(out) + "\n"

@@ -78,12 +78,14 @@ def machine(tmp_path, dlls, *, cuda_path: str, path: list[str], files: dict[str,
 
 def layout(tmp_path, dlls, *, cuda_path: str, path: list[str]) -> str:
     """llama.dll + ggml-cuda.dll in llama_cpp\\lib; CUDA 12.4's DLLs in v12.4\\bin; 11.8 has only its own;
-    nvcuda.dll in System32."""
+    nvcuda.dll in System32. Each toolkit has its lib folder, as installed (llama_cpp's loader calls
+    os.add_dll_directory(CUDA_PATH\\lib), which raises when it is missing)."""
     return machine(tmp_path, dlls, cuda_path=cuda_path, path=path, files={
         f"{LIB}\\llama.dll": "llama.dll", f"{LIB}\\ggml-cuda.dll": "ggml-cuda.dll",
         f"{CUDA}\\v12.4\\bin\\cudart64_12.dll": "cudart64_12.dll",
         f"{CUDA}\\v12.4\\bin\\cublas64_12.dll": "cublas64_12.dll",
         f"{CUDA}\\v11.8\\bin\\cudart64_110.dll": "cudart64_12.dll",
+        f"{CUDA}\\v12.4\\lib\\x64\\cudart.lib": "00", f"{CUDA}\\v11.8\\lib\\x64\\cudart.lib": "00",
         "C:\\Windows\\System32\\nvcuda.dll": "nvcuda.dll"})
 
 
