@@ -124,17 +124,26 @@ def get_recipe(name: str) -> Recipe:
     return recipes[name]
 
 
+def default_architectures(gpu_caps, cuda_short: str) -> tuple[tuple[str, ...], str]:
+    """THE architecture rule (docs/recipes.md, "CUDA architectures"): the GPUs found; with no GPU
+    visible, the fixed list for the toolkit. The recipes build it and doctor's F20 measures against
+    it, so envmgr never warns about its own choice. Returns (architectures like ("86", "89"), why)."""
+    caps = sorted({c.replace(".", "") for c in gpu_caps if c}, key=int)
+    if caps:
+        return tuple(caps), "the GPUs found"
+    version = tuple(int(x) for x in cuda_short.split(".")[:2] if x.isdigit()) or (0, 0)
+    archs = next(a for since, a in _FALLBACK_ARCHS if version >= since)
+    return tuple(archs.split(";")), (f"no GPU visible: a fixed list for CUDA {cuda_short or '?'} "
+                                     "(never 'native' without a GPU)")
+
+
 def cuda_architectures(ctx: RecipeContext) -> tuple[str, str]:
-    """(CMake list like "86;89", where it came from)."""
+    """(CMake list like "86;89", where it came from): --arch-list, else `default_architectures`."""
     if ctx.arch_list:
         archs = [a.strip().replace(".", "") for a in ctx.arch_list.replace(",", ";").split(";") if a.strip()]
         return ";".join(archs), "--arch-list"
-    if ctx.gpu_caps:
-        archs = sorted({c.replace(".", "") for c in ctx.gpu_caps}, key=int)
-        return ";".join(archs), "the GPUs found"
-    version = tuple(int(x) for x in ctx.cuda_short.split(".")[:2] if x.isdigit()) or (0, 0)
-    archs = next(a for since, a in _FALLBACK_ARCHS if version >= since)
-    return archs, f"no GPU visible: a fixed list for CUDA {ctx.cuda_short or '?'} (never 'native' without a GPU)"
+    archs, why = default_architectures(ctx.gpu_caps, ctx.cuda_short)
+    return ";".join(archs), why
 
 
 def _vs_generator(major: int | None) -> str:

@@ -140,6 +140,27 @@ def f11(facts: Facts) -> object:
                    fix_command="envmgr shell")
 
 
+def _beyond_the_rule(facts: Facts, archs: list[str]) -> tuple[str, str]:
+    """(the problem, or "" when the list is within envmgr's own architecture rule; the rule here).
+
+    The rule is the one the recipes build with (recipes.default_architectures): what envmgr picks is
+    never reported as a problem. Beyond it: `all`/`all-major`, or more than two architectures that
+    include some the rule would not build (a GPU visible here needs none of them)."""
+    from ..recipes import default_architectures
+
+    caps = tuple(g.compute_cap for g in getattr(facts.inv, "gpus", ()) if g.compute_cap)
+    rule, why = default_architectures(caps, facts.cuda.short if facts.cuda is not None else "")
+    described = f"{';'.join(rule)} ({why})"
+    if any(a in ("all", "all-major") for a in archs):
+        return f"CMAKE_CUDA_ARCHITECTURES={';'.join(archs)} builds every architecture the toolkit knows", described
+    base = {re.sub(r"-(real|virtual)$", "", a) for a in archs}
+    extra = sorted(base - set(rule), key=lambda a: (len(a), a))
+    if extra and len(base) > 2:
+        return (f"{len(base)} CUDA architectures multiply the build time; {';'.join(rule)} would do here "
+                f"(not needed: {';'.join(extra)})"), described
+    return "", described
+
+
 @check("F20")
 def f20(facts: Facts) -> object:
     found = defines(cmake_args(facts.env))
@@ -147,8 +168,10 @@ def f20(facts: Facts) -> object:
     ev = [f"CMAKE_CUDA_ARCHITECTURES: {';'.join(archs) or 'not set'}",
           f"SKBUILD_BUILD_DIR: {facts.env.get('SKBUILD_BUILD_DIR') or 'not set (a fresh temp dir every build)'}"]
     problems = []
-    if len(archs) > 2 or "all" in archs:
-        problems.append(f"{len(archs) if 'all' not in archs else 'all'} CUDA architectures multiply the build time")
+    beyond, rule = _beyond_the_rule(facts, archs)
+    ev.append(f"envmgr's rule here: {rule}")
+    if beyond:
+        problems.append(beyond)
     if found.get("GGML_CUDA_FA_QUANTS") == "all" or found.get("GGML_CUDA_FA_ALL_QUANTS"):
         problems.append("all flash-attention quant pairs make the build much longer")
     if problems:
