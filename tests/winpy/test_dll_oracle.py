@@ -82,29 +82,29 @@ CONFIGS = [
            expect={"loads": False, "missing": ["cublas64_12.dll"], "unloadable": []}),
     Config("c: cudart + cublas, add_dll_directory", "ctypes", dll_dirs=("cudart", "cublas"),
            expect={"loads": True, "missing": [], "unloadable": []}),
-    Config("c': cudart + cublas without cublasLt", "ctypes", dll_dirs=("cudart", "cublas-only"),
+    Config("c2: cudart + cublas without cublasLt", "ctypes", dll_dirs=("cudart", "cublas-only"),
            expect={"loads": False, "missing": ["cublaslt64_12.dll"], "unloadable": []}),
     Config("d: cudart + cublas on PATH only", "ctypes", path=("cudart", "cublas"),
            expect={"loads": False, "missing": ["cublas64_12.dll", "cudart64_12.dll"], "unloadable": []}),
-    Config("d': on PATH, winmode=0", "winmode0", path=("cudart", "cublas"),
+    Config("d2: on PATH, winmode=0", "winmode0", path=("cudart", "cublas"),
            expect={"loads": True, "missing": [], "unloadable": []}),
-    Config("d'': add_dll_directory, winmode=0", "winmode0", dll_dirs=("cudart", "cublas"),
+    Config("d3: add_dll_directory, winmode=0", "winmode0", dll_dirs=("cudart", "cublas"),
            expect={"loads": False, "missing": ["cublas64_12.dll", "cudart64_12.dll"], "unloadable": []}),
     Config("e: llama_cpp's loader, CUDA_PATH set", "llama_cpp", cuda_path="cuda-12.9",
            expect={"loads": False, "missing": ["cublas64_12.dll", "cudart64_12.dll"], "unloadable": []}),
-    Config("e': llama_cpp's loader, CUDA_PATH\\bin also on PATH", "llama_cpp", cuda_path="cuda-12.9",
+    Config("e2: llama_cpp's loader, CUDA_PATH\\bin also on PATH", "llama_cpp", cuda_path="cuda-12.9",
            path=("cuda-12.9/bin",), expect={"loads": True, "missing": [], "unloadable": []}),
-    Config("e'': ctransformers' loader: add_dll_directory(CUDA_PATH\\bin)", "ctypes", cuda_path="cuda-12.9",
+    Config("e3: ctransformers' loader: add_dll_directory(CUDA_PATH\\bin)", "ctypes", cuda_path="cuda-12.9",
            dll_dirs=("cuda-12.9/bin",), expect={"loads": True, "missing": [], "unloadable": []}),
-    Config("e''': llama_cpp's loader, stale CUDA_PATH (no lib)", "llama_cpp", cuda_path="odd:cuda-stale",
+    Config("e4: llama_cpp's loader, stale CUDA_PATH (no lib)", "llama_cpp", cuda_path="odd:cuda-stale",
            path=("cudart", "cublas"), expect={"loads": False, "missing": [], "unloadable": [], "blocked": True}),
     Config("f: ARM64 cudart64_12.dll", "ctypes", dll_dirs=("odd:cudart-arm64", "cublas"),
            expect={"loads": False, "missing": [], "unloadable": ["cudart64_12.dll"]}),
-    Config("f': truncated cudart64_12.dll", "ctypes", dll_dirs=("odd:cudart-cut", "cublas"),
+    Config("f2: truncated cudart64_12.dll", "ctypes", dll_dirs=("odd:cudart-cut", "cublas"),
            expect={"loads": False, "missing": [], "unloadable": ["cudart64_12.dll"]}),
-    Config("f'': ARM64 cudart on PATH before a good one", "winmode0", path=("odd:cudart-arm64", "cudart", "cublas"),
+    Config("f3: ARM64 cudart on PATH before a good one", "winmode0", path=("odd:cudart-arm64", "cudart", "cublas"),
            expect={"loads": False, "missing": [], "unloadable": ["cudart64_12.dll"]}),
-    Config("f''': ARM64 ctransformers.dll itself", "ctypes", dll="odd:root-arm64/ctransformers.dll",
+    Config("f4: ARM64 ctransformers.dll itself", "ctypes", dll="odd:root-arm64/ctransformers.dll",
            dll_dirs=("cudart", "cublas"), expect={"loads": False, "missing": [], "unloadable": ["ctransformers.dll"]}),
 ]
 
@@ -168,7 +168,7 @@ def test_doctor_agrees_with_the_windows_loader(winpy, dlls, cfg):
 
 
 def test_doctor_says_why_a_folder_given_to_add_dll_directory_is_not_enough(winpy, dlls):
-    cfg = CONFIGS[7]    # e: llama_cpp's loader with CUDA_PATH set, nothing on PATH
+    cfg = next(c for c in CONFIGS if c.name.startswith("e:"))   # llama_cpp, CUDA_PATH set, nothing on PATH
     _, data = doctor_verdict(winpy, dlls, cfg)
     why = {m["name"].lower(): m["why"] for m in data["missing"]}
     assert "is not on PATH" in why["cudart64_12.dll"] and "winmode=0" in why["cudart64_12.dll"]
