@@ -56,15 +56,16 @@ def dlls(tmp_path_factory) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in d.glob("*.dll")}
 
 
-def machine(tmp_path, dlls, *, cuda_path: str, path: list[str], files: dict[str, str]) -> str:
-    """A Windows machine file: the DLLs (hex) at the given places; everything else minimal."""
+def machine(tmp_path, dlls, *, cuda_path: str, path: list[str], files: dict[str, str], python_exe: str = "") -> str:
+    """A Windows machine file: the DLLs (hex) at the given places; everything else minimal. python.exe is
+    empty (machine unknown) unless `python_exe` names a PE whose header it gets."""
     doc = tomlkit.document()
     doc.add("schema", 1)
     doc.add("platform", "windows")
     doc.add("env", {"SystemRoot": "C:\\Windows", "CUDA_PATH": cuda_path,
                     "PATH": ";".join(path + ["C:\\Windows\\system32", "C:\\Windows"])})
     table = tomlkit.table()
-    table.add("C:\\Python312\\python.exe", "")
+    table.add("C:\\Python312\\python.exe", {"hex": dlls[python_exe].hex()} if python_exe else "")
     for where, name in files.items():
         item = tomlkit.inline_table()
         item.add("hex", dlls[name].hex() if name in dlls else name)
@@ -153,3 +154,64 @@ def test_pe_imports_rejects_garbage():
 
     with pytest.raises(InputFileError):
         pe_imports(b"MZ" + b"\0" * 10, "x.dll")
+
+
+def test_ctypes_loader_searches_add_dll_directory_folders_not_path(cli, tmp_path, dlls):
+    m = layout(tmp_path, dlls, cuda_path=f"{CUDA}\\v12.4", path=[f"{CUDA}\\v12.4\\bin"])
+    data = cli("--machine", m, "doctor", "--dll", f"{LIB}\\ggml-cuda.dll", "--loader", "ctypes", "--json").json()
+    assert not data["loads"]
+    why = {x["name"].lower(): x["why"] for x in data["missing"]}
+    assert set(why) == {"cudart64_12.dll", "cublas64_12.dll"}
+    assert "not an os.add_dll_directory folder" in why["cudart64_12.dll"]
+    result = cli("--machine", m, "doctor", "--dll", f"{LIB}\\ggml-cuda.dll", "--loader", "ctypes",
+                 "--add-dll-dir", f"{CUDA}\\v12.4\\bin", "--json")
+    assert result.code == 0 and result.json()["loads"], result.stdout
+
+
+def test_winmode0_ignores_add_dll_directory_and_says_so(cli, tmp_path, dlls):
+    m = layout(tmp_path, dlls, cuda_path=f"{CUDA}\\v11.8", path=[])
+    result = cli("--machine", m, "doctor", "--dll", f"{LIB}\\llama.dll", "--loader", "winmode0",
+                 "--add-dll-dir", f"{CUDA}\\v12.4\\bin", "--json")
+    data = result.json()
+    assert result.code == 1 and data["ignored_dll_dirs"] == [f"{CUDA}\\v12.4\\bin"]
+    why = {x["name"].lower(): x["why"] for x in data["missing"]}
+    assert "ggml-cuda.dll" in why      # winmode=0 does not search the DLL's own folder either
+    assert why["ggml-cuda.dll"].startswith("not in the python.exe folder, System32")
+
+
+def test_llama_cpp_loader_is_blocked_by_a_cuda_path_without_lib(cli, tmp_path, dlls):
+    m = machine(tmp_path, dlls, cuda_path=f"{CUDA}\\v12.4", path=[f"{CUDA}\\v12.4\\bin"], files={
+        f"{LIB}\\llama.dll": "llama.dll", f"{LIB}\\ggml-cuda.dll": "ggml-cuda.dll",
+        f"{CUDA}\\v12.4\\bin\\cudart64_12.dll": "cudart64_12.dll",
+        f"{CUDA}\\v12.4\\bin\\cublas64_12.dll": "cublas64_12.dll", "C:\\Windows\\System32\\nvcuda.dll": "nvcuda.dll"})
+    result = cli("--machine", m, "doctor", "--dll", "llama_cpp", "--json")
+    data = result.json()
+    assert result.code == 1 and not data["loads"] and data["missing"] == []
+    assert "[WinError 3]" in data["blocked"] and "CUDA_PATH\\lib" in data["blocked"]
+    f15 = cli("--machine", m, "doctor", "--only", "F15", "--json").json()["checks"][0]
+    assert f15["status"] == "fail" and "stops before loading" in f15["summary"]
+
+
+def test_a_wrong_machine_copy_first_in_the_search_order_cannot_load(cli, tmp_path, dlls):
+    import struct
+
+    arm = bytearray(dlls["cudart64_12.dll"])
+    struct.pack_into("<H", arm, struct.unpack_from("<I", arm, 0x3C)[0] + 4, 0xAA64)
+    m = machine(tmp_path, dlls, cuda_path=f"{CUDA}\\v12.4", path=["C:\\arm", f"{CUDA}\\v12.4\\bin"],
+                python_exe="llama.dll", files={
+                    f"{LIB}\\llama.dll": "llama.dll", f"{LIB}\\ggml-cuda.dll": "ggml-cuda.dll",
+                    "C:\\arm\\cudart64_12.dll": bytes(arm).hex(),
+                    f"{CUDA}\\v12.4\\bin\\cudart64_12.dll": "cudart64_12.dll",
+                    f"{CUDA}\\v12.4\\bin\\cublas64_12.dll": "cublas64_12.dll",
+                    f"{CUDA}\\v12.4\\lib\\x64\\cudart.lib": "00", "C:\\Windows\\System32\\nvcuda.dll": "nvcuda.dll"})
+    result = cli("--machine", m, "doctor", "--dll", "llama_cpp", "--json")
+    data = result.json()
+    assert result.code == 1 and data["missing"] == []
+    assert data["unloadable"] == [{"name": "cudart64_12.dll", "path": "C:\\arm\\cudart64_12.dll",
+                                   "why": "ARM64 DLL, but python.exe is x64"}]
+    assert "cannot load: cudart64_12.dll" in cli("--machine", m, "doctor", "--dll", "llama_cpp").stdout
+
+
+def test_loader_options_need_dll(cli):
+    result = cli("doctor", "--loader", "ctypes")
+    assert result.code == 2 and "go with --dll" in result.stderr
