@@ -159,12 +159,14 @@ def resolve_pe(host: Host, dll: str, *, python_exe: str | None = None, base_dir:
 
 
 def _python_machine(host: Host, python_exe: str | None) -> tuple[str, int] | None:
+    """python.exe's machine; None when unknown or not a PE (a Linux python looking at a Windows DLL)."""
     if not python_exe:
         return None
     try:
-        return binary_machine(host.read_bytes(python_exe)[:4096])
+        head = host.read_bytes(python_exe)[:4096]
     except OSError:
         return None
+    return binary_machine(head) if head[:2] == b"MZ" else None
 
 
 def _rejected(data: bytes, path: str, want: tuple[str, int] | None, check_cut: bool) -> str:
