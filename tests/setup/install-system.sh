@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Install the Debian packages the envmgr test-suite needs:
 #   wine / wine64 (run real Windows reg.exe, cmd.exe, nvcc.exe),
-#   gcc-mingw-w64-x86-64 (build tiny fake Windows exes), zsh, fish (shell hooks).
+#   gcc-mingw-w64-x86-64 (build tiny fake Windows exes), zsh, fish (shell hooks),
+#   xvfb, xauth (a display for ConPTY under Wine: the Windows-CPython tier).
 # Idempotent: the apt-get call is skipped entirely when everything is installed.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 
-PKGS=(wine wine64 gcc-mingw-w64-x86-64 zsh fish)
+PKGS=(wine wine64 gcc-mingw-w64-x86-64 zsh fish xvfb xauth)
 
 now() { date +%s.%N; }
 dt() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
