@@ -175,11 +175,12 @@ def test_doctor_says_why_a_folder_given_to_add_dll_directory_is_not_enough(winpy
 
 
 def bad_input(done) -> str:
+    """Exit 2, nothing on stdout, one error line on stderr (the CLI may add its "fix:" hint), no traceback."""
     assert done.returncode == 2, (done.returncode, done.stdout, done.stderr)
     assert "Traceback" not in done.stderr and done.stdout == ""
-    lines = [line for line in done.stderr.splitlines() if line.strip()]
-    assert lines, done.stderr
-    return lines[0]
+    errors = [line for line in done.stderr.splitlines() if "error:" in line]
+    assert len(errors) == 1, done.stderr
+    return errors[0]
 
 
 def test_a_missing_dll_path_is_one_line_exit_2(winpy, dlls):
