@@ -197,3 +197,34 @@ def test_a_truncated_dll_is_one_line_exit_2(winpy, dlls):
     assert json.loads(real.stdout)["winerror"] == 193      # the loader refuses it too
     first = bad_input(winpy.envmgr("doctor", "--dll", cut, "--loader", "ctypes", "--json"))
     assert "truncated PE file" in first
+
+
+# F15 and F16 (`envmgr doctor --only F15,F16`) on an installed llama_cpp: LLAMA_CPP_LIB_PATH points at a
+# lib folder whose llama.dll is ctransformers' CUDA DLL under llama_cpp's name (same imports as a CUDA
+# build of llama.dll: cudart64_12, cublas64_12, the VC++ runtime). The loader runs as llama_cpp 0.3.x does.
+CHECKS = [
+    ("CUDA_PATH set, nothing on PATH", "cuda-12.9", (), {"loads": False, "F15": "fail", "F16": "ok"}),
+    ("CUDA_PATH\\bin on PATH", "cuda-12.9", ("cuda-12.9/bin",), {"loads": True, "F15": "ok", "F16": "ok"}),
+    ("stale CUDA_PATH (no lib)", "odd:cuda-stale", ("cudart", "cublas"), {"loads": False, "F15": "fail", "F16": "fail"}),
+]
+
+
+@pytest.mark.parametrize("case", CHECKS, ids=[c[0] for c in CHECKS])
+def test_f15_f16_agree_with_llama_cpps_loader(winpy, dlls, case):
+    _, cuda_path, path, expect = case
+    lib = dlls["odd"] / "llama_cpp" / "lib"
+    if not (lib / "llama.dll").exists():
+        put(lib / "llama.dll", (dlls["base"] / CT).read_bytes())
+    cfg = Config("llama", "llama_cpp", dll="odd:llama_cpp/lib/llama.dll", path=path, cuda_path=cuda_path)
+    real = loader_verdict(winpy, dlls, cfg)
+    assert real["loads"] is expect["loads"], real
+    env = {**env_for(dlls, cfg), "LLAMA_CPP_LIB_PATH": windows_path(lib)}
+    done = winpy.envmgr("doctor", "--only", "F15,F16", "--json", env=env)
+    assert done.returncode == (0 if expect["loads"] else 1), done.stderr
+    checks = {c["id"]: c for c in json.loads(done.stdout)["checks"]}
+    assert {i: checks[i]["status"] for i in ("F15", "F16")} == {"F15": expect["F15"], "F16": expect["F16"]}
+    if real.get("blocked"):
+        assert "stops before loading" in checks["F15"]["summary"]
+    elif not real["loads"]:
+        named = {m.lower() for m in re.findall(r"[\w.]+\.dll", checks["F15"]["summary"])}
+        assert named == set(real["missing"]), (checks["F15"]["summary"], real)
