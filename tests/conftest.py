@@ -17,6 +17,19 @@ MACHINES = TESTS / "machines"
 EXAMPLES = ROOT / "examples" / "machines"
 
 
+def _under_wine() -> bool:
+    """True when this is a Windows Python running under Wine: Wine's ntdll exports wine_get_version,
+    Windows' does not. Tests use it to mark what only Wine does differently (xfail, strict)."""
+    if sys.platform != "win32":
+        return False
+    import ctypes
+
+    return hasattr(ctypes.WinDLL("ntdll"), "wine_get_version")
+
+
+UNDER_WINE = _under_wine()
+
+
 @dataclass
 class CliResult:
     code: int

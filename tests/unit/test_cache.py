@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
 import time
 
 import pytest
@@ -10,6 +11,12 @@ import pytest
 from envmgr import cache
 from envmgr.envdelta import SET, EnvDelta, VarOp
 from envmgr.snapshot import Snapshot, from_toml, to_toml
+
+# A snapshot from another platform is refused (exit 2), so --from tests write one for this machine.
+if sys.platform == "win32":
+    HERE, MISSING, C, C_BIN = "windows", "C:\\nonexistent\\cuda", "C:\\c", "C:\\c\\bin"
+else:
+    HERE, MISSING, C, C_BIN = "linux", "/nonexistent/cuda", "/c", "/c/bin"
 
 SNAP = to_toml(Snapshot("linux", EnvDelta("linux", (VarOp("CUDA_HOME", SET, "/c"),)), (("cuda", "13.0.88"),)))
 
@@ -75,10 +82,10 @@ def test_cache_list_and_clear(cli, cache_dir):
 
 def test_export_from_a_snapshot_with_missing_paths_warns_and_strict_refuses(cli, tmp_path):
     snap = tmp_path / "env.toml"
-    snap.write_text('schema = 1\nplatform = "linux"\n[env]\nCUDA_HOME = "/nonexistent/cuda"\n', encoding="utf-8")
+    snap.write_text(f"schema = 1\nplatform = '{HERE}'\n[env]\nCUDA_HOME = '{MISSING}'\n", encoding="utf-8")
     ok = cli("export", "--from", str(snap), "--format", "sh")
-    assert ok.code == 0 and "export CUDA_HOME='/nonexistent/cuda'" in ok.stdout
-    assert "do not exist here: /nonexistent/cuda" in ok.stderr
+    assert ok.code == 0 and f"export CUDA_HOME='{MISSING}'" in ok.stdout
+    assert f"do not exist here: {MISSING}" in ok.stderr
     strict = cli("export", "--from", str(snap), "--strict")
     assert strict.code == 2 and "do not exist on this machine" in strict.stderr
 
@@ -92,7 +99,7 @@ def test_export_of_a_malformed_snapshot_names_file_line_and_column(cli, tmp_path
 
 def test_a_format_that_cannot_hold_a_value_is_refused(cli, tmp_path):
     snap = tmp_path / "env.toml"
-    snap.write_text('schema = 1\nplatform = "linux"\n[env]\nX = "two\\nlines"\n', encoding="utf-8")
+    snap.write_text(f'schema = 1\nplatform = "{HERE}"\n[env]\nX = "two\\nlines"\n', encoding="utf-8")
     refused = cli("export", "--from", str(snap), "--format", "cmd")
     assert refused.code == 2 and "X" in refused.stderr
     assert cli("export", "--from", str(snap), "--format", "sh").code == 0
@@ -100,17 +107,17 @@ def test_a_format_that_cannot_hold_a_value_is_refused(cli, tmp_path):
 
 def test_github_format_appends_to_the_runners_files(cli, tmp_path):
     snap = tmp_path / "env.toml"
-    snap.write_text('schema = 1\nplatform = "linux"\n[env]\nCUDA_HOME = "/c"\nNOTE = "a\\nb"\n'
-                    '[env.PATH]\nprepend = ["/c/bin"]\n', encoding="utf-8")
+    snap.write_text(f"schema = 1\nplatform = '{HERE}'\n[env]\nCUDA_HOME = '{C}'\nNOTE = \"a\\nb\"\n"
+                    f"[env.PATH]\nprepend = ['{C_BIN}']\n", encoding="utf-8")
     env_file, path_file = tmp_path / "github_env", tmp_path / "github_path"
     env_file.write_text("EARLIER=1\n")
     result = cli("export", "--from", str(snap), "--format", "github",
                  env={"GITHUB_ENV": str(env_file), "GITHUB_PATH": str(path_file)})
     assert result.code == 0 and result.stdout == ""
     lines = env_file.read_text().splitlines()
-    assert lines[:2] == ["EARLIER=1", "CUDA_HOME=/c"]
+    assert lines[:2] == ["EARLIER=1", f"CUDA_HOME={C}"]
     assert lines[2].startswith("NOTE<<") and lines[3:5] == ["a", "b"] and lines[5] == lines[2][len("NOTE<<"):]
-    assert path_file.read_text() == "/c/bin\n"
+    assert path_file.read_text() == C_BIN + "\n"
 
 
 def test_on_windows_the_base_environment_is_part_of_the_key():

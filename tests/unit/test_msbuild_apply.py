@@ -23,7 +23,7 @@ from envmgr.msbuild.fileops import LocalFileOps, ops_for_host
 from envmgr.msbuild.plan import gather, make_plan
 from envmgr.msbuild.planfile import PlanRejected, plan_document, validate
 from envmgr.msbuild.store import ROLLED_BACK, Store
-from tests.conftest import EXAMPLES, run_cli
+from tests.conftest import EXAMPLES, UNDER_WINE, run_cli
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -190,6 +190,7 @@ def test_tampered_plan_is_refused(tree, field, value, message):
     assert message in info.value.details[0]
 
 
+@pytest.mark.xfail(UNDER_WINE, strict=True, reason="Wine 8: os.symlink returns without error and creates nothing")
 def test_plan_through_a_symlink_is_refused(tree, tmp_path):
     plan = plan_of(tree)
     elsewhere = tmp_path / "elsewhere"

@@ -1,7 +1,10 @@
 """The elevation command line (pure; it only runs on Windows), the routes that need no admin, plan-file checks."""
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -30,8 +33,23 @@ def test_ps_quote_expands_nothing():
     assert ps_quote("$env:X `n 'a'") == "'$env:X `n ''a'''"
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="off Windows only; on Windows the next test checks it")
 def test_not_admin_off_windows():
     assert is_admin() is False
+
+
+@pytest.mark.skipif(sys.platform != "win32", reason="needs Windows (or Windows Python under Wine)")
+def test_is_admin_agrees_with_writing_into_the_system_folder():
+    # Only an elevated process may create files in %SystemRoot%\System32 (Wine lets everyone: Wine's
+    # IsUserAnAdmin is TRUE too, so both sides agree there as on an elevated GitHub runner).
+    probe = Path(os.environ["SystemRoot"]) / "System32" / f"envmgr-admin-probe-{os.getpid()}.tmp"
+    try:
+        probe.write_bytes(b"")
+        can_write = True
+        probe.unlink()
+    except OSError:
+        can_write = False
+    assert is_admin() is can_write
 
 
 def test_routes_text_has_the_exact_lines():

@@ -127,6 +127,7 @@ def cpu_wheel() -> bytes:
                      "llama_cpp/lib/ggml-base.dll", "llama_cpp/lib/ggml-cpu.dll",
                      "llama_cpp_python-0.3.36.dist-info/METADATA"):
             info = zipfile.ZipInfo(name, (2026, 11, 1, 0, 0, 0))
+            info.create_system = 3   # zipfile records 0 (MS-DOS) on win32: the same bytes on every OS
             zf.writestr(info, "")
     return buf.getvalue()
 
