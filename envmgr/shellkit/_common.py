@@ -61,11 +61,29 @@ def list_text(delta: EnvDelta, op: VarOp) -> str:
     return delta.sep.join(e for e in op.entries if e != "")
 
 
-def expected_env(delta: EnvDelta, env: Mapping[str, str], *, fold: bool | None = None) -> dict[str, str]:
+def drop_entries(delta: EnvDelta, op: VarOp, unsearchable: str = "") -> list[str]:
+    """What a prepend/append first removes from the current value, so that applying a script twice
+    gives what applying it once gives: the non-empty entries of the text it adds, each compared
+    with the current value's entries exactly (case-insensitively on Windows). A format that cannot
+    search for some characters (cmd: '=' and '%') names them in `unsearchable`: entries holding
+    one are not removed first."""
+    return list(dict.fromkeys(e for e in list_text(delta, op).split(delta.sep)
+                              if e and not any(c in e for c in unsearchable)))
+
+
+def without(current: str, drop: Iterable[str], sep: str, fold: bool) -> str:
+    """`current` minus the entries in `drop`; its other entries, empty ones included, stay as they were."""
+    gone = {d.lower() if fold else d for d in drop}
+    return sep.join(e for e in current.split(sep) if (e.lower() if fold else e) not in gone)
+
+
+def expected_env(delta: EnvDelta, env: Mapping[str, str], *, fold: bool | None = None,
+                 unsearchable: str = "") -> dict[str, str]:
     """What running a rendered script in a shell whose environment is `env` must leave behind.
 
-    Unlike `EnvDelta.apply`, a script does not deduplicate: a prepend puts its entries in front of
-    the value current at run time, joined by the separator only when that value is non-empty.
+    A prepend first removes its own entries from the value current at run time (so applying twice
+    equals applying once), then puts them in front of what is left, joined by the separator only
+    when that is non-empty. Unlike `EnvDelta.apply`, other duplicates and trailing slashes stay.
     """
     fold = delta.platform == "windows" if fold is None else fold
     out = dict(env)
@@ -82,8 +100,9 @@ def expected_env(delta: EnvDelta, env: Mapping[str, str], *, fold: bool | None =
             if current is not None:
                 out[key] = current
             continue
-        if current:
-            text = text + delta.sep + current if op.op == PREPEND else current + delta.sep + text
+        rest = without(current or "", drop_entries(delta, op, unsearchable), delta.sep, fold)
+        if rest:
+            text = text + delta.sep + rest if op.op == PREPEND else rest + delta.sep + text
         out[op.name] = text
     return out
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 
 from ..envdelta import APPEND, PREPEND, SET, UNSET, EnvDelta
-from ._common import UnrepresentableValue, check_name, check_text, list_text, ops_of
+from ._common import UnrepresentableValue, check_name, check_text, drop_entries, list_text, ops_of
 
 NEWLINE = "\r\n"
 ENCODING = "utf-8"
@@ -57,10 +57,29 @@ def _set(name: str, text: str, tail: str = "") -> str:
     return f'set "{body}{tail}"'
 
 
+L = "__envmgr_l"
+# Entries that cannot be the search text of %VAR:old=new% (it ends at the first '=', and '%' ends
+# the expansion): they are not removed first, so only they would stack when applied twice.
+UNSEARCHABLE = "=%"
+
+
+def _strip(n: str, drop: list[str], sep: str) -> list[str]:
+    """Lines that set L to %n% without the entries `drop` (so applying twice equals once).
+
+    %VAR:old=new% replaces every occurrence, case-insensitively, as Windows compares paths. With
+    every separator doubled (";a;;b;"), each entry is ";entry;" with separators of its own, so one
+    pass removes adjacent duplicates too; the remaining ";;" pairs are then halved and one separator
+    cut from each end (%L:~1,-1% of ";" is empty)."""
+    lines = [f'@set "{L}={sep}%{n}%{sep}"', f'@set "{L}=%{L}:{sep}={sep}{sep}%"']
+    lines += [f'@set "{L}=%{L}:{sep}{e}{sep}=%"' for e in drop]
+    lines += [f'@set "{L}=%{L}:{sep}{sep}={sep}%"', f'@set "{L}=%{L}:~1,-1%"']
+    return lines
+
+
 def render(delta: EnvDelta) -> str:
     lines = ["@rem envmgr environment for cmd.exe: call this file (call env.cmd)"]
     for op in ops_of(delta):
-        n = op.name
+        n, first = op.name, len(lines)
         simple = op.op in (SET, UNSET)
         check_name("cmd", n, SET_NAME if simple else EXPAND_NAME,
                    "free of '=', '\"', '%' and control characters" if simple
@@ -74,13 +93,15 @@ def render(delta: EnvDelta) -> str:
             if text == "":
                 raise UnrepresentableValue("cmd", n, 'cmd cannot hold an empty value (set "N=" deletes N); use unset')
             lines.append("@" + _set(n, text))
-        elif text and op.op == PREPEND:
-            lines.append(f"@if defined {n} " + _set(n, text + delta.sep, f"%{n}%"))
-            lines.append(f"@if not defined {n} " + _set(n, text))
-        elif text and op.op == APPEND:
-            lines.append(f'@if defined {n} set "{n}=%{n}%{escape(delta.sep + text)[0]}"')
-            lines.append(f"@if not defined {n} " + _set(n, text))
-        if len(lines[-1]) > MAX_LINE:
+        elif text:
+            lines += _strip(n, drop_entries(delta, op, UNSEARCHABLE), delta.sep)
+            if op.op == PREPEND:
+                lines.append(f"@if defined {L} " + _set(n, text + delta.sep, f"%{L}%"))
+            else:
+                lines.append(f'@if defined {L} set "{n}=%{L}%{escape(delta.sep + text)[0]}"')
+            lines.append(f"@if not defined {L} " + _set(n, text))
+            lines.append(f'@set "{L}="')
+        if max((len(line) for line in lines[first:]), default=0) > MAX_LINE:
             raise UnrepresentableValue("cmd", n, f"the line would exceed cmd's {MAX_LINE}-character limit")
     if any(ord(c) > 127 for line in lines for c in line):
         lines.insert(1, "@chcp 65001 >nul 2>&1")

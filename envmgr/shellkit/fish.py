@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from ..envdelta import PREPEND, SET, UNSET, EnvDelta
-from ._common import UnrepresentableValue, check_name, check_text, list_text, ops_of
+from ._common import UnrepresentableValue, check_name, check_text, drop_entries, list_text, ops_of
 
 NEWLINE = "\n"
 ENCODING = "utf-8"
@@ -42,7 +42,19 @@ def render(delta: EnvDelta) -> str:
         if op.op == SET:
             lines.append(f"set -gx {n} {quote(text)}")
         elif text:
-            joined = (f"{quote(text + delta.sep)}\"${n}\"" if op.op == PREPEND
-                      else f"\"${n}\"{quote(delta.sep + text)}")
-            lines.append(f'if test -n "${n}"; set -gx {n} {joined}; else; set -gx {n} {quote(text)}; end')
+            joined = (f"{quote(text + delta.sep)}\"${L}\"" if op.op == PREPEND
+                      else f"\"${L}\"{quote(delta.sep + text)}")
+            lines.append(_strip(n, drop_entries(delta, op)) + f'; if test -n "${L}"; set -gx {n} {joined}; '
+                         f"else; set -gx {n} {quote(text)}; end; set -e {L}; set -e {C}; set -e {E}")
     return "".join(line + NEWLINE for line in lines)
+
+
+L, C, E = "__envmgr_l", "__envmgr_c", "__envmgr_e"
+
+
+def _strip(n: str, drop: list[str]) -> str:
+    """Set L to $n without the entries `drop`, so that applying twice equals once. L is a path
+    variable: set from "$n" it splits on ':' (whether $n is a path variable, joined by the quotes,
+    or a plain string), and "$L" joins what is kept with ':' again."""
+    return (f'set -l --path {C} "${n}"; set -l --path {L}; for {E} in ${C}; '
+            f"contains -- ${E} {' '.join(quote(e) for e in drop)}; or set -a {L} ${E}; end")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from ..envdelta import PREPEND, SET, UNSET, EnvDelta
-from ._common import UnrepresentableValue, check_name, check_text, list_text, ops_of
+from ._common import UnrepresentableValue, check_name, check_text, drop_entries, list_text, ops_of
 
 NEWLINE = "\r\n"
 ENCODING = "utf-8-sig"
@@ -54,7 +54,21 @@ def render(delta: EnvDelta) -> str:
                 raise UnrepresentableValue("ps1", n, "PowerShell deletes a variable assigned ''; use unset")
             lines.append(_assign(n, quote(text)))
         elif text:
-            grown = (f"{quote(text + delta.sep)} + {read}" if op.op == PREPEND
-                     else f"{read} + {quote(delta.sep + text)}")
-            lines.append(f"if ({read}) {{ {_assign(n, grown)} }} else {{ {_assign(n, quote(text))} }}")
+            grown = (f"{quote(text + delta.sep)} + {KEPT}" if op.op == PREPEND
+                     else f"{KEPT} + {quote(delta.sep + text)}")
+            lines.append(f"{_strip(read, drop_entries(delta, op), delta)}; "
+                         f"if ({KEPT}) {{ {_assign(n, grown)} }} else {{ {_assign(n, quote(text))} }}; "
+                         f"Remove-Variable {KEPT[1:]}")
     return "".join(line + NEWLINE for line in lines)
+
+
+KEPT = "$__envmgr_l"
+
+
+def _strip(read: str, drop: list[str], delta: EnvDelta) -> str:
+    """KEPT = the current value without the entries `drop` (so applying twice equals once);
+    -notcontains compares case-insensitively, as Windows does (-cnotcontains elsewhere)."""
+    notin = "-notcontains" if delta.platform == "windows" else "-cnotcontains"
+    sep = quote(delta.sep)   # ';' or ':', neither special in -split's regex
+    return (f"{KEPT} = @(({read} -split {sep}) | Where-Object {{ @({', '.join(quote(e) for e in drop)}) {notin} $_ }})"
+            f" -join {sep}")

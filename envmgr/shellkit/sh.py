@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from ..envdelta import APPEND, PREPEND, SET, UNSET, EnvDelta
-from ._common import check_name, check_text, list_text, ops_of
+from ._common import check_name, check_text, drop_entries, list_text, ops_of
 
 NEWLINE = "\n"
 ENCODING = "utf-8"
@@ -31,9 +31,25 @@ def render(delta: EnvDelta) -> str:
         check_text("sh", n, text)
         if op.op == SET:
             lines.append(f"export {n}={quote(text)}")
-        elif text and op.op == PREPEND:
-            # ${N:+sep$N}: the separator only when the current value is non-empty.
-            lines.append(f'export {n}={quote(text)}"${{{n}:+{delta.sep}${n}}}"')
-        elif text and op.op == APPEND:
-            lines.append(f'export {n}="${{{n}:+${n}{delta.sep}}}"{quote(text)}')
+        elif text:
+            lines.append(_strip(n, drop_entries(delta, op), delta.sep) + "; " + (
+                # ${L:+sep$L}: the separator only when what is left is non-empty.
+                f'export {n}={quote(text)}"${{{L}:+{delta.sep}${L}}}"' if op.op == PREPEND
+                else f'export {n}="${{{L}:+${L}{delta.sep}}}"{quote(text)}') + f"; unset {L} {E}")
     return "".join(line + NEWLINE for line in lines)
+
+
+L, E = "__envmgr_l", "__envmgr_e"
+
+
+def _strip(n: str, drop: list[str], sep: str) -> str:
+    """Set L to $n without the entries `drop` (each occurrence), so that applying twice equals once.
+
+    POSIX only (dash has no arrays or ${//}): L is ":$n:", and while ":entry:" occurs in it, the
+    first occurrence becomes ":" (quoted pattern parts match literally); then one ':' is cut from each end.
+    """
+    entries = " ".join(quote(e) for e in drop)
+    pat = f'"{sep}${E}{sep}"'
+    return (f'{L}="{sep}${{{n}-}}{sep}"; for {E} in {entries}; do while :; do case "${L}" in *{pat}*) '
+            f'{L}="${{{L}%%{pat}*}}{sep}${{{L}#*{pat}}}";; *) break;; esac; done; done; '
+            f'{L}="${{{L}#{sep}}}"; {L}="${{{L}%{sep}}}"')

@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st
 
 from envmgr.envdelta import APPEND, PREPEND, SET, UNSET, EnvDelta, VarOp
 from envmgr.shellkit import UnrepresentableValue, render
-from envmgr.shellkit._common import list_text
+from envmgr.shellkit._common import drop_entries, list_text
 
 ts = pytest.importorskip("tree_sitter")
 ts_ps = pytest.importorskip("tree_sitter_powershell")
@@ -71,7 +71,7 @@ def expected_literals(delta: EnvDelta) -> set[str]:
             want.add(str(op.value))
         elif op.op in (PREPEND, APPEND) and list_text(delta, op):
             text = list_text(delta, op)
-            want |= {text, text + ";" if op.op == PREPEND else ";" + text}
+            want |= {text, text + ";" if op.op == PREPEND else ";" + text, ";", *drop_entries(delta, op)}
     return want
 
 
@@ -100,7 +100,8 @@ def test_ps1_exact_text():
                              VarOp("ProgramFiles(x86)", SET, "C:\\P"), VarOp("G", UNSET)))
     assert render(d, "ps1").split("\r\n")[1:] == [
         "$env:A = 'it''s ‘‘q’’'",
-        "if ($env:PATH) { $env:PATH = 'C:\\a;' + $env:PATH } else { $env:PATH = 'C:\\a' }",
+        "$__envmgr_l = @(($env:PATH -split ';') | Where-Object { @('C:\\a') -notcontains $_ }) -join ';'; "
+        "if ($__envmgr_l) { $env:PATH = 'C:\\a;' + $__envmgr_l } else { $env:PATH = 'C:\\a' }; Remove-Variable __envmgr_l",
         "[Environment]::SetEnvironmentVariable('ProgramFiles(x86)', 'C:\\P')",
         "Remove-Item Env:G -ErrorAction SilentlyContinue",
         "",

@@ -117,10 +117,15 @@ def test_fish_round_trip(delta, start, tmp_path):
 def test_sh_exact_text():
     d = EnvDelta("linux", (VarOp("A", SET, "it's"), VarOp("PATH", PREPEND, ("/a b", "", "/c")),
                            VarOp("L", APPEND, ("/l",)), VarOp("G", UNSET)))
+    strip = ('__envmgr_l=":${{{n}-}}:"; for __envmgr_e in {drop}; do while :; do case "$__envmgr_l" in '
+             '*":$__envmgr_e:"*) __envmgr_l="${{__envmgr_l%%":$__envmgr_e:"*}}:${{__envmgr_l#*":$__envmgr_e:"}}";; '
+             '*) break;; esac; done; done; __envmgr_l="${{__envmgr_l#:}}"; __envmgr_l="${{__envmgr_l%:}}"; ')
     assert render(d, "sh") == (
         "export A='it'\\''s'\n"
-        "export PATH='/a b:/c'\"${PATH:+:$PATH}\"\n"
-        "export L=\"${L:+$L:}\"'/l'\n"
+        + strip.format(n="PATH", drop="'/a b' '/c'")
+        + "export PATH='/a b:/c'\"${__envmgr_l:+:$__envmgr_l}\"; unset __envmgr_l __envmgr_e\n"
+        + strip.format(n="L", drop="'/l'")
+        + "export L=\"${__envmgr_l:+$__envmgr_l:}\"'/l'; unset __envmgr_l __envmgr_e\n"
         "unset G\n")
 
 
