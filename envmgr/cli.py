@@ -28,7 +28,10 @@ class Ctx:
 
                 self._host = load_machine(self.machine)
             elif self.wine_prefix:
+                from .flags import check_wine_prefix
                 from .host.wine import WineHost
+
+                check_wine_prefix(self.wine_prefix)
 
                 self._host = WineHost(self.wine_prefix)
             else:
@@ -98,6 +101,10 @@ def list_cmd(obj: Ctx, as_json: bool, pythons: tuple[str, ...]) -> None:
     from .output import Painter, Spinner, emit_json
     from .render_list import inventory_json, render_inventory
 
+    if pythons:
+        from .flags import check_pythons
+
+        check_pythons(obj.host, pythons)
     with Spinner("looking for Visual Studio, CUDA and GPUs"):
         inv = discover(obj.host, (None, *pythons))
     if as_json:
@@ -130,11 +137,18 @@ def record_cmd(obj: Ctx, output: str, pythons: tuple[str, ...], description: str
     import tomlkit
 
     from .discover import discover
+    from .errors import NoMatchError, UsageError
     from .fsutil import atomic_write
     from .host.machinefile import machine_document
     from .host.recording import RecordingHost
+    from .flags import check_output_file, check_pythons
     from .output import Spinner, say
 
+    check_output_file(output, "-o")
+    if not capture and (vs or toolset or cuda or arch != "x64"):
+        raise UsageError("--vs, --toolset, --arch and --cuda choose what --capture captures",
+                         "add --capture, or drop them")
+    check_pythons(obj.host, pythons)
     rec = RecordingHost(obj.host)
     with Spinner("recording"):
         inv = discover(rec, (None, *pythons))
@@ -144,6 +158,8 @@ def record_cmd(obj: Ctx, output: str, pythons: tuple[str, ...], description: str
 
         try:
             resolve(rec, Selectors(vs, toolset, arch, cuda), pythons=pythons, use_cache=False)
+        except (NoMatchError, UsageError):
+            raise  # a selector that matches nothing is a mistake to fix, not a machine to record
         except EnvmgrError as exc:  # a failing capture is exactly what a bug report should hold
             say(f"envmgr: the capture failed ({exc.message}); recorded anyway")
     doc = machine_document(rec, version=__version__, description=description)
@@ -168,9 +184,30 @@ def selector_options(func):
         click.option("--refresh", is_flag=True, help="Ignore the cache and capture again."),
         click.option("--strict", is_flag=True, help="With --from: refuse a snapshot whose paths do not exist here."),
     ]
+    checked = _checking(func, lambda kw: _check_selectors(kw["from_file"], kw["strict"], kw["pythons"]))
     for option in reversed(options):
-        func = option(func)
-    return func
+        checked = option(checked)
+    return checked
+
+
+def _checking(func, check):
+    """The command, with its flags' values checked first (exit 2 before anything slow runs)."""
+    import functools
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        check(kwargs)
+        return func(*args, **kwargs)
+
+    return wrapper
+
+
+def _check_selectors(from_file, strict, pythons) -> None:
+    from .flags import check_pythons, check_selector_flags
+
+    check_selector_flags(from_file, strict)
+    if pythons:
+        check_pythons(click.get_current_context().obj.host, pythons)
 
 
 def get_snapshot(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh, strict):
@@ -193,9 +230,16 @@ def recipe_options(func):
         click.option("--recipe-param", "recipe_params", multiple=True, metavar="NAME=VALUE",
                      help="A recipe parameter, e.g. lib_path=C:\\llama.cpp\\build\\bin (repeatable)."),
     ]
+
+    def check(kw):
+        from .flags import check_recipe_flags
+
+        check_recipe_flags(kw["recipe"], kw["arch_list"], kw["allow_unsupported_compiler"], kw["recipe_params"])
+
+    checked = _checking(func, check)
     for option in reversed(options):
-        func = option(func)
-    return func
+        checked = option(checked)
+    return checked
 
 
 def environment_for(obj: Ctx, sel: tuple, recipe: str | None, arch_list, allow_unsupported, recipe_params):
@@ -216,7 +260,8 @@ def environment_for(obj: Ctx, sel: tuple, recipe: str | None, arch_list, allow_u
             if not eq or not name:
                 raise UsageError(f"--recipe-param {item!r} is not NAME=VALUE", "e.g. --recipe-param lib_path=FOLDER")
             params.append((name, value))
-        delta, notes = with_recipe(obj.host, snap, get_recipe(recipe), dict(os.environ), arch_list=arch_list,
+        chosen = get_recipe(recipe, lambda m: say(f"envmgr: {m}"))
+        delta, notes = with_recipe(obj.host, snap, chosen, dict(os.environ), arch_list=arch_list,
                                    allow_unsupported=allow_unsupported, params=tuple(params))
         marker = f"{marker} {recipe}"
         for note in notes:
@@ -333,6 +378,9 @@ def cache_clear() -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
+    from .output import utf8_pipes
+
+    utf8_pipes()
     try:
         rc = cli.main(args=argv, prog_name="envmgr", standalone_mode=False)
     except EnvmgrError as exc:

@@ -13,9 +13,7 @@ from .envdelta import SET, UNSET, EnvDelta, VarOp
 from .errors import InputFileError, NoMatchError, UsageError
 
 SCHEMA = 1
-KINDS = ("cmake", "torch-extension", "prebuilt-lib")
-ALLOWED = {"schema", "name", "description", "kind", "package", "cmake_args", "cuda_architectures", "generator",
-           "short_temp", "drop_env", "env", "params", "required_files"}
+KINDS = ("cmake", "torch-extension", "prebuilt-lib")   # the file's shape is schema.RECIPE
 
 # Real architectures per toolkit when no GPU is visible: never "native" (it needs a GPU at configure
 # time). CUDA 13 dropped everything below sm_75; 12.8 added Blackwell. [facts/windows.md §8.1]
@@ -76,49 +74,54 @@ def recipe_dirs() -> list[Path]:
 
 
 def parse_recipe(text: str, origin: str) -> Recipe:
+    from .schema import RECIPE, check, check_version
     from .tomlread import load_toml
 
     data = load_toml(text, origin, "recipe", "fix the TOML at that line")
-    unknown = sorted(set(data) - ALLOWED)
-    if unknown:
-        raise InputFileError(f"{origin}: unknown key {unknown[0]!r}; allowed keys: {', '.join(sorted(ALLOWED))}",
-                             "remove or rename the key (see docs/recipes.md)")
-    if data.get("schema") != SCHEMA:
-        raise InputFileError(f"{origin}: recipe schema {data.get('schema')!r} is not {SCHEMA}", "set schema = 1")
-    kind = data.get("kind")
-    if kind not in KINDS:
-        raise InputFileError(f"{origin}: kind {kind!r} is not one of {', '.join(KINDS)}", "fix the recipe's kind")
-    name = data.get("name") or Path(origin).stem
-    req = data.get("required_files", {})
-    try:
-        return Recipe(
-            name=str(name), description=str(data.get("description", "")), kind=kind, origin=origin,
-            package=str(data.get("package", "")), cmake_args=tuple(str(a) for a in data.get("cmake_args", [])),
-            cuda_architectures=bool(data.get("cuda_architectures", False)),
-            generator=str(data.get("generator", "auto")), short_temp=bool(data.get("short_temp", False)),
-            drop_env=tuple(str(x) for x in data.get("drop_env", [])),
-            env=tuple((str(k), str(v)) for k, v in data.get("env", {}).items()),
-            params=tuple((str(k), str(v)) for k, v in data.get("params", {}).items()),
-            required_files=tuple((str(k), tuple(str(f) for f in v)) for k, v in req.items()))
-    except (TypeError, AttributeError) as exc:
-        raise InputFileError(f"{origin}: malformed recipe: {exc}", "see docs/recipes.md") from None
+    check_version(data, (SCHEMA,), origin, "recipe", "set schema = 1 (see docs/recipes.md)")
+    check(data, RECIPE, origin, "recipe", "see docs/recipes.md")
+    if "name" in data and not data["name"].strip():
+        raise InputFileError(f"{origin}: 'name' is empty", "give the recipe a name, or drop the key (the file name is used)")
+    g = data.get
+    return Recipe(
+        name=g("name") or Path(origin).stem, description=g("description", ""), kind=data["kind"], origin=origin,
+        package=g("package", ""), cmake_args=tuple(g("cmake_args", ())), cuda_architectures=g("cuda_architectures", False),
+        generator=g("generator", "auto"), short_temp=g("short_temp", False), drop_env=tuple(g("drop_env", ())),
+        env=tuple(g("env", {}).items()), params=tuple(g("params", {}).items()),
+        required_files=tuple((k, tuple(v)) for k, v in g("required_files", {}).items()))
 
 
-def load_recipes() -> dict[str, Recipe]:
+def load_recipes(problems: list[tuple[str, InputFileError]] | None = None) -> dict[str, Recipe]:
+    """Built-in recipes, then the user's. A user file that cannot be read or parsed is skipped and
+    added to `problems` (it must not hide the built-in recipes); a broken built-in one is raised."""
     from .tomlread import read_text_file
 
     found: dict[str, Recipe] = {}
-    for folder in recipe_dirs():
+    for index, folder in enumerate(recipe_dirs()):
         for path in sorted(folder.glob("*.toml")) if folder.is_dir() else []:
-            recipe = parse_recipe(read_text_file(path, "recipe", "check the recipe file", "a recipe is a TOML file"),
-                                  str(path))
+            try:
+                text = read_text_file(path, "recipe", "check the recipe file", "a recipe is a TOML file")
+                recipe = parse_recipe(text, str(path))
+            except InputFileError as exc:
+                if index == 0:
+                    raise
+                if problems is not None:
+                    problems.append((path.stem, exc))
+                continue
             found[recipe.name] = recipe
     return found
 
 
-def get_recipe(name: str) -> Recipe:
-    recipes = load_recipes()
+def get_recipe(name: str, warn=None) -> Recipe:
+    problems: list[tuple[str, InputFileError]] = []
+    recipes = load_recipes(problems)
+    for stem, problem in problems:
+        if warn is not None and stem != name:
+            warn(f"skipped {problem.message}")
     if name not in recipes:
+        broken = next((p for stem, p in problems if stem == name), None)
+        if broken is not None:
+            raise broken
         raise NoMatchError(f"unknown recipe {name!r}", "pick one of: " + ", ".join(sorted(recipes)),
                            details=tuple(f"{r.name}: {r.description}" for r in recipes.values()))
     return recipes[name]

@@ -95,17 +95,13 @@ def _var_item(ops: list[VarOp]):
 def from_toml(text: str, origin: str = "<snapshot>") -> Snapshot:
     from .tomlread import load_toml
 
+    from .schema import SNAPSHOT, check, check_version
+
     data = load_toml(text, origin, "snapshot", "fix the TOML at that line, or export it again")
-    schema = data.get("schema")
-    if schema not in READS:
-        raise InputFileError(f"{origin}: snapshot schema {schema!r} is not one this envmgr reads "
-                             f"(it reads {', '.join(map(str, READS))})", "upgrade envmgr, or export the snapshot again")
-    platform = data.get("platform")
-    if platform not in ("windows", "linux"):
-        raise InputFileError(f"{origin}: `platform` must be \"windows\" or \"linux\"", "fix the snapshot's platform key")
+    check_version(data, READS, origin, "snapshot", "upgrade envmgr, or export the snapshot again")
+    check(data, SNAPSHOT, origin, "snapshot", "see docs/snapshot.md, or export the snapshot again")
+    platform = data["platform"]
     env = data.get("env", {})
-    if not isinstance(env, dict):
-        raise InputFileError(f"{origin}: [env] must be a table", "see docs/snapshot.md")
     ops: list[VarOp] = []
     for name, item in env.items():
         ops += _read_var(name, item, origin)
@@ -119,28 +115,14 @@ def _pairs(table) -> tuple[tuple[str, str], ...]:
 
 
 def _read_var(name: str, item, origin: str) -> list[VarOp]:
+    """One [env] entry, already checked against schema.SNAPSHOT_VAR."""
     if isinstance(item, str):
         return [VarOp(name, SET, item)]
-    if not isinstance(item, dict):
-        raise InputFileError(f"{origin}: env.{name} must be a string or a table",
-                             "write NAME = \"value\" or [env.NAME] with prepend/append/remove lists, set or unset")
-    allowed = {"set", "unset", *_LIST_OPS}
-    unknown = set(item) - allowed
-    if unknown:
-        raise InputFileError(f"{origin}: env.{name} has unknown key(s) {', '.join(sorted(unknown))}; "
-                             f"allowed: {', '.join(sorted(allowed))}", "see docs/snapshot.md")
     if item.get("unset") is True:
         return [VarOp(name, UNSET)]
     if "set" in item:
-        return [VarOp(name, SET, str(item["set"]))]
-    out = []
-    for kind in _LIST_OPS:
-        if kind in item:
-            entries = item[kind]
-            if not isinstance(entries, list) or not all(isinstance(e, str) for e in entries):
-                raise InputFileError(f"{origin}: env.{name}.{kind} must be a list of strings", "see docs/snapshot.md")
-            out.append(VarOp(name, kind, tuple(entries)))
-    return out
+        return [VarOp(name, SET, item["set"])]
+    return [VarOp(name, kind, tuple(item[kind])) for kind in _LIST_OPS if kind in item]
 
 
 def load(path: str) -> Snapshot:

@@ -30,9 +30,10 @@ def decode_text(raw: bytes, origin: str, what: str, remedy: str) -> str:
 
 def read_text_file(path, what: str, read_remedy: str, decode_remedy: str) -> str:
     """The file's text; an unreadable or undecodable file is one InputFileError line (exit 2)."""
+    from .readfile import TEXT_LIMIT, read_regular
+
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read()
+        raw = read_regular(path, TEXT_LIMIT)   # never /dev/zero, a FIFO or a 10 GB file
     except OSError as exc:
         raise InputFileError(f"{path}: cannot read the {what}: {exc.strerror or exc}", read_remedy) from None
     return decode_text(raw, str(path), what, decode_remedy)

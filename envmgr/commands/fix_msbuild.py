@@ -10,8 +10,8 @@ SCRIPT_FORMATS = ("ps1", "cmd", "sh", "fish", "dotenv", "github")
 @click.option("--vs", "vs", multiple=True, metavar="WHICH",
               help="Only these Visual Studio instances (edition, year, version prefix, id or path; repeatable).")
 @click.option("--cuda", "cuda", multiple=True, metavar="X.Y|PATH", help="Only these CUDA toolkits (repeatable).")
-@click.option("--dry-run", "mode", flag_value="dry-run", help="Show the plan and stop.")
-@click.option("--check", "mode", flag_value="check",
+@click.option("--dry-run", "dry_run", is_flag=True, help="Show the plan and stop.")
+@click.option("--check", "check", is_flag=True,
               help="Show the plan; exit 1 when a file is missing or stale (for scripts and CI).")
 @click.option("--undo", is_flag=True, help="Restore the files the last run changed, exactly as they were.")
 @click.option("-y", "--yes", is_flag=True, help="Do not ask before copying.")
@@ -20,7 +20,7 @@ SCRIPT_FORMATS = ("ps1", "cmd", "sh", "fish", "dotenv", "github")
               help="Print the no-admin route (CMAKE_GENERATOR...) as a script: " + ", ".join(SCRIPT_FORMATS) + ".")
 @click.option("--apply-plan", metavar="FILE", hidden=True, help="The elevated step: apply a checked plan file.")
 @click.pass_obj
-def command(obj, vs, cuda, mode, undo, yes, as_json, export_route, apply_plan) -> None:
+def command(obj, vs, cuda, dry_run, check, undo, yes, as_json, export_route, apply_plan) -> None:
     """Copy CUDA's MSBuild integration into Visual Studio instances that lack it.
 
     Fixes CMake's `No CUDA toolset found.` with the Visual Studio generator: each toolkit's
@@ -37,6 +37,13 @@ def command(obj, vs, cuda, mode, undo, yes, as_json, export_route, apply_plan) -
     """
     from ..msbuild.flow import Options, run
 
+    if dry_run and check:
+        from ..errors import UsageError
+
+        # Together, one of them would silently win (it was --dry-run: exit 0 where --check alone exits 1).
+        raise UsageError("--dry-run and --check do not combine", "--check alone: it changes nothing and "
+                         "exits 1 when a file is missing or stale")
+    mode = "check" if check else "dry-run" if dry_run else None
     opts = Options(tuple(vs), tuple(cuda), mode or "apply", undo, yes, as_json, export_route, apply_plan)
     code = run(obj.host, opts)
     if code:

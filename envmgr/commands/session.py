@@ -30,6 +30,8 @@ def run_command(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh, 
     from ..activation import activation_delta
 
     _refuse_records(obj, "run")
+    if log_file is not None:
+        _check_log_file(log_file)
     delta, marker, _ = environment_for(obj, (vs, toolset, arch, cuda, pythons, from_file, refresh, strict),
                                        recipe, arch_list, allow_unsupported_compiler, recipe_params)
     env = activation_delta(delta, os.environ, marker).apply(os.environ)
@@ -40,6 +42,27 @@ def run_command(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh, 
     if code != 0:
         _diagnose(log_file)
     sys.exit(code)
+
+
+def _check_log_file(log_file: str) -> None:
+    """The log can be written (before anything runs), and stdin is open (the pty copies it)."""
+    from ..errors import InputFileError, UsageError
+
+    if not log_file.strip():
+        raise UsageError("--log needs a file name", "e.g. --log build.log")
+    try:
+        with open(log_file, "ab"):
+            pass
+    except OSError as exc:
+        raise InputFileError(f"--log {log_file}: cannot write it: {exc.strerror or exc}",
+                             "give a file in a folder that exists and that you can write") from None
+    try:
+        os.fstat(0)
+    except OSError:  # stdin closed (`<&-`, some CI runners): the child reads nothing, as without --log
+        fd = os.open(os.devnull, os.O_RDONLY)
+        if fd != 0:
+            os.dup2(fd, 0)
+            os.close(fd)
 
 
 def _refuse_records(obj: Ctx, what: str) -> None:
@@ -110,9 +133,13 @@ def shell_command(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh
 def recipes_command(as_json: bool):
     """List build recipes (built-in, and yours in the config folder's recipes/)."""
     from ..output import emit_json
+    from ..output import say
     from ..recipes import load_recipes, recipe_dirs
 
-    recipes = load_recipes()
+    problems: list = []
+    recipes = load_recipes(problems)
+    for _, problem in problems:
+        say(f"envmgr: skipped {problem.message} ({problem.remedy})")
     if as_json:
         emit_json({"schema": 1, "recipes": [{"name": r.name, "description": r.description, "kind": r.kind,
                                              "origin": r.origin, "params": dict(r.params)} for r in recipes.values()]})

@@ -45,6 +45,7 @@ def install_command(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refre
         raise UsageError("envmgr install needs --recipe NAME and a SPEC", "e.g. envmgr install --recipe "
                          "llama-cpp-python llama-cpp-python==0.3.36 (see `envmgr recipes`)")
     spec, pip_opts = args[-1], args[:-1]
+    _check_spec(spec)
     delta, marker, _ = environment_for(obj, (vs, toolset, arch, cuda, pythons, from_file, refresh, strict),
                                        recipe, arch_list, allow_unsupported_compiler, recipe_params)
     env = activation_delta(delta, os.environ, marker).apply(os.environ)
@@ -89,8 +90,11 @@ def _build(python, spec, pip_opts, env, key_for, info, is_cuda, start, created):
     from ..output import say
 
     root = wheels.wheels_dir()
-    root.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=root))
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=root))
+    except OSError as exc:
+        raise _cache_unwritable(root, exc) from None
     try:
         argv = [python, "-m", "pip", "wheel", "--no-deps", "--no-cache-dir", "-w", str(tmp), *pip_opts, spec]
         say(f"envmgr: building: {' '.join(argv)}")
@@ -116,11 +120,39 @@ def _build(python, spec, pip_opts, env, key_for, info, is_cuda, start, created):
                                   "the build did not enable CUDA: check CMAKE_ARGS and the build log (-v)")
             keep = Path(tempfile.mkdtemp(prefix="envmgr-wheel-"))
             return shutil.move(str(built[0]), keep / built[0].name)
-        entry = wheels.store(key_for(name, version, info.source), built[0], seconds, is_cuda, created)
+        try:
+            entry = wheels.store(key_for(name, version, info.source), built[0], seconds, is_cuda, created)
+        except OSError as exc:
+            raise _cache_unwritable(root, exc) from None
         say(f"envmgr: built {entry.wheel} in {seconds:.0f} s; cached as {entry.key.digest()} in {entry.folder}")
         return entry.path
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _cache_unwritable(root, exc: OSError):
+    from ..errors import InputFileError
+
+    return InputFileError(f"the wheel cache {root} cannot be written: {exc.strerror or exc}",
+                          "set ENVMGR_CACHE_DIR to a folder you can write, or fix that folder's permissions")
+
+
+_ARCHIVES = (".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".zip", ".whl")
+
+
+def _check_spec(spec: str) -> None:
+    """A SPEC that names a local file or folder must exist (pip would fail with its own traceback)."""
+    from ..errors import InputFileError, UsageError
+
+    if not spec.strip():
+        raise UsageError("envmgr install needs a SPEC", "e.g. llama-cpp-python==0.3.36, a source folder or an sdist")
+    if "://" in spec or " @ " in spec or "@" in spec.split("/")[0]:
+        return  # a URL, or `name @ url`: pip fetches it
+    looks_local = spec.startswith((".", "/", "~")) or os.sep in spec or "/" in spec or \
+        spec.lower().endswith(_ARCHIVES) or (os.altsep is not None and os.altsep in spec)
+    if looks_local and not os.path.exists(os.path.expanduser(spec)):
+        raise InputFileError(f"{spec}: no such file or folder",
+                             "give an existing source folder or sdist, a URL, or a requirement like NAME==VERSION")
 
 
 def _pip_install(python, wheel, pip_opts, no_deps, env) -> int:

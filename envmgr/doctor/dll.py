@@ -94,9 +94,12 @@ def pe_imports(data: bytes, where: str) -> tuple[str, ...]:
     except pefile.PEFormatError as exc:
         raise InputFileError(f"{where}: not a Windows DLL/EXE ({exc.value})",
                              "give a .dll/.pyd/.exe file, or llama_cpp for the installed package") from None
-    end = max((s.PointerToRawData + s.SizeOfRawData for s in pe.sections), default=0)
-    if end > len(data):
-        raise InputFileError(f"{where}: truncated PE file ({len(data)} bytes, its sections need {end})",
+    # A file cut inside its headers parses with fewer sections than it declares (or none): not a DLL
+    # with "0 missing" imports, a truncated one.
+    headers = getattr(getattr(pe, "OPTIONAL_HEADER", None), "SizeOfHeaders", 0)
+    end = max([headers, *(s.PointerToRawData + s.SizeOfRawData for s in pe.sections)])
+    if end > len(data) or len(pe.sections) < pe.FILE_HEADER.NumberOfSections:
+        raise InputFileError(f"{where}: truncated PE file ({len(data)} bytes, its headers and sections need {end})",
                              "reinstall the package that provided it")
     pe.parse_data_directories(directories=[pefile.DIRECTORY_ENTRY["IMAGE_DIRECTORY_ENTRY_IMPORT"],
                                             pefile.DIRECTORY_ENTRY["IMAGE_DIRECTORY_ENTRY_DELAY_IMPORT"]])

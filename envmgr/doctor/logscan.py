@@ -182,7 +182,9 @@ def read_log(path: str | Path) -> str:
     from ..errors import InputFileError
 
     try:
-        data = Path(path).read_bytes()
+        from ..readfile import TEXT_LIMIT, read_regular
+
+        data = read_regular(path, TEXT_LIMIT)
     except OSError as e:
         raise InputFileError(f"cannot read log file {path}: {e.strerror or e}",
                              "pass the path of a text log (for example pip install -v ... > build.log)") from None

@@ -27,8 +27,9 @@ class LiveHost:
         return os.environ
 
     def read_bytes(self, path: str) -> bytes:
-        with open(path, "rb") as fh:
-            return fh.read()
+        from ..readfile import read_regular  # /dev/zero or a FIFO would hang a plain read
+
+        return read_regular(path)
 
     def read_text(self, path: str) -> str:
         return self.read_bytes(path).decode("utf-8-sig", errors="replace")

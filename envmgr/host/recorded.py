@@ -12,6 +12,26 @@ SCHEMA_VERSIONS = (1,)
 REG_TYPES = ("REG_SZ", "REG_EXPAND_SZ", "REG_MULTI_SZ", "REG_DWORD", "REG_QWORD", "REG_BINARY")
 
 
+def _hex(value) -> bool:
+    try:
+        bytes.fromhex(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+# What each registry type's `value` must be (the schema only knows "a string, integer or list").
+_REG_FORMS = {
+    "REG_SZ": (lambda v: isinstance(v, str), "a string"),
+    "REG_EXPAND_SZ": (lambda v: isinstance(v, str), "a string"),
+    "REG_MULTI_SZ": (lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "a list of strings"),
+    "REG_DWORD": (lambda v: isinstance(v, int) and 0 <= v < 2 ** 32, "an integer from 0 to 4294967295"),
+    "REG_QWORD": (lambda v: isinstance(v, int) and 0 <= v < 2 ** 64, "an integer from 0 to 2**64-1"),
+    "REG_BINARY": (lambda v: _hex(v) if isinstance(v, str) else isinstance(v, list) and all(
+        isinstance(x, int) and 0 <= x < 256 for x in v), "hex digits or a list of bytes (0-255)"),
+}
+
+
 @dataclass(frozen=True)
 class RecordedCommand:
     argv: tuple[str, ...]
@@ -71,9 +91,11 @@ class RecordedHost:
             if "from" in value:
                 if self.base_dir is None:
                     raise InputFileError(f"{self.origin}: {where} uses `from` but the record has no folder")
+                from ..readfile import TEXT_LIMIT, read_regular
+
                 ref = (self.base_dir / value["from"]).resolve()
                 try:
-                    return ref.read_bytes()
+                    return read_regular(ref, TEXT_LIMIT)
                 except OSError as exc:
                     raise InputFileError(f"{self.origin}: {where}: cannot read {ref}: {exc.strerror}",
                                          "keep referenced files next to the machine file") from None
@@ -115,6 +137,9 @@ class RecordedHost:
         if kind not in REG_TYPES:
             raise InputFileError(f"{self.origin}: registry {key!r} value {name!r} has unknown type {kind!r}",
                                  f"use one of {', '.join(REG_TYPES)}")
+        if not _REG_FORMS[kind][0](value):
+            raise InputFileError(f"{self.origin}: registry {key!r} value {name!r} ({kind}) must be "
+                                 f"{_REG_FORMS[kind][1]}", "see docs/machine-record.md")
         if kind == "REG_MULTI_SZ":
             value = tuple(value)
         elif kind == "REG_BINARY":
@@ -129,7 +154,7 @@ class RecordedHost:
             raw = self._content({k: v for k, v in out.items() if k != "encoding"},
                                 f"command {spec['argv'][0]!r} stdout") or b""
             if "encoding" in out:  # e.g. cmd /u writes UTF-16LE: re-encode the stored text
-                raw = raw.decode("utf-8").encode(out["encoding"])
+                raw = self._reencode(raw, out["encoding"], spec["argv"][0])
         elif isinstance(out, str):
             raw = out.encode("utf-8")
         else:
@@ -138,6 +163,16 @@ class RecordedHost:
         return RecordedCommand(tuple(spec["argv"]), int(spec.get("returncode", 0)), raw,
                                spec.get("stderr", ""), bool(spec.get("timed_out", False)),
                                spec.get("start_error", ""), spec.get("match", "exact") == "glob")
+
+    def _reencode(self, raw: bytes, encoding: str, argv0: str) -> bytes:
+        try:
+            return raw.decode("utf-8").encode(encoding)
+        except LookupError:
+            raise InputFileError(f"{self.origin}: command {argv0!r}: unknown stdout encoding {encoding!r}",
+                                 "use a Python codec name such as utf-16-le") from None
+        except UnicodeError:
+            raise InputFileError(f"{self.origin}: command {argv0!r}: its stdout cannot be written as {encoding}",
+                                 "store the output as hex instead") from None
 
     # ---- the Host protocol --------------------------------------------------------------------
     @property
@@ -302,15 +337,16 @@ def load_machine(path: str) -> RecordedHost:
     text = read_text_file(path, "machine file", "check the path given to --machine / ENVMGR_MACHINE",
                           "a machine file is TOML")
 
+    from ..schema import MACHINE, check, check_version
+
     data = load_toml(text, str(path), "TOML machine file",
                      "fix the TOML syntax, or record the machine again with `envmgr record -o FILE`")
-    schema = data.get("schema")
-    if schema not in SCHEMA_VERSIONS:
-        raise InputFileError(
-            f"{path}: unknown machine-record schema {schema!r}; this envmgr reads schema "
-            + ", ".join(str(s) for s in SCHEMA_VERSIONS),
-            "upgrade envmgr, or record the machine again with this version")
+    check_version(data, SCHEMA_VERSIONS, str(path), "machine file",
+                  "record the machine with `envmgr record -o FILE` (or upgrade envmgr for a newer record)")
+    check(data, MACHINE, str(path), "machine file", "see docs/machine-record.md")
     try:
         return RecordedHost(data, origin=str(path), base_dir=p.parent)
-    except (TypeError, ValueError, AttributeError, KeyError) as exc:
-        raise InputFileError(f"{path}: malformed machine file: {exc}", "see docs/machine-record.md") from None
+    except (TypeError, ValueError, AttributeError, KeyError, LookupError):
+        # schema.MACHINE has checked every type; what is left is a value of the right type but the
+        # wrong form, which the loaders above name themselves. Never Python's own words here.
+        raise InputFileError(f"{path}: malformed machine file", "see docs/machine-record.md") from None
