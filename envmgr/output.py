@@ -33,6 +33,18 @@ class Painter:
         return f"\x1b[{codes}m{text}\x1b[0m"
 
 
+def utf8_pipes() -> None:
+    """On Windows a pipe or a file gets the ANSI code page (cp1252: "·" becomes byte B7 and a CJK path
+    cannot be written at all), yet JSON and TOML are UTF-8 by definition. Seen under Windows CPython
+    (tests/run-win32.sh): `envmgr export --format json` piped to a UTF-8 reader failed to decode. A
+    console keeps Python's own Unicode console writer."""
+    if sys.platform != "win32":
+        return
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None and hasattr(stream, "reconfigure") and not stream.isatty():
+            stream.reconfigure(encoding="utf-8")
+
+
 def emit_json(data: Any, stream: TextIO | None = None) -> None:
     stream = stream or sys.stdout
     json.dump(data, stream, indent=2, ensure_ascii=False)

@@ -24,6 +24,9 @@ trap cleanup EXIT
 mkdir -p "$WINEPREFIX"
 /usr/lib/wine/wineserver -p
 /usr/lib/wine/wine64 wineboot -i </dev/null >/dev/null 2>&1
+# A machine shaped like a GitHub Windows runner: Visual Studio 2022 with C++ tools (vcvarsall.bat is
+# tests/wine/vsfake's stand-in, run by the real cmd.exe), a Windows SDK in the registry.
+"${PYTHON:-python3}" -m tests.wine.layout "$WINEPREFIX"
 
 # The workflow's own selection (.github/workflows/windows.yml), so this run and a real Windows runner
 # run the same tests. Wine 8's python.exe dies if stdout/stderr is a regular file: always a pipe.

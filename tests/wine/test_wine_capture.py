@@ -33,21 +33,16 @@ from envmgr.envdelta import SET
 from envmgr.host.wine import WineHost
 from envmgr.snapshot import from_toml
 from tests.conftest import corpus
+from tests.wine import layout
 from tests.wine.conftest import CUDA_DIR, CUDA_KEY, MACHINE_ENV, WinePrefix, new_prefix
+from tests.wine.layout import DEFAULT_TOOLSET, FAKE, INSTANCE_ID, KITS, OLDER_TOOLSET, SDK, SDK_KEY, VS
 
 pytestmark = pytest.mark.wine
 
-FAKE = Path(__file__).parent / "vsfake"
-VS = "C:\\Program Files\\Microsoft Visual Studio\\2022\\Community"
 # A second copy of the tree, where no installer would put it, with the characters that break naive
 # quoting and decoding: a space, `&`, `(x86)`, `=` and a non-ASCII letter.
 ODD_VS = "C:\\VS & Co (x86)\\Communauté a=b"
 VCVARSALL = VS + "\\VC\\Auxiliary\\Build\\vcvarsall.bat"
-DEFAULT_TOOLSET, OLDER_TOOLSET = "14.44.35207", "14.39.33519"
-INSTANCE_ID = "a1b2c3d4"
-KITS = "C:\\Program Files (x86)\\Windows Kits\\10\\"
-SDK_KEY = "HKLM\\SOFTWARE\\Microsoft\\Microsoft SDKs\\Windows\\v10.0"
-SDK = "10.0.22621.0"
 SET_DUMP = "set-after-vsdevcmd-vs2022-community-17.8.2-x86-msvc-14.38.txt"
 BANNER_X64 = "vcvarsall-x64-vs2022-17.14.30-community-cl19.44.35225.txt"
 # Every variable the fake vcvarsall sets: a capture's delta must hold nothing else.
@@ -60,20 +55,7 @@ VCVARS_NAMES = {n.upper() for n in (
 
 
 def lay_out_vs(pfx: WinePrefix, root: str) -> None:
-    """VC\\Tools\\MSVC with two toolsets, the default-version file and the fake vcvarsall.bat (CRLF,
-    as Microsoft ships it)."""
-    base = pfx.unix(root)
-    for version in (DEFAULT_TOOLSET, OLDER_TOOLSET):
-        tools = base / "VC" / "Tools" / "MSVC" / version
-        for sub in ("bin/Hostx64/x64", "include", "ATLMFC/include", "lib/x64"):
-            (tools / sub).mkdir(parents=True)
-        (tools / "bin" / "Hostx64" / "x64" / "cl.exe").write_bytes(b"")
-    build = base / "VC" / "Auxiliary" / "Build"
-    build.mkdir(parents=True)
-    (build / "Microsoft.VCToolsVersion.default.txt").write_bytes(DEFAULT_TOOLSET.encode() + b"\r\n")
-    text = (FAKE / "vcvarsall.bat").read_bytes().replace(b"\r\n", b"\n")
-    assert text.isascii()
-    (build / "vcvarsall.bat").write_bytes(text.replace(b"\n", b"\r\n"))
+    layout.lay_out_vs(pfx.drive_c, root)
 
 
 @pytest.fixture(scope="module")

@@ -32,11 +32,13 @@ class WinPython:
     prefix: WinePrefix
 
     def run(self, *args: str, env: dict | None = None, cwd: Path | None = None,
-            timeout: float = 180) -> subprocess.CompletedProcess:
-        """python.exe ARGS under Wine; output through pipes, decoded as UTF-8 (python runs -X utf8)."""
+            timeout: float = 180, utf8_mode: bool = True) -> subprocess.CompletedProcess:
+        """python.exe ARGS under Wine; output through pipes, decoded as UTF-8 (python runs -X utf8
+        unless utf8_mode is False: then it runs as on a default Windows, ANSI code page and all)."""
         full_env = {**self.prefix.env, "NO_COLOR": "1", "PYTHONPYCACHEPREFIX": "C:\\pycache",
                     **(env or {})}
-        return subprocess.run([str(WINE64), str(self.exe), "-X", "utf8", *args], stdin=subprocess.DEVNULL,
+        mode = ["-X", "utf8"] if utf8_mode else []
+        return subprocess.run([str(WINE64), str(self.exe), *mode, *args], stdin=subprocess.DEVNULL,
                               capture_output=True, env=full_env, cwd=cwd or ROOT, timeout=timeout,
                               encoding="utf-8", errors="replace")
 
