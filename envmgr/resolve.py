@@ -47,7 +47,7 @@ def resolve(host, sel: Selectors, *, from_file: str | None = None, refresh: bool
         try:
             cache.store(key, snapmod.to_toml(snap), cache.watch_list(host, choice, inv))
         except OSError as exc:
-            warn(f"could not write the snapshot cache: {exc}")
+            warn(f"could not write the snapshot cache in {cache.cache_dir()}: {exc.strerror or exc}")
     return snap, "captured"
 
 

@@ -292,12 +292,14 @@ def test_install_with_the_cache_folder_a_file(bad):
     env = {**_env(bad), "ENVMGR_CACHE_DIR": str(bad / "cache-file")}
     res = run_cli("--machine", M, "install", "--recipe", "llama-cpp-python", "--no-index", "nosuchpkg==1.0", env=env)
     _assert_row(res.code, res.stdout, res.stderr, 2, "cannot be written: Not a directory")
+    assert "[Errno" not in res.stderr   # the snapshot cache's warning too: no Python words
 
 
 def test_install_with_the_cache_folder_unwritable(bad):
     env = {**_env(bad), "ENVMGR_CACHE_DIR": "/proc/envmgr-cache"}   # unwritable even for root
     res = run_cli("--machine", M, "install", "--recipe", "llama-cpp-python", "--no-index", "nosuchpkg==1.0", env=env)
     _assert_row(res.code, res.stdout, res.stderr, 2, "the wheel cache /proc/envmgr-cache/wheels cannot be written")
+    assert "[Errno" not in res.stderr
 
 
 def test_the_matrix_covers_every_command():
@@ -344,3 +346,15 @@ def test_run_log_with_stdin_closed(bad, tmp_path):
     assert "Traceback" not in done.stdout + done.stderr
     assert done.returncode == 0, done.stderr
     assert "hi" in log.read_text()
+
+
+def test_snapshot_cache_warning_has_no_python_words(bad, monkeypatch):
+    from envmgr.host.recorded import load_machine
+    from envmgr.resolve import resolve
+    from envmgr.selectors import Selectors
+
+    monkeypatch.setenv("ENVMGR_CACHE_DIR", str(bad / "cache-file"))
+    said: list[str] = []
+    snap, how = resolve(load_machine(M), Selectors(cuda="13.0"), use_cache=True, warn=said.append)
+    assert how == "captured" and any("could not write the snapshot cache" in s for s in said)
+    assert not any("[Errno" in s for s in said), said
