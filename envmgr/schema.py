@@ -7,8 +7,8 @@ these three schemas need only tables, lists, strings, integers, booleans and a f
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
-
+# No `typing` import (annotations stay strings): from_toml checks every cached snapshot on the
+# `export` fast path, and typing alone costs several milliseconds there.
 from .errors import InputFileError
 
 
