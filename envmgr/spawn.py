@@ -1,7 +1,10 @@
 """The only interactive side effects: run one command, or a shell, in an environment.
 
-Ctrl+C belongs to the child: envmgr ignores SIGINT while it waits, so the child (which shares
-the terminal's process group) gets it and decides; envmgr then returns the child's exit code.
+Ctrl+C belongs to the child: envmgr takes no action on SIGINT while it waits, so the child (which
+shares the terminal's process group) gets it and decides; envmgr then returns the child's exit code
+(128 + N for a child killed by signal N, as shells do). SIGTERM and SIGHUP sent to envmgr alone are
+passed on, so a killed envmgr never leaves its child running. Under --log the child has a terminal
+and a session of its own, which the terminal's signals cannot reach: envmgr passes those on too.
 """
 from __future__ import annotations
 
@@ -29,6 +32,60 @@ def _child_owns_ctrl_c():
         signal.signal(signal.SIGINT, previous)
 
 
+class Interrupted(EnvmgrError):
+    """A signal reached envmgr while a step ran (the step has ended): exit 128 + N."""
+
+
+_PASSED_ON = ("SIGTERM", "SIGHUP")               # what a terminal sends the child itself: SIGINT, SIGQUIT
+
+
+class _Relay:
+    """Records the signals that reach envmgr around a child (POSIX) and hands them on through
+    `pass_on` once the child exists; one that came before it started is sent to it then."""
+
+    def __init__(self) -> None:
+        self.got: list[int] = []
+        self.pass_on = None
+
+    def handler(self, signum: int, _frame) -> None:
+        self.got.append(signum)
+        if self.pass_on is not None:
+            self.pass_on(signum)
+
+    def started(self, pid: int, pass_on) -> None:
+        self.pass_on = pass_on
+        for signum in self.got:
+            _kill(pid, signum)
+
+
+@contextmanager
+def _relay():
+    relay = _Relay()
+    names = ("SIGINT", "SIGQUIT", *_PASSED_ON)
+    previous = {s: signal.signal(s, relay.handler) for s in (getattr(signal, n) for n in names)}
+    try:
+        yield relay
+    finally:
+        for signum, old in previous.items():
+            signal.signal(signum, old)
+
+
+def _kill(pid: int, signum: int, group: bool = False) -> None:
+    try:
+        (os.killpg if group else os.kill)(pid, signum)
+    except OSError:
+        pass
+
+
+def _outcome(code: int, got: list[int], interrupted: str | None) -> int:
+    if got and interrupted is not None:
+        name = signal.Signals(got[0]).name
+        err = Interrupted(f"{interrupted} (interrupted by {name})", "")
+        err.exit_code = 128 + got[0]
+        raise err
+    return code
+
+
 def resolve_program(argv0: str, env: Mapping[str, str]) -> str:
     """The program as the new environment's PATH finds it, or CannotStart (127/126)."""
     found = shutil.which(argv0, path=env.get("PATH") if sys.platform != "win32" else _win_path(env))
@@ -52,20 +109,32 @@ def _win_path(env: Mapping[str, str]) -> str | None:
     return None
 
 
-def run(argv: Sequence[str], env: Mapping[str, str]) -> int:
+def run(argv: Sequence[str], env: Mapping[str, str], *, interrupted: str | None = None) -> int:
+    """The child's exit code; with `interrupted` (what the step is), a signal that reached envmgr while
+    the child ran raises Interrupted (exit 128 + N) once the child has ended, whatever its code."""
     program = resolve_program(argv[0], env)
+    if sys.platform == "win32":
+        proc = _start(argv[0], [program, *argv[1:]], env=dict(env))
+        with _child_owns_ctrl_c():
+            return _wait(proc)
+    with _relay() as relay:
+        proc = _start(argv[0], [program, *argv[1:]], env=dict(env))
+        relay.started(proc.pid, lambda signum: signal.Signals(signum).name in _PASSED_ON and _kill(proc.pid, signum))
+        code = _wait(proc)
+    return _outcome(code, relay.got, interrupted)
+
+
+def _start(name: str, argv: list[str], **popen) -> subprocess.Popen:
     try:
-        proc = subprocess.Popen([program, *argv[1:]], env=dict(env))
+        return subprocess.Popen(argv, **popen)
     except PermissionError:
-        err = CannotStart(f"{argv[0]}: not executable (permission denied)", "check its permissions")
+        err = CannotStart(f"{name}: not executable (permission denied)", "check its permissions")
         err.exit_code = 126
         raise err from None
     except OSError as exc:
-        err = CannotStart(f"{argv[0]}: cannot be started: {exc.strerror or exc}", "is it a program for this system?")
+        err = CannotStart(f"{name}: cannot be started: {exc.strerror or exc}", "is it a program for this system?")
         err.exit_code = 126
         raise err from None
-    with _child_owns_ctrl_c():
-        return _wait(proc)
 
 
 def _wait(proc: subprocess.Popen) -> int:
@@ -83,27 +152,113 @@ def run_logged(argv: Sequence[str], env: Mapping[str, str], log_path: str) -> in
 
 
 def _run_pty(argv: list[str], env: Mapping[str, str], log_path: str) -> int:
-    """pty.spawn copies our terminal in raw mode, so a Ctrl+C typed by the user reaches the child
-    through its own terminal; the child inherits os.environ at exec, hence the swap."""
-    import pty
+    """The child gets a new session whose terminal is a pty: its output goes to ours and to the log.
+    Our terminal is raw while it runs, so a Ctrl+C typed there reaches the child as a keystroke; a
+    stdin that is no terminal (a file, a pipe, /dev/null) is the child's own stdin, EOF included."""
+    import termios
 
-    saved = dict(os.environ)
+    stdin_tty = _isatty(0)
     with open(log_path, "wb") as log:
-        def read(fd: int) -> bytes:
-            data = os.read(fd, 65536)
+        master, slave = os.openpty()
+        saved = termios.tcgetattr(0) if stdin_tty else None
+        try:
+            _copy_size(slave)
+            if saved is not None:  # raw before the child starts: a Ctrl+C typed from now on is a keystroke
+                import tty
+
+                tty.setraw(0, termios.TCSANOW)         # TCSAFLUSH would drop what was typed ahead
+            with _relay() as relay:
+                try:
+                    proc = _start(argv[0], argv, env=dict(env), stdin=slave if stdin_tty else None, stdout=slave,
+                                  stderr=slave, start_new_session=True, preexec_fn=_take_terminal)
+                finally:
+                    os.close(slave)
+                relay.started(proc.pid, lambda signum: _pass_on_pty(proc.pid, master, signum))
+                _copy_output(proc, master, log, stdin_tty)
+                return _wait(proc)
+        finally:
+            if saved is not None:
+                termios.tcsetattr(0, termios.TCSADRAIN, saved)
+            os.close(master)
+
+
+def _isatty(fd: int) -> bool:
+    try:
+        return os.isatty(fd)
+    except OSError:
+        return False
+
+
+def _take_terminal() -> None:  # in the child, after setsid: the pty (its stdout) becomes its terminal
+    import fcntl
+    import termios
+
+    fcntl.ioctl(1, termios.TIOCSCTTY, 0)
+
+
+def _copy_size(slave: int) -> None:
+    import fcntl
+    import termios
+
+    for fd in (1, 0, 2):
+        try:
+            size = fcntl.ioctl(fd, termios.TIOCGWINSZ, b"\0" * 8)
+        except OSError:
+            continue
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, size)
+        return
+
+
+def _pass_on_pty(pid: int, master: int, signum: int) -> None:
+    """As the terminal would: Ctrl+C and Ctrl+\\ to its foreground group, the rest to the child's."""
+    group = pid
+    if signal.Signals(signum).name in ("SIGINT", "SIGQUIT"):
+        try:
+            group = os.tcgetpgrp(master)
+        except OSError:
+            pass
+    _kill(group, signum, group=True)
+
+
+def _copy_output(proc: subprocess.Popen, master: int, log, stdin_tty: bool) -> None:
+    """Until the pty has no writer left, or the child has ended and nothing is left to read (a daemon
+    it started may hold the pty open for ever)."""
+    import select
+
+    fds = [master, 0] if stdin_tty else [master]
+    to_stdout = True
+    while True:
+        ready = select.select(fds, [], [], 0.2)[0]
+        if master in ready:
+            try:
+                data = os.read(master, 65536)
+            except OSError:  # EIO: every slave end is closed
+                data = b""
+            if not data:
+                return
             log.write(data)
             log.flush()
-            return data
+            to_stdout = to_stdout and _write_all(1, data)
+        elif proc.poll() is not None:
+            return
+        if 0 in ready:
+            try:
+                data = os.read(0, 65536)
+            except OSError:
+                data = b""
+            if data:
+                _write_all(master, data)
+            else:  # our terminal hung up
+                fds.remove(0)
 
-        os.environ.clear()
-        os.environ.update(env)
-        try:
-            with _child_owns_ctrl_c():
-                status = pty.spawn(argv, read)
-        finally:
-            os.environ.clear()
-            os.environ.update(saved)
-    return os.waitstatus_to_exitcode(status)
+
+def _write_all(fd: int, data: bytes) -> bool:
+    try:
+        while data:
+            data = data[os.write(fd, data):]
+    except OSError:
+        return False
+    return True
 
 
 def _run_winpty(argv: list[str], env: Mapping[str, str], log_path: str) -> int:  # pragma: no cover - Windows

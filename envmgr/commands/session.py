@@ -9,6 +9,7 @@ import click
 from ..cli import Ctx, environment_for, recipe_options, selector_options
 
 INIT_SHELLS = ("powershell", "pwsh", "cmd", "bash", "zsh", "fish")
+STOPPED = {129: "SIGHUP", 130: "Ctrl+C", 143: "SIGTERM"}     # 128 + N
 
 
 @click.command("run", context_settings={"ignore_unknown_options": True})
@@ -39,7 +40,9 @@ def run_command(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh, 
     if not log_file:
         sys.exit(spawn.run(argv, env))
     code = spawn.run_logged(argv, env, log_file)
-    if code != 0:
+    if code in STOPPED:  # stopped by the user or the system: no failure to diagnose
+        click.echo(f"envmgr: the command was stopped ({STOPPED[code]}); its output so far is in {log_file}", err=True)
+    elif code != 0:
         _diagnose(log_file)
     sys.exit(code)
 
