@@ -64,7 +64,8 @@ class Driven:
             except (EOFError, OSError):
                 self._chunks.put(None)
                 return
-            self._chunks.put(data)
+            if data:  # pywinpty returns "" for its own keep-alive packets
+                self._chunks.put(data)
 
     def _collect(self, wait: float) -> None:
         try:
