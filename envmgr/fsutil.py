@@ -3,8 +3,29 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
+
+# Windows refuses a rename onto a file another process has open or is renaming onto at that moment
+# (ERROR_ACCESS_DENIED, WinError 5; seen under Windows CPython with two writers filling one cache
+# entry). pip and other tools retry for the same reason; the window is short.
+_REPLACE_TRIES = 20
+_REPLACE_PAUSE_S = 0.05
+
+
+def replace(src: str | os.PathLike, dst: str | os.PathLike) -> None:
+    """os.replace, retried on Windows while another process holds the target."""
+    for attempt in range(_REPLACE_TRIES):
+        try:
+            os.replace(src, dst)
+            return
+        except PermissionError:
+            if sys.platform != "win32" or attempt == _REPLACE_TRIES - 1:
+                raise
+            import time
+
+            time.sleep(_REPLACE_PAUSE_S * (attempt + 1) / 4)
 
 
 def atomic_write(path: str | os.PathLike, data: bytes, *, backup: bool = True) -> Path | None:
@@ -25,7 +46,7 @@ def atomic_write(path: str | os.PathLike, data: bytes, *, backup: bool = True) -
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, target)
+        replace(tmp, target)
     except BaseException:
         try:
             os.unlink(tmp)

@@ -2,8 +2,10 @@
 # Set up everything the test suite needs on a fresh Debian machine, then run the whole suite.
 #   bash tests/run-all.sh [pytest args...]
 # Installs: wine64, mingw-w64, zsh, fish (apt, via tests/setup/install-system.sh), a virtual
-# environment in .venv with envmgr and its test dependencies. Runs every tier except `gpu`
-# (device tool only) and `windows` (the GitHub workflow). Exit code: pytest's.
+# environment in .venv with envmgr and its test dependencies, Windows CPython 3.10/3.11/3.13 builds in
+# .cache/winpy. Runs every tier except `gpu` (device tool only), then the Windows-CPython tier
+# (tests/run-win32.sh: the workflow's selection, `windows` tier included, under Wine).
+# Exit code: the first failing run's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,4 +29,21 @@ if [ ! -x "$CUDA_VENV/bin/nvcc-ok" ]; then
 fi
 export ENVMGR_TEST_CUDA_VENV=$PWD/$CUDA_VENV
 
-exec .venv/bin/python -m pytest -m "not gpu and not windows" "$@"
+set +e
+.venv/bin/python -m pytest -m "not gpu and not windows" "$@"
+rc=$?
+
+# The Windows-CPython tier: the GitHub workflow's selection (the `windows` tier included) run by real
+# Windows CPython builds under Wine. ENVMGR_WIN32_VERSIONS picks them ("" skips the tier).
+win_rc=0
+for v in ${ENVMGR_WIN32_VERSIONS-3.11 3.13 3.10}; do
+    log=$(mktemp)
+    PYTHON=$PY bash tests/run-win32.sh "$v" "$@" >"$log" 2>&1
+    r=$?
+    if [ "$r" -ne 0 ]; then tail -n 200 "$log"; win_rc=$r; fi
+    grep -E '^(win32 tier:|XFAIL|SKIPPED)' "$log"
+    rm -f "$log"
+done
+set -e
+[ "$rc" -ne 0 ] && exit "$rc"
+exit "$win_rc"

@@ -37,7 +37,8 @@ xvfb-run -a /usr/lib/wine/wine64 "$PYDIR/python.exe" -X utf8 -m pytest -m "$SELE
     -p no:cacheprovider "$@" </dev/null 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 set -e
-summary=$(grep -E '^=+ .*(passed|failed|error).* in [0-9.]+s' "$log" | tail -n1 | tr -d '=' | sed 's/^ *//')
+summary=$({ grep -E '^(=+ )?[0-9]+ (passed|failed|error|skipped|deselected|xfailed).* in [0-9.]+s' "$log" || true; } \
+          | tail -n1 | tr -d '=' | sed 's/^ *//; s/ *$//')
 pyver=$(/usr/lib/wine/wine64 "$PYDIR/python.exe" -c 'import sys; print(sys.version.split()[0], sys.platform)' </dev/null 2>&1 | cat)
 echo "win32 tier: Windows CPython $pyver under $(/usr/lib/wine/wine64 --version 2>/dev/null | cat): ${summary:-no summary}"
 exit "$rc"

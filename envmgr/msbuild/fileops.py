@@ -57,7 +57,9 @@ class LocalFileOps:
             os.fsync(fh.fileno())
 
     def replace(self, src: str, dst: str) -> None:
-        os.replace(self.local(src), self.local(dst))
+        from ..fsutil import replace  # retried while Windows reports the target busy
+
+        replace(self.local(src), self.local(dst))
 
     def remove(self, path: str) -> None:
         os.unlink(self.local(path))

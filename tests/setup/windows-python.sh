@@ -20,14 +20,15 @@ DEST=$ROOT/.cache/winpy/$TAG
 DL=$ROOT/.cache/downloads
 PY=${PYTHON:-python3}
 # Bump when the dependency list changes: the stamp makes a re-run a no-op.
-STAMP=$DEST/.envmgr-ready-4
+STAMP=$DEST/.envmgr-ready-5
 
 # pywinpty 3.x needs bcryptprimitives.dll, which Wine 8 lacks; 2.0.13 loads (ConPTY under Xvfb).
 # 2.0.13 has no cp313 wheel, so 3.13 goes without pywinpty and its ConPTY tests say so.
 DEPS=(click tomlkit platformdirs colorama packaging psutil pefile pyelftools
       pytest hypothesis tree-sitter tree-sitter-powershell tree-sitter-batch python-dotenv)
 case $VERSION in
-    3.10) DEPS+=(tomli pywinpty==2.0.13) ;;
+    # pip evaluates the dependencies' python_version markers for the running Python, not the target.
+    3.10) DEPS+=(tomli exceptiongroup pywinpty==2.0.13) ;;
     3.13) ;;
     *)    DEPS+=(pywinpty==2.0.13) ;;
 esac
