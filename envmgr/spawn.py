@@ -77,6 +77,19 @@ def _kill(pid: int, signum: int, group: bool = False) -> None:
         pass
 
 
+def _kill_tree(pid: int, signum: int) -> None:
+    """The child and what it started: pip dies of SIGTERM at once and would leave its build running."""
+    pids = [pid]
+    try:
+        import psutil
+
+        pids += [p.pid for p in psutil.Process(pid).children(recursive=True)]
+    except Exception:  # noqa: BLE001 - gone already, or no psutil: the child alone
+        pass
+    for each in pids:
+        _kill(each, signum)
+
+
 def _outcome(code: int, got: list[int], interrupted: str | None) -> int:
     if got and interrupted is not None:
         name = signal.Signals(got[0]).name
@@ -119,7 +132,7 @@ def run(argv: Sequence[str], env: Mapping[str, str], *, interrupted: str | None 
             return _wait(proc)
     with _relay() as relay:
         proc = _start(argv[0], [program, *argv[1:]], env=dict(env))
-        relay.started(proc.pid, lambda signum: signal.Signals(signum).name in _PASSED_ON and _kill(proc.pid, signum))
+        relay.started(proc.pid, lambda signum: signal.Signals(signum).name in _PASSED_ON and _kill_tree(proc.pid, signum))
         code = _wait(proc)
     return _outcome(code, relay.got, interrupted)
 

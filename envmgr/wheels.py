@@ -186,14 +186,18 @@ def store(key: WheelKey, wheel: Path, build_seconds: float, cuda: bool, created:
     folder = wheels_dir() / key.digest()
     staging = folder.with_name(f".{folder.name}.{os.getpid()}.tmp")
     shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
-    shutil.copyfile(wheel, staging / wheel.name)
-    sha = file_sha256(staging / wheel.name)
-    data = {"schema": ENTRY_SCHEMA, "key": asdict(key), "wheel": wheel.name, "sha256": sha,
-            "build_seconds": round(build_seconds, 1), "created": created}
-    atomic_write(staging / SIDECAR, json.dumps(data, indent=2, sort_keys=True).encode("utf-8"), backup=False)
-    shutil.rmtree(folder, ignore_errors=True)
-    os.replace(staging, folder)
+    try:
+        staging.mkdir(parents=True)
+        shutil.copyfile(wheel, staging / wheel.name)
+        sha = file_sha256(staging / wheel.name)
+        data = {"schema": ENTRY_SCHEMA, "key": asdict(key), "wheel": wheel.name, "sha256": sha,
+                "build_seconds": round(build_seconds, 1), "created": created}
+        atomic_write(staging / SIDECAR, json.dumps(data, indent=2, sort_keys=True).encode("utf-8"), backup=False)
+        shutil.rmtree(folder, ignore_errors=True)
+        os.replace(staging, folder)
+    except BaseException:  # Ctrl+C while copying included: no half-written staging folder stays
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
     return Entry(key, folder, wheel.name, sha, round(build_seconds, 1), created)
 
 

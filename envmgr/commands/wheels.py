@@ -99,7 +99,7 @@ def _build(python, spec, pip_opts, env, key_for, info, is_cuda, start, created):
         argv = [python, "-m", "pip", "wheel", "--no-deps", "--no-cache-dir", "-w", str(tmp), *pip_opts, spec]
         say(f"envmgr: building: {' '.join(argv)}")
         say(f"envmgr: CMAKE_ARGS={env.get('CMAKE_ARGS', '')!r} CMAKE_GENERATOR={env.get('CMAKE_GENERATOR', '')!r}")
-        code = spawn.run(argv, env)
+        code = spawn.run(argv, env, interrupted="the build stopped; nothing was cached")
         seconds = time.perf_counter() - start
         if code != 0:
             err = EnvmgrError(f"pip wheel failed with exit code {code} after {seconds:.0f} s; nothing was cached",
@@ -160,9 +160,11 @@ def _pip_install(python, wheel, pip_opts, no_deps, env) -> int:
     from .. import spawn
     from ..output import say
 
-    code = spawn.run([python, "-m", "pip", "install", "--force-reinstall", "--no-deps", *pip_opts, str(wheel)], env)
+    stopped = f"pip install stopped; the wheel stays ({wheel})"
+    code = spawn.run([python, "-m", "pip", "install", "--force-reinstall", "--no-deps", *pip_opts, str(wheel)], env,
+                     interrupted=stopped)
     if code == 0 and not no_deps:
-        code = spawn.run([python, "-m", "pip", "install", *pip_opts, str(wheel)], env)
+        code = spawn.run([python, "-m", "pip", "install", *pip_opts, str(wheel)], env, interrupted=stopped)
     if code != 0:
         say(f"envmgr: pip install failed with exit code {code}; the cached wheel stays ({wheel})")
     return code

@@ -52,12 +52,19 @@ def in_pty(where: Path, *args: str, timeout: int = 20):
                          timeout=timeout, cwd=str(where), dimensions=(40, 200))
 
 
-def alive(pid_file: Path) -> bool:
-    try:
-        os.kill(int(pid_file.read_text()), 0)
-    except (OSError, ValueError):
-        return False
-    return True
+def alive(pid_file: Path, grace: float = 3) -> bool:
+    """Whether the process is still there after `grace` seconds (an ended one may wait to be reaped)."""
+    deadline = time.monotonic() + grace
+    while True:
+        try:
+            state = Path(f"/proc/{int(pid_file.read_text())}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, ValueError):
+            return False
+        if state in ("Z", "X"):
+            return False
+        if time.monotonic() > deadline:
+            return True
+        time.sleep(0.05)
 
 
 def ended(child) -> int:
@@ -183,3 +190,62 @@ def _wait_for(path: Path, text: str, seconds: float = 15) -> None:
             return
         time.sleep(0.05)
     raise AssertionError(f"{text!r} never appeared in {path}")
+
+
+SLOW_BACKEND = '''
+import os, time
+
+def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    with open(os.path.join(wheel_directory, "slowpkg-1.0-py3-none-any.whl"), "wb") as half:
+        half.write(b"PK half a wheel")               # what a build leaves when it is stopped (pip's own temp)
+    with open(os.environ["SLOW_PID_FILE"], "w") as f:
+        f.write(str(os.getpid()))
+    time.sleep(60)
+    raise SystemExit("the test should have stopped this build")
+'''
+
+
+@pytest.mark.parametrize("how", ["ctrl-c", "sigterm"])
+def test_install_stopped_during_the_build_ends_it_and_caches_nothing(tmp_path, how):
+    """pip catches Ctrl+C and exits 1: envmgr itself saw the Ctrl+C and exits 130, the build's
+    folder in the wheel cache is gone, no entry was written; SIGTERM to envmgr reaches pip and the
+    build it started (pip dies of SIGTERM at once, leaving its backend): 143."""
+    import tarfile
+
+    from tests.linux.test_wheels_e2e import MACHINE, PYPROJECT, RECIPE
+
+    src = tmp_path / "slowpkg-1.0"
+    src.mkdir()
+    (src / "pyproject.toml").write_text(PYPROJECT)
+    (src / "backend.py").write_text(SLOW_BACKEND)
+    sdist = tmp_path / "slowpkg-1.0.tar.gz"
+    with tarfile.open(sdist, "w:gz") as tf:
+        tf.add(src, arcname="slowpkg-1.0")
+    (tmp_path / "config" / "recipes").mkdir(parents=True)
+    (tmp_path / "config" / "recipes" / "slow.toml").write_text(RECIPE.format(name="slow", args='"-DGGML_CUDA=on"'))
+    pid_file = tmp_path / "build.pid"
+    env = environ(tmp_path, ENVMGR_CONFIG_DIR=str(tmp_path / "config"), SLOW_PID_FILE=str(pid_file),
+                  PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_INPUT="1")
+    argv = ["-m", "envmgr", "--machine", str(MACHINE), "install", "--recipe", "slow", "--arch-list", "90",
+            "--no-index", str(sdist)]
+    if how == "ctrl-c":                    # typed in a terminal
+        child = pexpect.spawn(sys.executable, argv, env=env, encoding="utf-8", timeout=60, cwd=str(tmp_path))
+    else:                                  # no terminal (CI, a service): its hangup would end the build anyway
+        out = open(tmp_path / "out.txt", "w+")
+        proc = subprocess.Popen([sys.executable, *argv], env=env, cwd=tmp_path, stdin=subprocess.DEVNULL,
+                                stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    _wait_for(pid_file, "", seconds=60)
+    while not pid_file.read_text():
+        time.sleep(0.05)
+    assert list((tmp_path / "cache" / "wheels").glob(".build-*"))             # pip wheel -w goes there
+    if how == "ctrl-c":
+        child.sendintr()
+        code, text = ended(child), child.before
+    else:
+        proc.send_signal(signal.SIGTERM)
+        code, text = proc.wait(timeout=30), (out.seek(0), out.read())[1]
+    assert code == (130 if how == "ctrl-c" else 143), text[-600:]
+    assert "interrupted by" in text and "Traceback" not in text
+    assert not alive(pid_file)             # the build backend, pip's child, ended too
+    left = sorted(p.relative_to(tmp_path / "cache" / "wheels") for p in (tmp_path / "cache" / "wheels").rglob("*"))
+    assert left == []

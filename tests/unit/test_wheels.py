@@ -157,6 +157,16 @@ def test_unreadable_sidecar_is_discarded(tmp_path):
     assert wheels.lookup(KEY, True, warnings.append) is None and warnings
 
 
+def test_store_interrupted_midway_leaves_nothing_in_the_cache(tmp_path, monkeypatch):
+    def ctrl_c(_path):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(wheels, "file_sha256", ctrl_c)          # Ctrl+C while the wheel is hashed
+    with pytest.raises(KeyboardInterrupt):
+        wheels.store(KEY, fake_wheel(tmp_path / "built"), 1.0, True, "t")
+    assert list(wheels.wheels_dir().iterdir()) == []
+
+
 def test_newest_for_package(tmp_path):
     wheels.store(KEY, fake_wheel(tmp_path / "a"), 1.0, True, "2026-01-01T00:00:00Z")
     wheels.store(replace(KEY, archs="86"), fake_wheel(tmp_path / "b"), 1.0, True, "2026-02-01T00:00:00Z")
