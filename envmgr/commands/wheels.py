@@ -18,10 +18,13 @@ _PY_ID = ("import sys, sysconfig; i = sys.implementation; "
 @recipe_options
 @click.option("--no-deps", is_flag=True, help="Install the wheel without its dependencies.")
 @click.option("--rebuild", is_flag=True, help="Build again even when the wheel cache holds this key.")
+@click.option("--wheel-index", metavar="URL|DIR", help="Look the key up in this wheel index before building "
+              "(default: ENVMGR_WHEEL_INDEX, or [wheels] index in config.toml; '' turns it off).")
+@click.option("--publish", "publish_to", metavar="DIR", help="Then publish the wheel into this index folder.")
 @click.argument("pip_args", nargs=-1, required=True, type=click.UNPROCESSED, metavar="[PIP OPTIONS] SPEC")
 @click.pass_obj
 def install_command(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh, strict, recipe, arch_list,
-                    allow_unsupported_compiler, recipe_params, no_deps, rebuild, pip_args):
+                    allow_unsupported_compiler, recipe_params, no_deps, rebuild, wheel_index, publish_to, pip_args):
     """Build SPEC with a recipe once, cache the wheel, and pip install it (here or into --python EXE).
 
     \b
@@ -46,6 +49,12 @@ def install_command(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refre
                          "llama-cpp-python llama-cpp-python==0.3.36 (see `envmgr recipes`)")
     spec, pip_opts = args[-1], args[:-1]
     _check_spec(spec)
+    if publish_to:
+        from pathlib import Path
+
+        from ..wheelindex import check_dest
+
+        check_dest(Path(publish_to).expanduser())
     delta, marker, _ = environment_for(obj, (vs, toolset, arch, cuda, pythons, from_file, refresh, strict),
                                        recipe, arch_list, allow_unsupported_compiler, recipe_params)
     env = activation_delta(delta, os.environ, marker).apply(os.environ)
@@ -61,11 +70,18 @@ def install_command(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refre
         return wheels.WheelKey(name, version, source, cuda_version if is_cuda else "", archs, generator,
                                cmake_args, py_tag, platform)
 
+    from .wheelpublish import from_index, publish_installed
+
     if info.name and info.version and info.source and not rebuild:
-        hit = wheels.lookup(key_for(info.name, info.version, info.source), is_cuda, lambda m: say(f"envmgr: {m}"))
+        key = key_for(info.name, info.version, info.source)
+        hit = wheels.lookup(key, is_cuda, lambda m: say(f"envmgr: {m}"))
         if hit is not None:
             say(f"envmgr: reusing the cached wheel {hit.wheel} (built in {hit.build_seconds:.0f} s, {hit.created}); "
                 f"key {hit.key.digest()}")
+        else:
+            hit = from_index(wheel_index, key, is_cuda)
+        if hit is not None:
+            publish_installed(publish_to, hit.path)
             sys.exit(_pip_install(python, hit.path, pip_opts, no_deps, env))
     if info.source is None:
         say(f"envmgr: {spec} is a source folder or URL: built every time, never cached")
@@ -76,6 +92,7 @@ def install_command(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refre
     start = time.perf_counter()
     entry_or_path = _build(python, spec, pip_opts, env, key_for, info, is_cuda, start,
                            datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+    publish_installed(publish_to, entry_or_path)
     sys.exit(_pip_install(python, entry_or_path, pip_opts, no_deps, env))
 
 
@@ -247,3 +264,10 @@ def wheels_clear() -> None:
     click.echo(f"removed {wheels.clear()} cached wheel(s)")
 
 
+def _add_publish() -> None:
+    from .wheelpublish import publish_command
+
+    wheels_group.add_command(publish_command)
+
+
+_add_publish()
