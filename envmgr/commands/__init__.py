@@ -19,6 +19,7 @@ LAZY = {
     "complete-words": ("completion", "command"),
     "install": ("wheels", "install_command"),
     "wheels": ("wheels", "wheels_group"),
+    "verify": ("verify", "command"),
 }
 
 

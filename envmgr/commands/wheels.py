@@ -21,13 +21,19 @@ _PY_ID = ("import sys, sysconfig; i = sys.implementation; "
 @click.option("--wheel-index", metavar="URL|DIR", help="Look the key up in this wheel index before building "
               "(default: ENVMGR_WHEEL_INDEX, or [wheels] index in config.toml; '' turns it off).")
 @click.option("--publish", "publish_to", metavar="DIR", help="Then publish the wheel into this index folder.")
+@click.option("--fix", is_flag=True, help="llama-cpp-python flow: take the recipe's safe route past doctor findings.")
+@click.option("--prebuilt-lib", metavar="DIR", help="llama-cpp-python flow: use this llama.cpp CUDA build folder.")
+@click.option("--json", "as_json", is_flag=True, help="llama-cpp-python flow: print the report as JSON.")
 @click.argument("pip_args", nargs=-1, required=True, type=click.UNPROCESSED, metavar="[PIP OPTIONS] SPEC")
 @click.pass_obj
 def install_command(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh, strict, recipe, arch_list,
-                    allow_unsupported_compiler, recipe_params, no_deps, rebuild, wheel_index, publish_to, pip_args):
+                    allow_unsupported_compiler, recipe_params, no_deps, rebuild, wheel_index, publish_to, pip_args, fix=False,
+                    prebuilt_lib=None, as_json=False):
     """Build SPEC with a recipe once, cache the wheel, and pip install it (here or into --python EXE).
 
     \b
+      envmgr install llama-cpp-python [SPEC]     doctor, build or cache, install, verify, report
+      envmgr install --prebuilt-lib DIR llama-cpp-python   your llama.cpp CUDA build, verified
       envmgr install --recipe llama-cpp-python "llama-cpp-python==0.3.36"
       envmgr install --recipe llama-cpp-python --python .venv/bin/python ./llama_cpp_python-0.3.36.tar.gz
       envmgr install --recipe llama-cpp-python --no-index --find-links ./wheels llama-cpp-python==0.3.36
@@ -44,6 +50,10 @@ def install_command(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refre
     from ..output import say
 
     args = [a for a in pip_args if a != "--"] if pip_args[:1] == ("--",) else list(pip_args)
+    from .install_flow import flow_package, start_flow   # `install llama-cpp-python [SPEC]` (issue 15)
+
+    if flow_package(recipe, args, prebuilt_lib):
+        sys.exit(start_flow(click.get_current_context(), install_command, args, fix, prebuilt_lib, as_json))
     if not args or not recipe:
         raise UsageError("envmgr install needs --recipe NAME and a SPEC", "e.g. envmgr install --recipe "
                          "llama-cpp-python llama-cpp-python==0.3.36 (see `envmgr recipes`)")

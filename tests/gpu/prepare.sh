@@ -39,5 +39,5 @@ python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 -
     typing-extensions numpy diskcache jinja2 MarkupSafe \
     pyyaml tqdm poetry-core
 rm -f $D/wheels/envmgr-*.whl
-python3 -m build -w -n -o $D/wheels .
+python3 -m build -w -n -o $D/wheels . 2>/dev/null || python3 -m pip wheel -q --no-deps -w $D/wheels .
 du -sh $D

@@ -1,0 +1,272 @@
+"""`envmgr install llama-cpp-python [SPEC]`: doctor -> build (or the wheel cache) -> install -> verify -> report.
+
+The recipe follows from the package (--recipe still overrides); the build, the cache and pip are the
+plain `envmgr install --recipe` path (commands/wheels.py), called as it is. What this adds is the
+order and the proof: a blocking doctor finding stops before an hour-long build, and the flow ends
+with `envmgr verify`, so a CPU build is never reported as a GPU build.
+
+`--prebuilt-lib DIR`: a llama.cpp CUDA build folder (seed 001's route): the Python package is
+installed without building the library (-DLLAMA_BUILD=OFF), and verify runs with LLAMA_CPP_LIB_PATH=DIR.
+A wheel folder or index of CUDA wheels is issue 16's `--wheel-index` route.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+
+# The recipe each package takes by default.
+PACKAGE_RECIPES = {"llama-cpp-python": "llama-cpp-python"}
+PREBUILT_RECIPE = {"llama-cpp-python": "llama-cpp-python-prebuilt"}
+# doctor findings about the installed package or pip's cache: the install is what replaces them.
+NOT_BLOCKING = {"F14", "F15", "F16", "F18", "F19", "F20"}
+# Failing findings the recipe environment itself avoids (the safe, no-admin routes --fix accepts):
+# its generator choice (Ninja, or the VS generator pinned with cuda=<toolkit>), its one CUDA on PATH,
+# its clean CMAKE_ARGS and dropped old flags, its short TEMP, its explicit CUDA architectures.
+RECIPE_ROUTES = {"F01": "the recipe's generator route (Ninja, or CMAKE_GENERATOR_TOOLSET cuda=<toolkit>; no admin)",
+                 "F02": "the recipe pins one toolkit for the generator and FindCUDAToolkit",
+                 "F06": "the recipe environment is a vcvars capture with cl.exe on PATH",
+                 "F08": "the recipe environment puts one CUDA first and sets CUDA_PATH to it",
+                 "F09": "the recipe drops LLAMA_CUBLAS/LLAMA_CUDA/FORCE_CMAKE and sets -DGGML_CUDA=on",
+                 "F10": "the recipe writes CMAKE_ARGS itself",
+                 "F11": "the recipe uses a short ASCII TEMP",
+                 "F12": "the recipe passes explicit CUDA architectures"}
+
+
+@dataclass
+class Report:
+    package: str
+    recipe: str
+    recipe_why: str
+    spec: str
+    lines: list[str] = field(default_factory=list)
+    timings: dict = field(default_factory=dict)
+
+
+def flow_package(recipe: str | None, args: list[str], prebuilt: str | None) -> str | None:
+    """The package when `install` was called the new way (`install llama-cpp-python [SPEC]`), else None."""
+    if prebuilt:
+        return "llama-cpp-python"
+    if not args or args[0].startswith("-"):
+        return None
+    from ..wheels import normalize
+
+    try:
+        from packaging.requirements import Requirement
+
+        name = normalize(Requirement(args[0]).name)
+    except Exception:
+        return None
+    if name not in PACKAGE_RECIPES:
+        return None
+    # `install --recipe R SPEC` with SPEC a requirement keeps its old meaning (no doctor, no verify).
+    return name if (recipe is None or len(args) > 1) else None
+
+
+def split_args(package: str, args: list[str]) -> tuple[list[str], str]:
+    """(pip options, SPEC): `llama-cpp-python [PIP OPTIONS] [SPEC]`, SPEC defaulting to the package."""
+    from ..wheels import normalize
+
+    rest = list(args)
+    first = rest.pop(0) if rest and not rest[0].startswith("-") else None
+    if first is not None and normalize(first) != package:
+        return rest, first            # `install llama-cpp-python==0.3.36`: the spec names the package
+    if rest and not rest[-1].startswith("-") and not (len(rest) >= 2 and rest[-2] in _VALUE_OPTS):
+        return rest[:-1], rest[-1]
+    return rest, package
+
+
+_VALUE_OPTS = {"--find-links", "-f", "--index-url", "-i", "--extra-index-url", "--constraint", "-c", "--prefix",
+               "--target", "-t", "--root", "--platform", "--python-version", "--only-binary", "--no-binary"}
+
+
+def run_flow(obj, invoke_install, *, package: str, recipe: str | None, args: list[str], python: str | None,
+             prebuilt: str | None, fix: bool, sel: tuple, as_json: bool) -> int:
+    from ..output import say
+
+    pip_opts, spec = split_args(package, args)
+    chosen = recipe or (PREBUILT_RECIPE if prebuilt else PACKAGE_RECIPES)[package]
+    why = "--recipe" if recipe else ("--prebuilt-lib" if prebuilt else f"the package {package}")
+    rep = Report(package, chosen, why, spec)
+    say(f"envmgr: {package}: recipe {chosen} (from {why}); spec {spec}")
+    t0 = time.perf_counter()
+    _doctor(obj, sel, fix, rep, skip_build_checks=bool(prebuilt))
+    rep.timings["doctor"] = time.perf_counter() - t0
+    env = None
+    if prebuilt:
+        env = _prebuilt(obj, prebuilt, package, python, pip_opts, spec, rep, invoke_install)
+    else:
+        _build_and_install(invoke_install, chosen, pip_opts, spec, rep)
+    from ..verify.run import verify
+
+    say("envmgr: verifying: a tiny model on the GPU, every layer offloaded")
+    t1 = time.perf_counter()
+    verdict = verify(obj.host, python, package, env=env)
+    rep.timings["verify"] = time.perf_counter() - t1
+    return _finish(verdict, rep, as_json)
+
+
+def _doctor(obj, sel, fix: bool, rep: Report, skip_build_checks: bool) -> None:
+    from ..doctor.checks import FAIL
+    from ..doctor.run import gather, run_checks
+    from ..errors import CheckFailed
+    from ..output import say
+    from ..selectors import Selectors
+
+    facts = gather(obj.host, Selectors(*sel[:4]))
+    findings = [f for f in run_checks(facts) if f.status == FAIL and f.id not in NOT_BLOCKING]
+    if skip_build_checks:   # nothing is compiled on the prebuilt route: only the driver matters
+        findings = [f for f in findings if f.id in ("F17", "F23")]
+    routed = [f for f in findings if f.id in RECIPE_ROUTES]
+    blocking = [f for f in findings if f.id not in RECIPE_ROUTES or not fix]
+    if blocking:
+        details = tuple(line for f in blocking for line in
+                        (f"{f.id} {f.title}: {f.summary}", *(f"  fix: {x}" for x in (f.fix, f.fix_command) if x)))
+        safe = [f.id for f in blocking if f.id in RECIPE_ROUTES]
+        raise CheckFailed(f"envmgr doctor found {len(blocking)} blocking problem(s): "
+                          f"{', '.join(f.id for f in blocking)}; nothing was built",
+                          ("add --fix to take the safe route for " + ", ".join(safe) + "; " if safe else "")
+                          + "see `envmgr doctor` for the evidence", details=details)
+    for f in routed:
+        say(f"envmgr: --fix: {f.id} ({f.summary}) avoided by {RECIPE_ROUTES[f.id]}")
+        rep.lines.append(f"fixed {f.id}: {RECIPE_ROUTES[f.id]}")
+    rep.lines.append(f"doctor: no blocking finding (CUDA {facts.cuda.short if facts.cuda else '?'}, "
+                     f"{len(facts.inv.gpus)} GPU(s))")
+
+
+def _build_and_install(invoke_install, recipe: str, pip_opts: list[str], spec: str, rep: Report) -> None:
+    from .. import wheels
+    from ..errors import EnvmgrError
+
+    before = {e.folder.name for e in wheels.entries() if isinstance(e, wheels.Entry)}
+    t0 = time.perf_counter()
+    code = invoke_install(recipe, [*pip_opts, spec])
+    seconds = time.perf_counter() - t0
+    rep.timings["build_install"] = seconds
+    if code != 0:
+        err = EnvmgrError(f"the build or pip install failed (exit {code}); nothing was verified",
+                          "see the output above; `envmgr doctor --log FILE` diagnoses a saved build log")
+        err.exit_code = code if code > 0 else 1
+        raise err
+    new = [e for e in wheels.entries() if isinstance(e, wheels.Entry) and e.folder.name not in before]
+    if new:
+        rep.lines.append(f"built {new[0].wheel} in {new[0].build_seconds:.0f} s (cached as {new[0].folder.name})")
+    else:
+        rep.lines.append(f"installed in {seconds:.1f} s (a cache hit, or a source folder built uncached: see above)")
+    rep.timings["built"] = bool(new)
+
+
+def _prebuilt(obj, folder: str, package: str, python, pip_opts, spec, rep: Report, invoke_install) -> dict:
+    from ..errors import CheckFailed, InputFileError
+    from ..output import say
+
+    if not os.path.isdir(folder):
+        raise InputFileError(f"--prebuilt-lib {folder}: no such folder", "give your llama.cpp build's folder "
+                             "with libllama and libggml-cuda (build/bin on Windows)")
+    names = set(os.listdir(folder))
+    win = sys.platform == "win32"
+    llama, cuda = ("llama.dll", "ggml-cuda.dll") if win else ("libllama.so", "libggml-cuda.so")
+    if llama not in names:
+        raise InputFileError(f"--prebuilt-lib {folder}: no {llama} there", "point it at the folder holding "
+                             f"{llama} (llama.cpp's build/bin, or build/src and build/ggml/src)")
+    if cuda not in names:
+        raise CheckFailed(f"--prebuilt-lib {folder} is a CPU-only build of llama.cpp: it has {llama} but no "
+                          f"{cuda} (F18)", "rebuild llama.cpp with -DGGML_CUDA=on (cmake -B build -DGGML_CUDA=on "
+                          "-DBUILD_SHARED_LIBS=ON), or drop --prebuilt-lib to build llama-cpp-python with CUDA")
+    full = os.path.abspath(folder)
+    rep.lines.append(f"prebuilt library: {full} (LLAMA_CPP_LIB_PATH)")
+    if not _installed(python):
+        say(f"envmgr: installing {spec} without building its library (CMAKE_ARGS=-DLLAMA_BUILD=OFF)")
+        code = _pip_no_lib(python, pip_opts, spec)
+        if code != 0:
+            raise CheckFailed(f"pip install of {spec} (-DLLAMA_BUILD=OFF) failed with exit {code}", "see pip's output")
+    env = dict(os.environ)
+    env["LLAMA_CPP_LIB_PATH"] = full
+    return env
+
+
+def _installed(python) -> bool:
+    import subprocess
+
+    exe = python or sys.executable
+    done = subprocess.run([exe, "-c", "import importlib.util as u, sys; sys.exit(u.find_spec('llama_cpp') is None)"],
+                          capture_output=True, timeout=60)
+    return done.returncode == 0
+
+
+def _pip_no_lib(python, pip_opts, spec) -> int:
+    from .. import spawn
+
+    env = dict(os.environ)
+    env["CMAKE_ARGS"] = "-DLLAMA_BUILD=OFF"
+    return spawn.run([python or sys.executable, "-m", "pip", "install", "--no-cache-dir", *pip_opts, spec], env)
+
+
+def _finish(verdict, rep: Report, as_json: bool) -> int:
+    import click
+
+    from ..output import emit_json, say
+    from ..verify.render import verdict_json
+
+    off = verdict.run.offloaded[-1] if verdict.run.offloaded else None
+    gpu = next((s.summary for s in verdict.steps if s.name == "devices"), "no CUDA device")
+    rep.lines.append(f"GPU: {gpu}")
+    rep.lines.append(f"layers offloaded: {off[0]}/{off[1]}" if off else "layers offloaded: none reported")
+    if as_json:
+        emit_json({"schema": 1, "package": rep.package, "recipe": rep.recipe, "recipe_from": rep.recipe_why,
+                   "spec": rep.spec, "report": rep.lines, "seconds": {k: round(v, 1) for k, v in rep.timings.items()
+                                                                      if isinstance(v, float)},
+                   "verify": verdict_json(verdict)})
+    else:
+        from ..output import Painter
+        from ..verify.render import render_verdict
+
+        click.echo(render_verdict(verdict, Painter(sys.stdout)), nl=False)
+        click.echo(f"envmgr install {rep.package}: recipe {rep.recipe} (from {rep.recipe_why})")
+        for line in rep.lines:
+            click.echo(f"  {line}")
+    if not verdict.ok:
+        f = verdict.failure
+        say(f"envmgr: installed, but NOT verified on the GPU: {f.failure + ': ' if f and f.failure else ''}"
+            f"{f.summary if f else 'no offload counted'}")
+        return 1
+    return 0
+
+
+def start_flow(ctx, install_command, args: list[str], fix: bool, prebuilt: str | None, as_json: bool) -> int:
+    """Entered from `install` (commands/wheels.py); flags given after the package are taken here too."""
+    rest, i = [], 0
+    while i < len(args):
+        a = args[i]
+        if a == "--fix":
+            fix = True
+        elif a == "--json":
+            as_json = True
+        elif a == "--prebuilt-lib" and i + 1 < len(args):
+            prebuilt, i = args[i + 1], i + 1
+        elif a.startswith("--prebuilt-lib="):
+            prebuilt = a.split("=", 1)[1]
+        else:
+            rest.append(a)
+        i += 1
+    p = ctx.params
+    package = flow_package(p.get("recipe"), rest, prebuilt) or "llama-cpp-python"
+    if rest and rest[0] != package and flow_package(None, rest[:1], None) is None and prebuilt:
+        rest = [package, *rest]        # `install --prebuilt-lib DIR SPEC`
+    if not rest:
+        rest = [package]
+
+    def invoke_install(recipe: str, pip_args: list[str]) -> int:
+        kwargs = {**p, "recipe": recipe, "pip_args": tuple(pip_args), "fix": False, "prebuilt_lib": None,
+                  "as_json": False}
+        try:
+            ctx.invoke(install_command, **kwargs)
+        except SystemExit as exc:
+            return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        return 0
+
+    pythons = p.get("pythons") or ()
+    sel = (p.get("vs"), p.get("toolset"), p.get("arch"), p.get("cuda"))
+    return run_flow(ctx.obj, invoke_install, package=package, recipe=p.get("recipe"), args=rest,
+                    python=pythons[0] if pythons else None, prebuilt=prebuilt, fix=fix, sel=sel, as_json=as_json)

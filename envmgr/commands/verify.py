@@ -1,0 +1,80 @@
+"""`envmgr verify [PACKAGE] [--python EXE] [--json]`: prove that an installed CUDA package uses the GPU."""
+from __future__ import annotations
+
+import sys
+
+import click
+
+from ..cli import Ctx
+
+
+@click.command("verify")
+@click.argument("package", required=False, metavar="[PACKAGE]")
+@click.option("--python", "python", metavar="EXE", help="The Python to verify (default: the one running envmgr).")
+@click.option("--tokens", "n_tokens", type=click.IntRange(1, 64), default=8, show_default=True,
+              help="Tokens the tiny model must generate on the GPU.")
+@click.option("--timeout", type=click.IntRange(10, 3600), default=300, show_default=True, metavar="SECONDS",
+              help="Give up on the child Python after this long.")
+@click.option("--save-output", metavar="FILE", help="Also write the child's raw output (stage records, then "
+              "llama.cpp's log) to FILE, e.g. for a bug report.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (docs/json.md, verify).")
+@click.pass_obj
+def command(obj: Ctx, package, python, n_tokens, timeout, save_output, as_json) -> None:
+    """Prove that PACKAGE (llama-cpp-python) really runs on the GPU, in this or another Python.
+
+    \b
+    In a child process of the target Python: import llama_cpp; report the library that loaded and
+    from where, its backend (CUDA or CPU only), the CUDA architectures it was built for against the
+    GPUs here, the CUDA devices the backend sees; then load a tiny llama model that envmgr writes
+    itself (GGUF, no download, no network) with every layer on the GPU, generate tokens, and count the
+    offload from llama.cpp's own report. On failure: the catalog id, the evidence and the fix.
+    \b
+    Exit codes: 0 the GPU did the work; 1 it did not (or the package is not installed); 2 bad usage.
+    \b
+      envmgr verify
+      envmgr verify llama-cpp-python --python .venv/bin/python --json
+    """
+    from ..errors import UsageError
+    from ..output import Painter, Spinner, emit_json
+    from ..verify.render import render_verdict, verdict_json
+    from ..verify.run import canonical_package, verify
+
+    if obj.machine or obj.wine_prefix:
+        raise UsageError("envmgr verify runs a Python on this machine; it cannot replay a recorded machine",
+                         "run it without --machine/--wine-prefix (envmgr doctor replays records)")
+    name = canonical_package(package)
+    if python is not None:
+        _check_python(python)
+    with Spinner("verifying: import, backend, devices, a tiny model on the GPU"):
+        verdict = verify(obj.host, python, name, n_tokens=n_tokens, timeout=timeout)
+    if save_output:
+        _save(save_output, verdict.run)
+    if as_json:
+        emit_json(verdict_json(verdict))
+    else:
+        click.echo(render_verdict(verdict, Painter(sys.stdout)), nl=False)
+    click.get_current_context().exit(0 if verdict.ok else 1)
+
+
+def _check_python(python: str) -> None:
+    import os
+    import shutil
+
+    from ..errors import UsageError
+
+    if not python.strip():
+        raise UsageError("--python needs a path", "give a Python executable, e.g. --python .venv/bin/python")
+    if not os.path.isfile(python) and shutil.which(python) is None:
+        raise UsageError(f"--python {python}: no such file",
+                         "give a Python executable, e.g. --python .venv/bin/python or C:\\Python312\\python.exe")
+
+
+def _save(path: str, run) -> None:
+    from ..errors import InputFileError
+    from ..fsutil import atomic_write
+
+    text = f"# stdout (exit code {run.returncode})\n{run.stdout}# stderr\n{run.log}"
+    try:
+        atomic_write(path, text.encode("utf-8"), backup=False)
+    except OSError as exc:
+        raise InputFileError(f"--save-output {path}: cannot write: {exc.strerror or exc}", "choose a writable path")

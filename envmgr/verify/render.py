@@ -1,0 +1,45 @@
+"""The verdict as text (for people) and as JSON (docs/json.md, `verify`)."""
+from __future__ import annotations
+
+from .analyze import FAIL, OK, SKIPPED, WARN
+
+SCHEMA = 1
+_STYLE = {OK: ("green",), WARN: ("yellow",), FAIL: ("red", "bold"), SKIPPED: ("dim",)}
+
+
+def verdict_json(v) -> dict:
+    fail = v.failure
+    return {
+        "schema": SCHEMA, "package": v.package, "python": v.python, "ok": v.ok,
+        "gpu_did_the_work": v.ok,
+        "failure": fail.failure or None if fail else None,
+        "steps": [{"name": s.name, "status": s.status, "summary": s.summary, "evidence": list(s.evidence),
+                   "failure": s.failure or None, "fix": s.fix or None, "fix_command": s.fix_command or None}
+                  for s in v.steps],
+        "offloaded": [f"{a}/{b}" for a, b in v.run.offloaded],
+        "cuda_archs": list(v.run.archs),
+        "child": {"exit_code": v.run.returncode, "timed_out": v.run.timed_out, "stages": list(v.run.order)},
+        "model_bytes": v.model_bytes, "seconds": round(v.seconds, 2),
+    }
+
+
+def render_verdict(v, paint) -> str:
+    out = [paint(f"envmgr verify {v.package} ({v.python})", "bold")]
+    for s in v.steps:
+        tag = paint(f"{s.status.upper():7}", *_STYLE[s.status])
+        fid = f" [{s.failure}]" if s.failure else ""
+        out.append(f"{tag} {s.name}{fid}: {s.summary}")
+        show = s.evidence if s.status in (FAIL, WARN) else s.evidence[:3]
+        out += [f"          - {line}" for line in show]
+        if s.status in (FAIL, WARN):
+            if s.fix:
+                out.append(f"          {paint('fix:', 'yellow')} {s.fix}")
+            if s.fix_command:
+                out.append(f"          {paint('run:', 'cyan')} {s.fix_command}")
+    if v.ok:
+        out.append(paint("the GPU did the work", "green", "bold") + f" ({v.seconds:.1f} s)")
+    else:
+        f = v.failure
+        why = f"{f.failure}: " if f and f.failure else ""
+        out.append(paint(f"NOT verified: {why}{f.summary if f else 'the offload was not proven'}", "red", "bold"))
+    return "\n".join(out) + "\n"

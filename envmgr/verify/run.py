@@ -1,0 +1,126 @@
+"""`envmgr verify`: run the child in the target Python, then judge what it reported.
+
+The only side effects are here: the tiny model written to a temporary folder, one child process
+through the Host, nvidia-smi (through discovery), and, when the library did not load, doctor's DLL/.so
+resolver on the folder it loads from. Everything else is analyze.py (pure).
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from .analyze import FAIL, Inputs, Step, analyze, passed
+from .report import ChildRun, parse_run
+
+CHILD = Path(__file__).with_name("child.py")
+PACKAGES = {"llama-cpp-python": "llama-cpp-python", "llama_cpp_python": "llama-cpp-python",
+            "llama_cpp": "llama-cpp-python", "llama-cpp": "llama-cpp-python"}
+TIMEOUT = 300.0
+N_TOKENS = 8
+
+
+@dataclass(frozen=True)
+class Verdict:
+    package: str
+    python: str
+    steps: tuple[Step, ...]
+    run: ChildRun
+    model_bytes: int
+    seconds: float
+
+    @property
+    def ok(self) -> bool:
+        return passed(self.steps)
+
+    @property
+    def failure(self) -> Step | None:
+        return next((s for s in self.steps if s.status == FAIL), None)
+
+
+def canonical_package(name: str | None) -> str:
+    from ..errors import UsageError
+
+    if name is None:
+        return "llama-cpp-python"
+    found = PACKAGES.get(name.strip().lower())
+    if found is None:
+        raise UsageError(f"envmgr verify knows how to prove GPU use for llama-cpp-python only, not {name!r}",
+                         "envmgr verify llama-cpp-python [--python EXE]")
+    return found
+
+
+def install_command(python: str | None) -> str:
+    target = f" --python {_quote(python)}" if python else ""
+    return f"envmgr install llama-cpp-python{target}"
+
+
+def _quote(text: str) -> str:
+    return f'"{text}"' if any(c in text for c in " ;&()'") else text
+
+
+def verify(host, python: str | None, package: str = "llama-cpp-python", *, n_tokens: int = N_TOKENS,
+           timeout: float = TIMEOUT, env: dict | None = None) -> Verdict:
+    """Run the verifier's child in `python` (None: envmgr's own interpreter) and judge it."""
+    import sys
+    import time
+
+    from ..discover.gpu import discover_gpus
+    from .gguf import TinyLlama, write_tiny_llama
+
+    exe = python or sys.executable
+    spec = TinyLlama()
+    t0 = time.perf_counter()
+    folder = tempfile.mkdtemp(prefix="envmgr-verify-")
+    try:
+        model = os.path.join(folder, "tiny-llama.gguf")
+        size = write_tiny_llama(model, spec)
+        done = host.run([exe, str(CHILD), model, str(n_tokens)], timeout=timeout, env=env)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    if done.start_error:
+        from ..errors import UsageError
+
+        raise UsageError(f"--python {exe}: cannot be run ({done.start_error})",
+                         "give a Python executable, e.g. --python .venv/bin/python")
+    run = parse_run(done.stdout, done.stderr, done.returncode, done.timed_out)
+    gpus, gpu_problems = discover_gpus(host)
+    dll_ev, dll_cmd = _dll_diagnosis(host, run, exe)
+    steps = analyze(Inputs(run, exe, install_command(python), gpus, gpu_problems, n_tokens, spec.layers_reported,
+                           dll_ev, dll_cmd))
+    return Verdict(package, exe, steps, run, size, time.perf_counter() - t0)
+
+
+def _dll_diagnosis(host, run: ChildRun, python: str) -> tuple[tuple[str, ...], str]:
+    """When import llama_cpp failed to load its library: doctor's resolver names the missing dependency."""
+    imp, pkg = run.get("import"), run.get("package")
+    lib_dir = pkg.get("lib_dir")
+    if not imp or imp.get("ok") or not lib_dir:
+        return (), ""
+    names = pkg.get("lib_files") or []
+    target = next((n for n in ("llama.dll", "libllama.dll", "libllama.so") if n in names), None)
+    if target is None:
+        return (), ""
+    from ..errors import EnvmgrError
+    from ..host.base import join
+
+    path = join(host, lib_dir, target)
+    try:
+        if target.endswith(".dll"):
+            from ..doctor.dll import resolve_pe
+
+            report = resolve_pe(host, path, python_exe=python, base_dir=lib_dir)
+        else:
+            from ..doctor.elf import resolve_elf
+
+            report = resolve_elf(host, path)
+    except (EnvmgrError, OSError, ValueError) as exc:
+        return (f"doctor --dll could not read {path}: {getattr(exc, 'message', exc)}",), ""
+    ev = [f"missing: {m.name} ({m.why})" for m in report.missing()]
+    ev += [f"cannot load: {m.name} at {m.path} ({m.bad})" for m in report.unloadable()]
+    if report.blocked:
+        ev.append(f"blocked: {report.blocked}")
+    ev.append(f"loader: {report.loader}")
+    return tuple(ev), f"envmgr doctor --dll {_quote(path)}"
