@@ -207,7 +207,16 @@ def _check_selectors(from_file, strict, pythons) -> None:
 
     check_selector_flags(from_file, strict)
     if pythons:
-        check_pythons(click.get_current_context().obj.host, pythons)
+        ctx = click.get_current_context()
+        if ctx.info_name == "install":
+            # install runs pip with the first --python on this machine, even when --machine describes
+            # the toolchain: it is probed here, not in the record.
+            from .host.live import LiveHost
+
+            check_pythons(LiveHost(), pythons[:1])
+            check_pythons(ctx.obj.host, pythons[1:])
+        else:
+            check_pythons(ctx.obj.host, pythons)
 
 
 def get_snapshot(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh, strict):

@@ -70,6 +70,8 @@ def check_wine_prefix(prefix: str) -> None:
                              "check the path; to make a new prefix there: WINEPREFIX=DIR wineboot -i")
     if not os.path.isdir(full):
         raise InputFileError(f"--wine-prefix {prefix}: not a folder", "give the prefix folder (it holds system.reg)")
-    if not os.path.isfile(os.path.join(full, "system.reg")):
+    # A prefix that a running wineserver has just created may not have written system.reg yet (Wine
+    # flushes the registry lazily; seen in the Wine tests): drive_c marks a prefix as well.
+    if not any(os.path.exists(os.path.join(full, name)) for name in ("system.reg", "drive_c")):
         raise InputFileError(f"--wine-prefix {prefix}: not a Wine prefix (no system.reg)",
                              "check the path; to make a new prefix there: WINEPREFIX=DIR wineboot -i")
