@@ -63,3 +63,18 @@ def test_json_on_a_pipe_is_utf8_whatever_the_code_page(winpy, tmp_path):
                      env={"PYTHONUTF8": "0"}, utf8_mode=False)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["env"]["CUDA_PATH"] == {"set": "C:\\用户\\CUDA·v13"}
+
+
+@pytest.mark.parametrize("text,code,words", [
+    ("schema = 1\nplatform = 'windows'\n[env\n", 2, "line 3"),            # not TOML
+    ("schema = 1\nplatform = 'windows'\nenv = 'x'\n", 2, "env"),           # a field of the wrong type
+    ("schema = 1\nplatform = 'linux'\n[env]\nX = '/x'\n", 2, "linux"),     # another platform's snapshot
+])
+def test_a_bad_snapshot_is_one_line_and_exit_2(winpy, tmp_path, text, code, words):
+    snap = tmp_path / "env.toml"
+    snap.write_text(text, encoding="utf-8")
+    done = winpy.envmgr("export", "--from", windows_path(snap))
+    assert done.returncode == code, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    errors = [line for line in done.stderr.splitlines() if line.startswith("envmgr: error:")]
+    assert len(errors) == 1 and words in errors[0], done.stderr
