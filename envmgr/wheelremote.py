@@ -181,6 +181,9 @@ def differences(theirs: wheels.WheelKey, ours: wheels.WheelKey) -> list[str]:
 
 def fetch(index: str, key: wheels.WheelKey, is_cuda: bool, say) -> wheels.Entry | None:
     """The index's wheel for key, verified and stored in the local cache; None (said why) otherwise."""
+    if not re.match(r"^(https?|file)://", index, re.I) and not Path(index).expanduser().is_dir():
+        say(f"the wheel index folder {index} does not exist; building instead")
+        return None
     page_url = f"{base_url(index)}{key.package}/"
     try:
         page = read(page_url)

@@ -241,6 +241,12 @@ def test_no_page_for_the_package_is_a_miss(tmp_path):
     assert lines == [f"the wheel index {dest} has no page for other ({dest.resolve().as_uri()}/other/); building instead"]
 
 
+def test_a_folder_index_that_does_not_exist(tmp_path):
+    lines, say = said()
+    assert wheelremote.fetch(str(tmp_path / "nowhere"), KEY, True, say) is None
+    assert lines == [f"the wheel index folder {tmp_path / 'nowhere'} does not exist; building instead"]
+
+
 def test_an_html_page_that_is_no_index(tmp_path):
     site = tmp_path / "site" / "fakecuda"
     site.mkdir(parents=True)
