@@ -4,9 +4,8 @@
 Machine A builds with `envmgr install --publish INDEX`; machines B, C, D (fresh venvs with their own
 empty wheel caches) install from the served index: B with envmgr (key hit, no build), C with plain
 pip `--index-url`, D after the wheel on the server was truncated (refused, rebuilt, republished).
-The package is test_wheels_e2e.py's in-tree PEP 517 backend (no network). The toolkit is this
-machine's (the linux tier): `--machine` with `--python` is refused since b4cc5f0 (the --python check
-runs against the recorded machine), which is also why test_wheels_e2e.py fails today.
+The package is test_wheels_e2e.py's in-tree PEP 517 backend (no network); the toolkit is this
+machine's (the linux tier), so the install runs exactly as a user's does.
 """
 from __future__ import annotations
 
