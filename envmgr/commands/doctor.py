@@ -22,15 +22,18 @@ from ..cli import Ctx
 @click.option("--add-dll-dir", "dll_dirs", multiple=True, metavar="DIR",
               help="With --dll: a folder the program gives os.add_dll_directory (repeatable).")
 @click.option("--log", "log", metavar="FILE", help="Scan a build log (pip install -v output) for known failures.")
+@click.option("--recipe", default="llama-cpp-python", show_default=True, metavar="NAME",
+              help="The build to check for: which CUDA libraries it links (F24).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (shape in docs/doctor.md).")
 @click.option("-v", "--verbose", is_flag=True, help="Show the evidence of passing checks too.")
 @click.pass_obj
-def command(obj: Ctx, vs, toolset, arch, cuda, only, dll, loader, dll_dirs, log, as_json, verbose) -> None:
+def command(obj: Ctx, vs, toolset, arch, cuda, only, dll, loader, dll_dirs, log, recipe, as_json, verbose) -> None:
     """Diagnose why a CUDA build of llama-cpp-python fails (or would fail) here.
 
     \b
     Exit codes: 0 nothing failed (warnings allowed), 1 a check failed (or the DLL would
-    not load, or the log shows a known failure), 2 bad usage or an unreadable input file.
+    not load, or the log shows a known failure), 2 bad usage or a log that cannot be
+    scanned (missing, a folder, not a regular file, empty, binary; any size is read).
     \b
       envmgr doctor                      every check for this platform
       envmgr doctor --only F01,F04       just these
@@ -48,14 +51,14 @@ def command(obj: Ctx, vs, toolset, arch, cuda, only, dll, loader, dll_dirs, log,
     paint = Painter(sys.stdout)
     ctx = click.get_current_context()
     if log:
-        from ..doctor.logscan import matches_json, read_log, render_matches, scan_log
+        from ..doctor.logscan import render_scan, scan_json, scan_path
 
-        matches = scan_log(read_log(log))
+        scan = scan_path(log)   # streamed: any size; bad input is one line and exit 2
         if as_json:
-            emit_json({"schema": 1, "file": log, "matches": matches_json(matches)})
+            emit_json(scan_json(scan, log))
         else:
-            click.echo(render_matches(matches, paint), nl=False)
-        ctx.exit(1 if matches else 0)
+            click.echo(render_scan(scan, paint), nl=False)
+        ctx.exit(1 if scan.matches else 0)
     if dll:
         from ..doctor.run import dll_json, dll_report, render_tree
 
@@ -72,6 +75,7 @@ def command(obj: Ctx, vs, toolset, arch, cuda, only, dll, loader, dll_dirs, log,
     ids = parse_only(only)
     with Spinner("checking"):
         facts = gather(obj.host, Selectors(vs, toolset, arch, cuda))
+        facts.extra["recipe"] = recipe
         findings = run_checks(facts, ids)
     if as_json:
         emit_json(report_json(facts, findings, obj.machine))

@@ -79,12 +79,16 @@ def _refuse_records(obj: Ctx, what: str) -> None:
 
 def _diagnose(log_file: str) -> None:
     try:
-        from ..doctor.logscan import read_log, render_matches, scan_log
+        from ..doctor.logscan import render_matches, scan_path
     except ImportError:  # pragma: no cover - doctor not installed in this build
         return
+    from ..errors import InputFileError
     from ..output import Painter
 
-    matches = scan_log(read_log(log_file))
+    try:
+        matches = scan_path(log_file).matches   # streamed: a long build's log is never held whole
+    except InputFileError:                       # empty (the command printed nothing) or unreadable
+        matches = ()
     if matches:
         click.echo("\n" + render_matches(matches, Painter(sys.stderr)), err=True)
     else:

@@ -1,4 +1,4 @@
-"""The failure catalog F01–F23 as data: what went wrong, why, and the fix (facts/failures.md §2).
+"""The failure catalog F01–F24 as data: what went wrong, why, and the fix (facts/failures.md §2).
 
 Short paraphrases only; failures.md holds the evidence and the sources. `fix_command` is an envmgr
 command (or the one pip line) that repairs or avoids the failure, where one exists.
@@ -143,6 +143,13 @@ _ROWS = (
             "Build with -DCMAKE_EXE_LINKER_FLAGS=-Wl,--allow-shlib-undefined and explicit archs; run with --gpus all "
             "and a runtime/devel CUDA image.",
             None, LINUX),
+    Failure("F24", "CUDA toolkit lacks a component the build needs (cuBLAS, cuRAND, NVRTC, CCCL...)",
+            "The toolkit has nvcc but not a library or header the project links or includes: a minimal or "
+            "custom install, pip/conda packages of nvcc alone, or a distro split. ggml-cuda links cuBLAS and "
+            "cuBLASLt.",
+            "Add the component to this toolkit: NVIDIA installer's library component, apt/conda "
+            "libcublas-dev (or cuda-libraries-dev), pip nvidia-cublas(-cu12); or select a complete toolkit.",
+            None, BOTH),
 )
 
 CATALOG: dict[str, Failure] = {f.id: f for f in _ROWS}

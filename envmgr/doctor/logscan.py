@@ -1,22 +1,22 @@
 """Scan a build or load log (pip -v, CMake, MSBuild, nvcc, ninja, a Python traceback) for the
-catalog's failures: `scan_log(text)` is pure; `read_log(path)` is the one function that reads a file.
+catalog's failures: `scan_log(text)` and `scan_path(path)` stream the text through logengine (bounded
+memory, linear time); `read_log(path)` is kept for callers that want the text itself.
 
-Matches are deduplicated per id (the first line, plus how often the id matched) and ordered by
-first occurrence. Where a log names an nvcc and an MSVC that cannot work together but the error
-text itself was cut off (excerpts, CMake's compiler-id output), F04/F05 are inferred from the
-versions and marked `inferred` in the details.
+Matches are deduplicated per id (the first line, how often the id matched, the first few lines and the
+signatures that fired) and ordered by first occurrence; one of them is marked decisive, with the reason
+(`why`). Where a log names an nvcc and an MSVC that cannot work together but the error text itself was
+cut off (excerpts, CMake's compiler-id output), F04/F05 are inferred from the versions and marked
+`inferred` in the details. With no match, the ids whose words appeared are the near misses.
 """
 from __future__ import annotations
 
-import bisect
 import re
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
 from .catalog import CATALOG, Failure
-from .signatures import SIGNATURES
+from .signatures import NEAR_WORDS, PRECEDENCE, SIGNATURES
 
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 
@@ -29,39 +29,21 @@ class LogMatch:
     failure: Failure
     details: dict         # extracted values: cuda, msvc, dll, arch, path, ...; `inferred` for guesses
     count: int = 1        # how many matches this id had in the whole log
+    lines: tuple[tuple[int, str], ...] = ()   # the first few matched (line_no, line)
+    signatures: tuple[str, ...] = ()          # every signature of this id that matched
+    decisive: bool = False                    # the match that names the cause
+    why: str = ""                             # why this id ranks where it does
 
 
-# ---------------------------------------------------------------- normalising
+@dataclass(frozen=True)
+class LogScan:
+    matches: tuple[LogMatch, ...]
+    near: tuple = ()                          # logengine.Near, best first, at most three
+    lines: int = 0
 
-def normalize(text: str) -> list[str]:
-    """Physical lines without ANSI codes; CRLF, LF and a lone CR (progress bars) all end a line."""
-    text = _ANSI.sub("", text.lstrip("\ufeff"))
-    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-
-
-def _wrap_width(lines: list[str]) -> int | None:
-    """The console width a logger hard-wrapped at: many long lines of one length and none longer."""
-    long = Counter(len(l) for l in lines if len(l) >= 79)
-    if not long:
-        return None
-    width, n = long.most_common(1)[0]
-    return width if n >= 3 and width == max(long) else None
-
-
-def _logical(lines: list[str]) -> list[tuple[int, str]]:
-    """(first physical line number, text) with hard-wrapped continuation lines joined back."""
-    width = _wrap_width(lines)
-    out: list[tuple[int, str]] = []
-    i = 0
-    while i < len(lines):
-        start, text = i + 1, lines[i]
-        while width and len(lines[i]) == width and i + 1 < len(lines):
-            i += 1
-            text += lines[i].lstrip()
-        out.append((start, text))
-        i += 1
-    return out
-
+    @property
+    def decisive(self) -> LogMatch | None:
+        return next((m for m in self.matches if m.decisive), None)
 
 # ---------------------------------------------------------------- facts for details and inference
 
@@ -134,128 +116,113 @@ def _infer(text: str, facts: dict[str, Any]) -> tuple[str, dict] | None:
 # ---------------------------------------------------------------- scanning
 
 def scan_log(text: str) -> tuple[LogMatch, ...]:
-    logical = _logical(normalize(text))
-    body = "\n".join(t for _, t in logical) + "\n"
-    starts, pos = [], 0
-    for _, t in logical:
-        starts.append(pos)
-        pos += len(t) + 1
-    hits: dict[str, list] = {}
-    for sig in SIGNATURES:
-        if sig.needle and sig.needle not in body:
-            continue
-        for m in sig.regex.finditer(body):
-            if sig.check and not sig.check(m):
-                continue
-            index = bisect.bisect_right(starts, m.start()) - 1
-            details = sig.extract(m) if sig.extract else {}
-            hits.setdefault(sig.id, []).append((index, sig.name, details))
-    facts = log_facts(body)
-    inferred = _infer(body, facts) if not hits.keys() & {"F04", "F05"} else None
+    return scan_text(text).matches
+
+
+def scan_text(text: str) -> LogScan:
+    from .logengine import physical_lines, wrap_width
+
+    width = wrap_width(physical_lines([text], _ANSI))
+    return _scan(physical_lines([text], _ANSI), width)
+
+
+def scan_path(path: str | Path) -> LogScan:
+    """Two streaming passes over the file (the wrap width, then the scan); InputFileError for bad input."""
+    from .logengine import physical_lines, wrap_width
+
+    width = wrap_width(physical_lines(_stream(path), _ANSI))
+    return _scan(physical_lines(_stream(path), _ANSI), width)
+
+
+def _scan(batches, width: int | None) -> LogScan:
+    from .logengine import Scanner, logical_lines
+
+    fact_rxs = (*_CUDA_FACTS, *(rx for rx, _ in _MSVC_FACTS))
+    scanner = Scanner(SIGNATURES, NEAR_WORDS, fact_rxs, _FAILED, msvc_from=len(_CUDA_FACTS))
+    for nums, texts in logical_lines(batches, width):
+        scanner.feed(nums, texts)
+    scanner.finish()
+    # The lines that hold the first match of each fact regex give log_facts the same answer as the log.
+    facts = log_facts("\n".join(l for _, l in sorted(scanner.fact_lines.values())))
+    hits = dict(scanner.hits)
+    inferred = None
+    if not hits.keys() & {"F04", "F05"} and "failed" in scanner.anchors:
+        deciding = "\n".join(scanner.anchors[k][2] for k in ("failed", "allow") if k in scanner.anchors)
+        inferred = _infer(deciding, facts)
+    matches = [_match(fid, hit, facts) for fid, hit in hits.items()]
     if inferred:
-        hits[inferred[0]] = [(_anchor(body, starts), "inferred-from-versions", inferred[1])]
-    matches = [_first(fid, found, logical, facts) for fid, found in hits.items()]
-    return tuple(sorted(matches, key=lambda m: (m.line_no, m.id)))
+        anchor = scanner.anchors.get("ccbin") or scanner.anchors["failed"]
+        matches.append(LogMatch(inferred[0], anchor[1], anchor[2].strip(), CATALOG[inferred[0]],
+                                {"signature": "inferred-from-versions", **inferred[1]}, 1,
+                                ((anchor[1], anchor[2].strip()),), ("inferred-from-versions",)))
+    matches.sort(key=lambda m: (m.line_no, m.id))
+    near = () if matches else _near(scanner.near)
+    return LogScan(_rank(matches), near, scanner.lines_read)
 
 
-def _anchor(body: str, starts: list[int]) -> int:
-    m = re.search(r"-ccbin[^\n]*MSVC", body) or _FAILED.search(body)
-    return bisect.bisect_right(starts, m.start()) - 1 if m else 0
-
-
-def _first(fid: str, found: list, logical: list[tuple[int, str]], facts: dict) -> LogMatch:
-    index, name, details = min(found, key=lambda h: h[0])
-    details = {"signature": name, **details}
+def _match(fid: str, hit, facts: dict) -> LogMatch:
+    details = {"signature": hit.signature, **hit.details}
     if fid in ("F02", "F04", "F05", "F13", "F06"):   # the versions in play help the reader here
         for key in ("cuda", "msvc"):
             if key in facts and key not in details:
                 details[key] = facts[key]
-    line_no, line = logical[index]
-    return LogMatch(fid, line_no, line.strip(), CATALOG[fid], details, len(found))
+    return LogMatch(fid, hit.line_no, hit.line.strip(), CATALOG[fid], details, hit.count,
+                    tuple((n, l.strip()) for n, l in hit.lines), tuple(hit.signatures))
+
+
+def _rank(matches: list[LogMatch]) -> tuple[LogMatch, ...]:
+    """Mark the decisive match and say why each id ranks where it does."""
+    if not matches:
+        return ()
+    ids = {m.id for m in matches}
+    explained = {loser: (winner, why) for winner, loser, why in PRECEDENCE if winner in ids and loser in ids}
+    text = [m for m in matches if not m.details.get("inferred")]
+    pool = [m for m in (text or matches) if m.id not in explained] or text or matches
+    first = pool[0]
+    out = []
+    for m in matches:
+        if m is first:
+            why = ("the only catalog failure in the log" if len(matches) == 1 else
+                   f"the first failure in the log (line {m.line_no}); later errors usually follow from it")
+            if m.details.get("inferred"):
+                why = "no error text names the cause; inferred from the CUDA and MSVC versions the log names"
+            why += "".join(f"; it explains {l}: {w}" for l, (wi, w) in explained.items() if wi == m.id)
+        elif m.id in explained:
+            winner, reason = explained[m.id]
+            why = f"explained by {winner}: {reason}"
+        elif m.details.get("inferred"):
+            why = "inferred from the versions in the log; the error text names another failure"
+        else:
+            why = f"also in the log, after {first.id} (line {first.line_no})" if m.line_no >= first.line_no \
+                else f"earlier in the log, but {first.id} names the cause"
+        out.append(LogMatch(m.id, m.line_no, m.line, m.failure, m.details, m.count, m.lines, m.signatures,
+                            m is first, why))
+    return tuple(out)
+
+
+def _near(near: dict) -> tuple:
+    return tuple(sorted(near.values(), key=lambda n: (-len(n.words), -n.count, n.line_no))[:3])
 
 
 # ---------------------------------------------------------------- reading
 
-def read_log(path: str | Path) -> str:
-    """A log as text: UTF-8 (BOM or not), UTF-16 (BOM, or the NUL pattern PowerShell's `>` writes),
-    else cp1252. Unreadable or binary files raise InputFileError (exit 2)."""
+def _stream(path: str | Path):
     from ..errors import InputFileError
+    from .logread import LogInputError, stream_text
 
     try:
-        from ..readfile import TEXT_LIMIT, read_regular
-
-        data = read_regular(path, TEXT_LIMIT)
+        yield from stream_text(path)
+    except LogInputError as e:
+        raise InputFileError(e.message, e.remedy) from None
     except OSError as e:
         raise InputFileError(f"cannot read log file {path}: {e.strerror or e}",
                              "pass the path of a text log (for example pip install -v ... > build.log)") from None
-    text = _decode(data)
-    if text is None or _looks_binary(text):
-        raise InputFileError(f"{path} is not a text log (binary data)",
-                             "pass the text output of the build, not an executable, archive or image")
-    return text
 
 
-def _decode(data: bytes) -> str | None:
-    if data.startswith(b"\xef\xbb\xbf"):
-        return data[3:].decode("utf-8", errors="replace")
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return data.decode("utf-16", errors="replace")
-    sample = data[:4096]
-    even, odd = sample[0::2], sample[1::2]
-    if len(sample) >= 4 and odd.count(0) > 0.4 * len(odd) and even.count(0) < 0.1 * len(even):
-        return data.decode("utf-16-le", errors="replace")
-    if len(sample) >= 4 and even.count(0) > 0.4 * len(even) and odd.count(0) < 0.1 * len(odd):
-        return data.decode("utf-16-be", errors="replace")
-    if b"\x00" in data:
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return data.decode("cp1252", errors="replace")
+def read_log(path: str | Path) -> str:
+    """A log as text (the whole of it: for small files; `scan_path` streams). Same decoding and the
+    same one-line errors (InputFileError, exit 2) as the scan."""
+    return "".join(_stream(path))
 
 
-def _looks_binary(text: str) -> bool:
-    sample = text[:8192]
-    if not sample:
-        return False
-    control = sum(1 for c in sample if ord(c) < 32 and c not in "\t\n\r\f\b\x1b")
-    return "\x00" in sample or control > 0.1 * len(sample)
-
-
-# ---------------------------------------------------------------- rendering
-
-def _short(line: str, limit: int = 220) -> str:
-    return line if len(line) <= limit else line[: limit - 3] + "..."
-
-
-def _details_text(details: dict) -> str:
-    shown = {k: v for k, v in details.items() if k not in ("signature", "inferred")}
-    return ", ".join(f"{k}={', '.join(v) if isinstance(v, list) else v}" for k, v in shown.items())
-
-
-def render_matches(matches: Iterable[LogMatch], paint: Callable[..., str]) -> str:
-    """Text for people: id and title, the line with its number, what was read from it, cause, fix."""
-    out: list[str] = []
-    for m in matches:
-        times = f" (x{m.count})" if m.count > 1 else ""
-        guess = " (inferred from the versions in the log)" if m.details.get("inferred") else ""
-        out.append(f"{paint(m.id, 'red', 'bold')}  {paint(m.failure.title, 'bold')}{guess}")
-        out.append(f"  {paint(f'line {m.line_no}{times}:', 'dim')} {_short(m.line)}")
-        seen = _details_text(m.details)
-        if seen:
-            out.append(f"  {paint('seen:', 'dim')}  {seen}")
-        out.append(f"  {paint('cause:', 'yellow')} {m.failure.cause}")
-        out.append(f"  {paint('fix:', 'green')}   {m.failure.fix}")
-        if m.failure.fix_command:
-            out.append(f"  {paint('try:', 'cyan')}   {m.failure.fix_command}")
-        out.append("")
-    if not out:
-        return "no known failure signature found in the log\n"
-    return "\n".join(out)
-
-
-def matches_json(matches: Iterable[LogMatch]) -> list[dict]:
-    return [{"id": m.id, "title": m.failure.title, "line_no": m.line_no, "line": m.line, "count": m.count,
-             "details": dict(m.details), "cause": m.failure.cause, "fix": m.failure.fix,
-             "fix_command": m.failure.fix_command, "platforms": list(m.failure.platforms)}
-            for m in matches]
+from .logreport import matches_json, render_matches, render_scan, scan_json  # noqa: E402  (re-exported)

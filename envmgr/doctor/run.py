@@ -9,7 +9,7 @@ from .catalog import CATALOG
 from .checks import CHECKS, FAIL, OK, SEVERITY, SKIPPED, WARN, Facts, Finding, finding
 
 # Importing the modules registers their checks.
-from . import checks_cuda, checks_env, checks_install, checks_linux, checks_vs  # noqa: F401,E402
+from . import checks_components, checks_cuda, checks_env, checks_install, checks_linux, checks_vs  # noqa: F401,E402
 
 SCHEMA = 1
 

@@ -24,7 +24,8 @@ class Signature:
     regex: re.Pattern[str]
     extract: Extract | None = None
     check: Callable[["re.Match[str]"], bool] | None = None   # reject a match the regex alone can't
-    needle: str | None = None    # a literal the text must contain: skips slow regexes on most logs
+    needle: tuple[str, ...] = ()  # literals, one of which the text must contain (logengine skips the rest)
+    span: int = 3                 # lines below the needle the message may still run on
 
 
 _PATH_CUDA = r"CUDA[\\/]+v(?P<cuda>\d+\.\d+)[\\/]"   # a toolkit folder: ...\CUDA\v12.4\...
@@ -43,8 +44,13 @@ def _named(m: re.Match[str]) -> dict:
 
 
 def _sig(id_: str, name: str, pattern: str, extract: Extract | None = _named, flags: int = 0,
-         check=None, needle: str | None = None) -> Signature:
-    return Signature(id_, name, re.compile(pattern, flags), extract, check, needle)
+         check=None, needle: str | tuple[str, ...] = (), span: int = 3) -> Signature:
+    """Every signature names its needle(s): a literal the regex cannot match without (tested on the
+    corpus), so a window of a long log without it costs one substring search, not a regex pass."""
+    needles = (needle,) if isinstance(needle, str) else tuple(needle)
+    if not needles:
+        raise ValueError(f"signature {name} has no needle")
+    return Signature(id_, name, re.compile(pattern, flags), extract, check, needles, span)
 
 
 def _cuda_pair_differs(m: re.Match[str]) -> bool:
@@ -87,24 +93,44 @@ def _stale_path(m: re.Match[str]) -> bool:
 
 
 
+# F24's components: the libraries ggml-cuda and other CUDA projects link, and their headers.
+_COMPONENT_LIBS = r"cublasLt|cublas|curand|cusparse|cusolver|cufft|nvrtc|nvJitLink|cudart_static|cudadevrt|nvToolsExt"
+_COMPONENT_HEADERS = r"cublas_v2\.h|cublas_api\.h|cublasLt\.h|curand\.h|curand_kernel\.h|cusparse\.h|nvrtc\.h|" \
+                     r"cuda/std/\w+|thrust/\w+\.h|cub/cub\.cuh"
+_HEADER_OF = {"cublas_v2.h": "cublas", "cublas_api.h": "cublas", "cublasLt.h": "cublasLt", "curand.h": "curand",
+              "curand_kernel.h": "curand", "cusparse.h": "cusparse", "nvrtc.h": "nvrtc"}
+
+
+def _component(m: re.Match[str]) -> dict:
+    d = _named(m)
+    header = d.pop("header2", None) or d.get("header")
+    if header:
+        d["header"] = header
+        d["component"] = _HEADER_OF.get(header, "cccl")
+
+    return d
+
+
 SIGNATURES: tuple[Signature, ...] = (
     # F01: the VS generator found no CUDA BuildCustomizations (CMake) / a vcxproj's import is missing.
-    _sig("F01", "no-cuda-toolset", words("No CUDA toolset found.")),
+    _sig("F01", "no-cuda-toolset", words("No CUDA toolset found."), needle="CUDA toolset"),
     _sig("F01", "cuda-props-not-found",
          r"(?:MSB4019|imported\s+project)[^\"\n]*\"(?P<path>[^\"\n]*?"
-         r"(?:[\\/](?P<vc>v1[4-9]0))?[\\/]+BuildCustomizations[\\/]+CUDA (?P<cuda>\d+\.\d+)\.(?:props|targets))\""),
+         r"(?:[\\/](?P<vc>v1[4-9]0))?[\\/]+BuildCustomizations[\\/]+CUDA (?P<cuda>\d+\.\d+)\.(?:props|targets))\"",
+         needle="BuildCustomizations"),
     # F02: one CUDA's MSBuild targets drive another CUDA's nvcc (unsloth #4518).
     _sig("F02", "targets-nvcc-mismatch",
          r"BuildCustomizations[\\/]+CUDA (?P<props>\d+\.\d+)\.targets\(\d+,\d+\):[^\n]*?MSB3721[^\n]*?"
-         r"CUDA[\\/]+v(?P<nvcc>\d+\.\d+)[\\/]+bin[\\/]+nvcc", check=_cuda_pair_differs),
+         r"CUDA[\\/]+v(?P<nvcc>\d+\.\d+)[\\/]+bin[\\/]+nvcc", check=_cuda_pair_differs, needle="MSB3721"),
     # F03: no VS with the C++ tools, or a generator CMake cannot use.
-    _sig("F03", "nmake-fallback", r"-- Building for: NMake Makefiles"),
-    _sig("F03", "nmake-missing", r"'nmake'\s+'-\?'"),
-    _sig("F03", "no-vs-instance", r"Generator\s+(?P<generator>Visual Studio \d+ \d{4})\s+could not find any instance"
-         r"\s+of\s+Visual\s+Studio"),
+    _sig("F03", "nmake-fallback", r"-- Building for: NMake Makefiles", needle="NMake"),
+    _sig("F03", "nmake-missing", r"'nmake'\s+'-\?'", needle="'nmake'"),
+    _sig("F03", "no-vs-instance", r"Generator\s+(?P<generator>Visual Studio \d+ \d{4}(?: (?:Win64|ARM|IA64))?)"
+         r"\s+could not find any instance\s+of\s+Visual\s+Studio", needle="ould not"),
     _sig("F03", "no-build-program", words("unable to find a build program corresponding to")
-         + r"\s+\"(?P<generator>[^\"]+)\""),
-    _sig("F03", "unknown-generator", r"Could not create named generator (?P<generator>[^\n]+)"),
+         + r"\s+\"(?P<generator>[^\"]+)\"", needle="build program"),
+    _sig("F03", "unknown-generator", r"Could not create named generator (?P<generator>[^\n]+)",
+         needle="ould not"),
     # F04: nvcc's host_config.h rejects the MSVC version (the #error text is English in every locale).
     _sig("F04", "host-config-msvc", words("unsupported Microsoft Visual Studio version!")
          + r"(?:\s+Only\s+the\s+versions\s+between\s+(?P<lo>\d{4})\s+and\s+(?P<hi>\d{4}))?",
@@ -113,75 +139,142 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("F05", "stl1002", r"STL1002:\s+" + words("Unexpected compiler version, expected CUDA")
          + r"\s+(?P<cuda_min>\d+\.\d+)(?:\s+Update\s+\d+)?\s+or\s+newer", extract=_stl, needle="STL1002"),
     # F06: nvcc and cl.exe.
-    _sig("F06", "cl-not-in-path", r"nvcc fatal\s*:\s*Cannot find compiler 'cl\.exe' in PATH"),
-    _sig("F06", "ccbin-conflict", words("Compiler 'cl.exe' in PATH different than the one specified with -ccbin")),
+    _sig("F06", "cl-not-in-path", r"nvcc fatal\s*:\s*Cannot find compiler 'cl\.exe' in PATH", needle="Cannot "),
+    _sig("F06", "ccbin-conflict", words("Compiler 'cl.exe' in PATH different than the one specified with -ccbin"),
+         needle="-ccbin"),
     _sig("F06", "vcvars-setup-failed", words("Could not set up the environment for Microsoft Visual Studio")
-         + r"(?:\s+using\s+'(?P<path>[^'\n]+)')?"),
-    _sig("F06", "cudafe-crash", r"'cudafe\+\+' died with status 0xC0000005"),
+         + r"(?:\s+using\s+'(?P<path>[^'\n]+)')?", needle="ould not"),
+    _sig("F06", "cudafe-crash", r"'cudafe\+\+' died with status 0xC0000005", needle="cudafe++"),
     # F07: no nvcc / toolkit (CMake's own texts, and ggml's).
-    _sig("F07", "no-cuda-compiler", words("No CMAKE_CUDA_COMPILER could be found.")),
+    _sig("F07", "no-cuda-compiler", words("No CMAKE_CUDA_COMPILER could be found."), needle="CMAKE_CUDA_COMPILER"),
     _sig("F07", "cudacxx-missing", words("Could not find compiler set in environment variable CUDACXX:")
-         + r"\s*(?P<path>[^\s][^\n]*?)\.?[ \t]*$", flags=re.M),
-    _sig("F07", "cuda-toolkit-not-found", r"\bCUDA Toolkit not found\b", needle="CUDA Toolkit not found"),
-    _sig("F07", "cuda-compiler-not-set", words("CMAKE_CUDA_COMPILER not set, after EnableLanguage")),
-    _sig("F07", "old-ggml-no-nvcc", words("Could not find nvcc, please set CUDAToolkit_ROOT.")),
-    _sig("F07", "old-ggml-cuda-not-found", r"CMake Warning at [^\n]*\(message\):\s+CUDA not found\b"),
+         + r"\s*(?P<path>[^\s][^\n]*?)\.?[ \t]*$", flags=re.M, needle="ould not"),
+    _sig("F07", "cuda-toolkit-not-found", r"\bCUDA Toolkit not found\b", needle="not found"),
+    _sig("F07", "cuda-compiler-not-set", words("CMAKE_CUDA_COMPILER not set, after EnableLanguage"),
+         needle="CMAKE_CUDA_COMPILER"),
+    _sig("F07", "old-ggml-no-nvcc", words("Could not find nvcc, please set CUDAToolkit_ROOT."),
+         needle="ould not"),
+    _sig("F07", "old-ggml-cuda-not-found", r"CMake Warning at [^\n]*\(message\):\s+CUDA not found\b",
+         needle="not found"),
     # F09: old flag names (the CMake message wraps "Use GGML_CUDA instead" onto its own line).
     _sig("F09", "deprecated-flag", r"\b(?P<flag>(?:LLAMA|GGML|WHISPER)_\w+)\s+is\s+deprecated\b",
          needle="deprecated"),
     _sig("F09", "unused-variables",
          words("Manually-specified variables were not used by the project:")
-         + r"[ \t]*\n(?:[ \t]*\n)*(?P<names>(?:[ \t]+[A-Za-z_]\w*[ \t]*\n)+)", extract=_unused_vars),
+         + r"[ \t]*\n(?:[ \t]*\n)*(?P<names>(?:[ \t]+[A-Za-z_]\w*[ \t]*\n)+)", extract=_unused_vars,
+         needle="Manually-specified", span=40),
     # F10: CMAKE_ARGS quoting.
-    _sig("F10", "extra-path", r"Ignoring extra path from command line:\s*(?P<arg>[^\n]*)"),
-    _sig("F10", "skbuild-ignored", r"Unsupported CMAKE_ARGS ignored:\s*(?P<arg>[^\n]*)"),
-    _sig("F10", "cmd-syntax", words("'CMAKE_ARGS' is not recognized as an internal or external command")),
+    _sig("F10", "extra-path", r"Ignoring extra path from command line:\s*(?P<arg>[^\n]*)", needle="extra path"),
+    _sig("F10", "skbuild-ignored", r"Unsupported CMAKE_ARGS ignored:\s*(?P<arg>[^\n]*)", needle="CMAKE_ARGS"),
+    _sig("F10", "cmd-syntax", words("'CMAKE_ARGS' is not recognized as an internal or external command"),
+         needle="CMAKE_ARGS"),
     # F11: long paths and long command lines (MSBuild codes survive localisation).
-    _sig("F11", "object-path-max", r"CMAKE_OBJECT_PATH_MAX"),
+    _sig("F11", "object-path-max", r"CMAKE_OBJECT_PATH_MAX", needle="CMAKE_OBJECT_PATH_MAX"),
     _sig("F11", "msb3491", r"\bMSB3491\b", needle="MSB3491"),
-    _sig("F11", "filename-too-long", words("The filename or extension is too long")),
-    _sig("F11", "ninja-260", words("Filename longer than 260 characters")),
-    _sig("F11", "input-line-too-long", words("The input line is too long")),
+    _sig("F11", "filename-too-long", words("The filename or extension is too long"), needle="too long"),
+    _sig("F11", "ninja-260", words("Filename longer than 260 characters"), needle="260 characters"),
+    _sig("F11", "input-line-too-long", words("The input line is too long"), needle="too long"),
     # F12: arch=native without a GPU. Listed before F13: its text also says "Unsupported gpu architecture".
-    _sig("F12", "native-no-gpu", r"Cannot find valid GPU for '-arch=native'"),
-    _sig("F12", "native-garbage", r"compute_No CUDA devices found"),
+    _sig("F12", "native-no-gpu", r"Cannot find valid GPU for '-arch=native'", needle="Cannot "),
+    _sig("F12", "native-garbage", r"compute_No CUDA devices found", needle="compute_No"),
+    # CMake >= 3.24 resolves "native" itself (real log: this machine, tests/corpus/SOURCES.md).
+    _sig("F12", "cmake-native-no-gpu", r"CUDA_ARCHITECTURES\s+is\s+set\s+to\s+\"native\",\s+but\s+no\s+GPU\s+was"
+         r"\s+detected", needle="no GPU was"),
     # F13: arch unknown to this nvcc.
-    _sig("F13", "unsupported-arch", r"Unsupported gpu architecture '(?P<arch>(?:compute|sm|lto)_\d+[a-z]?)'"),
+    _sig("F13", "unsupported-arch", r"Unsupported gpu architecture '(?P<arch>(?:compute|sm|lto)_\d+[a-z]?)'",
+         needle="Unsupported gpu architecture"),
     _sig("F13", "arch-value-undefined",
-         r"Value '(?P<arch>(?:compute|sm|lto)_\d+[a-z]?)' is not defined for option 'gpu-(?:architecture|code)'"),
+         r"Value '(?P<arch>(?:compute|sm|lto)_\d+[a-z]?)' is not defined for option 'gpu-(?:architecture|code|name)'",
+         needle="is not defined for option"),
     # F14 / F17: run time.
-    _sig("F14", "no-kernel-image", words("no kernel image is available for execution on the device")),
-    _sig("F17", "driver-insufficient", words("CUDA driver version is insufficient for CUDA runtime version")),
-    _sig("F17", "driver-combination", words("unsupported display driver / cuda driver combination")),
-    _sig("F17", "ptx-toolchain", words("the provided PTX was compiled with an unsupported toolchain")),
-    _sig("F17", "ggml-init-failed", r"ggml_cuda_init: failed to initialize CUDA: (?P<reason>[^\n]*)"),
-    _sig("F17", "no-device", words("no CUDA-capable device is detected")),
+    _sig("F14", "no-kernel-image", words("no kernel image is available for execution on the device"),
+         needle="kernel image"),
+    _sig("F17", "driver-insufficient", words("CUDA driver version is insufficient for CUDA runtime version"),
+         needle="is insufficient"),
+    _sig("F17", "driver-combination", words("unsupported display driver / cuda driver combination"),
+         needle="unsupported"),
+    _sig("F17", "ptx-toolchain", words("the provided PTX was compiled with an unsupported toolchain"),
+         needle="unsupported"),
+    _sig("F17", "ggml-init-failed", r"ggml_cuda_init: failed to initialize CUDA: (?P<reason>[^\n]*)",
+         needle="ggml_cuda_init"),
+    _sig("F17", "no-device", words("no CUDA-capable device is detected"), needle="CUDA-capable"),
     # F15: Windows DLL loading (CPython's message is English; WinError 126 is the localised one).
     _sig("F15", "dll-not-loadable",
          r"Could not find module '(?P<path>[^'\n]*?(?P<dll>[\w.+-]+\.dll))' \(or one of its dependencies\)",
-         flags=re.I),
+         flags=re.I, needle="ould not"),
     _sig("F15", "failed-to-load-dll", r"Failed to load shared library '(?P<path>[^'\n]*?(?P<dll>[\w.+-]+\.dll))'",
-         flags=re.I),
-    _sig("F15", "no-shared-library", r"Shared library with base name '(?P<base>\w+)' not found"),
-    _sig("F15", "winerror-126", r"\[WinError 126\]"),
+         flags=re.I, needle="ailed to load shared library"),
+    _sig("F15", "no-shared-library", r"Shared library with base name '(?P<base>\w+)' not found",
+         needle="not found"),
+    _sig("F15", "winerror-126", r"\[WinError 126\]", needle="WinError"),
     # F16: os.add_dll_directory on a CUDA_PATH that is gone (WinError 3 or 2, any locale).
     _sig("F16", "stale-cuda-path", r"\[WinError [23]\][^\n]*?'(?P<path>[^'\n]+)'", check=_stale_path,
          needle="WinError"),
     _sig("F16", "add-dll-directory",
-         r"os\.add_dll_directory\(os\.path\.join\(os\.environ\[[\"'](?P<var>CUDA_PATH|HIP_PATH)[\"']\]"),
+         r"os\.add_dll_directory\(os\.path\.join\(os\.environ\[[\"'](?P<var>CUDA_PATH|HIP_PATH)[\"']\]",
+         needle="add_dll_directory"),
     # F18: built or loaded for the CPU.
-    _sig("F18", "zero-layers-offloaded", r"offloaded 0/(?P<layers>\d+) layers to GPU"),
+    _sig("F18", "zero-layers-offloaded", r"offloaded 0/(?P<layers>\d+) layers to GPU", needle="offloaded 0/"),
     _sig("F18", "blas-off", r"\bBLAS = 0\b", needle="BLAS = 0"),
     # F21: host compiler too new on Linux.
     _sig("F21", "gcc-too-new", words("unsupported GNU version! gcc versions later than")
-         + r"\s+(?P<gcc_max>\d+)\s+are\s+not\s+supported"),
+         + r"\s+(?P<gcc_max>\d+)\s+are\s+not\s+supported", needle="unsupported"),
     _sig("F21", "clang-too-new", words("unsupported clang version! clang version must be less than")
-         + r"\s+(?P<clang_max_excl>\d+)"),
+         + r"\s+(?P<clang_max_excl>\d+)", needle="unsupported"),
     # F23: libcuda.so.1 and friends (Docker, no driver).
-    _sig("F23", "libcuda-needed", r"(?P<lib>libcuda\.so\.1), needed by (?P<by>\S+), not found"),
-    _sig("F23", "driver-symbols-undefined", r"undefined reference to [`'](?P<symbol>cu(?:Mem|Device)\w*)'"),
+    _sig("F23", "libcuda-needed", r"(?P<lib>libcuda\.so\.1), needed by (?P<by>\S+), not found", needle="not found"),
+    _sig("F23", "driver-symbols-undefined", r"undefined reference to [`'](?P<symbol>cu(?:Mem|Device)\w*)'",
+         needle="undefined reference to"),
     _sig("F23", "so-not-found",
-         r"(?P<lib>lib(?:cuda|cudart|cublas|cublasLt)\.so(?:\.\d+)*): cannot open shared object file"),
+         r"(?P<lib>lib(?:cuda|cudart|cublas|cublasLt)\.so(?:\.\d+)*): cannot open shared object file",
+         needle="cannot "),
+    # F24: the toolkit lacks a library or header the build links or includes (cuBLAS on this machine).
+    _sig("F24", "cmake-target-not-found",
+         r"links\s+to:\s+(?P<target>CUDA::(?P<component>\w+))\s+but\s+the\s+target\s+was\s+not\s+found",
+         extract=_component, needle="CUDA::"),
+    _sig("F24", "ld-cannot-find-lib", r"cannot find -l(?P<component>" + _COMPONENT_LIBS + r")\b",
+         extract=_component, needle="cannot "),
+    _sig("F24", "lnk1181", r"LNK1181:[^\n]*?'(?P<path>[^'\n]*?(?P<component>" + _COMPONENT_LIBS + r")\.lib)'",
+         extract=_component, needle="LNK1181"),
+    _sig("F24", "header-missing",
+         r"(?P<header>" + _COMPONENT_HEADERS + r")(?:'|\"|:)?[:\s]+(?:No such file or directory|"
+         r"file not found)|Cannot open include file:\s*'(?P<header2>" + _COMPONENT_HEADERS + r")'",
+         extract=_component, needle=("No such file", "not found", "Cannot ")),
+    _sig("F24", "findcudatoolkit-header-missing",
+         r"Unable to find (?P<header>" + _COMPONENT_HEADERS + r") in either", extract=_component,
+         needle="Unable to find"),
+)
+
+# Words that point at an id although no signature matched: the near misses of a log we do not know.
+NEAR_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("F01", ("CUDA toolset", "BuildCustomizations")),
+    ("F03", ("NMake", "build program")),
+    ("F04", ("host_config.h",)),
+    ("F05", ("STL1002",)),
+    ("F06", ("cl.exe", "-ccbin")),
+    ("F07", ("CMAKE_CUDA_COMPILER",)),
+    ("F09", ("deprecated", "Manually-specified")),
+    ("F10", ("CMAKE_ARGS",)),
+    ("F11", ("too long", "CMAKE_OBJECT_PATH_MAX")),
+    ("F12", ("native",)),
+    ("F13", ("Unsupported gpu", "gpu architecture")),
+    ("F14", ("kernel image",)),
+    ("F15", ("WinError",)),
+    ("F17", ("is insufficient", "CUDA-capable")),
+    ("F18", ("offloaded 0/",)),
+    ("F21", ("unsupported",)),
+    ("F23", ("libcuda",)),
+    ("F24", ("cublas", "CUDA::")),
+)
+
+# (winner, loser, why): when both ids match, the first names the cause of the second.
+PRECEDENCE: tuple[tuple[str, str, str], ...] = (
+    ("F12", "F13", "'native' with no GPU visible leaves nvcc an architecture it may not know"),
+    ("F24", "F07", "the toolkit was found; it lacks the component the build needs"),
+    ("F24", "F12", "a missing component stops the build whatever the architecture"),
+    ("F09", "F07", "an old flag name often leaves CUDA half-configured"),
+    ("F03", "F07", "with no usable Visual Studio CMake enables no language"),
+    ("F04", "F06", "host_config.h refused the compiler nvcc found"),
 )
 
 # Ids with no text of their own: F08 (shows up as F02/F13/F15 text), F19 and F20 (no error), and

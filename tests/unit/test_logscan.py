@@ -51,6 +51,10 @@ LOGS = {
     "python-import-llama_cpp-add_dll_directory-cuda_path-traceback-EXCERPT.txt": ((("F16", 16),), {"var": "CUDA_PATH"}),
     "nvcc-host_config-unsupported-gnu-version-gcc13-llama.cpp.txt": ((("F21", 2),), {"gcc_max": "13"}),
     "ld-undefined-reference-cuMemCreate-libggml-cuda-llama.cpp-EXCERPT.txt": ((("F23", 3),), {"symbol": "cuMemCreate"}),
+    # The real pip log of this machine (CUDA 13.0 without cuBLAS, no GPU): FindCUDAToolkit's status line
+    # names the missing header first; CMake's generate step then fails on native archs and CUDA::cublas.
+    "pip-llama-cpp-python-0.3.36-cuda13.0-no-cublas-native-no-gpu-linux-cmake3.25.txt":
+        ((("F24", 92), ("F12", 163)), {"component": "cublas", "header": "cublas_v2.h"}),
 }
 
 # Logs that are real but hold no failure text: a success, and a head cut off before the error
@@ -245,7 +249,7 @@ def test_render_and_json():
 
 
 def test_catalog_is_complete():
-    assert ids() == tuple(f"F{i:02d}" for i in range(1, 24))
+    assert ids() == tuple(f"F{i:02d}" for i in range(1, 25))
     for f in CATALOG.values():
         assert f.title and f.cause and f.fix and set(f.platforms) <= {"windows", "linux"}
         assert len(f.cause) < 300 and len(f.fix) < 300   # paraphrases, not copies
@@ -266,3 +270,102 @@ def test_logmatch_shape():
     assert isinstance(m, LogMatch)
     assert (m.id, m.line_no, m.failure) == ("F04", 6, CATALOG["F04"])
     assert m.line.startswith("C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.8\\include")
+
+
+# ---------------------------------------------------------------- streaming (issue 13 item 5)
+
+NO_CUBLAS = "pip-llama-cpp-python-0.3.36-cuda13.0-no-cublas-native-no-gpu-linux-cmake3.25.txt"
+
+
+def _full(scan) -> tuple:
+    return tuple((m.id, m.line_no, m.count, m.lines, tuple(sorted(m.details.items()))) for m in scan.matches)
+
+
+@pytest.mark.parametrize("window", [3, 50, 2000])
+def test_small_windows_and_blocks_give_the_same_answer(tmp_path, monkeypatch, window):
+    # Every real log, in a row, CRLF-ended, scanned from a file in 1 KiB blocks with tiny windows: the
+    # matches, counts, evidence lines and details equal the in-memory scan with the default window.
+    from envmgr.doctor import logengine, logread
+    from envmgr.doctor.logscan import scan_path, scan_text
+
+    text = "\n".join(log(n) for n in sorted(LOGS)).replace("\n", "\r\n")
+    whole = scan_text(text)
+    monkeypatch.setattr(logengine, "WINDOW", window)
+    monkeypatch.setattr(logread, "BLOCK", 1024)
+    path = tmp_path / "all.log"
+    path.write_bytes(text.encode("utf-8"))
+    from envmgr.doctor import logscan
+    monkeypatch.setattr(logscan, "_stream", lambda p: logread.stream_text(p, 1024))
+    assert _full(scan_path(path)) == _full(whole)
+    assert len(whole.matches) >= len({i for e, _ in LOGS.values() for i, _ in e})
+
+
+def test_a_repeated_failure_keeps_a_few_lines_and_the_count():
+    one = scan_text_of(NO_CUBLAS)
+    many = scan_text_of(NO_CUBLAS, times=50)
+    f24 = next(m for m in many.matches if m.id == "F24")
+    assert f24.count == 50 * next(m for m in one.matches if m.id == "F24").count
+    assert len(f24.lines) <= 5 and f24.line_no == 92
+
+
+def scan_text_of(name: str, times: int = 1):
+    from envmgr.doctor.logscan import scan_text
+
+    return scan_text("\n".join([log(name)] * times))
+
+
+def test_evidence_decisive_line_and_why():
+    scan = scan_text_of(NO_CUBLAS)
+    assert scan.decisive.id == "F24"
+    f24, f12 = scan.matches
+    assert f24.decisive and not f12.decisive
+    assert "explains F12" in f24.why and f12.why.startswith("explained by F24")
+    assert [n for n, _ in f24.lines] == [92, 171] and "links to:" in f24.lines[1][1]
+    assert set(f24.signatures) == {"findcudatoolkit-header-missing", "cmake-target-not-found"}
+    from envmgr.doctor.logscan import scan_json
+    doc = scan_json(scan, "build.log")
+    assert doc["decisive"] == "F24" and doc["matches"][0]["evidence"][1]["line_no"] == 171
+    assert doc["matches"][1]["why"].startswith("explained by F24")
+
+
+def test_no_signature_lists_three_near_misses():
+    from envmgr.doctor.logscan import render_scan, scan_text
+
+    # the real configure head of issue #1586 (the error itself was cut off): cl.exe is named
+    scan = scan_text(log("pip-llama-cpp-python-skbuild-0.9.8-cmake3.30-vs2022-buildtools-configure-head-EXCERPT.txt"))
+    assert scan.matches == () and [n.id for n in scan.near] == ["F06"] and scan.near[0].words == ["cl.exe"]
+    many = scan_text("\n".join(log(n) for n in CLEAN_LOGS) + "\nnative\ncublas\n")
+    assert [n.id for n in many.near] == ["F06", "F12", "F24"]
+    text = render_scan(scan, lambda s, *styles: s)
+    assert text.startswith("no known failure signature") and "closest catalog ids" in text
+
+
+@pytest.mark.parametrize("content,message", [
+    (b"", "is empty (0 bytes)"),
+    (b"MZ\x90\x00\x03\x00\x00\x00" * 512, "not a text log (binary data)"),
+])
+def test_bad_logs_are_one_line(tmp_path, content, message):
+    from envmgr.doctor.logscan import scan_path
+
+    path = tmp_path / "build.log"
+    path.write_bytes(content)
+    with pytest.raises(InputFileError) as e:
+        scan_path(path)
+    assert message in e.value.message and "\n" not in e.value.message and e.value.exit_code == 2
+    with pytest.raises(InputFileError) as e:
+        scan_path(tmp_path)
+    assert "directory" in e.value.message or "folder" in e.value.message
+
+
+def test_utf16_and_cp1252_logs_stream(tmp_path):
+    from envmgr.doctor.logscan import scan_path
+
+    text = log(F04_LOG).replace("\n", "\r\n")
+    for enc in ("utf-16", "utf-16-le"):
+        (tmp_path / "a.log").write_bytes(text.encode(enc))
+        assert summary(scan_path(tmp_path / "a.log").matches) == LOGS[F04_LOG][0]
+    # valid UTF-8 for the first megabyte, then a cp1252 byte: decoding switches, nothing is lost
+    filler = ("-- ok\n" * 200000).encode()
+    (tmp_path / "b.log").write_bytes(filler + "C\xf3digo\n".encode("cp1252") + log(F04_LOG).encode())
+    (m,) = scan_path(tmp_path / "b.log").matches
+    assert m.id == "F04" and m.line_no == 200001 + LOGS[F04_LOG][0][0][1]

@@ -1,0 +1,338 @@
+"""The log scan as a stream: windows of lines, never the whole log in memory (issue 13 item 5).
+
+Lines arrive in windows of WINDOW lines; each window also holds the OVERLAP lines before it (for a
+signature that reads the line above its match) and is scanned only once OVERLAP lines after it are in
+(for messages that CMake, clang or MSBuild spread over several lines). A match counts in the window
+where it starts, so nothing is counted twice. A signature's regex runs only on windows that contain
+its needle (a literal it cannot match without), which keeps a 200 MB log of ordinary lines to a few
+substring searches per window. Per id only the count, the first EVIDENCE lines and the signatures
+seen are kept, so a log that repeats one failure a million times still costs a few kilobytes.
+"""
+from __future__ import annotations
+
+import bisect
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from itertools import accumulate
+from typing import Iterable, Iterator
+
+WINDOW = 2000
+OVERLAP = 40
+EVIDENCE = 5
+
+
+def physical_lines(chunks: Iterable[str], ansi: re.Pattern[str]) -> Iterator[list[str]]:
+    """Batches of lines: ANSI codes stripped; CRLF, LF and a lone CR (progress bars) end a line."""
+    rest, first = "", True
+    for chunk in chunks:
+        if first:
+            chunk, first = chunk.lstrip("\ufeff"), False
+        text = rest + chunk
+        cut = max(text.rfind("\n"), text.rfind("\r"))
+        if cut == len(text) - 1 and text.endswith("\r"):
+            cut = max(text.rfind("\n", 0, cut), text.rfind("\r", 0, cut))   # a CR may be half of CRLF
+        if cut < 0:
+            rest = text
+            continue
+        rest, text = text[cut + 1:], text[: cut + 1]
+        yield _split(text, ansi)[:-1]
+    if not first:
+        yield _split(rest, ansi)
+
+
+def _split(text: str, ansi: re.Pattern[str]) -> list[str]:
+    if "\x1b" in text:
+        text = ansi.sub("", text)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text.split("\n")
+
+
+def wrap_width(batches: Iterable[list[str]], head: int = 16 << 20) -> int | None:
+    """The console width a logger hard-wrapped at: many long lines of one length and none longer.
+    Read from the first `head` characters only: a console logger keeps one width for the whole run."""
+    long: Counter = Counter()
+    seen = 0
+    for lines in batches:
+        lens = list(map(len, lines))
+        long.update(filter((78).__lt__, lens))
+        seen += sum(lens)
+        if seen > head:
+            break
+    if not long:
+        return None
+    width, n = long.most_common(1)[0]
+    return width if n >= 3 and width == max(long) else None
+
+
+def logical_lines(batches: Iterable[list[str]], width: int | None) -> Iterator[tuple[list[int], list[str]]]:
+    """(first physical line numbers, texts) per batch, hard-wrapped continuation lines joined back."""
+    no = 0
+    if not width:
+        for lines in batches:
+            yield list(range(no + 1, no + 1 + len(lines))), lines
+            no += len(lines)
+        return
+    carry: tuple[int, str] | None = None      # a wrapped line still open at the end of a batch
+    for lines in batches:
+        nums, texts, i, n = [], [], 0, len(lines)
+        lens = list(map(len, lines))
+        while i < n:
+            if carry is None:
+                try:   # copy the unwrapped run up to the next line of exactly `width` at C speed
+                    j = lens.index(width, i)
+                except ValueError:
+                    j = n
+                nums.extend(range(no + i + 1, no + j + 1))
+                texts.extend(lines[i:j])
+                if j == n:
+                    break
+                carry, i = (no + j + 1, lines[j]), j + 1
+                continue
+            start, text = carry
+            text += lines[i].lstrip()
+            carry = (start, text) if lens[i] == width else None
+            if carry is None:
+                nums.append(start)
+                texts.append(text)
+            i += 1
+        no += n
+        yield nums, texts
+    if carry is not None:
+        yield [carry[0]], [carry[1]]
+
+
+@dataclass
+class Hit:
+    """What the scan keeps of one id: the first match, the count, a few lines, the signatures seen."""
+
+    index: int                      # 0-based logical line of the first match
+    line_no: int
+    line: str
+    signature: str
+    details: dict
+    count: int = 0
+    lines: list = field(default_factory=list)          # [(line_no, line)], the first EVIDENCE
+    signatures: dict = field(default_factory=dict)     # name -> count
+
+
+@dataclass
+class Near:
+    """A catalog id whose words appeared although none of its signatures matched."""
+
+    id: str
+    count: int
+    line_no: int
+    line: str
+    words: list
+
+
+def literal_prefixes(pattern: str) -> tuple[str, ...]:
+    """The literal each top-level alternative of `pattern` starts with, or () when one has none: a
+    needle for a regex written elsewhere (logscan's fact regexes), so it need not run on every window."""
+    out = []
+    for branch in pattern.split("|"):
+        lit, i = "", 1 if branch.startswith("^") else 0
+        while i < len(branch):
+            c = branch[i]
+            if c == "\\" and i + 1 < len(branch) and branch[i + 1] in ".+()[]\\/-?*":
+                lit, i = lit + branch[i + 1], i + 2
+                continue
+            if c in ".^$*+?{}[]()|\\":
+                if c in "*?{" and lit:
+                    lit = lit[:-1]
+                break
+            lit, i = lit + c, i + 1
+        if len(lit) < 4 or "(" in branch[:1]:
+            return ()
+        out.append(lit)
+    return tuple(out)
+
+
+def _line_start(body: str, pos: int, back: int) -> int:
+    for _ in range(back + 1):
+        pos = body.rfind("\n", 0, pos) if pos > 0 else -1
+        if pos < 0:
+            return 0
+    return pos + 1
+
+
+def _line_end(body: str, pos: int, forward: int) -> int:
+    for _ in range(forward + 1):
+        nxt = body.find("\n", pos)
+        if nxt < 0:
+            return len(body)
+        pos = nxt + 1
+    return pos
+
+
+BACK = 3          # lines a message may start above its needle (words wrapped by CMake/clang/MSBuild)
+
+
+class Scanner:
+    """Feed (line numbers, texts) batches, then `finish()`; read `hits`, `facts`, `near` afterwards.
+
+    Per window every distinct needle is looked for once (a C-speed substring search); a signature's
+    regex then runs only on the few lines around each place its needle occurs (BACK lines above,
+    `span` below), so a window without failure text costs one search per needle and nothing else."""
+
+    def __init__(self, signatures, near_words, fact_rxs, failed_rx, msvc_from: int = 0) -> None:
+        self.signatures, self.near_words = signatures, near_words
+        self.fact_rxs, self.failed_rx = fact_rxs, failed_rx
+        self.by_needle: dict[str, list] = {}
+        for k, sig in enumerate(signatures):
+            for n in sig.needle:
+                self.by_needle.setdefault(n, []).append((k, sig))
+        self.fact_needles = [literal_prefixes(rx.pattern) for rx in fact_rxs]
+        self.msvc_from = msvc_from            # fact_rxs[msvc_from:] read MSVC versions
+        self.windows_msvc = False             # a Windows toolchain word was seen: look for MSVC facts
+        self.raw_needles = {n: n.encode("utf-8") for n in self.by_needle}
+        self.anchor_rxs = (("failed", failed_rx), ("ccbin", _CCBIN), ("allow", _ALLOW))
+        self.anchor_needles = [literal_prefixes(rx.pattern) for _, rx in self.anchor_rxs]
+        self.nums: list[int] = []
+        self.texts: list[str] = []
+        self.base = 0                                   # logical index of texts[0]
+        self.lo = 0                                     # first index in texts not yet counted
+        self.hits: dict[str, Hit] = {}
+        self.fact_lines: dict[int, tuple[int, str]] = {}
+        self.anchors: dict[str, tuple[int, int, str]] = {}   # failed/ccbin/allow -> (index, line_no, line)
+        self.near: dict[str, Near] = {}
+        self.lines_read = 0
+
+    def feed(self, nums: list[int], texts: list[str]) -> None:
+        self.nums += nums
+        self.texts += texts
+        self.lines_read += len(texts)
+        if len(self.texts) >= WINDOW + 2 * OVERLAP:
+            self._scan(final=False)
+
+    def finish(self) -> "Scanner":
+        self._scan(final=True)
+        return self
+
+    # -------------------------------------------------------------- one window
+
+    def _scan(self, final: bool) -> None:
+        texts = self.texts
+        hi = len(texts) if final else len(texts) - OVERLAP
+        body = "\n".join(texts) + "\n"
+        lo_pos = sum(map(len, texts[: self.lo])) + self.lo
+        hi_pos = len(body) - sum(map(len, texts[hi:])) - (len(texts) - hi)
+        # A str holding one non-ASCII character is searched 2 or 4 bytes a character: ask UTF-8 bytes
+        # whether a needle is there at all, and search the str only for the needles that are.
+        raw = None if body.isascii() else body.encode("utf-8", "surrogatepass")
+        win = _Window(body, self, lo_pos, hi_pos)
+        present: dict[str, int] = {}
+        seen: set = set()
+        for needle, sigs in self.by_needle.items():
+            if raw is not None and self.raw_needles[needle] not in raw:
+                continue
+            pos = body.find(needle, lo_pos)
+            if pos < 0:
+                continue
+            present[needle] = pos
+            self._around(win, needle, pos, sigs, seen)
+        self.windows_msvc = self.windows_msvc or any(w in body for w in _WINDOWS_WORDS)
+        self._facts(win)
+        if not self.hits:
+            self._near(win, present)
+        keep = max(0, hi - OVERLAP)
+        self.base += keep
+        self.nums, self.texts, self.lo = self.nums[keep:], self.texts[keep:], hi - keep
+
+    def _around(self, win: "_Window", needle: str, pos: int, sigs, seen: set) -> None:
+        """Run each signature of `needle` on the lines around every occurrence of it."""
+        body, lo_pos, hi_pos = win.body, win.lo, win.hi
+        span = max(sig.span for _, sig in sigs)
+        done = 0
+        while 0 <= pos < hi_pos + 4096:
+            start = max(_line_start(body, pos, BACK), done)
+            end = _line_end(body, pos, span)
+            for k, sig in sigs:
+                for m in sig.regex.finditer(body, start, end):
+                    if (k, m.start()) in seen or not lo_pos <= m.start() < hi_pos:
+                        continue
+                    seen.add((k, m.start()))
+                    if not sig.check or sig.check(m):
+                        self._hit(sig, m, win.index(m.start()))
+            done = _line_end(body, pos, 0)
+            pos = body.find(needle, done)
+
+    def _hit(self, sig, m: re.Match[str], i: int) -> None:
+        index, line_no, line = self.base + i, self.nums[i], self.texts[i]
+        hit = self.hits.get(sig.id)
+        if hit is None or index < hit.index:
+            details = sig.extract(m) if sig.extract else {}
+            new = Hit(index, line_no, line, sig.name, details)
+            if hit is not None:
+                new.count, new.lines, new.signatures = hit.count, hit.lines, hit.signatures
+            hit = self.hits[sig.id] = new
+        hit.count += 1
+        hit.signatures[sig.name] = hit.signatures.get(sig.name, 0) + 1
+        if (len(hit.lines) < EVIDENCE or line_no < hit.lines[-1][0]) and (line_no, line) not in hit.lines:
+            hit.lines.append((line_no, line))
+            hit.lines.sort()
+            del hit.lines[EVIDENCE:]
+
+    def _at(self, win: "_Window", pos: int) -> tuple[int, int, str]:
+        i = win.index(pos)
+        return self.base + i, self.nums[i], self.texts[i]
+
+    def _facts(self, win: "_Window") -> None:
+        # MSVC facts and the failure anchors serve only F04/F05 inference: Windows logs only.
+        for k, rx in enumerate(self.fact_rxs):
+            if k in self.fact_lines or (k >= self.msvc_from and not self.windows_msvc):
+                continue
+            if m := _gated(rx, self.fact_needles[k], win.body, win.lo, win.hi):
+                self.fact_lines[k] = self._at(win, m.start())[1:]
+        if not self.windows_msvc:
+            return
+        for (name, rx), needles in zip(self.anchor_rxs, self.anchor_needles):
+            if name not in self.anchors and (m := _gated(rx, needles, win.body, win.lo, win.hi)):
+                self.anchors[name] = self._at(win, m.start())
+
+    def _near(self, win: "_Window", present: dict[str, int]) -> None:
+        """Ids whose needles or near words appear (only while nothing matched: they are not shown then)."""
+        for fid, words in self.near_words:
+            for word in words:
+                pos = present.get(word, -1) if word in self.by_needle else win.body.find(word, win.lo, win.hi)
+                if pos < 0 or pos >= win.hi:
+                    continue
+                near = self.near.get(fid)
+                if near is None:
+                    _, line_no, line = self._at(win, pos)
+                    near = self.near[fid] = Near(fid, 0, line_no, line, [])
+                near.count += 1
+                if word not in near.words:
+                    near.words.append(word)
+
+
+class _Window:
+    """One window's text; the line starts are computed only when a position must become a line."""
+
+    def __init__(self, body: str, scanner: Scanner, lo: int, hi: int) -> None:
+        self.body, self.scanner, self.lo, self.hi = body, scanner, lo, hi
+        self._starts: list[int] | None = None
+
+    def index(self, pos: int) -> int:
+        if self._starts is None:
+            self._starts = [0, *accumulate(len(t) + 1 for t in self.scanner.texts)]
+        return bisect.bisect_right(self._starts, pos) - 1
+
+
+_WINDOWS_WORDS = ("MSVC", "MSBuild", "Microsoft")
+
+
+def _gated(rx: re.Pattern[str], needles: tuple[str, ...], body: str, lo: int, hi: int):
+    """rx.search(body, lo, hi), started at the first needle (none found: no regex pass at all)."""
+    if not needles:
+        return rx.search(body, lo, hi)
+    found = [p for n in needles if (p := body.find(n, lo, hi)) >= 0]
+    if not found:
+        return None
+    return rx.search(body, _line_start(body, min(found), 0), hi)
+
+
+_CCBIN = re.compile(r"-ccbin[^\n]*MSVC")
+_ALLOW = re.compile(r"-allow-unsupported-compiler")

@@ -1,0 +1,75 @@
+"""doctor --log's output: text for people (the decisive line first), JSON with the evidence of each
+match (matched line numbers and lines, the signatures that fired, why this id ranks where it does),
+and the near misses when nothing matched. Shapes in docs/doctor.md."""
+from __future__ import annotations
+
+from typing import Callable, Iterable
+
+
+def _short(line: str, limit: int = 220) -> str:
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+def _details_text(details: dict) -> str:
+    shown = {k: v for k, v in details.items() if k not in ("signature", "inferred")}
+    return ", ".join(f"{k}={', '.join(v) if isinstance(v, list) else v}" for k, v in shown.items())
+
+
+def render_matches(matches: Iterable, paint: Callable[..., str]) -> str:
+    """Text for people: id and title, the decisive line with its number, what was read, cause, fix."""
+    out: list[str] = []
+    matches = tuple(matches)
+    for m in matches:
+        times = f" (x{m.count})" if m.count > 1 else ""
+        guess = " (inferred from the versions in the log)" if m.details.get("inferred") else ""
+        mark = paint("decisive", "bold") + "  " if m.decisive else ""
+        out.append(f"{paint(m.id, 'red', 'bold')}  {paint(m.failure.title, 'bold')}{guess}")
+        out.append(f"  {paint(f'line {m.line_no}{times}:', 'dim')} {_short(m.line)}")
+        seen = _details_text(m.details)
+        if seen:
+            out.append(f"  {paint('seen:', 'dim')}  {seen}")
+        if m.why and len(matches) > 1:
+            out.append(f"  {paint('why:', 'dim')}   {mark}{m.why}")
+        out.append(f"  {paint('cause:', 'yellow')} {m.failure.cause}")
+        out.append(f"  {paint('fix:', 'green')}   {m.failure.fix}")
+        if m.failure.fix_command:
+            out.append(f"  {paint('try:', 'cyan')}   {m.failure.fix_command}")
+        out.append("")
+    if not out:
+        return "no known failure signature found in the log\n"
+    return "\n".join(out)
+
+
+def render_scan(scan, paint: Callable[..., str]) -> str:
+    """render_matches, or the near misses: the ids whose words appeared, with the first such line."""
+    if scan.matches:
+        return render_matches(scan.matches, paint)
+    out = [f"no known failure signature found in the log ({scan.lines} lines)"]
+    if scan.near:
+        out.append("closest catalog ids (their words appear, their error text does not):")
+        from .catalog import CATALOG
+
+        for n in scan.near:
+            out.append(f"  {paint(n.id, 'yellow')}  {CATALOG[n.id].title}")
+            out.append(f"      {paint(f'line {n.line_no}:', 'dim')} {_short(n.line.strip(), 200)}"
+                       f"  ({', '.join(n.words)}; x{n.count})")
+    return "\n".join(out) + "\n"
+
+
+def matches_json(matches: Iterable) -> list[dict]:
+    return [{"id": m.id, "title": m.failure.title, "line_no": m.line_no, "line": m.line, "count": m.count,
+             "decisive": m.decisive, "why": m.why,
+             "evidence": [{"line_no": n, "line": l} for n, l in m.lines],
+             "signatures": list(m.signatures),
+             "details": dict(m.details), "cause": m.failure.cause, "fix": m.failure.fix,
+             "fix_command": m.failure.fix_command, "platforms": list(m.failure.platforms)}
+            for m in matches]
+
+
+def scan_json(scan, path: str) -> dict:
+    decisive = scan.decisive
+    return {"schema": 2, "file": path, "lines": scan.lines,
+            "decisive": decisive.id if decisive else None,
+            "matches": matches_json(scan.matches),
+            "near_misses": [{"id": n.id, "count": n.count, "line_no": n.line_no, "line": n.line.strip(),
+                             "words": list(n.words)} for n in scan.near]}
