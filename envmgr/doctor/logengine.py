@@ -168,6 +168,7 @@ def _line_end(body: str, pos: int, forward: int) -> int:
 
 
 BACK = 3          # lines a message may start above its needle (words wrapped by CMake/clang/MSBuild)
+REACH = 512       # characters a message may start before its needle (and run on after it, per line of span)
 
 
 class Scanner:
@@ -246,17 +247,25 @@ class Scanner:
         body, lo_pos, hi_pos = win.body, win.lo, win.hi
         span = max(sig.span for _, sig in sigs)
         done = 0
+        n = len(body)
         while 0 <= pos < hi_pos + 4096:
-            start = max(_line_start(body, pos, BACK), done)
-            end = _line_end(body, pos, span)
+            # From the line holding the point REACH characters back (a message's first words, wrapped
+            # lines above it) to the end of the line REACH * span characters on: one search each way.
+            back = max(done, pos - REACH)
+            start = max(body.rfind("\n", done, back) + 1, back - REACH, done)
+            end = body.find("\n", min(n, pos + REACH * span // 2))
+            end = n if end < 0 else end + 1
             for k, sig in sigs:
+                if sig.key and body.find(sig.key, start, end) < 0:
+                    continue
                 for m in sig.regex.finditer(body, start, end):
                     if (k, m.start()) in seen or not lo_pos <= m.start() < hi_pos:
                         continue
                     seen.add((k, m.start()))
                     if not sig.check or sig.check(m):
                         self._hit(sig, m, win.index(m.start()))
-            done = _line_end(body, pos, 0)
+            done = body.find("\n", pos)
+            done = n if done < 0 else done + 1
             pos = body.find(needle, done)
 
     def _hit(self, sig, m: re.Match[str], i: int) -> None:

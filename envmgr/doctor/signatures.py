@@ -26,6 +26,7 @@ class Signature:
     check: Callable[["re.Match[str]"], bool] | None = None   # reject a match the regex alone can't
     needle: tuple[str, ...] = ()  # literals, one of which the text must contain (logengine skips the rest)
     span: int = 3                 # lines below the needle the message may still run on
+    key: str = ""                 # a second literal, for signatures that share a common needle
 
 
 _PATH_CUDA = r"CUDA[\\/]+v(?P<cuda>\d+\.\d+)[\\/]"   # a toolkit folder: ...\CUDA\v12.4\...
@@ -44,13 +45,13 @@ def _named(m: re.Match[str]) -> dict:
 
 
 def _sig(id_: str, name: str, pattern: str, extract: Extract | None = _named, flags: int = 0,
-         check=None, needle: str | tuple[str, ...] = (), span: int = 3) -> Signature:
+         check=None, needle: str | tuple[str, ...] = (), span: int = 3, key: str = "") -> Signature:
     """Every signature names its needle(s): a literal the regex cannot match without (tested on the
     corpus), so a window of a long log without it costs one substring search, not a regex pass."""
     needles = (needle,) if isinstance(needle, str) else tuple(needle)
     if not needles:
         raise ValueError(f"signature {name} has no needle")
-    return Signature(id_, name, re.compile(pattern, flags), extract, check, needles, span)
+    return Signature(id_, name, re.compile(pattern, flags), extract, check, needles, span, key)
 
 
 def _cuda_pair_differs(m: re.Match[str]) -> bool:
@@ -126,36 +127,36 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("F03", "nmake-fallback", r"-- Building for: NMake Makefiles", needle="NMake"),
     _sig("F03", "nmake-missing", r"'nmake'\s+'-\?'", needle="'nmake'"),
     _sig("F03", "no-vs-instance", r"Generator\s+(?P<generator>Visual Studio \d+ \d{4}(?: (?:Win64|ARM|IA64))?)"
-         r"\s+could not find any instance\s+of\s+Visual\s+Studio", needle="ould not"),
+         r"\s+could not find any instance\s+of\s+Visual\s+Studio", needle="ould not", key="any instance"),
     _sig("F03", "no-build-program", words("unable to find a build program corresponding to")
          + r"\s+\"(?P<generator>[^\"]+)\"", needle="build program"),
     _sig("F03", "unknown-generator", r"Could not create named generator (?P<generator>[^\n]+)",
-         needle="ould not"),
+         needle="ould not", key="named generator"),
     # F04: nvcc's host_config.h rejects the MSVC version (the #error text is English in every locale).
     _sig("F04", "host-config-msvc", words("unsupported Microsoft Visual Studio version!")
          + r"(?:\s+Only\s+the\s+versions\s+between\s+(?P<lo>\d{4})\s+and\s+(?P<hi>\d{4}))?",
-         extract=_host_config, needle="unsupported"),
+         extract=_host_config, needle="unsupported", key="Microsoft"),
     # F05: the MSVC STL's own CUDA minimum (clang prints "10.1 Update 2"; nvcc wraps it in a static assert).
     _sig("F05", "stl1002", r"STL1002:\s+" + words("Unexpected compiler version, expected CUDA")
          + r"\s+(?P<cuda_min>\d+\.\d+)(?:\s+Update\s+\d+)?\s+or\s+newer", extract=_stl, needle="STL1002"),
     # F06: nvcc and cl.exe.
-    _sig("F06", "cl-not-in-path", r"nvcc fatal\s*:\s*Cannot find compiler 'cl\.exe' in PATH", needle="Cannot "),
+    _sig("F06", "cl-not-in-path", r"nvcc fatal\s*:\s*Cannot find compiler 'cl\.exe' in PATH", needle="Cannot ", key="cl.exe"),
     _sig("F06", "ccbin-conflict", words("Compiler 'cl.exe' in PATH different than the one specified with -ccbin"),
          needle="-ccbin"),
     _sig("F06", "vcvars-setup-failed", words("Could not set up the environment for Microsoft Visual Studio")
-         + r"(?:\s+using\s+'(?P<path>[^'\n]+)')?", needle="ould not"),
+         + r"(?:\s+using\s+'(?P<path>[^'\n]+)')?", needle="ould not", key="environment"),
     _sig("F06", "cudafe-crash", r"'cudafe\+\+' died with status 0xC0000005", needle="cudafe++"),
     # F07: no nvcc / toolkit (CMake's own texts, and ggml's).
     _sig("F07", "no-cuda-compiler", words("No CMAKE_CUDA_COMPILER could be found."), needle="CMAKE_CUDA_COMPILER"),
     _sig("F07", "cudacxx-missing", words("Could not find compiler set in environment variable CUDACXX:")
-         + r"\s*(?P<path>[^\s][^\n]*?)\.?[ \t]*$", flags=re.M, needle="ould not"),
-    _sig("F07", "cuda-toolkit-not-found", r"\bCUDA Toolkit not found\b", needle="not found"),
+         + r"\s*(?P<path>[^\s][^\n]*?)\.?[ \t]*$", flags=re.M, needle="ould not", key="CUDACXX"),
+    _sig("F07", "cuda-toolkit-not-found", r"\bCUDA Toolkit not found\b", needle="not found", key="Toolkit"),
     _sig("F07", "cuda-compiler-not-set", words("CMAKE_CUDA_COMPILER not set, after EnableLanguage"),
          needle="CMAKE_CUDA_COMPILER"),
     _sig("F07", "old-ggml-no-nvcc", words("Could not find nvcc, please set CUDAToolkit_ROOT."),
-         needle="ould not"),
+         needle="ould not", key="nvcc"),
     _sig("F07", "old-ggml-cuda-not-found", r"CMake Warning at [^\n]*\(message\):\s+CUDA not found\b",
-         needle="not found"),
+         needle="not found", key="CMake Warning"),
     # F09: old flag names (the CMake message wraps "Use GGML_CUDA instead" onto its own line).
     _sig("F09", "deprecated-flag", r"\b(?P<flag>(?:LLAMA|GGML|WHISPER)_\w+)\s+is\s+deprecated\b",
          needle="deprecated"),
@@ -175,7 +176,7 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("F11", "ninja-260", words("Filename longer than 260 characters"), needle="260 characters"),
     _sig("F11", "input-line-too-long", words("The input line is too long"), needle="too long"),
     # F12: arch=native without a GPU. Listed before F13: its text also says "Unsupported gpu architecture".
-    _sig("F12", "native-no-gpu", r"Cannot find valid GPU for '-arch=native'", needle="Cannot "),
+    _sig("F12", "native-no-gpu", r"Cannot find valid GPU for '-arch=native'", needle="Cannot ", key="valid GPU"),
     _sig("F12", "native-garbage", r"compute_No CUDA devices found", needle="compute_No"),
     # CMake >= 3.24 resolves "native" itself (real log: this machine, tests/corpus/SOURCES.md).
     _sig("F12", "cmake-native-no-gpu", r"CUDA_ARCHITECTURES\s+is\s+set\s+to\s+\"native\",\s+but\s+no\s+GPU\s+was"
@@ -184,7 +185,7 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("F13", "unsupported-arch", r"Unsupported gpu architecture '(?P<arch>(?:compute|sm|lto)_\d+[a-z]?)'",
          needle="Unsupported gpu architecture"),
     _sig("F13", "arch-value-undefined",
-         r"Value '(?P<arch>(?:compute|sm|lto)_\d+[a-z]?)' is not defined for option 'gpu-(?:architecture|code|name)'",
+         r"Value '(?P<arch>(?:compute|sm|lto)_\d+[a-z]?|native)' is not defined for option 'gpu-(?:architecture|code|name)'",
          needle="is not defined for option"),
     # F14 / F17: run time.
     _sig("F14", "no-kernel-image", words("no kernel image is available for execution on the device"),
@@ -192,20 +193,20 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("F17", "driver-insufficient", words("CUDA driver version is insufficient for CUDA runtime version"),
          needle="is insufficient"),
     _sig("F17", "driver-combination", words("unsupported display driver / cuda driver combination"),
-         needle="unsupported"),
+         needle="unsupported", key="display"),
     _sig("F17", "ptx-toolchain", words("the provided PTX was compiled with an unsupported toolchain"),
-         needle="unsupported"),
+         needle="unsupported", key="PTX"),
     _sig("F17", "ggml-init-failed", r"ggml_cuda_init: failed to initialize CUDA: (?P<reason>[^\n]*)",
          needle="ggml_cuda_init"),
     _sig("F17", "no-device", words("no CUDA-capable device is detected"), needle="CUDA-capable"),
     # F15: Windows DLL loading (CPython's message is English; WinError 126 is the localised one).
     _sig("F15", "dll-not-loadable",
          r"Could not find module '(?P<path>[^'\n]*?(?P<dll>[\w.+-]+\.dll))' \(or one of its dependencies\)",
-         flags=re.I, needle="ould not"),
+         flags=re.I, needle="ould not", key="module"),
     _sig("F15", "failed-to-load-dll", r"Failed to load shared library '(?P<path>[^'\n]*?(?P<dll>[\w.+-]+\.dll))'",
          flags=re.I, needle="ailed to load shared library"),
     _sig("F15", "no-shared-library", r"Shared library with base name '(?P<base>\w+)' not found",
-         needle="not found"),
+         needle="not found", key="base name"),
     _sig("F15", "winerror-126", r"\[WinError 126\]", needle="WinError"),
     # F16: os.add_dll_directory on a CUDA_PATH that is gone (WinError 3 or 2, any locale).
     _sig("F16", "stale-cuda-path", r"\[WinError [23]\][^\n]*?'(?P<path>[^'\n]+)'", check=_stale_path,
@@ -218,22 +219,24 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("F18", "blas-off", r"\bBLAS = 0\b", needle="BLAS = 0"),
     # F21: host compiler too new on Linux.
     _sig("F21", "gcc-too-new", words("unsupported GNU version! gcc versions later than")
-         + r"\s+(?P<gcc_max>\d+)\s+are\s+not\s+supported", needle="unsupported"),
+         + r"\s+(?P<gcc_max>\d+)\s+are\s+not\s+supported", needle="unsupported", key="GNU"),
     _sig("F21", "clang-too-new", words("unsupported clang version! clang version must be less than")
-         + r"\s+(?P<clang_max_excl>\d+)", needle="unsupported"),
+         + r"\s+(?P<clang_max_excl>\d+)", needle="unsupported", key="clang"),
     # F23: libcuda.so.1 and friends (Docker, no driver).
-    _sig("F23", "libcuda-needed", r"(?P<lib>libcuda\.so\.1), needed by (?P<by>\S+), not found", needle="not found"),
+    _sig("F23", "libcuda-needed", r"(?P<lib>libcuda\.so\.1), needed by (?P<by>\S+), not found", needle="not found", key="needed by"),
     _sig("F23", "driver-symbols-undefined", r"undefined reference to [`'](?P<symbol>cu(?:Mem|Device)\w*)'",
          needle="undefined reference to"),
     _sig("F23", "so-not-found",
          r"(?P<lib>lib(?:cuda|cudart|cublas|cublasLt)\.so(?:\.\d+)*): cannot open shared object file",
-         needle="cannot "),
+         needle="cannot ", key="shared object"),
     # F24: the toolkit lacks a library or header the build links or includes (cuBLAS on this machine).
     _sig("F24", "cmake-target-not-found",
          r"links\s+to:\s+(?P<target>CUDA::(?P<component>\w+))\s+but\s+the\s+target\s+was\s+not\s+found",
          extract=_component, needle="CUDA::"),
-    _sig("F24", "ld-cannot-find-lib", r"cannot find -l(?P<component>" + _COMPONENT_LIBS + r")\b",
-         extract=_component, needle="cannot "),
+    # FindCUDA (before CMake 3.17) puts the NOTFOUND variable itself on the link line.
+    _sig("F24", "ld-cannot-find-lib",
+         r"cannot find -l(?:CUDA_)?(?P<component>" + _COMPONENT_LIBS + r")(?:\b|_LIBRARY-NOTFOUND)",
+         extract=_component, needle="cannot ", key="-l"),
     _sig("F24", "lnk1181", r"LNK1181:[^\n]*?'(?P<path>[^'\n]*?(?P<component>" + _COMPONENT_LIBS + r")\.lib)'",
          extract=_component, needle="LNK1181"),
     _sig("F24", "header-missing",

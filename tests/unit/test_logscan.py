@@ -55,6 +55,83 @@ LOGS = {
     # names the missing header first; CMake's generate step then fails on native archs and CUDA::cublas.
     "pip-llama-cpp-python-0.3.36-cuda13.0-no-cublas-native-no-gpu-linux-cmake3.25.txt":
         ((("F24", 92), ("F12", 163)), {"component": "cublas", "header": "cublas_v2.h"}),
+    # issue 13 item 6: more real logs from public issues (tests/corpus/SOURCES.md), other tools and wordings
+    "cmake-no-cuda-toolset-found-cmake3.16-vs2015-paddle-EXCERPT.txt":
+        ((('F01', 3),), {}),
+    "cmake-no-cuda-toolset-found-cmake3.21-project-cuda11.6-instant-ngp-EXCERPT.txt":
+        ((('F01', 6),), {}),
+    "cmake-no-cuda-toolset-found-cmake3.28-llama_cublas-powerinfer-EXCERPT.txt":
+        ((('F01', 6),), {}),
+    "cmake-no-cuda-toolset-found-cmake3.29-conda-cuda-whisper.cpp-EXCERPT.txt":
+        ((('F01', 5),), {}),
+    "cmake-no-cuda-toolset-found-vs2022-msvc19.44-cmake3.23-tensorrt-yolo-EXCERPT.txt":
+        ((('F01', 5),), {}),
+    "cuda-driver-insufficient-bandwidthTest-windows-cuda8.0-code35-EXCERPT.txt":
+        ((('F17', 7),), {}),
+    "cuda-driver-insufficient-cudaGetDeviceCount-linux-rpg_open_remode-EXCERPT.txt":
+        ((('F17', 5),), {}),
+    "cuda-error-35-cudaErrorInsufficientDriver-bladebit-linux-EXCERPT.txt":
+        ((('F17', 4),), {}),
+    "ld-cannot-find-CUDA_cublas_LIBRARY-NOTFOUND-findcuda-colmap-EXCERPT.txt":
+        ((('F24', 5),), {'component': 'cublas'}),
+    "ld-cannot-find-lcublas-cmake-make-instant-ngp-EXCERPT.txt":
+        ((('F24', 3),), {'component': 'cublas'}),
+    "ld-cannot-find-lcublas-darknet-makefile-EXCERPT.txt":
+        ((('F24', 2),), {'component': 'cublas'}),
+    "ld-cannot-find-lcublas-opencv-cuda10.1-ubuntu20-EXCERPT.txt":
+        ((('F24', 2),), {'component': 'cublas'}),
+    "llama-cpp-python-0.3.9-windows-no-kernel-image-rms_norm-EXCERPT.txt":
+        ((('F14', 3),), {}),
+    "llama-server-libcublas.so.11-cannot-open-shared-object-llama.cpp-EXCERPT.txt":
+        ((('F23', 2),), {'lib': 'libcublas.so.11'}),
+    "llama.cpp-cuda-error-209-no-kernel-image-ggml-cuda-EXCERPT.txt":
+        ((('F14', 2),), {}),
+    "nvcc-fatal-unsupported-gpu-architecture-compute_20-findcuda-make-BPA-EXCERPT.txt":
+        ((('F13', 3),), {'arch': 'compute_20'}),
+    "nvcc-fatal-unsupported-gpu-architecture-compute_35-findcuda-make-gadgetron-EXCERPT.txt":
+        ((('F13', 9),), {'arch': 'compute_35'}),
+    "nvcc-fatal-unsupported-gpu-architecture-compute_89-cuda11.5-setup.py-3detr-EXCERPT.txt":
+        ((('F13', 2),), {'arch': 'compute_89'}),
+    "nvcc-host_config-unsupported-gnu-version-gcc11-ninja-EXCERPT.txt":
+        ((('F21', 3),), {'gcc_max': '11'}),
+    "nvcc-host_config-unsupported-gnu-version-gcc5-cuda8.0-caffe2-EXCERPT.txt":
+        ((('F21', 2),), {'gcc_max': '5'}),
+    "nvcc-host_config-unsupported-gnu-version-gcc6-included-from-cuda_memtest-EXCERPT.txt":
+        ((('F21', 5),), {'gcc_max': '6'}),
+    "nvcc-host_config-unsupported-gnu-version-gcc8-caret-findcuda-tkDNN-EXCERPT.txt":
+        ((('F21', 2),), {'gcc_max': '8'}),
+    "ollama-runner-libcublas.so.11-cannot-open-ldd-not-found-EXCERPT.txt":
+        ((('F23', 2),), {'lib': 'libcublas.so.11'}),
+    "onnxruntime-cuda-failure-35-driver-insufficient-windows-roop-EXCERPT.txt":
+        ((('F17', 2),), {}),
+    "python-import-llama_cpp-could-not-find-module-jupyter-json-escaped-EXCERPT.txt":
+        ((('F15', 4),), {'dll': 'llama.dll'}),
+    "python-import-llama_cpp-could-not-find-module-llama.dll-timestamp-prefixed-codeproject-EXCERPT.txt":
+        ((('F15', 8),), {'dll': 'llama.dll'}),
+    "python-import-llama_cpp-ggml.dll-not-found-cu128-wheel-EXCERPT.txt":
+        ((('F15', 10),), {'dll': 'ggml.dll'}),
+    "tensorrt-llm-cub-no-kernel-image-gtest-EXCERPT.txt":
+        ((('F14', 8),), {}),
+    "torch7-thcudacheck-error-35-driver-insufficient-lua-EXCERPT.txt":
+        ((('F17', 2),), {}),
+    "clang-cuda-yvals_core-stl1002-cuda10.1-update2-wrapped-EXCERPT.txt":
+        ((('F05', 7),), {'cuda_min': '10.1'}),
+    "nvcc-value-native-not-defined-gpu-architecture-cuda11.5-whisper.cpp-make-EXCERPT.txt":
+        ((('F13', 2),), {'arch': 'native'}),
+    "nvcc-warning-cannot-find-valid-gpu-arch-native-whisper.cpp-a100-EXCERPT.txt":
+        ((('F12', 2),), {}),
+    "pip-cmake-object-path-max-warning-rife-ncnn-vulkan-EXCERPT.txt":
+        ((('F11', 5),), {}),
+    "pip-xformers-ninja-filename-longer-than-260-V-TEMP-EXCERPT.txt":
+        ((('F11', 2),), {}),
+    "pip-xformers-ninja-stat-filename-longer-than-260-characters-torch-cpp_extension-EXCERPT.txt":
+        ((('F11', 5),), {}),
+    "pycuda-compileerror-nvcc-fatal-cannot-find-cl.exe-EXCERPT.txt":
+        ((('F06', 5),), {}),
+    "xmake-devlink-nvcc-fatal-cannot-find-cl.exe-EXCERPT.txt":
+        ((('F06', 2),), {}),
+    "xmake-nvcc-fatal-cannot-find-cl.exe-has_flags-EXCERPT.txt":
+        ((('F06', 12),), {}),
 }
 
 # Logs that are real but hold no failure text: a success, and a head cut off before the error
