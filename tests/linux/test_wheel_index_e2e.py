@@ -15,13 +15,12 @@ import shutil
 import socket
 import subprocess
 import sys
-import tarfile
 from pathlib import Path
 
 import pytest
 
 from tests.linux.conftest import need
-from tests.linux.test_wheels_e2e import BACKEND, PYPROJECT, RECIPE, ROOT, make_venv
+from tests.linux.test_wheels_e2e import ROOT, fake_cuda_project, make_venv
 
 pytestmark = [pytest.mark.slow, pytest.mark.linux]
 WHEEL = "fakecuda-1.2.3-py3-none-any.whl"
@@ -31,15 +30,7 @@ WHEEL = "fakecuda-1.2.3-py3-none-any.whl"
 def base(tmp_path_factory):
     need(shutil.which("nvcc") is not None, "no nvcc on PATH: the recipe needs a CUDA toolkit on this machine")
     base = tmp_path_factory.mktemp("wheel-index-e2e")
-    src = base / "fakecuda-1.2.3"
-    src.mkdir()
-    (src / "pyproject.toml").write_text(PYPROJECT)
-    (src / "backend.py").write_text(BACKEND)
-    with tarfile.open(base / "fakecuda-1.2.3.tar.gz", "w:gz") as tf:
-        tf.add(src, arcname="fakecuda-1.2.3")
-    recipes = base / "config" / "recipes"
-    recipes.mkdir(parents=True)
-    (recipes / "fake.toml").write_text(RECIPE.format(name="fake-cuda", args='"-DGGML_CUDA=on"'))
+    fake_cuda_project(base)
     return base
 
 

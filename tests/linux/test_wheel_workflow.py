@@ -10,14 +10,13 @@ import re
 import shutil
 import subprocess
 import sys
-import tarfile
 from pathlib import Path
 
 import pytest
 
 from envmgr import wheelindex
 from tests.linux.conftest import need
-from tests.linux.test_wheels_e2e import BACKEND, PYPROJECT, RECIPE, ROOT
+from tests.linux.test_wheels_e2e import RECIPE, ROOT, fake_cuda_project
 
 pytestmark = [pytest.mark.slow, pytest.mark.linux]
 SCRIPTS = ROOT / ".github" / "scripts"
@@ -28,14 +27,7 @@ WORKFLOW = ROOT / ".github" / "workflows" / "cuda-wheels.yml"
 def base(tmp_path_factory):
     need(shutil.which("nvcc") is not None, "no nvcc on PATH: the recipe needs a CUDA toolkit on this machine")
     base = tmp_path_factory.mktemp("wheel-workflow")
-    src = base / "fakecuda-1.2.3"
-    src.mkdir()
-    (src / "pyproject.toml").write_text(PYPROJECT)
-    (src / "backend.py").write_text(BACKEND)
-    with tarfile.open(base / "fakecuda-1.2.3.tar.gz", "w:gz") as tf:
-        tf.add(src, arcname="fakecuda-1.2.3")
-    (base / "config" / "recipes").mkdir(parents=True)
-    (base / "config" / "recipes" / "fake.toml").write_text(RECIPE.format(name="fake-cuda", args='"-DGGML_CUDA=on"'))
+    fake_cuda_project(base)
     return base
 
 

@@ -44,9 +44,9 @@ RECIPE = ('schema = 1\nname = "{name}"\ndescription = "test"\nkind = "cmake"\ncm
           'cuda_architectures = true\ngenerator = "auto"\n')
 
 
-@pytest.fixture(scope="module")
-def setup(tmp_path_factory):
-    base = tmp_path_factory.mktemp("wheels-e2e")
+def fake_cuda_project(base: Path) -> Path:
+    """base/fakecuda-1.2.3.tar.gz (an sdist whose backend writes a wheel with a CUDA library when
+    CMAKE_ARGS asks for GGML_CUDA) and the `fake-cuda` recipe in base/config/recipes."""
     src = base / "fakecuda-1.2.3"
     src.mkdir()
     (src / "pyproject.toml").write_text(PYPROJECT)
@@ -57,7 +57,15 @@ def setup(tmp_path_factory):
     recipes = base / "config" / "recipes"
     recipes.mkdir(parents=True)
     (recipes / "fake.toml").write_text(RECIPE.format(name="fake-cuda", args='"-DGGML_CUDA=on"'))
-    (recipes / "fake-cpu.toml").write_text(RECIPE.format(name="fake-cpu", args='"-DGGML_CUDA=off", "-DX=CUDA"'))
+    return sdist
+
+
+@pytest.fixture(scope="module")
+def setup(tmp_path_factory):
+    base = tmp_path_factory.mktemp("wheels-e2e")
+    sdist = fake_cuda_project(base)
+    (base / "config" / "recipes" / "fake-cpu.toml").write_text(
+        RECIPE.format(name="fake-cpu", args='"-DGGML_CUDA=off", "-DX=CUDA"'))
     return base, sdist
 
 
