@@ -152,8 +152,10 @@ def _build_and_install(invoke_install, recipe: str, pip_opts: list[str], spec: s
     new = [e for e in wheels.entries() if isinstance(e, wheels.Entry) and e.folder.name not in before]
     if new:
         rep.lines.append(f"built {new[0].wheel} in {new[0].build_seconds:.0f} s (cached as {new[0].folder.name})")
+    elif wheels.parse_spec(spec).source is not None:
+        rep.lines.append(f"wheel cache hit: installed in {seconds:.1f} s, nothing built")
     else:
-        rep.lines.append(f"installed in {seconds:.1f} s (a cache hit, or a source folder built uncached: see above)")
+        rep.lines.append(f"built and installed in {seconds:.0f} s (a source folder or URL: never cached)")
     rep.timings["built"] = bool(new)
 
 

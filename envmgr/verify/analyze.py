@@ -209,10 +209,12 @@ def _devices(i: Inputs, _steps) -> Step | None:
 
 
 def _offload(i: Inputs, steps) -> Step:
-    if any(s.status == FAIL and s.name in ("backend", "devices") for s in steps):
-        return Step("offload", SKIPPED, "no CUDA device to offload to")
-    died = _died(i, "offload")
     ev = [f"llama.cpp: offloaded {a}/{b} layers to GPU" for a, b in i.run.offloaded]
+    died = _died(i, "offload")
+    if any(s.status == FAIL and s.name in ("backend", "devices") for s in steps):
+        extra = f"; the tiny model's run on the CPU: the child {death(i.run.returncode, i.run.timed_out)}" if died else ""
+        return Step("offload", SKIPPED, f"nothing can be offloaded without a working CUDA backend{extra}",
+                    (*ev, *(died.evidence if died else ())))
     ev += [f"llama.cpp: {n} model buffer size = {s:.2f} MiB" for n, s in i.run.buffers]
     gen = i.run.get("generated")
     if gen:

@@ -62,7 +62,7 @@ cpu_over() {
     ls "$V"/lib/python3*/site-packages/llama_cpp/lib/
 }
 verify_f18() {
-    "$V/bin/envmgr" verify --json > "$RESULTS/verify_cpu.json"; local rc=$?
+    "$V/bin/envmgr" verify --json --save-output "$RESULTS/child-cpu.txt" > "$RESULTS/verify_cpu.json"; local rc=$?
     cat "$RESULTS/verify_cpu.json"
     "$V/bin/envmgr" verify; "$PY" -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d['failure']=='F18' else 9)" \
         "$RESULTS/verify_cpu.json" || return 9
@@ -73,14 +73,14 @@ prebuilt_dirs() {
     mkdir -p "$WORK/cuda-lib" "$WORK/cpu-lib" && cd "$WORK/cuda-lib" &&
     "$PY" -c "import zipfile,sys; z=zipfile.ZipFile(sys.argv[1]); [z.extract(n) for n in z.namelist() if '/lib/' in n]" "$whl" &&
     mv llama_cpp/lib/* . && rmdir -p llama_cpp/lib 2>/dev/null; ls -la "$WORK/cuda-lib" &&
-    cp "$V"/lib/python3*/site-packages/llama_cpp/lib/* "$WORK/cpu-lib/" && ls "$WORK/cpu-lib"
+    cd "$WORK/cpu-lib" && "$PY" -c "import zipfile,sys; z=zipfile.ZipFile(sys.argv[1]); [z.extract(n) for n in z.namelist() if '/lib/' in n]" "$WORK"/cpu-wheel/*.whl &&
+    mv llama_cpp/lib/* . && rmdir -p llama_cpp/lib 2>/dev/null; ls -la "$WORK/cpu-lib"
 }
 
 step preflight 0 preflight
 step venv 0 make_venv
 step install_build 0 "$V/bin/envmgr" install llama-cpp-python "${FIND[@]}" "$SDIST"
-step verify_json 0 "$V/bin/envmgr" verify --json
-cp "$RESULTS/verify_json.log" "$RESULTS/verify_gpu.json" 2>/dev/null
+step verify_json 0 "$V/bin/envmgr" verify --json --save-output "$RESULTS/child-gpu.txt"
 step cpu_build_over 0 cpu_over
 step verify_cpu 1 verify_f18
 step install_again 0 "$V/bin/envmgr" install llama-cpp-python "${FIND[@]}" "$SDIST"
@@ -90,5 +90,8 @@ step cpu_over_2 0 cpu_over
 step prebuilt_cuda 0 "$V/bin/envmgr" install --prebuilt-lib "$WORK/cuda-lib" llama-cpp-python
 step prebuilt_cpu 1 "$V/bin/envmgr" install --prebuilt-lib "$WORK/cpu-lib" llama-cpp-python
 cat "$TIMES" | tee -a "$LOG"
-if [ -n "$FAILED" ]; then say "=== verify proof FAILED at:$FAILED"; exit 1; fi
-touch "$RESULTS/PASSED"; say "=== verify proof passed"
+if [ -n "$FAILED" ]; then say "=== verify proof FAILED at:$FAILED"; rc=1
+else touch "$RESULTS/PASSED"; say "=== verify proof passed"; rc=0; fi
+# The device tool brings back a few files only: everything in one archive.
+(cd "$RESULTS" && tar czf /tmp/verify-proof-results.tgz --exclude='*.tgz' . && mv /tmp/verify-proof-results.tgz .)
+exit $rc

@@ -117,6 +117,18 @@ def test_cpu_build_is_f18_with_the_install_command():
     assert not passed(steps)
     b = by(steps)["backend"]
     assert (b.status, b.failure, b.fix_command) == (FAIL, "F18", "envmgr install llama-cpp-python")
+    assert "llama.cpp: offloaded 0/3 layers to GPU" in by(steps)["offload"].evidence
+
+
+def test_cpu_build_whose_model_run_crashes_still_says_f18_first():
+    # As on the H200 (bench/results/2026-11-23-verify-gpu-h200.md): the CPU-only wheel's child died with
+    # SIGSEGV while loading the tiny model; the verdict is F18, and the crash is reported, not hidden.
+    pkg = {**PKG, "lib_files": ["libggml-base.so", "libggml-cpu.so", "libggml.so", "libllama.so"]}
+    backend = {"stage": "backend", "gpu_offload": False, "system_info": "CPU : SSE3 = 1 |"}
+    steps = judge(records(pkg, IMPORT, backend, {"stage": "devices", "devices": [{"name": "CPU"}]},
+                          {"stage": "libraries", "libraries": []}), "print_info: n_layer_all = 2\n", rc=-11)
+    assert [s.failure for s in steps if s.status == FAIL] == ["F18"]
+    assert "SIGSEGV" in by(steps)["offload"].summary
 
 
 def test_wrong_architecture_is_f14():
@@ -257,8 +269,13 @@ def test_cli_a_library_that_crashes_is_exit_1_with_the_signal(run_envmgr, tmp_pa
 
 
 def test_cli_not_installed_is_exit_1_with_the_install_command(run_envmgr, tmp_path):
-    code, out = run_envmgr("verify", "--python", sys.executable, pythonpath=tmp_path)
-    assert code == 1 and "not installed" in out and f"envmgr install llama-cpp-python --python {sys.executable}" in out
+    import subprocess
+    import venv
+
+    venv.create(tmp_path / "v", with_pip=False)      # a Python that surely has no llama_cpp
+    py = next(p for p in (tmp_path / "v" / "bin" / "python", tmp_path / "v" / "Scripts" / "python.exe") if p.exists())
+    code, out = run_envmgr("verify", "--python", str(py), pythonpath="")
+    assert code == 1 and "not installed" in out and f"envmgr install llama-cpp-python --python {py}" in out
 
 
 def test_cli_bad_python_and_unknown_package_are_exit_2(run_envmgr, tmp_path):
@@ -270,3 +287,22 @@ def test_cli_bad_python_and_unknown_package_are_exit_2(run_envmgr, tmp_path):
         with pytest.raises(SystemExit) as exc:
             main(args)
         assert exc.value.code == 2
+
+
+# ---- `envmgr install llama-cpp-python [SPEC]`: which calls take the flow, and what SPEC is ---------
+
+def test_install_flow_grammar():
+    from envmgr.commands.install_flow import flow_package, split_args
+
+    assert flow_package(None, ["llama-cpp-python"], None) == "llama-cpp-python"
+    assert flow_package(None, ["llama_cpp_python==0.3.36"], None) == "llama-cpp-python"
+    assert flow_package("llama-cpp-python", ["llama-cpp-python==0.3.36"], None) is None      # the old form
+    assert flow_package(None, ["--no-index", "x.tar.gz"], None) is None
+    assert flow_package(None, ["numpy"], None) is None
+    assert flow_package(None, [], "/opt/llama/build/bin") == "llama-cpp-python"
+    pkg = "llama-cpp-python"
+    assert split_args(pkg, [pkg]) == ([], pkg)
+    assert split_args(pkg, [pkg, "./llama_cpp_python-0.3.36.tar.gz"]) == ([], "./llama_cpp_python-0.3.36.tar.gz")
+    assert split_args(pkg, [pkg, "--no-index", "--find-links", "w", "s.tar.gz"]) == (["--no-index", "--find-links", "w"], "s.tar.gz")
+    assert split_args(pkg, [pkg, "--find-links", "w"]) == (["--find-links", "w"], pkg)
+    assert split_args(pkg, ["llama-cpp-python==0.3.36"]) == ([], "llama-cpp-python==0.3.36")
