@@ -199,6 +199,7 @@ class Scanner:
         self.fact_lines: dict[int, tuple[int, str]] = {}
         self.anchors: dict[str, tuple[int, int, str]] = {}   # failed/ccbin/allow -> (index, line_no, line)
         self.near: dict[str, Near] = {}
+        self.regions: dict = {}          # (needle, lines around it) -> the matches found there
         self.lines_read = 0
 
     def feed(self, nums: list[int], texts: list[str]) -> None:
@@ -255,15 +256,30 @@ class Scanner:
             start = max(body.rfind("\n", done, back) + 1, back - REACH, done)
             end = body.find("\n", min(n, pos + REACH * span // 2))
             end = n if end < 0 else end + 1
-            for k, sig in sigs:
-                if sig.key and body.find(sig.key, start, end) < 0:
-                    continue
-                for m in sig.regex.finditer(body, start, end):
-                    if (k, m.start()) in seen or not lo_pos <= m.start() < hi_pos:
+            region = body[start:end]
+            known = self.regions.get((needle, region))
+            if known is not None and all(sig.id in self.hits for _, sig, _ in known):
+                # a repeated log: the same lines again, only counted
+                for k, sig, rel in known:
+                    at = start + rel
+                    if (k, at) not in seen and lo_pos <= at < hi_pos:
+                        seen.add((k, at))
+                        self._again(sig, at, win)
+            else:
+                found = []
+                for k, sig in sigs:
+                    if sig.key and sig.key not in region:
                         continue
-                    seen.add((k, m.start()))
-                    if not sig.check or sig.check(m):
-                        self._hit(sig, m, win.index(m.start()))
+                    for m in sig.regex.finditer(body, start, end):
+                        if not sig.check or sig.check(m):
+                            found.append((k, sig, m.start() - start))
+                        if (k, m.start()) in seen or not lo_pos <= m.start() < hi_pos:
+                            continue
+                        seen.add((k, m.start()))
+                        if not sig.check or sig.check(m):
+                            self._hit(sig, m, win.index(m.start()))
+                if len(self.regions) < 4096:
+                    self.regions[(needle, region)] = tuple(found)
             done = body.find("\n", pos)
             done = n if done < 0 else done + 1
             pos = body.find(needle, done)
@@ -283,6 +299,17 @@ class Scanner:
             hit.lines.append((line_no, line))
             hit.lines.sort()
             del hit.lines[EVIDENCE:]
+
+    def _again(self, sig, pos: int, win: "_Window") -> None:
+        """A match in lines seen before: count it; its line is evidence only while there are few."""
+        hit = self.hits[sig.id]
+        hit.count += 1
+        hit.signatures[sig.name] = hit.signatures.get(sig.name, 0) + 1
+        if len(hit.lines) < EVIDENCE:
+            i = win.index(pos)
+            if (self.nums[i], self.texts[i]) not in hit.lines:
+                hit.lines.append((self.nums[i], self.texts[i]))
+                hit.lines.sort()
 
     def _at(self, win: "_Window", pos: int) -> tuple[int, int, str]:
         i = win.index(pos)

@@ -128,6 +128,9 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("F03", "nmake-missing", r"'nmake'\s+'-\?'", needle="'nmake'"),
     _sig("F03", "no-vs-instance", r"Generator\s+(?P<generator>Visual Studio \d+ \d{4}(?: (?:Win64|ARM|IA64))?)"
          r"\s+could not find any instance\s+of\s+Visual\s+Studio", needle="ould not", key="any instance"),
+    # CMAKE_GENERATOR_INSTANCE (or the cache) names a folder that holds no usable Visual Studio.
+    _sig("F03", "no-specified-instance", r"Generator\s+(?P<generator>Visual Studio \d+ \d{4}[^\n]*?)\s+could not find"
+         r"\s+specified\s+instance\s+of\s+Visual\s+Studio", needle="ould not", key="specified instance"),
     _sig("F03", "no-build-program", words("unable to find a build program corresponding to")
          + r"\s+\"(?P<generator>[^\"]+)\"", needle="build program"),
     _sig("F03", "unknown-generator", r"Could not create named generator (?P<generator>[^\n]+)",

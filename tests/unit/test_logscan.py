@@ -132,6 +132,18 @@ LOGS = {
         ((('F06', 2),), {}),
     "xmake-nvcc-fatal-cannot-find-cl.exe-has_flags-EXCERPT.txt":
         ((('F06', 12),), {}),
+    "cmake-generator-vs2019-could-not-find-any-instance-multiline-diligent-EXCERPT.txt":
+        ((('F03', 5),), {'generator': 'Visual Studio 16 2019'}),
+    "cmake-generator-vs2019-could-not-find-specified-instance-instant-ngp-EXCERPT.txt":
+        ((('F03', 4),), {'generator': 'Visual Studio 16 2019'}),
+    "cmake-generator-vs2022-could-not-find-any-instance-powershell-obs-EXCERPT.txt":
+        ((('F03', 6),), {'generator': 'Visual Studio 17 2022'}),
+    "cmake-llama.cpp-llama_cuda-llama_native-deprecated-warnings-EXCERPT.txt":
+        ((('F09', 3),), {'flag': 'LLAMA_CUDA'}),
+    "llama.cpp-load_tensors-offloaded-0-of-29-layers-cpu-mapped-EXCERPT.txt":
+        ((('F18', 6),), {'layers': '29'}),
+    "llava-llm_load_tensors-offloaded-0-of-35-layers-ggml_init_cublas-EXCERPT.txt":
+        ((('F18', 12),), {'layers': '35'}),
 }
 
 # Logs that are real but hold no failure text: a success, and a head cut off before the error
