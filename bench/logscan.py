@@ -90,6 +90,7 @@ def main() -> int:
     a = ap.parse_args()
     env = {**os.environ, "NO_COLOR": "1", "PYTHONPATH": str(ROOT)}
     rows = []
+    load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="envmgr-bench-log-") as tmp:
         for kind in a.kinds.split(","):
             path = Path(tmp) / f"{kind}.log"
@@ -107,10 +108,13 @@ def main() -> int:
         RESULTS.mkdir(exist_ok=True)
         stem = f"{datetime.now(timezone.utc):%Y-%m-%d}-logscan-{machine_name()}"
         meta = {"python": sys.version.split()[0], "cpus": os.cpu_count(), "mb": a.mb,
-                "target": "< 20 s and < 200 MB peak RSS per log"}
+                "target": "< 20 s and < 200 MB peak RSS per log",
+                "loadavg_before_after": [round(load_before[0], 2), round(os.getloadavg()[0], 2)]}
         (RESULTS / f"{stem}.json").write_text(json.dumps({**meta, "rows": rows}, indent=2) + "\n")
         lines = [f"# doctor --log on {a.mb} MiB logs ({stem})", "",
-                 f"Python {meta['python']}, {meta['cpus']} CPUs. `python bench/logscan.py --mb {a.mb}`; "
+                 f"Python {meta['python']}, {meta['cpus']} CPUs, 1-minute load average "
+                 f"{meta['loadavg_before_after'][0]} before and {meta['loadavg_before_after'][1]} after (other work "
+                 f"shares the machine). `python bench/logscan.py --mb {a.mb}`; "
                  "each log is a real corpus sample repeated (see the script's docstring).", "",
                  "| log | MiB | lines | seconds | peak RSS MB | exit | ids (count) | target |", "|---|---|---|---|---|---|---|---|"]
         for r in rows:
