@@ -8,7 +8,6 @@ new installs appear in). Writes are atomic; a corrupt entry is rebuilt.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from dataclasses import dataclass
@@ -16,8 +15,7 @@ from pathlib import Path
 
 from . import __version__
 
-KEY_ENV = ("CUDA_PATH", "CUDA_HOME", "CUDA_ROOT", "CUDAToolkit_ROOT", "CONDA_PREFIX", "ProgramFiles",
-           "ProgramFiles(x86)", "ProgramData", "SystemRoot")
+from .cachekey import KEY_ENV, stat_token  # noqa: F401  (the key rule lives in cachekey.py)
 
 
 def cache_dir() -> Path:
@@ -30,23 +28,14 @@ def cache_dir() -> Path:
 
 
 def cache_key(platform: str, selectors: dict, env) -> str:
-    relevant = {k: env.get(k, "") for k in KEY_ENV}
-    relevant.update({k: v for k, v in env.items() if k.upper().startswith("CUDA_PATH_V")})
+    from . import cachekey
+
+    base = None
     if platform == "windows":
         from .capture import base_environment  # vcvars runs from it: a different base, a different capture
 
-        relevant["base"] = base_environment(env)
-    blob = json.dumps({"platform": platform, "sel": selectors, "env": relevant, "envmgr": __version__},
-                      sort_keys=True)
-    return hashlib.sha256(blob.encode()).hexdigest()[:24]
-
-
-def stat_token(path: str) -> str:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return "absent"
-    return f"{st.st_mtime_ns}:{st.st_size}"
+        base = base_environment(env)
+    return cachekey.cache_key(platform, selectors, env, __version__, base)
 
 
 @dataclass(frozen=True)
@@ -103,7 +92,11 @@ def store(key: str, snapshot_toml: str, watch: list[str]) -> Path:
     validity = {p: stat_token(p) for p in dict.fromkeys(watch)}
     text = "#envmgr-cache " + json.dumps(validity, sort_keys=True) + "\n# ---- snapshot ----\n" + snapshot_toml
     path = _entry_path(key)
+    from .fastcache import forget, remember
+
+    forget(path)
     atomic_write(path, text.encode("utf-8"), backup=False)
+    remember(path, snapshot_toml, validity)
     return path
 
 
@@ -128,6 +121,9 @@ def clear() -> int:
         try:
             entry.path.unlink()
             count += 1
+            from .fastcache import forget
+
+            forget(entry.path)
         except OSError:
             pass
     return count
