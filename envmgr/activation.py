@@ -10,19 +10,14 @@ import json
 from typing import Mapping
 
 from .envdelta import SET, UNSET, EnvDelta, VarOp
+from .winenv import env_get
 
 ACTIVE = "ENVMGR_ACTIVE"
 RESTORE = "ENVMGR_RESTORE"
 
 
 def _get(env: Mapping[str, str], name: str, fold: bool) -> str | None:
-    if name in env:
-        return env[name]
-    if fold:
-        for k, v in env.items():
-            if k.upper() == name.upper():
-                return v
-    return None
+    return env[name] if name in env else env_get(env, name, fold)
 
 
 def base_of(env: Mapping[str, str], platform: str) -> dict[str, str]:

@@ -1,6 +1,6 @@
 """vcvars capture: run vcvarsall.bat once in a generated .cmd file and turn its `set` dump into an EnvDelta.
 
-Why a file and markers (facts/windows.md §3.6, peers.md §0): `cmd /c "call ... && set"` needs
+Why a file and markers (docs/knowledge.md#capturing-vcvars): `cmd /c "call ... && set"` needs
 quoting games, AutoRun (`/d` stops it) can print anything, vcvars exits 0 even on errors, and
 `=C:`-style keys and duplicate PATH entries leak into naive parsers.
 """
@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from .envdelta import EnvDelta, diff
 from .errors import EnvmgrError
 from .host.base import Host
+from .winenv import env_key
 
 MARK = "::envmgr::"
 BEGIN, END, LEVEL = f"{MARK}set-begin", f"{MARK}set-end", f"{MARK}errorlevel="
@@ -160,7 +161,7 @@ def check_capture(out: CaptureOutput, vcvarsall: str) -> None:
         raise CaptureError("vcvarsall.bat produced no environment (the capture script did not reach `set`)",
                            f"run \"{vcvarsall}\" x64 in cmd.exe to see what it says",
                            details=tuple(m.strip() for m in out.messages[:12]))
-    if not any(k.upper() == "VCTOOLSINSTALLDIR" for k in out.env):
+    if env_key(out.env, "VCToolsInstallDir", True) is None:
         raise CaptureError("vcvarsall.bat ran but set no VCToolsInstallDir: the C++ toolset is not usable",
                            "install or repair 'Desktop development with C++' in the Visual Studio Installer",
                            details=tuple(m.strip() for m in out.messages[:12]))

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
+from .winenv import env_key, path_key
+
 SET, PREPEND, APPEND, UNSET, REMOVE = "set", "prepend", "append", "unset", "remove"
 
 # Variables whose value is a list of folders (vcvars prepends to all of these).
@@ -72,24 +74,14 @@ class EnvDelta:
 
 
 def _find(env: Mapping[str, str], name: str, fold: bool) -> str | None:
-    if name in env:
-        return name
-    if fold:
-        upper = name.upper()
-        for k in env:
-            if k.upper() == upper:
-                return k
-    return None
+    return name if name in env else env_key(env, name, fold)
 
 
-def _norm(entry: str, fold: bool) -> str:
-    e = entry.rstrip("\\/") or entry
-    return e.lower() if fold else e
 
 
 def _member(entry: str, group: Iterable[str], fold: bool) -> bool:
-    n = _norm(entry, fold)
-    return any(_norm(g, fold) == n for g in group)
+    n = path_key(entry, fold)
+    return any(path_key(g, fold) == n for g in group)
 
 
 def split_list(value: str, sep: str) -> list[str]:
@@ -101,7 +93,7 @@ def dedupe(entries: Iterable[str], fold: bool) -> list[str]:
     seen: set[str] = set()
     out = []
     for e in entries:
-        n = _norm(e, fold)
+        n = path_key(e, fold)
         if n not in seen:
             seen.add(n)
             out.append(e)
@@ -135,10 +127,10 @@ def diff(platform: str, base: Mapping[str, str], after: Mapping[str, str]) -> En
 def _list_ops(name: str, old: str, new: str, sep: str, fold: bool) -> list[VarOp]:
     new_entries = dedupe(split_list(new, sep), fold)
     old_entries = split_list(old, sep)
-    old_norm = {_norm(e, fold) for e in old_entries}
-    first_old = next((i for i, e in enumerate(new_entries) if _norm(e, fold) in old_norm), len(new_entries))
-    before = [e for e in new_entries[:first_old] if _norm(e, fold) not in old_norm]
-    after = [e for e in new_entries[first_old:] if _norm(e, fold) not in old_norm]
+    old_norm = {path_key(e, fold) for e in old_entries}
+    first_old = next((i for i, e in enumerate(new_entries) if path_key(e, fold) in old_norm), len(new_entries))
+    before = [e for e in new_entries[:first_old] if path_key(e, fold) not in old_norm]
+    after = [e for e in new_entries[first_old:] if path_key(e, fold) not in old_norm]
     ops = []
     if before:
         ops.append(VarOp(name, PREPEND, tuple(before)))

@@ -12,10 +12,11 @@ from .snapshot import Snapshot
 def gather(host: Host, snap: Snapshot, env: dict, *, arch_list: str | None, allow_unsupported: bool,
            params: tuple[tuple[str, str], ...]) -> RecipeContext:
     from .discover.gpu import discover_gpus
+    from .winenv import env_get
 
     d = dict(snap.summary)
     gpus, _ = discover_gpus(host) if not arch_list else ((), ())
-    path = next((v for k, v in env.items() if k.upper() == "PATH"), "")
+    path = env_get(env, "PATH", True, "")
     ninja = which_in(host.platform, "ninja", path, env.get("PATHEXT", ""), host.exists) if path else None
     vs_path, major = d.get("vs_path", ""), _int(d.get("vs_major"))
     in_bc = True

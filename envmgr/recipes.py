@@ -9,16 +9,12 @@ import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import knowledge
 from .envdelta import SET, UNSET, EnvDelta, VarOp
 from .errors import InputFileError, NoMatchError, UsageError
 
 SCHEMA = 1
 KINDS = ("cmake", "torch-extension", "prebuilt-lib")   # the file's shape is schema.RECIPE
-
-# Real architectures per toolkit when no GPU is visible: never "native" (it needs a GPU at configure
-# time). CUDA 13 dropped everything below sm_75; 12.8 added Blackwell. [facts/windows.md §8.1]
-_FALLBACK_ARCHS = (((13, 0), "75;80;86;89;90;100;120"), ((12, 8), "61;70;75;80;86;89;90;100;120"),
-                   ((11, 8), "52;61;70;75;80;86;89;90"), ((0, 0), "52;61;70;75;80;86"))
 
 
 @dataclass(frozen=True)
@@ -134,10 +130,9 @@ def default_architectures(gpu_caps, cuda_short: str) -> tuple[tuple[str, ...], s
     caps = sorted({c.replace(".", "") for c in gpu_caps if c}, key=int)
     if caps:
         return tuple(caps), "the GPUs found"
-    version = tuple(int(x) for x in cuda_short.split(".")[:2] if x.isdigit()) or (0, 0)
-    archs = next(a for since, a in _FALLBACK_ARCHS if version >= since)
-    return tuple(archs.split(";")), (f"no GPU visible: a fixed list for CUDA {cuda_short or '?'} "
-                                     "(never 'native' without a GPU)")
+    # never "native" without a GPU: it needs one at configure time (knowledge.CUDA_RELEASES)
+    why = f"no GPU visible: a fixed list for CUDA {cuda_short or '?'} (never 'native' without a GPU)"
+    return knowledge.fallback_architectures(cuda_short), why
 
 
 def cuda_architectures(ctx: RecipeContext) -> tuple[str, str]:
@@ -150,8 +145,7 @@ def cuda_architectures(ctx: RecipeContext) -> tuple[str, str]:
 
 
 def _vs_generator(major: int | None) -> str:
-    return {15: "Visual Studio 15 2017", 16: "Visual Studio 16 2019", 17: "Visual Studio 17 2022",
-            18: "Visual Studio 18 2026"}.get(major or 17, "Visual Studio 17 2022")
+    return knowledge.generator(major) or knowledge.DEFAULT_GENERATOR
 
 
 def apply_recipe(recipe: Recipe, ctx: RecipeContext) -> tuple[EnvDelta, tuple[str, ...]]:

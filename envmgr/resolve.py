@@ -31,7 +31,7 @@ def resolve(host, sel: Selectors, *, from_file: str | None = None, refresh: bool
                     return snapmod.from_toml(cached, "<cache>"), "cache"
                 except Exception:  # a corrupt entry is rebuilt, never fatal
                     warn("a cached snapshot was unreadable; capturing it again")
-    from .compat import read_limits
+    from .discover.limits import read_limits
     from .compose import compose
     from .discover import discover
     from .select import choose

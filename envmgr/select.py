@@ -6,25 +6,19 @@ nvcc and the toolset's STL both accept, with the reason.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from .compat import HostLimits, cuda_at_least, version_tuple
+from .knowledge import HostLimits, Limits, cuda_at_least, msvc_of_msc
 from .discover.model import CudaToolkit, HostCompiler, Inventory, Toolset, VsInstance
 from .errors import NoMatchError, UsageError
 from .selectors import Selectors  # noqa: F401  (re-exported: the selectors live apart to keep start-up fast)
+from .version import Version
+from .winenv import path_key
 
 # --arch: a target (host x64) or an explicit host_target pair, as vcvarsall spells them.
 ARCHES = {"x64": "x64", "amd64": "x64", "x86": "x64_x86", "arm64": "x64_arm64",
           "x64_x86": "x64_x86", "x64_arm64": "x64_arm64", "x86_x64": "x86_x64",
           "arm64_x64": "arm64_x64", "arm64_x86": "arm64_x86", "arm64_arm64": "arm64"}
-
-
-@dataclass(frozen=True)
-class Limits:
-    """What the choice needs beyond the inventory, read from the machine by `read_limits`."""
-
-    host: dict = field(default_factory=dict)      # cuda path -> HostLimits
-    stl: dict = field(default_factory=dict)       # toolset path -> min CUDA ("12.4") or None
 
 
 @dataclass(frozen=True)
@@ -53,7 +47,7 @@ def match_cuda(kit: CudaToolkit, query: str) -> bool:
     """A version prefix, or the toolkit's folder or nvcc (after `selectors.real_cuda_query`)."""
     q = query.strip().rstrip("\\/")
     if any(c in q for c in "\\/:"):
-        return any(p and p.rstrip("\\/").lower() == q.lower() for p in (kit.path, kit.nvcc))
+        return any(p and path_key(p) == path_key(q) for p in (kit.path, kit.nvcc))
     q = q.lstrip("vV")
     return kit.version == q or kit.short == q or kit.version.startswith(q + ".")
 
@@ -181,8 +175,9 @@ def toolset_rejection(t: Toolset, cuda: CudaToolkit, host: HostLimits | None, st
 def advice_for(vs: VsInstance, cuda: CudaToolkit, host: HostLimits | None) -> str:
     if host is not None and host.msc_max_excl is not None and all(
             (t.msc_ver or 0) >= host.msc_max_excl for t in vs.toolsets):
-        newest = f"14.{host.msc_max_excl - 1901}"
-        return (f"install an older toolset (MSVC v14.{host.msc_min - 1900 if host.msc_min else 20}-{newest} build tools "
+        newest = msvc_of_msc(host.msc_max_excl - 1)
+        oldest = msvc_of_msc(host.msc_min) if host.msc_min else "14.20"
+        return (f"install an older toolset (MSVC v{oldest}-{newest} build tools "
                 f"in the Visual Studio Installer) and pass --toolset {newest}, or install a newer CUDA")
     return "install a newer CUDA toolkit, or an MSVC toolset it supports"
 
@@ -198,7 +193,7 @@ def _host_compiler(inv: Inventory, cuda: CudaToolkit | None, limits: Limits, not
     if default is None or default.major is None or default.major <= host.gcc_max:
         return None
     ok = sorted((c for c in inv.host_compilers if c.name.startswith("g++-") and c.major and c.major <= host.gcc_max),
-                key=lambda c: version_tuple(c.version), reverse=True)
+                key=lambda c: Version.of(c.version), reverse=True)
     if not ok:
         notes.append(f"g++ {default.version} is newer than CUDA {cuda.short} accepts (gcc <= {host.gcc_max}); "
                      f"install g++-{host.gcc_max} (e.g. apt install g++-{host.gcc_max})")

@@ -6,6 +6,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from ..host.base import WINDOWS, Host, join, safe_listdir, safe_read_text
+from ..knowledge import INTEGRATION_SUBDIR, integration_files
+from ..version import Version
+from ..winenv import expand, path_key
 from .cudaparse import (mixed_components, parse_dist_info_name, parse_nvcc_version, parse_version_json,
                         parse_version_txt, short_version)
 from .model import CudaToolkit
@@ -76,13 +79,13 @@ def _registry_candidates(host: Host) -> list[Candidate]:
 
 
 def _expand(host: Host, text: str) -> str:
-    return re.sub(r"%([^%]+)%", lambda m: host.env.get(m.group(1), m.group(0)), text)
+    return expand(text, host.env)
 
 
 def _env_candidates(host: Host) -> list[Candidate]:
     out = [Candidate(v, k.upper()) for k, v in host.env.items() if _ENV_NAME.match(k) and v]
     if host.platform == WINDOWS:
-        # A shell started before the CUDA install lacks these; the registry has them (facts §5.1).
+        # A shell started before the CUDA install lacks these; the registry has them (docs/knowledge.md#cuda-toolkits-on-windows).
         for key, label in ((MACHINE_ENV, "machine env"), (USER_ENV, "user env")):
             for name, value in (host.reg_values(key) or {}).items():
                 if _ENV_NAME.match(name) and isinstance(value.data, str) and value.data:
@@ -191,7 +194,7 @@ def probe(host: Host, path: str, sources: tuple[str, ...], given: tuple[str, ...
     bin_dirs, lib_dirs, ext = _layout(host, path)
     short = short_version(version) if version else "?"
     if host.platform == WINDOWS and exists and version:
-        want = 5 if short.split(".")[0].isdigit() and int(short.split(".")[0]) >= 13 else 4
+        want = integration_files(short)
         if ext and len([e for e in ext if e.lower() != "readme.txt"]) < want:
             problems.append(f"MSBuildExtensions holds {len(ext)} file(s), CUDA {short} ships {want}")
     return CudaToolkit(version or "?", short, path, nvcc, sources, how, bin_dirs, lib_dirs, ext, components,
@@ -225,10 +228,10 @@ def _version(host: Host, path: str, nvcc: str | None, components, problems: list
 def _layout(host: Host, path: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
     if host.platform == WINDOWS:
         bins = [join(host, path, "bin")]
-        if host.is_dir(join(host, path, "bin", "x64")):  # CUDA 13 moved the DLLs (facts §5.2)
+        if host.is_dir(join(host, path, "bin", "x64")):  # CUDA 13 moved the DLLs (docs/knowledge.md)
             bins.append(join(host, path, "bin", "x64"))
         libs = [join(host, path, "lib", "x64")]
-        ext_dir = join(host, path, "extras", "visual_studio_integration", "MSBuildExtensions")
+        ext_dir = join(host, path, *INTEGRATION_SUBDIR)
         ext, _ = safe_listdir(host, ext_dir)
         return tuple(bins), tuple(l for l in libs if host.is_dir(l)), tuple(ext)
     libs = [join(host, path, d) for d in ("lib64", "lib", "targets/x86_64-linux/lib")]
@@ -244,5 +247,4 @@ def discover_cuda(host: Host, pythons: tuple[str | None, ...] = (None,)) -> tupl
 
 
 def _sort_key(kit: CudaToolkit):
-    nums = tuple(int(x) for x in kit.version.split(".") if x.isdigit())
-    return (nums, kit.path)
+    return (Version.of(kit.version), kit.path)

@@ -54,8 +54,11 @@ def parse_dist_info_name(name: str) -> tuple[str, str] | None:
 
 
 def short_version(full: str) -> str:
-    parts = full.split(".")
-    return ".".join(parts[:2]) if len(parts) >= 2 else full
+    """13.0.88 -> 13.0 (the X.Y every rule is keyed by); a version without a minor stays as it is."""
+    from ..version import Version
+
+    v = Version.parse(full)
+    return str(v.mm) if v is not None and len(v) >= 2 else full
 
 
 def mixed_components(components: tuple[tuple[str, str], ...]) -> str | None:

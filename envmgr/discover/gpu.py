@@ -4,34 +4,12 @@ from __future__ import annotations
 import re
 
 from ..host.base import WINDOWS, Host
+from ..knowledge import cc_from_name
 from .model import Gpu
 
 QUERY = "index,name,compute_cap,driver_version,memory.total"
 QUERY_OLD = "index,name,driver_version,memory.total"   # drivers before compute_cap existed
 SMI_TIMEOUT = 15.0
-
-# Used only when the driver cannot report compute_cap. Longest pattern first wins.
-# [src: NVIDIA CUDA GPUs table; facts/windows.md §8.1]
-NAME_TO_CC = (
-    (r"RTX PRO \d+ Blackwell|RTX 50\d\d", "12.0"),
-    (r"B200|GB200", "10.0"), (r"B300|GB300", "10.3"), (r"GB10\b", "12.1"),
-    (r"H100|H200|GH200|H800|H20\b", "9.0"),
-    (r"RTX 40\d\d|L40S?|L4\b|RTX \d+ Ada|RTX 2000 Ada|RTX [4-6]000 Ada", "8.9"),
-    (r"RTX 30\d\d|A10\b|A40\b|A16\b|A2\b|RTX A\d+", "8.6"),
-    (r"A100|A30\b|A800", "8.0"),
-    (r"Orin", "8.7"),
-    (r"RTX 20\d\d|GTX 16\d\d|T4\b|TITAN RTX|Quadro RTX", "7.5"),
-    (r"TITAN V|V100", "7.0"),
-    (r"GTX 10\d\d|TITAN X[p ]|P100|P40|P4\b|Quadro P", "6.1"),
-    (r"GTX 9\d\d|TITAN X\b|M40|M60", "5.2"),
-)
-
-
-def cc_from_name(name: str) -> str | None:
-    for pattern, cc in NAME_TO_CC:
-        if re.search(pattern, name, re.I):
-            return cc
-    return None
 
 
 def _mib(text: str) -> int | None:

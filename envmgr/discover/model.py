@@ -71,8 +71,9 @@ class CudaToolkit:
 
     @property
     def major_minor(self) -> tuple[int, int]:
-        a, _, b = self.short.partition(".")
-        return (int(a) if a.isdigit() else 0, int(b) if b.isdigit() else 0)
+        from ..version import mm
+
+        return tuple(mm(self.short))
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
-"""Windows SDK versions, the way vcvars' winsdk.bat finds them (facts §9)."""
+"""Windows SDK versions, the way vcvars' winsdk.bat finds them (docs/knowledge.md#windows-sdk)."""
 from __future__ import annotations
 
 from ..host.base import Host, join, safe_listdir
+from ..version import Version
 
 _ROOT_KEYS = (
     "HKLM\\SOFTWARE\\Microsoft\\Windows Kits\\Installed Roots",
@@ -35,5 +36,5 @@ def discover_sdks(host: Host) -> tuple[tuple[str, ...], tuple[str, ...]]:
             usable.append(name)
         else:
             problems.append(f"Windows SDK {name} is incomplete (Include\\{name}\\um has no windows.h)")
-    usable.sort(key=lambda v: tuple(int(x) for x in v.split(".") if x.isdigit()), reverse=True)
+    usable.sort(key=Version.of, reverse=True)
     return tuple(usable), tuple(problems)

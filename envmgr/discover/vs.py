@@ -4,6 +4,8 @@ from __future__ import annotations
 import re
 
 from ..host.base import Host, join, safe_listdir, safe_read_text
+from ..knowledge import build_customizations_subdir, msc_ver
+from ..version import Version
 from .model import BuildCustomizations, Toolset, VsInstance
 from .vswhere import (VsRecord, VswhereError, check_vswhere_output, newest_first, parse_state_json,
                       parse_vswhere_json)
@@ -38,7 +40,7 @@ def find_records(host: Host) -> tuple[list[VsRecord], list[str]]:
             records = list(parse_vswhere_json(done.stdout))
             if records:
                 return newest_first(records), problems
-            # vswhere returns [] with exit 0 when its COM class is not registered (facts §1.4).
+            # vswhere returns [] with exit 0 when its COM class is not registered (docs/knowledge.md#vswhere).
             problems.append("vswhere found no instance; checking the installer's state.json files in case its "
                             "COM registration is broken")
         except VswhereError as exc:
@@ -75,19 +77,15 @@ def read_state_files(host: Host) -> tuple[list[VsRecord], list[str]]:
 
 
 def build_customizations_dir(host: Host, install_path: str, major: int | None) -> str | None:
-    if major is None or major < 15:
-        return None
-    if major == 15:  # VS 2017 keeps VCTargets under Common7\IDE (facts §6.1)
-        return join(host, install_path, "Common7", "IDE", "VC", "VCTargets", "BuildCustomizations")
-    return join(host, install_path, "MSBuild", "Microsoft", "VC", f"v{major}0", "BuildCustomizations")
+    sub = build_customizations_subdir(major)
+    return join(host, install_path, *sub) if sub else None
 
 
 def probe_build_customizations(host: Host, folder: str) -> tuple[BuildCustomizations, str | None]:
     names, err = safe_listdir(host, folder)
     exists = host.is_dir(folder)
     cuda_files = tuple(n for n in names if _CUDA_FILE.match(n))
-    versions = sorted({m.group(1) for n in cuda_files if (m := _CUDA_PROPS.match(n))},
-                      key=lambda v: tuple(int(x) for x in v.split(".")))
+    versions = sorted({m.group(1) for n in cuda_files if (m := _CUDA_PROPS.match(n))}, key=Version.of)
     return BuildCustomizations(folder, exists, tuple(versions), cuda_files), err
 
 
@@ -109,8 +107,8 @@ def probe_toolsets(host: Host, install_path: str) -> tuple[tuple[Toolset, ...], 
             continue
         path = join(host, msvc, name)
         cl = join(host, path, "bin", "Hostx64", "x64", "cl.exe")
-        toolsets.append(Toolset(name, path, 1900 + int(m.group(1)), host.exists(cl), name == default))
-    toolsets.sort(key=lambda t: tuple(int(x) for x in t.version.split(".")), reverse=True)
+        toolsets.append(Toolset(name, path, msc_ver(name), host.exists(cl), name == default))
+    toolsets.sort(key=lambda t: Version.of(t.version), reverse=True)
     if default and not any(t.version == default for t in toolsets):
         problems.append(f"Microsoft.VCToolsVersion.default.txt names {default}, but VC\\Tools\\MSVC\\{default} "
                         "is missing (CMake will not use this instance)")

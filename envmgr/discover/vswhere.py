@@ -1,7 +1,7 @@
 """Pure parsers for vswhere output (json, text, xml) and the installer's state.json.
 
 All three vswhere formats and state.json become the same `VsRecord`, so discovery does not care
-where an instance came from. See ../shared/facts/windows.md §1-§2.
+where an instance came from. See docs/knowledge.md#vswhere.
 """
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
+from ..knowledge import vs_year
+from ..version import Version
+
 # vswhere prints "Error 0x57: Unknown parameter: foo" on stdout and may exit 0 (Program.cpp).
 _ERROR_LINE = re.compile(r"^\s*Error(?: 0x[0-9a-fA-F]+)?:\s*(.+)$", re.M)
-# 10-14 are the `-legacy` instances (VS 2010-2015), which have no displayName (vswhere issue #61).
-_YEAR_BY_MAJOR = {10: "2010", 11: "2012", 12: "2013", 14: "2015",
-                  15: "2017", 16: "2019", 17: "2022", 18: "2026"}
 
 
 class VswhereError(ValueError):
@@ -67,7 +67,8 @@ class VsRecord:
             return found.group(1)
         if re.fullmatch(r"20\d\d", self.product_line_version):
             return self.product_line_version
-        return _YEAR_BY_MAJOR.get(m or 0, "")
+        # 10-14 are the `-legacy` instances (VS 2010-2015), which have no displayName (vswhere issue #61).
+        return vs_year(m)
 
 
 def _bool(value: Any) -> bool | None:
@@ -266,12 +267,4 @@ def parse_state_json(text: str, instance_id: str) -> VsRecord:
 
 
 def newest_first(records: Iterable[VsRecord]) -> list[VsRecord]:
-    from packaging.version import InvalidVersion, Version
-
-    def key(r: VsRecord):
-        try:
-            return (Version(r.installation_version), r.instance_id)
-        except InvalidVersion:
-            return (Version("0"), r.instance_id)
-
-    return sorted(records, key=key, reverse=True)
+    return sorted(records, key=lambda r: (Version.of(r.installation_version), r.instance_id), reverse=True)

@@ -3,15 +3,10 @@ from __future__ import annotations
 
 import re
 
-from ..compat import version_tuple
-from ..host.base import WINDOWS, host_path, join
+from .. import knowledge
+from ..host.base import WINDOWS, join
+from ..version import Version
 from .checks import FAIL, OK, SKIPPED, WARN, Facts, cmake_args, check, finding, uses_vs_generator
-
-# Minimum CUDA per compute capability (facts/windows.md §8.1); CUDA 13 dropped everything below 7.5.
-_CC_MIN_CUDA = (((12, 1), "12.9"), ((10, 3), "12.9"), ((12, 0), "12.8"), ((11, 0), "12.8"), ((10, 0), "12.8"),
-                ((9, 0), "11.8"), ((8, 9), "11.8"), ((8, 7), "11.4"), ((8, 6), "11.1"), ((8, 0), "11.0"))
-# Minimum driver per CUDA major (minor-version compatibility; facts/windows.md §8.3): (linux, windows).
-_DRIVER_MIN = {11: ("450.80.02", "452.39"), 12: ("525.60.13", "528.33"), 13: ("580.65.06", "580.00")}
 
 
 def _nvcc(facts: Facts) -> str:
@@ -75,7 +70,7 @@ def pointers(facts: Facts) -> list[tuple[str, str, object]]:
         vs, _ = cmake_instance(facts, major) if major else (None, "")
         bc = vs.build_customizations if vs is not None else None
         if bc is not None and bc.cuda_versions:
-            top = max(bc.cuda_versions, key=version_tuple)
+            top = max(bc.cuda_versions, key=Version.of)
             kit = next((k for k in facts.inv.cuda if k.short == top), None)
             out.append((f"VS generator's CUDA toolset ({vs.edition})", f"CUDA {top}.props", kit))
     return out
@@ -90,7 +85,7 @@ def f08(facts: Facts) -> object:
     shorts = {kit.short for _, _, kit in rows if kit is not None}
     want = facts.cuda.short if facts.cuda is not None else None
     if len(shorts) > 1:
-        return finding("F08", FAIL, f"this shell mixes CUDA {', '.join(sorted(shorts, key=version_tuple))}", ev,
+        return finding("F08", FAIL, f"this shell mixes CUDA {', '.join(sorted(shorts, key=Version.of))}", ev,
                        fix="set CUDA_PATH, CUDAToolkit_ROOT, CUDACXX and PATH to one toolkit",
                        fix_command=f"envmgr shell --cuda {want}" if want else "envmgr shell")
     if mixed:
@@ -128,22 +123,15 @@ def f12(facts: Facts) -> object:
     return finding("F12", OK, "a GPU is visible for -arch=native", ev)
 
 
-def cc_tuple(cc: str | None) -> tuple[int, int] | None:
-    m = re.match(r"(\d+)\.(\d+)", cc or "")
-    return (int(m.group(1)), int(m.group(2))) if m else None
+def cc_tuple(cc: str | None) -> Version | None:
+    v = Version.parse(cc)
+    return v.mm if v is not None and len(v) > 1 else None
 
 
-def arch_cc(arch: str) -> tuple[int, int] | None:
+def arch_cc(arch: str) -> Version | None:
     """`86`, `120a-real` -> (8, 6), (12, 0); `native`/`all` -> None."""
     m = re.match(r"(\d+)(\d)(?!\d)", arch)
-    return (int(m.group(1)), int(m.group(2))) if m else None
-
-
-def min_cuda_for(cc: tuple[int, int]) -> str | None:
-    """The table's row for this CC, else for the nearest CC below it (not monotonic: 10.3 needs 12.9, 12.0 12.8)."""
-    table = dict(_CC_MIN_CUDA)
-    below = [k for k in table if k <= cc]
-    return table[cc] if cc in table else (table[max(below)] if below else None)
+    return Version((m.group(1), m.group(2))) if m else None
 
 
 @check("F13")
@@ -157,13 +145,15 @@ def f13(facts: Facts) -> object:
         return finding("F13", SKIPPED, "no GPU and no explicit architectures to check")
     ev, bad = [f"chosen CUDA {kit.short}"], []
     for name, cc in targets:
-        need = min_cuda_for(cc)
+        need = knowledge.min_cuda_for(cc)
         line = f"{name}: sm_{cc[0]}{cc[1]}" + (f", needs CUDA >= {need}" if need else "")
-        if need and version_tuple(kit.short)[:2] < version_tuple(need)[:2]:
+        floor = knowledge.dropped_below(kit.short)
+        if need and not knowledge.cuda_at_least(kit.short, need):
             bad.append(f"{name} (sm_{cc[0]}{cc[1]}) needs CUDA {need} or newer")
-        elif kit.major_minor[0] >= 13 and cc < (7, 5):
-            bad.append(f"{name} (sm_{cc[0]}{cc[1]}): CUDA 13 dropped architectures below sm_75")
-            line += "; CUDA 13 supports sm_75 and newer only"
+        elif floor and cc < Version.of(floor):
+            sm = floor.replace(".", "")
+            bad.append(f"{name} (sm_{cc[0]}{cc[1]}): CUDA {kit.major_minor[0]} dropped architectures below sm_{sm}")
+            line += f"; CUDA {kit.major_minor[0]} supports sm_{sm} and newer only"
         ev.append(line)
     if bad:
         fix = "use CUDA 12.x for GPUs below sm_75" if any("dropped" in b for b in bad) else "install a newer CUDA"
@@ -200,30 +190,11 @@ def f17(facts: Facts) -> object:
         return finding("F17", SKIPPED, "no GPU driver visible" if kit else "no CUDA toolkit",
                        list(facts.inv.gpu_problems))
     driver = facts.inv.gpus[0].driver_version
-    mins = _DRIVER_MIN.get(kit.major_minor[0])
-    if mins is None or not driver:
+    need = knowledge.driver_minimum(kit.short, facts.windows)
+    if need is None or not driver:
         return finding("F17", SKIPPED, f"no driver minimum known for CUDA {kit.short}")
-    need = mins[1] if facts.windows else mins[0]
     ev = [f"driver {driver} ({facts.inv.gpus[0].name})", f"CUDA {kit.major_minor[0]}.x needs driver >= {need}"]
-    if version_tuple(driver) < version_tuple(need):
+    if Version.of(driver) < Version.of(need):
         return finding("F17", FAIL, f"driver {driver} is too old for CUDA {kit.short}", ev,
                        fix=f"update the NVIDIA driver to {need} or newer, or use an older CUDA")
     return finding("F17", OK, f"driver {driver} supports CUDA {kit.short}", ev)
-
-
-def python_bits(facts: Facts) -> tuple[int | None, str]:
-    """The interpreter's word size from its executable's PE/ELF header (read through the host)."""
-    from .dll import binary_machine
-
-    py = facts.python
-    if py is None:
-        return None, "no Python interpreter known"
-    exe = py.executable
-    try:
-        data = facts.host.read_bytes(exe)
-    except OSError as exc:
-        return None, f"cannot read {exe}: {exc.strerror or exc}"
-    machine = binary_machine(data[:4096])
-    if machine is None:
-        return None, f"{exe} is not a PE/ELF executable"
-    return machine[1], f"{host_path(facts.host, exe).name}: {machine[0]}"

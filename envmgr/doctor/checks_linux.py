@@ -1,11 +1,10 @@
 """Linux checks: gcc vs nvcc, which nvcc, libcuda and the CUDA runtime libraries (F21, F22, F23)."""
 from __future__ import annotations
 
-from ..compat import version_tuple
+from ..knowledge import MIN_TESTED_CUDA, cuda_at_least
 from ..host.base import LINUX, join
+from ..version import Version
 from .checks import FAIL, OK, SKIPPED, WARN, Facts, check, finding
-
-MIN_TESTED_CUDA = "11.7"   # the oldest CUDA llama.cpp still tests (llama.cpp #11696)
 
 
 def host_cxx(facts: Facts):
@@ -45,7 +44,7 @@ def f21(facts: Facts) -> object:
     if cc.major <= limits.gcc_max:
         return finding("F21", OK, f"{cc.name} {cc.version} is accepted by CUDA {kit.short}", ev)
     older = sorted((c for c in facts.inv.host_compilers if c.name.startswith("g++-") and c.major
-                    and c.major <= limits.gcc_max), key=lambda c: version_tuple(c.version), reverse=True)
+                    and c.major <= limits.gcc_max), key=lambda c: Version.of(c.version), reverse=True)
     fix = (f"set CUDAHOSTCXX={older[0].path} (envmgr shell does)" if older
            else f"install g++-{limits.gcc_max} and set CUDAHOSTCXX to it, or use a newer CUDA")
     return finding("F21", FAIL, f"unsupported GNU version: {cc.name} {cc.version} is newer than CUDA {kit.short} "
@@ -70,7 +69,7 @@ def f22(facts: Facts) -> object:
                        fix=f"export PATH={kits[0].path}/bin:$PATH CUDACXX={kits[0].path}/bin/nvcc",
                        fix_command=f"envmgr shell --cuda {kits[0].short}")
     kit = facts.kit_at(host.realpath(nvcc)) or next((k for k in kits if "nvcc on PATH" in " ".join(k.sources)), None)
-    if kit is not None and version_tuple(kit.short)[:2] < version_tuple(MIN_TESTED_CUDA):
+    if kit is not None and not cuda_at_least(kit.short, MIN_TESTED_CUDA):
         return finding("F22", FAIL, f"the first nvcc on PATH is CUDA {kit.short} ({nvcc}), older than llama.cpp "
                        f"supports ({MIN_TESTED_CUDA})", ev, fix_command=f"envmgr shell --cuda {kits[0].short}")
     if nvcc.startswith("/usr/bin/") and any(k.path.startswith("/usr/local/") for k in kits):

@@ -3,18 +3,16 @@
 CMake's choice is re-implemented from Kitware/CMake Source/cmVSSetupHelper.cxx
 (EnumerateAndChooseVSInstance, ChooseVSInstance): CMAKE_GENERATOR_INSTANCE, then the instance whose
 Common7/Tools is VS<NN>0COMNTOOLS, then the "highest" installationVersion, compared as std::string
-(so "17.5.33530.505" beats "17.14.37027.9"; facts/windows.md §6.3).
+(so "17.5.33530.505" beats "17.14.37027.9"; docs/knowledge.md#vswhere).
 """
 from __future__ import annotations
 
 import re
 
-from ..compat import table_limits
-from ..host.base import WINDOWS, join, same_path
+from .. import knowledge
+from ..host.base import WINDOWS, host_path, join, same_path
+from ..version import Version
 from .checks import FAIL, OK, SKIPPED, WARN, Facts, check, finding, quote, uses_vs_generator, vs_generator, worst
-
-# CMake releases that added each Visual Studio generator (major -> CMake version).
-_GENERATOR_SINCE = {18: (4, 2), 17: (3, 21), 16: (3, 14), 15: (3, 7)}
 
 
 def generator_major(facts: Facts) -> tuple[int | None, str]:
@@ -23,9 +21,9 @@ def generator_major(facts: Facts) -> tuple[int | None, str]:
     if m:
         return int(m.group(1)), f"CMAKE_GENERATOR={gen}"
     majors = sorted({v.major for v in facts.inv.visual_studio if v.major and v.toolsets}, reverse=True)
-    cm = tuple(int(x) for x in re.findall(r"\d+", facts.cmake_version or "")[:2])
+    cm = Version.of(facts.cmake_version).mm if Version.parse(facts.cmake_version) else None
     for major in majors:
-        since = _GENERATOR_SINCE.get(major)
+        since = knowledge.generator_since(major)
         if not cm or since is None or cm >= since:
             how = f"cmake {facts.cmake_version}" if cm else "cmake version unknown"
             return major, f"the newest Visual Studio generator CMake knows ({how}) is VS {major}"
@@ -54,7 +52,7 @@ def cmake_instance(facts: Facts, major: int):
         if best.version < v.version:   # std::string operator< in CMake
             best = v
     why = "it has the highest installationVersion"
-    numeric = max(pool, key=lambda v: tuple(int(x) for x in re.findall(r"\d+", v.version)))
+    numeric = max(pool, key=lambda v: Version.of(v.version))
     if numeric is not best:
         why += (f" as CMake compares versions (as text: '{best.version}' > '{numeric.version}', "
                 "although the other is newer)")
@@ -65,7 +63,7 @@ def cmake_instance(facts: Facts, major: int):
 
 def _bc_verdict(vs, want: str) -> tuple[str, str]:
     bc = vs.build_customizations
-    folder = bc.dir if bc is not None else f"{vs.path}\\MSBuild\\Microsoft\\VC\\v{vs.major}0\\BuildCustomizations"
+    folder = bc.dir if bc is not None else "\\".join((vs.path, *(knowledge.build_customizations_subdir(vs.major) or ())))
     short = "\\".join(folder.split("\\")[-5:])
     if bc is None or not bc.cuda_versions:
         return FAIL, f"its {short} has no CUDA *.props at all: CMake stops with 'No CUDA toolset found.'"
@@ -132,7 +130,7 @@ def f02(facts: Facts) -> object:
     bc = vs.build_customizations if vs is not None else None
     if bc is None or not bc.cuda_versions:
         return finding("F02", SKIPPED, "CMake's instance has no CUDA *.props (see F01)")
-    highest = max(bc.cuda_versions, key=lambda v: tuple(int(x) for x in v.split(".")))
+    highest = max(bc.cuda_versions, key=Version.of)
     ev = [f"CMake would pick {vs.edition} {vs.version} ({why})",
           f"its BuildCustomizations: CUDA {', '.join(bc.cuda_versions)}; the VS generator takes the highest, {highest}"]
     if highest == kit.short:
@@ -158,8 +156,7 @@ def f03(facts: Facts) -> object:
     major, how = generator_major(facts)
     if uses_vs_generator(facts.env) and major is None:
         return finding("F03", FAIL, f"{how}: cmake {facts.cmake_version} predates the installed Visual Studio", ev,
-                       fix='use CMake >= 4.2 for VS 2026 (pip install "cmake>=4.2"), or Ninja from a vcvars shell')
-    from .checks_cuda import python_bits
+                       fix=_newer_cmake_fix())
 
     bits, what = python_bits(facts)
     ev.append(f"Python: {what}")
@@ -169,10 +166,16 @@ def f03(facts: Facts) -> object:
     return finding("F03", OK, f"{len(usable)} Visual Studio instance(s) with C++ tools", ev)
 
 
+def _newer_cmake_fix() -> str:
+    newest = knowledge.VS_MAJORS[0]
+    need = newest.generator_cmake
+    return f'use CMake >= {need} for VS {newest.year} (pip install "cmake>={need}"), or Ninja from a vcvars shell'
+
+
 def _toolset_rows(facts: Facts):
     """(toolset, nvcc verdict, stl min) for the instance envmgr uses, default toolset first."""
     vs, kit = facts.vs, facts.cuda
-    host = facts.limits.host.get(kit.path) or table_limits(kit.short)
+    host = facts.limits.host.get(kit.path) or knowledge.host_limits(kit.short)
     return vs, kit, host
 
 
@@ -191,7 +194,7 @@ def f04(facts: Facts) -> object:
               + ", ".join(t.version for t in vs.toolsets))
     if default in ok:
         return finding("F04", OK, f"MSVC {default.version} is accepted by CUDA {kit.short}", ev)
-    newest = f"14.{limits.msc_max_excl - 1901}"
+    newest = knowledge.msvc_of_msc(limits.msc_max_excl - 1)
     if not ok:
         return finding("F04", FAIL, f"every MSVC toolset of {vs.edition} is too new for CUDA {kit.short} "
                        "(unsupported Microsoft Visual Studio version!)", ev,
@@ -207,8 +210,6 @@ def f04(facts: Facts) -> object:
 def f05(facts: Facts) -> object:
     if facts.vs is None or facts.cuda is None or not facts.vs.toolsets:
         return finding("F05", SKIPPED, "needs a Visual Studio instance with MSVC and a CUDA toolkit")
-    from ..compat import cuda_at_least
-
     vs, kit = facts.vs, facts.cuda
     toolset = facts.choice.toolset if facts.choice is not None and facts.choice.toolset else \
         next((t for t in vs.toolsets if t.is_default), vs.toolsets[0])
@@ -217,7 +218,7 @@ def f05(facts: Facts) -> object:
     if not need:
         return finding("F05", OK, f"MSVC {toolset.version}'s STL sets no CUDA minimum", [src])
     ev = [f"MSVC {toolset.version}'s STL demands CUDA {need} or newer ({src})", f"chosen: {kit.short}"]
-    if cuda_at_least(kit.short, need):
+    if knowledge.cuda_at_least(kit.short, need):
         return finding("F05", OK, f"CUDA {kit.short} satisfies the STL's CUDA {need} minimum", ev)
     return finding("F05", FAIL, f"STL1002: MSVC {toolset.version} expects CUDA {need} or newer, not {kit.short}", ev,
                    fix=f"install CUDA {need} or newer, or use an older MSVC toolset (-vcvars_ver=14.39)")
@@ -245,3 +246,21 @@ def f06(facts: Facts) -> object:
     if status == OK:
         return finding("F06", OK, "cl.exe/link.exe on PATH are fine", ev)
     return finding("F06", status, summary, ev, fix=fix, fix_command="envmgr shell")
+
+
+def python_bits(facts: Facts) -> tuple[int | None, str]:
+    """The interpreter's word size from its executable's PE/ELF header (read through the host)."""
+    from .dll import binary_machine
+
+    py = facts.python
+    if py is None:
+        return None, "no Python interpreter known"
+    exe = py.executable
+    try:
+        data = facts.host.read_bytes(exe)
+    except OSError as exc:
+        return None, f"cannot read {exe}: {exc.strerror or exc}"
+    machine = binary_machine(data[:4096])
+    if machine is None:
+        return None, f"{exe} is not a PE/ELF executable"
+    return machine[1], f"{host_path(facts.host, exe).name}: {machine[0]}"

@@ -3,7 +3,7 @@
 llama_cpp/_ctypes_extensions.py (0.3.x) prepends llama_cpp\\lib to PATH, calls os.add_dll_directory for
 CUDA_PATH\\bin and \\lib, then loads with winmode=0: LoadLibraryExW(path, NULL, 0), the legacy standard
 search order (python.exe's folder, System32, the Windows folder, then PATH), in which the
-add_dll_directory folders are NOT consulted (facts/failures.md §3). So every dependency must be on PATH.
+add_dll_directory folders are NOT consulted (docs/knowledge.md#failures-and-the-windows-loader). So every dependency must be on PATH.
 Bytes are read through the Host; pefile parses them. The ELF side lives in elf.py.
 """
 from __future__ import annotations

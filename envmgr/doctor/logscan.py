@@ -66,10 +66,12 @@ _FAILED = re.compile(r"is not able to compile a simple test program|CUDA compile
                      re.M)
 
 
-def _msvc_minor(value: str, source: str) -> int:
+def _msvc(value: str, source: str) -> str:
+    from ..knowledge import msvc_of_msbuild17, msvc_of_msc
+
     minor = int(value.split(".")[-1]) if "." in value else int(value)
-    # cl 19.NN is toolset 14.NN; MSBuild 17.N ships toolset 14.(30+N) as its default (17.10 -> 14.40).
-    return 30 + minor if source == "MSBuild" else minor
+    # cl 19.NN is toolset 14.NN; MSBuild 17.N ships toolset 14.(30+N) as its default.
+    return msvc_of_msbuild17(minor) if source == "MSBuild" else msvc_of_msc(1900 + minor)
 
 
 def log_facts(text: str) -> dict[str, Any]:
@@ -83,34 +85,31 @@ def log_facts(text: str) -> dict[str, Any]:
     for rx, source in _MSVC_FACTS:
         m = rx.search(text)
         if m:
-            facts["msvc"] = f"14.{_msvc_minor(m.group(1), source)}"
+            facts["msvc"] = _msvc(m.group(1), source)
             facts["msvc_from"] = source
             break
     return facts
 
 
-def _mm(version: str) -> tuple[int, int]:
-    major, minor = version.split(".")[:2]
-    return int(major), int(minor)
-
-
 def _infer(text: str, facts: dict[str, Any]) -> tuple[str, dict] | None:
     """F04 (or F05 with -allow-unsupported-compiler) when a failed CUDA build names an nvcc and an
     MSVC that the compatibility tables say cannot work together. Only CUDA >= 11.8 is judged."""
-    from ..compat import table_limits, table_stl_min_cuda
+    from ..knowledge import LOG_JUDGED_FROM, cuda_at_least, host_limits, msc_ver, stl_min_cuda
 
     cuda, msvc = facts.get("cuda"), facts.get("msvc")
-    if not (cuda and msvc and _FAILED.search(text)) or _mm(cuda) < (11, 8):
+    if not (cuda and msvc and _FAILED.search(text)) or not cuda_at_least(cuda, LOG_JUDGED_FROM):
         return None
     details = {"inferred": True, "cuda": cuda, "msvc": msvc, "msvc_from": facts["msvc_from"]}
     if "-allow-unsupported-compiler" in text:
-        need = table_stl_min_cuda(msvc)
-        return ("F05", {**details, "cuda_min": need}) if need and _mm(cuda) < _mm(need) else None
-    limits = table_limits(cuda)
-    msc = 1900 + _mm(msvc)[1]
+        need = stl_min_cuda(msvc)
+        return ("F05", {**details, "cuda_min": need}) if need and not cuda_at_least(cuda, need) else None
+    limits = host_limits(cuda)
+    msc = msc_ver(msvc)
     if limits is None or limits.msvc_ok(msc):
         return None
     return "F04", {**details, "msc_ver": msc, "accepted": limits.describe_msvc()}
+
+
 
 
 # ---------------------------------------------------------------- scanning

@@ -28,7 +28,7 @@ def parse_only(only: str | None) -> tuple[str, ...]:
 
 def gather(host, selectors) -> Facts:
     """Discovery, limits, cmake's version and the selection, each read once (concurrently where it reads)."""
-    from ..compat import read_limits
+    from ..discover.limits import read_limits
     from ..discover import discover
     from ..select import check_selectors, choose
     from ..selectors import with_real_paths

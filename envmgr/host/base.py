@@ -133,9 +133,9 @@ def join(host: Host, base: str, *parts: str) -> str:
 
 
 def same_path(platform: str, a: str, b: str) -> bool:
-    if platform == WINDOWS:
-        return str(PureWindowsPath(a)).rstrip("\\").lower() == str(PureWindowsPath(b)).rstrip("\\").lower()
-    return str(PurePosixPath(a)).rstrip("/") == str(PurePosixPath(b)).rstrip("/")
+    from ..winenv import same_path as same
+
+    return same(a, b, platform == WINDOWS)
 
 
 def safe_listdir(host: Host, path: str) -> tuple[list[str], str | None]:

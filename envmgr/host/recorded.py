@@ -6,6 +6,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Mapping, Sequence
 
 from ..errors import InputFileError
+from ..winenv import env_mapping
 from .base import WINDOWS, LINUX, Completed, FileStat, Interpreter, RegValue, normalize_key, which_in
 
 SCHEMA_VERSIONS = (1,)
@@ -55,7 +56,7 @@ class RecordedHost:
                                  "fix the machine file's `platform` key")
         self.meta = dict(data.get("meta", {}))
         self._fold = (lambda s: s.lower()) if self.platform == WINDOWS else (lambda s: s)
-        self._env = _FoldedEnv(data.get("env", {}), self.platform == WINDOWS)
+        self._env = env_mapping(data.get("env", {}), self.platform == WINDOWS)
         self._files: dict[str, tuple[str, bytes | None]] = {}
         self._dirs: dict[str, str] = {}
         self._links: dict[str, str] = {}
@@ -310,23 +311,6 @@ def _glob_match(patterns: tuple[str, ...], argv: tuple[str, ...]) -> bool:
     from fnmatch import fnmatchcase
 
     return len(patterns) == len(argv) and all(fnmatchcase(a, p) for p, a in zip(patterns, argv))
-
-
-class _FoldedEnv(Mapping):
-    """Environment mapping; on Windows names are case-insensitive, as they are there."""
-
-    def __init__(self, values: Mapping[str, str], fold: bool) -> None:
-        self._fold = fold
-        self._data = {(k.upper() if fold else k): (k, str(v)) for k, v in values.items()}
-
-    def __getitem__(self, name: str) -> str:
-        return self._data[name.upper() if self._fold else name][1]
-
-    def __iter__(self):
-        return (k for k, _ in self._data.values())
-
-    def __len__(self) -> int:
-        return len(self._data)
 
 
 def load_machine(path: str) -> RecordedHost:

@@ -12,8 +12,9 @@ import subprocess
 import tempfile
 import threading
 from pathlib import PureWindowsPath
-from typing import Iterator, Mapping, Sequence
+from typing import Mapping, Sequence
 
+from ..winenv import WindowsEnv, expand
 from .base import WINDOWS, Completed, FileStat, Interpreter, RegValue, normalize_key, which_in
 from .regquery import parse_reg_query, parse_reg_subkeys
 
@@ -37,45 +38,6 @@ DEFAULT_ENV = {
     "ComSpec": "C:\\windows\\system32\\cmd.exe", "OS": "Windows_NT", "PROCESSOR_ARCHITECTURE": "AMD64",
     "PATH": "C:\\windows\\system32;C:\\windows", "PATHEXT": ".COM;.EXE;.BAT;.CMD;.VBS;.VBE;.JS;.JSE;.WSF;.WSH",
 }
-
-
-class WindowsEnv(Mapping[str, str]):
-    """Environment with Windows' case-insensitive names (keeps the first spelling it saw)."""
-
-    def __init__(self, values: Mapping[str, str]) -> None:
-        self._data: dict[str, tuple[str, str]] = {}
-        for name, value in values.items():
-            self[name] = value
-
-    def __setitem__(self, name: str, value: str) -> None:
-        old = self._data.get(name.upper())
-        self._data[name.upper()] = (old[0] if old else name, value)
-
-    def __getitem__(self, name: str) -> str:
-        return self._data[name.upper()][1]
-
-    def __iter__(self) -> Iterator[str]:
-        return (n for n, _ in self._data.values())
-
-    def __len__(self) -> int:
-        return len(self._data)
-
-
-def expand(text: str, env: Mapping[str, str]) -> str:
-    """%NAME% expansion as Windows does it: unknown names stay as written."""
-    out, rest = [], text
-    while "%" in rest:
-        head, _, tail = rest.partition("%")
-        name, found, after = tail.partition("%")
-        if not found:
-            break
-        if name in env:
-            out.append(head + env[name])
-            rest = after
-        else:
-            out.append(head + "%" + name)
-            rest = "%" + after
-    return "".join(out) + rest
 
 
 class WineHost:

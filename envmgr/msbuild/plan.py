@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from ..compat import HostLimits
+from ..knowledge import HostLimits
 from ..discover.model import CudaToolkit, Inventory, VsInstance
 from ..errors import NoMatchError
 from ..host.base import Host, join
@@ -124,7 +124,7 @@ def read_folder(host: Host, path: str) -> FolderFacts:
 
 
 def gather(host: Host, inv: Inventory) -> Facts:
-    from ..compat import read_limits
+    from ..discover.limits import read_limits
 
     instances = tuple(v for v in inv.visual_studio if v.build_customizations is not None)
     paths = [v.build_customizations.dir for v in instances] + [extensions_dir(k.path) for k in inv.cuda]

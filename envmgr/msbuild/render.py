@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from ..envdelta import SET, EnvDelta, VarOp
-from .names import GENERATORS
+from ..knowledge import generator
 from .plan import DONE, MISSING, ORPHAN, STALE, UNKNOWN, WORK, PairPlan, Plan
 
 JSON_SCHEMA = 1
@@ -25,8 +25,8 @@ def routes(plan: Plan, statuses: tuple[str, ...] = (WORK,)) -> tuple[Route, ...]
         if p.status not in statuses:
             continue
         env = ()
-        if p.vs_major in GENERATORS:
-            env = (("CMAKE_GENERATOR", GENERATORS[p.vs_major]), ("CMAKE_GENERATOR_INSTANCE", p.vs_path),
+        if gen := generator(p.vs_major):
+            env = (("CMAKE_GENERATOR", gen), ("CMAKE_GENERATOR_INSTANCE", p.vs_path),
                    ("CMAKE_GENERATOR_PLATFORM", "x64"), ("CMAKE_GENERATOR_TOOLSET", f"cuda={p.cuda_path}"))
         out.append(Route(p.vs_id, p.vs_label, p.cuda, f"envmgr shell --vs {p.vs_id} --cuda {p.cuda}", env))
     return tuple(out)

@@ -61,6 +61,7 @@ def resolve_removals(delta: EnvDelta, current_env: Mapping[str, str] | None) -> 
     without those folders: shells have no portable list filtering (cmd has none at all). The
     later prepend/append ops still apply to the value at run time."""
     from ..envdelta import REMOVE, SET, VarOp, split_list
+    from ..winenv import env_key, path_key
 
     if not any(op.op == REMOVE for op in delta.ops):
         return delta
@@ -71,12 +72,11 @@ def resolve_removals(delta: EnvDelta, current_env: Mapping[str, str] | None) -> 
         if op.op != REMOVE:
             ops.append(op)
             continue
-        key = next((k for k in env if (k.upper() == op.name.upper() if fold else k == op.name)), None)
+        key = env_key(env, op.name, fold)
         if key is None:
             continue
-        drop = {e.rstrip("\\/").lower() if fold else e.rstrip("/") for e in op.entries}
-        kept = [e for e in split_list(env[key], delta.sep)
-                if (e.rstrip("\\/").lower() if fold else e.rstrip("/")) not in drop]
+        drop = {path_key(e, fold) for e in op.entries}
+        kept = [e for e in split_list(env[key], delta.sep) if path_key(e, fold) not in drop]
         if len(kept) != len(split_list(env[key], delta.sep)):
             ops.append(VarOp(op.name, SET, delta.sep.join(kept)))
     return EnvDelta(delta.platform, tuple(ops))

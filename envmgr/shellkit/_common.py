@@ -8,6 +8,7 @@ from typing import Iterable, Mapping
 
 from ..envdelta import APPEND, PREPEND, SET, UNSET, EnvDelta, VarOp
 from ..errors import EnvmgrError
+from ..winenv import env_key
 
 # Where a format refuses something, the remedy names formats that can hold it.
 _ALTERNATIVES = {
@@ -88,7 +89,7 @@ def expected_env(delta: EnvDelta, env: Mapping[str, str], *, fold: bool | None =
     fold = delta.platform == "windows" if fold is None else fold
     out = dict(env)
     for op in delta.ops:
-        key = next((k for k in out if (k.upper() == op.name.upper() if fold else k == op.name)), None)
+        key = env_key(out, op.name, fold)
         current = out.pop(key) if key is not None else None
         if op.op == UNSET:
             continue

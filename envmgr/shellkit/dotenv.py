@@ -14,6 +14,7 @@ import re
 from typing import Mapping
 
 from ..envdelta import UNSET, EnvDelta
+from ..winenv import env_key
 from ._common import UnrepresentableValue, check_name, check_text, expected_env, ops_of
 
 NEWLINE = "\n"
@@ -58,7 +59,7 @@ def final_values(fmt: str, delta: EnvDelta, current_env: Mapping[str, str] | Non
     fold = delta.platform == "windows"
     out = {}
     for name in delta.names():
-        key = next((k for k in after if (k.upper() == name.upper() if fold else k == name)), None)
+        key = env_key(after, name, fold)
         if key is None:
             raise UnrepresentableValue(fmt, name, f"{fmt} cannot unset a variable", what="operation")
         out[key] = after[key]

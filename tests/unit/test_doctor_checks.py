@@ -21,7 +21,8 @@ def test_defines_follow_shlex():
 
 
 def test_min_cuda_per_compute_capability():
-    from envmgr.doctor.checks_cuda import arch_cc, min_cuda_for
+    from envmgr.doctor.checks_cuda import arch_cc
+    from envmgr.knowledge import min_cuda_for
 
     assert min_cuda_for((12, 0)) == "12.8" and min_cuda_for((12, 1)) == "12.9"
     assert min_cuda_for((8, 9)) == "11.8" and min_cuda_for((7, 5)) is None

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from envmgr.compat import table_limits
+from envmgr.knowledge import host_limits as table_limits
 from envmgr.discover.model import BuildCustomizations, CudaToolkit, Toolset, VsInstance
 from envmgr.errors import NoMatchError
 from envmgr.msbuild.names import expected_names, integration_version, support_problem

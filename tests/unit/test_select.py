@@ -3,7 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from envmgr.compat import HostLimits, parse_host_config, read_limits, table_limits, table_stl_min_cuda
+from envmgr.discover.limits import parse_host_config, read_limits
+from envmgr.knowledge import HostLimits
+from envmgr.knowledge import host_limits as table_limits
+from envmgr.knowledge import stl_min_cuda as table_stl_min_cuda
 from envmgr.discover import discover
 from envmgr.errors import NoMatchError, UsageError
 from envmgr.host.recorded import load_machine
@@ -90,7 +93,7 @@ def test_linux_pins_an_older_gcc_when_the_default_is_too_new():
     kit = next(k for k in inv.cuda if k.short == "12.4")
     from envmgr.select import Limits
 
-    limits = Limits({kit.path: HostLimits(None, None, gxx["g++"].major - 1, None, "test")}, {})
+    limits = Limits({kit.path: HostLimits(None, None, gxx["g++"].major - 1, "test")}, {})
     choice = choose(inv, Selectors(cuda="12.4"), limits)
     assert choice.host_compiler is not None and choice.host_compiler.major <= gxx["g++"].major - 1
     assert any("pinning" in n for n in choice.notes)
