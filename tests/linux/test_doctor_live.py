@@ -9,11 +9,21 @@ pytestmark = [pytest.mark.linux,
               pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux only")]
 
 
-def test_doctor_live_only_warns(cli):
+def _has_cublas(lib64: str) -> bool:
+    import glob
+
+    return bool(glob.glob(f"{lib64}/libcublas.so*"))
+
+
+def test_doctor_live_fails_only_for_what_this_machine_lacks(cli):
+    # This machine's CUDA 13.0 was assembled from pip wheels without cuBLAS, which llama.cpp's CUDA
+    # backend links (F24, issue 13): that is the one failure doctor may report here.
     result = cli("doctor", "--json")
     data = result.json()
-    fails = [c for c in data["checks"] if c["status"] == "fail"]
-    assert result.code == 0 and not fails, fails
+    fails = [c["id"] for c in data["checks"] if c["status"] == "fail"]
+    expected = [] if _has_cublas("/usr/local/cuda-13.0/lib64") else ["F24"]
+    assert fails == expected, data["checks"]
+    assert result.code == (1 if expected else 0)
     for c in data["checks"]:
         if c["status"] == "warn":
             assert c["summary"] and c["evidence"] and c["fix"], c
