@@ -42,6 +42,8 @@ class Report:
     spec: str
     lines: list[str] = field(default_factory=list)
     timings: dict = field(default_factory=dict)
+    wheel: dict | None = None      # where the wheel came from, as install_wheel said (docs/json.md)
+    prebuilt: str | None = None    # the --prebuilt-lib folder
 
 
 def flow_package(recipe: str | None, args: list[str], prebuilt: str | None) -> str | None:
@@ -89,37 +91,51 @@ def run_flow(obj, invoke_install, *, package: str, recipe: str | None, args: lis
     chosen = recipe or (PREBUILT_RECIPE if prebuilt else PACKAGE_RECIPES)[package]
     why = "--recipe" if recipe else ("--prebuilt-lib" if prebuilt else f"the package {package}")
     rep = Report(package, chosen, why, spec)
+    lib_dir = _check_prebuilt(prebuilt) if prebuilt else None     # bad input stops before anything slow
     say(f"envmgr: {package}: recipe {chosen} (from {why}); spec {spec}")
     t0 = time.perf_counter()
     _doctor(obj, sel, fix, rep, skip_build_checks=bool(prebuilt))
     rep.timings["doctor"] = time.perf_counter() - t0
     env = None
-    if prebuilt:
-        env = _prebuilt(obj, prebuilt, package, python, pip_opts, spec, rep, invoke_install)
+    if lib_dir:
+        env = _prebuilt(lib_dir, python, pip_opts, spec, rep)
     else:
         _build_and_install(invoke_install, chosen, pip_opts, spec, rep)
     from ..verify.run import verify
 
     say("envmgr: verifying: a tiny model on the GPU, every layer offloaded")
     t1 = time.perf_counter()
-    verdict = verify(obj.host, python, package, env=env)
+    verdict = verify(_here(obj), python, package, env=env)
     rep.timings["verify"] = time.perf_counter() - t1
     return _finish(verdict, rep, as_json)
 
 
-def _doctor(obj, sel, fix: bool, rep: Report, skip_build_checks: bool) -> None:
-    from ..doctor.checks import FAIL
+def _findings(obj, sel):
+    """(facts, findings): doctor on the machine (--machine: the record)."""
     from ..doctor.run import gather, run_checks
-    from ..errors import CheckFailed
-    from ..output import say
     from ..selectors import Selectors
 
     facts = gather(obj.host, Selectors(*sel[:4]))
-    findings = [f for f in run_checks(facts) if f.status == FAIL and f.id not in NOT_BLOCKING]
+    return facts, run_checks(facts)
+
+
+def sort_findings(findings, fix: bool, skip_build_checks: bool) -> tuple[list, list]:
+    """(blocking, routed): failing findings that stop the flow, and those --fix leaves to the recipe's route."""
+    from ..doctor.checks import FAIL
+
+    found = [f for f in findings if f.status == FAIL and f.id not in NOT_BLOCKING]
     if skip_build_checks:   # nothing is compiled on the prebuilt route: only the driver matters
-        findings = [f for f in findings if f.id in ("F17", "F23")]
-    routed = [f for f in findings if f.id in RECIPE_ROUTES]
-    blocking = [f for f in findings if f.id not in RECIPE_ROUTES or not fix]
+        found = [f for f in found if f.id in ("F17", "F23")]
+    routed = [f for f in found if f.id in RECIPE_ROUTES] if fix else []
+    return [f for f in found if f not in routed], routed
+
+
+def _doctor(obj, sel, fix: bool, rep: Report, skip_build_checks: bool) -> None:
+    from ..errors import CheckFailed
+    from ..output import say
+
+    facts, findings = _findings(obj, sel)
+    blocking, routed = sort_findings(findings, fix, skip_build_checks)
     if blocking:
         details = tuple(line for f in blocking for line in
                         (f"{f.id} {f.title}: {f.summary}", *(f"  fix: {x}" for x in (f.fix, f.fix_command) if x)))
@@ -135,33 +151,48 @@ def _doctor(obj, sel, fix: bool, rep: Report, skip_build_checks: bool) -> None:
                      f"{len(facts.inv.gpus)} GPU(s))")
 
 
+def _here(obj):
+    """The host verify runs on: this machine, where pip installed (a --machine record cannot run Python)."""
+    if obj.machine is None and obj.wine_prefix is None:
+        return obj.host
+    from ..host.live import LiveHost
+
+    return LiveHost()
+
+
 def _build_and_install(invoke_install, recipe: str, pip_opts: list[str], spec: str, rep: Report) -> None:
-    from .. import wheels
     from ..errors import EnvmgrError
 
-    before = {e.folder.name for e in wheels.entries() if isinstance(e, wheels.Entry)}
     t0 = time.perf_counter()
-    code = invoke_install(recipe, [*pip_opts, spec])
+    done = invoke_install(recipe, [*pip_opts, spec])      # install_wheel's Installed: it says where the wheel came from
     seconds = time.perf_counter() - t0
     rep.timings["build_install"] = seconds
-    if code != 0:
-        err = EnvmgrError(f"the build or pip install failed (exit {code}); nothing was verified",
-                          "see the output above; `envmgr doctor --log FILE` diagnoses a saved build log")
-        err.exit_code = code if code > 0 else 1
+    if done.code != 0:
+        err = EnvmgrError(f"pip install of {done.wheel} failed (exit {done.code}); nothing was verified",
+                          "see pip's output above; the wheel stays in the cache")
+        err.exit_code = done.code if done.code > 0 else 1
         raise err
-    new = [e for e in wheels.entries() if isinstance(e, wheels.Entry) and e.folder.name not in before]
-    if new:
-        rep.lines.append(f"built {new[0].wheel} in {new[0].build_seconds:.0f} s (cached as {new[0].folder.name})")
-    elif wheels.parse_spec(spec).source is not None:
-        rep.lines.append(f"wheel cache hit: installed in {seconds:.1f} s, nothing built")
-    else:
-        rep.lines.append(f"built and installed in {seconds:.0f} s (a source folder or URL: never cached)")
-    rep.timings["built"] = bool(new)
+    rep.wheel = {"origin": done.origin, "file": done.wheel, "path": done.path, "digest": done.digest or None,
+                 "build_seconds": round(done.build_seconds, 1), "index": done.index or None}
+    rep.lines.append(_wheel_line(done, seconds))
 
 
-def _prebuilt(obj, folder: str, package: str, python, pip_opts, spec, rep: Report, invoke_install) -> dict:
+def _wheel_line(done, seconds: float) -> str:
+    key = f"key {done.digest}"
+    if done.origin == "built":
+        return f"built {done.wheel} in {done.build_seconds:.0f} s ({key}, now in the wheel cache)"
+    if done.origin == "cache":
+        return (f"wheel cache hit: {done.wheel} ({key}, built earlier in {done.build_seconds:.0f} s); "
+                f"installed in {seconds:.1f} s, nothing built")
+    if done.origin == "index":
+        return (f"from the wheel index {done.index}: {done.wheel} ({key}, built elsewhere in {done.build_seconds:.0f} s);"
+                f" installed in {seconds:.1f} s, nothing built")
+    return f"built {done.wheel} in {done.build_seconds:.0f} s (a source folder or URL: never cached)"
+
+
+def _check_prebuilt(folder: str) -> str:
+    """The folder's absolute path when it holds llama.cpp's library and its CUDA backend; else the error."""
     from ..errors import CheckFailed, InputFileError
-    from ..output import say
 
     if not os.path.isdir(folder):
         raise InputFileError(f"--prebuilt-lib {folder}: no such folder", "give your llama.cpp build's folder "
@@ -176,7 +207,14 @@ def _prebuilt(obj, folder: str, package: str, python, pip_opts, spec, rep: Repor
         raise CheckFailed(f"--prebuilt-lib {folder} is a CPU-only build of llama.cpp: it has {llama} but no "
                           f"{cuda} (F18)", "rebuild llama.cpp with -DGGML_CUDA=on (cmake -B build -DGGML_CUDA=on "
                           "-DBUILD_SHARED_LIBS=ON), or drop --prebuilt-lib to build llama-cpp-python with CUDA")
-    full = os.path.abspath(folder)
+    return os.path.abspath(folder)
+
+
+def _prebuilt(full: str, python, pip_opts, spec, rep: Report) -> dict:
+    from ..errors import CheckFailed
+    from ..output import say
+
+    rep.prebuilt = full
     rep.lines.append(f"prebuilt library: {full} (LLAMA_CPP_LIB_PATH)")
     if not _installed(python):
         say(f"envmgr: installing {spec} without building its library (CMAKE_ARGS=-DLLAMA_BUILD=OFF)")
@@ -217,8 +255,9 @@ def _finish(verdict, rep: Report, as_json: bool) -> int:
     rep.lines.append(f"layers offloaded: {off[0]}/{off[1]}" if off else "layers offloaded: none reported")
     if as_json:
         emit_json({"schema": 1, "package": rep.package, "recipe": rep.recipe, "recipe_from": rep.recipe_why,
-                   "spec": rep.spec, "report": rep.lines, "seconds": {k: round(v, 1) for k, v in rep.timings.items()
-                                                                      if isinstance(v, float)},
+                   "spec": rep.spec, "ok": verdict.ok, "wheel": rep.wheel, "prebuilt_lib": rep.prebuilt,
+                   "gpu": gpu, "layers_offloaded": f"{off[0]}/{off[1]}" if off else None,
+                   "report": rep.lines, "seconds": {k: round(v, 1) for k, v in rep.timings.items()},
                    "verify": verdict_json(verdict)})
     else:
         from ..output import Painter
@@ -236,7 +275,7 @@ def _finish(verdict, rep: Report, as_json: bool) -> int:
     return 0
 
 
-def start_flow(ctx, install_command, args: list[str], fix: bool, prebuilt: str | None, as_json: bool) -> int:
+def start_flow(ctx, args: list[str], fix: bool, prebuilt: str | None, as_json: bool) -> int:
     """Entered from `install` (commands/wheels.py); flags given after the package are taken here too."""
     rest, i = [], 0
     while i < len(args):
@@ -259,14 +298,11 @@ def start_flow(ctx, install_command, args: list[str], fix: bool, prebuilt: str |
     if not rest:
         rest = [package]
 
-    def invoke_install(recipe: str, pip_args: list[str]) -> int:
-        kwargs = {**p, "recipe": recipe, "pip_args": tuple(pip_args), "fix": False, "prebuilt_lib": None,
-                  "as_json": False}
-        try:
-            ctx.invoke(install_command, **kwargs)
-        except SystemExit as exc:
-            return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-        return 0
+    def invoke_install(recipe: str, pip_args: list[str]):
+        from .wheels import install_wheel
+
+        kwargs = {k: v for k, v in p.items() if k not in ("pip_args", "fix", "prebuilt_lib", "as_json")}
+        return install_wheel(ctx.obj, pip_args, **{**kwargs, "recipe": recipe})
 
     pythons = p.get("pythons") or ()
     sel = (p.get("vs"), p.get("toolset"), p.get("arch"), p.get("cuda"))

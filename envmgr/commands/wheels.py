@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import dataclass
+from pathlib import Path
 
 import click
 
@@ -41,6 +43,33 @@ def install_command(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refre
     tag, platform): the same key in any venv installs the cached wheel in seconds. pip options
     (before SPEC) go to both `pip wheel` and `pip install`. The first --python is the target.
     """
+    args = [a for a in pip_args if a != "--"] if pip_args[:1] == ("--",) else list(pip_args)
+    from .install_flow import flow_package, start_flow   # `install llama-cpp-python [SPEC]` (issue 15)
+
+    if flow_package(recipe, args, prebuilt_lib):
+        sys.exit(start_flow(click.get_current_context(), args, fix, prebuilt_lib, as_json))
+    sys.exit(install_wheel(obj, args, vs=vs, toolset=toolset, arch=arch, cuda=cuda, pythons=pythons,
+                           from_file=from_file, refresh=refresh, strict=strict, recipe=recipe, arch_list=arch_list,
+                           allow_unsupported_compiler=allow_unsupported_compiler, recipe_params=recipe_params,
+                           no_deps=no_deps, rebuild=rebuild, wheel_index=wheel_index, publish_to=publish_to).code)
+
+
+@dataclass(frozen=True)
+class Installed:
+    """What `envmgr install --recipe` did, in its own words: the install flow reports from this."""
+    code: int              # pip install's exit code
+    origin: str            # "built", "cache" (the local wheel cache), "index" (--wheel-index) or "source"
+    wheel: str             # the wheel's file name
+    path: str
+    build_seconds: float   # the build's time: this build's, or the one that made the cached/index wheel
+    digest: str = ""       # the cache key's digest ("" for a source folder or URL: never cached)
+    index: str = ""        # the wheel index it came from (origin "index")
+
+
+def install_wheel(obj: Ctx, args: list[str], *, vs, toolset, arch, cuda, pythons, from_file, refresh, strict, recipe,
+                  arch_list, allow_unsupported_compiler, recipe_params, no_deps, rebuild, wheel_index,
+                  publish_to) -> Installed:
+    """Build SPEC (the last of args) with the recipe, or take its wheel from the cache or the index; pip install it."""
     import time
     from datetime import datetime, timezone
 
@@ -49,19 +78,12 @@ def install_command(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refre
     from ..errors import UsageError
     from ..output import say
 
-    args = [a for a in pip_args if a != "--"] if pip_args[:1] == ("--",) else list(pip_args)
-    from .install_flow import flow_package, start_flow   # `install llama-cpp-python [SPEC]` (issue 15)
-
-    if flow_package(recipe, args, prebuilt_lib):
-        sys.exit(start_flow(click.get_current_context(), install_command, args, fix, prebuilt_lib, as_json))
     if not args or not recipe:
         raise UsageError("envmgr install needs --recipe NAME and a SPEC", "e.g. envmgr install --recipe "
                          "llama-cpp-python llama-cpp-python==0.3.36 (see `envmgr recipes`)")
     spec, pip_opts = args[-1], args[:-1]
     _check_spec(spec)
     if publish_to:
-        from pathlib import Path
-
         from ..wheelindex import check_dest
 
         check_dest(Path(publish_to).expanduser())
@@ -80,19 +102,23 @@ def install_command(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refre
         return wheels.WheelKey(name, version, source, cuda_version if is_cuda else "", archs, generator,
                                cmake_args, py_tag, platform)
 
+    from ..wheelremote import configured_index
     from .wheelpublish import from_index, publish_installed
 
     if info.name and info.version and info.source and not rebuild:
         key = key_for(info.name, info.version, info.source)
         hit = wheels.lookup(key, is_cuda, lambda m: say(f"envmgr: {m}"))
+        origin = "cache"
         if hit is not None:
             say(f"envmgr: reusing the cached wheel {hit.wheel} (built in {hit.build_seconds:.0f} s, {hit.created}); "
                 f"key {hit.key.digest()}")
         else:
-            hit = from_index(wheel_index, key, is_cuda)
+            hit, origin = from_index(wheel_index, key, is_cuda), "index"
         if hit is not None:
+            index = configured_index(wheel_index) or "" if origin == "index" else ""
             publish_installed(publish_to, hit.path)
-            sys.exit(_pip_install(python, hit.path, pip_opts, no_deps, env))
+            return Installed(_pip_install(python, hit.path, pip_opts, no_deps, env), origin, hit.wheel, str(hit.path),
+                             hit.build_seconds, hit.folder.name, index)
     if info.source is None:
         say(f"envmgr: {spec} is a source folder or URL: built every time, never cached")
     elif info.version is None and info.name:
@@ -102,8 +128,11 @@ def install_command(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refre
     start = time.perf_counter()
     entry_or_path = _build(python, spec, pip_opts, env, key_for, info, is_cuda, start,
                            datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+    seconds, path = time.perf_counter() - start, Path(entry_or_path)
     publish_installed(publish_to, entry_or_path)
-    sys.exit(_pip_install(python, entry_or_path, pip_opts, no_deps, env))
+    return Installed(_pip_install(python, entry_or_path, pip_opts, no_deps, env),
+                     "source" if info.source is None else "built", path.name, str(path), seconds,
+                     "" if info.source is None else path.parent.name)
 
 
 def _build(python, spec, pip_opts, env, key_for, info, is_cuda, start, created):
