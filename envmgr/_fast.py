@@ -63,6 +63,11 @@ def plan(argv: list[str], env) -> object | None:
         if fmt not in ("sh", "fish", "ps1", "cmd"):
             return None
         text = _activation_script(data, fmt, env)
+        slot = env.get("ENVMGR_SLOT")
+        if slot and fmt == "sh" and argv[1:4] == ["--activate", "--format", "sh"]:
+            from .reactivate import write_sh_slot    # for shells/envmgr.sh: next time, no Python
+
+            write_sh_slot(slot, data, argv[4:], env, data["fast_file"])
         return lambda: _write_bytes(text)
     out = data["out"].get(fmt)
     if out is None:
@@ -142,6 +147,7 @@ def read_entry(opts: dict, env) -> dict | None:
         return None
     if entry_token(entry) != data["entry"] or not still_valid(data["validity"]):
         return None
+    data["fast_file"] = entry[:-5] + ".fast"
     return data
 
 

@@ -1,4 +1,7 @@
-"""`envmgr init SHELL`: the one profile line (as conda and mise do), and the hook it loads."""
+"""`envmgr init SHELL`: the one profile line (as conda and mise do), and the hook it loads.
+
+The line sources a static file shipped in the package (functions and completion written out), so a
+new shell pays no Python start; envmgr runs only when a function is called or Tab is pressed."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -18,18 +21,16 @@ def profile_line(shell: str) -> str:
         # cmd has no profile: AutoRun (or a shortcut's `cmd /k`) runs this file, which defines macros.
         return f'call "{folder / "envmgr-init.cmd"}"'
     if shell == "fish":
-        return "envmgr init fish --script | source"
-    return f'eval "$(envmgr init {shell} --script)"'
+        return "source '" + str(folder / "envmgr.fish").replace("\\", "\\\\").replace("'", "\\'") + "'"
+    return ". '" + str(folder / "envmgr.sh").replace("'", "'\\''") + "'"
 
 
 def hook_script(shell: str) -> str:
     folder = shells_dir()
     if shell in ("bash", "zsh"):
-        body = (folder / "envmgr.sh").read_text(encoding="utf-8")
-        return body + f'eval "$(_ENVMGR_COMPLETE={shell}_source command envmgr)"\n'
+        return (folder / "envmgr.sh").read_text(encoding="utf-8")
     if shell == "fish":
-        body = (folder / "envmgr.fish").read_text(encoding="utf-8")
-        return body + "_ENVMGR_COMPLETE=fish_source command envmgr | source\n"
+        return (folder / "envmgr.fish").read_text(encoding="utf-8")
     if shell in ("powershell", "pwsh"):
         return profile_line(shell)
     return (folder / "envmgr-init.cmd").read_text(encoding="utf-8")

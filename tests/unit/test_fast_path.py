@@ -45,7 +45,7 @@ def env(tmp_path):
             "GONE": "here", "LD_LIBRARY_PATH": "/lib/a::/lib/b"}
 
 
-def store(env: dict, delta: EnvDelta, watched: Path, **sel) -> str:
+def store(env: dict, delta: EnvDelta, watched: Path, *more: Path, **sel) -> str:
     selectors = {"vs": None, "toolset": None, "arch": "x64", "cuda": None, "python": [], **sel}
     key = cachekey.cache_key("linux", selectors, env, __version__)
     assert key == cache.cache_key("linux", selectors, env)            # one rule, two callers
@@ -53,7 +53,7 @@ def store(env: dict, delta: EnvDelta, watched: Path, **sel) -> str:
     old = os.environ.get("ENVMGR_CACHE_DIR")
     os.environ["ENVMGR_CACHE_DIR"] = env["ENVMGR_CACHE_DIR"]
     try:
-        cache.store(key, text, [str(watched)])
+        cache.store(key, text, [str(watched), *map(str, more)])
     finally:
         os.environ.pop("ENVMGR_CACHE_DIR") if old is None else os.environ.__setitem__("ENVMGR_CACHE_DIR", old)
     return key

@@ -14,10 +14,7 @@ from envmgr.envdelta import PREPEND, REMOVE, SET, UNSET, EnvDelta, VarOp
 from envmgr.shellhost import build_session
 from envmgr.shellinit import hook_script, profile_line, shells_dir
 from tests.conftest import ROOT
-from tests.unit.test_shellkit_ps1 import literals, parse
-
-ts = pytest.importorskip("tree_sitter")
-ts_ps = pytest.importorskip("tree_sitter_powershell")
+from tests.unit.test_shellkit_ps1 import literals, parse, ts_bat, ts_ps
 
 DELTA = EnvDelta("windows", (VarOp("CUDA_PATH", SET, "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4"),
                              VarOp("PATH", REMOVE, ("C:\\CUDA\\v11.8\\bin",)),
@@ -64,7 +61,6 @@ def test_pwsh_init_script_parses_and_assigns_exactly_the_values(tmp_path):
 
 @pytest.mark.parametrize("name", ["envmgr-activate.cmd", "envmgr-deactivate.cmd", "envmgr-init.cmd"])
 def test_cmd_scripts_are_crlf_and_parse_with_tree_sitter_batch(name):
-    ts_bat = pytest.importorskip("tree_sitter_batch")
     raw = (shells_dir() / name).read_bytes()
     assert b"\r\n" in raw and b"\n" not in raw.replace(b"\r\n", b"")
     tree = parse(raw.decode("ascii"), ts_bat)
@@ -147,12 +143,28 @@ def test_sh_session_rc_sources_the_users_env_file_once_and_never_itself(tmp_path
     assert ("(envmgr cuda-9.9) u$ " if user_env else "(envmgr cuda-9.9) ") in done.stderr
 
 
-@pytest.mark.parametrize("shell,line", [("bash", 'eval "$(envmgr init bash --script)"'),
-                                        ("zsh", 'eval "$(envmgr init zsh --script)"'),
-                                        ("fish", "envmgr init fish --script | source")])
-def test_init_prints_one_profile_line(cli, shell, line):
+@pytest.mark.parametrize("shell,line", [("bash", ". '{}/envmgr.sh'"), ("zsh", ". '{}/envmgr.sh'"),
+                                        ("fish", "source '{}/envmgr.fish'")])
+def test_init_prints_one_profile_line_that_sources_a_static_file(cli, shell, line):
+    # Issue 14: opening a shell must start no Python; the file is shipped in the package.
     result = cli("init", shell)
-    assert result.code == 0 and result.stdout.strip() == line == profile_line(shell)
+    assert result.code == 0 and result.stdout.strip() == line.format(shells_dir()) == profile_line(shell)
+
+
+@pytest.mark.posix
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_a_new_interactive_shell_with_the_profile_line_starts_no_envmgr(shell, tmp_path):
+    import shutil
+
+    if shutil.which(shell) is None:
+        pytest.skip(f"no {shell}")
+    log = tmp_path / "calls"
+    (tmp_path / "envmgr").write_text(f'#!/bin/sh\necho "$*" >> "{log}"\n')
+    (tmp_path / "envmgr").chmod(0o755)
+    done = subprocess.run([shell, "-i", "-c", profile_line(shell) + "\ntype envmgr_activate >/dev/null && echo OK"],
+                          capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL,
+                          env={**os.environ, "PATH": f"{tmp_path}:/usr/bin:/bin", "HOME": str(tmp_path)})
+    assert "OK" in done.stdout and not log.exists(), done.stderr
 
 
 def test_init_powershell_imports_the_module(cli):
@@ -160,12 +172,11 @@ def test_init_powershell_imports_the_module(cli):
     assert result.stdout.strip().startswith("Import-Module '") and result.stdout.strip().endswith("Envmgr.psd1'")
 
 
-def test_completion_scripts_come_from_click():
-    assert "_ENVMGR_COMPLETE=bash_source" in hook_script("bash")
-    assert "_ENVMGR_COMPLETE=fish_source" in hook_script("fish")
-    done = subprocess.run([sys.executable, "-m", "envmgr"], capture_output=True, text=True,
-                          env={**os.environ, "_ENVMGR_COMPLETE": "bash_source", "PYTHONPATH": str(ROOT)})
-    assert "complete -o nosort -F" in done.stdout
+def test_completion_is_written_out_and_asks_envmgr_only_on_tab():
+    assert "complete -o default -F _envmgr_complete envmgr" in hook_script("bash")
+    assert "compdef _envmgr_complete envmgr" in hook_script("zsh")
+    assert "complete -c envmgr -f -a '(__envmgr_complete)'" in hook_script("fish")
+    assert all("complete-words" in hook_script(s) for s in ("bash", "zsh", "fish"))
 
 
 def test_complete_words_answers_for_powershell(cli):

@@ -1,0 +1,111 @@
+"""Python-free re-activation (envmgr/reactivate.py + shells/envmgr.sh) in real bash and zsh.
+
+The first `envmgr_activate` runs envmgr (its fast path writes the slot); the second must start no
+process named envmgr and leave exactly the environment the first left. Then each input of the cache
+key is changed in turn (a watched file's mtime, an absent path appearing, each key variable, a
+CUDA_PATH_V*, the arguments, the cache entry, envmgr's version file, an active environment): the
+slot must apply nothing and hand over to envmgr.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from envmgr import __file__ as VERSION_FILE
+from envmgr.shellinit import shells_dir
+
+from tests.unit.test_fast_path import PLAIN, store
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="bash and zsh")
+SHELLS = [s for s in ("bash", "zsh") if shutil.which(s)]
+REAL = Path(sys.executable).with_name("envmgr")
+
+
+@pytest.fixture
+def setup(tmp_path):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    log = tmp_path / "calls"
+    # An envmgr that counts its starts; ENVMGR_TEST_REFUSE makes it fail without applying anything.
+    (bin_dir / "envmgr").write_text(f'#!/bin/sh\necho "$*" >> "{log}"\n'
+                                    f'[ -n "$ENVMGR_TEST_REFUSE" ] && exit 3\nexec "{REAL}" "$@"\n')
+    (bin_dir / "envmgr").chmod(0o755)
+    watched, absent = tmp_path / "vcvarsall.bat", tmp_path / "later"
+    watched.write_text("x")
+    env = {"HOME": str(tmp_path), "ENVMGR_CACHE_DIR": str(tmp_path / "cache"), "LANG": "C.UTF-8",
+           "PATH": f"{bin_dir}:/usr/bin:/bin:/usr/bin/", "LD_LIBRARY_PATH": "/lib/a::/lib/b/:/lib/a",
+           "QUOTED": 'was "quoted" \\ here', "GONE": "here"}
+    store(env, PLAIN, watched, absent, cuda="13.0")    # a new install appearing there retires the slot
+    return env, log, watched, absent
+
+
+def activate(shell: str, env: dict, before: str = "", args: str = "--cuda 13.0") -> tuple[int, dict]:
+    script = (f". '{shells_dir() / 'envmgr.sh'}'\n{before}\nenvmgr_activate {args}\nrc=$?\n"
+              f"'{sys.executable}' -c 'import os, json; print(json.dumps(dict(os.environ)))'\nexit $rc\n")
+    out = subprocess.run([shell, "-c", script], env=env, capture_output=True, text=True)
+    import json
+
+    state = json.loads(out.stdout) if out.stdout.strip() else {}
+    state.pop("_", None)
+    return out.returncode, state
+
+
+def calls(log: Path) -> int:
+    return len(log.read_text().splitlines()) if log.exists() else 0
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_reactivation_starts_no_python_and_matches_envmgr(shell, setup):
+    env, log, _, _ = setup
+    code, first = activate(shell, env)                    # envmgr's fast path; writes the slot
+    assert code == 0 and first["ENVMGR_ACTIVE"] == "cuda-13.0" and calls(log) == 1
+    code, second = activate(shell, env)
+    assert code == 0 and calls(log) == 1                    # no envmgr this time
+    assert second == first
+    assert first["PATH"].startswith("/opt/cuda-13.0/bin:/opt/with space:")
+    assert "GONE" not in second and second["QUOTED"] == PLAIN.ops[1].value
+
+
+CHANGES = {
+    "watched file changed": lambda s: Path(s[2]).write_text("changed"),
+    "absent path appeared": lambda s: Path(s[3]).write_text("new"),
+    "cache cleared": lambda s: [p.unlink() for p in (Path(s[0]["ENVMGR_CACHE_DIR"]) / "snapshots").glob("*.fast")],
+}
+KEY_VARS = ["CUDA_PATH", "CUDA_HOME", "CUDA_ROOT", "CUDAToolkit_ROOT", "CONDA_PREFIX", "ProgramFiles", "ProgramData",
+            "SystemRoot", "CUDA_PATH_V12_4", "cuda_path_v13_0"]
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+@pytest.mark.parametrize("change", sorted(CHANGES) + [f"variable {v}" for v in KEY_VARS] +
+                         ["other arguments", "an active environment", "version file"])
+def test_a_changed_key_input_hands_over_to_envmgr(shell, change, setup):
+    env, log, _, _ = setup
+    activate(shell, env)
+    activate(shell, env)
+    assert calls(log) == 1                                  # the slot works before the change
+    refused = {**env, "ENVMGR_TEST_REFUSE": "1"}
+    before, args = "", "--cuda 13.0"
+    if change in CHANGES:
+        CHANGES[change](setup)
+    elif change.startswith("variable "):
+        refused[change.split()[1]] = "/elsewhere"
+    elif change == "other arguments":
+        args = "'--cuda 13.0'"                              # the same slot name, other arguments
+    elif change == "an active environment":
+        refused.update(ENVMGR_ACTIVE="x", ENVMGR_RESTORE="{}")
+    elif change == "version file":
+        st = os.stat(VERSION_FILE)
+        os.utime(VERSION_FILE, ns=(st.st_atime_ns, st.st_mtime_ns + 1000))
+    try:
+        code, state = activate(shell, refused, before, args)
+    finally:
+        if change == "version file":
+            os.utime(VERSION_FILE, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert code == 3 and calls(log) == 2, change            # envmgr was asked
+    assert "ENVMGR_ACTIVE" not in state or change == "an active environment"
+    assert state["PATH"] == env["PATH"]                     # and nothing was applied
