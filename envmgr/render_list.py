@@ -9,7 +9,7 @@ def inventory_json(inv: Inventory) -> dict:
     return {
         "schema": JSON_SCHEMA_VERSION,
         "platform": inv.platform,
-        "visual_studio": to_json(inv.visual_studio),
+        "visual_studio": [dict(to_json(v), usable=v.usable) for v in inv.visual_studio],
         "cuda": to_json(inv.cuda),
         "gpus": [dict(to_json(g), problems=[]) for g in inv.gpus],
         "host_compilers": to_json(inv.host_compilers),
@@ -32,6 +32,7 @@ def render_inventory(inv: Inventory, paint: Painter) -> str:
             out.append("  none found")
         for vs in inv.visual_studio:
             state = "" if vs.is_complete is not False else paint(" incomplete", "red")
+            state += "" if vs.usable else paint(" UNUSABLE", "red")
             nick = f" \"{vs.nickname}\"" if vs.nickname else ""
             out.append(f"  {paint(vs.label, 'cyan')}{nick}{state}  [{vs.instance_id}] via {vs.source}")
             out.append(f"    {vs.path}")
@@ -44,6 +45,8 @@ def render_inventory(inv: Inventory, paint: Painter) -> str:
                     "no CUDA" if bc.exists else "folder missing", "yellow")
                 out.append(f"    BuildCustomizations: {cuda}   {bc.dir}")
             problems(vs.problems)
+            for why in vs.unusable:
+                out.append(f"    {paint('x cannot build: ' + why, 'red')}")
         if inv.windows_sdks:
             out.append(f"  Windows SDKs: {', '.join(inv.windows_sdks)}")
         out.append("")

@@ -44,6 +44,12 @@ class VsInstance:
     build_customizations: BuildCustomizations | None
     sdks: tuple[str, ...]
     problems: tuple[str, ...] = ()
+    is_reboot_required: bool | None = None
+    unusable: tuple[str, ...] = ()   # why it cannot build (node-gyp's rejections); empty when usable
+
+    @property
+    def usable(self) -> bool:
+        return not self.unusable
 
     @property
     def label(self) -> str:

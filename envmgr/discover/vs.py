@@ -7,6 +7,7 @@ from ..host.base import Host, join, safe_listdir, safe_read_text
 from ..knowledge import build_customizations_subdir, msc_ver
 from ..version import Version
 from .model import BuildCustomizations, Toolset, VsInstance
+from .vsusable import unusable_reasons
 from .vswhere import (VsRecord, VswhereError, check_vswhere_output, newest_first, parse_state_json,
                       parse_vswhere_json)
 
@@ -119,9 +120,10 @@ def probe_instance(host: Host, rec: VsRecord, sdks: tuple[str, ...]) -> VsInstan
     problems = list(rec.problems)
     path = rec.installation_path
     toolsets: tuple[Toolset, ...] = ()
-    default = vcvarsall = None
+    default = vcvarsall = vc_targets = None
     bc = None
-    if not path or not host.is_dir(path):
+    exists = bool(path) and host.is_dir(path)
+    if not exists:
         problems.append(f"installation folder {path or '(none)'} does not exist")
     else:
         toolsets, default, tp = probe_toolsets(host, path)
@@ -135,6 +137,7 @@ def probe_instance(host: Host, rec: VsRecord, sdks: tuple[str, ...]) -> VsInstan
             problems.append("VC\\Auxiliary\\Build\\vcvarsall.bat is missing")
         folder = build_customizations_dir(host, path, rec.major)
         if folder:
+            vc_targets = folder.rsplit("\\", 1)[0]
             bc, err = probe_build_customizations(host, folder)
             if err:
                 problems.append(err)
@@ -149,7 +152,13 @@ def probe_instance(host: Host, rec: VsRecord, sdks: tuple[str, ...]) -> VsInstan
         path=path, is_complete=rec.is_complete, is_launchable=rec.is_launchable,
         is_prerelease=rec.is_prerelease, channel=rec.channel, channel_id=rec.channel_id,
         nickname=rec.nickname, source=rec.source, toolsets=toolsets, default_toolset=default,
-        vcvarsall=vcvarsall, build_customizations=bc, sdks=sdks, problems=tuple(problems))
+        vcvarsall=vcvarsall, build_customizations=bc, sdks=sdks, problems=tuple(problems),
+        is_reboot_required=rec.is_reboot_required,
+        unusable=unusable_reasons(
+            exists=exists, toolsets=toolsets, vc_targets=vc_targets,
+            vc_targets_exist=vc_targets is not None and host.is_dir(vc_targets), sdks=sdks,
+            is_complete=rec.is_complete, is_launchable=rec.is_launchable,
+            is_reboot_required=rec.is_reboot_required, major=rec.major))
 
 
 def discover_vs(host: Host, sdks: tuple[str, ...]) -> tuple[tuple[VsInstance, ...], tuple[str, ...]]:

@@ -17,6 +17,11 @@ from ..version import Version
 _ERROR_LINE = re.compile(r"^\s*Error(?: 0x[0-9a-fA-F]+)?:\s*(.+)$", re.M)
 
 
+_DISPLAY_EDITION = re.compile(r"\b(Community|Professional|Enterprise|Build Tools|BuildTools|Team Explorer|"
+                              r"TestAgent|TestController|TestProfessional|Express)\b", re.I)
+_DISPLAY_CHANNEL = re.compile(r"\b(Insiders|Preview)\b", re.I)
+
+
 class VswhereError(ValueError):
     """vswhere's output could not be used; the message says why in one line."""
 
@@ -49,14 +54,24 @@ class VsRecord:
         """Community/Professional/Enterprise/BuildTools/...; Insiders and Preview are channels."""
         if self.product_id.startswith("Microsoft.VisualStudio.Product."):
             return self.product_id.rsplit(".", 1)[-1]
-        return self.product_id or "Unknown"
+        if self.product_id:
+            return self.product_id
+        # No productId (a pasted excerpt, some state.json files): "Visual Studio Community 2026 Insiders".
+        # The VS 2026 Insiders folder is 18\Insiders, so the path would name the channel, not the edition.
+        found = _DISPLAY_EDITION.search(self.display_name)
+        return found.group(1).replace(" ", "") if found else "Unknown"
 
     @property
     def channel(self) -> str:
         """Release / Preview / Insiders / Stable, from channelId (e.g. VisualStudio.18.Insiders)."""
         # state.json of VS 2017 RTM says "VisualStudio.15.Release/public.d15rel/15.0.26117.0".
         parts = self.channel_id.split("/", 1)[0].split(".")
-        return parts[2] if len(parts) >= 3 else ("Preview" if self.is_prerelease else "")
+        if len(parts) >= 3:
+            return parts[2]
+        found = _DISPLAY_CHANNEL.search(self.display_name)
+        if found:
+            return found.group(1).capitalize()
+        return "Preview" if self.is_prerelease else ""
 
     @property
     def year(self) -> str:

@@ -142,12 +142,16 @@ def f02(facts: Facts) -> object:
 
 @check("F03", WINDOWS)
 def f03(facts: Facts) -> object:
-    usable = [v for v in facts.inv.visual_studio if v.toolsets and v.vcvarsall]
+    usable = [v for v in facts.inv.visual_studio if v.toolsets and v.vcvarsall and v.usable]
     ev = [f"{v.label}: {'MSVC ' + ', '.join(t.version for t in v.toolsets) if v.toolsets else 'no C++ tools'}"
+          + ("" if v.usable else f"; unusable: {'; '.join(v.unusable)}")
           for v in facts.inv.visual_studio] or ["no Visual Studio instance found"]
     if not usable:
-        return finding("F03", FAIL, "no Visual Studio instance with the C++ tools: CMake falls back to NMake", ev,
-                       fix="install Build Tools with 'Desktop development with C++' (VC x64 tools + Windows SDK)")
+        near = next((v for v in facts.inv.visual_studio if v.toolsets and v.unusable), None)
+        return finding("F03", FAIL, "no usable Visual Studio instance (C++ tools, VC MSBuild targets, Windows SDK, "
+                       "complete install): CMake falls back to NMake or fails its compiler check", ev,
+                       fix=f"{near.label}: {'; '.join(near.unusable)}" if near else
+                       "install Build Tools with 'Desktop development with C++' (VC x64 tools + Windows SDK)")
     gen = vs_generator(facts.env) or ""
     m = re.match(r"Visual Studio (\d+)", gen, re.I)
     if m and not any(v.major == int(m.group(1)) for v in usable):

@@ -41,6 +41,11 @@ SOURCES = {
     "vswhere-repo-fixture-state.json-enterprise-2017-with-errors.json": "microsoft/vswhere docker/Instances/4/state.json",
     "vswhere-repo-fixture-state.json-enterprise-preview-2017.json": "microsoft/vswhere docker/Instances/5/state.json",
     "node-gyp-fixture-VS_2026_Insiders_workload.json": "nodejs/node-gyp test/fixtures/VS_2026_Insiders_workload.json",
+    "node-gyp-fixture-VS_2019_BuildTools_minimal.json": "nodejs/node-gyp test/fixtures/VS_2019_BuildTools_minimal.txt",
+    "node-gyp-fixture-VS_2022_BuildTools_arm64_only.json":
+        "nodejs/node-gyp test/fixtures/VS_2022_BuildTools_arm64_only.txt",
+    "vswhere-text-all-vs2019-professional-incomplete-state13-EXCERPT.txt":
+        "https://github.com/microsoft/vswhere/issues/213",
     "nvcc-version-windows-11.8.89.txt": "public files with this exact output, search-index ids 11087254619, 10768444696, 67449163253 (10+ hits)",
     "nvcc-version-windows-12.4.99.txt": "public files with this exact output, search-index ids 33497867333, 28615422224, 8284239715 (10+ hits)",
     "nvcc-version-windows-13.0.88.txt": "public files with this exact output, search-index ids 56710801826, 34727663025, 7899540161",
@@ -577,8 +582,115 @@ def linux_two_toolkits() -> Machine:
     return m
 
 
+# ---- machines built from node-gyp's fixtures: {path, version, packages[]} of real installs -------------
+# node-gyp (lib/find-visualstudio.js) rejects an instance without VC.MSBuild.Base, without a VC toolset for
+# the host, or without a Windows SDK package. Here the packages decide which files the instance has.
+
+def node_gyp_instance(m: Machine, fixture: str, toolset: str) -> tuple[dict, list[str]]:
+    inst = json.loads(m.use(fixture, "path, version and packages[]; the folder tree follows the packages"))[0]
+    path, version, packages = inst["path"], inst["version"], inst["packages"]
+    major = int(version.split(".")[0])
+    hosts = []
+    if "Microsoft.VisualStudio.Component.VC.Tools.x86.x64" in packages:
+        hosts += [("Hostx64", "x64"), ("Hostx64", "x86"), ("Hostx86", "x86"), ("Hostx86", "x64")]
+    if "Microsoft.VisualStudio.Component.VC.Tools.ARM64" in packages:
+        hosts += [("Hostx64", "arm64"), ("Hostx86", "arm64"), ("Hostarm64", "arm64")]
+    m.file(f"{path}\\Common7\\Tools\\VsDevCmd.bat", "@echo off\r\nrem placeholder\r\n")
+    m.file(f"{path}\\MSBuild\\Current\\Bin\\MSBuild.exe")
+    for host, target in hosts:
+        m.file(f"{path}\\VC\\Tools\\MSVC\\{toolset}\\bin\\{host}\\{target}\\cl.exe")
+    if hosts:
+        m.file(f"{path}\\VC\\Tools\\MSVC\\{toolset}\\include\\vcruntime.h", "// placeholder\r\n")
+        aux = f"{path}\\VC\\Auxiliary\\Build"
+        for bat in ("vcvarsall.bat", "vcvars64.bat", "vcvars32.bat"):
+            m.file(f"{aux}\\{bat}", "@echo off\r\nrem placeholder\r\n")
+        m.file(f"{aux}\\Microsoft.VCToolsVersion.default.txt", toolset + "\r\n")
+    if any(p.startswith("Microsoft.VisualStudio.VC.MSBuild.") and p.endswith(".Base") for p in packages):
+        m.file(f"{path}\\MSBuild\\Microsoft\\VC\\v{major}0\\Microsoft.Cpp.Default.props", "<!-- placeholder -->\r\n")
+        for ext in ("props", "targets", "xml"):
+            m.file(f"{path}\\MSBuild\\Microsoft\\VC\\v{major}0\\BuildCustomizations\\masm.{ext}",
+                   "<!-- placeholder -->\r\n")
+    sdks = [f"{p.split('_', 1)[1]}.0" for p in packages if p.startswith(("Win10SDK_", "Win11SDK_"))]
+    if sdks:
+        windows_sdk(m, *sdks)
+    product = next(p for p in packages if p.startswith("Microsoft.VisualStudio.Product."))
+    m.note("the instance's files follow its packages: VC\\Tools\\MSVC\\<toolset>\\bin\\Host*\\<target>\\cl.exe "
+           "for each VC.Tools.x86.x64 / VC.Tools.ARM64 component, MSBuild\\Microsoft\\VC\\v<N>0 (with "
+           "BuildCustomizations) when a VC.MSBuild.*Base package is there, a Windows SDK per Win10SDK_/Win11SDK_ "
+           "package; the MSVC toolset version is the one that VS release shipped")
+    m.note("the vswhere object is composed from the fixture's path, version and Microsoft.VisualStudio.Product.* "
+           "package; instanceId, dates and the other fields are hand-written")
+    obj = {"instanceId": "", "installationPath": path, "installationVersion": version, "productId": product,
+           "isComplete": True, "isLaunchable": True, "isPrerelease": False, "isRebootRequired": False,
+           "displayName": "", "channelId": f"VisualStudio.{major}.Release"}
+    return obj, sdks
+
+
+def node_gyp_machine(name: str, description: str, fixture: str, toolset: str, **fields) -> Machine:
+    m = Machine(name, "windows", description)
+    windows_base(m, [])
+    obj, _ = node_gyp_instance(m, fixture, toolset)
+    obj.update(fields)
+    vswhere(m, json_array([json.dumps(obj, indent=2, ensure_ascii=False)]))
+    return m
+
+
+def node_gyp_vs2019_buildtools_minimal() -> Machine:
+    return node_gyp_machine(
+        "node-gyp-vs2019-buildtools-minimal",
+        "VS 2019 Build Tools 16.1 with only the minimal C++ components (x64 tools, VC MSBuild, SDK 10.0.17134): "
+        "usable, as node-gyp finds it", "node-gyp-fixture-VS_2019_BuildTools_minimal.json", "14.21.27702",
+        instanceId="3a7c1f20", displayName="Visual Studio Build Tools 2019")
+
+
+def node_gyp_vs2022_buildtools_arm64_only() -> Machine:
+    return node_gyp_machine(
+        "node-gyp-vs2022-buildtools-arm64-only",
+        "VS 2022 Build Tools 17.11 with only the ARM64 C++ tools on an x64 machine: no Hostx64\\x64\\cl.exe, "
+        "so unusable (node-gyp: 'missing any VC++ toolset')", "node-gyp-fixture-VS_2022_BuildTools_arm64_only.json",
+        "14.41.34120", instanceId="8b1e2d44", displayName="Visual Studio Build Tools 2022")
+
+
+def node_gyp_vs2026_insiders_reboot_pending() -> Machine:
+    m = node_gyp_machine(
+        "node-gyp-vs2026-insiders-reboot-pending",
+        "VS 2026 Community Insiders 18.3 (x64 and ARM64 tools, v180 targets, SDK 10.0.26100) whose vswhere record "
+        "has no productId and no channelId (edition and channel come from the display name) and waits for a "
+        "reboot", "node-gyp-fixture-VS_2026_Insiders_workload.json", "14.50.35717",
+        instanceId="5d2b0a7e", productId="", channelId="", isPrerelease=True, isRebootRequired=True,
+        displayName="Visual Studio Community 2026 Insiders")
+    m.note("productId and channelId are left out and isRebootRequired is true on purpose: the cases this "
+           "machine tests (no real vswhere output with them is in the corpus)")
+    return m
+
+
+def vs2019_professional_incomplete() -> Machine:
+    m = Machine("vs2019-professional-incomplete", "windows",
+                "VS 2019 Professional 16.4.5 on D:, left incomplete by the installer (state 13, isComplete 0, "
+                "isLaunchable 0) but with its MSVC 14.24 toolset and VC targets on disk; SDK 10.0.18362")
+    windows_base(m, [])
+    text = m.use("vswhere-text-all-vs2019-professional-incomplete-state13-EXCERPT.txt",
+                 "its instance fields, from vswhere's text format into the JSON that -format json prints")
+    fields = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition(": ")
+        if sep and key.isidentifier() and not key.startswith("catalog_"):
+            fields[key] = value.strip()
+    for key in ("state",):
+        fields[key] = int(fields[key])
+    for key in ("isComplete", "isLaunchable", "isPrerelease", "isRebootRequired"):
+        fields[key] = fields[key] == "1"
+    vswhere(m, json_array([json.dumps(fields, indent=2, ensure_ascii=False)]))
+    m.note("the vswhere JSON holds the excerpt's top-level fields (the catalog part was cut in the source)")
+    visual_studio(m, fields["installationPath"], 16, ide=True, toolsets=("14.24.28314",))
+    windows_sdk(m, "10.0.18362.0")
+    return m
+
+
 MACHINES = (buildtools_only, buildtools_only_vctools, community_buildtools_cuda124, vs2019_vs2022, vs2026_vs2022,
-            cuda_three_wrong_cuda_path, no_vswhere_state_json, vswhere_failing, linux_two_toolkits)
+            cuda_three_wrong_cuda_path, no_vswhere_state_json, vswhere_failing, linux_two_toolkits,
+            node_gyp_vs2019_buildtools_minimal, node_gyp_vs2022_buildtools_arm64_only,
+            node_gyp_vs2026_insiders_reboot_pending, vs2019_professional_incomplete)
 
 
 # ---- TOML --------------------------------------------------------------------------------------
