@@ -87,7 +87,9 @@ def _open(path: str | Path):
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except OSError as e:
-        raise LogInputError(f"cannot read log file {path}: {e.strerror or e}", _REMEDY) from None
+        # Windows refuses to open a folder ("Permission denied") where POSIX opens it and fstat tells.
+        what = "a folder" if os.path.isdir(path) else (e.strerror or e)
+        raise LogInputError(f"cannot read log file {path}: {what}", _REMEDY) from None
     fh = os.fdopen(fd, "rb")
     st = os.fstat(fd)
     if stat.S_ISDIR(st.st_mode) or not stat.S_ISREG(st.st_mode):
