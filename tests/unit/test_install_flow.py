@@ -207,3 +207,22 @@ def test_install_flow_verifies_on_this_machine_even_under_machine(tmp_path):
     r = install(tmp_path, "--json", "--prebuilt-lib", str(folder), "llama-cpp-python",
                 pythonpath=fake_llama(tmp_path, GPU))
     assert json.loads(r.stdout)["verify"]["python"] == sys.executable
+
+
+def _documented_keys(heading: str) -> set[str]:
+    """The top-level keys of the JSON example under heading in docs/json.md (two-space indented)."""
+    import re
+
+    from tests.conftest import ROOT
+
+    doc = (ROOT / "docs" / "json.md").read_text(encoding="utf-8")
+    block = doc[doc.index(heading):].split("```json", 1)[1].split("```", 1)[0]
+    return set(re.findall(r'^  "(\w+)":', block, flags=re.M))
+
+
+def test_docs_json_md_names_every_key_of_both_documents(tmp_path):
+    folder = lib_folder(tmp_path, cuda=True)
+    data = install(tmp_path, "--json", "--prebuilt-lib", str(folder), "llama-cpp-python",
+                   pythonpath=fake_llama(tmp_path, GPU)).json()
+    assert _documented_keys("## `envmgr install llama-cpp-python --json`") == set(data)
+    assert _documented_keys("## `envmgr verify --json`") == set(data["verify"])
