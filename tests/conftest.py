@@ -28,6 +28,9 @@ def _under_wine() -> bool:
 
 
 UNDER_WINE = _under_wine()
+# python.org's embeddable build (the Windows-CPython tier's interpreter): its python3XX._pth file fixes
+# sys.path, so PYTHONPATH is ignored and it has no venv launcher. The runners' full CPython has both.
+EMBEDDED_PYTHON = sys.platform == "win32" and any(Path(sys.executable).parent.glob("python3*._pth"))
 
 
 @dataclass

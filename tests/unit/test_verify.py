@@ -19,6 +19,7 @@ import pytest
 from envmgr.verify import gguf
 from envmgr.verify.analyze import FAIL, OK, Inputs, analyze, passed
 from envmgr.verify.report import TAG, death, parse_run
+from tests.conftest import EMBEDDED_PYTHON
 
 
 # ---- the GGUF writer ----------------------------------------------------------------------------
@@ -181,8 +182,13 @@ def test_import_failures_name_their_catalog_entry():
     assert lib("libcublas.so.13: cannot open shared object file: No such file or directory").failure == "F23"
 
 
-@pytest.mark.parametrize("rc,words", [(-11, "SIGSEGV"), (-6, "SIGABRT"), (0xC0000005, "access violation"),
-                                      (3221225781, "DLL was not found")])
+# A negative return code is a POSIX signal; Windows' signal module numbers them otherwise (SIGABRT = 22).
+_posix = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signal numbers")
+
+
+@pytest.mark.parametrize("rc,words", [pytest.param(-11, "SIGSEGV", marks=_posix),
+                                      pytest.param(-6, "SIGABRT", marks=_posix),
+                                      (0xC0000005, "access violation"), (3221225781, "DLL was not found")])
 def test_death_in_words(rc, words):
     assert words in death(rc)
 
@@ -233,6 +239,11 @@ def cli(run_envmgr, *args):
     return run_envmgr("verify", *args)
 
 
+_full_python = pytest.mark.skipif(EMBEDDED_PYTHON, reason="the embeddable CPython ignores PYTHONPATH and cannot "
+                                  "make a venv; verify's Windows path has a target Python of its own in "
+                                  "tests/winpy/test_verify_windows.py")
+
+
 @pytest.fixture
 def run_envmgr(monkeypatch):
     from click.testing import CliRunner
@@ -248,6 +259,7 @@ def run_envmgr(monkeypatch):
     return go
 
 
+@_full_python
 def test_cli_cpu_only_install_is_exit_1_f18(run_envmgr, tmp_path):
     code, out = run_envmgr("verify", "--json", pythonpath=fake_package(tmp_path, "cpu"))
     data = json.loads(out)
@@ -268,6 +280,7 @@ def test_cli_a_library_that_crashes_is_exit_1_with_the_signal(run_envmgr, tmp_pa
         assert "while asking the backend" in out and "ggml_cuda_init: found 1 CUDA devices" in out
 
 
+@_full_python
 def test_cli_not_installed_is_exit_1_with_the_install_command(run_envmgr, tmp_path):
     import subprocess
     import venv
