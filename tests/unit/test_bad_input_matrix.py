@@ -216,7 +216,8 @@ ROWS = [
      "./nosuch.tar.gz: no such file or folder"),
     ("install-no-such-folder", ["--machine", M, "install", "--recipe", "llama-cpp-python", "/nonexistent/src"], 2,
      "no such file or folder"),
-    ("install-no-recipe", ["--machine", M, "install", "llama-cpp-python==0.3.36"], 2, "needs --recipe NAME"),
+    # llama-cpp-python takes the install flow (its recipe follows from the package); any other package needs one
+    ("install-no-recipe", ["--machine", M, "install", "numpy==2.0.0"], 2, "needs --recipe NAME"),
     ("fix-msbuild-check-dry-run", ["--machine", W, "fix-msbuild", "--check", "--dry-run"], 2,
      "--dry-run and --check do not combine"),
     ("fix-msbuild-vs-nosuch", ["--machine", W, "fix-msbuild", "--dry-run", "--vs", "nosuch"], 3, "nosuch"),
