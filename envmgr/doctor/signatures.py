@@ -120,9 +120,12 @@ SIGNATURES: tuple[Signature, ...] = (
          r"(?:[\\/](?P<vc>v1[4-9]0))?[\\/]+BuildCustomizations[\\/]+CUDA (?P<cuda>\d+\.\d+)\.(?:props|targets))\"",
          needle="BuildCustomizations"),
     # F02: one CUDA's MSBuild targets drive another CUDA's nvcc (unsloth #4518).
+    # MSBuild's console wraps at ~80 columns with an indent (unsloth #4518), and a toolkit folder may be
+    # spelled C:\\Cuda\\v12.8: continuation lines (a newline and whitespace) are allowed, case ignored.
     _sig("F02", "targets-nvcc-mismatch",
-         r"BuildCustomizations[\\/]+CUDA (?P<props>\d+\.\d+)\.targets\(\d+,\d+\):[^\n]*?MSB3721[^\n]*?"
-         r"CUDA[\\/]+v(?P<nvcc>\d+\.\d+)[\\/]+bin[\\/]+nvcc", check=_cuda_pair_differs, needle="MSB3721"),
+         r"BuildCustomizations[\\/]+CUDA\s+(?P<props>\d+\.\d+)\.targets\(\d+,\d+\):(?:[^\n]|\n(?=[ \t]))*?MSB3721"
+         r"(?:[^\n]|\n(?=[ \t]))*?(?i:cuda)[\\/]+v(?P<nvcc>\d+\.\d+)[\\/]+bin[\\/]+nvcc", check=_cuda_pair_differs,
+         needle="MSB3721"),
     # F03: no VS with the C++ tools, or a generator CMake cannot use.
     _sig("F03", "nmake-fallback", r"-- Building for: NMake Makefiles", needle="NMake"),
     _sig("F03", "nmake-missing", r"'nmake'\s+'-\?'", needle="'nmake'"),

@@ -144,6 +144,25 @@ LOGS = {
         ((('F18', 6),), {'layers': '29'}),
     "llava-llm_load_tensors-offloaded-0-of-35-layers-ggml_init_cublas-EXCERPT.txt":
         ((('F18', 12),), {'layers': '35'}),
+    # issue 13 item 6, ids that had fewer than 3 real logs (F02, F10, F05, F12, F16, F18)
+    "msbuild-cuda13.1-targets-drive-cuda12.8-nvcc-unsloth-llama.cpp-EXCERPT.txt":
+        ((('F02', 3),), {'props': '13.1', 'nvcc': '12.8'}),
+    "cmake-warning-ignoring-extra-path-list-separator-gz-cmake-ci-EXCERPT.txt":
+        ((('F10', 3),), {'arg': '"/home/jenkins/workspace/gz_cmake-ci-gz-cmake3-noble-amd64/build/install/RelWithDebInfo"'}),
+    "cmake-warning-ignoring-extra-path-cmake3.23-glog-test-EXCERPT.txt":
+        ((('F10', 3),), {'arg': '"${glog_build_dir}/test_package_config/working_config/env"'}),
+    "cmake-warning-ignoring-extra-path-unescaped-semicolons-sirf-superbuild-EXCERPT.txt":
+        ((('F10', 2),), {'arg': '"/opt/SIRF-SuperBuild/builds/ITK/build/hdf5_cpp-shared"'}),
+    "cmake-cuda_architectures-native-no-gpu-detected-colmap-ninja-EXCERPT.txt":
+        ((('F12', 3),), {}),
+    "cmake-cuda_architectures-native-no-gpu-detected-cuda11.7-fastllm-EXCERPT.txt":
+        ((('F12', 10),), {}),
+    "python-import-llama_cpp-add_dll_directory-cuda_path-bin-oobabooga-installer-EXCERPT.txt":
+        ((('F16', 16),), {'var': 'CUDA_PATH'}),
+    "llama.cpp-llm_load_tensors-offloaded-0-of-33-layers-langchain-prose-EXCERPT.txt":
+        ((('F18', 2),), {'layers': '33'}),
+    "ninja-stl1002-expected-cuda12.4-slangtorch-zluda-EXCERPT.txt":
+        ((('F05', 5),), {'cuda_min': '12.4'}),
 }
 
 # Logs that are real but hold no failure text: a success, and a head cut off before the error
