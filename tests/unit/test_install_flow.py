@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import MACHINES, run_cli
+from tests.conftest import EMBEDDED_PYTHON, MACHINES, run_cli
 
 # Its doctor fails F01 (no CUDA MSBuild integration: a recipe route) and F24 (no cuBLAS: no route), and
 # nothing the prebuilt route checks (F17, F23).
@@ -50,6 +50,11 @@ NO_GPU = """
             print("load_tensors: offloaded 0/3 layers to GPU", file=sys.stderr)
             raise ValueError("this fake does not run models")
     """
+
+
+# The fake llama_cpp reaches verify's child through PYTHONPATH, which the embeddable CPython ignores.
+_full_python = pytest.mark.skipif(EMBEDDED_PYTHON, reason="the embeddable CPython ignores PYTHONPATH; verify's "
+                                  "Windows path is tests/winpy/test_verify_windows.py")
 
 
 def fake_llama(root: Path, source: str) -> Path:
@@ -142,6 +147,7 @@ def test_prebuilt_folder_without_the_cuda_backend_is_exit_1_f18(tmp_path):
     assert r.code == 2 and ("no libllama.so there" in r.stderr or "no llama.dll there" in r.stderr)
 
 
+@_full_python
 def test_prebuilt_report_text_names_the_route_the_gpu_and_the_layers(tmp_path):
     folder = lib_folder(tmp_path, cuda=True)
     r = install(tmp_path, "--prebuilt-lib", str(folder), "llama-cpp-python", pythonpath=fake_llama(tmp_path, GPU))
@@ -153,6 +159,7 @@ def test_prebuilt_report_text_names_the_route_the_gpu_and_the_layers(tmp_path):
     assert "the GPU did the work" in r.stdout and "NOT verified" not in r.stderr
 
 
+@_full_python
 def test_prebuilt_report_json(tmp_path):
     folder = lib_folder(tmp_path, cuda=True)
     r = install(tmp_path, "--json", "--prebuilt-lib", str(folder), "llama-cpp-python",
@@ -167,6 +174,7 @@ def test_prebuilt_report_json(tmp_path):
     assert data["verify"]["gpu_did_the_work"] is True and data["verify"]["offloaded"] == ["3/3"]
 
 
+@_full_python
 def test_a_verify_failure_after_install_says_so_and_exits_1(tmp_path):
     folder = lib_folder(tmp_path, cuda=True)
     site = fake_llama(tmp_path, NO_GPU)
@@ -180,6 +188,7 @@ def test_a_verify_failure_after_install_says_so_and_exits_1(tmp_path):
 
 # ---- `envmgr verify`: the bad input test_verify.py did not cover through the real child ------------
 
+@_full_python
 def test_verify_with_no_gpu_is_exit_1_f12_with_the_evidence(tmp_path):
     """This machine has no NVIDIA GPU (nvidia-smi sees none), so the evidence is this machine's own."""
     from envmgr.discover.gpu import discover_gpus
@@ -201,6 +210,7 @@ def test_verify_under_a_recorded_machine_is_refused(tmp_path):
     assert r.code == 2 and len(errors(r.stderr)) == 1 and "cannot replay a recorded machine" in r.stderr
 
 
+@_full_python
 def test_install_flow_verifies_on_this_machine_even_under_machine(tmp_path):
     """--machine describes the toolchain for doctor; pip and verify run here (a record cannot run Python)."""
     folder = lib_folder(tmp_path, cuda=True)
@@ -220,6 +230,7 @@ def _documented_keys(heading: str) -> set[str]:
     return set(re.findall(r'^  "(\w+)":', block, flags=re.M))
 
 
+@_full_python
 def test_docs_json_md_names_every_key_of_both_documents(tmp_path):
     folder = lib_folder(tmp_path, cuda=True)
     data = install(tmp_path, "--json", "--prebuilt-lib", str(folder), "llama-cpp-python",
