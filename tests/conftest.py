@@ -1,14 +1,25 @@
-"""Shared test helpers. Markers (pyproject.toml): wine, linux, gpu, windows, slow."""
+"""Shared test helpers. Markers (pyproject.toml): wine, linux, gpu, windows, posix, winpy, slow.
+
+The one tier guard: `need()` skips a test whose tool or package is missing on a developer machine and
+fails it under CI (CI installs everything: tests/run-all.sh, the workflows). At the end of a CI run,
+`pytest_sessionfinish` fails the run when a whole tier selected by `-m` ran zero tests, so a missing
+package or tool can make CI fail loudly but never shrink it silently.
+"""
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 from click.testing import CliRunner
+
+from tests import tierguard
+from tests.tierguard import on_ci
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"
@@ -61,6 +72,41 @@ def cli():
 def corpus(name: str) -> str:
     """A real sample, read exactly as stored (bytes decoded as UTF-8, line endings untouched)."""
     return (CORPUS / name).read_bytes().decode("utf-8")
+
+
+def need(present: bool, why: str, *, required: bool = False) -> None:
+    """Skip when what a test needs is missing; fail instead under CI, or always when `required`."""
+    if present:
+        return
+    if required or on_ci():
+        pytest.fail(f"{why} (CI is set, so this is a failure, not a skip)" if on_ci() else why)
+    pytest.skip(why)
+
+
+def need_module(name: str) -> ModuleType:
+    """importorskip under the tier guard's rule: a missing test dependency fails the test under CI."""
+    try:
+        return importlib.import_module(name)
+    except ImportError as exc:
+        need(False, f"needs the Python package {name!r} (pip install -e '.[test]'): {exc}")
+        raise   # not reached: need() skips or fails
+
+
+class Lazy:
+    """A module imported on first use, inside the test that uses it, so that a module-level
+    `x = Lazy("x")` skips (or, under CI, fails) only the tests that need x, not the whole file."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attr: str):
+        if attr.startswith(("_", "pytest")):   # pytest's collection probes module globals for these
+            raise AttributeError(attr)
+        return getattr(need_module(self._name), attr)
+
+
+def pytest_configure(config):
+    tierguard.install(config)
 
 
 def pytest_collection_modifyitems(config, items):

@@ -7,18 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import need
+
 CUDA_13_0 = Path("/usr/local/cuda-13.0")
 PIP_CUDA_13_2 = ("nvidia-cuda-nvcc==13.2.*", "nvidia-nvvm==13.2.*", "nvidia-cuda-crt==13.2.*",
                  "nvidia-cuda-runtime==13.2.*", "nvidia-cuda-cccl==13.2.*")
-
-
-def need(condition: bool, why: str) -> None:
-    """Skip on a developer machine that lacks the tool; under CI a missing tool is a failure."""
-    if condition:
-        return
-    if os.environ.get("CI"):
-        pytest.fail(f"CI machine lacks a required tool: {why}")
-    pytest.skip(why)
 
 
 @pytest.fixture(scope="session")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.linux.conftest import need
+from tests.conftest import need
 
 pytestmark = [pytest.mark.linux, pytest.mark.slow]
 PROJECT = Path(__file__).parent / "tinycuda"

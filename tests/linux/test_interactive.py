@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from tests.linux.conftest import need
+from tests.conftest import Lazy, need
 
-pexpect = pytest.importorskip("pexpect")
+pexpect = Lazy("pexpect")      # imported by the tests that drive a terminal, when they do
 pytestmark = [pytest.mark.linux]
 
 MARK = "(envmgr cuda-13.0)"

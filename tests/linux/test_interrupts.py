@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, Lazy
 
-pexpect = pytest.importorskip("pexpect")
+pexpect = Lazy("pexpect")      # imported by the tests that drive a terminal, when they do
 pytestmark = [pytest.mark.linux, pytest.mark.posix]
 
 # READY only once the process that Ctrl+C must stop runs (with `sh -c '...; sleep'` a Ctrl+C between

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.linux.conftest import need
+from tests.conftest import need
 from tests.linux.test_wheels_e2e import ROOT, fake_cuda_project, make_venv
 
 pytestmark = [pytest.mark.slow, pytest.mark.linux]

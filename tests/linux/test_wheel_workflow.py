@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from envmgr import wheelindex
-from tests.linux.conftest import need
+from tests.conftest import need
 from tests.linux.test_wheels_e2e import RECIPE, ROOT, fake_cuda_project
 
 pytestmark = [pytest.mark.slow, pytest.mark.linux]

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import tomlkit
 
+from envmgr.knowledge import build_customizations_subdir
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
@@ -185,8 +187,7 @@ def visual_studio(m: Machine, path: str, major: int, *, ide: bool, toolsets: tup
                "versions are the ones each VS release shipped")
     if not vctargets:
         return
-    bc = (f"{path}\\Common7\\IDE\\VC\\VCTargets\\BuildCustomizations" if major == 15
-          else f"{path}\\MSBuild\\Microsoft\\VC\\v{major}0\\BuildCustomizations")
+    bc = "\\".join((path, *build_customizations_subdir(major)))    # the product's rule (envmgr/knowledge.py)
     for ext in ("props", "targets", "xml"):
         m.file(f"{bc}\\masm.{ext}", "<!-- placeholder -->\r\n")
     for short in cuda:

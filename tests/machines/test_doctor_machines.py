@@ -182,3 +182,30 @@ def test_log_finds_f01(cli, tmp_path):
     log.write_text("CMake Error at CMakeDetermineCompilerId.cmake:730 (message):\n  No CUDA toolset found.\n")
     result = cli("doctor", "--log", str(log), "--json")
     assert result.code == 1 and result.json()["matches"][0]["id"] == "F01"
+
+
+def test_every_catalog_failure_is_found_by_a_check_that_fires_or_in_a_real_log(cli, tmp_path):
+    """Each catalog id is diagnosed by something that runs: a check that fails or warns on a recorded
+    machine (every machine file, the FIRES scenarios, and one with a 7-architecture CMAKE_ARGS for F20),
+    or `doctor --log` on a real log of the corpus. A check that only explains why it cannot run
+    (F14: always skipped, it needs a run of the package) counts for nothing here."""
+    import tomlkit
+
+    from envmgr.doctor.catalog import CATALOG
+    from envmgr.doctor.logscan import scan_text
+    from tests.conftest import CORPUS
+
+    f20 = tmp_path / "f20.toml"
+    doc = tomlkit.parse((DOCTOR / "classic-fixed.toml").read_text(encoding="utf-8"))
+    doc["env"]["CMAKE_ARGS"] = "-DGGML_CUDA=on -DCMAKE_CUDA_ARCHITECTURES=50;61;70;75;80;86;89"
+    f20.write_text(tomlkit.dumps(doc), encoding="utf-8")
+    runs = {(m, ()) for m in [*MACHINES.glob("*.toml"), *DOCTOR.glob("*.toml"), CLASSIC, f20]}
+    runs |= {(machine, args) for _, machine, args, _ in FIRES}
+    fired = set()
+    for machine, args in runs:
+        checks, _ = doctor(cli, machine, *args)
+        fired |= {cid for cid, c in checks.items() if c["status"] in ("fail", "warn")}
+    logged = {m.id for p in CORPUS.iterdir() if p.suffix in (".txt", ".log")
+              for m in scan_text(p.read_bytes().decode("utf-8", "replace")).matches}
+    assert set(CATALOG) - fired - logged == set()
+    assert "F14" in logged and "F20" in fired

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from envmgr.knowledge import build_customizations_subdir
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
@@ -47,9 +49,8 @@ def summary(vs: dict) -> tuple:
 
 
 def bc_dir(path: str, major: int) -> str:
-    if major == 15:
-        return f"{path}\\Common7\\IDE\\VC\\VCTargets\\BuildCustomizations"
-    return f"{path}\\MSBuild\\Microsoft\\VC\\v{major}0\\BuildCustomizations"
+    """The product's rule (envmgr/knowledge.py, with its sources), not a copy of it."""
+    return "\\".join((path, *build_customizations_subdir(major)))
 
 
 def kit(short: str, full: str, sources: list[str], *, x64: bool = False) -> dict:

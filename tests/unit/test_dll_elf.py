@@ -2,7 +2,6 @@
 the ld.so.cache and the default folders."""
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -10,15 +9,9 @@ import sys
 import pytest
 
 from envmgr.errors import InputFileError
+from tests.conftest import need
 
 pytestmark = pytest.mark.posix
-
-
-def need(tool: str) -> None:
-    if shutil.which(tool) is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"needs {tool} - CI must install it")
-        pytest.skip(f"needs {tool}")
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +19,7 @@ def tree(tmp_path_factory):
     """lib/libggml-cuda.so (RUNPATH $ORIGIN) NEEDS libcudart.so.12 (next to it) and libcublas.so.12 (in cuda/)."""
     if not sys.platform.startswith("linux"):
         pytest.skip("ELF loading is Linux's")
-    need("gcc")
+    need(shutil.which("gcc") is not None, "needs gcc")
     d = tmp_path_factory.mktemp("elf")
     (d / "lib").mkdir()
     (d / "cuda").mkdir()

@@ -13,6 +13,7 @@ import pytest
 import tomlkit
 
 from envmgr.errors import InputFileError
+from tests.conftest import need
 
 pytestmark = pytest.mark.posix
 
@@ -23,19 +24,14 @@ LIB = f"{SITE}\\llama_cpp\\lib"
 DEFS = {"cudart64_12": "cudaMalloc", "cublas64_12": "cublasCreate_v2", "nvcuda": "cuInit"}
 
 
-def need(*tools: str) -> None:
-    """Skip when a tool is missing, except in CI, where tests/setup/install-system.sh installs it."""
+def need_tools(*tools: str) -> None:
     missing = [t for t in tools if shutil.which(t) is None]
-    if missing:
-        msg = f"needs {', '.join(missing)} (apt install gcc-mingw-w64-x86-64)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(msg + " - CI must install it")
-        pytest.skip(msg)
+    need(not missing, f"needs {', '.join(missing)} (apt install gcc-mingw-w64-x86-64)")
 
 
 @pytest.fixture(scope="module")
 def dlls(tmp_path_factory) -> dict[str, bytes]:
-    need(GCC, DLLTOOL)
+    need_tools(GCC, DLLTOOL)
     d = tmp_path_factory.mktemp("pe")
 
     def run(*argv):

@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, assume, given, settings, strategies as st
 from envmgr.envdelta import APPEND, PREPEND, SET, UNSET, EnvDelta, VarOp
 from envmgr.shellkit import UnrepresentableValue, expected_env, render
 from envmgr.shellkit.dotenv import final_values
+from tests.conftest import need_module
 from tests.unit.test_shellkit_sh import POSIX, _need, _parse_env0, run_shell
 
 try:
@@ -184,8 +185,7 @@ class Ps1Model:
         self.env, self.fold, self.vars = dict(env), fold, {}
 
     def run(self, source: str) -> dict:
-        import tree_sitter as ts
-        ts_ps = pytest.importorskip("tree_sitter_powershell")
+        ts, ts_ps = need_module("tree_sitter"), need_module("tree_sitter_powershell")
         self.src = source.encode("utf-8")
         if source.count("\r\n") == 1 and source.startswith("# "):
             return self.env   # only the comment: tree-sitter-powershell 0.26 flags a comment-only file

@@ -8,9 +8,12 @@ from hypothesis import given, settings, strategies as st
 from envmgr.envdelta import APPEND, PREPEND, SET, UNSET, EnvDelta, VarOp
 from envmgr.shellkit import UnrepresentableValue, render
 from envmgr.shellkit._common import drop_entries, list_text
+from tests.conftest import Lazy
 
-ts = pytest.importorskip("tree_sitter")
-ts_ps = pytest.importorskip("tree_sitter_powershell")
+# Imported by the tests that parse, when they parse: the others run without tree-sitter.
+ts = Lazy("tree_sitter")
+ts_ps = Lazy("tree_sitter_powershell")
+ts_bat = Lazy("tree_sitter_batch")
 
 QUOTES = "'\u2018\u2019\u201a\u201b"  # PowerShell's IsSingleQuote
 SPECIAL = list(" '\"&|^%!<>()$`=;:\\*?~#{}[],\t\n\r@") + ["é", "中文", "😀", *QUOTES, "$env:X", "`n", "''"]
@@ -127,7 +130,6 @@ ASCII = st.lists(st.one_of(st.sampled_from(list(" '\"&|^%!<>()$`=;:\\*?~#{}[],@"
 @settings(max_examples=200, deadline=None)
 @given(delta=deltas(values=ASCII))
 def test_cmd_parses_with_tree_sitter_batch(delta):
-    ts_bat = pytest.importorskip("tree_sitter_batch")
     try:
         source = render(delta, "cmd")
     except UnrepresentableValue as err:  # names with spaces cannot be %expanded%

@@ -1,11 +1,10 @@
 """sh and fish scripts, run by the real shells, give back exactly the values (property tests).
 
-bash is required; dash and zsh run when installed; fish runs when installed and must be
-installed under CI=true (tests/setup/install-system.sh installs it).
+bash is required; dash, zsh and fish run when installed and must be installed under CI
+(tests/setup/install-system.sh installs them; tests/conftest.py `need`).
 """
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -15,6 +14,7 @@ from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from envmgr.envdelta import APPEND, PREPEND, SET, UNSET, EnvDelta, VarOp
 from envmgr.shellkit import UnrepresentableValue, expected_env, render
+from tests.conftest import need
 
 pytestmark = pytest.mark.posix
 
@@ -85,10 +85,8 @@ POSIX = {
 
 
 def _need(shell: str, required: bool) -> None:
-    if shutil.which(shell) is None:
-        if required or (shell == "fish" and os.environ.get("CI") == "true"):
-            pytest.fail(f"{shell} is not installed (run tests/setup/install-system.sh)")
-        pytest.skip(f"{shell} is not installed")
+    need(shutil.which(shell) is not None, f"{shell} is not installed (run tests/setup/install-system.sh)",
+         required=required)
 
 
 @pytest.mark.parametrize("shell", sorted(POSIX))

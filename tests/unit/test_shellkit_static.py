@@ -9,6 +9,7 @@ from hypothesis import given, settings, strategies as st
 from envmgr.envdelta import APPEND, PREPEND, SET, UNSET, EnvDelta, VarOp
 from envmgr.shellkit import (FORMATS, UnrepresentableValue, encoding, newline, render, render_github,
                              write_script)
+from tests.conftest import need_module
 
 SPECIAL = list(" '\"&|^%!<>()$`=;:\\*?~#{}[],\t\n") + ["é", "中文", "😀", "${X}", "\\\\", "<<EOF", "\\n", "=="]
 VALUES = st.lists(st.one_of(st.sampled_from(SPECIAL), st.characters(codec="utf-8", exclude_characters="\0\r")),
@@ -74,7 +75,7 @@ def test_github_refuses(op):
 @settings(max_examples=300, deadline=None)
 @given(values=st.dictionaries(NAMES, VALUES, min_size=1, max_size=5))
 def test_dotenv_round_trip_python_dotenv(values):
-    dotenv = pytest.importorskip("dotenv")
+    dotenv = need_module("dotenv")
     delta = EnvDelta("linux", tuple(VarOp(k, SET, v) for k, v in values.items()))
     try:
         text = render(delta, "dotenv")

@@ -16,7 +16,7 @@ from typing import Iterator
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, need
 
 WINE64 = Path("/usr/lib/wine/wine64")
 WINESERVER = Path("/usr/lib/wine/wineserver")
@@ -27,16 +27,6 @@ MACHINE_ENV = "HKLM\\SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Enviro
 CUDA_DIR = "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v13.2"
 STATE_ID = "4b2f1a9c"   # the installer names _Instances folders by instance id
 BUILDTOOLS_TOOLSET = "14.16.27023"
-
-
-def need(tool: str, present: bool) -> None:
-    """Missing tools skip the Wine tests on a developer machine, but fail them on CI (CI installs them)."""
-    if present:
-        return
-    message = f"{tool} is missing: run tests/setup/install-system.sh"
-    if os.environ.get("CI", "").lower() not in ("", "0", "false", "no"):
-        pytest.fail(f"{message} (CI is set, so this is a failure, not a skip)")
-    pytest.skip(message)
 
 
 @dataclass(frozen=True)
@@ -130,7 +120,7 @@ def new_prefix(base: Path) -> Iterator[WinePrefix]:
 
 @pytest.fixture(scope="session")
 def wine_prefix(tmp_path_factory) -> Iterator[WinePrefix]:
-    need(str(WINE64), WINE64.exists())
+    need(WINE64.exists(), f"{WINE64} is missing: run tests/setup/install-system.sh")
     base = tmp_path_factory.mktemp("wine")
     with new_prefix(base) as pfx:
         lay_out_cuda(pfx, fetch_cuda(base / "wheels"))
@@ -181,7 +171,7 @@ class FakeVswhere:
 @pytest.fixture(scope="session")
 def fake_vswhere_exe(wine_prefix, tmp_path_factory) -> Path:
     gcc = shutil.which(MINGW_GCC)
-    need(MINGW_GCC, gcc is not None)
+    need(gcc is not None, f"{MINGW_GCC} is missing: run tests/setup/install-system.sh")
     src = tmp_path_factory.mktemp("fake-vswhere") / "vswhere.c"
     src.write_text(FAKE_VSWHERE_C)
     exe = src.with_suffix(".exe")

@@ -9,9 +9,9 @@ import sys
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, Lazy
 
-pexpect = pytest.importorskip("pexpect")
+pexpect = Lazy("pexpect")      # imported by the tests that drive a terminal, when they do
 pytestmark = pytest.mark.wine
 
 CUDA = "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v13.2"

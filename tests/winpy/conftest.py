@@ -15,8 +15,8 @@ from typing import Iterator
 
 import pytest
 
-from tests.conftest import ROOT
-from tests.wine.conftest import WINE64, WinePrefix, need, new_prefix
+from tests.conftest import ROOT, need
+from tests.wine.conftest import WINE64, WinePrefix, new_prefix
 
 VERSION = os.environ.get("ENVMGR_WINPY_VERSION", "3.11")
 
@@ -56,7 +56,7 @@ def build_interpreter(version: str) -> Path:
 
 @pytest.fixture(scope="session")
 def winpy(tmp_path_factory) -> Iterator[WinPython]:
-    need(str(WINE64), WINE64.exists())
+    need(WINE64.exists(), f"{WINE64} is missing: run tests/setup/install-system.sh")
     exe = build_interpreter(VERSION)
     with new_prefix(tmp_path_factory.mktemp("winpy")) as pfx:
         yield WinPython(exe, pfx)
