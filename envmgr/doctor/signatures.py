@@ -55,7 +55,34 @@ def _sig(id_: str, name: str, pattern: str, extract: Extract | None = _named, fl
 
 
 def _cuda_pair_differs(m: re.Match[str]) -> bool:
-    return m.group("props") != m.group("nvcc")
+    nvcc = _nvcc_run(m)
+    return nvcc is not None and m.group("props") != nvcc
+
+
+# The nvcc a CUDA task ran: MSBuild echoes the command line above its MSB3721 line, and that line repeats it
+# (cut off in some copies, unsloth #4386). The echo is looked for in the lines above the match only (16: an
+# echo the console wrapped at 120 columns and left unjoined spans about 10).
+_NVCC_RUN = re.compile(r"(?i:cuda)[\\/]+v(\d+\.\d+)[\\/]+bin[\\/]+nvcc")
+_ECHO_LINES = 16
+
+
+def _nvcc_run(m: re.Match[str]) -> str | None:
+    if m.group("nvcc"):
+        return m.group("nvcc")
+    text, start = m.string, m.start()
+    for _ in range(_ECHO_LINES):
+        start = text.rfind("\n", 0, start - 1) if start > 0 else -1
+        if start < 0:
+            start = 0
+            break
+    found = _NVCC_RUN.findall(text, start, m.start())
+    return found[-1] if found else None
+
+
+def _targets_nvcc(m: re.Match[str]) -> dict:
+    d = _named(m)
+    d["nvcc"] = _nvcc_run(m)
+    return d
 
 
 def _line_before(m: re.Match[str]) -> str:
@@ -122,10 +149,17 @@ SIGNATURES: tuple[Signature, ...] = (
     # F02: one CUDA's MSBuild targets drive another CUDA's nvcc (unsloth #4518).
     # MSBuild's console wraps at ~80 columns with an indent (unsloth #4518), and a toolkit folder may be
     # spelled C:\\Cuda\\v12.8: continuation lines (a newline and whitespace) are allowed, case ignored.
+    # The nvcc is read from the MSB3721 line's command or, where that is cut off, from the command echoed above.
     _sig("F02", "targets-nvcc-mismatch",
          r"BuildCustomizations[\\/]+CUDA\s+(?P<props>\d+\.\d+)\.targets\(\d+,\d+\):(?:[^\n]|\n(?=[ \t]))*?MSB3721"
-         r"(?:[^\n]|\n(?=[ \t]))*?(?i:cuda)[\\/]+v(?P<nvcc>\d+\.\d+)[\\/]+bin[\\/]+nvcc", check=_cuda_pair_differs,
-         needle="MSB3721"),
+         r"(?:(?:[^\n]|\n(?=[ \t]))*?(?i:cuda)[\\/]+v(?P<nvcc>\d+\.\d+)[\\/]+bin[\\/]+nvcc)?", check=_cuda_pair_differs,
+         extract=_targets_nvcc, needle="MSB3721"),
+    # The targets the generator picked cannot find their own toolkit (CudaToolkitDir empty: no CUDA_PATH_Vx_y for
+    # that version). CUDA 13 prints "The CUDA Toolkit directory ''", older targets name the version.
+    _sig("F02", "targets-toolkit-missing",
+         r"(?:BuildCustomizations[\\/]+CUDA\s+(?P<props>\d+\.\d+)\.targets\(\d+,\d+\):[^\n]*?)?"
+         r"The\s+CUDA\s+Toolkit\s+(?:v(?P<toolkit>\d+\.\d+)\s+)?directory\s+'(?P<dir>[^'\n]*)'\s+does\s+not\s+exist",
+         needle="does not exist", key="CUDA Toolkit"),
     # F03: no VS with the C++ tools, or a generator CMake cannot use.
     _sig("F03", "nmake-fallback", r"-- Building for: NMake Makefiles", needle="NMake"),
     _sig("F03", "nmake-missing", r"'nmake'\s+'-\?'", needle="'nmake'"),
@@ -279,6 +313,7 @@ NEAR_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
 # (winner, loser, why): when both ids match, the first names the cause of the second.
 PRECEDENCE: tuple[tuple[str, str, str], ...] = (
     ("F12", "F13", "'native' with no GPU visible leaves nvcc an architecture it may not know"),
+    ("F02", "F13", "the targets of one CUDA passed their architecture list to another CUDA's nvcc"),
     ("F24", "F07", "the toolkit was found; it lacks the component the build needs"),
     ("F24", "F12", "a missing component stops the build whatever the architecture"),
     ("F09", "F07", "an old flag name often leaves CUDA half-configured"),

@@ -163,6 +163,12 @@ LOGS = {
         ((('F18', 2),), {'layers': '33'}),
     "ninja-stl1002-expected-cuda12.4-slangtorch-zluda-EXCERPT.txt":
         ((('F05', 5),), {'cuda_min': '12.4'}),
+    # F02 in other wordings: a Hungarian MSBuild whose MSB3721 line is cut off (the nvcc run is read from the
+    # command echoed above it), and CUDA 13.0's targets finding no toolkit directory of their own
+    "msbuild-cuda12.4-targets-vs2017-drive-cuda13.0-nvcc-hungarian-unsloth-studio-EXCERPT.txt":
+        ((('F13', 10), ('F02', 13)), {'arch': 'compute_52'}),
+    "msbuild-cuda13.0-targets-cuda-toolkit-directory-empty-vs2022-cuda-mesh-voxelization-EXCERPT.txt":
+        ((('F02', 3),), {'props': '13.0'}),
 }
 
 # Logs that are real but hold no failure text: a success, and a head cut off before the error
