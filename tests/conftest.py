@@ -39,6 +39,9 @@ def _under_wine() -> bool:
 
 
 UNDER_WINE = _under_wine()
+# The linux, wine and winpy folders hold Linux-only tiers (real nvcc/gcc, Wine, POSIX signals at import
+# time): on Windows their modules are not imported at all, rather than imported and then deselected.
+collect_ignore = ["linux", "wine", "winpy"] if sys.platform == "win32" else []
 # python.org's embeddable build (the Windows-CPython tier's interpreter): its python3XX._pth file fixes
 # sys.path, so PYTHONPATH is ignored and it has no venv launcher. The runners' full CPython has both.
 EMBEDDED_PYTHON = sys.platform == "win32" and any(Path(sys.executable).parent.glob("python3*._pth"))
