@@ -167,7 +167,18 @@ def _activation_script(data: dict, fmt: str, env) -> bytes:
 
 
 def _run(data: dict, command: tuple[str, ...]) -> None:
-    """`run`: what session.run_command does after resolving (the child's exit code is ours)."""
+    """`run`: what session.run_command does after resolving (the child's exit code is ours): in
+    _fastrun's few imports, or when it is unsure, through activation and spawn as the full CLI."""
+    from . import _fastrun
+
+    try:
+        _fastrun.run(data["ops"], data["marker"], command)        # exits when it ran the command
+    except KeyboardInterrupt:
+        sys.exit(130)
+    _run_full(data, command)
+
+
+def _run_full(data: dict, command: tuple[str, ...]) -> None:
     from . import spawn
     from .activation import activation_delta
     from .errors import EnvmgrError
