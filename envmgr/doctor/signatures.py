@@ -142,10 +142,12 @@ def _component(m: re.Match[str]) -> dict:
 SIGNATURES: tuple[Signature, ...] = (
     # F01: the VS generator found no CUDA BuildCustomizations (CMake) / a vcxproj's import is missing.
     _sig("F01", "no-cuda-toolset", words("No CUDA toolset found."), needle="CUDA toolset"),
+    # Localised MSBuild quotes the path its own way (zh “…”, de „…“, fr « … », ja 「…」); a project whose
+    # CUDA version property is empty imports "CUDA .props" (brian2genn #127).
     _sig("F01", "cuda-props-not-found",
-         r"(?:MSB4019|imported\s+project)[^\"\n]*\"(?P<path>[^\"\n]*?"
-         r"(?:[\\/](?P<vc>v1[4-9]0))?[\\/]+BuildCustomizations[\\/]+CUDA (?P<cuda>\d+\.\d+)\.(?:props|targets))\"",
-         needle="BuildCustomizations"),
+         r"(?:MSB4019|imported\s+project)[^\"“”„«»「」\n]*[\"“„«「]\s?(?P<path>[^\"“”„«»「」\n]*?"
+         r"(?:[\\/](?P<vc>v1[4-9]0))?[\\/]+BuildCustomizations[\\/]+CUDA (?P<cuda>\d+\.\d+)?\.(?:props|targets))"
+         r"\s?[\"”“»」]", needle="BuildCustomizations"),
     # F02: one CUDA's MSBuild targets drive another CUDA's nvcc (unsloth #4518).
     # MSBuild's console wraps at ~80 columns with an indent (unsloth #4518), and a toolkit folder may be
     # spelled C:\\Cuda\\v12.8: continuation lines (a newline and whitespace) are allowed, case ignored.
@@ -227,6 +229,13 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("F13", "arch-value-undefined",
          r"Value '(?P<arch>(?:compute|sm|lto)_\d+[a-z]?|native)' is not defined for option 'gpu-(?:architecture|code|name)'",
          needle="is not defined for option"),
+    # NVRTC (torch's JIT fusers, CuPy) compiles for the GPU it runs on: a GPU newer than the NVRTC of the
+    # installed wheel or toolkit. It names no architecture.
+    _sig("F13", "nvrtc-arch-invalid", r"nvrtc:\s+error:\s+invalid\s+value\s+for\s+--gpu-architecture",
+         needle="invalid value for"),
+    # LLVM's NVPTX backend (triton's bundled compiler) warns and goes on; its ptxas then fails.
+    _sig("F13", "llvm-unknown-processor",
+         r"'(?P<arch>sm_\d+[a-z]?)' is not a recognized processor for this target", needle="recognized processor"),
     # F14 / F17: run time.
     _sig("F14", "no-kernel-image", words("no kernel image is available for execution on the device"),
          needle="kernel image"),
@@ -248,6 +257,13 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("F15", "no-shared-library", r"Shared library with base name '(?P<base>\w+)' not found",
          needle="not found", key="base name"),
     _sig("F15", "winerror-126", r"\[WinError 126\]", needle="WinError"),
+    # CPython's import of an extension module (pycuda._driver, torch._C, ...) whose DLLs the loader refused; what
+    # follows the colon is Windows' own text, in the system's language (module or procedure not found, bad image).
+    _sig("F15", "dll-load-failed", r"DLL load failed(?: while importing (?P<module>[\w.]+))?:", needle="DLL load failed"),
+    # Native code calling LoadLibrary itself (onnxruntime's CUDA provider): the Windows error code, any language.
+    _sig("F15", "loadlibrary-failed",
+         r"LoadLibrary failed with error (?P<code>\d+)[^\n]*?when trying to load \"(?P<path>[^\"\n]*?(?P<dll>[\w.+-]+\.dll))\"",
+         flags=re.I, needle="LoadLibrary failed"),
     # F16: os.add_dll_directory on a CUDA_PATH that is gone (WinError 3 or 2, any locale).
     _sig("F16", "stale-cuda-path", r"\[WinError [23]\][^\n]*?'(?P<path>[^'\n]+)'", check=_stale_path,
          needle="WinError"),
@@ -260,6 +276,11 @@ SIGNATURES: tuple[Signature, ...] = (
     # F21: host compiler too new on Linux.
     _sig("F21", "gcc-too-new", words("unsupported GNU version! gcc versions later than")
          + r"\s+(?P<gcc_max>\d+)\s+are\s+not\s+supported", needle="unsupported", key="GNU"),
+    # torch.utils.cpp_extension checks the host compiler against its own table for the CUDA torch sees, before
+    # nvcc runs (the compiler is named as found: g++, x86_64-linux-gnu-g++, a conda c++, clang++).
+    _sig("F21", "torch-compiler-too-new",
+         r"The current installed version of (?P<compiler>\S+) \((?P<gcc>\d+(?:\.\d+)*)\) is greater than the"
+         r"\s+maximum required version by CUDA (?P<cuda>\d+\.\d+)", needle="maximum required version"),
     _sig("F21", "clang-too-new", words("unsupported clang version! clang version must be less than")
          + r"\s+(?P<clang_max_excl>\d+)", needle="unsupported", key="clang"),
     # F23: libcuda.so.1 and friends (Docker, no driver).

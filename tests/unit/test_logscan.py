@@ -169,6 +169,49 @@ LOGS = {
         ((('F13', 10), ('F02', 13)), {'arch': 'compute_52'}),
     "msbuild-cuda13.0-targets-cuda-toolkit-directory-empty-vs2022-cuda-mesh-voxelization-EXCERPT.txt":
         ((('F02', 3),), {'props': '13.0'}),
+    # issue 13 item 1, other tools' wordings: ptxas copies bundled with triton (sm_XXa), NVRTC (no arch named),
+    # LLVM's NVPTX backend; torch cpp_extension's own host-compiler check; nvcc's #error in pycuda's bytes repr;
+    # the Windows loader as CPython's import (any language) and onnxruntime's LoadLibrary report it
+    "triton-ptxas-bundled-value-sm_121a-not-defined-gpu-name-dgx-spark-EXCERPT.txt":
+        ((('F13', 4),), {'arch': 'sm_121a'}),
+    "torch-inductor-ptxas-blackwell-value-sm_110a-not-defined-gpu-name-jetson-thor-EXCERPT.txt":
+        ((('F13', 14),), {'arch': 'sm_110a'}),
+    "torch-nvrtc-invalid-value-gpu-architecture-cuda11.3-pytorch1.10-maskpls-EXCERPT.txt":
+        ((('F13', 2),), {'signature': 'nvrtc-arch-invalid'}),
+    "torch-nvrtc-invalid-value-gpu-architecture-rtx4090-jit-reduction-kernel-nvdiffmodeling-EXCERPT.txt":
+        ((('F13', 5),), {'signature': 'nvrtc-arch-invalid'}),
+    "triton-windows-llvm-sm_120-not-a-recognized-processor-rtx5090-comfyui-EXCERPT.txt":
+        ((('F13', 2),), {'arch': 'sm_120'}),
+    "pip-torch-cpp_extension-g++13.1-greater-than-maximum-cuda11.7-quant-cuda-EXCERPT.txt":
+        ((('F21', 5),), {'compiler': 'g++', 'gcc': '13.1.1', 'cuda': '11.7'}),
+    "pip-torch-cpp_extension-x86_64-linux-gnu-g++11.3-greater-than-maximum-cuda11.3-torchsparse-EXCERPT.txt":
+        ((('F21', 2),), {'compiler': 'x86_64-linux-gnu-g++', 'gcc': '11.3.0', 'cuda': '11.3'}),
+    "torch-cpp_extension-g++9.3-greater-than-maximum-cuda10.2-deep-hough-EXCERPT.txt":
+        ((('F21', 2),), {'gcc': '9.3.0', 'cuda': '10.2'}),
+    "pycuda-stderr-bytes-repr-host_config-unsupported-msvc-cuda11.2-gprmax-EXCERPT.txt":
+        ((('F04', 3),), {'cuda': '11.2', 'supported': '2017-2019', 'header_line': '160'}),
+    "python3.8-import-pycuda-_driver-dll-load-failed-curand64_10-not-found-EXCERPT.txt":
+        ((('F15', 5),), {'signature': 'dll-load-failed'}),
+    "python3.9-import-pycuda-dll-load-failed-while-importing-_driver-cuda11.2-EXCERPT.txt":
+        ((('F15', 3),), {'module': '_driver'}),
+    "python-import-pycuda-dll-load-failed-while-importing-_driver-chinese-windows-EXCERPT.txt":
+        ((('F15', 9),), {'module': '_driver'}),
+    "ipython-import-torch-_C-dll-load-failed-conda-EXCERPT.txt":
+        ((('F15', 14),), {'signature': 'dll-load-failed'}),
+    "onnxruntime-loadlibrary-error-126-providers_cuda.dll-sd-webui-EXCERPT.txt":
+        ((('F15', 2),), {'code': '126', 'dll': 'onnxruntime_providers_cuda.dll'}),
+    "dotnet-onnxruntime-loadlibrary-error-126-providers_cuda.dll-onnxstack-EXCERPT.txt":
+        ((('F15', 2),), {'code': '126', 'dll': 'onnxruntime_providers_cuda.dll'}),
+    # a VS generator name with its Win64 suffix (CMake 3.12 finding no VS 2017; a CMake too old to know it), and
+    # MSB4019 as the Chinese VS 2017 Error List prints it (“…” quotes) and for a project whose CUDA version is empty
+    "cmake3.12-generator-vs2017-win64-could-not-find-any-instance-vscode-cmake-tools-EXCERPT.txt":
+        ((('F03', 4),), {'generator': 'Visual Studio 15 2017 Win64'}),
+    "cmake-could-not-create-named-generator-vs2017-win64-old-cmake-wabt-EXCERPT.txt":
+        ((('F03', 3),), {'generator': 'Visual Studio 15 2017 Win64'}),
+    "vs2017-error-list-msb4019-cuda10.0-props-not-found-chinese-EXCERPT.txt":
+        ((('F01', 3),), {'cuda': '10.0'}),
+    "msbuild16.10-msb4019-cuda-empty-version-props-not-found-brian2genn-EXCERPT.txt":
+        ((('F01', 6),), {'vc': 'v160'}),
 }
 
 # Logs that are real but hold no failure text: a success, and a head cut off before the error
