@@ -187,10 +187,9 @@ def _run_full(data: dict, command: tuple[str, ...]) -> None:
     try:
         code = spawn.run(list(command), env)
     except EnvmgrError as exc:
-        from .output import print_error
+        from .output import show_error
 
-        print_error(exc.message, exc.remedy, exc.details)
-        sys.exit(exc.exit_code)
+        sys.exit(show_error(exc))
     except KeyboardInterrupt:
         sys.exit(130)
     sys.exit(code)

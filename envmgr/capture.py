@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 
 from .envdelta import EnvDelta, diff
-from .errors import EnvmgrError
+from .errors import CaptureError
 from .host.base import Host
 from .winenv import env_key
 
@@ -35,10 +35,6 @@ BASE_NAMES = ("SystemRoot", "SystemDrive", "windir", "ComSpec", "PATHEXT", "TEMP
               "ProgramFiles(x86)", "ProgramW6432", "CommonProgramFiles", "CommonProgramFiles(x86)",
               "CommonProgramW6432", "ALLUSERSPROFILE", "PUBLIC", "OS", "PROCESSOR_ARCHITECTURE",
               "NUMBER_OF_PROCESSORS", "COMPUTERNAME")
-
-
-class CaptureError(EnvmgrError):
-    exit_code = 1
 
 
 @dataclass(frozen=True)

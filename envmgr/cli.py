@@ -63,10 +63,9 @@ class EnvmgrGroup(click.Group):
         try:
             return super().invoke(ctx)
         except EnvmgrError as exc:
-            from .output import print_error
+            from .output import show_error
 
-            print_error(exc.message, exc.remedy, exc.details)
-            ctx.exit(exc.exit_code)
+            ctx.exit(show_error(exc))
 
 
 @click.group(cls=EnvmgrGroup, context_settings=CONTEXT)
@@ -157,7 +156,7 @@ def record_cmd(obj: Ctx, output: str, pythons: tuple[str, ...], description: str
         from .selectors import Selectors
 
         try:
-            resolve(rec, Selectors(vs, toolset, arch, cuda), pythons=pythons, use_cache=False)
+            resolve(rec, Selectors(vs, toolset, arch, cuda), pythons=pythons, use_cache=False, progress=Spinner)
         except (NoMatchError, UsageError):
             raise  # a selector that matches nothing is a mistake to fix, not a machine to record
         except EnvmgrError as exc:  # a failing capture is exactly what a bug report should hold
@@ -220,13 +219,14 @@ def _check_selectors(from_file, strict, pythons) -> None:
 
 
 def get_snapshot(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh, strict):
-    from .output import say
+    from .output import Spinner, say
     from .resolve import resolve
     from .selectors import Selectors
 
     live = obj.machine is None and obj.wine_prefix is None
     snap, _ = resolve(obj.host, Selectors(vs, toolset, arch, cuda), from_file=from_file, refresh=refresh,
-                      strict=strict, pythons=pythons, use_cache=live, warn=lambda m: say(f"envmgr: {m}"))
+                      strict=strict, pythons=pythons, use_cache=live, warn=lambda m: say(f"envmgr: {m}"),
+                      progress=Spinner)
     return snap
 
 
@@ -392,11 +392,10 @@ def main(argv: list[str] | None = None) -> None:
     utf8_pipes()
     try:
         rc = cli.main(args=argv, prog_name="envmgr", standalone_mode=False)
-    except EnvmgrError as exc:
-        from .output import print_error
+    except EnvmgrError as exc:   # raised while click parsed the group's own options, before invoke
+        from .output import show_error
 
-        print_error(exc.message, exc.remedy, exc.details)
-        sys.exit(exc.exit_code)
+        sys.exit(show_error(exc))
     except click.exceptions.Abort:
         click.echo("Aborted.", err=True)
         sys.exit(130)

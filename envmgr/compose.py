@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import datetime as _dt
+from contextlib import nullcontext
 
 from . import __version__
 from .discover.model import CudaToolkit, Inventory
@@ -78,17 +79,23 @@ def identity(choice: Choice, args: tuple[str, ...], sdk: str | None) -> tuple[tu
     return tuple(out)
 
 
-def compose(host: Host, choice: Choice, inv: Inventory) -> Snapshot:
+def _quiet(message: str):
+    return nullcontext()
+
+
+def compose(host: Host, choice: Choice, inv: Inventory, progress=None) -> Snapshot:
+    """`progress(message)`: a context manager around the slow step (vcvarsall.bat); the CLI passes
+    its spinner (output.Spinner), the core shows nothing."""
+    progress = progress or _quiet
     deltas = []
     args: tuple[str, ...] = ()
     sdk = None
     if choice.platform == WINDOWS and choice.vs is not None and choice.toolset is not None:
         from .capture import base_environment, capture_vcvars, vcvars_args
-        from .output import Spinner
 
         pin = choice.toolset.version if not choice.toolset.is_default else None
         args = vcvars_args(choice.arch, pin)
-        with Spinner(f"running vcvarsall.bat {' '.join(args)} ({choice.vs.label})"):
+        with progress(f"running vcvarsall.bat {' '.join(args)} ({choice.vs.label})"):
             vc_delta, out = capture_vcvars(host, choice.vs.vcvarsall, args, base_environment(host.env))
         sdk = out.env.get("WindowsSDKVersion", "").rstrip("\\") or None
         deltas.append(vc_delta)

@@ -56,13 +56,16 @@ def say(message: str) -> None:
     print(message, file=sys.stderr)
 
 
-def print_error(message: str, remedy: str = "", details: tuple[str, ...] = ()) -> None:
+def show_error(exc) -> int:
+    """The one printer of an EnvmgrError (errors.py): its line, details and remedy on stderr; the
+    exit code to leave with."""
     paint = Painter(sys.stderr)
-    print(f"{paint('envmgr: error:', 'red', 'bold')} {message}", file=sys.stderr)
-    for line in details:
+    print(f"{paint('envmgr: error:', 'red', 'bold')} {exc.message}", file=sys.stderr)
+    for line in exc.details:
         print(f"  {line}", file=sys.stderr)
-    if remedy:
-        print(f"{paint('  fix:', 'yellow')} {remedy}", file=sys.stderr)
+    if exc.remedy:
+        print(f"{paint('  fix:', 'yellow')} {exc.remedy}", file=sys.stderr)
+    return exc.exit_code
 
 
 class Spinner:

@@ -7,8 +7,9 @@ from .snapshot import Snapshot
 
 def resolve(host, sel: Selectors, *, from_file: str | None = None, refresh: bool = False,
             strict: bool = False, pythons: tuple[str, ...] = (), use_cache: bool = True,
-            warn=None) -> tuple[Snapshot, str]:
-    """The snapshot and where it came from ("file", "cache" or "captured")."""
+            warn=None, progress=None) -> tuple[Snapshot, str]:
+    """The snapshot and where it came from ("file", "cache" or "captured"). `warn` and `progress`
+    (compose's slow-step context manager) are the caller's UI; the core prints nothing."""
     from . import snapshot as snapmod
 
     warn = warn or (lambda msg: None)
@@ -40,7 +41,7 @@ def resolve(host, sel: Selectors, *, from_file: str | None = None, refresh: bool
     choice = choose(inv, sel, read_limits(host, inv))
     for note in choice.notes:
         warn(note)
-    snap = compose(host, choice, inv)
+    snap = compose(host, choice, inv, progress)
     if key is not None:
         from . import cache
 

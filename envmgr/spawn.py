@@ -16,11 +16,7 @@ import sys
 from contextlib import contextmanager
 from typing import Mapping, Sequence
 
-from .errors import EnvmgrError
-
-
-class CannotStart(EnvmgrError):
-    """Exit 127 (not found) or 126 (not executable), as shells do."""
+from .errors import CannotStart, CommandNotFound, Interrupted
 
 
 @contextmanager
@@ -30,10 +26,6 @@ def _child_owns_ctrl_c():
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
-
-
-class Interrupted(EnvmgrError):
-    """A signal reached envmgr while a step ran (the step has ended): exit 128 + N."""
 
 
 _PASSED_ON = ("SIGTERM", "SIGHUP")               # what a terminal sends the child itself: SIGINT, SIGQUIT
@@ -93,9 +85,7 @@ def _kill_tree(pid: int, signum: int) -> None:
 def _outcome(code: int, got: list[int], interrupted: str | None) -> int:
     if got and interrupted is not None:
         name = signal.Signals(got[0]).name
-        err = Interrupted(f"{interrupted} (interrupted by {name})", "")
-        err.exit_code = 128 + got[0]
-        raise err
+        raise Interrupted(f"{interrupted} (interrupted by {name})", got[0])
     return code
 
 
@@ -105,13 +95,9 @@ def resolve_program(argv0: str, env: Mapping[str, str]) -> str:
     if found is None:
         if os.path.sep in argv0 or (os.altsep and os.altsep in argv0):
             if os.path.exists(argv0) and not os.access(argv0, os.X_OK):
-                err = CannotStart(f"{argv0}: not executable", "check its permissions (chmod +x)")
-                err.exit_code = 126
-                raise err
-        err = CannotStart(f"{argv0}: command not found in the environment's PATH",
-                          "check the name, or install it; `envmgr run ... -- where/which NAME` shows the PATH used")
-        err.exit_code = 127
-        raise err
+                raise CannotStart(f"{argv0}: not executable", "check its permissions (chmod +x)")
+        raise CommandNotFound(f"{argv0}: command not found in the environment's PATH",
+                              "check the name, or install it; `envmgr run ... -- where/which NAME` shows the PATH used")
     return found
 
 
@@ -141,13 +127,10 @@ def _start(name: str, argv: list[str], **popen) -> subprocess.Popen:
     try:
         return subprocess.Popen(argv, **popen)
     except PermissionError:
-        err = CannotStart(f"{name}: not executable (permission denied)", "check its permissions")
-        err.exit_code = 126
-        raise err from None
+        raise CannotStart(f"{name}: not executable (permission denied)", "check its permissions") from None
     except OSError as exc:
-        err = CannotStart(f"{name}: cannot be started: {exc.strerror or exc}", "is it a program for this system?")
-        err.exit_code = 126
-        raise err from None
+        raise CannotStart(f"{name}: cannot be started: {exc.strerror or exc}",
+                          "is it a program for this system?") from None
 
 
 def _wait(proc: subprocess.Popen) -> int:

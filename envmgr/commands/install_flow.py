@@ -161,17 +161,15 @@ def _here(obj):
 
 
 def _build_and_install(invoke_install, recipe: str, pip_opts: list[str], spec: str, rep: Report) -> None:
-    from ..errors import EnvmgrError
+    from ..errors import ChildFailed
 
     t0 = time.perf_counter()
     done = invoke_install(recipe, [*pip_opts, spec])      # install_wheel's Installed: it says where the wheel came from
     seconds = time.perf_counter() - t0
     rep.timings["build_install"] = seconds
     if done.code != 0:
-        err = EnvmgrError(f"pip install of {done.wheel} failed (exit {done.code}); nothing was verified",
-                          "see pip's output above; the wheel stays in the cache")
-        err.exit_code = done.code if done.code > 0 else 1
-        raise err
+        raise ChildFailed(f"pip install of {done.wheel} failed (exit {done.code}); nothing was verified",
+                          "see pip's output above; the wheel stays in the cache", done.code)
     rep.wheel = {"origin": done.origin, "file": done.wheel, "path": done.path, "digest": done.digest or None,
                  "build_seconds": round(done.build_seconds, 1), "index": done.index or None}
     rep.lines.append(_wheel_line(done, seconds))

@@ -142,7 +142,7 @@ def _build(python, spec, pip_opts, env, key_for, info, is_cuda, start, created):
     from pathlib import Path
 
     from .. import spawn, wheels
-    from ..errors import CheckFailed, EnvmgrError
+    from ..errors import CheckFailed, ChildFailed
     from ..output import say
 
     root = wheels.wheels_dir()
@@ -158,11 +158,9 @@ def _build(python, spec, pip_opts, env, key_for, info, is_cuda, start, created):
         code = spawn.run(argv, env, interrupted="the build stopped; nothing was cached")
         seconds = time.perf_counter() - start
         if code != 0:
-            err = EnvmgrError(f"pip wheel failed with exit code {code} after {seconds:.0f} s; nothing was cached",
+            raise ChildFailed(f"pip wheel failed with exit code {code} after {seconds:.0f} s; nothing was cached",
                               "rerun with -v before SPEC, or `envmgr run --recipe ... --log build.log -- pip wheel -v ...`"
-                              " to have the log diagnosed")
-            err.exit_code = code
-            raise err
+                              " to have the log diagnosed", code)
         built = sorted(tmp.glob("*.whl"))
         if len(built) != 1:
             raise CheckFailed(f"pip wheel produced {len(built)} wheels in {tmp}, expected one", "report this")
@@ -243,12 +241,13 @@ def _python_identity(python: str, env) -> tuple[str, str]:
 
 
 def _cuda_short(obj: Ctx, sel: tuple, pythons, from_file, strict) -> str:
+    from ..output import Spinner
     from ..resolve import resolve
     from ..selectors import Selectors
 
     live = obj.machine is None and obj.wine_prefix is None
     snap, _ = resolve(obj.host, Selectors(*sel), from_file=from_file, refresh=False, strict=strict,
-                      pythons=pythons, use_cache=live, warn=lambda m: None)
+                      pythons=pythons, use_cache=live, warn=lambda m: None, progress=Spinner)
     return dict(snap.summary).get("cuda_short", "")
 
 

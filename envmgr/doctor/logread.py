@@ -15,16 +15,10 @@ import stat
 from pathlib import Path
 from typing import Iterator
 
+from ..errors import LogInputError
+
 BLOCK = 1 << 20          # bytes read at a time
 _SNIFF = 4096
-
-
-class LogInputError(Exception):
-    """Why a log cannot be scanned, one line (the caller turns it into InputFileError, exit 2)."""
-
-    def __init__(self, message: str, remedy: str) -> None:
-        super().__init__(message)
-        self.message, self.remedy = message, remedy
 
 
 _REMEDY = "pass the path of a text log (for example pip install -v ... > build.log 2>&1)"

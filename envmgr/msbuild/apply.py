@@ -13,18 +13,10 @@ from dataclasses import dataclass
 from pathlib import PureWindowsPath
 from typing import Sequence
 
-from ..errors import EnvmgrError
+from ..errors import ApplyFailed, UndoRefused
 from .fileops import FileOps
 from .plan import FileAction
 from .store import APPLIED, APPLYING, ROLLED_BACK, UNDONE, Change, Store, changes_of, new_id
-
-
-class ApplyFailed(EnvmgrError):
-    exit_code = 1
-
-
-class UndoRefused(EnvmgrError):
-    exit_code = 1
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from typing import Callable, Protocol
 
+from ..errors import CannotWrite
 from ..host.base import WINDOWS
 
 
@@ -68,10 +69,6 @@ class LocalFileOps:
 def _is_junction(local: str) -> bool:
     check = getattr(os.path, "isjunction", None)  # Python 3.12+
     return bool(check and check(local))
-
-
-class CannotWrite(Exception):
-    """This host has no files envmgr can write (a recorded machine)."""
 
 
 def ops_for_host(host) -> LocalFileOps:

@@ -12,17 +12,13 @@ import json
 import time
 from pathlib import Path, PureWindowsPath
 
-from ..errors import EnvmgrError, InputFileError
+from ..errors import InputFileError, PlanRejected
 from .fileops import FileOps
 from .names import integration_version, same
 from .plan import FileAction, Plan
 
 PLAN_KIND = "envmgr-msbuild-plan"
 _FIELDS = ("source", "dest", "source_sha256", "dest_sha256")
-
-
-class PlanRejected(EnvmgrError):
-    exit_code = 2
 
 
 def plan_document(plan: Plan) -> dict:

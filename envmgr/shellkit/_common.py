@@ -3,37 +3,11 @@ semantics a rendered script must have (`expected_env`), which the tests compare 
 from __future__ import annotations
 
 import re
-import unicodedata
 from typing import Iterable, Mapping
 
 from ..envdelta import APPEND, PREPEND, SET, UNSET, EnvDelta, VarOp
-from ..errors import EnvmgrError
+from ..errors import UnrepresentableValue, describe_char
 from ..winenv import env_key
-
-# Where a format refuses something, the remedy names formats that can hold it.
-_ALTERNATIVES = {
-    "sh": "fish or ps1", "fish": "sh or ps1", "ps1": "sh or fish", "cmd": "ps1",
-    "dotenv": "sh or ps1", "github": "sh or ps1 (run it in a step)",
-}
-
-
-def describe_char(ch: str) -> str:
-    name = unicodedata.name(ch, "") or {"\n": "LINE FEED", "\r": "CARRIAGE RETURN", "\0": "NUL"}.get(ch, "control")
-    return f"{ch!r} (U+{ord(ch):04X} {name})"
-
-
-class UnrepresentableValue(EnvmgrError):
-    """A variable's name or value cannot be written in the requested format without changing it."""
-
-    exit_code = 2
-
-    def __init__(self, fmt: str, name: str, reason: str, char: str | None = None, *, what: str = "value") -> None:
-        where = f" ({describe_char(char)})" if char is not None else ""
-        message = f"{fmt}: cannot represent the {what} of variable {name!r}: {reason}{where}"
-        remedy = f"export this environment as {_ALTERNATIVES.get(fmt, 'another format')} instead"
-        super().__init__(message, remedy)
-        self.fmt, self.name, self.char, self.reason = fmt, name, char, reason
-
 
 def check_text(fmt: str, name: str, text: str, forbidden: str = "", *, what: str = "value",
                why: str = "") -> None:
