@@ -258,7 +258,8 @@ class Scanner:
             end = n if end < 0 else end + 1
             region = body[start:end]
             known = self.regions.get((needle, region))
-            if known is not None and all(sig.id in self.hits for _, sig, _ in known):
+            if (known is not None and all(sig.id in self.hits for _, sig, _ in known)
+                    and not self._before_first(known, start, win)):
                 # a repeated log: the same lines again, only counted
                 for k, sig, rel in known:
                     at = start + rel
@@ -283,6 +284,12 @@ class Scanner:
             done = body.find("\n", pos)
             done = n if done < 0 else done + 1
             pos = body.find(needle, done)
+
+    def _before_first(self, known, start: int, win: "_Window") -> bool:
+        """Whether a cached match lies above its id's first hit: the region was cached while its lines were still
+        the previous window's overlap, and another needle found a later match of the same id first. Such a match
+        must go through `_hit` (regexes run again) so that it becomes the first line."""
+        return any(self.base + win.index(start + rel) < self.hits[sig.id].index for _, sig, rel in known)
 
     def _hit(self, sig, m: re.Match[str], i: int) -> None:
         index, line_no, line = self.base + i, self.nums[i], self.texts[i]

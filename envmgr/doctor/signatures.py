@@ -224,7 +224,8 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("F12", "cmake-native-no-gpu", r"CUDA_ARCHITECTURES\s+is\s+set\s+to\s+\"native\",\s+but\s+no\s+GPU\s+was"
          r"\s+detected", needle="no GPU was"),
     # F13: arch unknown to this nvcc.
-    _sig("F13", "unsupported-arch", r"Unsupported gpu architecture '(?P<arch>(?:compute|sm|lto)_\d+[a-z]?)'",
+    # CMake before 3.24 passes CUDA_ARCHITECTURES "native" on as compute_native (colmap #2232).
+    _sig("F13", "unsupported-arch", r"Unsupported gpu architecture '(?P<arch>(?:compute|sm|lto)_(?:\d+[a-z]?|native))'",
          needle="Unsupported gpu architecture"),
     _sig("F13", "arch-value-undefined",
          r"Value '(?P<arch>(?:compute|sm|lto)_\d+[a-z]?|native)' is not defined for option 'gpu-(?:architecture|code|name)'",
@@ -260,6 +261,14 @@ SIGNATURES: tuple[Signature, ...] = (
     # CPython's import of an extension module (pycuda._driver, torch._C, ...) whose DLLs the loader refused; what
     # follows the colon is Windows' own text, in the system's language (module or procedure not found, bad image).
     _sig("F15", "dll-load-failed", r"DLL load failed(?: while importing (?P<module>[\w.]+))?:", needle="DLL load failed"),
+    # CuPy's import check lists each DLL it depends on; a CUDA runtime one the loader cannot find (cuTENSOR and
+    # cuDNN are optional, so only the toolkit's own libraries count).
+    _sig("F15", "cupy-dll-not-found",
+         r"(?P<dll>(?:cudart|cublas|cublasLt|nvrtc|cufft|curand|cusparse|cusolver|nvJitLink)64_\w*\.dll) -> not found",
+         flags=re.I, needle="-> not found"),
+    # libgpuarray (pygpu) and others that LoadLibrary a DLL by name and pass Windows' text on.
+    _sig("F15", "could-not-load-dll", r"Could not load \"(?P<dll>[\w.+-]+\.dll)\"", flags=re.I,
+         needle="ould not", key="Could not load"),
     # Native code calling LoadLibrary itself (onnxruntime's CUDA provider): the Windows error code, any language.
     _sig("F15", "loadlibrary-failed",
          r"LoadLibrary failed with error (?P<code>\d+)[^\n]*?when trying to load \"(?P<path>[^\"\n]*?(?P<dll>[\w.+-]+\.dll))\"",

@@ -212,6 +212,18 @@ LOGS = {
         ((('F01', 3),), {'cuda': '10.0'}),
     "msbuild16.10-msb4019-cuda-empty-version-props-not-found-brian2genn-EXCERPT.txt":
         ((('F01', 6),), {'vc': 'v160'}),
+    # 'native' passed on by a CMake older than 3.24; CuPy and pygpu meeting the Windows loader (the id names the
+    # missing CUDA DLL, not the package)
+    "cmake3.22-cuda_architectures-native-compute_native-unsupported-cuda12.3-colmap-EXCERPT.txt":
+        ((('F13', 4),), {'arch': 'compute_native'}),
+    "cupy-failed-to-load-nvrtc64_120_0.dll-could-not-find-module-comfyui-gimm-vfi-EXCERPT.txt":
+        ((('F15', 2),), {'dll': 'nvrtc64_120_0.dll'}),
+    "cupy-failed-to-load-nvrtc64_112_0.dll-comfyui-gmfss-fortuna-EXCERPT.txt":
+        ((('F15', 4),), {'dll': 'nvrtc64_112_0.dll'}),
+    "cupy-failed-to-import-dll-dependencies-cublas64_11-not-found-comfyui-frame-interpolation-EXCERPT.txt":
+        ((('F15', 24),), {'dll': 'cublas64_11.dll'}),
+    "pygpu-could-not-load-nvrtc64_70.dll-bytes-repr-theano-libgpuarray-EXCERPT.txt":
+        ((('F15', 5),), {'dll': 'nvrtc64_70.dll'}),
 }
 
 # Logs that are real but hold no failure text: a success, and a head cut off before the error
