@@ -16,6 +16,9 @@ import sys
 import time
 from dataclasses import dataclass, field
 
+from . import install_fix
+from .install_fix import FixReport
+
 # The recipe each package takes by default.
 PACKAGE_RECIPES = {"llama-cpp-python": "llama-cpp-python"}
 PREBUILT_RECIPE = {"llama-cpp-python": "llama-cpp-python-prebuilt"}
@@ -44,6 +47,7 @@ class Report:
     timings: dict = field(default_factory=dict)
     wheel: dict | None = None      # where the wheel came from, as install_wheel said (docs/json.md)
     prebuilt: str | None = None    # the --prebuilt-lib folder
+    fixes: FixReport = field(default_factory=FixReport)   # what --fix did (docs/json.md "fixes")
 
 
 def flow_package(recipe: str | None, args: list[str], prebuilt: str | None) -> str | None:
@@ -136,17 +140,25 @@ def _doctor(obj, sel, fix: bool, rep: Report, skip_build_checks: bool) -> None:
 
     facts, findings = _findings(obj, sel)
     blocking, routed = sort_findings(findings, fix, skip_build_checks)
+    msbuild = None
+    if fix and not skip_build_checks:   # F01/F02: answered by the generator the build uses (install_fix.py)
+        msbuild, blocking, routed = install_fix.sort_msbuild(facts, findings, blocking, routed, rep.recipe)
     if blocking:
         details = tuple(line for f in blocking for line in
-                        (f"{f.id} {f.title}: {f.summary}", *(f"  fix: {x}" for x in (f.fix, f.fix_command) if x)))
-        safe = [f.id for f in blocking if f.id in RECIPE_ROUTES]
+                        (f"{f.id} {f.title}: {f.summary}", *(f"  fix: {x}" for x in (f.fix, f.fix_command) if x),
+                         *(install_fix.stop_error(msbuild) if msbuild is not None and f.id in msbuild.ids else ())))
+        safe = [f.id for f in blocking if f.id in RECIPE_ROUTES and not fix]
         raise CheckFailed(f"envmgr doctor found {len(blocking)} blocking problem(s): "
                           f"{', '.join(f.id for f in blocking)}; nothing was built",
                           ("add --fix to take the safe route for " + ", ".join(safe) + "; " if safe else "")
                           + "see `envmgr doctor` for the evidence", details=details)
+    if msbuild is not None:
+        for line in install_fix.apply(msbuild, facts, rep.fixes):
+            say(f"envmgr: --fix: {line[len('fixed '):]}")
+            rep.lines.append(line)
     for f in routed:
         say(f"envmgr: --fix: {f.id} ({f.summary}) avoided by {RECIPE_ROUTES[f.id]}")
-        rep.lines.append(f"fixed {f.id}: {RECIPE_ROUTES[f.id]}")
+        rep.lines.append(rep.fixes.add(f.id, "route", RECIPE_ROUTES[f.id]))
     rep.lines.append(f"doctor: no blocking finding (CUDA {facts.cuda.short if facts.cuda else '?'}, "
                      f"{len(facts.inv.gpus)} GPU(s))")
 
@@ -255,7 +267,8 @@ def _finish(verdict, rep: Report, as_json: bool) -> int:
         emit_json({"schema": 1, "package": rep.package, "recipe": rep.recipe, "recipe_from": rep.recipe_why,
                    "spec": rep.spec, "ok": verdict.ok, "wheel": rep.wheel, "prebuilt_lib": rep.prebuilt,
                    "gpu": gpu, "layers_offloaded": f"{off[0]}/{off[1]}" if off else None,
-                   "report": rep.lines, "seconds": {k: round(v, 1) for k, v in rep.timings.items()},
+                   "fixes": rep.fixes.items, "report": rep.lines,
+                   "seconds": {k: round(v, 1) for k, v in rep.timings.items()},
                    "verify": verdict_json(verdict)})
     else:
         from ..output import Painter

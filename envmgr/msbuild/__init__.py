@@ -8,5 +8,6 @@
     planfile  the plan file of the elevated step, and the checks that step makes
     elevate   Start-Process -Verb RunAs (Windows only), its command line built by a pure function
     render    table, JSON and the routes that need no admin rights
+    repair    the steps without prompts (may write? one pair's plan, apply + verify), shared with `install --fix`
     flow      the command's steps, used by envmgr/commands/fix_msbuild.py
 """

@@ -17,6 +17,7 @@ from .fileops import CannotWrite, ops_for_host
 from .plan import DONE, Plan, gather, make_plan
 from .planfile import PlanRejected, check_destination, load_plan_file, plan_document, validate
 from .render import outcome_json, plan_json, render_plan, render_routes, route_delta, routes
+from .repair import apply_and_verify, needs_elevation, verify
 from .store import Store, new_id
 
 
@@ -55,13 +56,6 @@ def _ops(host):
     except CannotWrite as exc:
         raise UsageError(str(exc), "use --dry-run or --check with --machine; run fix-msbuild on the machine "
                                    "itself to repair it") from None
-
-
-def needs_elevation(host) -> bool:
-    from ..host.live import LiveHost
-    from .elevate import is_admin
-
-    return isinstance(host, LiveHost) and sys.platform == "win32" and not is_admin()
 
 
 def confirm(question: str, opts: Options) -> bool:
@@ -114,21 +108,16 @@ def run(host, opts: Options) -> int:
         say("envmgr: nothing was changed.")
         say(render_routes(routes(plan)))
         return 1
-    outcome = apply_elevated(plan) if needs_elevation(host) else apply_copies(ops, Store(), plan.copies)
-    verify(host, inv, plan, opts)
+    if needs_elevation(host):
+        outcome = apply_elevated(plan)
+        verify(host, inv, plan, opts.vs, opts.cuda)
+    else:
+        outcome = apply_and_verify(host, inv, plan, ops, opts.vs, opts.cuda)
     emit(plan, opts, outcome)
     if outcome is not None:
         say(f"envmgr: copied {len(outcome.changes)} file(s); manifest {outcome.manifest}\n"
             "  undo with: envmgr fix-msbuild --undo")
     return 0
-
-
-def verify(host, inv, before: Plan, opts: Options) -> None:
-    after = make_plan(gather(host, inv), opts.vs, opts.cuda)
-    left = {c.dest.lower() for c in after.copies} & {c.dest.lower() for c in before.copies}
-    if left:
-        raise ApplyFailed("the files were written but do not compare equal afterwards", "run it again",
-                          details=tuple(sorted(left)))
 
 
 def export_route(plan: Plan, fmt: str) -> int:

@@ -4,16 +4,16 @@ from install_wheel's own result, and a verify failure after the install exits 1.
 
 The build is test_wheels_e2e.py's fake CUDA sdist and `fake-cuda` recipe (given with --recipe; the toolkit
 from the recorded linux-two-toolkits machine, so no nvcc is needed); the llama_cpp that verify imports is
-test_install_flow.py's hand-made fake, on PYTHONPATH. The doctor step is replaced here: every recorded
-machine (and this one) fails F24 (their file trees hold no cuBLAS), which rightly stops the real flow before
-a build; test_install_flow.py tests that stop on the recorded machines. Here the doctor step returns the
-recorded vs2026-vs2022 machine's real F01 finding only, so `--fix` has a recipe route to report.
+test_install_flow.py's hand-made fake, on PYTHONPATH. The doctor step is the real one, on the recorded
+machine with `--cuda 12.4`: that toolkit holds cuBLAS (its version.json lists libcublas), the driver
+supports it and it builds for both GPUs, so doctor finds nothing blocking (its CUDA 13.0, without cuBLAS
+and too new for the driver, stops the flow: the last test). The --fix routes are test_install_fix.py's.
 """
 from __future__ import annotations
 
 import pytest
 
-from tests.conftest import MACHINES, run_cli
+from tests.conftest import run_cli
 from tests.linux.test_wheels_e2e import MACHINE, fake_cuda_project, make_venv
 from tests.unit.test_install_flow import GPU, NO_GPU, fake_llama
 
@@ -30,25 +30,13 @@ def base(tmp_path_factory):
     return base
 
 
-@pytest.fixture(autouse=True)
-def doctor_f01_only(monkeypatch):
-    from envmgr.commands import install_flow
-    from envmgr.doctor.run import gather, run_checks
-    from envmgr.host.recorded import load_machine
-    from envmgr.selectors import Selectors
-
-    facts = gather(load_machine(str(MACHINES / "vs2026-vs2022.toml")), Selectors())
-    findings = tuple(f for f in run_checks(facts) if f.id == "F01")
-    assert findings and findings[0].status == "fail"
-    monkeypatch.setattr(install_flow, "_findings", lambda obj, sel: (facts, findings))
-
-
-def flow(base, cache: str, venv: str, fake: str, *extra: str):
+def flow(base, cache: str, venv: str, fake: str, *extra: str, cuda: str = "12.4"):
     py = make_venv(base / venv)
     env = {"ENVMGR_CONFIG_DIR": str(base / "config"), "ENVMGR_CACHE_DIR": str(base / cache),
            "ENVMGR_WHEEL_INDEX": "", "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PYTHONPATH": str(base / fake / "site")}
-    return run_cli("--machine", str(MACHINE), "install", "--recipe", "fake-cuda", "--arch-list", "90", "--python",
-                   str(py), *extra, "llama-cpp-python", "--no-index", str(base / "fakecuda-1.2.3.tar.gz"), env=env)
+    return run_cli("--machine", str(MACHINE), "install", "--recipe", "fake-cuda", "--cuda", cuda, "--arch-list", "90",
+                   "--python", str(py), *extra, "llama-cpp-python", "--no-index", str(base / "fakecuda-1.2.3.tar.gz"),
+                   env=env)
 
 
 def test_built_then_cache_hit_then_from_the_index(base):
@@ -60,7 +48,7 @@ def test_built_then_cache_hit_then_from_the_index(base):
     assert (w["origin"], w["file"], w["index"]) == ("built", WHEEL, None) and w["build_seconds"] > 0
     assert data["recipe"] == "fake-cuda" and data["recipe_from"] == "--recipe"
     assert data["spec"].endswith("fakecuda-1.2.3.tar.gz") and data["ok"] is True
-    assert any(line.startswith("fixed F01: the recipe's generator route") for line in data["report"])
+    assert data["report"][0] == "doctor: no blocking finding (CUDA 12.4, 2 GPU(s))" and data["fixes"] == []
     assert f"built {WHEEL} in " in "\n".join(data["report"]) and data["layers_offloaded"] == "3/3"
     assert set(data["seconds"]) == {"doctor", "build_install", "verify"}
 
@@ -87,3 +75,11 @@ def test_a_verify_failure_after_a_cached_install_exits_1_and_says_so(base):
     assert r.code == 1
     assert "envmgr: installed, but NOT verified on the GPU: F12" in r.stderr
     assert "wheel cache hit" in r.stdout and "NOT verified: F12" in r.stdout and "layers offloaded: 0/3" in r.stdout
+
+
+def test_the_real_doctor_step_stops_the_flow_before_a_build_with_cuda_13(base):
+    r = flow(base, "cache-f", "f", "gpu", "--fix", cuda="13.0")
+    assert r.code == 1 and "Traceback" not in r.stderr
+    assert "envmgr doctor found 3 blocking problem(s): F13, F17, F24; nothing was built" in r.stderr
+    assert "envmgr shell --cuda 12.4" in r.stderr        # F24's fix: the toolkit that has cuBLAS
+    assert not (base / "cache-f" / "wheels").exists() and r.stdout == ""

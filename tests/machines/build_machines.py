@@ -214,8 +214,9 @@ def windows_sdk(m: Machine, *versions: str) -> None:
            "by hand (facts/windows.md §9 layout)")
 
 
-def cuda_toolkit(m: Machine, short: str) -> str:
-    """A CUDA toolkit at its default root, its registry key, and its real `nvcc --version` output."""
+def cuda_toolkit(m: Machine, short: str, *, cublas: bool = False) -> str:
+    """A CUDA toolkit at its default root, its registry key, and its real `nvcc --version` output;
+    with `cublas`, the cuBLAS/cuBLASLt files as the installer's default (Express) install lays them out."""
     root = f"{CUDA_ROOT}\\v{short}"
     major = int(short.split(".")[0])
     m.file(f"{root}\\bin\\nvcc.exe")
@@ -232,6 +233,8 @@ def cuda_toolkit(m: Machine, short: str) -> str:
     for name in msbuild_extensions(short):
         m.file(f"{root}\\extras\\visual_studio_integration\\MSBuildExtensions\\{name}",
                "" if name.endswith(".dll") else "<!-- placeholder -->\r\n")
+    if cublas:
+        cublas_files(m, root, major)
     key = f"{CUDA_REG}\\v{short}"
     m.reg(key, "InstallDir", "REG_SZ", root + "\\")
     m.reg(key, "64BitInstalled", "REG_DWORD", 1)
@@ -242,6 +245,21 @@ def cuda_toolkit(m: Machine, short: str) -> str:
            "their registry keys (InstallDir REG_SZ with a trailing backslash, 64BitInstalled) are composed "
            "from facts/windows.md §5")
     return root
+
+
+def cublas_files(m: Machine, root: str, major: int) -> None:
+    """cuBLAS and cuBLASLt in a Windows toolkit: the `cublas` subpackage's DLLs (bin, bin\\x64 from 13.0)
+    and the `cublas_dev` one's import libraries and headers, the files llama.cpp's CUDA::cublas and
+    CUDA::cublasLt need (doctor's F24)."""
+    dlls = f"{root}\\bin\\x64" if major >= 13 else f"{root}\\bin"
+    for name in ("cublas", "cublasLt"):
+        m.file(f"{dlls}\\{name}64_{major}.dll")
+        m.file(f"{root}\\lib\\x64\\{name}.lib")
+    for name in ("cublas_api.h", "cublas_v2.h", "cublasLt.h"):
+        m.file(f"{root}\\include\\{name}", "/* placeholder */\r\n")
+    m.note("cuBLAS/cuBLASLt (bin\\cublas64_<major>.dll and cublasLt64_<major>.dll, lib\\x64\\cublas.lib and "
+           "cublasLt.lib, include\\cublas_api.h, cublas_v2.h and cublasLt.h) are laid out as NVIDIA's installer "
+           "lays out its cublas and cublas_dev components (facts/windows.md §5 layout)")
 
 
 def cuda_env(m: Machine, installed: tuple[str, ...], current: str) -> None:
@@ -355,7 +373,7 @@ def community_buildtools_cuda124() -> Machine:
     visual_studio(m, f"{PF86}\\Microsoft Visual Studio\\2022\\BuildTools", 17, ide=False, toolsets=("14.44.35207",))
     windows_sdk(m, "10.0.22621.0")
     for short in ("11.8", "12.4"):
-        cuda_toolkit(m, short)
+        cuda_toolkit(m, short, cublas=True)    # the installer's default install: doctor fails F01 only
     cuda_env(m, ("11.8", "12.4"), "12.4")
     nvidia_smi(m, "0, NVIDIA GeForce RTX 4070 SUPER, 8.9, 576.80, 12282 MiB\r\n", "RTX 4070 SUPER, driver 576.80")
     return m
@@ -555,6 +573,20 @@ def linux_two_toolkits() -> Machine:
         m.file(f"{root}/targets/x86_64-linux/lib/libcudart.so.{root[-4:-2]}")
         m.links[f"{root}/lib64"] = f"{root}/targets/x86_64-linux/lib"
     m.links["/usr/local/cuda"] = "/usr/local/cuda-13.0"
+    # 12.4 from NVIDIA's apt repository, with the libraries its version.json lists (libcublas 12.4.5.8):
+    # runtime and cuBLAS headers and libraries under targets/x86_64-linux, include/ a link there. 13.0,
+    # assembled from nvidia-* wheels like this machine's own, has no cuBLAS (doctor's F24).
+    t124 = "/usr/local/cuda-12.4/targets/x86_64-linux"
+    m.links["/usr/local/cuda-12.4/include"] = f"{t124}/include"
+    for name in ("cuda_runtime.h", "cublas_api.h", "cublas_v2.h", "cublasLt.h"):
+        m.file(f"{t124}/include/{name}", "/* placeholder */\n")
+    for name, version in (("libcublas", "12.4.5.8"), ("libcublasLt", "12.4.5.8")):
+        m.file(f"{t124}/lib/{name}.so.{version}")
+        m.links[f"{t124}/lib/{name}.so.12"] = f"{t124}/lib/{name}.so.{version}"
+        m.links[f"{t124}/lib/{name}.so"] = f"{t124}/lib/{name}.so.12"
+    m.note("CUDA 12.4's cuda_runtime.h and cuBLAS/cuBLASLt files (libcublas.so -> .so.12 -> .so.12.4.5.8, headers "
+           "in targets/x86_64-linux/include) follow the layout of NVIDIA's cuda-cudart-dev-12-4 and libcublas-dev-12-4 "
+           "packages; CUDA 13.0 has none (doctor's F24 fires with it)")
     m.use("nvcc-version-linux-12.4.131.txt", "stdout of /usr/local/cuda-12.4/bin/nvcc --version")
     m.command(["/usr/local/cuda-12.4/bin/nvcc", "--version"], sample("nvcc-version-linux-12.4.131.txt"))
     m.command(["/usr/local/cuda-13.0/bin/nvcc", "--version"], NVCC_LINUX_13_0)
