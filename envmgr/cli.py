@@ -251,11 +251,13 @@ def recipe_options(func):
     return checked
 
 
-def environment_for(obj: Ctx, sel: tuple, recipe: str | None, arch_list, allow_unsupported, recipe_params):
-    """(delta, marker, notes): the snapshot (and recipe) for the selectors."""
+def environment_for(obj: Ctx, sel: tuple, recipe: str | None, arch_list, allow_unsupported, recipe_params,
+                    snap=None):
+    """(delta, marker, notes): the snapshot (and recipe) for the selectors. A caller that needs the
+    snapshot itself resolves it and passes it as `snap`: each command resolves once (one capture)."""
     from .output import say
 
-    snap = get_snapshot(obj, *sel)
+    snap = snap if snap is not None else get_snapshot(obj, *sel)
     delta, notes = snap.delta, ()
     marker = snap.marker()
     if recipe:
@@ -300,23 +302,21 @@ def export_cmd(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh, s
       envmgr export --format github >> "$GITHUB_ENV"   (see docs/snapshot.md for $GITHUB_PATH)
     """
     sel = (vs, toolset, arch, cuda, pythons, from_file, refresh, strict)
+    if activate and fmt in ("toml", "json", "dotenv", "github"):
+        from .errors import UsageError
+
+        raise UsageError("--activate is for shell scripts", "use --format sh, fish, ps1 or cmd")
+    snap = get_snapshot(obj, *sel)
     if recipe or activate:
         delta, marker, notes = environment_for(obj, sel, recipe, arch_list, allow_unsupported_compiler,
-                                               recipe_params)
+                                               recipe_params, snap=snap)
         if activate:
-            if fmt in ("toml", "json", "dotenv", "github"):
-                from .errors import UsageError
-
-                raise UsageError("--activate is for shell scripts", "use --format sh, fish, ps1 or cmd")
             from .activation import activation_delta
 
             delta = activation_delta(delta, os.environ, marker)
-        snap = get_snapshot(obj, *sel)
         from dataclasses import replace
 
         snap = replace(snap, delta=delta, notes=snap.notes + tuple(notes), text="")
-    else:
-        snap = get_snapshot(obj, *sel)
     if fmt == "toml":
         if snap.text:
             click.echo(snap.text, nl=False)

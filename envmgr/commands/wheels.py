@@ -87,13 +87,16 @@ def install_wheel(obj: Ctx, args: list[str], *, vs, toolset, arch, cuda, pythons
         from ..wheelindex import check_dest
 
         check_dest(Path(publish_to).expanduser())
-    delta, marker, _ = environment_for(obj, (vs, toolset, arch, cuda, pythons, from_file, refresh, strict),
-                                       recipe, arch_list, allow_unsupported_compiler, recipe_params)
+    from ..cli import get_snapshot
+
+    sel = (vs, toolset, arch, cuda, pythons, from_file, refresh, strict)
+    snap = get_snapshot(obj, *sel)       # resolved once: the environment and the CUDA version come from it
+    delta, marker, _ = environment_for(obj, sel, recipe, arch_list, allow_unsupported_compiler, recipe_params,
+                                       snap=snap)
     env = activation_delta(delta, os.environ, marker).apply(os.environ)
     python = pythons[0] if pythons else sys.executable
     py_tag, platform = _python_identity(python, env)
-    # A second resolve is a cache hit (the first one just stored it): the CUDA version comes from there.
-    cuda_version = _cuda_short(obj, (vs, toolset, arch, cuda), pythons, from_file, strict)
+    cuda_version = dict(snap.summary).get("cuda_short", "")
     is_cuda = _is_cuda_recipe(recipe) and bool(cuda_version)
     archs, generator, cmake_args = wheels.build_facts(env)
     info = wheels.parse_spec(spec)
@@ -238,17 +241,6 @@ def _python_identity(python: str, env) -> tuple[str, str]:
                          "point --python at a Python executable")
     tag, plat = out.stdout.split()[:2]
     return tag, plat.replace("-", "_").replace(".", "_")
-
-
-def _cuda_short(obj: Ctx, sel: tuple, pythons, from_file, strict) -> str:
-    from ..output import Spinner
-    from ..resolve import resolve
-    from ..selectors import Selectors
-
-    live = obj.machine is None and obj.wine_prefix is None
-    snap, _ = resolve(obj.host, Selectors(*sel), from_file=from_file, refresh=False, strict=strict,
-                      pythons=pythons, use_cache=live, warn=lambda m: None, progress=Spinner)
-    return dict(snap.summary).get("cuda_short", "")
 
 
 def _is_cuda_recipe(name: str) -> bool:
