@@ -133,6 +133,9 @@ def setup(tmp: Path) -> tuple[dict, dict]:
         "bash -i -c true (envmgr profile line)": (["bash", "-i", "-c", "true"], {**env, "HOME": str(hooked)}, None),
         "envmgr --machine (2 VS instances) list": ([envmgr, "--machine", str(rec2), "list"], env, None),
         "envmgr --machine (100 VS instances) list": ([envmgr, "--machine", str(rec100), "list"], env, None),
+        # A cache folder that cannot exist: the record is parsed on every run, as on its first replay.
+        "envmgr --machine (100 VS instances) list, first replay": (
+            [envmgr, "--machine", str(rec100), "list"], {**env, "ENVMGR_CACHE_DIR": "/dev/null/envmgr"}, None),
     }
     listed = subprocess.run([envmgr, "--machine", str(rec100), "list", "--json"], env=env, capture_output=True,
                             text=True, check=True)
@@ -166,6 +169,8 @@ FIGURES = [
     ("cached export over Python start", "envmgr export --cuda 13.0 --format sh", "python -c pass", "diff", None),
     ("replay 100 vs 2 instances", "envmgr --machine (100 VS instances) list", "envmgr --machine (2 VS instances) list",
      "ratio", 2.0),
+    ("replay 100 vs 2 instances, first replay (TOML parsed)", "envmgr --machine (100 VS instances) list, first replay",
+     "envmgr --machine (2 VS instances) list", "ratio", 2.0),
 ]
 
 

@@ -129,7 +129,39 @@ def host_path(host: Host, path: str) -> PurePath:
 
 
 def join(host: Host, base: str, *parts: str) -> str:
+    windows = host.platform == WINDOWS
+    if clean_path(base, windows) and all(_plain_name(p, windows) for p in parts):
+        sep = "\\" if windows else "/"
+        return (base if base.endswith(sep) else base + sep) + sep.join(parts) if parts else base
     return str(path_class(host.platform)(base, *parts))
+
+
+def clean_path(path: str, windows: bool) -> bool:
+    """Whether `path` is an absolute path already as str(PureWindowsPath(path)) (or PurePosixPath) writes
+    it, so string operations give pathlib's answers: discovery of a 100-instance record spent most of
+    its time making path objects for such paths (tests/unit/test_host_paths.py holds it to pathlib)."""
+    if windows:
+        return (len(path) >= 3 and path[1] == ":" and path[2] == "\\" and path[0].isascii() and path[0].isalpha()
+                and "/" not in path and "\\\\" not in path and "\\.\\" not in path
+                and (len(path) == 3 or not path.endswith(("\\", "\\."))))
+    return (path.startswith("/") and "//" not in path and "/./" not in path
+            and (path == "/" or not path.endswith(("/", "/."))))
+
+
+def clean_parent(path: str, windows: bool) -> str:
+    """str(PurePath(path).parent) for a clean_path."""
+    cut = path.rfind("\\" if windows else "/")
+    head = path[:cut]
+    if windows:
+        return head if len(head) > 2 else path[:3]
+    return head or "/"
+
+
+def _plain_name(part: str, windows: bool) -> bool:
+    """One folder or file name that pathlib appends as it is."""
+    if windows:
+        return bool(part) and part != "." and not any(c in part for c in "\\/:")
+    return bool(part) and part != "." and "/" not in part
 
 
 def same_path(platform: str, a: str, b: str) -> bool:

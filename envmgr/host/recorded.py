@@ -7,7 +7,8 @@ from typing import Mapping, Sequence
 
 from ..errors import InputFileError
 from ..winenv import env_mapping
-from .base import WINDOWS, LINUX, Completed, FileStat, Interpreter, RegValue, normalize_key, which_in
+from .base import (WINDOWS, LINUX, Completed, FileStat, Interpreter, RegValue, clean_parent, clean_path,
+                   normalize_key, which_in)
 
 SCHEMA_VERSIONS = (1,)
 REG_TYPES = ("REG_SZ", "REG_EXPAND_SZ", "REG_MULTI_SZ", "REG_DWORD", "REG_QWORD", "REG_BINARY")
@@ -75,20 +76,31 @@ class RecordedHost:
     def _pure(self, path: str):
         return PureWindowsPath(path) if self.platform == WINDOWS else PurePosixPath(path)
 
+    def _norm(self, path: str) -> str:
+        """str(self._pure(path)); without a path object when the path is already in that form (a
+        100-instance record made ~11,000 of them at load)."""
+        return path if clean_path(path, self.platform == WINDOWS) else str(self._pure(path))
+
+    def _parent(self, norm: str) -> str:
+        windows = self.platform == WINDOWS
+        return clean_parent(norm, windows) if clean_path(norm, windows) else str(self._pure(norm).parent)
+
     def _key(self, path: str) -> str:
-        return self._fold(str(self._pure(path)).rstrip("\\/") or str(self._pure(path)))
+        norm = self._norm(path)
+        return self._fold(norm.rstrip("\\/") or norm)
 
     def _add_dir(self, path: str) -> None:
-        p = self._pure(path)
+        norm = self._norm(path)
         self._index = None
         while True:
-            key = self._key(str(p))
+            key = self._fold(norm.rstrip("\\/") or norm)
             if key in self._dirs:   # its parents were added with it: stop (thousands of files share them)
                 return
-            self._dirs[key] = str(p)
-            if p.parent == p:
+            self._dirs[key] = norm
+            parent = self._parent(norm)
+            if parent == norm:
                 return
-            p = p.parent
+            norm = parent
 
     def _content(self, value, where: str) -> bytes | None:
         if isinstance(value, str):
@@ -117,9 +129,9 @@ class RecordedHost:
     def _load_files(self, files: Mapping) -> None:
         for path, value in files.items():
             content = self._content(value, f"files.{path!r}")
-            p = self._pure(path)
-            self._files[self._key(path)] = (str(p), content)
-            self._add_dir(str(p.parent))
+            norm = self._norm(path)
+            self._files[self._fold(norm.rstrip("\\/") or norm)] = (norm, content)
+            self._add_dir(self._parent(norm))
 
     def _load_registry(self, registry: Mapping) -> dict[str, dict[str, RegValue]]:
         out: dict[str, dict[str, RegValue]] = {}
@@ -247,7 +259,9 @@ class RecordedHost:
                     if cut < 0 or cut == len(k) - 1:
                         continue
                     original = v[0] if isinstance(v, tuple) else v
-                    index.setdefault(k[:cut + 1], {})[k[cut + 1:]] = self._pure(original).name
+                    name = (original[original.rfind(sep) + 1:] if clean_path(original, sep == "\\")
+                            else self._pure(original).name)
+                    index.setdefault(k[:cut + 1], {})[k[cut + 1:]] = name
             self._index = index
         return index
 
@@ -333,7 +347,7 @@ def _glob_match(patterns: tuple[str, ...], argv: tuple[str, ...]) -> bool:
 
 def load_machine(path: str) -> RecordedHost:
     """Read a machine file; any problem is one InputFileError line naming the file (exit 2)."""
-    from ..tomlread import load_toml, read_text_file
+    from ..tomlread import read_text_file
 
     p = Path(path)
     text = read_text_file(path, "machine file", "check the path given to --machine / ENVMGR_MACHINE",
@@ -341,8 +355,7 @@ def load_machine(path: str) -> RecordedHost:
 
     from ..schema import MACHINE, check, check_version
 
-    data = load_toml(text, str(path), "TOML machine file",
-                     "fix the TOML syntax, or record the machine again with `envmgr record -o FILE`")
+    data = _parsed(text, str(path))
     check_version(data, SCHEMA_VERSIONS, str(path), "machine file",
                   "record the machine with `envmgr record -o FILE` (or upgrade envmgr for a newer record)")
     check(data, MACHINE, str(path), "machine file", "see docs/machine-record.md")
@@ -352,3 +365,63 @@ def load_machine(path: str) -> RecordedHost:
         # schema.MACHINE has checked every type; what is left is a value of the right type but the
         # wrong form, which the loaders above name themselves. Never Python's own words here.
         raise InputFileError(f"{path}: malformed machine file", "see docs/machine-record.md") from None
+
+
+# A record this large (a 100-instance one is 570 kB) takes tomllib ~100 ms of Python string scanning
+# on every replay, more than everything else `list` does; smaller ones parse in a few ms.
+PARSED_COPY_FROM = 100_000
+
+
+def _parsed(text: str, origin: str) -> dict:
+    """tomllib.loads(text); a large record's parse is kept (marshal, by the text's SHA-256) in the cache
+    folder's records/, so replaying the same record again costs a read, not a parse."""
+    from ..tomlread import load_toml
+
+    copy = _parsed_copy(text) if len(text) >= PARSED_COPY_FROM else None
+    if copy is not None:
+        import marshal
+
+        try:
+            with open(copy, "rb") as fh:
+                data = marshal.loads(fh.read())
+            if isinstance(data, dict):
+                return data
+        except (OSError, ValueError, EOFError, TypeError):
+            pass
+    data = load_toml(text, origin, "TOML machine file",
+                     "fix the TOML syntax, or record the machine again with `envmgr record -o FILE`")
+    if copy is not None:
+        _keep(copy, data)
+    return data
+
+
+def _parsed_copy(text: str) -> str | None:
+    import os
+    import sys
+
+    from ..cache import cache_dir
+    from ..cachekey import _sha256_hex
+
+    try:
+        folder = cache_dir() / "records"
+    except Exception:  # noqa: BLE001 - no cache folder: parse every time
+        return None
+    digest = _sha256_hex(text.encode("utf-8", "surrogatepass"))[:32]
+    return os.path.join(folder, f"{digest}.{sys.implementation.cache_tag}.marshal")
+
+
+def _keep(copy: str, data: dict) -> None:
+    """Written atomically (temp file + rename); a value marshal cannot hold, or a folder we cannot
+    write, means no copy (the next replay parses again)."""
+    import marshal
+    import os
+
+    try:
+        blob = marshal.dumps(data)
+        os.makedirs(os.path.dirname(copy), exist_ok=True)
+        tmp = f"{copy}.{os.getpid()}.tmp"
+        with open(tmp, "wb") as fh:
+            fh.write(blob)
+        os.replace(tmp, copy)
+    except (OSError, ValueError):
+        pass
