@@ -35,7 +35,7 @@ def command(obj, vs, cuda, dry_run, check, undo, yes, as_json, export_route, app
       envmgr fix-msbuild --vs buildtools -y   copy without asking
       envmgr fix-msbuild --undo               put back what the last run changed
     """
-    from ..msbuild.flow import Options, run
+    from .fix_msbuild_flow import Options, run
 
     if dry_run and check:
         from ..errors import UsageError

@@ -9,5 +9,6 @@
     elevate   Start-Process -Verb RunAs (Windows only), its command line built by a pure function
     render    table, JSON and the routes that need no admin rights
     repair    the steps without prompts (may write? one pair's plan, apply + verify), shared with `install --fix`
-    flow      the command's steps, used by envmgr/commands/fix_msbuild.py
+The command's interactive steps (spinner, prompts, elevation, printing) are at the CLI edge:
+envmgr/commands/fix_msbuild_flow.py.
 """

@@ -1,6 +1,6 @@
 """fix-msbuild's steps without its prompts: may this process write, plan one pair, apply and verify.
 
-`envmgr fix-msbuild` (flow.py) asks, elevates and prints around these; `envmgr install --fix`
+`envmgr fix-msbuild` (commands/fix_msbuild_flow.py) asks, elevates and prints around these; `envmgr install --fix`
 (commands/install_fix.py) calls them for the one Visual Studio + CUDA pair it builds with. Nothing
 here prints or asks: the CLI edge does.
 """

@@ -100,9 +100,8 @@ def test_spawn_raises_the_class_that_carries_127_or_126(tmp_path):
     assert err.value.exit_code == (127 if sys.platform == "win32" else 126)
 
 
-# The CLI edge: click, the spinner and prompts live here. msbuild/flow.py (fix-msbuild's interactive
-# flow: confirm, elevation) is still in msbuild/: moving it to commands/ is left of issue 12 step 5.
-EDGE = ("cli.py", "output.py", "_fast.py", "commands/", "msbuild/flow.py")
+# The CLI edge: click, the spinner and prompts live here (fix-msbuild's prompts: commands/fix_msbuild_flow.py).
+EDGE = ("cli.py", "output.py", "_fast.py", "commands/")
 
 
 def test_the_ui_lives_at_the_cli_edge():

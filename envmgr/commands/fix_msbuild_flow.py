@@ -1,5 +1,8 @@
 """What `envmgr fix-msbuild` does, step by step: discover -> plan -> show -> confirm -> (elevate) ->
 apply -> verify; or undo; or, elevated, apply a plan file after checking it against a fresh plan.
+
+The command's interactive edge (spinner, prompts, printing); envmgr/msbuild/ holds the pure plan and
+the transactional apply/verify/undo it drives.
 """
 from __future__ import annotations
 
@@ -12,13 +15,13 @@ import click
 
 from ..errors import CheckFailed, EnvmgrError, UsageError
 from ..host.base import WINDOWS
-from .apply import ApplyFailed, Outcome, apply_copies, undo_last
-from .fileops import CannotWrite, ops_for_host
-from .plan import DONE, Plan, gather, make_plan
-from .planfile import PlanRejected, check_destination, load_plan_file, plan_document, validate
-from .render import outcome_json, plan_json, render_plan, render_routes, route_delta, routes
-from .repair import apply_and_verify, needs_elevation, verify
-from .store import Store, new_id
+from ..msbuild.apply import ApplyFailed, Outcome, apply_copies, undo_last
+from ..msbuild.fileops import CannotWrite, ops_for_host
+from ..msbuild.plan import DONE, Plan, gather, make_plan
+from ..msbuild.planfile import PlanRejected, check_destination, load_plan_file, plan_document, validate
+from ..msbuild.render import outcome_json, plan_json, render_plan, render_routes, route_delta, routes
+from ..msbuild.repair import apply_and_verify, needs_elevation, verify
+from ..msbuild.store import Store, new_id
 
 
 @dataclass(frozen=True)
@@ -144,8 +147,8 @@ def export_route(plan: Plan, fmt: str) -> int:
 # ---- the elevated step -------------------------------------------------------------------------
 def apply_elevated(plan: Plan) -> Outcome | None:  # pragma: no cover - Windows with UAC only
     from ..fsutil import atomic_write
-    from .elevate import ERROR_CANCELLED, run_elevated
-    from .store import Change
+    from ..msbuild.elevate import ERROR_CANCELLED, run_elevated
+    from ..msbuild.store import Change
 
     store = Store()
     path = store.root / "plans" / f"{new_id()}.json"
@@ -212,7 +215,7 @@ def run_undo(host, opts: Options) -> int:
         say("envmgr: nothing was changed.")
         return 1
     if needs_elevation(host):  # pragma: no cover - Windows with UAC only
-        from .elevate import run_elevated
+        from ..msbuild.elevate import run_elevated
 
         return run_elevated(["fix-msbuild", "--undo", "--yes"])
 
