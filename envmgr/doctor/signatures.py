@@ -90,15 +90,21 @@ def _line_before(m: re.Match[str]) -> str:
 
 
 def _host_config(m: re.Match[str]) -> dict:
-    """`...\\CUDA\\v11.8\\include\\crt/host_config.h(153): fatal error C1189: #error:  -- unsupported ...`"""
+    """`...\\CUDA\\v11.8\\include\\crt/host_config.h(153): fatal error C1189: #error:  -- unsupported ...`
+    A console that wrapped the line at 120 columns (fewer than three such lines: not re-joined) leaves the
+    header on the line above; a lower-case install path (`...\\cuda\\v9.1\\include`) is the same folder."""
     d, before = _named(m), _line_before(m)
-    cuda, header = re.search(_PATH_CUDA, before), re.search(r"host_config\.h\((\d+)\)", before)
+    if "host_config" not in before:
+        above = m.string.rfind("\n", 0, max(0, m.start() - len(before) - 1))
+        before = m.string[above + 1: m.start()]
+    cuda, header = re.search(_PATH_CUDA, before, re.I), re.search(r"host_config\.h\((\d+)\)", before)
     if cuda:
         d["cuda"] = cuda.group("cuda")
     if header:
         d["header_line"] = header.group(1)
-    if "lo" in d and "hi" in d:
-        d["supported"] = f"{d.pop('lo')}-{d.pop('hi')}"
+    lo, hi = d.pop("lo", None) or d.pop("lo2", None), d.pop("hi", None) or d.pop("hi2", None)
+    if lo and hi:
+        d["supported"] = f"{lo}-{hi}"
     return d
 
 
@@ -170,13 +176,18 @@ SIGNATURES: tuple[Signature, ...] = (
     # CMAKE_GENERATOR_INSTANCE (or the cache) names a folder that holds no usable Visual Studio.
     _sig("F03", "no-specified-instance", r"Generator\s+(?P<generator>Visual Studio \d+ \d{4}[^\n]*?)\s+could not find"
          r"\s+specified\s+instance\s+of\s+Visual\s+Studio", needle="ould not", key="specified instance"),
+    # A generator name that carries its platform (Win64, ARM) together with -A / CMAKE_GENERATOR_PLATFORM.
+    _sig("F03", "generator-platform-twice",
+         r"Generator\s+(?P<generator>Visual Studio \d+ \d{4}[^\n]*?)\s+does not support platform specification,"
+         r"\s+but\s+platform\s+(?P<platform>\S+)\s+was specified", needle="does not support platform"),
     _sig("F03", "no-build-program", words("unable to find a build program corresponding to")
          + r"\s+\"(?P<generator>[^\"]+)\"", needle="build program"),
     _sig("F03", "unknown-generator", r"Could not create named generator (?P<generator>[^\n]+)",
          needle="ould not", key="named generator"),
     # F04: nvcc's host_config.h rejects the MSVC version (the #error text is English in every locale).
     _sig("F04", "host-config-msvc", words("unsupported Microsoft Visual Studio version!")
-         + r"(?:\s+Only\s+the\s+versions\s+between\s+(?P<lo>\d{4})\s+and\s+(?P<hi>\d{4}))?",
+         + r"(?:\s+Only\s+the\s+versions\s+(?:between\s+(?P<lo>\d{4})\s+and\s+(?P<hi>\d{4})"
+         r"|(?P<lo2>\d{4})(?:,\s+\d{4})*,?\s+and\s+(?P<hi2>\d{4})))?",   # CUDA <= 10: "2012, 2013, 2015 and 2017"
          extract=_host_config, needle="unsupported", key="Microsoft"),
     # F05: the MSVC STL's own CUDA minimum (clang prints "10.1 Update 2"; nvcc wraps it in a static assert).
     _sig("F05", "stl1002", r"STL1002:\s+" + words("Unexpected compiler version, expected CUDA")

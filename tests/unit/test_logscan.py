@@ -224,6 +224,20 @@ LOGS = {
         ((('F15', 24),), {'dll': 'cublas64_11.dll'}),
     "pygpu-could-not-load-nvrtc64_70.dll-bytes-repr-theano-libgpuarray-EXCERPT.txt":
         ((('F15', 5),), {'dll': 'nvrtc64_70.dll'}),
+    # Spanish MSBuild 15 around nvcc's older #error ("2012, 2013, 2015 and 2017"), hard-wrapped at 120 columns
+    # in too few lines to be re-joined (the CUDA folder is read from the line above), lower-case install path
+    "msbuild15-spanish-summary-host_config-unsupported-msvc-cuda9.1-wrapped-xmr-stak-EXCERPT.txt":
+        ((('F04', 7),), {'cuda': '9.1', 'header_line': '135', 'supported': '2012-2017'}),
+    "msbuild15.6-spanish-host_config-unsupported-msvc-cuda9.1-vs2017-15.6-xmr-stak-EXCERPT.txt":
+        ((('F04', 3),), {'cuda': '9.1', 'header_line': '135', 'supported': '2012-2017'}),
+    # the loader's text in Russian and Chinese Windows (torch._C; triton's cuda_utils under torch.compile), and
+    # a 'Win64' generator name given together with a platform (-A x64)
+    "python3.6-import-torch-_C-dll-load-failed-russian-windows-esrgan-EXCERPT.txt":
+        ((('F15', 8),), {'signature': 'dll-load-failed'}),
+    "torch-inductor-triton-dll-load-failed-while-importing-cuda_utils-chinese-windows-EXCERPT.txt":
+        ((('F15', 4),), {'module': 'cuda_utils'}),
+    "cmake3.9-generator-vs2015-win64-does-not-support-platform-x64-aleth-EXCERPT.txt":
+        ((('F03', 5),), {'generator': 'Visual Studio 14 2015 Win64', 'platform': 'x64'}),
 }
 
 # Logs that are real but hold no failure text: a success, and a head cut off before the error
