@@ -89,15 +89,18 @@ class RecordedHost:
         norm = self._norm(path)
         return self._fold(norm.rstrip("\\/") or norm)
 
-    def _add_dir(self, path: str) -> None:
-        norm = self._norm(path)
+    def _add_dir(self, path: str, clean: bool = False) -> None:
+        """`clean`: the caller knows clean_path(path) (so are its parents)."""
+        windows = self.platform == WINDOWS
+        clean = clean or clean_path(path, windows)
+        norm = path if clean else str(self._pure(path))
         self._index = None
         while True:
             key = self._fold(norm.rstrip("\\/") or norm)
             if key in self._dirs:   # its parents were added with it: stop (thousands of files share them)
                 return
             self._dirs[key] = norm
-            parent = self._parent(norm)
+            parent = clean_parent(norm, windows) if clean else self._parent(norm)
             if parent == norm:
                 return
             norm = parent
@@ -127,9 +130,14 @@ class RecordedHost:
                              "see docs/machine-record.md")
 
     def _load_files(self, files: Mapping) -> None:
+        windows = self.platform == WINDOWS
         for path, value in files.items():
             content = self._content(value, f"files.{path!r}")
-            norm = self._norm(path)
+            if clean_path(path, windows):
+                self._files[self._fold(path.rstrip("\\/") or path)] = (path, content)
+                self._add_dir(clean_parent(path, windows), clean=True)
+                continue
+            norm = str(self._pure(path))
             self._files[self._fold(norm.rstrip("\\/") or norm)] = (norm, content)
             self._add_dir(self._parent(norm))
 
