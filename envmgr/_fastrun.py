@@ -16,8 +16,10 @@ import _signal as signal      # the builtin: `signal` imports enum (milliseconds
 import sys
 
 ACTIVE, RESTORE = "ENVMGR_ACTIVE", "ENVMGR_RESTORE"
-_PASSED_ON = (signal.SIGTERM, signal.SIGHUP)
-_RELAYED = (signal.SIGINT, signal.SIGQUIT, *_PASSED_ON)
+# POSIX only (the console script never takes this path on Windows), yet importable everywhere: Windows'
+# signal module has no SIGHUP or SIGQUIT.
+_PASSED_ON = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n))
+_RELAYED = (*(getattr(signal, n) for n in ("SIGINT", "SIGQUIT") if hasattr(signal, n)), *_PASSED_ON)
 # Popen(restore_signals=True): what Python ignores at start-up is the default again in the child.
 _DEFAULTED = tuple(getattr(signal, n) for n in ("SIGPIPE", "SIGXFZ", "SIGXFSZ") if hasattr(signal, n))
 
