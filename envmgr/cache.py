@@ -126,6 +126,12 @@ def clear() -> int:
             forget(entry.path)
         except OSError:
             pass
+    records = cache_dir() / "records"        # kept parses of large machine records (host/recorded.py)
+    for copy in records.glob("*.marshal") if records.is_dir() else []:
+        try:
+            copy.unlink()
+        except OSError:
+            pass
     return count
 
 

@@ -118,3 +118,14 @@ def test_values_marshal_cannot_hold_are_parsed_every_time(tmp_path, monkeypatch)
     text = f'when = 1979-05-27T07:32:00Z\npad = "{"x" * recorded.PARSED_COPY_FROM}"\n'
     assert recorded._parsed(text, "t")["when"] == datetime.datetime(1979, 5, 27, 7, 32, tzinfo=datetime.timezone.utc)
     assert not list((tmp_path / "cache" / "records").glob("*.marshal"))
+
+
+def test_cache_clear_removes_the_kept_parses(tmp_path, monkeypatch):
+    from envmgr import cache
+
+    monkeypatch.setenv("ENVMGR_CACHE_DIR", str(tmp_path / "cache"))
+    rec = _big_record(tmp_path)
+    load_machine(str(rec))
+    assert list((tmp_path / "cache" / "records").glob("*.marshal"))
+    assert cache.clear() == 0                                  # snapshots only are counted
+    assert not list((tmp_path / "cache" / "records").glob("*.marshal"))
