@@ -308,15 +308,17 @@ class Scanner:
             del hit.lines[EVIDENCE:]
 
     def _again(self, sig, pos: int, win: "_Window") -> None:
-        """A match in lines seen before: count it; its line is evidence only while there are few."""
+        """A match in lines seen before: count it; its line is evidence while there are few, or when it lies above
+        the last evidence line (a small window can reach a cached region after later matches of the id)."""
         hit = self.hits[sig.id]
         hit.count += 1
         hit.signatures[sig.name] = hit.signatures.get(sig.name, 0) + 1
-        if len(hit.lines) < EVIDENCE:
-            i = win.index(pos)
+        i = win.index(pos)
+        if len(hit.lines) < EVIDENCE or self.nums[i] < hit.lines[-1][0]:
             if (self.nums[i], self.texts[i]) not in hit.lines:
                 hit.lines.append((self.nums[i], self.texts[i]))
                 hit.lines.sort()
+                del hit.lines[EVIDENCE:]
 
     def _at(self, win: "_Window", pos: int) -> tuple[int, int, str]:
         i = win.index(pos)

@@ -210,6 +210,16 @@ SIGNATURES: tuple[Signature, ...] = (
          needle="ould not", key="nvcc"),
     _sig("F07", "old-ggml-cuda-not-found", r"CMake Warning at [^\n]*\(message\):\s+CUDA not found\b",
          needle="not found", key="CMake Warning"),
+    # F08: one toolkit's nvcc builds against a torch (or headers, libraries) of another CUDA. torch's cpp_extension
+    # compares the nvcc of CUDA_HOME with torch.version.cuda; apex's setup.py does the same in its own words.
+    _sig("F08", "torch-cuda-mismatch",
+         words("The detected CUDA version") + r"\s+\((?P<cuda>\d+\.\d+)\)\s+"
+         + words("mismatches the version that was used to compile PyTorch") + r"\s+\((?P<torch_cuda>\d+\.\d+)\)",
+         needle="mismatches the version"),
+    _sig("F08", "apex-cuda-mismatch",
+         words("Cuda extensions are being compiled with a version of Cuda that does not match the version used to "
+               "compile Pytorch binaries.") + r"(?:\s+" + words("Pytorch binaries were compiled with Cuda")
+         + r"\s+(?P<torch_cuda>\d+\.\d+))?", needle="does not match the version"),
     # F09: old flag names (the CMake message wraps "Use GGML_CUDA instead" onto its own line).
     _sig("F09", "deprecated-flag", r"\b(?P<flag>(?:LLAMA|GGML|WHISPER)_\w+)\s+is\s+deprecated\b",
          needle="deprecated"),
@@ -293,6 +303,20 @@ SIGNATURES: tuple[Signature, ...] = (
     # F18: built or loaded for the CPU.
     _sig("F18", "zero-layers-offloaded", r"offloaded 0/(?P<layers>\d+) layers to GPU", needle="offloaded 0/"),
     _sig("F18", "blas-off", r"\bBLAS = 0\b", needle="BLAS = 0"),
+    # F19: a prebuilt wheel was wanted but pip builds the sdist. flash-attn's setup.py looks for its own wheel first.
+    _sig("F19", "prebuilt-wheel-not-found", words("Precompiled wheel not found. Building from source"),
+         needle="Precompiled wheel not found"),
+    # F20: a build that takes too long. pip without a terminal prints "still running..." once a minute: ten in a row
+    # is ten minutes or more in one wheel; CI and batch schedulers kill a job at their time limit.
+    _sig("F20", "pip-still-running",
+         r"Building wheel for (?P<package>[^\s(]+) \([^)\n]*\): still running\.\.\.[^\n]*\n"
+         r"(?:[^\n]*?: still running\.\.\.[^\n]*\n){9}", needle="still running", span=12),
+    _sig("F20", "travis-time-limit", words("The job exceeded the maximum time limit for jobs, and has been terminated."),
+         needle="maximum time limit"),
+    # Azure Pipelines' agent ("of 360." in minutes, or "of 06:00:00.") and GitHub Actions' runner ("of 360 minutes.").
+    _sig("F20", "ci-job-time-limit", r"has exceeded the maximum execution time of (?P<limit>\d+(?::\d+)*)",
+         needle="maximum execution time"),
+    _sig("F20", "slurm-time-limit", r"CANCELLED AT \S+ DUE TO TIME LIMIT", needle="DUE TO TIME LIMIT"),
     # F21: host compiler too new on Linux.
     _sig("F21", "gcc-too-new", words("unsupported GNU version! gcc versions later than")
          + r"\s+(?P<gcc_max>\d+)\s+are\s+not\s+supported", needle="unsupported", key="GNU"),
@@ -303,6 +327,11 @@ SIGNATURES: tuple[Signature, ...] = (
          r"\s+maximum required version by CUDA (?P<cuda>\d+\.\d+)", needle="maximum required version"),
     _sig("F21", "clang-too-new", words("unsupported clang version! clang version must be less than")
          + r"\s+(?P<clang_max_excl>\d+)", needle="unsupported", key="clang"),
+    # F22: Linux, the toolkit's bin folder is not on PATH (make's shell, bash), CUDA_HOME unset for torch's
+    # cpp_extension, or the distribution's old nvcc in /usr/bin ran instead of /usr/local/cuda's.
+    _sig("F22", "nvcc-not-on-path", r"\bnvcc: (?:[Cc]ommand )?not found", needle="nvcc: ", key="not found"),
+    _sig("F22", "cuda-home-not-set", words("CUDA_HOME environment variable is not set."), needle="CUDA_HOME"),
+    _sig("F22", "distro-nvcc-failed", r"command '(?P<nvcc>/usr/bin/nvcc)' failed", needle="/usr/bin/nvcc"),
     # F23: libcuda.so.1 and friends (Docker, no driver).
     _sig("F23", "libcuda-needed", r"(?P<lib>libcuda\.so\.1), needed by (?P<by>\S+), not found", needle="not found", key="needed by"),
     _sig("F23", "driver-symbols-undefined", r"undefined reference to [`'](?P<symbol>cu(?:Mem|Device)\w*)'",
@@ -337,6 +366,7 @@ NEAR_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("F05", ("STL1002",)),
     ("F06", ("cl.exe", "-ccbin")),
     ("F07", ("CMAKE_CUDA_COMPILER",)),
+    ("F08", ("mismatches the version", "does not match the version")),
     ("F09", ("deprecated", "Manually-specified")),
     ("F10", ("CMAKE_ARGS",)),
     ("F11", ("too long", "CMAKE_OBJECT_PATH_MAX")),
@@ -346,7 +376,10 @@ NEAR_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("F15", ("WinError",)),
     ("F17", ("is insufficient", "CUDA-capable")),
     ("F18", ("offloaded 0/",)),
+    ("F19", ("Building from source",)),
+    ("F20", ("still running", "time limit")),
     ("F21", ("unsupported",)),
+    ("F22", ("CUDA_HOME", "/usr/bin/nvcc")),
     ("F23", ("libcuda",)),
     ("F24", ("cublas", "CUDA::")),
 )
@@ -360,11 +393,13 @@ PRECEDENCE: tuple[tuple[str, str, str], ...] = (
     ("F09", "F07", "an old flag name often leaves CUDA half-configured"),
     ("F03", "F07", "with no usable Visual Studio CMake enables no language"),
     ("F04", "F06", "host_config.h refused the compiler nvcc found"),
+    ("F22", "F13", "the distribution's old nvcc in /usr/bin ran, not the toolkit that knows this architecture"),
+    ("F08", "F13", "the nvcc that ran is another CUDA than the one the build was set up for"),
 )
 
-# Ids with no text of their own: F08 (shows up as F02/F13/F15 text), F19 and F20 (no error), and
-# F22 (prints F07's texts on Linux). logscan infers F04/F05 from the versions a log names.
-NO_SIGNATURE = ("F08", "F19", "F20", "F22")
+# Ids with no text of their own (none left: F08, F19, F20 and F22 have theirs above, from real logs).
+# logscan infers F04/F05 from the versions a log names.
+NO_SIGNATURE: tuple[str, ...] = ()
 
 
 def for_id(failure_id: str) -> tuple[Signature, ...]:

@@ -238,6 +238,38 @@ LOGS = {
         ((('F15', 4),), {'module': 'cuda_utils'}),
     "cmake3.9-generator-vs2015-win64-does-not-support-platform-x64-aleth-EXCERPT.txt":
         ((('F03', 5),), {'generator': 'Visual Studio 14 2015 Win64', 'platform': 'x64'}),
+    # issue 13 item 6, the four ids once thought to have no text: F08 as torch's cpp_extension and apex compare nvcc
+    # with torch.version.cuda; F19 as flash-attn's setup.py finding no prebuilt wheel (Linux, Windows, no pip
+    # indent); F20 as pip's minute-by-minute 'still running...', a Travis and a Slurm time limit; F22 as make's
+    # shell and make itself missing nvcc, torch's CUDA_HOME check, the distro's /usr/bin/nvcc failing
+    "torch-cpp_extension-detected-cuda12.1-mismatches-pytorch11.7-pip-groundingdino-EXCERPT.txt":
+        ((('F08', 4),), {'cuda': '12.1', 'torch_cuda': '11.7'}),
+    "torch-cpp_extension-detected-cuda12.4-mismatches-pytorch11.8-make.sh-responsible-visual-editing-EXCERPT.txt":
+        ((('F08', 4),), {'cuda': '12.4', 'torch_cuda': '11.8'}),
+    "apex-setup.py-nvcc12.3-does-not-match-pytorch-binaries-cuda12.1-EXCERPT.txt":
+        ((('F08', 19),), {'signature': 'apex-cuda-mismatch', 'torch_cuda': '12.1'}),
+    "pip-flash-attn-2.7.2.post1-precompiled-wheel-not-found-building-from-source-linux-EXCERPT.txt":
+        ((('F19', 6),), {'signature': 'prebuilt-wheel-not-found'}),
+    "pip-flash-attn-2.8.3-precompiled-wheel-not-found-win_amd64-exllamav3-EXCERPT.txt":
+        ((('F19', 6),), {'signature': 'prebuilt-wheel-not-found'}),
+    "flash-attn-2.6.3-cu123-precompiled-wheel-not-found-building-from-source-mochi-EXCERPT.txt":
+        ((('F19', 4),), {'signature': 'prebuilt-wheel-not-found'}),
+    "docker-pip-vllm-wheel-still-running-cuda-container-ci-instructlab-EXCERPT.txt":
+        ((('F20', 4),), {'package': 'vllm'}),
+    "travis-job-exceeded-maximum-time-limit-cuda10.1-debug-geosx-EXCERPT.txt":
+        ((('F20', 3),), {'signature': 'travis-time-limit'}),
+    "slurm-step-cancelled-due-to-time-limit-cuda-compile-trilinos-panzer-EXCERPT.txt":
+        ((('F20', 3),), {'signature': 'slurm-time-limit'}),
+    "azure-pipelines-job-exceeded-maximum-execution-time-360-templatestudio-EXCERPT.txt":
+        ((('F20', 3),), {'limit': '360'}),
+    "make-sh-nvcc-not-found-error-127-chinese-ubuntu20.04-cufinufft-EXCERPT.txt":
+        ((('F22', 5),), {'signature': 'nvcc-not-on-path'}),
+    "make-nvcc-command-not-found-error-127-cudamat-deepnet-EXCERPT.txt":
+        ((('F22', 9),), {'signature': 'nvcc-not-on-path'}),
+    "pip-torch-cpp_extension-cuda_home-not-set-bmtrain-linux-cpm-live-EXCERPT.txt":
+        ((('F22', 20),), {'signature': 'cuda-home-not-set'}),
+    "setup.py-usr-bin-nvcc-unsupported-gpu-architecture-compute_61-cuda10.1-fsdet-EXCERPT.txt":
+        ((('F22', 3),), {'nvcc': '/usr/bin/nvcc'}),
 }
 
 # Logs that are real but hold no failure text: a success, and a head cut off before the error
