@@ -90,7 +90,9 @@ def _big_record(tmp_path: Path, extra: str = "") -> Path:
     record = MACHINES[0].read_text(encoding="utf-8")
     padding = "x" * recorded.PARSED_COPY_FROM
     rec = tmp_path / "big.toml"
-    rec.write_text(record.replace("[env]", f'[env]\nENVMGR_PADDING = "{padding}"{extra}', 1), encoding="utf-8")
+    # Bytes, not write_text: on Windows that writes CRLF, and load_machine's text (CRLF) and the test's
+    # read_text (LF) would then be two records with two kept copies.
+    rec.write_bytes(record.replace("[env]", f'[env]\nENVMGR_PADDING = "{padding}"{extra}', 1).encode("utf-8"))
     return rec
 
 

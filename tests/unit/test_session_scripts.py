@@ -143,12 +143,14 @@ def test_sh_session_rc_sources_the_users_env_file_once_and_never_itself(tmp_path
     assert ("(envmgr cuda-9.9) u$ " if user_env else "(envmgr cuda-9.9) ") in done.stderr
 
 
-@pytest.mark.parametrize("shell,line", [("bash", ". '{}/envmgr.sh'"), ("zsh", ". '{}/envmgr.sh'"),
-                                        ("fish", "source '{}/envmgr.fish'")])
+@pytest.mark.parametrize("shell,line", [("bash", ". '{}'"), ("zsh", ". '{}'"), ("fish", "source '{}'")])
 def test_init_prints_one_profile_line_that_sources_a_static_file(cli, shell, line):
-    # Issue 14: opening a shell must start no Python; the file is shipped in the package.
+    # Issue 14: opening a shell must start no Python; the file is shipped in the package. The path is
+    # this OS's (backslashes on Windows, for Git Bash or MSYS2's fish, where fish's quotes escape them).
+    path = os.path.join(shells_dir(), "envmgr.fish" if shell == "fish" else "envmgr.sh")
+    quoted = path.replace("\\", "\\\\") if shell == "fish" else path
     result = cli("init", shell)
-    assert result.code == 0 and result.stdout.strip() == line.format(shells_dir()) == profile_line(shell)
+    assert result.code == 0 and result.stdout.strip() == line.format(quoted) == profile_line(shell)
 
 
 @pytest.mark.posix
