@@ -37,6 +37,10 @@ def words(phrase: str) -> str:
     return r"\s+".join(re.escape(w) for w in phrase.split())
 
 
+def _toolkit_differs(m: re.Match[str]) -> bool:
+    return m.group("nvcc") != m.group("toolkit")
+
+
 def _named(m: re.Match[str]) -> dict:
     d = {k: v.strip() for k, v in m.groupdict().items() if v}
     if "\\\\" in d.get("path", ""):   # repr() of a Windows path doubles its backslashes
@@ -220,6 +224,16 @@ SIGNATURES: tuple[Signature, ...] = (
          words("Cuda extensions are being compiled with a version of Cuda that does not match the version used to "
                "compile Pytorch binaries.") + r"(?:\s+" + words("Pytorch binaries were compiled with Cuda")
          + r"\s+(?P<torch_cuda>\d+\.\d+))?", needle="does not match the version"),
+    # CMake's own two answers disagree: enable_language(CUDA) identified one nvcc, find_package(CUDAToolkit) found
+    # another toolkit's headers and libraries (in either order, a few dozen configure lines apart).
+    _sig("F08", "cmake-nvcc-then-toolkit",
+         r"compiler identification is NVIDIA (?P<nvcc>\d+\.\d+)[^\n]*\n(?:[^\n]*\n){0,40}?[^\n]*?"
+         r"Found CUDAToolkit:[^\n]*?\(found version \"(?P<toolkit>\d+\.\d+)", check=_toolkit_differs,
+         needle="compiler identification is NVIDIA", span=40),
+    _sig("F08", "cmake-toolkit-then-nvcc",
+         r"Found CUDAToolkit:[^\n]*?\(found version \"(?P<toolkit>\d+\.\d+)[^\n]*\n(?:[^\n]*\n){0,40}?[^\n]*?"
+         r"compiler identification is NVIDIA (?P<nvcc>\d+\.\d+)", check=_toolkit_differs,
+         needle="Found CUDAToolkit", span=40),
     # F09: old flag names (the CMake message wraps "Use GGML_CUDA instead" onto its own line).
     _sig("F09", "deprecated-flag", r"\b(?P<flag>(?:LLAMA|GGML|WHISPER)_\w+)\s+is\s+deprecated\b",
          needle="deprecated"),
@@ -306,11 +320,12 @@ SIGNATURES: tuple[Signature, ...] = (
     # F19: a prebuilt wheel was wanted but pip builds the sdist. flash-attn's setup.py looks for its own wheel first.
     _sig("F19", "prebuilt-wheel-not-found", words("Precompiled wheel not found. Building from source"),
          needle="Precompiled wheel not found"),
-    # F20: a build that takes too long. pip without a terminal prints "still running..." once a minute: ten in a row
-    # is ten minutes or more in one wheel; CI and batch schedulers kill a job at their time limit.
+    # F20: a build that takes too long. pip without a terminal prints "started", then "still running..." once a
+    # minute: ten of them after "started" is ten minutes or more in one wheel (one match per wheel, at "started");
+    # CI and batch schedulers kill a job at their time limit.
     _sig("F20", "pip-still-running",
-         r"Building wheel for (?P<package>[^\s(]+) \([^)\n]*\): still running\.\.\.[^\n]*\n"
-         r"(?:[^\n]*?: still running\.\.\.[^\n]*\n){9}", needle="still running", span=12),
+         r"Building wheel for (?P<package>[^\s(]+) \([^)\n]*\): started[^\n]*\n"
+         r"(?:[^\n]*?Building wheel for [^\n]*?: still running\.\.\.[^\n]*\n){10}", needle="still running", span=12),
     _sig("F20", "travis-time-limit", words("The job exceeded the maximum time limit for jobs, and has been terminated."),
          needle="maximum time limit"),
     # Azure Pipelines' agent ("of 360." in minutes, or "of 06:00:00.") and GitHub Actions' runner ("of 360 minutes.").

@@ -248,6 +248,8 @@ LOGS = {
         ((('F08', 4),), {'cuda': '12.4', 'torch_cuda': '11.8'}),
     "apex-setup.py-nvcc12.3-does-not-match-pytorch-binaries-cuda12.1-EXCERPT.txt":
         ((('F08', 19),), {'signature': 'apex-cuda-mismatch', 'torch_cuda': '12.1'}),
+    "cmake-found-cudatoolkit11.8-compiler-identification-nvidia12.0-windows-autoscoper-EXCERPT.txt":
+        ((('F08', 15),), {'toolkit': '11.8', 'nvcc': '12.0'}),
     "pip-flash-attn-2.7.2.post1-precompiled-wheel-not-found-building-from-source-linux-EXCERPT.txt":
         ((('F19', 6),), {'signature': 'prebuilt-wheel-not-found'}),
     "pip-flash-attn-2.8.3-precompiled-wheel-not-found-win_amd64-exllamav3-EXCERPT.txt":
@@ -255,7 +257,7 @@ LOGS = {
     "flash-attn-2.6.3-cu123-precompiled-wheel-not-found-building-from-source-mochi-EXCERPT.txt":
         ((('F19', 4),), {'signature': 'prebuilt-wheel-not-found'}),
     "docker-pip-vllm-wheel-still-running-cuda-container-ci-instructlab-EXCERPT.txt":
-        ((('F20', 4),), {'package': 'vllm'}),
+        ((('F20', 3),), {'package': 'vllm'}),
     "travis-job-exceeded-maximum-time-limit-cuda10.1-debug-geosx-EXCERPT.txt":
         ((('F20', 3),), {'signature': 'travis-time-limit'}),
     "slurm-step-cancelled-due-to-time-limit-cuda-compile-trilinos-panzer-EXCERPT.txt":
