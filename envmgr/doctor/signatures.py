@@ -320,6 +320,11 @@ SIGNATURES: tuple[Signature, ...] = (
     # F19: a prebuilt wheel was wanted but pip builds the sdist. flash-attn's setup.py looks for its own wheel first.
     _sig("F19", "prebuilt-wheel-not-found", words("Precompiled wheel not found. Building from source"),
          needle="Precompiled wheel not found"),
+    # A CUDA wheel index (a cuXYZ folder) that lacks the requested version: the index lags behind PyPI (#1682).
+    _sig("F19", "cuda-index-lacks-version",
+         r"Looking in indexes:[^\n]*?/(?P<flavour>cu\d{3,})/?(?=[\s,]|$)[^\n]*\n(?:[^\n]*\n){0,3}?[^\n]*?"
+         r"Could not find a version that satisfies the requirement (?P<requirement>\S+)", flags=re.M,
+         needle="Looking in indexes", key="Could not find a version", span=5),
     # F20: a build that takes too long. pip without a terminal prints "started", then "still running..." once a
     # minute: ten of them after "started" is ten minutes or more in one wheel (one match per wheel, at "started");
     # CI and batch schedulers kill a job at their time limit.

@@ -256,6 +256,10 @@ LOGS = {
         ((('F19', 6),), {'signature': 'prebuilt-wheel-not-found'}),
     "flash-attn-2.6.3-cu123-precompiled-wheel-not-found-building-from-source-mochi-EXCERPT.txt":
         ((('F19', 4),), {'signature': 'prebuilt-wheel-not-found'}),
+    "pip-index-url-whl-cu124-no-llama-cpp-python-0.2.88-index-lags-pypi-EXCERPT.txt":
+        ((('F19', 3),), {'flavour': 'cu124', 'requirement': 'llama-cpp-python==0.2.88'}),
+    "pip-extra-index-url-cublas-wheels-textgen-cu121-no-llama-cpp-python-cuda-0.2.25-windows-EXCERPT.txt":
+        ((('F19', 4),), {'flavour': 'cu121', 'requirement': 'llama-cpp-python-cuda==0.2.25'}),
     "docker-pip-vllm-wheel-still-running-cuda-container-ci-instructlab-EXCERPT.txt":
         ((('F20', 3),), {'package': 'vllm'}),
     "travis-job-exceeded-maximum-time-limit-cuda10.1-debug-geosx-EXCERPT.txt":
