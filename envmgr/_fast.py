@@ -68,6 +68,10 @@ def plan(argv: list[str], env) -> object | None:
             from .reactivate import write_sh_slot    # for shells/envmgr.sh: next time, no Python
 
             write_sh_slot(slot, data, argv[4:], env, data["fast_file"])
+        elif slot and fmt == "fish" and argv[1:4] == ["--activate", "--format", "fish"]:
+            from .reactivate_fish import write_fish_slot    # for shells/envmgr.fish
+
+            write_fish_slot(slot, data, argv[4:], env, data["fast_file"])
         return lambda: _write_bytes(text)
     out = data["out"].get(fmt)
     if out is None:
