@@ -72,29 +72,38 @@ function __envmgr_save --argument-names __envmgr_n   # NAME: its value into __en
     set -g __envmgr_r "$__envmgr_r\"$__envmgr_n\": \"$__envmgr_j\""
     return 0    # `set` passes on the status of the last command substitution
 end
-function __envmgr_key --argument-names __envmgr_e   # winenv.path_key: trailing '/' and '\' dropped
-    set -l __envmgr_k (string trim -r -c '/\\' -- "$__envmgr_e")
-    test -n "$__envmgr_k"; or set __envmgr_k $__envmgr_e
-    printf '%s\n' $__envmgr_k
+function __envmgr_keys   # ENTRY...: winenv.path_key of each (trailing '/' and '\' dropped unless nothing is left)
+    set -q argv[1]; and string replace -r -- '(?<=[^/\\\\])[/\\\\]+$' '' $argv
+    return 0
 end
 function __envmgr_list --argument-names __envmgr_m   # prepend|append ENTRY...: EnvDelta.apply on __envmgr_w
     set -l __envmgr_add $argv[2..-1]
-    set -l __envmgr_keys
-    for __envmgr_e in $__envmgr_add
-        set -a __envmgr_keys (__envmgr_key "$__envmgr_e")
-    end
+    set -l __envmgr_addk (__envmgr_keys $__envmgr_add)
+    set -l __envmgr_cur (string split -- : "$__envmgr_w" | string match -rv '^ *$')   # split_list
+    set -l __envmgr_curk (__envmgr_keys $__envmgr_cur)
     set -l __envmgr_all
-    test "$__envmgr_m" = prepend; and set __envmgr_all $__envmgr_add
-    for __envmgr_e in (string split -- : "$__envmgr_w")
-        string match -qr '[^ ]' -- "$__envmgr_e"; or continue
-        contains -- (__envmgr_key "$__envmgr_e") $__envmgr_keys; or set -a __envmgr_all $__envmgr_e
+    set -l __envmgr_allk
+    if test "$__envmgr_m" = prepend
+        set __envmgr_all $__envmgr_add
+        set __envmgr_allk $__envmgr_addk
     end
-    test "$__envmgr_m" = append; and set -a __envmgr_all $__envmgr_add
+    for __envmgr_e in $__envmgr_cur
+        set -l __envmgr_k $__envmgr_curk[1]
+        set -e __envmgr_curk[1]
+        contains -- "$__envmgr_k" $__envmgr_addk; and continue
+        set -a __envmgr_all $__envmgr_e
+        set -a __envmgr_allk $__envmgr_k
+    end
+    if test "$__envmgr_m" = append
+        set -a __envmgr_all $__envmgr_add
+        set -a __envmgr_allk $__envmgr_addk
+    end
     set -l __envmgr_seen
     set -l __envmgr_out
-    for __envmgr_e in $__envmgr_all
-        set -l __envmgr_k (__envmgr_key "$__envmgr_e")
-        contains -- $__envmgr_k $__envmgr_seen; and continue
+    for __envmgr_e in $__envmgr_all    # envdelta.dedupe
+        set -l __envmgr_k $__envmgr_allk[1]
+        set -e __envmgr_allk[1]
+        contains -- "$__envmgr_k" $__envmgr_seen; and continue
         set -a __envmgr_seen $__envmgr_k
         set -a __envmgr_out $__envmgr_e
     end
