@@ -8,8 +8,13 @@ damaged. (bench/activation.py measures the speed; this holds the answers.)
 from __future__ import annotations
 
 import datetime
-import tomllib
+import sys
 from pathlib import Path, PurePosixPath, PureWindowsPath
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10: the workflow and the Windows-CPython tier run it
+    import tomli as tomllib
 
 import pytest
 
