@@ -19,6 +19,12 @@ import pytest
 from tests.conftest import UNDER_WINE
 
 pytestmark = pytest.mark.windows
+if UNDER_WINE and sys.version_info < (3, 11):
+    # Measured 2026-11-23: inside this test process pywinpty 2.0.13's cp310 build fails to create the
+    # pseudo-console under Wine 8 ("Invalid handle" from ConPTY, "Unknown error" from WinPTY), alone or
+    # late in a run, though the same spawn works from a plain script and on 3.11; cause not found.
+    pytest.skip("Wine 8: pywinpty 2.0.13 (cp310) cannot create a PTY in the test process (Invalid handle); "
+                "the 3.11 run drives ConPTY", allow_module_level=True)
 if UNDER_WINE and sys.version_info >= (3, 13):
     # Measured 2026-11-23: pywinpty 2.0.13 (the last that loads on Wine 8) has no cp313 wheel, and 2.0.15
     # and 3.x fail to load there ("DLL load failed": bcryptprimitives.dll, which Wine 8 lacks).
