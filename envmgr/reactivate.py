@@ -2,15 +2,18 @@
 
 `envmgr_activate ARGS` (shells/envmgr.sh, bash and zsh) first looks for a slot file named after its
 arguments. The slot checks, in shell code and without starting a process: the arguments (exactly),
-the environment variables of the cache key (cachekey.KEY_ENV and every CUDA_PATH_V*), and the
+the environment variables of the cache key (cachekey.KEY_ENV and every CUDA_PATH_V*) as a child
+process is given them (a shell variable not exported is absent to envmgr, so to the slot), and the
 modification time, to the nanosecond, of every file and folder the cache entry watches, of the
 entry's KEY.fast (so `cache clear` and `--refresh` retire it) and of envmgr's version file; each is
 compared with a stamp file whose mtime was copied from it when the slot was written (`-nt`/`-ot`);
 a path that was absent must still be. Sizes are not compared (a shell cannot read them without a
 process). Then it applies the snapshot as EnvDelta.apply does and sets ENVMGR_ACTIVE and
-ENVMGR_RESTORE as activation.activation_delta does. When anything differs, or a value holds a
-control character, or an environment is already active (restoring needs JSON parsing), the slot
-does nothing and envmgr_activate runs envmgr, whose fast path writes the slot again.
+ENVMGR_RESTORE as activation.activation_delta does (path keys as winenv.path_key: a trailing run of
+'/' and '\\' dropped). When anything differs, or a value it reads holds a control character, a
+byte that is not UTF-8 (envmgr refuses it), a character beyond ASCII that str.strip() takes for
+blank, or an environment is already active (restoring needs JSON parsing), the slot does nothing
+and envmgr_activate runs envmgr, whose fast path writes the slot again.
 """
 from __future__ import annotations
 
@@ -32,6 +35,7 @@ def sh_slot(data: dict, args: list[str], env, stamps: str, extra: list[str]) -> 
     if env.get("ENVMGR_RESTORE") or any(SEP in a or "\0" in a for a in args):
         return None
     ops = data["ops"]
+    listed = {name for name, op, _ in ops if op in ("prepend", "append")}
     for name, op, value in ops:
         if not _identifier(name) or op not in ("set", "unset", "prepend", "append"):
             return None
@@ -40,10 +44,13 @@ def sh_slot(data: dict, args: list[str], env, stamps: str, extra: list[str]) -> 
             return None
         if op in ("prepend", "append") and any(not e.strip() or ":" in e for e in entries):
             return None
-    checks = [f"[ \"$__envmgr_args\" = {quote(SEP.join(args))} ]"]
+        if op == "set" and name in listed and any(c < " " or (c.isspace() and c != " ") for c in value):
+            return None            # a base the shell's split_list would read otherwise (blank: ' ' only)
+    # First: the helpers this text calls are loaded (a shell that sourced an older envmgr.sh hands over).
+    checks = ["typeset -f __envmgr_env >/dev/null", f"[ \"$__envmgr_args\" = {quote(SEP.join(args))} ]"]
     for name in KEY_ENV:
         if _identifier(name):
-            checks.append(f"[ \"${{{name}-}}\" = {quote(env.get(name, ''))} ]")
+            checks.append(f"__envmgr_env {name} {quote(env.get(name, ''))}")
         elif env.get(name):
             return None            # set, yet a shell cannot read it: let envmgr decide every time
     versioned = sorted((k, v) for k, v in env.items() if k.upper().startswith(VERSIONED_PREFIX))

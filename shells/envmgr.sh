@@ -28,7 +28,17 @@ envmgr_deactivate() {
     unset __envmgr_script
 }
 
-# The slot's helpers (no process is started: builtins and parameter expansion only).
+# The slot's helpers (no process is started: builtins and parameter expansion only). They read
+# a variable as a child process is given it (envmgr is one): set and exported, else absent.
+# __envmgr_x NAME: NAME is set and exported. __envmgr_env NAME VALUE: a child is given NAME=VALUE
+# (VALUE '': NAME is empty or not given, as cachekey reads it).
+if [ -n "${ZSH_VERSION-}" ]; then
+    eval '__envmgr_x() { [[ ${(tP)1} == *-export* ]]; }
+    __envmgr_env() { if [[ ${(tP)1} == *-export* ]]; then [[ ${(P)1} == "$2" ]]; else [[ -z $2 ]]; fi; }'
+else
+    eval '__envmgr_x() { [[ -n ${!1+x} && ${!1@a} == *x* ]]; }
+    __envmgr_env() { if [[ -n ${!1+x} && ${!1@a} == *x* ]]; then [[ ${!1} == "$2" ]]; else [[ -z $2 ]]; fi; }'
+fi
 __envmgr_fresh() {   # PATH STAMP: PATH exists with the stamp's modification time
     [ -e "$1" ] && ! [ "$1" -nt "$2" ] && ! [ "$1" -ot "$2" ]
 }
@@ -50,14 +60,22 @@ __envmgr_versioned() {   # COUNT NAME=VALUE...: exactly these CUDA_PATH_V* varia
     [ "$__envmgr_v" = "$1" ] || return 1
     shift
     for __envmgr_n in "$@"; do
-        eval "[ \"\${${__envmgr_n%%=*}-}\" = \"\${__envmgr_n#*=}\" ]" || return 1
+        __envmgr_x "${__envmgr_n%%=*}" || return 1
+        eval "[ \"\$${__envmgr_n%%=*}\" = \"\${__envmgr_n#*=}\" ]" || return 1
     done
 }
 __envmgr_save() {   # NAME: add "NAME": <its value as JSON, or null> to ENVMGR_RESTORE's text
     [ "$__envmgr_r" = "{" ] || __envmgr_r="$__envmgr_r, "
-    if eval "[ -n \"\${$1+x}\" ]"; then
+    if __envmgr_x "$1"; then
         eval "__envmgr_v=\$$1"
-        case "$__envmgr_v" in *[[:cntrl:]]*) return 1;; esac   # JSON escapes: envmgr writes those
+        # Left to envmgr: control characters (JSON escapes them), bytes that are not UTF-8 (Python
+        # reads lone surrogates and refuses them; in a UTF-8 locale such a value is matched byte by
+        # byte, and no byte above 127 is printable alone; in the C locale all of them go to envmgr),
+        # and the characters beyond ASCII that str.strip() takes for blank (envdelta.split_list).
+        case "$__envmgr_v" in
+            *[![:print:]]*) return 1;;
+            *[![:ascii:]]*) case "$__envmgr_v" in *[$'\xc2\x85\xc2\xa0\xe1\x9a\x80\xe2\x80\x80\xe2\x80\x81\xe2\x80\x82\xe2\x80\x83\xe2\x80\x84\xe2\x80\x85\xe2\x80\x86\xe2\x80\x87\xe2\x80\x88\xe2\x80\x89\xe2\x80\x8a\xe2\x80\xa8\xe2\x80\xa9\xe2\x80\xaf\xe2\x81\x9f\xe3\x80\x80']*) return 1;; esac;;
+        esac
         __envmgr_v=${__envmgr_v//\\/\\\\}
         __envmgr_v=${__envmgr_v//\"/\\\"}
         __envmgr_r="$__envmgr_r\"$1\": \"$__envmgr_v\""
@@ -65,9 +83,11 @@ __envmgr_save() {   # NAME: add "NAME": <its value as JSON, or null> to ENVMGR_R
         __envmgr_r="$__envmgr_r\"$1\": null"
     fi
 }
-__envmgr_key() {   # what two spellings of one folder share (winenv.path_key): trailing '/' dropped
-    __envmgr_k=$1
-    while [ "${__envmgr_k%/}" != "$__envmgr_k" ]; do __envmgr_k=${__envmgr_k%/}; done
+__envmgr_key() {   # what two spellings of one folder share (winenv.path_key): a trailing run of
+    __envmgr_k=$1    # '/' and '\' dropped, unless nothing is left
+    while :; do
+        case "$__envmgr_k" in */|*\\) __envmgr_k=${__envmgr_k%?};; *) break;; esac
+    done
     [ -n "$__envmgr_k" ] || __envmgr_k=$1
 }
 __envmgr_emit() {   # ENTRY: append it unless a spelling of it is there already (envdelta.dedupe)
@@ -79,7 +99,8 @@ __envmgr_emit() {   # ENTRY: append it unless a spelling of it is there already 
 __envmgr_list() {   # NAME prepend|append ENTRY...: EnvDelta.apply of one list operation
     __envmgr_n=$1 __envmgr_m=$2
     shift 2
-    eval "__envmgr_cur=\${$__envmgr_n-}"
+    __envmgr_cur=
+    if __envmgr_x "$__envmgr_n"; then eval "__envmgr_cur=\$$__envmgr_n"; fi
     __envmgr_add=:
     for __envmgr_e in "$@"; do __envmgr_key "$__envmgr_e"; __envmgr_add="$__envmgr_add$__envmgr_k:"; done
     __envmgr_out= __envmgr_seen=:
@@ -88,7 +109,7 @@ __envmgr_list() {   # NAME prepend|append ENTRY...: EnvDelta.apply of one list o
     while [ -n "$__envmgr_cur" ]; do
         __envmgr_e=${__envmgr_cur%%:*}
         __envmgr_cur=${__envmgr_cur#*:}
-        case "$__envmgr_e" in *[![:space:]]*) ;; *) continue;; esac
+        case "$__envmgr_e" in *[!\ ]*) ;; *) continue;; esac   # blank: only ' ' left (see __envmgr_save)
         __envmgr_key "$__envmgr_e"
         case "$__envmgr_add" in *":$__envmgr_k:"*) continue;; esac
         __envmgr_emit "$__envmgr_e"

@@ -109,3 +109,72 @@ def test_a_changed_key_input_hands_over_to_envmgr(shell, change, setup):
     assert code == 3 and calls(log) == 2, change            # envmgr was asked
     assert "ENVMGR_ACTIVE" not in state or change == "an active environment"
     assert state["PATH"] == env["PATH"]                     # and nothing was applied
+
+
+# Shell states before activation that envmgr reads in its own way (issue 14 item 3, as fish's
+# test_the_slot_reads_the_shell_as_envmgr_does). The first run has no slot (envmgr answers and writes
+# it), the second must be the slot's with the same result (STATES), or the slot must apply nothing
+# and leave it to envmgr (REFUSED). {unexport} is the shell's way to keep a variable from children.
+UNEXPORT = {"bash": "export -n", "zsh": "typeset +x"}
+STATES = {
+    # winenv.path_key drops a trailing run of '/' and '\' (unless nothing is left).
+    "a trailing backslash": r"export LD_LIBRARY_PATH='/opt/cuda-13.0/lib64\:/x'",
+    "trailing slashes and backslashes": r"""export PATH='/opt/cuda-13.0/bin/\/:/:\:\\/:'"$PATH"':/opt/with space\/\'""",
+    # A child is not given these; envmgr never sees them, neither may the slot.
+    "a list variable not exported": "{unexport} LD_LIBRARY_PATH",
+    "an unset variable not exported": "{unexport} GONE",
+    "a saved variable not exported": "{unexport} QUOTED",
+    "key variables not exported": "CUDA_HOME=/elsewhere; cuda_path_v9_0=/x",
+    "non-ASCII": "export LD_LIBRARY_PATH='/opt/ü 中:/b:/opt/cuda-13.0/lib64/'",
+}
+REFUSED = {
+    # str.strip() takes these for blank (split_list drops such an entry); the shell's [:space:] does not.
+    "a no-break space entry": "export PATH=\"$PATH:\"$'\\u00a0'",
+    "an ideographic space entry": "export LD_LIBRARY_PATH=\"$LD_LIBRARY_PATH:\"$'\\u3000'",
+    "a next-line entry": "export LD_LIBRARY_PATH=\"$LD_LIBRARY_PATH:\"$'\\u0085'",
+    "a no-break space inside an entry": "export PATH=\"$PATH:/a\"$'\\u00a0'b",   # any such character
+    # Python reads such bytes as lone surrogates, which no script can hold: envmgr exits 2.
+    "not UTF-8 in a list": "export LD_LIBRARY_PATH=$'/lib/\\xff:/lib/a'",
+    "not UTF-8 in a saved value": "export QUOTED=$'a\\xffb'",
+    "an incomplete UTF-8 sequence": "export GONE=$'here\\xc3'",
+}
+
+
+def slot_of(env: dict) -> Path:
+    return Path(env["ENVMGR_CACHE_DIR"]) / "reactivate" / "sh---cuda_13.0"
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+@pytest.mark.parametrize("state", sorted(STATES) + sorted(REFUSED))
+def test_the_slot_reads_the_shell_as_envmgr_does(shell, state, setup):
+    env, log, _, _ = setup
+    before = (STATES.get(state) or REFUSED[state]).replace("{unexport}", UNEXPORT[shell])
+    activate(shell, env)                                    # writes the slot
+    slot_of(env).unlink()
+    code, by_envmgr = activate(shell, env, before)          # no slot: envmgr answers (and writes it)
+    if not slot_of(env).is_file():
+        activate(shell, env)                                # envmgr refused this state: write it now
+    assert slot_of(env).is_file()
+    n = calls(log)
+    again, by_slot = activate(shell, env, before)
+    assert calls(log) == (n if state in STATES else n + 1), state   # the slot answered / left it to envmgr
+    assert (again, by_slot) == (code, by_envmgr), state
+    if state.startswith("not UTF-8"):
+        assert code == 2
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+@pytest.mark.parametrize("before", ["{unexport} CUDA_HOME", "{unexport} CUDA_PATH_V12_4; export cuda_path_v9_0=/a"])
+def test_a_key_variable_no_longer_exported_hands_over(shell, before, setup, tmp_path):
+    # The slot was written while CUDA_HOME and CUDA_PATH_V12_4 were exported; a shell variable that a
+    # child is not given is not part of envmgr's key, so the slot must not take it for one.
+    env, log, watched, absent = setup
+    env = {**env, "CUDA_HOME": "/elsewhere", "CUDA_PATH_V12_4": "/a"}
+    store(env, PLAIN, watched, absent, cuda="13.0")
+    activate(shell, env)
+    code, _ = activate(shell, env)
+    assert code == 0 and calls(log) == 1                    # the slot answers while they are exported
+    before = before.replace("{unexport}", UNEXPORT[shell])
+    code, state = activate(shell, {**env, "ENVMGR_TEST_REFUSE": "1"}, before)
+    assert code == 3 and calls(log) == 2, before            # envmgr was asked
+    assert "ENVMGR_ACTIVE" not in state and state["PATH"] == env["PATH"]
