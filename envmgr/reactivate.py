@@ -86,12 +86,16 @@ def sh_slot(data: dict, args: list[str], env, stamps: str, extra: list[str]) -> 
 
 
 def write_sh_slot(slot: str, data: dict, args: list[str], env, fast_file: str) -> None:
-    """Write the slot (atomically), or remove a stale one; never fails the caller."""
+    write_slot(sh_slot, slot, data, args, env, fast_file)
+
+
+def write_slot(render, slot: str, data: dict, args: list[str], env, fast_file: str) -> None:
+    """Write the slot `render` makes (atomically), or remove a stale one; never fails the caller."""
     from . import __file__ as version_file
     from .fsutil import atomic_write
 
     try:
-        text = sh_slot(data, args, env, slot + ".stamps", [fast_file, version_file])
+        text = render(data, args, env, slot + ".stamps", [fast_file, version_file])
         if text is None:
             os.unlink(slot)
         else:

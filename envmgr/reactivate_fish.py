@@ -125,15 +125,6 @@ def _apply(data: dict, quote) -> tuple[list[str], list[str]]:
 
 
 def write_fish_slot(slot: str, data: dict, args: list[str], env, fast_file: str) -> None:
-    """Write the slot (atomically), or remove a stale one; never fails the caller."""
-    from . import __file__ as version_file
-    from .fsutil import atomic_write
+    from .reactivate import write_slot
 
-    try:
-        text = fish_slot(data, args, env, slot + ".stamps", [fast_file, version_file])
-        if text is None:
-            os.unlink(slot)
-        else:
-            atomic_write(slot, text.encode("utf-8"), backup=False)
-    except Exception:  # noqa: BLE001 - an optimisation: envmgr answers without it
-        pass
+    write_slot(fish_slot, slot, data, args, env, fast_file)
