@@ -106,10 +106,21 @@ def intact(entry: wheels.Entry | None) -> bool:
 # --- pages ----------------------------------------------------------------------------------------
 
 def _read(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return None
+    # On Windows a file another publisher is renaming onto cannot be opened for a moment (Access
+    # denied; seen under Windows CPython with concurrent publishers): read again, as writes retry.
+    import sys
+    import time
+
+    for attempt in range(20):
+        try:
+            return path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except PermissionError:
+            if sys.platform != "win32" or attempt == 19:
+                raise
+            time.sleep(0.0125 * (attempt + 1))
+    return None
 
 
 def _kept_links(page: Path) -> list[Link]:
