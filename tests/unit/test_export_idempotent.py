@@ -50,7 +50,9 @@ def cases(draw, platform="linux"):
         parts = draw(st.lists(st.one_of(ENTRY, st.sampled_from(["/usr/bin", "/bin"])), max_size=5))
         if draw(st.booleans()):
             start[name] = sep.join(parts)
-    if not start.get("PATH"):   # zsh and fish put a default PATH in place of an empty or missing one
+    if start.get("PATH") in (None, "", "/bin:/usr/bin"):
+        # zsh and fish put a default PATH in place of an empty or missing one, and Debian's
+        # /etc/zsh/zshenv (read by every zsh, even `zsh -f`) replaces PATH="/bin:/usr/bin" too
         start["PATH"] = "/usr/bin:/bin"
     return EnvDelta(platform, tuple(ops)), start
 
