@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+from .host.process import environ
 
 _SELECTORS = ("--vs", "--toolset", "--arch", "--cuda")
 _EXPORT_FORMATS = ("toml", "json", "ps1", "cmd", "sh", "fish")
@@ -20,7 +21,7 @@ _FULL_PATH_ENV = ("ENVMGR_MACHINE", "ENVMGR_WINEPREFIX")
 
 def main() -> None:
     try:
-        answer = plan(sys.argv[1:], os.environ)
+        answer = plan(sys.argv[1:], environ())
     except Exception:  # noqa: BLE001 - any doubt: the full CLI decides
         answer = None
     if answer is None:
@@ -187,7 +188,7 @@ def _run_full(data: dict, command: tuple[str, ...]) -> None:
     from .activation import activation_delta
     from .errors import EnvmgrError
 
-    env = activation_delta(_delta(data), os.environ, data["marker"]).apply(os.environ)
+    env = activation_delta(_delta(data), environ(), data["marker"]).apply(environ())
     try:
         code = spawn.run(list(command), env)
     except EnvmgrError as exc:

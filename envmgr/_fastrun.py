@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import _signal as signal      # the builtin: `signal` imports enum (milliseconds)
 import sys
+from .host.process import environ
 
 ACTIVE, RESTORE = "ENVMGR_ACTIVE", "ENVMGR_RESTORE"
 # POSIX only (the console script never takes this path on Windows), yet importable everywhere: Windows'
@@ -128,7 +129,7 @@ def _runnable(path: str) -> bool:
 
 def run(ops, marker: str, command: tuple) -> bool:
     """Run the command and exit with its code; False (nothing done) when the full code must answer."""
-    env = child_env(ops, marker, os.environ)
+    env = child_env(ops, marker, environ())
     if env is None or "PATH" not in env:
         return False
     program = which(command[0], env)

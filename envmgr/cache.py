@@ -9,17 +9,17 @@ new installs appear in). Writes are atomic; a corrupt entry is rebuilt.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from . import __version__
 
 from .cachekey import KEY_ENV, stat_token  # noqa: F401  (the key rule lives in cachekey.py)
+from .host.process import setting
 
 
 def cache_dir() -> Path:
-    override = os.environ.get("ENVMGR_CACHE_DIR")
+    override = setting("ENVMGR_CACHE_DIR")
     if override:
         return Path(override)
     from platformdirs import user_cache_dir
@@ -50,8 +50,21 @@ def _entry_path(key: str) -> Path:
     return cache_dir() / "snapshots" / f"{key}.toml"
 
 
-def lookup(key: str, warn=None) -> str | None:
-    """The cached snapshot TOML when its entry exists, parses and all its stats still match.
+def host_token(host, path: str) -> str:
+    """stat_token through the host (a Wine prefix's C:\\ paths are its drive_c files); the same text for
+    this machine's files as stat_token, which the fast path compares without a host."""
+    if host is None:
+        return stat_token(path)
+    try:
+        st = host.stat(path)
+    except OSError:
+        return "absent"
+    return f"{st.mtime_ns}:{st.size}"
+
+
+def lookup(key: str, warn=None, host=None) -> str | None:
+    """The cached snapshot TOML when its entry exists, parses and all its stats (through `host`; None:
+    this machine's) still match.
 
     An entry that exists but cannot be read (not UTF-8, no header, a disk error) is a miss too,
     reported through `warn`: the caller captures again and overwrites it."""
@@ -75,7 +88,7 @@ def lookup(key: str, warn=None) -> str | None:
         validity = None
     if not isinstance(validity, dict):
         return _unreadable(path, "a malformed cache header", warn)
-    if any(stat_token(p) != t for p, t in validity.items()):
+    if any(host_token(host, p) != t for p, t in validity.items()):
         return None
     return body
 
@@ -86,10 +99,10 @@ def _unreadable(path: Path, why: str, warn) -> None:
     return None
 
 
-def store(key: str, snapshot_toml: str, watch: list[str]) -> Path:
+def store(key: str, snapshot_toml: str, watch: list[str], host=None) -> Path:
     from .fsutil import atomic_write
 
-    validity = {p: stat_token(p) for p in dict.fromkeys(watch)}
+    validity = {p: host_token(host, p) for p in dict.fromkeys(watch)}
     text = "#envmgr-cache " + json.dumps(validity, sort_keys=True) + "\n# ---- snapshot ----\n" + snapshot_toml
     path = _entry_path(key)
     from .fastcache import forget, remember

@@ -177,10 +177,10 @@ def capture_vcvars(host: Host, vcvarsall: str, args: tuple[str, ...], base: dict
         raise CaptureError(f"vcvarsall.bat did not finish within {timeout:.0f} s (killed)",
                            "something in it waits for input or hangs; run it by hand in cmd.exe to see where")
     if done.start_error:
-        if getattr(host, "origin", None):  # a RecordedHost: records hold discovery, not vcvars runs
+        if not host.runs_programs:  # a record: it holds discovery, not vcvars runs
             from .errors import InputFileError
 
-            raise InputFileError(f"{host.origin} holds no vcvars capture for {vcvarsall}",
+            raise InputFileError(f"{host.name} holds no vcvars capture for {vcvarsall}",
                                "a snapshot needs the real machine: run `envmgr export > env.toml` there and use "
                                "--from env.toml here")
         raise CaptureError(f"cmd.exe could not be started: {done.start_error}",

@@ -13,12 +13,17 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
 class Ctx:
-    """What every command needs: the host (live, recorded or Wine) and output options."""
+    """What every command needs: the host it describes (this machine, a record or a Wine prefix), this
+    machine (`local`: where envmgr, pip and `run`'s command run), the environment envmgr was started in
+    (`env`), and the flags that chose them. Tests give hosts directly: `cli.main(obj=Ctx(host=...))`."""
 
-    def __init__(self, machine: str | None, wine_prefix: str | None) -> None:
+    def __init__(self, machine: str | None = None, wine_prefix: str | None = None, *, host=None,
+                 local=None) -> None:
         self.machine = machine
         self.wine_prefix = wine_prefix
-        self._host = None
+        self._host = host
+        self._local = local
+        self.given = host is not None
 
     @property
     def host(self):
@@ -35,10 +40,27 @@ class Ctx:
 
                 self._host = WineHost(self.wine_prefix)
             else:
-                from .host.live import LiveHost
-
-                self._host = LiveHost()
+                self._host = self.local
         return self._host
+
+    @property
+    def local(self):
+        """This machine: the host itself when no --machine/--wine-prefix (or given host) describes another."""
+        if self._local is None:
+            from .host.live import LiveHost
+
+            self._local = LiveHost()
+        return self._local
+
+    @property
+    def here(self) -> bool:
+        """Whether the host is this machine (the snapshot cache and `verify` are for this machine only)."""
+        return not (self.machine or self.wine_prefix) and (not self.given or self._host is self._local)
+
+    @property
+    def env(self):
+        """The environment envmgr was started in: what exports, `run` and `install` apply the snapshot to."""
+        return self.local.env
 
 
 class EnvmgrGroup(click.Group):
@@ -86,7 +108,8 @@ def cli(ctx: click.Context, machine: str | None, wine_prefix: str | None) -> Non
       envmgr --machine rec.toml list    a recorded machine (see `envmgr record`)
       envmgr record -o machine.toml     record this machine for a bug report
     """
-    ctx.obj = Ctx(machine, wine_prefix)
+    if not isinstance(ctx.obj, Ctx):   # a test may give one (with its host); the command line makes one
+        ctx.obj = Ctx(machine, wine_prefix)
 
 
 @cli.command("list")
@@ -210,9 +233,7 @@ def _check_selectors(from_file, strict, pythons) -> None:
         if ctx.info_name == "install":
             # install runs pip with the first --python on this machine, even when --machine describes
             # the toolchain: it is probed here, not in the record.
-            from .host.live import LiveHost
-
-            check_pythons(LiveHost(), pythons[:1])
+            check_pythons(ctx.obj.local, pythons[:1])
             check_pythons(ctx.obj.host, pythons[1:])
         else:
             check_pythons(ctx.obj.host, pythons)
@@ -223,9 +244,8 @@ def get_snapshot(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh,
     from .resolve import resolve
     from .selectors import Selectors
 
-    live = obj.machine is None and obj.wine_prefix is None
     snap, _ = resolve(obj.host, Selectors(vs, toolset, arch, cuda), from_file=from_file, refresh=refresh,
-                      strict=strict, pythons=pythons, use_cache=live, warn=lambda m: say(f"envmgr: {m}"),
+                      strict=strict, pythons=pythons, use_cache=obj.here, warn=lambda m: say(f"envmgr: {m}"),
                       progress=Spinner)
     return snap
 
@@ -272,7 +292,7 @@ def environment_for(obj: Ctx, sel: tuple, recipe: str | None, arch_list, allow_u
                 raise UsageError(f"--recipe-param {item!r} is not NAME=VALUE", "e.g. --recipe-param lib_path=FOLDER")
             params.append((name, value))
         chosen = get_recipe(recipe, lambda m: say(f"envmgr: {m}"))
-        delta, notes = with_recipe(obj.host, snap, chosen, dict(os.environ), arch_list=arch_list,
+        delta, notes = with_recipe(obj.host, snap, chosen, dict(obj.env), arch_list=arch_list,
                                    allow_unsupported=allow_unsupported, params=tuple(params))
         marker = f"{marker} {recipe}"
         for note in notes:
@@ -313,7 +333,7 @@ def export_cmd(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh, s
         if activate:
             from .activation import activation_delta
 
-            delta = activation_delta(delta, os.environ, marker)
+            delta = activation_delta(delta, obj.env, marker)
         from dataclasses import replace
 
         snap = replace(snap, delta=delta, notes=snap.notes + tuple(notes), text="")
@@ -329,25 +349,25 @@ def export_cmd(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh, s
         from .snapshot_json import snapshot_json
 
         emit_json(snapshot_json(snap))
-    elif fmt == "github" and os.environ.get("GITHUB_ENV") and os.environ.get("GITHUB_PATH"):
-        _append_github_files(snap)
+    elif fmt == "github" and obj.env.get("GITHUB_ENV") and obj.env.get("GITHUB_PATH"):
+        _append_github_files(snap, obj.env)
     else:
         from .shellkit import render, stream_encoding
 
-        text = render(snap.delta, fmt, dict(os.environ))
+        text = render(snap.delta, fmt, dict(obj.env))
         sys.stdout.flush()
         sys.stdout.buffer.write(text.encode(stream_encoding(fmt)))
 
 
-def _append_github_files(snap) -> None:
+def _append_github_files(snap, env) -> None:
     """Inside a GitHub Actions step: append to the files the runner reads after the step."""
     from .output import say
     from .shellkit import render_github
 
-    env_text, path_text = render_github(snap.delta, dict(os.environ))
+    env_text, path_text = render_github(snap.delta, dict(env))
     for var, text in (("GITHUB_ENV", env_text), ("GITHUB_PATH", path_text)):
         if text:
-            with open(os.environ[var], "a", encoding="utf-8", newline="\n") as fh:
+            with open(env[var], "a", encoding="utf-8", newline="\n") as fh:
                 fh.write(text)
     say(f"envmgr: appended {env_text.count(chr(10))} line(s) to $GITHUB_ENV and "
         f"{path_text.count(chr(10))} to $GITHUB_PATH for the next steps")

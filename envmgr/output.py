@@ -2,18 +2,18 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from typing import Any, TextIO
+from .host.process import setting
 
 JSON_SCHEMA_VERSION = 1
 _CODES = {"bold": "1", "dim": "2", "red": "31", "green": "32", "yellow": "33", "cyan": "36"}
 
 
 def use_color(stream: TextIO) -> bool:
-    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+    if setting("NO_COLOR") or setting("TERM") == "dumb":
         return False
-    if os.environ.get("FORCE_COLOR"):
+    if setting("FORCE_COLOR"):
         return True
     return hasattr(stream, "isatty") and stream.isatty()
 
@@ -75,7 +75,7 @@ class Spinner:
 
     def __init__(self, message: str) -> None:
         self.message = message
-        self.active = sys.stderr.isatty() and not os.environ.get("CI")
+        self.active = sys.stderr.isatty() and not setting("CI")
         self._thread = None
         self._stop = None
 

@@ -1,7 +1,6 @@
 """Gather what a recipe needs from the machine (GPUs, ninja, BuildCustomizations, TEMP) through the Host."""
 from __future__ import annotations
 
-import os
 
 from .envdelta import EnvDelta, combine
 from .host.base import Host, join, which_in
@@ -37,7 +36,7 @@ def gather(host: Host, snap: Snapshot, env: dict, *, arch_list: str | None, allo
         vs_path=vs_path, vs_major=major, toolset=d.get("toolset", ""), cuda_in_build_customizations=in_bc,
         gpu_caps=tuple(g.compute_cap for g in gpus if g.compute_cap), ninja=ninja, arch_list=arch_list,
         allow_unsupported_compiler=allow_unsupported, params=params,
-        system_drive=env.get("SystemDrive", "C:"), temp=env.get("TEMP", ""), cpu_count=os.cpu_count() or 1,
+        system_drive=env.get("SystemDrive", "C:"), temp=env.get("TEMP", ""), cpu_count=host.cpu_count,
         lib_files=lib_files)
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from . import knowledge
 from .envdelta import SET, UNSET, EnvDelta, VarOp
 from .errors import InputFileError, NoMatchError, UsageError
+from .host.process import setting
 
 SCHEMA = 1
 KINDS = ("cmake", "torch-extension", "prebuilt-lib")   # the file's shape is schema.RECIPE
@@ -63,9 +64,7 @@ def recipe_dirs() -> list[Path]:
         builtin = here.parent / "templates" / "recipes"
     from platformdirs import user_config_dir
 
-    import os
-
-    user = Path(os.environ.get("ENVMGR_CONFIG_DIR") or user_config_dir("envmgr", appauthor=False)) / "recipes"
+    user = Path(setting("ENVMGR_CONFIG_DIR") or user_config_dir("envmgr", appauthor=False)) / "recipes"
     return [builtin, user]
 
 

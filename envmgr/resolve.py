@@ -26,7 +26,7 @@ def resolve(host, sel: Selectors, *, from_file: str | None = None, refresh: bool
 
         key = cache.cache_key(host.platform, {**sel._asdict(), "python": list(pythons)}, host.env)
         if not refresh:
-            cached = cache.lookup(key, warn)
+            cached = cache.lookup(key, warn, host)
             if cached is not None:
                 try:
                     return snapmod.from_toml(cached, "<cache>"), "cache"
@@ -46,7 +46,7 @@ def resolve(host, sel: Selectors, *, from_file: str | None = None, refresh: bool
         from . import cache
 
         try:
-            cache.store(key, snapmod.to_toml(snap), cache.watch_list(host, choice, inv))
+            cache.store(key, snapmod.to_toml(snap), cache.watch_list(host, choice, inv), host)
         except OSError as exc:
             warn(f"could not write the snapshot cache in {cache.cache_dir()}: {exc.strerror or exc}")
     return snap, "captured"

@@ -10,13 +10,13 @@ and only when an index is used.
 from __future__ import annotations
 
 import json
-import os
 import re
 import tempfile
 from dataclasses import dataclass, fields
 from pathlib import Path
 
 from . import wheels
+from .host.process import setting
 
 TIMEOUT_S = 20
 _SHA = re.compile(r"sha256=([0-9a-fA-F]{64})")
@@ -53,8 +53,9 @@ def configured_index(flag: str | None) -> str | None:
     An empty value turns the index off."""
     if flag is not None:
         return flag or None
-    if "ENVMGR_WHEEL_INDEX" in os.environ:
-        return os.environ["ENVMGR_WHEEL_INDEX"] or None
+    given = setting("ENVMGR_WHEEL_INDEX")
+    if given is not None:
+        return given or None
     path = config_file()
     if not path.is_file():
         return None
@@ -76,7 +77,7 @@ def configured_index(flag: str | None) -> str | None:
 def config_file() -> Path:
     from platformdirs import user_config_dir
 
-    return Path(os.environ.get("ENVMGR_CONFIG_DIR") or user_config_dir("envmgr", appauthor=False)) / "config.toml"
+    return Path(setting("ENVMGR_CONFIG_DIR") or user_config_dir("envmgr", appauthor=False)) / "config.toml"
 
 
 # --- reading an index -----------------------------------------------------------------------------

@@ -89,16 +89,17 @@ def file_sha256(path: str | os.PathLike) -> str:
 _SDIST = re.compile(r"^(?P<name>.+?)-(?P<version>\d[^-]*?)\.(tar\.gz|tgz|tar\.bz2|tar\.xz|zip)$")
 
 
-def parse_spec(spec: str) -> SpecInfo:
-    """What a pip argument says before anything is built: a requirement or a local sdist/folder."""
-    path = Path(spec)
-    if path.is_dir():
+def parse_spec(spec: str, local) -> SpecInfo:
+    """What a pip argument says before anything is built: a requirement, or a local sdist/folder on `local`
+    (the host pip runs on: this machine)."""
+    if local.is_dir(spec):
         return SpecInfo(None, None, None)
-    if path.is_file():
-        m = _SDIST.match(path.name)
+    if local.exists(spec):
+        m = _SDIST.match(Path(spec).name)
         if not m:
             return SpecInfo(None, None, None)
-        return SpecInfo(normalize(m["name"]), m["version"], f"file:{file_sha256(path)[:16]}")
+        digest = hashlib.sha256(local.read_bytes(spec)).hexdigest()
+        return SpecInfo(normalize(m["name"]), m["version"], f"file:{digest[:16]}")
     from packaging.requirements import InvalidRequirement, Requirement
 
     try:

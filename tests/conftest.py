@@ -57,13 +57,15 @@ class CliResult:
         return json.loads(self.stdout)
 
 
-def run_cli(*args: str, env: dict | None = None) -> CliResult:
-    """Run envmgr in-process (fast) with its real error handling and exit codes."""
-    from envmgr.cli import cli
+def run_cli(*args: str, env: dict | None = None, host=None) -> CliResult:
+    """Run envmgr in-process (fast) with its real error handling and exit codes; `host` is the machine
+    the command describes (default: this one), given to the CLI as a command line gives a --machine."""
+    from envmgr.cli import Ctx, cli
 
     runner = CliRunner()
     base = {"NO_COLOR": "1", "ENVMGR_MACHINE": None, "ENVMGR_WINEPREFIX": None}
-    result = runner.invoke(cli, list(args), env={**base, **(env or {})}, catch_exceptions=False)
+    obj = Ctx(host=host) if host is not None else None
+    result = runner.invoke(cli, list(args), env={**base, **(env or {})}, catch_exceptions=False, obj=obj)
     return CliResult(result.exit_code, result.stdout, result.stderr)
 
 

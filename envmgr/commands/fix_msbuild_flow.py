@@ -20,7 +20,7 @@ from ..msbuild.fileops import CannotWrite, ops_for_host
 from ..msbuild.plan import DONE, Plan, gather, make_plan
 from ..msbuild.planfile import PlanRejected, check_destination, load_plan_file, plan_document, validate
 from ..msbuild.render import outcome_json, plan_json, render_plan, render_routes, route_delta, routes
-from ..msbuild.repair import apply_and_verify, needs_elevation, verify
+from ..msbuild.repair import apply_and_verify, verify
 from ..msbuild.store import Store, new_id
 
 
@@ -111,7 +111,7 @@ def run(host, opts: Options) -> int:
         say("envmgr: nothing was changed.")
         say(render_routes(routes(plan)))
         return 1
-    if needs_elevation(host):
+    if host.needs_elevation():
         outcome = apply_elevated(plan)
         verify(host, inv, plan, opts.vs, opts.cuda)
     else:
@@ -214,7 +214,7 @@ def run_undo(host, opts: Options) -> int:
     if not confirm("Restore these files exactly as they were before that run?", opts):
         say("envmgr: nothing was changed.")
         return 1
-    if needs_elevation(host):  # pragma: no cover - Windows with UAC only
+    if host.needs_elevation():  # pragma: no cover - Windows with UAC only
         from ..msbuild.elevate import run_elevated
 
         return run_elevated(["fix-msbuild", "--undo", "--yes"])

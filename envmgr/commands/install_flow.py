@@ -95,21 +95,21 @@ def run_flow(obj, invoke_install, *, package: str, recipe: str | None, args: lis
     chosen = recipe or (PREBUILT_RECIPE if prebuilt else PACKAGE_RECIPES)[package]
     why = "--recipe" if recipe else ("--prebuilt-lib" if prebuilt else f"the package {package}")
     rep = Report(package, chosen, why, spec)
-    lib_dir = _check_prebuilt(prebuilt) if prebuilt else None     # bad input stops before anything slow
+    lib_dir = _check_prebuilt(obj.local, prebuilt) if prebuilt else None     # bad input stops before anything slow
     say(f"envmgr: {package}: recipe {chosen} (from {why}); spec {spec}")
     t0 = time.perf_counter()
     _doctor(obj, sel, fix, rep, skip_build_checks=bool(prebuilt))
     rep.timings["doctor"] = time.perf_counter() - t0
     env = None
     if lib_dir:
-        env = _prebuilt(lib_dir, python, pip_opts, spec, rep)
+        env = _prebuilt(obj.local, lib_dir, python, pip_opts, spec, rep)
     else:
         _build_and_install(invoke_install, chosen, pip_opts, spec, rep)
     from ..verify.run import verify
 
     say("envmgr: verifying: a tiny model on the GPU, every layer offloaded")
     t1 = time.perf_counter()
-    verdict = verify(_here(obj), python, package, env=env)
+    verdict = verify(obj.local, python, package, env=env)   # where pip installed: this machine
     rep.timings["verify"] = time.perf_counter() - t1
     return _finish(verdict, rep, as_json)
 
@@ -163,15 +163,6 @@ def _doctor(obj, sel, fix: bool, rep: Report, skip_build_checks: bool) -> None:
                      f"{len(facts.inv.gpus)} GPU(s))")
 
 
-def _here(obj):
-    """The host verify runs on: this machine, where pip installed (a --machine record cannot run Python)."""
-    if obj.machine is None and obj.wine_prefix is None:
-        return obj.host
-    from ..host.live import LiveHost
-
-    return LiveHost()
-
-
 def _build_and_install(invoke_install, recipe: str, pip_opts: list[str], spec: str, rep: Report) -> None:
     from ..errors import ChildFailed
 
@@ -200,15 +191,15 @@ def _wheel_line(done, seconds: float) -> str:
     return f"built {done.wheel} in {done.build_seconds:.0f} s (a source folder or URL: never cached)"
 
 
-def _check_prebuilt(folder: str) -> str:
+def _check_prebuilt(local, folder: str) -> str:
     """The folder's absolute path when it holds llama.cpp's library and its CUDA backend; else the error."""
     from ..errors import CheckFailed, InputFileError
 
-    if not os.path.isdir(folder):
+    if not local.is_dir(folder):
         raise InputFileError(f"--prebuilt-lib {folder}: no such folder", "give your llama.cpp build's folder "
                              "with libllama and libggml-cuda (build/bin on Windows)")
-    names = set(os.listdir(folder))
-    win = sys.platform == "win32"
+    names = set(local.listdir(folder))
+    win = local.platform == "windows"
     llama, cuda = ("llama.dll", "ggml-cuda.dll") if win else ("libllama.so", "libggml-cuda.so")
     if llama not in names:
         raise InputFileError(f"--prebuilt-lib {folder}: no {llama} there", "point it at the folder holding "
@@ -220,37 +211,36 @@ def _check_prebuilt(folder: str) -> str:
     return os.path.abspath(folder)
 
 
-def _prebuilt(full: str, python, pip_opts, spec, rep: Report) -> dict:
+def _prebuilt(local, full: str, python, pip_opts, spec, rep: Report) -> dict:
     from ..errors import CheckFailed
     from ..output import say
 
     rep.prebuilt = full
     rep.lines.append(f"prebuilt library: {full} (LLAMA_CPP_LIB_PATH)")
-    if not _installed(python):
+    if not _installed(local, python):
         say(f"envmgr: installing {spec} without building its library (CMAKE_ARGS=-DLLAMA_BUILD=OFF)")
-        code = _pip_no_lib(python, pip_opts, spec)
+        code = _pip_no_lib(local, python, pip_opts, spec)
         if code != 0:
             raise CheckFailed(f"pip install of {spec} (-DLLAMA_BUILD=OFF) failed with exit {code}", "see pip's output")
-    env = dict(os.environ)
+    env = dict(local.env)
     env["LLAMA_CPP_LIB_PATH"] = full
     return env
 
 
-def _installed(python) -> bool:
-    import subprocess
-
-    exe = python or sys.executable
-    done = subprocess.run([exe, "-c", "import importlib.util as u, sys; sys.exit(u.find_spec('llama_cpp') is None)"],
-                          capture_output=True, timeout=60)
-    return done.returncode == 0
+def _installed(local, python) -> bool:
+    exe = python or local.interpreter().executable
+    done = local.run([exe, "-c", "import importlib.util as u, sys; sys.exit(u.find_spec('llama_cpp') is None)"],
+                     timeout=60)
+    return done.ok
 
 
-def _pip_no_lib(python, pip_opts, spec) -> int:
+def _pip_no_lib(local, python, pip_opts, spec) -> int:
     from .. import spawn
 
-    env = dict(os.environ)
+    env = dict(local.env)
     env["CMAKE_ARGS"] = "-DLLAMA_BUILD=OFF"
-    return spawn.run([python or sys.executable, "-m", "pip", "install", "--no-cache-dir", *pip_opts, spec], env)
+    return spawn.run([python or local.interpreter().executable, "-m", "pip", "install", "--no-cache-dir", *pip_opts,
+                      spec], env)
 
 
 def _finish(verdict, rep: Report, as_json: bool) -> int:

@@ -35,7 +35,7 @@ def run_command(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh, 
         _check_log_file(log_file)
     delta, marker, _ = environment_for(obj, (vs, toolset, arch, cuda, pythons, from_file, refresh, strict),
                                        recipe, arch_list, allow_unsupported_compiler, recipe_params)
-    env = activation_delta(delta, os.environ, marker).apply(os.environ)
+    env = activation_delta(delta, obj.env, marker).apply(obj.env)
     argv = list(command[1:] if command and command[0] == "--" else command)
     if not log_file:
         sys.exit(spawn.run(argv, env))
@@ -118,16 +118,16 @@ def shell_command(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh
     from ..shellhost import build_session, detect_shell
 
     _refuse_records(obj, "shell")
-    wine = getattr(obj.host, "interactive", None) if obj.wine_prefix else None
-    base = dict(obj.host.env) if wine else dict(os.environ)
-    name = detect_shell(shell_name or ("cmd" if wine else None), base)
+    host = obj.host                        # records were refused: this machine, or a Wine prefix
+    base = dict(host.env)
+    name = detect_shell(shell_name or host.default_shell, base)
     delta, marker, _ = environment_for(obj, (vs, toolset, arch, cuda, pythons, from_file, refresh, strict),
                                        recipe, arch_list, allow_unsupported_compiler, recipe_params)
     if base.get(ACTIVE):
         say(f"envmgr: already inside an envmgr environment ({base[ACTIVE]}); the new one replaces it")
     session = build_session(name, activation_delta(delta, base, marker), base, marker)
     say(f"envmgr: starting {name} ({marker}); `exit` returns here")
-    argv, env = wine(session.argv, session.env) if wine else (list(session.argv), session.env)
+    argv, env = host.interactive(session.argv, session.env)
     try:
         code = spawn.run(argv, env)
     finally:
@@ -160,12 +160,13 @@ def recipes_command(as_json: bool):
 
 @click.command("deactivate")
 @click.option("--format", "fmt", type=click.Choice(("sh", "fish", "ps1", "cmd")), required=True)
-def deactivate_command(fmt: str):
+@click.pass_obj
+def deactivate_command(obj: Ctx, fmt: str):
     """Print the script that restores the environment from before activation."""
     from ..activation import deactivation_delta
     from ..shellkit import render
 
-    delta = deactivation_delta(os.environ, "windows" if sys.platform == "win32" else "linux")
+    delta = deactivation_delta(obj.env, obj.local.platform)
     if delta is None:
         click.echo("envmgr: no envmgr environment is active here", err=True)
         return

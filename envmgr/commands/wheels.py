@@ -93,13 +93,13 @@ def install_wheel(obj: Ctx, args: list[str], *, vs, toolset, arch, cuda, pythons
     snap = get_snapshot(obj, *sel)       # resolved once: the environment and the CUDA version come from it
     delta, marker, _ = environment_for(obj, sel, recipe, arch_list, allow_unsupported_compiler, recipe_params,
                                        snap=snap)
-    env = activation_delta(delta, os.environ, marker).apply(os.environ)
+    env = activation_delta(delta, obj.env, marker).apply(obj.env)
     python = pythons[0] if pythons else sys.executable
-    py_tag, platform = _python_identity(python, env)
+    py_tag, platform = _python_identity(obj.local, python, env)
     cuda_version = dict(snap.summary).get("cuda_short", "")
     is_cuda = _is_cuda_recipe(recipe) and bool(cuda_version)
     archs, generator, cmake_args = wheels.build_facts(env)
-    info = wheels.parse_spec(spec)
+    info = wheels.parse_spec(spec, obj.local)
 
     def key_for(name: str, version: str, source: str) -> wheels.WheelKey:
         return wheels.WheelKey(name, version, source, cuda_version if is_cuda else "", archs, generator,
@@ -227,17 +227,14 @@ def _pip_install(python, wheel, pip_opts, no_deps, env) -> int:
     return code
 
 
-def _python_identity(python: str, env) -> tuple[str, str]:
-    import subprocess
-
+def _python_identity(local, python: str, env) -> tuple[str, str]:
     from ..errors import UsageError
 
-    try:
-        out = subprocess.run([python, "-c", _PY_ID], capture_output=True, text=True, env=dict(env), timeout=60)
-    except OSError as exc:
-        raise UsageError(f"{python}: cannot be run: {exc.strerror or exc}", "point --python at a Python executable")
-    if out.returncode != 0:
-        raise UsageError(f"{python}: not a working Python ({out.stderr.strip()[-200:]})",
+    out = local.run([python, "-c", _PY_ID], timeout=60, env=env)
+    if out.start_error:
+        raise UsageError(f"{python}: cannot be run: {out.start_error}", "point --python at a Python executable")
+    if not out.ok or len(out.stdout.split()) < 2:
+        raise UsageError(f"{python}: not a working Python ({out.stderr.strip()[-200:] or out.describe_failure()})",
                          "point --python at a Python executable")
     tag, plat = out.stdout.split()[:2]
     return tag, plat.replace("-", "_").replace(".", "_")

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from ..host.base import WINDOWS, Host, join, safe_listdir, safe_read_text
 from ..knowledge import INTEGRATION_SUBDIR, integration_files
 from ..version import Version
-from ..winenv import expand, path_key
+from ..winenv import expand
 from .cudaparse import (mixed_components, parse_dist_info_name, parse_nvcc_version, parse_version_json,
                         parse_version_txt, short_version)
 from .model import CudaToolkit

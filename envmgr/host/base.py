@@ -85,7 +85,19 @@ class Interpreter:
 
 
 class Host(Protocol):
+    """What envmgr may ask of a machine. Code outside host/ asks these capabilities and never which kind
+    of host it holds: `runs_programs` (False for a record, which only replays), `writes_files` (may its
+    files be changed), `local_path` (where a host path lies in this process's file system),
+    `interactive` (argv and environment that start a program in the foreground there)."""
+
     platform: str
+    name: str                 # how messages name it: "this machine", "the Wine prefix P", "rec.toml"
+    runs_programs: bool       # False: a record answers from what it holds and starts nothing
+    writes_files: bool        # False: planning only (a record)
+    default_shell: str | None  # the shell `envmgr shell` starts when none is named and none is detected
+
+    @property
+    def cpu_count(self) -> int: ...
 
     @property
     def env(self) -> Mapping[str, str]: ...
@@ -118,6 +130,12 @@ class Host(Protocol):
     def which(self, name: str) -> str | None: ...
 
     def interpreter(self, python: str | None = None) -> Interpreter | None: ...
+
+    def local_path(self, path: str) -> str | None: ...
+
+    def needs_elevation(self) -> bool: ...
+
+    def interactive(self, argv: Sequence[str], env: Mapping[str, str]) -> tuple[list[str], dict[str, str]]: ...
 
 
 def path_class(platform: str) -> type[PurePath]:

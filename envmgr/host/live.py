@@ -19,12 +19,33 @@ PY_SITE_SCRIPT = (
 
 
 class LiveHost:
+    name = "this machine"
+    runs_programs = True
+    writes_files = True
+    default_shell = None   # the shell envmgr runs in (shellhost.detect_shell)
+
     def __init__(self) -> None:
         self.platform = WINDOWS if sys.platform == "win32" else LINUX
 
     @property
+    def cpu_count(self) -> int:
+        return os.cpu_count() or 1
+
+    def local_path(self, path: str) -> str | None:
+        return path
+
+    def needs_elevation(self) -> bool:
+        """Whether writing under Program Files needs a UAC prompt first (Windows, not elevated)."""
+        return self.platform == WINDOWS and not is_admin()
+
+    def interactive(self, argv: Sequence[str], env: Mapping[str, str]) -> tuple[list[str], dict[str, str]]:
+        return list(argv), dict(env)
+
+    @property
     def env(self) -> Mapping[str, str]:
-        return os.environ
+        from .process import environ
+
+        return environ()
 
     def read_bytes(self, path: str) -> bytes:
         from ..readfile import read_regular  # /dev/zero or a FIFO would hang a plain read
@@ -156,6 +177,18 @@ class LiveHost:
             return Interpreter(sys.executable, "%d.%d.%d" % sys.version_info[:3],
                                tuple(dict.fromkeys(site)))
         return interpreter_from_run(self, python)
+
+
+def is_admin() -> bool:
+    """Whether this Windows process runs elevated (False elsewhere)."""
+    if sys.platform != "win32":
+        return False
+    import ctypes  # lazily: Windows only
+
+    try:
+        return bool(ctypes.windll.shell32.IsUserAnAdmin())
+    except (AttributeError, OSError):
+        return False
 
 
 def interpreter_from_run(host, python: str) -> Interpreter | None:

@@ -48,8 +48,12 @@ class RecordedCommand:
 class RecordedHost:
     """A machine read from TOML. Windows records compare paths, keys and env names case-insensitively."""
 
+    runs_programs = False   # it answers the commands it holds and starts nothing
+    writes_files = False    # planning only: there are no real files behind it
+    default_shell = None
+
     def __init__(self, data: dict, *, origin: str = "<memory>", base_dir: Path | None = None) -> None:
-        self.origin = origin
+        self.origin = self.name = origin
         self.base_dir = base_dir
         self.platform = data.get("platform", WINDOWS)
         if self.platform not in (WINDOWS, LINUX):
@@ -346,6 +350,27 @@ class RecordedHost:
 
         return interpreter_from_run(self, python)
 
+    @property
+    def cpu_count(self) -> int:
+        """The recorded machine's processors (Windows' NUMBER_OF_PROCESSORS, else `meta.cpu_count`), or 1."""
+        for value in (self._env.get("NUMBER_OF_PROCESSORS"), self.meta.get("cpu_count")):
+            try:
+                if int(value) > 0:
+                    return int(value)
+            except (TypeError, ValueError):
+                continue
+        return 1
+
+    def local_path(self, path: str) -> str | None:
+        return None
+
+    def needs_elevation(self) -> bool:
+        return False
+
+    def interactive(self, argv: Sequence[str], env: Mapping[str, str]) -> tuple[list[str], dict[str, str]]:
+        raise InputFileError(f"{self.origin} is a machine record: nothing can be started on it",
+                             "drop --machine to start programs on this machine")
+
 
 def _glob_match(patterns: tuple[str, ...], argv: tuple[str, ...]) -> bool:
     from fnmatch import fnmatchcase
@@ -397,7 +422,7 @@ def _parsed(text: str, origin: str) -> dict:
         except (OSError, ValueError, EOFError, TypeError):
             pass
     data = load_toml(text, origin, "TOML machine file",
-                     "fix the TOML syntax, or record the machine again with `envmgr record -o FILE`")
+                     "fix the TOML syntax, or record the machine again with `envmgr record -o FILE`", loads)
     if copy is not None:
         _keep(copy, data)
     return data

@@ -181,3 +181,14 @@ class RecordingHost:
         if python is None:
             self.python = interp
         return interp
+
+    def __getattr__(self, name: str):
+        """The capabilities (name, runs_programs, writes_files, cpu_count, local_path, ...) are the inner
+        host's: recording watches what discovery reads, not what the host can do."""
+        if name in _CAPABILITIES:
+            return getattr(self.inner, name)
+        raise AttributeError(name)
+
+
+_CAPABILITIES = frozenset({"name", "runs_programs", "writes_files", "default_shell", "cpu_count", "local_path",
+                           "needs_elevation", "interactive"})

@@ -42,6 +42,9 @@ DEFAULT_ENV = {
 
 class WineHost:
     platform = WINDOWS
+    runs_programs = True
+    writes_files = True      # through the prefix's drive folders (local_path)
+    default_shell = "cmd"    # Wine's cmd.exe: the prefix has no PowerShell (only a stub)
 
     def __init__(self, prefix: str, *, wine: str = WINE64, env: Mapping[str, str] | None = None) -> None:
         self.prefix = os.path.abspath(os.path.expanduser(prefix))
@@ -273,6 +276,20 @@ class WineHost:
 
     def interpreter(self, python: str | None = None) -> Interpreter | None:
         return None  # envmgr runs on the Unix side; a Windows Python in the prefix is not looked for
+
+    @property
+    def name(self) -> str:
+        return f"the Wine prefix {self.prefix}"
+
+    @property
+    def cpu_count(self) -> int:
+        return os.cpu_count() or 1   # Windows programs under Wine run on this machine's processors
+
+    def local_path(self, path: str) -> str | None:
+        return self.unix_path(path)
+
+    def needs_elevation(self) -> bool:
+        return False   # a Wine prefix's "Program Files" belongs to the user who owns the prefix
 
 
 def _match_case(folder: str, name: str) -> str:

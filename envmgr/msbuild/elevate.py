@@ -11,17 +11,6 @@ import sys
 ERROR_CANCELLED = 1223   # the user said No in the UAC prompt (Win32 ERROR_CANCELLED)
 
 
-def is_admin() -> bool:
-    if sys.platform != "win32":
-        return False
-    import ctypes  # lazily: Windows only
-
-    try:
-        return bool(ctypes.windll.shell32.IsUserAnAdmin())
-    except (AttributeError, OSError):
-        return False
-
-
 def ps_quote(text: str) -> str:
     """A PowerShell single-quoted string: nothing inside is expanded; ' is doubled."""
     return "'" + text.replace("'", "''") + "'"

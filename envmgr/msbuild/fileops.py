@@ -10,7 +10,6 @@ import os
 from typing import Callable, Protocol
 
 from ..errors import CannotWrite
-from ..host.base import WINDOWS
 
 
 class FileOps(Protocol):
@@ -72,18 +71,14 @@ def _is_junction(local: str) -> bool:
 
 
 def ops_for_host(host) -> LocalFileOps:
-    """The FileOps that write to the host's files, or CannotWrite saying why there are none."""
-    from ..host.live import LiveHost
+    """The FileOps that write to the host's files (where its `local_path` puts them), or CannotWrite."""
+    if not host.writes_files:
+        raise CannotWrite(f"recorded machines are for planning: {host.name} has no real files to write")
 
-    unix_path = getattr(host, "unix_path", None)
-    if callable(unix_path):  # a Wine prefix (or anything else that maps X:\ paths to local files)
-        def to_local(path: str) -> str:
-            local = unix_path(path)
-            if local is None:
-                raise FileNotFoundError(2, "not on one of the prefix's drives", path)
-            return local
+    def to_local(path: str) -> str:
+        local = host.local_path(path)
+        if local is None:
+            raise FileNotFoundError(2, f"not a file on {host.name}", path)
+        return local
 
-        return LocalFileOps(to_local)
-    if isinstance(host, LiveHost) and host.platform == WINDOWS:
-        return LocalFileOps(lambda path: path)
-    raise CannotWrite("recorded machines are for planning: there are no real files to write")
+    return LocalFileOps(to_local)

@@ -6,19 +6,10 @@ here prints or asks: the CLI edge does.
 """
 from __future__ import annotations
 
-import sys
-
 from .apply import ApplyFailed, Outcome, apply_copies
 from .fileops import CannotWrite, FileOps, ops_for_host
 from .plan import Plan, gather, make_plan
 from .store import Store
-
-
-def needs_elevation(host) -> bool:
-    from ..host.live import LiveHost
-    from .elevate import is_admin
-
-    return isinstance(host, LiveHost) and sys.platform == "win32" and not is_admin()
 
 
 def writer(host) -> tuple[FileOps | None, str]:
@@ -27,7 +18,7 @@ def writer(host) -> tuple[FileOps | None, str]:
         ops = ops_for_host(host)
     except CannotWrite as exc:
         return None, str(exc)
-    if needs_elevation(host):
+    if host.needs_elevation():
         return None, "this process is not elevated, and writing under Program Files needs administrator rights"
     return ops, ""
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import secrets
 import time
 from dataclasses import asdict, dataclass
@@ -17,13 +16,14 @@ from pathlib import Path
 
 from ..errors import InputFileError
 from ..fsutil import atomic_write
+from ..host.process import setting
 
 MANIFEST_KIND = "envmgr-msbuild-manifest"
 APPLYING, APPLIED, ROLLED_BACK, UNDONE = "applying", "applied", "rolled-back", "undone"
 
 
 def data_dir() -> Path:
-    override = os.environ.get("ENVMGR_DATA_DIR")
+    override = setting("ENVMGR_DATA_DIR")
     if override:
         return Path(override) / "msbuild"
     import platformdirs  # lazily: only fix-msbuild needs it

@@ -6,7 +6,7 @@ import re
 from typing import Iterable, Mapping
 
 from ..envdelta import APPEND, PREPEND, SET, UNSET, EnvDelta, VarOp
-from ..errors import UnrepresentableValue, describe_char
+from ..errors import UnrepresentableValue
 from ..winenv import env_key
 
 def check_text(fmt: str, name: str, text: str, forbidden: str = "", *, what: str = "value",

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from ..envdelta import APPEND, PREPEND, SET, UNSET, EnvDelta
+from ..envdelta import PREPEND, SET, UNSET, EnvDelta
 from ._common import UnrepresentableValue, check_name, check_text, drop_entries, list_text, ops_of
 
 NEWLINE = "\r\n"

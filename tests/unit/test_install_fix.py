@@ -44,12 +44,14 @@ def builds(monkeypatch):
     return calls
 
 
-def install(tmp_path, *args, site=None):
+def install(tmp_path, *args, site=None, host=None):
+    """`envmgr --machine MACHINE install ARGS`, or the same install on `host` given to the CLI."""
     env = {"ENVMGR_CACHE_DIR": str(tmp_path / "cache"), "ENVMGR_CONFIG_DIR": str(tmp_path / "config"),
            "ENVMGR_WHEEL_INDEX": "", "ENVMGR_DATA_DIR": str(tmp_path / "data")}
     if site is not None:
         env["PYTHONPATH"] = str(site)
-    return run_cli("--machine", MACHINE, "install", *args, env=env)
+    where = () if host is not None else ("--machine", MACHINE)
+    return run_cli(*where, "install", *args, env=env, host=host)
 
 
 def sha(path: Path) -> str:
@@ -71,7 +73,7 @@ def test_the_recorded_machine_fails_f01_only():
 @_full_python
 def test_fix_applies_fix_msbuilds_plan_then_builds_and_reports_it(cli_tree, builds, tmp_path):  # noqa: F811
     before = snapshot(cli_tree, BT)
-    r = install(tmp_path, "--fix", "--json", "llama-cpp-python", site=fake_llama(tmp_path, GPU))
+    r = install(tmp_path, "--fix", "--json", "llama-cpp-python", site=fake_llama(tmp_path, GPU), host=cli_tree)
     assert r.code == 0, r.stderr
     data = r.json()
     # the four files fix-msbuild would copy, byte-identical to the toolkit's, in one applied transaction
@@ -90,15 +92,16 @@ def test_fix_applies_fix_msbuilds_plan_then_builds_and_reports_it(cli_tree, buil
     # then the build, with the recipe the package names, and verify
     assert builds == [("llama-cpp-python", ["llama-cpp-python"])] and data["ok"] is True
     # doctor now passes F01 there, and fix-msbuild's own undo puts the folder back exactly
-    assert run_cli("doctor", "--only", "F01").code == 0
-    undone = run_cli("fix-msbuild", "--undo", "--yes", env={"ENVMGR_DATA_DIR": str(tmp_path / "data")})
+    assert run_cli("doctor", "--only", "F01", host=cli_tree).code == 0
+    undone = run_cli("fix-msbuild", "--undo", "--yes", env={"ENVMGR_DATA_DIR": str(tmp_path / "data")},
+                     host=cli_tree)
     assert undone.code == 0, undone.stderr
     assert snapshot(cli_tree, BT) == before
 
 
 @_full_python
 def test_fix_text_report_names_what_was_copied(cli_tree, builds, tmp_path):  # noqa: F811
-    r = install(tmp_path, "--fix", "llama-cpp-python", site=fake_llama(tmp_path, GPU))
+    r = install(tmp_path, "--fix", "llama-cpp-python", site=fake_llama(tmp_path, GPU), host=cli_tree)
     assert r.code == 0, r.stderr
     report = r.stdout[r.stdout.index("envmgr install llama-cpp-python:"):].splitlines()
     assert any(x.startswith("  fixed F01: copied 4 file(s) of CUDA 12.4's MSBuild integration") for x in report)
@@ -107,7 +110,7 @@ def test_fix_text_report_names_what_was_copied(cli_tree, builds, tmp_path):  # n
 
 def test_without_fix_f01_stops_the_flow_and_nothing_is_written(cli_tree, builds, tmp_path):  # noqa: F811
     before = snapshot(cli_tree, BT)
-    r = install(tmp_path, "llama-cpp-python")
+    r = install(tmp_path, "llama-cpp-python", host=cli_tree)
     assert r.code == 1 and "envmgr doctor found 1 blocking problem(s): F01; nothing was built" in r.stderr
     assert "add --fix to take the safe route for F01" in r.stderr
     assert snapshot(cli_tree, BT) == before and builds == [] and Store().manifests() == []
@@ -122,7 +125,8 @@ def test_fix_with_ninja_on_path_copies_nothing(cli_tree, builds, tmp_path, monke
     env["PATH"] = f"{ninja};{env['PATH']}"
     monkeypatch.setattr(TreeHost, "env", property(lambda self: env))
     before = snapshot(cli_tree, BT)
-    data = install(tmp_path, "--fix", "--json", "llama-cpp-python", site=fake_llama(tmp_path, GPU)).json()
+    data = install(tmp_path, "--fix", "--json", "llama-cpp-python", site=fake_llama(tmp_path, GPU),
+                   host=cli_tree).json()
     assert [(f["id"], f["action"]) for f in data["fixes"]] == [("F01", "ninja")]
     assert f"the recipe builds with Ninja ({ninja}\\ninja.exe)" in data["fixes"][0]["text"]
     assert snapshot(cli_tree, BT) == before and Store().manifests() == []
@@ -173,7 +177,7 @@ def test_fix_copies_nothing_while_another_finding_blocks(cli_tree, builds, tmp_p
     """The same tree without cuBLAS's import library: F24 stops the flow, so F01's copy never starts."""
     Path(cli_tree.unix_path("C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4\\lib\\x64\\cublas.lib")).unlink()
     before = snapshot(cli_tree, BT)
-    r = install(tmp_path, "--fix", "llama-cpp-python")
+    r = install(tmp_path, "--fix", "llama-cpp-python", host=cli_tree)
     assert r.code == 1 and "envmgr doctor found 1 blocking problem(s): F24; nothing was built" in r.stderr
     assert "--fix: F01" not in r.stderr and builds == []
     assert snapshot(cli_tree, BT) == before and Store().manifests() == []
@@ -188,7 +192,7 @@ def test_fix_when_the_chosen_instance_has_the_files_pins_it_and_copies_nothing(c
     monkeypatch.setattr(TreeHost, "env", property(lambda self: env))
     before = snapshot(cli_tree, BT)
     data = install(tmp_path, "--fix", "--json", "--vs", "community", "llama-cpp-python",
-                   site=fake_llama(tmp_path, GPU)).json()
+                   site=fake_llama(tmp_path, GPU), host=cli_tree).json()
     [fix] = data["fixes"]
     assert (fix["id"], fix["action"]) == ("F01", "recipe-route")
     assert "to VS 2022 Community 17.5.33530.505 (CMAKE_GENERATOR_INSTANCE), which has CUDA 12.4's files" in fix["text"]

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from envmgr.cli import Ctx
 from envmgr.discover import discover
 from envmgr.host.base import WINDOWS
 from envmgr.host.recorded import load_machine
@@ -46,7 +45,8 @@ class TreeHost:
         self.record, self.files = record, files
 
     def __getattr__(self, name):
-        if name in ("read_bytes", "read_text", "exists", "is_dir", "listdir", "stat", "realpath", "unix_path"):
+        if name in ("read_bytes", "read_text", "exists", "is_dir", "listdir", "stat", "realpath", "unix_path",
+                    "local_path", "writes_files", "needs_elevation", "name"):
             return getattr(self.files, name)
         return getattr(self.record, name)
 
@@ -204,29 +204,28 @@ def test_plan_through_a_symlink_is_refused(tree, tmp_path):
 
 # ---- the whole command on the tree ---------------------------------------------------------------
 @pytest.fixture
-def cli_tree(tree, monkeypatch):
-    monkeypatch.setattr(Ctx, "host", property(lambda self: tree))
+def cli_tree(tree):
     return tree
 
 
 def test_cli_apply_twice_then_undo(cli_tree, tmp_path):
     before = snapshot(cli_tree, BT)
     env = {"ENVMGR_DATA_DIR": str(tmp_path / "data")}
-    first = run_cli("fix-msbuild", "--yes", env=env)
+    first = run_cli("fix-msbuild", "--yes", env=env, host=cli_tree)
     assert first.code == 0, first.stderr
     assert "copied 4 file(s)" in first.stderr
-    second = run_cli("fix-msbuild", "--yes", env=env)
+    second = run_cli("fix-msbuild", "--yes", env=env, host=cli_tree)
     assert second.code == 0 and "nothing to fix" in second.stderr
-    assert run_cli("fix-msbuild", "--check", env=env).code == 0
-    undone = run_cli("fix-msbuild", "--undo", "--yes", env=env)
+    assert run_cli("fix-msbuild", "--check", env=env, host=cli_tree).code == 0
+    undone = run_cli("fix-msbuild", "--undo", "--yes", env=env, host=cli_tree)
     assert undone.code == 0, undone.stderr
     assert snapshot(cli_tree, BT) == before
-    assert "nothing to undo" in run_cli("fix-msbuild", "--undo", "--yes", env=env).stderr
+    assert "nothing to undo" in run_cli("fix-msbuild", "--undo", "--yes", env=env, host=cli_tree).stderr
 
 
 def test_cli_declined_prints_the_routes_and_changes_nothing(cli_tree, tmp_path):
     before = snapshot(cli_tree, BT)
-    result = run_cli("fix-msbuild", env={"ENVMGR_DATA_DIR": str(tmp_path / "data")})  # no terminal: "no"
+    result = run_cli("fix-msbuild", env={"ENVMGR_DATA_DIR": str(tmp_path / "data")}, host=cli_tree)  # no tty: "no"
     assert result.code == 1
     assert "CMAKE_GENERATOR=Visual Studio 17 2022" in result.stderr
     assert "envmgr shell --vs f7268007 --cuda 12.4" in result.stderr
@@ -239,13 +238,13 @@ def test_cli_apply_plan_file(cli_tree, tmp_path):
     good.write_text(json.dumps(plan_document(plan)))
     bad.write_text(json.dumps(tampered(plan, dest="C:\\Windows\\CUDA 12.4.props")))
     env = {"ENVMGR_DATA_DIR": str(tmp_path / "data")}
-    refused = run_cli("fix-msbuild", "--apply-plan", str(bad), env=env)
+    refused = run_cli("fix-msbuild", "--apply-plan", str(bad), env=env, host=cli_tree)
     assert refused.code == 2 and "refusing the plan file" in refused.stderr
     assert json.loads((tmp_path / "bad.json.result.json").read_text())["ok"] is False
-    done = run_cli("fix-msbuild", "--apply-plan", str(good), env=env)
+    done = run_cli("fix-msbuild", "--apply-plan", str(good), env=env, host=cli_tree)
     assert done.code == 0, done.stderr
     result = json.loads((tmp_path / "good.json.result.json").read_text())
     assert result["ok"] is True and len(result["outcome"]["changes"]) == 4
     assert set(NAMES) <= set(snapshot(cli_tree, BT))
-    again = run_cli("fix-msbuild", "--apply-plan", str(good), env=env)   # stale plan: hashes no longer match
+    again = run_cli("fix-msbuild", "--apply-plan", str(good), env=env, host=cli_tree)   # stale plan: hashes no longer match
     assert again.code == 2

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from envmgr.msbuild.elevate import ERROR_CANCELLED, elevation_argv, is_admin, ps_quote
+from envmgr.host.live import is_admin
+from envmgr.msbuild.elevate import ERROR_CANCELLED, elevation_argv, ps_quote
 from envmgr.msbuild.planfile import path_problem
 from envmgr.msbuild.render import Route, render_routes, route_delta
 

@@ -14,6 +14,9 @@ import pytest
 
 from envmgr import wheels
 from envmgr.errors import CheckFailed
+from envmgr.host.live import LiveHost
+
+LIVE = LiveHost()
 
 KEY = wheels.WheelKey(package="llama-cpp-python", version="0.3.36", source="index", cuda="13.0", archs="90",
                       generator="Ninja", cmake_args="-DGGML_CUDA=on -DCMAKE_CUDA_ARCHITECTURES=90",
@@ -54,24 +57,24 @@ def test_key_digest_is_stable_and_ignores_nothing_that_matters():
 
 
 def test_parse_spec_requirement_pinned_and_unpinned():
-    assert wheels.parse_spec("llama-cpp-python==0.3.36") == wheels.SpecInfo("llama-cpp-python", "0.3.36", "index")
-    assert wheels.parse_spec("Llama_CPP.python") == wheels.SpecInfo("llama-cpp-python", None, "index")
-    assert wheels.parse_spec("llama-cpp-python>=0.3") == wheels.SpecInfo("llama-cpp-python", None, "index")
-    assert wheels.parse_spec("llama-cpp-python==0.3.*").version is None
+    assert wheels.parse_spec("llama-cpp-python==0.3.36", LIVE) == wheels.SpecInfo("llama-cpp-python", "0.3.36", "index")
+    assert wheels.parse_spec("Llama_CPP.python", LIVE) == wheels.SpecInfo("llama-cpp-python", None, "index")
+    assert wheels.parse_spec("llama-cpp-python>=0.3", LIVE) == wheels.SpecInfo("llama-cpp-python", None, "index")
+    assert wheels.parse_spec("llama-cpp-python==0.3.*", LIVE).version is None
 
 
 def test_parse_spec_local_sdist_is_keyed_by_its_content(tmp_path):
     sdist = tmp_path / "llama_cpp_python-0.3.36.tar.gz"
     sdist.write_bytes(b"one")
-    info = wheels.parse_spec(str(sdist))
+    info = wheels.parse_spec(str(sdist), LIVE)
     assert (info.name, info.version) == ("llama-cpp-python", "0.3.36")
     assert info.source.startswith("file:")
     sdist.write_bytes(b"two")
-    assert wheels.parse_spec(str(sdist)).source != info.source
+    assert wheels.parse_spec(str(sdist), LIVE).source != info.source
 
 
 def test_parse_spec_source_folder_is_never_cached(tmp_path):
-    assert wheels.parse_spec(str(tmp_path)) == wheels.SpecInfo(None, None, None)
+    assert wheels.parse_spec(str(tmp_path), LIVE) == wheels.SpecInfo(None, None, None)
 
 
 def test_parse_wheel_name():

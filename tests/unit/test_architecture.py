@@ -1,0 +1,149 @@
+"""The package's shape (issue 12): one seam to the machine, no kind-of-host questions, no import cycles.
+
+Read from the source with `ast`, so a new module is held to the same rules the day it is added.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[2] / "envmgr"
+
+# Modules that may touch the machine directly, each with the reason.
+SEAM = {
+    "host/": "the Host classes and this process's settings (host/process.py)",
+    "spawn.py": "the interactive edge: runs the user's command or shell in the foreground",
+    "msbuild/elevate.py": "the elevation edge: PowerShell's Start-Process -Verb RunAs",
+    "verify/child.py": "not envmgr's process: a script the TARGET Python runs (standard library only)",
+}
+MACHINE_MODULES = {"subprocess", "winreg", "_winreg"}
+ENV_CALLS = {"environ", "environb", "getenv", "putenv", "unsetenv"}
+HOST_CLASSES = {"LiveHost", "WineHost", "RecordedHost", "RecordingHost"}
+KIND_ATTRIBUTES = {"origin", "unix_path", "windows_path", "prefix"}   # what only one kind of host has
+
+
+def _modules():
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        yield rel, ast.parse(path.read_text(encoding="utf-8"), rel)
+
+
+def _in_seam(rel: str) -> bool:
+    return any(rel == s or (s.endswith("/") and rel.startswith(s)) for s in SEAM)
+
+
+def _machine_touches(tree: ast.AST) -> list[str]:
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [f"import {a.name}" for a in node.names if a.name.split(".")[0] in MACHINE_MODULES]
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in MACHINE_MODULES:
+            found.append(f"from {node.module} import")
+        elif isinstance(node, ast.ImportFrom) and node.module == "os":
+            found += [f"from os import {a.name}" for a in node.names if a.name in ENV_CALLS]
+        elif (isinstance(node, ast.Attribute) and node.attr in ENV_CALLS and isinstance(node.value, ast.Name)
+              and node.value.id == "os"):
+            found.append(f"os.{node.attr} (line {node.lineno})")
+    return found
+
+
+def test_only_the_seam_touches_subprocess_winreg_and_the_environment():
+    outside = {rel: hits for rel, tree in _modules() if not _in_seam(rel) and (hits := _machine_touches(tree))}
+    assert outside == {}
+
+
+def test_the_rule_sees_what_it_forbids():
+    """The scan itself finds each form it forbids (else the test above would pass on anything)."""
+    code = ("import subprocess\nfrom winreg import HKEY_LOCAL_MACHINE\nimport os\nx = os.environ['A']\n"
+            "from os import getenv\ny = os.getenv('B')\n")
+    assert len(_machine_touches(ast.parse(code))) == 5
+    assert _machine_touches(ast.parse("import os\nos.path.join('a', 'b')\nos.stat('.')\n")) == []
+
+
+def _kind_questions(tree: ast.AST) -> list[str]:
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance":
+            names = {n.id for n in ast.walk(node.args[1]) if isinstance(n, ast.Name)} if len(node.args) > 1 else set()
+            found += [f"isinstance(..., {n}) (line {node.lineno})" for n in sorted(names & HOST_CLASSES)]
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr")
+                and len(node.args) > 1 and isinstance(node.args[1], ast.Constant)
+                and node.args[1].value in KIND_ATTRIBUTES | {"interactive"}):
+            found.append(f"{node.func.id}(host, {node.args[1].value!r}) (line {node.lineno})")
+        if (isinstance(node, ast.Attribute) and node.attr in KIND_ATTRIBUTES and isinstance(node.value, ast.Name)
+                and node.value.id == "host"):
+            found.append(f"host.{node.attr} (line {node.lineno})")
+    return found
+
+
+def test_no_module_outside_the_seam_asks_which_kind_of_host_it_has():
+    """Code asks capabilities (runs_programs, writes_files, local_path, interactive, cpu_count, ...)."""
+    outside = {rel: hits for rel, tree in _modules() if not rel.startswith("host/") and (hits := _kind_questions(tree))}
+    assert outside == {}
+    assert len(_kind_questions(ast.parse("isinstance(host, LiveHost)\ngetattr(host, 'origin', None)\nhost.unix_path(p)"))) == 3
+
+
+def test_hosts_are_made_only_where_the_command_line_chooses_one():
+    """cli.Ctx builds the host (and `local`, this machine); nothing else constructs a Host class."""
+    makers = {}
+    for rel, tree in _modules():
+        if rel.startswith("host/") or rel == "cli.py":
+            continue
+        calls = [n.func.id for n in ast.walk(tree)
+                 if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in HOST_CLASSES]
+        if calls:
+            makers[rel] = calls
+    assert makers == {}
+
+
+def _module_graph() -> dict[str, set[str]]:
+    """Module -> the envmgr modules it imports at import time (top level; lazy imports inside functions
+    do not run while the module loads, so they cannot form a cycle that fails an import)."""
+    names = {rel[:-3].replace("/", ".").removesuffix(".__init__") for rel, _ in _modules()}
+    graph: dict[str, set[str]] = {}
+    for rel, tree in _modules():
+        mod = rel[:-3].replace("/", ".").removesuffix(".__init__")
+        package = mod if rel.endswith("__init__.py") else mod.rpartition(".")[0]
+        deps = set()
+        for node in tree.body:
+            targets = []
+            if isinstance(node, ast.Import):
+                targets = [a.name.removeprefix("envmgr.") for a in node.names if a.name.startswith("envmgr.")]
+            elif isinstance(node, ast.ImportFrom) and node.level:
+                base = package.split(".") if package else []
+                base = base[: len(base) - (node.level - 1)] if node.level > 1 else base
+                stem = ".".join([*base, node.module] if node.module else base)
+                targets = [f"{stem}.{a.name}".lstrip(".") for a in node.names] + [stem]
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("envmgr"):
+                stem = node.module.removeprefix("envmgr").lstrip(".")
+                targets = [f"{stem}.{a.name}".lstrip(".") for a in node.names] + [stem]
+            deps |= {t for t in targets if t in names and t != mod}
+        graph[mod] = deps
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    found, state, stack = [], {}, []
+
+    def visit(node: str) -> None:
+        state[node] = "open"
+        stack.append(node)
+        for dep in sorted(graph.get(node, ())):
+            if state.get(dep) == "open":
+                found.append(stack[stack.index(dep):] + [dep])
+            elif dep not in state:
+                visit(dep)
+        stack.pop()
+        state[node] = "done"
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node)
+    return found
+
+
+def test_no_import_cycles():
+    graph = _module_graph()
+    assert len(graph) > 50 and graph["cli"]          # the scan sees the package
+    assert _cycles(graph) == []
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == [["a", "b", "c", "a"]]
