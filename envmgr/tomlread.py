@@ -39,9 +39,10 @@ def read_text_file(path, what: str, read_remedy: str, decode_remedy: str) -> str
     return decode_text(raw, str(path), what, decode_remedy)
 
 
-def load_toml(text: str, origin: str, what: str, remedy: str) -> dict:
+def load_toml(text: str, origin: str, what: str, remedy: str, loads=None) -> dict:
+    """`loads`: a stand-in for tomllib.loads that raises what it raises (tomlfast.loads)."""
     try:
-        return tomllib.loads(text)
+        return (loads or tomllib.loads)(text)
     except tomllib.TOMLDecodeError as exc:
         # The message carries "(at line L, column C)".
         raise InputFileError(f"{origin}: not a valid {what}: {exc}", remedy) from None
