@@ -400,14 +400,15 @@ def load_machine(path: str) -> RecordedHost:
         raise InputFileError(f"{path}: malformed machine file", "see docs/machine-record.md") from None
 
 
-# A record this large (a 100-instance one is 570 kB) takes tomllib ~100 ms of Python string scanning
-# on every replay, more than everything else `list` does; smaller ones parse in a few ms.
+# A record this large (a 100-instance one is 570 kB) takes ~30 ms to parse even with its strings decoded
+# by json (tomlfast; tomllib alone took ~100 ms); a marshal copy reads in a few ms.
 PARSED_COPY_FROM = 100_000
 
 
 def _parsed(text: str, origin: str) -> dict:
-    """tomllib.loads(text); a large record's parse is kept (marshal, by the text's SHA-256) in the cache
-    folder's records/, so replaying the same record again costs a read, not a parse."""
+    """tomllib's parse of text (tomlfast.loads); a large record's parse is kept (marshal, by the text's
+    SHA-256) in the cache folder's records/, so replaying the same record again costs a read, not a parse."""
+    from ..tomlfast import loads
     from ..tomlread import load_toml
 
     copy = _parsed_copy(text) if len(text) >= PARSED_COPY_FROM else None
@@ -422,7 +423,7 @@ def _parsed(text: str, origin: str) -> dict:
         except (OSError, ValueError, EOFError, TypeError):
             pass
     data = load_toml(text, origin, "TOML machine file",
-                     "fix the TOML syntax, or record the machine again with `envmgr record -o FILE`")
+                     "fix the TOML syntax, or record the machine again with `envmgr record -o FILE`", loads)
     if copy is not None:
         _keep(copy, data)
     return data
