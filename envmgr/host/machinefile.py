@@ -23,18 +23,23 @@ def _reg_table(values) -> tomlkit.items.Table:
     return table
 
 
+def _meta(rec: RecordingHost, version: str, description: str) -> tomlkit.items.Table:
+    meta = tomlkit.table()
+    meta.add("recorded_by", f"envmgr {version}")
+    meta.add("recorded_at", _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat())
+    meta.add("cpu_count", rec.cpu_count)      # the recipes' build parallelism on that machine
+    if description:
+        meta.add("description", description)
+    return meta
+
+
 def machine_document(rec: RecordingHost, *, version: str, description: str = "") -> tomlkit.TOMLDocument:
     doc = tomlkit.document()
     doc.add(tomlkit.comment("envmgr machine record: what discovery read on this machine."))
     doc.add(tomlkit.comment("Replay it anywhere with: envmgr --machine THIS_FILE list"))
     doc.add("schema", SCHEMA_VERSIONS[-1])
     doc.add("platform", rec.platform)
-    meta = tomlkit.table()
-    meta.add("recorded_by", f"envmgr {version}")
-    meta.add("recorded_at", _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat())
-    if description:
-        meta.add("description", description)
-    doc.add("meta", meta)
+    doc.add("meta", _meta(rec, version, description))
     if rec.python is not None:
         py = tomlkit.table()
         py.add("executable", rec.python.executable)
