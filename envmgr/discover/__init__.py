@@ -1,12 +1,11 @@
-"""Discovery: every probe runs concurrently; a broken item becomes a listed problem, never an exception."""
+"""Discovery: every probe runs concurrently (a record's one after another); a broken item becomes a
+listed problem, never an exception."""
 from __future__ import annotations
 
 from ..host.base import WINDOWS, Host
 
 
 def discover(host: Host, pythons: tuple[str | None, ...] = (None,)):
-    from concurrent.futures import ThreadPoolExecutor  # lazily: a cached `export` never discovers
-
     from .compilers import discover_compilers
     from .cuda import discover_cuda
     from .gpu import discover_gpus
@@ -20,14 +19,17 @@ def discover(host: Host, pythons: tuple[str | None, ...] = (None,)):
         instances, problems = discover_vs(host, sdks)
         return instances, sdks, tuple(problems) + tuple(sdk_problems)
 
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        vs_f = pool.submit(windows_side)
-        cuda_f = pool.submit(discover_cuda, host, pythons)
-        gpu_f = pool.submit(discover_gpus, host)
-        cc_f = pool.submit(discover_compilers, host)
-        instances, sdks, problems = vs_f.result()
-        gpus, gpu_problems = gpu_f.result()
-        from .model import Inventory
+    jobs = (windows_side, lambda: discover_cuda(host, pythons), lambda: discover_gpus(host),
+            lambda: discover_compilers(host))
+    if getattr(host, "runs_programs", True):
+        from concurrent.futures import ThreadPoolExecutor  # lazily: a cached `export` never discovers
 
-        return Inventory(host.platform, instances, cuda_f.result(), gpus, cc_f.result(), sdks, problems,
-                         gpu_problems)
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            futures = [pool.submit(job) for job in jobs]
+            results = [f.result() for f in futures]
+    else:   # a record answers from memory: nothing to wait for, and threads only took turns (issue 14)
+        results = [job() for job in jobs]
+    (instances, sdks, problems), cuda, (gpus, gpu_problems), compilers = results
+    from .model import Inventory
+
+    return Inventory(host.platform, instances, cuda, gpus, compilers, sdks, problems, gpu_problems)
