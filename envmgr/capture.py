@@ -16,7 +16,11 @@ from .host.base import Host
 from .winenv import env_key
 
 MARK = "::envmgr::"
-BEGIN, END, LEVEL = f"{MARK}set-begin", f"{MARK}set-end", f"{MARK}errorlevel="
+BEGIN, END = f"{MARK}set-begin", f"{MARK}set-end"
+# vcvars exits 0 even when it failed (check_capture reads its [ERROR: lines instead), so the errorlevel the
+# script echoes is skipped, not read. The echo stays: the script's digest names it in the commands that
+# `envmgr record --capture` stored, and a changed script would no longer replay from those records.
+LEVEL = f"{MARK}errorlevel="
 # The environment cmd.exe really starts vcvars from, dumped before the call: the delta is measured
 # against it, not against the base we asked for, because the host can add to what we pass. Wine
 # adds its WINE* variables, Windows defaults such as PROMPT and COMPUTERNAME, and every variable
@@ -41,7 +45,6 @@ BASE_NAMES = ("SystemRoot", "SystemDrive", "windir", "ComSpec", "PATHEXT", "TEMP
 class CaptureOutput:
     messages: tuple[str, ...]        # what vcvars printed (banner, [ERROR:...] and [DEBUG:...] lines)
     env: dict                        # the `set` dump after vcvars
-    errorlevel: int | None
     before: dict | None = None       # the `set` dump before vcvars (None in output without it)
 
     @property
@@ -132,17 +135,10 @@ def parse_capture_output(text: str) -> CaptureOutput:
     try:
         begin = lines.index(BEGIN)
     except ValueError:
-        return CaptureOutput(tuple(l for l in lines if l.strip()), {}, None, before)
+        return CaptureOutput(tuple(l for l in lines if l.strip()), {}, before)
     end = lines.index(END, begin) if END in lines[begin:] else len(lines)
-    level = None
-    messages = []
-    for line in lines[:begin]:
-        if line.startswith(LEVEL):
-            tail = line[len(LEVEL):].strip()
-            level = int(tail) if re.fullmatch(r"-?\d+", tail) else None
-        elif line.strip():
-            messages.append(line)
-    return CaptureOutput(tuple(messages), parse_set_dump(lines[begin + 1:end]), level, before)
+    messages = tuple(line for line in lines[:begin] if line.strip() and not line.startswith(LEVEL))
+    return CaptureOutput(messages, parse_set_dump(lines[begin + 1:end]), before)
 
 
 def check_capture(out: CaptureOutput, vcvarsall: str) -> None:
