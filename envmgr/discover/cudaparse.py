@@ -6,7 +6,6 @@ import re
 from dataclasses import dataclass
 
 _RELEASE = re.compile(r"release (\d+)\.(\d+), V(\d+)\.(\d+)\.(\d+)")
-_BUILD = re.compile(r"^Build (\S+)", re.M)
 _TOOLKIT_PART = re.compile(r"^nvidia-(cuda-[a-z-]+?|nvvm)(?:-cu\d+)?$")
 _DIST_INFO = re.compile(r"^(nvidia[_-][\w.]*?)-(\d+(?:\.\d+)+)(?:\.post\d+)?\.dist-info$", re.I)
 
@@ -15,7 +14,6 @@ _DIST_INFO = re.compile(r"^(nvidia[_-][\w.]*?)-(\d+(?:\.\d+)+)(?:\.post\d+)?\.di
 class NvccVersion:
     short: str   # 12.4
     full: str    # 12.4.99
-    build: str   # cuda_12.4.r12.4/compiler.33961263_0
 
 
 def parse_nvcc_version(text: str) -> NvccVersion | None:
@@ -23,9 +21,7 @@ def parse_nvcc_version(text: str) -> NvccVersion | None:
     m = _RELEASE.search(text)
     if not m:
         return None
-    b = _BUILD.search(text.replace("\r", ""))
-    return NvccVersion(f"{m.group(1)}.{m.group(2)}", ".".join(m.group(i) for i in (3, 4, 5)),
-                       b.group(1) if b else "")
+    return NvccVersion(f"{m.group(1)}.{m.group(2)}", ".".join(m.group(i) for i in (3, 4, 5)))
 
 
 def parse_version_json(text: str) -> str | None:

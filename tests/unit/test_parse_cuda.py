@@ -11,27 +11,27 @@ from envmgr.discover.cudaparse import (NvccVersion, mixed_components, parse_dist
                                        short_version)
 from tests.conftest import CORPUS, corpus
 
-# file -> (short, full, build). The file names carry the version; the values are written out anyway.
+# file -> (short, full). The file names carry the version; the values are written out anyway.
 NVCC = {
-    "nvcc-version-linux-11.8.89.txt": ("11.8", "11.8.89", "cuda_11.8.r11.8/compiler.31833905_0"),
-    "nvcc-version-linux-12.4.131.txt": ("12.4", "12.4.131", "cuda_12.4.r12.4/compiler.34097967_0"),
-    "nvcc-version-windows-11.7.64.txt": ("11.7", "11.7.64", "cuda_11.7.r11.7/compiler.31294372_0"),
-    "nvcc-version-windows-11.8.89.txt": ("11.8", "11.8.89", "cuda_11.8.r11.8/compiler.31833905_0"),
-    "nvcc-version-windows-12.1.105.txt": ("12.1", "12.1.105", "cuda_12.1.r12.1/compiler.32688072_0"),
-    "nvcc-version-windows-12.3.107.txt": ("12.3", "12.3.107", "cuda_12.3.r12.3/compiler.33567101_0"),
-    "nvcc-version-windows-12.4.99.txt": ("12.4", "12.4.99", "cuda_12.4.r12.4/compiler.33961263_0"),
-    "nvcc-version-windows-12.8.61.txt": ("12.8", "12.8.61", "cuda_12.8.r12.8/compiler.35404655_0"),
-    "nvcc-version-windows-12.8.93.txt": ("12.8", "12.8.93", "cuda_12.8.r12.8/compiler.35583870_0"),
-    "nvcc-version-windows-12.9.41.txt": ("12.9", "12.9.41", "cuda_12.9.r12.9/compiler.35813241_0"),
-    "nvcc-version-windows-12.9.86.txt": ("12.9", "12.9.86", "cuda_12.9.r12.9/compiler.36037853_0"),
-    "nvcc-version-windows-13.0.48.txt": ("13.0", "13.0.48", "cuda_13.0.r13.0/compiler.36260728_0"),
-    "nvcc-version-windows-13.0.88.txt": ("13.0", "13.0.88", "cuda_13.0.r13.0/compiler.36424714_0"),
-    "nvcc-version-windows-13.1.80.txt": ("13.1", "13.1.80", "cuda_13.1.r13.1/compiler.36836380_0"),
+    "nvcc-version-linux-11.8.89.txt": ("11.8", "11.8.89"),
+    "nvcc-version-linux-12.4.131.txt": ("12.4", "12.4.131"),
+    "nvcc-version-windows-11.7.64.txt": ("11.7", "11.7.64"),
+    "nvcc-version-windows-11.8.89.txt": ("11.8", "11.8.89"),
+    "nvcc-version-windows-12.1.105.txt": ("12.1", "12.1.105"),
+    "nvcc-version-windows-12.3.107.txt": ("12.3", "12.3.107"),
+    "nvcc-version-windows-12.4.99.txt": ("12.4", "12.4.99"),
+    "nvcc-version-windows-12.8.61.txt": ("12.8", "12.8.61"),
+    "nvcc-version-windows-12.8.93.txt": ("12.8", "12.8.93"),
+    "nvcc-version-windows-12.9.41.txt": ("12.9", "12.9.41"),
+    "nvcc-version-windows-12.9.86.txt": ("12.9", "12.9.86"),
+    "nvcc-version-windows-13.0.48.txt": ("13.0", "13.0.48"),
+    "nvcc-version-windows-13.0.88.txt": ("13.0", "13.0.88"),
+    "nvcc-version-windows-13.1.80.txt": ("13.1", "13.1.80"),
     # `J:\DF>nvcc --version` prompt first, then a `where cudart*.dll` after the output
-    "where-cudart-cuda13.0-bin-x64.txt": ("13.0", "13.0.88", "cuda_13.0.r13.0/compiler.36424714_0"),
+    "where-cudart-cuda13.0-bin-x64.txt": ("13.0", "13.0.88"),
     # a guide that pastes nvcc --version among VsDevCmd, nvidia-smi and a folder listing
     "vsdevcmd-and-devpowershell-vs2026-18.2.1-community-default-x86-msvc14.50.35717-EXCERPT.txt":
-        ("13.1", "13.1.80", "cuda_13.1.r13.1/compiler.36836380_0"),
+        ("13.1", "13.1.80"),
 }
 
 # Corpus files that talk about CUDA/nvcc but hold no `nvcc --version` output.
@@ -65,8 +65,8 @@ def test_every_nvcc_version_sample_is_in_the_table():
 @pytest.mark.parametrize("name", sorted(NVCC))
 @pytest.mark.parametrize("convert", [str, crlf], ids=["lf", "crlf"])
 def test_nvcc_version_exact(name, convert):
-    short, full, build = NVCC[name]
-    assert parse_nvcc_version(convert(corpus(name))) == NvccVersion(short, full, build)
+    short, full = NVCC[name]
+    assert parse_nvcc_version(convert(corpus(name))) == NvccVersion(short, full)
 
 
 @pytest.mark.parametrize("name", sorted(n for n in NVCC if n.startswith("nvcc-version-")))
@@ -77,8 +77,8 @@ def test_file_name_agrees_with_the_table(name):
 def test_nvcc_output_cut_before_build_line():
     text = corpus("nvcc-version-windows-12.4.99.txt")
     head = "".join(text.splitlines(keepends=True)[:4])
-    assert parse_nvcc_version(head) == NvccVersion("12.4", "12.4.99", "")
-    assert parse_nvcc_version(crlf(head)) == NvccVersion("12.4", "12.4.99", "")
+    assert parse_nvcc_version(head) == NvccVersion("12.4", "12.4.99")
+    assert parse_nvcc_version(crlf(head)) == NvccVersion("12.4", "12.4.99")
 
 
 @pytest.mark.parametrize("text", [
