@@ -1,7 +1,7 @@
-"""Pure parsers for vswhere output (json, text, xml) and the installer's state.json.
+"""Pure parsers for vswhere's `-format json` output and the installer's state.json.
 
-All three vswhere formats and state.json become the same `VsRecord`, so discovery does not care
-where an instance came from. See docs/knowledge.md#vswhere.
+Both become the same `VsRecord`, so discovery does not care where an instance came from.
+See docs/knowledge.md#vswhere.
 """
 from __future__ import annotations
 
@@ -40,7 +40,6 @@ class VsRecord:
     is_prerelease: bool | None = None
     is_reboot_required: bool | None = None
     product_line_version: str = ""
-    product_display_version: str = ""
     source: str = "vswhere"
     problems: tuple[str, ...] = ()
 
@@ -133,7 +132,6 @@ def _from_flat(d: Mapping[str, Any], source: str) -> VsRecord:
         is_prerelease=_bool(d.get("isPrerelease")),
         is_reboot_required=_bool(d.get("isRebootRequired")),
         product_line_version=pick("productLineVersion", catalog, "catalog"),
-        product_display_version=pick("productDisplayVersion", catalog, "catalog"),
         source=source,
         problems=tuple(problems),
     )
@@ -200,50 +198,6 @@ def _first_line_hint(text: str) -> str:
     return f" (it printed: {first[:120]})" if first else " (it printed nothing)"
 
 
-def parse_vswhere_text(text: str) -> tuple[VsRecord, ...]:
-    """The default text format: `key: value` lines, one block per instance, each starting at instanceId.
-
-    The logo lines and a shell prompt around a pasted capture are ignored.
-    """
-    blocks: list[dict[str, str]] = []
-    for raw in text.splitlines():
-        line = raw.rstrip("\r")
-        m = re.match(r"^([A-Za-z][\w]*):\s?(.*)$", line)
-        if not m:
-            continue
-        key, value = m.group(1), m.group(2).strip()
-        if key == "instanceId":
-            blocks.append({})
-        if blocks:
-            blocks[-1][key] = value
-    return tuple(_from_flat(b, "vswhere") for b in blocks)
-
-
-def parse_vswhere_xml(text: str) -> tuple[VsRecord, ...]:
-    """`-format xml`; a truncated document is parsed as far as its complete elements go."""
-    records = []
-    for found in re.finditer(r"<instance>(.*?)(</instance>|\Z)", text, re.S):
-        block = found.group(1)
-        flat: dict[str, str] = {}
-        for section, body in re.findall(r"<(catalog|properties)>(.*?)</\1>", block, re.S):
-            for k, v in re.findall(r"<(\w+)>([^<]*)</\1>", body):
-                flat[f"{section}_{k}"] = _xml_unescape(v)
-        outer = re.sub(r"<(catalog|properties|packages)>.*?(</\1>|\Z)", "", block, flags=re.S)
-        for k, v in re.findall(r"<(\w+)>([^<]*)</\1>", outer):
-            flat[k] = _xml_unescape(v)
-        if "instanceId" in flat:
-            rec = _from_flat(flat, "vswhere")
-            if not found.group(2):
-                note = "vswhere XML was cut short; only its complete elements were read"
-                rec = VsRecord(**{**rec.__dict__, "problems": rec.problems + (note,)})
-            records.append(rec)
-    return tuple(records)
-
-
-def _xml_unescape(v: str) -> str:
-    return v.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"').replace("&apos;", "'").replace("&amp;", "&")
-
-
 def parse_state_json(text: str, instance_id: str) -> VsRecord:
     """The installer's `_Instances\\<id>\\state.json` (an undocumented format: fallback only)."""
     try:
@@ -275,7 +229,6 @@ def parse_state_json(text: str, instance_id: str) -> VsRecord:
         is_launchable=None,
         is_prerelease=prerelease,
         product_line_version=str(catalog.get("productLineVersion", "")),
-        product_display_version=str(catalog.get("productDisplayVersion", "")),
         source="state.json",
         problems=tuple(problems),
     )

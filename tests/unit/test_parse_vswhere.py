@@ -1,21 +1,26 @@
-"""vswhere (json, text, xml) and state.json parsers on every real sample in tests/corpus.
+"""The vswhere and state.json parsers on every real sample in tests/corpus.
 
 Sources of the samples: tests/corpus/SOURCES.md. The stored copies have LF line endings; vswhere's
 stdout is in text mode on Windows (CRLF, ../shared/facts/windows.md §1.5), so every sample is also
 parsed as a CRLF copy and must give the same records.
+
+envmgr runs only `vswhere -format json`. The samples in vswhere's text and xml formats are real
+instances too: their fields are written here as the JSON array that `-format json` prints for the same
+instance (as tests/machines/build_machines.py does) and read by the parser discovery uses.
 """
 from __future__ import annotations
 
 import json
+import re
+from xml.sax.saxutils import unescape
 
 import pytest
 
 from envmgr.discover.vswhere import (VsRecord, VswhereError, check_vswhere_output, parse_state_json,
-                                     parse_vswhere_json, parse_vswhere_text, parse_vswhere_xml)
+                                     parse_vswhere_json)
 from tests.conftest import CORPUS, corpus
 
 JSON_CUT = "vswhere JSON was cut short or malformed ({}); only its complete fields were read"
-XML_CUT = "vswhere XML was cut short; only its complete elements were read"
 FAILED_PACKAGES = "the installer recorded 1 failed package(s): the instance is incomplete"
 
 VS2019_BT = "C:\\Program Files (x86)\\Microsoft Visual Studio\\2019\\BuildTools"
@@ -29,69 +34,123 @@ def fields(r: VsRecord) -> dict:
         "display_name": r.display_name, "year": r.year, "channel": r.channel,
         "is_complete": r.is_complete, "is_launchable": r.is_launchable, "is_prerelease": r.is_prerelease,
         "nickname": r.nickname, "product_line_version": r.product_line_version,
-        "product_display_version": r.product_display_version, "source": r.source, "problems": r.problems,
+        "source": r.source, "problems": r.problems,
     }
 
 
 def rec(instance_id, path, version, edition, display, year, channel, complete, launchable, prerelease,
-        nickname="", line="", display_version="", source="vswhere", problems=()) -> dict:
+        nickname="", line="", source="vswhere", problems=()) -> dict:
     return {
         "instance_id": instance_id, "installation_path": path, "installation_version": version,
         "edition": edition, "display_name": display, "year": year, "channel": channel,
         "is_complete": complete, "is_launchable": launchable, "is_prerelease": prerelease,
-        "nickname": nickname, "product_line_version": line, "product_display_version": display_version,
-        "source": source, "problems": tuple(problems),
+        "nickname": nickname, "product_line_version": line, "source": source, "problems": tuple(problems),
     }
 
 
-# file -> (parser, expected records). Every vswhere sample of the corpus is here (checked below).
+def _as_json(blocks: list[dict[str, str]]) -> str:
+    """Flat `catalog_x`/`properties_x` keys nest as in vswhere's JSON; is* flags are booleans, state a number."""
+    instances = []
+    for block in blocks:
+        obj: dict = {}
+        for key, value in block.items():
+            section, _, name = key.partition("_")
+            if name and section in ("catalog", "properties"):
+                obj.setdefault(section, {})[name] = value
+            elif key.startswith("is") and value in ("0", "1"):
+                obj[key] = value == "1"
+            else:
+                obj[key] = int(value) if key == "state" and value.isdigit() else value
+        instances.append(obj)
+    return json.dumps(instances, indent=2, ensure_ascii=False)
+
+
+def text_as_json(text: str) -> str:
+    """vswhere's default text format: `key: value` lines, one block per instance from instanceId on;
+    the logo lines and a shell prompt around a pasted capture are not fields."""
+    blocks: list[dict[str, str]] = []
+    for line in text.splitlines():
+        m = re.match(r"^([A-Za-z]\w*):\s?(.*)$", line.rstrip("\r"))
+        if m and m.group(1) == "instanceId":
+            blocks.append({})
+        if m and blocks:
+            blocks[-1][m.group(1)] = m.group(2).strip()
+    return _as_json(blocks)
+
+
+def xml_as_json(text: str) -> str:
+    """`-format xml`, as far as its complete elements go (the sample is cut inside one)."""
+    blocks = []
+    for found in re.finditer(r"<instance>(.*?)(?:</instance>|\Z)", text, re.S):
+        block, flat = found.group(1), {}
+        for section, body in re.findall(r"<(catalog|properties)>(.*?)</\1>", block, re.S):
+            flat.update({f"{section}_{k}": unescape(v) for k, v in re.findall(r"<(\w+)>([^<]*)</\1>", body)})
+        outer = re.sub(r"<(catalog|properties|packages)>.*?(</\1>|\Z)", "", block, flags=re.S)
+        flat.update({k: unescape(v) for k, v in re.findall(r"<(\w+)>([^<]*)</\1>", outer)})
+        blocks.append(flat)
+    return _as_json(blocks)
+
+
+def from_json(text: str) -> tuple[VsRecord, ...]:
+    return parse_vswhere_json(text)
+
+
+def from_text(text: str) -> tuple[VsRecord, ...]:
+    return parse_vswhere_json(text_as_json(text))
+
+
+def from_xml(text: str) -> tuple[VsRecord, ...]:
+    return parse_vswhere_json(xml_as_json(text))
+
+
+# file -> (how it is read, expected records). Every vswhere sample of the corpus is here (checked below).
 VSWHERE = {
     # full capture, `-products * -format json`, all fields
-    "vswhere-products-star-json-vs2022-buildtools-17.14.28-no-vctools.json": (parse_vswhere_json, [
+    "vswhere-products-star-json-vs2022-buildtools-17.14.28-no-vctools.json": (from_json, [
         rec("f7268007", VS2022_BT, "17.14.37027.9", "BuildTools", "Visual Studio Build Tools 2022",
-            "2022", "Release", True, True, False, line="2022", display_version="17.14.28")]),
-    "vswhere-json-vs2022-community-17.5.4-flutter-fixture.json": (parse_vswhere_json, [
+            "2022", "Release", True, True, False, line="2022")]),
+    "vswhere-json-vs2022-community-17.5.4-flutter-fixture.json": (from_json, [
         rec("491ec752", "C:\\Program Files\\Microsoft Visual Studio\\2022\\Community", "17.5.33530.505",
             "Community", "Visual Studio Community 2022", "2022", "Release", True, True, False,
-            line="2022", display_version="17.5.4")]),
+            line="2022")]),
     # a prompt line before the array, cut inside a string value: the complete fields are kept
-    "vswhere-json-products-star-vs2022-buildtools-17.13.6-EXCERPT.txt": (parse_vswhere_json, [
+    "vswhere-json-products-star-vs2022-buildtools-17.13.6-EXCERPT.txt": (from_json, [
         rec("2c33f8c6", VS2022_BT, "17.13.35931.197", "BuildTools", "Visual Studio Build Tools 2022",
             "2022", "Release", True, True, False,
             problems=[JSON_CUT.format("line 20, column 38: Invalid control character at")])]),
     # Japanese description (localized text), cut after a lone quote
-    "vswhere-json-vs2019-community-16.11.15-japanese-description-EXCERPT.txt": (parse_vswhere_json, [
+    "vswhere-json-vs2019-community-16.11.15-japanese-description-EXCERPT.txt": (from_json, [
         rec("1897ac53", "C:\\Program Files (x86)\\Microsoft Visual Studio\\2019\\Community",
             "16.11.32510.428", "Community", "Visual Studio Community 2019", "2019", "Release",
             True, True, False,
             problems=[JSON_CUT.format("line 24, column 6: Invalid control character at")])]),
     # text format with catalog_/properties_ keys
-    "vswhere-text-vs2019-buildtools-16.9.2-cc-rs-fixture.txt": (parse_vswhere_text, [
+    "vswhere-text-vs2019-buildtools-16.9.2-cc-rs-fixture.txt": (from_text, [
         rec("58104422", VS2019_BT, "16.9.31112.23", "BuildTools", "Visual Studio Build Tools 2019",
-            "2019", "Release", True, True, False, line="2019", display_version="16.9.2")]),
+            "2019", "Release", True, True, False, line="2019")]),
     # `-all`, logo and prompt first; an incomplete instance (state 13); cut inside a key
-    "vswhere-text-all-vs2019-professional-incomplete-state13-EXCERPT.txt": (parse_vswhere_text, [
+    "vswhere-text-all-vs2019-professional-incomplete-state13-EXCERPT.txt": (from_text, [
         rec("720b6bb8", "D:\\Program Files (x86)\\Microsoft Visual Studio\\2019\\Professional",
             "16.4.29806.167", "Professional", "Visual Studio Professional 2019", "2019", "Release",
             False, False, False)]),
     # VS 2017 (vswhere 2.5.2): no isComplete/isLaunchable lines; a -property run before it
-    "vswhere-text-vs2017-buildtools-15.9-windows-build-tools-EXCERPT.txt": (parse_vswhere_text, [
+    "vswhere-text-vs2017-buildtools-15.9-windows-build-tools-EXCERPT.txt": (from_text, [
         rec("5b6d4f0d", "C:\\Program Files (x86)\\Microsoft Visual Studio\\2017\\BuildTools",
             "15.9.28307.718", "BuildTools", "Visual Studio Build Tools 2017", "2017", "Release",
             None, None, False)]),
     # preview instance: Enterprise edition, Preview channel
-    "vswhere-text-vs2022-enterprise-preview-17.0-pre1-offline-layout-EXCERPT.txt": (parse_vswhere_text, [
+    "vswhere-text-vs2022-enterprise-preview-17.0-pre1-offline-layout-EXCERPT.txt": (from_text, [
         rec("a7781cfa", "C:\\Program Files (x86)\\Microsoft Visual Studio\\2022\\EnterprisePreview",
             "17.0.31410.414", "Enterprise", "Visual Studio Enterprise 2022", "2022", "Preview",
             True, True, True)]),
     # vswhere 1.0.62: `-latest -requires` found nothing (logo only); `-legacy` found VS 2010
-    "vswhere-text-legacy-vs2010-and-buildtools2017-not-found-v1.0.62.txt": (parse_vswhere_text, [
+    "vswhere-text-legacy-vs2010-and-buildtools2017-not-found-v1.0.62.txt": (from_text, [
         rec("VisualStudio.10.0", "C:\\Program Files (x86)\\Microsoft Visual Studio 10.0\\", "10.0",
             "Unknown", "", "2010", "", None, None, None)]),
     # xml, cut inside an element
-    "vswhere-xml-vs2022-buildtools-17.6.5-EXCERPT.xml.txt": (parse_vswhere_xml, [
+    "vswhere-xml-vs2022-buildtools-17.6.5-EXCERPT.xml.txt": (from_xml, [
         rec("4b174a92", VS2022_BT, "17.6.33829.357", "BuildTools", "Visual Studio Build Tools 2022",
-            "2022", "Release", True, True, False, problems=[XML_CUT])]),
+            "2022", "Release", True, True, False)]),
 }
 
 # The preview-17.0-pre7 excerpt starts after instanceId/installationPath were cut away: no usable record.
@@ -108,8 +167,7 @@ STATE = {
         problems=[FAILED_PACKAGES])),
     "vswhere-repo-fixture-state.json-enterprise-preview-2017.json": ("5", rec(
         "5", "C:\\VS\\Preview", "15.3.26612.0", "Enterprise", "Visual Studio Enterprise 2017", "2017",
-        "Preview", None, None, True, nickname="Preview", line="2017",
-        display_version="15.3.0 Preview 3.0 [26612.0.d15rel]", source="state.json")),
+        "Preview", None, None, True, nickname="Preview", line="2017", source="state.json")),
 }
 
 
@@ -147,12 +205,6 @@ def test_japanese_description_is_read_as_utf8():
     assert "\u5b66\u751f" in text  # 学生 ("students"): the sample really holds Japanese text
     (record,) = parse_vswhere_json("\ufeff" + text)  # `-utf8` output may start with a BOM
     assert record.display_name == "Visual Studio Community 2019"
-
-
-def test_legacy_sample_first_query_found_nothing():
-    text = corpus("vswhere-text-legacy-vs2010-and-buildtools2017-not-found-v1.0.62.txt")
-    first_run = text.split(".\\vswhere -legacy")[0]
-    assert parse_vswhere_text(first_run) == ()
 
 
 @pytest.mark.parametrize("name", sorted(STATE))
@@ -200,9 +252,8 @@ def test_empty_json_answer_is_valid_and_empty(stdout):
     assert parse_vswhere_json(stdout) == ()
 
 
-def test_logo_only_text_answer_is_empty():
+def test_logo_only_answer_is_not_an_error():
     check_vswhere_output(LOGO, 0)
-    assert parse_vswhere_text(LOGO) == ()
 
 
 @pytest.mark.parametrize("name", sorted(VSWHERE))
