@@ -73,6 +73,10 @@ def plan(argv: list[str], env) -> object | None:
             from .reactivate_fish import write_fish_slot    # for shells/envmgr.fish
 
             write_fish_slot(slot, data, argv[4:], env, data["fast_file"])
+        elif slot and fmt == "ps1" and argv[1:4] == ["--activate", "--format", "ps1"]:
+            from .reactivate_ps1 import write_ps1_slot    # for Enter-Envmgr (shells/Envmgr.psm1)
+
+            write_ps1_slot(slot, data, argv[4:], env, data["fast_file"])
         return lambda: _write_bytes(text)
     out = data["out"].get(fmt)
     if out is None:

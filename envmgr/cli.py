@@ -326,7 +326,7 @@ def export_cmd(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh, s
         from .errors import UsageError
 
         raise UsageError("--activate is for shell scripts", "use --format sh, fish, ps1 or cmd")
-    snap = get_snapshot(obj, *sel)
+    snap = served = get_snapshot(obj, *sel)
     if recipe or activate:
         delta, marker, notes = environment_for(obj, sel, recipe, arch_list, allow_unsupported_compiler,
                                                recipe_params, snap=snap)
@@ -357,6 +357,10 @@ def export_cmd(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh, s
         text = render(snap.delta, fmt, dict(obj.env))
         sys.stdout.flush()
         sys.stdout.buffer.write(text.encode(stream_encoding(fmt)))
+        if activate and fmt == "ps1" and not recipe and obj.here and obj.env.get("ENVMGR_SLOT"):
+            from .reactivate_ps1 import write_from_cli    # Enter-Envmgr's next call: no Python
+
+            write_from_cli(obj.env["ENVMGR_SLOT"], sys.argv[1:], obj.host, served, obj.env)
 
 
 def _append_github_files(snap, env) -> None:
