@@ -158,16 +158,6 @@ def _line_start(body: str, pos: int, back: int) -> int:
     return pos + 1
 
 
-def _line_end(body: str, pos: int, forward: int) -> int:
-    for _ in range(forward + 1):
-        nxt = body.find("\n", pos)
-        if nxt < 0:
-            return len(body)
-        pos = nxt + 1
-    return pos
-
-
-BACK = 3          # lines a message may start above its needle (words wrapped by CMake/clang/MSBuild)
 REACH = 512       # characters a message may start before its needle (and run on after it, per line of span)
 
 
@@ -175,8 +165,9 @@ class Scanner:
     """Feed (line numbers, texts) batches, then `finish()`; read `hits`, `facts`, `near` afterwards.
 
     Per window every distinct needle is looked for once (a C-speed substring search); a signature's
-    regex then runs only on the few lines around each place its needle occurs (BACK lines above,
-    `span` below), so a window without failure text costs one search per needle and nothing else."""
+    regex then runs only on the lines around each place its needle occurs (from REACH characters above
+    to about REACH * `span` / 2 below), so a window without failure text costs one search per needle
+    and nothing else."""
 
     def __init__(self, signatures, near_words, fact_rxs, failed_rx, msvc_from: int = 0) -> None:
         self.signatures, self.near_words = signatures, near_words

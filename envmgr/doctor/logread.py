@@ -69,14 +69,6 @@ class _Decoder:
             return self._dec.decode(pending + data, final)
 
 
-def decode_bytes(data: bytes) -> str | None:
-    """All of `data` as text (None: binary), with the same rules as the stream."""
-    codec = sniff(data)
-    if codec is None:
-        return None
-    return _Decoder(codec).decode(data, final=True)
-
-
 def _open(path: str | Path):
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))

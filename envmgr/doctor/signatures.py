@@ -416,11 +416,3 @@ PRECEDENCE: tuple[tuple[str, str, str], ...] = (
     ("F22", "F13", "the distribution's old nvcc in /usr/bin ran, not the toolkit that knows this architecture"),
     ("F08", "F13", "the nvcc that ran is another CUDA than the one the build was set up for"),
 )
-
-# Ids with no text of their own (none left: F08, F19, F20 and F22 have theirs above, from real logs).
-# logscan infers F04/F05 from the versions a log names.
-NO_SIGNATURE: tuple[str, ...] = ()
-
-
-def for_id(failure_id: str) -> tuple[Signature, ...]:
-    return tuple(s for s in SIGNATURES if s.id == failure_id)
