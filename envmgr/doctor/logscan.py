@@ -1,6 +1,6 @@
 """Scan a build or load log (pip -v, CMake, MSBuild, nvcc, ninja, a Python traceback) for the
-catalog's failures: `scan_log(text)` and `scan_path(path)` stream the text through logengine (bounded
-memory, linear time); `read_log(path)` is kept for callers that want the text itself.
+catalog's failures: `scan_path(path)` streams the file's text through logengine (bounded memory, linear
+time).
 
 Matches are deduplicated per id (the first line, how often the id matched, the first few lines and the
 signatures that fired) and ordered by first occurrence; one of them is marked decisive, with the reason
@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from .catalog import CATALOG, Failure
 from .signatures import NEAR_WORDS, PRECEDENCE, SIGNATURES
@@ -114,17 +114,6 @@ def _infer(text: str, facts: dict[str, Any]) -> tuple[str, dict] | None:
 
 # ---------------------------------------------------------------- scanning
 
-def scan_log(text: str) -> tuple[LogMatch, ...]:
-    return scan_text(text).matches
-
-
-def scan_text(text: str) -> LogScan:
-    from .logengine import physical_lines, wrap_width
-
-    width = wrap_width(physical_lines([text], _ANSI))
-    return _scan(physical_lines([text], _ANSI), width)
-
-
 def scan_path(path: str | Path) -> LogScan:
     """Two streaming passes over the file (the wrap width, then the scan); InputFileError for bad input."""
     from .logengine import physical_lines, wrap_width
@@ -216,12 +205,6 @@ def _stream(path: str | Path):
     except OSError as e:
         raise InputFileError(f"cannot read log file {path}: {e.strerror or e}",
                              "pass the path of a text log (for example pip install -v ... > build.log)") from None
-
-
-def read_log(path: str | Path) -> str:
-    """A log as text (the whole of it: for small files; `scan_path` streams). Same decoding and the
-    same one-line errors (InputFileError, exit 2) as the scan."""
-    return "".join(_stream(path))
 
 
 from .logreport import matches_json, render_matches, render_scan, scan_json  # noqa: E402  (re-exported)

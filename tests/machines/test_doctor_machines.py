@@ -192,7 +192,7 @@ def test_every_catalog_failure_is_found_by_a_check_that_fires_or_in_a_real_log(c
     import tomlkit
 
     from envmgr.doctor.catalog import CATALOG
-    from envmgr.doctor.logscan import scan_text
+    from envmgr.doctor.logscan import scan_path
     from tests.conftest import CORPUS
 
     f20 = tmp_path / "f20.toml"
@@ -206,6 +206,6 @@ def test_every_catalog_failure_is_found_by_a_check_that_fires_or_in_a_real_log(c
         checks, _ = doctor(cli, machine, *args)
         fired |= {cid for cid, c in checks.items() if c["status"] in ("fail", "warn")}
     logged = {m.id for p in CORPUS.iterdir() if p.suffix in (".txt", ".log")
-              for m in scan_text(p.read_bytes().decode("utf-8", "replace")).matches}
+              for m in scan_path(p).matches}
     assert set(CATALOG) - fired - logged == set()
     assert "F14" in logged and "F20" in fired

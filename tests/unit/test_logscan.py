@@ -1,16 +1,20 @@
 """The log scanner on the real build and load logs in tests/corpus (sources: tests/corpus/SOURCES.md).
 
 Variants (CRLF, UTF-16, ANSI colour, MSBuild prefixes and hard wrapping) are made from the real
-samples by the transformations below; no failure text is invented here.
+samples by the transformations below; no failure text is invented here. Every scan goes through
+`scan_path`, what `envmgr doctor --log FILE` and `envmgr run --log` run: a variant is written to a file first.
 """
 from __future__ import annotations
 
 import re
+import tempfile
+from pathlib import Path
 
 import pytest
 
 from envmgr.doctor.catalog import CATALOG, Failure, ids
-from envmgr.doctor.logscan import LogMatch, matches_json, read_log, render_matches, scan_log
+from envmgr.doctor.logread import stream_text
+from envmgr.doctor.logscan import LogMatch, LogScan, matches_json, render_matches, scan_path
 from envmgr.doctor.signatures import SIGNATURES
 from envmgr.errors import InputFileError
 from tests.conftest import CORPUS
@@ -289,8 +293,21 @@ _ANNOTATION = re.compile(r"^(# SOURCE:|# Context:|\[\.\.\. TRUNCATED)")
 
 def log(name: str) -> str:
     """The sample without the researcher's annotation lines (blanked, so line numbers stay)."""
-    text = read_log(CORPUS / name)   # also proves read_log copes with every sample (cp437 registry dumps too)
+    text = read(CORPUS / name)   # also proves the log reader copes with every sample (cp437 registry dumps too)
     return "\n".join("" if _ANNOTATION.match(l) else l for l in text.split("\n"))
+
+
+def read(path: Path) -> str:
+    """A log file as the scan reads it: the decoded text stream_text gives scan_path, joined."""
+    return "".join(stream_text(path))
+
+
+def scan(text: str) -> LogScan:
+    """`text` written to a UTF-8 file and scanned from there."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "build.log"
+        path.write_bytes(text.encode("utf-8"))
+        return scan_path(path)
 
 
 def summary(matches) -> tuple:
@@ -305,7 +322,7 @@ def other_corpus_files():
 @pytest.mark.parametrize("name", sorted(LOGS))
 def test_real_log_gives_its_failures_in_order(name):
     expected, details = LOGS[name]
-    matches = scan_log(log(name))
+    matches = scan(log(name)).matches
     assert summary(matches) == expected
     assert details.items() <= matches[0].details.items()
     assert all(isinstance(m.failure, Failure) and m.failure.id == m.id for m in matches)
@@ -314,7 +331,7 @@ def test_real_log_gives_its_failures_in_order(name):
 @pytest.mark.parametrize("name", other_corpus_files())
 def test_other_corpus_files_give_no_failure(name):
     # vswhere/nvcc --version/nvidia-smi/set dumps/registry queries, the success log and the cut-off head.
-    assert scan_log(log(name)) == ()
+    assert scan(log(name)).matches == ()
 
 
 def test_clean_logs_are_in_the_corpus():
@@ -322,13 +339,13 @@ def test_clean_logs_are_in_the_corpus():
 
 
 def test_success_log_gives_nothing():
-    assert scan_log(log("cmake-vs2022-generator-cuda-identification-ok-ci-cuda11.7.99.txt")) == ()
+    assert scan(log("cmake-vs2022-generator-cuda-identification-ok-ci-cuda11.7.99.txt")).matches == ()
 
 
 @pytest.mark.parametrize("name", sorted(LOGS))
 def test_crlf_gives_the_same_result(name):
-    lf = scan_log(log(name))
-    crlf = scan_log(log(name).replace("\n", "\r\n"))
+    lf = scan(log(name)).matches
+    crlf = scan(log(name).replace("\n", "\r\n")).matches
     assert summary(crlf) == summary(lf)
     assert [m.details for m in crlf] == [m.details for m in lf]
     assert all("\r" not in m.line for m in crlf)
@@ -341,8 +358,8 @@ def test_ansi_colours_are_ignored(name):
         line = re.sub(r"(error|fatal|Error|Warning)", "\x1b[1;31m\\1\x1b[0m", line)
         return f"\x1b]0;build\x07\x1b[33m{line}\x1b[0m\x1b[K" if line else line
     coloured = "\n".join(paint(l) for l in log(name).split("\n"))
-    matches = scan_log(coloured)
-    assert summary(matches) == summary(scan_log(log(name)))
+    matches = scan(coloured).matches
+    assert summary(matches) == summary(scan(log(name)).matches)
     assert all("\x1b" not in m.line for m in matches)
 
 
@@ -352,7 +369,7 @@ def test_prefixes_of_msbuild_nodes_ides_and_ci_do_not_matter(prefix):
                  "cmake-no-cuda-toolset-found-vs2019-cmake3.24.txt",
                  "python-import-llama_cpp-failed-to-load-llama.dll-EXCERPT.txt"):
         prefixed = "\n".join(prefix + l for l in log(name).split("\n"))
-        assert summary(scan_log(prefixed)) == LOGS[name][0]
+        assert summary(scan(prefixed).matches) == LOGS[name][0]
 
 
 def test_hard_wrapped_msbuild_console_lines_are_joined():
@@ -370,7 +387,7 @@ def test_hard_wrapped_msbuild_console_lines_are_joined():
             rest = rest[width - 7:]
     wrapped = "\n".join(out)
     assert "unsupported Microsoft Visual Studio version!" not in wrapped.replace("\n", " ")  # really split
-    (m,) = scan_log(wrapped)
+    (m,) = scan(wrapped).matches
     assert (m.id, m.line_no, m.details["cuda"], m.details["supported"]) == ("F04", 6, "11.8", "2017-2022")
     assert "unsupported Microsoft Visual Studio version!" in m.line
 
@@ -379,85 +396,84 @@ def test_two_real_logs_in_a_row_keep_their_order_and_line_numbers():
     a = log("cmake-no-cuda-toolset-found-vs2019-cmake3.24.txt")
     b = log("nvcc-host_config-unsupported-gnu-version-gcc13-llama.cpp.txt")
     n = a.count("\n") + 1
-    assert summary(scan_log(a + "\n" + b)) == (("F01", 4), ("F21", n + 2))
-    assert summary(scan_log(b + "\n" + a)) == (("F21", 2), ("F01", b.count("\n") + 1 + 4))
+    assert summary(scan(a + "\n" + b).matches) == (("F01", 4), ("F21", n + 2))
+    assert summary(scan(b + "\n" + a).matches) == (("F21", 2), ("F01", b.count("\n") + 1 + 4))
 
 
 def test_same_build_head_and_error_excerpt_give_f04():
     head = log("pip-llama-cpp-python-skbuild-0.9.8-cmake3.30-vs2022-buildtools-configure-head-EXCERPT.txt")
     tail = log("msbuild-cuda11.8-host_config-unsupported-msvc14.40-vs2022-buildtools-llama-cpp-python-EXCERPT.txt")
-    (m,) = scan_log(head + "\n" + tail)
+    (m,) = scan(head + "\n" + tail).matches
     assert m.id == "F04" and m.details["cuda"] == "11.8" and m.details["msvc"] == "14.40"
     assert "inferred" not in m.details
 
 
 def test_dedup_counts_every_match_of_an_id():
-    (m,) = scan_log(log("ld-undefined-reference-cuMemCreate-libggml-cuda-llama.cpp-EXCERPT.txt"))
+    (m,) = scan(log("ld-undefined-reference-cuMemCreate-libggml-cuda-llama.cpp-EXCERPT.txt")).matches
     assert m.count == 7   # cuMem*/cuDevice* only: cuGetErrorString is not a VMM symbol
-    (f07,) = scan_log(log("cmake-cudacxx-not-found-cmake3.18-cutlass-EXCERPT.txt"))
+    (f07,) = scan(log("cmake-cudacxx-not-found-cmake3.18-cutlass-EXCERPT.txt")).matches
     assert f07.count == 2  # the CUDACXX message and "CMAKE_CUDA_COMPILER not set"
 
 
 def test_inference_defers_to_stl_check_when_host_check_is_overridden():
     name = "cmake-vs-generator-cuda-compilerid-nvcc-commandline-cuda12.2-msvc14.40-EXCERPT.txt"
     text = log(name).replace("--use-local-env", "--use-local-env -allow-unsupported-compiler")
-    (m,) = scan_log(text)
+    (m,) = scan(text).matches
     assert (m.id, m.details["inferred"], m.details["cuda_min"]) == ("F05", True, "12.4")
 
 
 def test_no_inference_without_a_failure_in_the_log():
-    assert scan_log("-- The CUDA compiler identification is NVIDIA 12.2.140\n"
-                    "-- The CXX compiler identification is MSVC 19.40.33812.0\n") == ()
+    assert scan("-- The CUDA compiler identification is NVIDIA 12.2.140\n"
+                "-- The CXX compiler identification is MSVC 19.40.33812.0\n").matches == ()
 
 
 def test_f02_only_when_targets_and_nvcc_versions_differ():
     same = log("msbuild-cuda11.8-host_config-unsupported-msvc14.40-vs2022-buildtools-llama-cpp-python-EXCERPT.txt")
-    assert "F02" not in {m.id for m in scan_log(same)}
+    assert "F02" not in {m.id for m in scan(same).matches}
     mixed = same.replace("CUDA 11.8.targets", "CUDA 13.1.targets")
-    f02 = next(m for m in scan_log(mixed) if m.id == "F02")
+    f02 = next(m for m in scan(mixed).matches if m.id == "F02")
     assert (f02.details["props"], f02.details["nvcc"]) == ("13.1", "11.8")
 
 
-# ---------------------------------------------------------------- read_log
+# ---------------------------------------------------------------- reading a log file
 
 F04_LOG = "msbuild-cuda11.8-host_config-unsupported-msvc14.40-vs2022-buildtools-llama-cpp-python-EXCERPT.txt"
 
 
 @pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be", "utf-8-sig", "utf-8"])
-def test_read_log_decodes_powershell_and_other_encodings(tmp_path, encoding):
+def test_log_file_decodes_powershell_and_other_encodings(tmp_path, encoding):
     # PowerShell 5's `>` writes UTF-16LE with a BOM; tools piping through .NET may drop the BOM.
     text = log(F04_LOG).replace("\n", "\r\n")
     path = tmp_path / "build.log"
     path.write_bytes(text.encode(encoding))
-    read = read_log(path)
-    assert read.lstrip("\ufeff") == text
-    assert summary(scan_log(read)) == LOGS[F04_LOG][0]
+    assert read(path).lstrip("\ufeff") == text
+    assert summary(scan_path(path).matches) == LOGS[F04_LOG][0]
 
 
-def test_read_log_falls_back_to_cp1252(tmp_path):
+def test_log_file_falls_back_to_cp1252(tmp_path):
     path = tmp_path / "build.log"
     path.write_bytes(log("cmake-no-cuda-toolset-found-vs2019-cmake3.24.txt").replace("Code", "C\xf3digo")
                      .encode("cp1252"))
-    assert "Código" in read_log(path)
-    assert summary(scan_log(read_log(path))) == (("F01", 4),)
+    assert "Código" in read(path)
+    assert summary(scan_path(path).matches) == (("F01", 4),)
 
 
-def test_read_log_rejects_binary_and_missing_files(tmp_path):
+def test_log_file_binary_or_missing_is_one_line(tmp_path):
     binary = tmp_path / "llama.dll"
     binary.write_bytes(b"MZ\x90\x00\x03\x00\x00\x00\x04\x00\x00\x00\xff\xff\x00\x00" * 64)
     with pytest.raises(InputFileError) as e:
-        read_log(binary)
+        scan_path(binary)
     assert e.value.exit_code == 2 and "\n" not in e.value.message
     with pytest.raises(InputFileError):
-        read_log(tmp_path / "missing.log")
+        scan_path(tmp_path / "missing.log")
     with pytest.raises(InputFileError):
-        read_log(tmp_path)   # a folder
+        scan_path(tmp_path)   # a folder
 
 
 # ---------------------------------------------------------------- rendering and the catalog
 
 def test_render_and_json():
-    matches = scan_log(log(F04_LOG))
+    matches = scan(log(F04_LOG)).matches
     text = render_matches(matches, lambda s, *styles: s)
     assert "F04" in text and "line 6:" in text and "cuda=11.8" in text
     assert CATALOG["F04"].fix in text and CATALOG["F04"].fix_command in text
@@ -466,7 +482,7 @@ def test_render_and_json():
     assert row["id"] == "F04" and row["line_no"] == 6 and row["details"]["cuda"] == "11.8"
     assert row["platforms"] == ["windows"] and row["count"] == 1
     import json
-    json.dumps(matches_json(scan_log(log("python-import-llama_cpp-winerror3-stale-cuda_path.txt"))))
+    json.dumps(matches_json(scan(log("python-import-llama_cpp-winerror3-stale-cuda_path.txt")).matches))
 
 
 def test_catalog_is_complete():
@@ -486,7 +502,7 @@ def test_every_id_has_a_signature():
 
 
 def test_logmatch_shape():
-    (m,) = scan_log(log(F04_LOG))
+    (m,) = scan(log(F04_LOG)).matches
     assert isinstance(m, LogMatch)
     assert (m.id, m.line_no, m.failure) == ("F04", 6, CATALOG["F04"])
     assert m.line.startswith("C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.8\\include")
@@ -504,16 +520,15 @@ def _full(scan) -> tuple:
 @pytest.mark.parametrize("window", [3, 50, 2000])
 def test_small_windows_and_blocks_give_the_same_answer(tmp_path, monkeypatch, window):
     # Every real log, in a row, CRLF-ended, scanned from a file in 1 KiB blocks with tiny windows: the
-    # matches, counts, evidence lines and details equal the in-memory scan with the default window.
+    # matches, counts, evidence lines and details equal the scan with the default block and window.
     from envmgr.doctor import logengine, logread
-    from envmgr.doctor.logscan import scan_path, scan_text
 
     text = "\n".join(log(n) for n in sorted(LOGS)).replace("\n", "\r\n")
-    whole = scan_text(text)
-    monkeypatch.setattr(logengine, "WINDOW", window)
-    monkeypatch.setattr(logread, "BLOCK", 1024)
     path = tmp_path / "all.log"
     path.write_bytes(text.encode("utf-8"))
+    whole = scan_path(path)
+    monkeypatch.setattr(logengine, "WINDOW", window)
+    monkeypatch.setattr(logread, "BLOCK", 1024)
     from envmgr.doctor import logscan
     monkeypatch.setattr(logscan, "_stream", lambda p: logread.stream_text(p, 1024))
     assert _full(scan_path(path)) == _full(whole)
@@ -521,42 +536,40 @@ def test_small_windows_and_blocks_give_the_same_answer(tmp_path, monkeypatch, wi
 
 
 def test_a_repeated_failure_keeps_a_few_lines_and_the_count():
-    one = scan_text_of(NO_CUBLAS)
-    many = scan_text_of(NO_CUBLAS, times=50)
+    one = scan_of(NO_CUBLAS)
+    many = scan_of(NO_CUBLAS, times=50)
     f24 = next(m for m in many.matches if m.id == "F24")
     assert f24.count == 50 * next(m for m in one.matches if m.id == "F24").count
     assert len(f24.lines) <= 5 and f24.line_no == 92
 
 
-def scan_text_of(name: str, times: int = 1):
-    from envmgr.doctor.logscan import scan_text
-
-    return scan_text("\n".join([log(name)] * times))
+def scan_of(name: str, times: int = 1) -> LogScan:
+    return scan("\n".join([log(name)] * times))
 
 
 def test_evidence_decisive_line_and_why():
-    scan = scan_text_of(NO_CUBLAS)
-    assert scan.decisive.id == "F24"
-    f24, f12 = scan.matches
+    found = scan_of(NO_CUBLAS)
+    assert found.decisive.id == "F24"
+    f24, f12 = found.matches
     assert f24.decisive and not f12.decisive
     assert "explains F12" in f24.why and f12.why.startswith("explained by F24")
     assert [n for n, _ in f24.lines] == [92, 171] and "links to:" in f24.lines[1][1]
     assert set(f24.signatures) == {"findcudatoolkit-header-missing", "cmake-target-not-found"}
     from envmgr.doctor.logscan import scan_json
-    doc = scan_json(scan, "build.log")
+    doc = scan_json(found, "build.log")
     assert doc["decisive"] == "F24" and doc["matches"][0]["evidence"][1]["line_no"] == 171
     assert doc["matches"][1]["why"].startswith("explained by F24")
 
 
 def test_no_signature_lists_three_near_misses():
-    from envmgr.doctor.logscan import render_scan, scan_text
+    from envmgr.doctor.logscan import render_scan
 
     # the real configure head of issue #1586 (the error itself was cut off): cl.exe is named
-    scan = scan_text(log("pip-llama-cpp-python-skbuild-0.9.8-cmake3.30-vs2022-buildtools-configure-head-EXCERPT.txt"))
-    assert scan.matches == () and [n.id for n in scan.near] == ["F06"] and scan.near[0].words == ["cl.exe"]
-    many = scan_text("\n".join(log(n) for n in CLEAN_LOGS) + "\nnative\ncublas\n")
+    head = scan(log("pip-llama-cpp-python-skbuild-0.9.8-cmake3.30-vs2022-buildtools-configure-head-EXCERPT.txt"))
+    assert head.matches == () and [n.id for n in head.near] == ["F06"] and head.near[0].words == ["cl.exe"]
+    many = scan("\n".join(log(n) for n in CLEAN_LOGS) + "\nnative\ncublas\n")
     assert [n.id for n in many.near] == ["F06", "F12", "F24"]
-    text = render_scan(scan, lambda s, *styles: s)
+    text = render_scan(head, lambda s, *styles: s)
     assert text.startswith("no known failure signature") and "closest catalog ids" in text
 
 
@@ -565,8 +578,6 @@ def test_no_signature_lists_three_near_misses():
     (b"MZ\x90\x00\x03\x00\x00\x00" * 512, "not a text log (binary data)"),
 ])
 def test_bad_logs_are_one_line(tmp_path, content, message):
-    from envmgr.doctor.logscan import scan_path
-
     path = tmp_path / "build.log"
     path.write_bytes(content)
     with pytest.raises(InputFileError) as e:
@@ -578,8 +589,6 @@ def test_bad_logs_are_one_line(tmp_path, content, message):
 
 
 def test_utf16_and_cp1252_logs_stream(tmp_path):
-    from envmgr.doctor.logscan import scan_path
-
     text = log(F04_LOG).replace("\n", "\r\n")
     for enc in ("utf-16", "utf-16-le"):
         (tmp_path / "a.log").write_bytes(text.encode(enc))
