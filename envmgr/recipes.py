@@ -15,7 +15,6 @@ from .errors import InputFileError, NoMatchError, UsageError
 from .host.process import setting
 
 SCHEMA = 1
-KINDS = ("cmake", "torch-extension", "prebuilt-lib")   # the file's shape is schema.RECIPE
 
 
 @dataclass(frozen=True)

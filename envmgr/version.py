@@ -42,11 +42,6 @@ class Version(tuple):
         """(major, minor): how CUDA and MSVC rules are keyed."""
         return Version((self.major, self.minor))
 
-    def at_least(self, other: str | tuple) -> bool:
-        """Compared on as many parts as `other` has: "12.4.99" is at least "12.4"."""
-        want = Version.of(other) if isinstance(other, str) else Version(other)
-        return self[:len(want)] >= want
-
     def __str__(self) -> str:
         return ".".join(str(p) for p in self)
 

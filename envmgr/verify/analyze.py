@@ -36,7 +36,6 @@ class Inputs:
     gpus: tuple = ()               # discover.model.Gpu from nvidia-smi
     gpu_problems: tuple[str, ...] = ()
     n_tokens: int = 8
-    layers: int = 3                # what llama.cpp reports for the tiny model (n_layer + output)
     dll_evidence: tuple[str, ...] = ()   # doctor --dll's diagnosis when the library did not load
     dll_command: str = ""
 

@@ -45,11 +45,6 @@ class TinyLlama:
     seed: int = 0
     f16: bool = True           # f16 matrices go through cuBLAS/tensor cores like a real model's
 
-    @property
-    def layers_reported(self) -> int:
-        """llama.cpp counts the output layer too: `offloaded N+1/N+1 layers to GPU`."""
-        return self.n_layer + 1
-
 
 def _string(text: str) -> bytes:
     raw = text.encode("utf-8")

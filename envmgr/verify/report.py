@@ -48,10 +48,6 @@ class ChildRun:
     def last_stage(self) -> str:
         return self.order[-1] if self.order else ""
 
-    @property
-    def finished(self) -> bool:
-        return "done" in self.stages or ("package" in self.stages and not self.stages["package"].get("found"))
-
     def get(self, stage: str) -> dict:
         return self.stages.get(stage) or {}
 

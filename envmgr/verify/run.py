@@ -88,8 +88,7 @@ def verify(host, python: str | None, package: str = "llama-cpp-python", *, n_tok
     run = parse_run(done.stdout, done.stderr, done.returncode, done.timed_out)
     gpus, gpu_problems = discover_gpus(host)
     dll_ev, dll_cmd = _dll_diagnosis(host, run, exe)
-    steps = analyze(Inputs(run, exe, install_command(python), gpus, gpu_problems, n_tokens, spec.layers_reported,
-                           dll_ev, dll_cmd))
+    steps = analyze(Inputs(run, exe, install_command(python), gpus, gpu_problems, n_tokens, dll_ev, dll_cmd))
     return Verdict(package, exe, steps, run, size, time.perf_counter() - t0)
 
 
