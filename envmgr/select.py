@@ -157,7 +157,7 @@ def _toolset(vs: VsInstance, cuda: CudaToolkit | None, sel: Selectors, limits: L
         rejected.append(f"{t.version} rejected ({why})")
     raise NoMatchError(
         f"no MSVC toolset of {vs.label} works with CUDA {cuda.version}",
-        advice_for(vs, cuda, host), details=tuple(rejected))
+        advice_for(vs, host), details=tuple(rejected))
 
 
 def _default_toolset(vs: VsInstance) -> Toolset:
@@ -172,7 +172,7 @@ def toolset_rejection(t: Toolset, cuda: CudaToolkit, host: HostLimits | None, st
     return None
 
 
-def advice_for(vs: VsInstance, cuda: CudaToolkit, host: HostLimits | None) -> str:
+def advice_for(vs: VsInstance, host: HostLimits | None) -> str:
     if host is not None and host.msc_max_excl is not None and all(
             (t.msc_ver or 0) >= host.msc_max_excl for t in vs.toolsets):
         newest = msvc_of_msc(host.msc_max_excl - 1)

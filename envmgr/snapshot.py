@@ -4,7 +4,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .envdelta import APPEND, PREPEND, REMOVE, SET, UNSET, EnvDelta, VarOp
-from .errors import InputFileError
 
 SCHEMA = 1
 READS = (1,)
@@ -104,7 +103,7 @@ def from_toml(text: str, origin: str = "<snapshot>") -> Snapshot:
     env = data.get("env", {})
     ops: list[VarOp] = []
     for name, item in env.items():
-        ops += _read_var(name, item, origin)
+        ops += _read_var(name, item)
     return Snapshot(platform, EnvDelta(platform, tuple(ops)), _pairs(data.get("summary")), _pairs(data.get("identity")),
                     tuple(str(n) for n in data.get("notes", [])), str(data.get("envmgr", "")), str(data.get("created", "")),
                     text)
@@ -114,7 +113,7 @@ def _pairs(table) -> tuple[tuple[str, str], ...]:
     return tuple((str(k), str(v)) for k, v in (table or {}).items())
 
 
-def _read_var(name: str, item, origin: str) -> list[VarOp]:
+def _read_var(name: str, item) -> list[VarOp]:
     """One [env] entry, already checked against schema.SNAPSHOT_VAR."""
     if isinstance(item, str):
         return [VarOp(name, SET, item)]

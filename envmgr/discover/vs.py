@@ -157,8 +157,7 @@ def probe_instance(host: Host, rec: VsRecord, sdks: tuple[str, ...]) -> VsInstan
         unusable=unusable_reasons(
             exists=exists, toolsets=toolsets, vc_targets=vc_targets,
             vc_targets_exist=vc_targets is not None and host.is_dir(vc_targets), sdks=sdks,
-            is_complete=rec.is_complete, is_launchable=rec.is_launchable,
-            is_reboot_required=rec.is_reboot_required, major=rec.major))
+            is_complete=rec.is_complete, is_reboot_required=rec.is_reboot_required, major=rec.major))
 
 
 def discover_vs(host: Host, sdks: tuple[str, ...]) -> tuple[tuple[VsInstance, ...], tuple[str, ...]]:

@@ -14,8 +14,7 @@ from .model import Toolset
 
 def unusable_reasons(*, exists: bool, toolsets: tuple[Toolset, ...], vc_targets: str | None,
                      vc_targets_exist: bool, sdks: tuple[str, ...], is_complete: bool | None,
-                     is_launchable: bool | None, is_reboot_required: bool | None,
-                     major: int | None) -> tuple[str, ...]:
+                     is_reboot_required: bool | None, major: int | None) -> tuple[str, ...]:
     """Short reasons, empty when the instance can build; each names what to install or do."""
     if not exists:
         return ("its installation folder does not exist",)

@@ -219,7 +219,7 @@ def _find(host: Host, name: str, dirs) -> tuple[str, str] | None:
     return None
 
 
-def explain_missing(host: Host, name: str, kits=None, *, loader: str = "llama_cpp",
+def explain_missing(host: Host, name: str, *, loader: str = "llama_cpp",
                     ignored: tuple[str, ...] = ()) -> str:
     """Why a DLL is not found, in the terms of the CUDA installs the host has and the loader's search order."""
     low = name.lower()
