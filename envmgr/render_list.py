@@ -20,37 +20,56 @@ def inventory_json(inv: Inventory) -> dict:
 
 def render_inventory(inv: Inventory, paint: Painter) -> str:
     out: list[str] = []
-    head = lambda t: out.append(paint(t, "bold"))  # noqa: E731
-
-    def problems(items, indent="    "):
-        for p in items:
-            out.append(f"{indent}{paint('! ' + p, 'yellow')}")
-
     if inv.platform == "windows":
-        head(f"Visual Studio ({len(inv.visual_studio)})")
-        if not inv.visual_studio:
-            out.append("  none found")
-        for vs in inv.visual_studio:
-            state = "" if vs.is_complete is not False else paint(" incomplete", "red")
-            state += "" if vs.usable else paint(" UNUSABLE", "red")
-            nick = f" \"{vs.nickname}\"" if vs.nickname else ""
-            out.append(f"  {paint(vs.label, 'cyan')}{nick}{state}  [{vs.instance_id}] via {vs.source}")
-            out.append(f"    {vs.path}")
-            if vs.toolsets:
-                names = ", ".join(t.version + ("*" if t.is_default else "") for t in vs.toolsets)
-                out.append(f"    MSVC toolsets: {names}   (* default)")
-            bc = vs.build_customizations
-            if bc is not None:
-                cuda = ", ".join(bc.cuda_versions) if bc.cuda_versions else paint(
-                    "no CUDA" if bc.exists else "folder missing", "yellow")
-                out.append(f"    BuildCustomizations: {cuda}   {bc.dir}")
-            problems(vs.problems)
-            for why in vs.unusable:
-                out.append(f"    {paint('x cannot build: ' + why, 'red')}")
-        if inv.windows_sdks:
-            out.append(f"  Windows SDKs: {', '.join(inv.windows_sdks)}")
+        _visual_studio(out, inv, paint)
+    _cuda(out, inv, paint)
+    _gpus(out, inv, paint)
+    if inv.platform != "windows":
         out.append("")
-    head(f"CUDA toolkits ({len(inv.cuda)})")
+        out.append(paint(f"Host compilers ({len(inv.host_compilers)})", "bold"))
+        for c in inv.host_compilers:
+            out.append(f"  {c.name} {c.version}  {c.path}")
+            _problems(out, paint, c.problems)
+    if inv.problems:
+        out.append("")
+        out.append(paint("Machine", "bold"))
+        _problems(out, paint, inv.problems, "  ")
+    return "\n".join(out)
+
+
+def _problems(out: list[str], paint: Painter, items, indent: str = "    ") -> None:
+    for p in items:
+        out.append(f"{indent}{paint('! ' + p, 'yellow')}")
+
+
+def _visual_studio(out: list[str], inv: Inventory, paint: Painter) -> None:
+    out.append(paint(f"Visual Studio ({len(inv.visual_studio)})", "bold"))
+    if not inv.visual_studio:
+        out.append("  none found")
+    for vs in inv.visual_studio:
+        state = "" if vs.is_complete is not False else paint(" incomplete", "red")
+        state += "" if vs.usable else paint(" UNUSABLE", "red")
+        nick = f" \"{vs.nickname}\"" if vs.nickname else ""
+        out.append(f"  {paint(vs.label, 'cyan')}{nick}{state}  [{vs.instance_id}] via {vs.source}")
+        out.append(f"    {vs.path}")
+        if vs.toolsets:
+            names = ", ".join(t.version + ("*" if t.is_default else "") for t in vs.toolsets)
+            out.append(f"    MSVC toolsets: {names}   (* default)")
+        bc = vs.build_customizations
+        if bc is not None:
+            cuda = ", ".join(bc.cuda_versions) if bc.cuda_versions else paint(
+                "no CUDA" if bc.exists else "folder missing", "yellow")
+            out.append(f"    BuildCustomizations: {cuda}   {bc.dir}")
+        _problems(out, paint, vs.problems)
+        for why in vs.unusable:
+            out.append(f"    {paint('x cannot build: ' + why, 'red')}")
+    if inv.windows_sdks:
+        out.append(f"  Windows SDKs: {', '.join(inv.windows_sdks)}")
+    out.append("")
+
+
+def _cuda(out: list[str], inv: Inventory, paint: Painter) -> None:
+    out.append(paint(f"CUDA toolkits ({len(inv.cuda)})", "bold"))
     if not inv.cuda:
         out.append("  none found")
     for kit in inv.cuda:
@@ -59,9 +78,12 @@ def render_inventory(inv: Inventory, paint: Painter) -> str:
         out.append(f"    found by: {', '.join(kit.sources)}")
         if kit.msbuild_extensions:
             out.append(f"    MSBuildExtensions: {len(kit.msbuild_extensions)} files")
-        problems(kit.problems)
+        _problems(out, paint, kit.problems)
     out.append("")
-    head(f"GPUs ({len(inv.gpus)})")
+
+
+def _gpus(out: list[str], inv: Inventory, paint: Painter) -> None:
+    out.append(paint(f"GPUs ({len(inv.gpus)})", "bold"))
     if not inv.gpus:
         out.append("  none found (no nvidia-smi, or no NVIDIA GPU)")
     for g in inv.gpus:
@@ -69,15 +91,4 @@ def render_inventory(inv: Inventory, paint: Painter) -> str:
         via = "" if g.compute_cap_source == "nvidia-smi" else f" ({g.compute_cap_source})"
         mem = f", {g.memory_mib} MiB" if g.memory_mib else ""
         out.append(f"  [{g.index}] {g.name}: {cc}{via}, driver {g.driver_version}{mem}")
-    problems(inv.gpu_problems, "  ")
-    if inv.platform != "windows":
-        out.append("")
-        head(f"Host compilers ({len(inv.host_compilers)})")
-        for c in inv.host_compilers:
-            out.append(f"  {c.name} {c.version}  {c.path}")
-            problems(c.problems)
-    if inv.problems:
-        out.append("")
-        head("Machine")
-        problems(inv.problems, "  ")
-    return "\n".join(out)
+    _problems(out, paint, inv.gpu_problems, "  ")
