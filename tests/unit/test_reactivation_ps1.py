@@ -519,3 +519,48 @@ def test_a_windows_slot_checks_the_base_environment_and_folds_as_windows(tmp_pat
     assert applied(d, env, windows=True) == by_envmgr(WIN_OPS, "cuda-12.9 vs2022", env, windows=True)
     state = applied(d, env, windows=True)
     assert state["Path"] == r"C:\CUDA\v12.9\bin;C:\TOOLS\\;C:\Windows\system32;C:\Windows"
+
+
+@pytest.mark.skipif(sys.platform != "win32", reason="the full CLI writes a Windows snapshot's slot on Windows only")
+def test_on_windows_the_full_cli_writes_the_slot(tmp_path):
+    # What Enter-Envmgr's first call does on Windows (the fast path never answers there): the full CLI
+    # answers from the cache and writes the slot. Runs on the workflow's Windows runners and in the
+    # Windows-CPython tier (tests/run-win32.sh).
+    from envmgr import __version__, cache
+    from envmgr.snapshot import Snapshot, to_toml
+    from tests.unit.test_export_idempotent import Ps1Model
+
+    watched = tmp_path / "vcvarsall.bat"
+    watched.write_text("x")
+    env = {k: v for k, v in os.environ.items() if not k.upper().startswith(("ENVMGR_", "CUDA", "_ENVMGR"))}
+    env.update(ENVMGR_CACHE_DIR=str(tmp_path / "cache"), NO_COLOR="1", CUDA_PATH_V12_4=r"C:\CUDA\v12.4",
+               INCLUDE=r"C:\old\include")
+    sel = {"vs": None, "toolset": None, "arch": "x64", "cuda": "12.9", "python": []}
+    delta = EnvDelta("windows", tuple(VarOp(*op) for op in WIN_OPS))
+    text = to_toml(Snapshot("windows", delta, (("cuda", "12.9.1"), ("cuda_short", "12.9"), ("arch", "x64")),
+                            (("cuda", r"C:\CUDA\v12.9"),), (), __version__, "2026-11-23"))
+    old = os.environ.get("ENVMGR_CACHE_DIR")
+    os.environ["ENVMGR_CACHE_DIR"] = env["ENVMGR_CACHE_DIR"]
+    try:
+        cache.store(cache.cache_key("windows", sel, WindowsEnv(env)), text, [str(watched), str(tmp_path / "later")])
+    finally:
+        os.environ.pop("ENVMGR_CACHE_DIR") if old is None else os.environ.__setitem__("ENVMGR_CACHE_DIR", old)
+    slot = tmp_path / "cache" / "reactivate" / "ps1---cuda_12.9.psd1"
+    args = ["--cuda", "12.9"]
+    done = subprocess.run([*FULL, "export", "--activate", "--format", "ps1", *args],
+                          env={**env, "ENVMGR_SLOT": str(slot)}, capture_output=True)
+    assert done.returncode == 0, done.stderr
+    d = slot_data(slot.read_bytes().decode("utf-8-sig"))
+    windows_env = WindowsEnv(env)
+    assert d["Windows"] is True and d["Args"] == args
+    assert _groups(d["Versioned"], 2) == [["CUDA_PATH_V12_4", r"C:\CUDA\v12.4"]]
+    assert _groups(d["Env"], 2) == [[n, env_get(windows_env, n, True) or ""] for n in env_names(True)]
+    for path, kind, ticks, length in _groups(d["Paths"], 4):
+        if kind != "A":
+            assert ticks == os.stat(path).st_mtime_ns // 100 + 621355968000000000, path
+    assert {p for p, k, _, _ in _groups(d["Paths"], 4) if k == "A"} >= {str(tmp_path / "later")}
+    assert holds(d, args, windows_env, windows=True)
+    printed = Ps1Model(dict(windows_env), True).run(done.stdout.decode("utf-8"))
+    assert applied(d, windows_env, windows=True) == printed
+    watched.write_text("changed")
+    assert not holds(d, args, windows_env, windows=True)
