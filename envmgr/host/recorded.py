@@ -135,11 +135,15 @@ class RecordedHost:
 
     def _load_files(self, files: Mapping) -> None:
         windows = self.platform == WINDOWS
+        fold, table, parents = (str.lower if windows else str), self._files, set()
         for path, value in files.items():
-            content = self._content(value, f"files.{path!r}")
+            content = value.encode("utf-8") if isinstance(value, str) else self._content(value, f"files.{path!r}")
             if clean_path(path, windows):
-                self._files[self._fold(path.rstrip("\\/") or path)] = (path, content)
-                self._add_dir(clean_parent(path, windows), clean=True)
+                table[fold(path.rstrip("\\/") or path)] = (path, content)
+                parent = clean_parent(path, windows)
+                if parent not in parents:   # most files share their folder with the one before
+                    parents.add(parent)
+                    self._add_dir(parent, clean=True)
                 continue
             norm = str(self._pure(path))
             self._files[self._fold(norm.rstrip("\\/") or norm)] = (norm, content)
@@ -265,15 +269,21 @@ class RecordedHost:
         index = getattr(self, "_index", None)
         if index is None:
             index = {}
-            for table in (self._files, self._dirs):
-                for k, v in table.items():
+            # Every path in the tables is in pathlib's form (str(PurePath)), whose name is what follows
+            # its last separator; pathlib is asked only when that is empty or a dot (an anchor).
+            for files in (True, False):
+                for k, v in (self._files if files else self._dirs).items():
                     cut = k.rfind(sep)
                     if cut < 0 or cut == len(k) - 1:
                         continue
-                    original = v[0] if isinstance(v, tuple) else v
-                    name = (original[original.rfind(sep) + 1:] if clean_path(original, sep == "\\")
-                            else self._pure(original).name)
-                    index.setdefault(k[:cut + 1], {})[k[cut + 1:]] = name
+                    original = v[0] if files else v
+                    name = original[original.rfind(sep) + 1:]
+                    if not name or name[0] == "." and name in (".", ".."):
+                        name = self._pure(original).name
+                    children = index.get(k[:cut + 1])
+                    if children is None:
+                        children = index[k[:cut + 1]] = {}
+                    children[k[cut + 1:]] = name
             self._index = index
         return index
 

@@ -136,3 +136,33 @@ def test_cache_clear_removes_the_kept_parses(tmp_path, monkeypatch):
     assert list((tmp_path / "cache" / "records").glob("*.marshal"))
     assert cache.clear() == 0                                  # snapshots only are counted
     assert not list((tmp_path / "cache" / "records").glob("*.marshal"))
+
+
+def _reference_index(host: RecordedHost, sep: str) -> dict:
+    """The folder index as b9b1cff built it: pathlib's name for any path not clean_path."""
+    index = {}
+    for table in (host._files, host._dirs):
+        for k, v in table.items():
+            cut = k.rfind(sep)
+            if cut < 0 or cut == len(k) - 1:
+                continue
+            original = v[0] if isinstance(v, tuple) else v
+            name = (original[original.rfind(sep) + 1:] if clean_path(original, sep == "\\")
+                    else host._pure(original).name)
+            index.setdefault(k[:cut + 1], {})[k[cut + 1:]] = name
+    return index
+
+
+@pytest.mark.parametrize(("platform", "paths"), [(WINDOWS, WIN), (LINUX, POSIX)])
+def test_the_folder_index_names_odd_paths_as_pathlib(platform, paths):
+    files = {p + suffix: "" for p in paths if p for suffix in ("", "\\f.txt" if platform == WINDOWS else "/f.txt")}
+    host = RecordedHost({"platform": platform, "files": files, "dirs": [p for p in paths if p]})
+    sep = "\\" if platform == WINDOWS else "/"
+    assert host._children(sep) == _reference_index(host, sep)
+
+
+@pytest.mark.parametrize("machine", MACHINES, ids=lambda p: p.stem)
+def test_the_folder_index_is_pathlibs_on_every_machine(machine):
+    host = load_machine(str(machine))
+    sep = "\\" if host.platform == WINDOWS else "/"
+    assert host._children(sep) == _reference_index(host, sep)
