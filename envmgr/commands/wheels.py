@@ -75,18 +75,8 @@ def install_wheel(obj: Ctx, args: list[str], *, vs, toolset, arch, cuda, pythons
 
     from .. import wheels
     from ..activation import activation_delta
-    from ..errors import UsageError
-    from ..output import say
 
-    if not args or not recipe:
-        raise UsageError("envmgr install needs --recipe NAME and a SPEC", "e.g. envmgr install --recipe "
-                         "llama-cpp-python llama-cpp-python==0.3.36 (see `envmgr recipes`)")
-    spec, pip_opts = args[-1], args[:-1]
-    _check_spec(spec)
-    if publish_to:
-        from ..wheelindex import check_dest
-
-        check_dest(Path(publish_to).expanduser())
+    spec, pip_opts = _install_args(args, recipe, publish_to)
     from ..cli import get_snapshot
 
     sel = (vs, toolset, arch, cuda, pythons, from_file, refresh, strict)
@@ -105,29 +95,14 @@ def install_wheel(obj: Ctx, args: list[str], *, vs, toolset, arch, cuda, pythons
         return wheels.WheelKey(name, version, source, cuda_version if is_cuda else "", archs, generator,
                                cmake_args, py_tag, platform)
 
-    from ..wheelremote import configured_index
-    from .wheelpublish import from_index, publish_installed
+    from .wheelpublish import publish_installed
 
     if info.name and info.version and info.source and not rebuild:
-        key = key_for(info.name, info.version, info.source)
-        hit = wheels.lookup(key, is_cuda, lambda m: say(f"envmgr: {m}"))
-        origin = "cache"
-        if hit is not None:
-            say(f"envmgr: reusing the cached wheel {hit.wheel} (built in {hit.build_seconds:.0f} s, {hit.created}); "
-                f"key {hit.key.digest()}")
-        else:
-            hit, origin = from_index(wheel_index, key, is_cuda), "index"
-        if hit is not None:
-            index = configured_index(wheel_index) or "" if origin == "index" else ""
-            publish_installed(publish_to, hit.path)
-            return Installed(_pip_install(python, hit.path, pip_opts, no_deps, env), origin, hit.wheel, str(hit.path),
-                             hit.build_seconds, hit.folder.name, index)
-    if info.source is None:
-        say(f"envmgr: {spec} is a source folder or URL: built every time, never cached")
-    elif info.version is None and info.name:
-        old = wheels.newest_for(info.name)
-        say(f"envmgr: {spec} pins no version: building" +
-            (f" (the cache holds {old.key.version}; pin =={old.key.version} to reuse it)" if old else ""))
+        reused = _reuse(key_for(info.name, info.version, info.source), is_cuda, wheel_index, publish_to,
+                        python, pip_opts, no_deps, env)
+        if reused is not None:
+            return reused
+    _say_why_built(spec, info)
     start = time.perf_counter()
     entry_or_path = _build(python, spec, pip_opts, env, key_for, info, is_cuda, start,
                            datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
@@ -136,6 +111,58 @@ def install_wheel(obj: Ctx, args: list[str], *, vs, toolset, arch, cuda, pythons
     return Installed(_pip_install(python, entry_or_path, pip_opts, no_deps, env),
                      "source" if info.source is None else "built", path.name, str(path), seconds,
                      "" if info.source is None else path.parent.name)
+
+
+def _install_args(args: list[str], recipe, publish_to) -> tuple[str, list[str]]:
+    """(SPEC, the pip options before it), checked before anything is resolved; a bad --publish folder too."""
+    from ..errors import UsageError
+
+    if not args or not recipe:
+        raise UsageError("envmgr install needs --recipe NAME and a SPEC", "e.g. envmgr install --recipe "
+                         "llama-cpp-python llama-cpp-python==0.3.36 (see `envmgr recipes`)")
+    spec, pip_opts = args[-1], args[:-1]
+    _check_spec(spec)
+    if publish_to:
+        from ..wheelindex import check_dest
+
+        check_dest(Path(publish_to).expanduser())
+    return spec, pip_opts
+
+
+def _reuse(key, is_cuda: bool, wheel_index, publish_to, python: str, pip_opts: list[str], no_deps: bool,
+           env: dict) -> Installed | None:
+    """The wheel of `key` from the local cache, else from the wheel index, installed; None when neither has it."""
+    from .. import wheels
+    from ..output import say
+    from ..wheelremote import configured_index
+    from .wheelpublish import from_index, publish_installed
+
+    hit = wheels.lookup(key, is_cuda, lambda m: say(f"envmgr: {m}"))
+    origin = "cache"
+    if hit is not None:
+        say(f"envmgr: reusing the cached wheel {hit.wheel} (built in {hit.build_seconds:.0f} s, {hit.created}); "
+            f"key {hit.key.digest()}")
+    else:
+        hit, origin = from_index(wheel_index, key, is_cuda), "index"
+    if hit is None:
+        return None
+    index = configured_index(wheel_index) or "" if origin == "index" else ""
+    publish_installed(publish_to, hit.path)
+    return Installed(_pip_install(python, hit.path, pip_opts, no_deps, env), origin, hit.wheel, str(hit.path),
+                     hit.build_seconds, hit.folder.name, index)
+
+
+def _say_why_built(spec: str, info) -> None:
+    """Why SPEC is built rather than taken from the cache, when the spec itself is the reason."""
+    from .. import wheels
+    from ..output import say
+
+    if info.source is None:
+        say(f"envmgr: {spec} is a source folder or URL: built every time, never cached")
+    elif info.version is None and info.name:
+        old = wheels.newest_for(info.name)
+        say(f"envmgr: {spec} pins no version: building" +
+            (f" (the cache holds {old.key.version}; pin =={old.key.version} to reuse it)" if old else ""))
 
 
 def _build(python, spec, pip_opts, env, key_for, info, is_cuda, start, created):
