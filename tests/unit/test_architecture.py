@@ -147,3 +147,11 @@ def test_no_import_cycles():
     assert len(graph) > 50 and graph["cli"]          # the scan sees the package
     assert _cycles(graph) == []
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == [["a", "b", "c", "a"]]
+
+
+def test_no_function_over_60_lines():
+    """From `def` to the last line (decorators aside): a longer one is split into named steps."""
+    long = [f"{rel}:{node.name} ({node.end_lineno - node.lineno + 1} lines)" for rel, tree in _modules()
+            for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.end_lineno - node.lineno + 1 > 60]
+    assert long == []
