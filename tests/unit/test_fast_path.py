@@ -179,3 +179,22 @@ def test_dumps_is_json_dumps(value):
     for ascii_only in (True, False):
         assert cachekey.dumps(value, ensure_ascii=ascii_only) == json.dumps(value, sort_keys=True,
                                                                             ensure_ascii=ascii_only)
+
+
+HEAVY = ("typing", "click", "envmgr.cli", "envmgr.host.live", "tomllib", "pathlib", "hashlib", "json")
+PROBE = ("import sys\n"
+         "sys.argv = ['envmgr', *sys.argv[1:]]\n"
+         "try:\n    from envmgr._fast import main; main()\nexcept SystemExit:\n    pass\n"
+         "sys.stderr.write(repr(sorted(m for m in sys.modules if m in %r)))\n" % (HEAVY,))
+
+
+@pytest.mark.parametrize("args", [["--version"], ["export", "--cuda", "13.0", "--format", "sh"]],
+                         ids=["version", "cached export"])
+def test_the_fast_path_imports_none_of_the_heavy_modules(args, env, tmp_path):
+    """A cache hit costs Python's start and a few ms (issue 14): `typing` alone is ~20 ms here (a
+    `from typing import Mapping` in a module the fast path imported made --version +20 ms)."""
+    watched = tmp_path / "vcvarsall.bat"
+    watched.write_text("x")
+    store(env, PLAIN, watched, cuda="13.0")
+    done = subprocess.run([sys.executable, "-S", "-c", PROBE, *args], env=env, capture_output=True, text=True)
+    assert done.stdout and done.stderr.endswith("[]"), done.stderr
