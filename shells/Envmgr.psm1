@@ -15,8 +15,7 @@ function Enter-Envmgr {
     $saved = $env:ENVMGR_SLOT
     [Environment]::SetEnvironmentVariable('ENVMGR_SLOT', $slot)    # envmgr writes the slot there
     try {
-        $script = (& envmgr export --activate --format ps1 @list | Out-String)
-        $code = $LASTEXITCODE
+        $script, $code = Get-EnvmgrScript (@('export', '--activate', '--format', 'ps1') + $list)
     } finally {
         [Environment]::SetEnvironmentVariable('ENVMGR_SLOT', $saved)
     }
@@ -27,9 +26,23 @@ function Enter-Envmgr {
 function Exit-Envmgr {
     [CmdletBinding()]
     param()
-    $script = (& envmgr deactivate --format ps1 | Out-String)
-    if ($LASTEXITCODE -ne 0) { throw "envmgr deactivate failed (exit code $LASTEXITCODE)" }
+    $script, $code = Get-EnvmgrScript @('deactivate', '--format', 'ps1')
+    if ($code -ne 0) { throw "envmgr deactivate failed (exit code $code)" }
     if ($script.Trim()) { Invoke-Expression $script }
+}
+
+# envmgr writes UTF-8 into a pipe; PowerShell decodes a program's output with [Console]::OutputEncoding
+# (the console's OEM code page unless changed), which turned a non-ASCII value (C:\Users\Jörg\... in the
+# PATH that Exit-Envmgr restores) into other characters. UTF-8 while envmgr runs, then as it was.
+function Get-EnvmgrScript([string[]] $EnvmgrArgs) {
+    $before = [Console]::OutputEncoding
+    try { [Console]::OutputEncoding = New-Object System.Text.UTF8Encoding $false } catch { }
+    try {
+        $text = (& envmgr @EnvmgrArgs | Out-String)
+        return $text, $LASTEXITCODE
+    } finally {
+        try { [Console]::OutputEncoding = $before } catch { }
+    }
 }
 
 # ---- Re-activation without Python (issue 14 item 3) ---------------------------------------------

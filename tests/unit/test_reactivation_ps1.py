@@ -252,9 +252,10 @@ def test_the_module_parses_and_reads_exactly_the_slots_keys():
     commands = {f: [c for _, c in sorted(found)] for f, found in commands.items()}
     used = {c for f in checker for c in commands.get(f, [])}
     assert used == {"Import-PowerShellDataFile", "Get-EnvmgrKey", "Test-EnvmgrStamp", "Join-EnvmgrList"}
-    assert commands["Enter-Envmgr"][:3] == ["Get-EnvmgrSlotPath", "Use-EnvmgrSlot", "command_invokation_operator"]
+    assert commands["Enter-Envmgr"][:3] == ["Get-EnvmgrSlotPath", "Use-EnvmgrSlot", "Get-EnvmgrScript"]
+    assert commands["Get-EnvmgrScript"] == ["New-Object", "command_invokation_operator", "Out-String"]   # & envmgr
     enter = text[text.index("function Enter-Envmgr"):text.index("function Exit-Envmgr")]
-    assert enter.index("-eq 'applied') { return }") < enter.index("& envmgr export")
+    assert enter.index("-eq 'applied') { return }") < enter.index("Get-EnvmgrScript (@('export'")
 
 
 # ---- the slot envmgr writes (Linux: the fast path; everywhere: the full CLI) -----------------------

@@ -35,8 +35,13 @@ def test_powershell_module_functions_and_manifest_agree():
     psd1 = (shells_dir() / "Envmgr.psd1").read_text(encoding="utf-8")
     for function in ("Enter-Envmgr", "Exit-Envmgr"):
         assert f"function {function}" in psm1 and f"'{function}'" in psd1
-    assert "envmgr export --activate --format ps1" in psm1
-    assert "envmgr deactivate --format ps1" in psm1
+    assert "Get-EnvmgrScript (@('export', '--activate', '--format', 'ps1') + $list)" in psm1
+    assert "Get-EnvmgrScript @('deactivate', '--format', 'ps1')" in psm1
+    # envmgr's UTF-8 decoded as UTF-8, whatever the console's code page, and the code page put back
+    helper = psm1[psm1.index("function Get-EnvmgrScript"):]
+    helper = helper[:helper.index("\n}\n") + 3]
+    assert helper.index("[Console]::OutputEncoding = New-Object System.Text.UTF8Encoding $false") < \
+        helper.index("& envmgr @EnvmgrArgs") < helper.index("finally") < helper.index("[Console]::OutputEncoding = $before")
     assert "Register-ArgumentCompleter -Native -CommandName @('envmgr'" in psm1
     assert "RootModule        = 'Envmgr.psm1'" in psd1
 
