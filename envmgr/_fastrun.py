@@ -140,12 +140,14 @@ def run(ops, marker: str, command: tuple) -> bool:
 
     def handler(signum, _frame):
         # spawn._Relay: Ctrl+C and Ctrl+\ are the child's (it shares the terminal); SIGTERM and
-        # SIGHUP sent to envmgr alone go on to the child and what it started.
+        # SIGHUP sent to envmgr alone go on to the child and what it started, and SIGINT/SIGQUIT too
+        # where no terminal sent them to the child (spawn.passes_on).
         got.append(signum)
-        if state["pid"] is not None and signum in _PASSED_ON:
-            from .spawn import _kill_tree
+        if state["pid"] is not None:
+            from .spawn import _kill_tree, passes_on
 
-            _kill_tree(state["pid"], signum)
+            if passes_on(signum):
+                _kill_tree(state["pid"], signum)
 
     previous = {s: signal.signal(s, handler) for s in _RELAYED}
     state["pid"] = _start(program, [program, *command[1:]], env)

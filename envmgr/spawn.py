@@ -3,7 +3,9 @@
 Ctrl+C belongs to the child: envmgr takes no action on SIGINT while it waits, so the child (which
 shares the terminal's process group) gets it and decides; envmgr then returns the child's exit code
 (128 + N for a child killed by signal N, as shells do). SIGTERM and SIGHUP sent to envmgr alone are
-passed on, so a killed envmgr never leaves its child running. Under --log the child has a terminal
+passed on, so a killed envmgr never leaves its child running; so are SIGINT and SIGQUIT when envmgr is
+not in its terminal's foreground (no terminal at all: CI, a supervisor; `setsid`), where no
+keystroke can have sent them to the child too. Under --log the child has a terminal
 and a session of its own, which the terminal's signals cannot reach: envmgr passes those on too.
 """
 from __future__ import annotations
@@ -62,6 +64,27 @@ def _relay():
             signal.signal(signum, old)
 
 
+def passes_on(signum: int) -> bool:
+    """Whether envmgr hands this signal to its child: SIGTERM and SIGHUP always; SIGINT and SIGQUIT
+    unless envmgr is in its terminal's foreground process group, where the terminal sent the child
+    the same keystroke (a second one would stop pip's clean-up, say)."""
+    name = signal.Signals(signum).name
+    return name in _PASSED_ON or (name in ("SIGINT", "SIGQUIT") and not _in_terminal_foreground())
+
+
+def _in_terminal_foreground() -> bool:
+    try:
+        fd = os.open("/dev/tty", os.O_RDONLY | os.O_NOCTTY)
+    except OSError:
+        return False                # no controlling terminal
+    try:
+        return os.tcgetpgrp(fd) == os.getpgrp()
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
 def _kill(pid: int, signum: int, group: bool = False) -> None:
     try:
         (os.killpg if group else os.kill)(pid, signum)
@@ -118,7 +141,7 @@ def run(argv: Sequence[str], env: Mapping[str, str], *, interrupted: str | None 
             return _wait(proc)
     with _relay() as relay:
         proc = _start(argv[0], [program, *argv[1:]], env=dict(env))
-        relay.started(proc.pid, lambda signum: signal.Signals(signum).name in _PASSED_ON and _kill_tree(proc.pid, signum))
+        relay.started(proc.pid, lambda signum: passes_on(signum) and _kill_tree(proc.pid, signum))
         code = _wait(proc)
     return _outcome(code, relay.got, interrupted)
 

@@ -104,15 +104,18 @@ def test_a_signal_to_envmgr_under_log_reaches_the_command(tmp_path, sig):
     assert not alive(tmp_path / "child.pid")
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT, signal.SIGQUIT])
 def test_a_signal_to_envmgr_run_is_passed_to_the_command(tmp_path, sig):
-    # envmgr used to die at once and leave the command running
+    # envmgr used to die at once and leave the command running (SIGTERM, SIGHUP); SIGINT and SIGQUIT
+    # sent to envmgr alone, with no terminal (a new session: as under CI or a supervisor), were
+    # swallowed and the command ran to its end (issue 11's open point)
     out = tmp_path / "out.txt"
     with open(out, "wb") as sink:
         proc = subprocess.Popen([sys.executable, *envmgr_argv(tmp_path, "run", "--", "sh", "-c",
-                                                              "trap 'echo GOT; kill $!; exit 7' TERM HUP; "
+                                                              "trap 'echo GOT; kill $!; exit 7' TERM HUP INT QUIT; "
                                                               "echo READY; sleep 30 & wait; echo DONE")],
-                                env=environ(tmp_path), cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=sink)
+                                env=environ(tmp_path), cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=sink,
+                                start_new_session=True)
         _wait_for(out, "READY")
         proc.send_signal(sig)
         assert proc.wait(timeout=10) == 7                  # the command's own answer to the signal
