@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -80,6 +81,33 @@ KEY_VARS = ["CUDA_PATH", "CUDA_HOME", "CUDA_ROOT", "CUDAToolkit_ROOT", "CONDA_PR
             "SystemRoot", "CUDA_PATH_V12_4", "cuda_path_v13_0"]
 
 
+@contextmanager
+def changed(change: str, setup):
+    """One key input changed (undone afterwards where it is this machine's): the environment that
+    envmgr's test hook refuses in (ENVMGR_TEST_REFUSE: exit 3 shows envmgr was asked) and the arguments."""
+    env = setup[0]
+    refused, args = {**env, "ENVMGR_TEST_REFUSE": "1"}, "--cuda 13.0"
+    st = None
+    if change in CHANGES:
+        CHANGES[change](setup)
+    elif change.startswith("variable "):
+        refused[change.split()[1]] = "/elsewhere"
+    elif change == "other arguments":
+        args = "'--cuda 13.0'"                              # the same slot name, other arguments
+    elif change == "no arguments":
+        args = "--cuda 13.0 ''"
+    elif change == "an active environment":
+        refused.update(ENVMGR_ACTIVE="x", ENVMGR_RESTORE="{}")
+    elif change == "version file":
+        st = os.stat(VERSION_FILE)
+        os.utime(VERSION_FILE, ns=(st.st_atime_ns, st.st_mtime_ns + 1000))
+    try:
+        yield refused, args
+    finally:
+        if st is not None:
+            os.utime(VERSION_FILE, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
 @pytest.mark.parametrize("shell", SHELLS)
 @pytest.mark.parametrize("change", sorted(CHANGES) + [f"variable {v}" for v in KEY_VARS] +
                          ["other arguments", "an active environment", "version file"])
@@ -88,24 +116,8 @@ def test_a_changed_key_input_hands_over_to_envmgr(shell, change, setup):
     activate(shell, env)
     activate(shell, env)
     assert calls(log) == 1                                  # the slot works before the change
-    refused = {**env, "ENVMGR_TEST_REFUSE": "1"}
-    before, args = "", "--cuda 13.0"
-    if change in CHANGES:
-        CHANGES[change](setup)
-    elif change.startswith("variable "):
-        refused[change.split()[1]] = "/elsewhere"
-    elif change == "other arguments":
-        args = "'--cuda 13.0'"                              # the same slot name, other arguments
-    elif change == "an active environment":
-        refused.update(ENVMGR_ACTIVE="x", ENVMGR_RESTORE="{}")
-    elif change == "version file":
-        st = os.stat(VERSION_FILE)
-        os.utime(VERSION_FILE, ns=(st.st_atime_ns, st.st_mtime_ns + 1000))
-    try:
-        code, state = activate(shell, refused, before, args)
-    finally:
-        if change == "version file":
-            os.utime(VERSION_FILE, ns=(st.st_atime_ns, st.st_mtime_ns))
+    with changed(change, setup) as (refused, args):
+        code, state = activate(shell, refused, "", args)
     assert code == 3 and calls(log) == 2, change            # envmgr was asked
     assert "ENVMGR_ACTIVE" not in state or change == "an active environment"
     assert state["PATH"] == env["PATH"]                     # and nothing was applied

@@ -18,11 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from envmgr import __file__ as VERSION_FILE
 from envmgr.shellinit import shells_dir
 
 from tests.unit.test_fast_path import PLAIN, store
-from tests.unit.test_reactivation import CHANGES, KEY_VARS, calls, setup  # noqa: F401 - the fixture
+from tests.unit.test_reactivation import CHANGES, KEY_VARS, calls, changed, setup  # noqa: F401 - the fixture
 
 pytestmark = [pytest.mark.skipif(sys.platform == "win32", reason="fish on POSIX"),
               pytest.mark.skipif(shutil.which("fish") is None, reason="no fish")]
@@ -98,26 +97,8 @@ def test_a_changed_key_input_hands_over_to_envmgr(change, setup):
     activate(env)
     activate(env)
     assert calls(log) == 1                                  # the slot works before the change
-    refused = {**env, "ENVMGR_TEST_REFUSE": "1"}
-    before, args = "", "--cuda 13.0"
-    if change in CHANGES:
-        CHANGES[change](setup)
-    elif change.startswith("variable "):
-        refused[change.split()[1]] = "/elsewhere"
-    elif change == "other arguments":
-        args = "'--cuda 13.0'"                              # the same slot name, other arguments
-    elif change == "no arguments":
-        args = "--cuda 13.0 ''"
-    elif change == "an active environment":
-        refused.update(ENVMGR_ACTIVE="x", ENVMGR_RESTORE="{}")
-    elif change == "version file":
-        st = os.stat(VERSION_FILE)
-        os.utime(VERSION_FILE, ns=(st.st_atime_ns, st.st_mtime_ns + 1000))
-    try:
-        code, state = activate(refused, before, args)
-    finally:
-        if change == "version file":
-            os.utime(VERSION_FILE, ns=(st.st_atime_ns, st.st_mtime_ns))
+    with changed(change, setup) as (refused, args):
+        code, state = activate(refused, "", args)
     assert code == 3 and calls(log) == 2, change            # envmgr was asked
     assert "ENVMGR_ACTIVE" not in state or change == "an active environment"
     assert state["PATH"] == env["PATH"]                     # and nothing was applied
