@@ -14,7 +14,7 @@ from pathlib import Path
 
 from . import __version__
 
-from .cachekey import KEY_ENV, stat_token  # noqa: F401  (the key rule lives in cachekey.py)
+from .cachekey import ABSENT, KEY_ENV, stat_token, token  # noqa: F401  (the key rule lives in cachekey.py)
 from .host.process import setting
 
 
@@ -58,8 +58,8 @@ def host_token(host, path: str) -> str:
     try:
         st = host.stat(path)
     except OSError:
-        return "absent"
-    return f"{st.mtime_ns}:{st.size}"
+        return ABSENT
+    return token(st.mtime_ns, st.size)
 
 
 def lookup(key: str, warn=None, host=None) -> str | None:

@@ -85,12 +85,20 @@ def cache_key(platform: str, selectors: dict, env, version: str, base: dict | No
     return _sha256_hex(blob.encode())[:24]
 
 
+ABSENT = "absent"
+
+
+def token(mtime_ns: int, size: int) -> str:
+    """What a cache entry keeps of a watched path's stat (ABSENT for none)."""
+    return f"{mtime_ns}:{size}"
+
+
 def stat_token(path: str) -> str:
     try:
         st = os.stat(path)
     except OSError:
-        return "absent"
-    return f"{st.st_mtime_ns}:{st.st_size}"
+        return ABSENT
+    return token(st.st_mtime_ns, st.st_size)
 
 
 def entry_token(path: str) -> str:
@@ -98,7 +106,7 @@ def entry_token(path: str) -> str:
     try:
         st = os.stat(path)
     except OSError:
-        return "absent"
+        return ABSENT
     return f"{st.st_ino}:{st.st_mtime_ns}:{st.st_size}"
 
 

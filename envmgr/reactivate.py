@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 
-from .cachekey import KEY_ENV, VERSIONED_PREFIX, stat_token
+from .cachekey import ABSENT, KEY_ENV, VERSIONED_PREFIX, stat_token
 
 SEP = "\037"    # joins the arguments in the shell ("$*" with IFS=$'\037')
 
@@ -60,7 +60,7 @@ def sh_slot(data: dict, args: list[str], env, stamps: str, extra: list[str]) -> 
     os.makedirs(stamps, exist_ok=True)
     watched = {**data["validity"], **{p: stat_token(p) for p in extra}}
     for i, (path, token) in enumerate(sorted(watched.items())):
-        if token == "absent":
+        if token == ABSENT:
             checks.append(f"__envmgr_absent {quote(path)}")
             continue
         st = os.stat(path)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 
-from .cachekey import KEY_ENV, VERSIONED_PREFIX, stat_token
+from .cachekey import ABSENT, KEY_ENV, VERSIONED_PREFIX, stat_token
 from .reactivate import _identifier
 
 _OPS = ("set", "unset", "prepend", "append")
@@ -78,7 +78,7 @@ def _stamps(data: dict, stamps: str, extra: list[str], quote) -> list:
     watched = {**data["validity"], **{p: stat_token(p) for p in extra}}
     out = []
     for i, (path, token) in enumerate(sorted(watched.items())):
-        if token == "absent":
+        if token == ABSENT:
             out.append(f"__envmgr_absent {quote(path)}")
             continue
         st = os.stat(path)

@@ -28,7 +28,7 @@ import os
 import stat
 import sys
 
-from .cachekey import KEY_ENV, VERSIONED_PREFIX, stat_token
+from .cachekey import ABSENT, KEY_ENV, VERSIONED_PREFIX, stat_token
 
 FORMAT = 1
 TICKS_AT_UNIX_EPOCH = 621355968000000000     # DateTime(1970, 1, 1).Ticks
@@ -85,7 +85,7 @@ def _paths(watched: dict) -> list | None:
     for path, token in sorted(watched.items()):
         if not os.path.isabs(path) or not _storable(path):
             return None
-        if token == "absent":
+        if token == ABSENT:
             out.append((path, "A", 0, 0))
             continue
         try:
