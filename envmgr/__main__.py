@@ -1,4 +1,4 @@
-from envmgr.cli import main
+from envmgr.cli.main import main
 
 if __name__ == "__main__":
     main()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .version import Version, mm
+from envmgr.version import Version, mm
 
 
 @dataclass(frozen=True)

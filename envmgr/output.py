@@ -4,7 +4,8 @@ from __future__ import annotations
 import json
 import sys
 from typing import Any, TextIO
-from .host.process import setting
+
+from envmgr.host.process import setting
 
 JSON_SCHEMA_VERSION = 1
 _CODES = {"bold": "1", "dim": "2", "red": "31", "green": "32", "yellow": "33", "cyan": "36"}

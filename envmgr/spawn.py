@@ -11,6 +11,7 @@ and a session of its own, which the terminal's signals cannot reach: envmgr pass
 from __future__ import annotations
 
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -18,7 +19,7 @@ import sys
 from contextlib import contextmanager
 from typing import Mapping, Sequence
 
-from .errors import CannotStart, CommandNotFound, Interrupted
+from envmgr.errors import CannotStart, CommandNotFound, Interrupted
 
 
 @contextmanager
@@ -242,7 +243,6 @@ def _pass_on_pty(pid: int, master: int, signum: int) -> None:
 def _copy_output(proc: subprocess.Popen, master: int, log, stdin_tty: bool) -> None:
     """Until the pty has no writer left, or the child has ended and nothing is left to read (a daemon
     it started may hold the pty open for ever)."""
-    import select
 
     fds = [master, 0] if stdin_tty else [master]
     to_stdout = True

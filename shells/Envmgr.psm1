@@ -46,7 +46,7 @@ function Get-EnvmgrScript([string[]] $EnvmgrArgs) {
 }
 
 # ---- Re-activation without Python (issue 14 item 3) ---------------------------------------------
-# envmgr/reactivate_ps1.py writes the slot: a .psd1 hashtable read as data (Import-PowerShellDataFile
+# envmgr/fastpath/slot_ps1.py writes the slot: a .psd1 hashtable read as data (Import-PowerShellDataFile
 # runs nothing). It holds what envmgr's answer depends on as envmgr read it: the arguments, the cache
 # key's variables, the CUDA_PATH_V* set, and the LastWriteTimeUtc ticks, kind and length (or absence)
 # of every watched path. Use-EnvmgrSlot compares each with this session and this disk, then computes

@@ -2,7 +2,7 @@
 #   source '/path/to/envmgr/shells/envmgr.fish'   (a static file: opening a shell starts no Python)
 # envmgr_activate [selectors]   apply an envmgr environment to this shell (replaces an active one)
 # envmgr_deactivate             restore exactly what was there before
-# Re-activation without Python: envmgr writes a slot per argument list (envmgr/reactivate_fish.py)
+# Re-activation without Python: envmgr writes a slot per argument list (envmgr/fastpath/slot_fish.py)
 # that fish checks itself (arguments, the cache key's variables, stamps of every watched path) and
 # applies; when anything changed, envmgr runs as usual. Locals here are all named __envmgr_*: a
 # local of this function hides a global of its name from the envmgr it starts, not from the slot.

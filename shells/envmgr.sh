@@ -2,7 +2,7 @@
 #   . '/path/to/envmgr/shells/envmgr.sh'        (a static file: opening a shell starts no Python)
 # envmgr_activate [selectors]   apply an envmgr environment to this shell (replaces an active one)
 # envmgr_deactivate             restore exactly what was there before (variables that did not exist are unset)
-# Re-activation without Python: envmgr writes a slot per argument list (envmgr/reactivate.py) that
+# Re-activation without Python: envmgr writes a slot per argument list (envmgr/fastpath/slot_sh.py) that
 # this shell checks itself (arguments, the cache key's variables, stamps of every watched path) and
 # applies; when anything changed, envmgr runs as usual.
 envmgr_activate() {

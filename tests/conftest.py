@@ -60,7 +60,7 @@ class CliResult:
 def run_cli(*args: str, env: dict | None = None, host=None) -> CliResult:
     """Run envmgr in-process (fast) with its real error handling and exit codes; `host` is the machine
     the command describes (default: this one), given to the CLI as a command line gives a --machine."""
-    from envmgr.cli import Ctx, cli
+    from envmgr.cli.main import Ctx, cli
 
     runner = CliRunner()
     base = {"NO_COLOR": "1", "ENVMGR_MACHINE": None, "ENVMGR_WINEPREFIX": None}

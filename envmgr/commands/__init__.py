@@ -1,28 +1,9 @@
-"""Commands that live in their own modules, loaded only when they are used.
+"""The commands: one module per command, named after it (`envmgr fix-msbuild` is fix_msbuild.py), each
+exposing `command`; helpers a command alone uses sit beside it (install_flow.py, install_build.py,
+install_fix.py, fix_msbuild_flow.py).
 
-A command's module is imported when click asks for that command (or lists them all for --help),
-so `envmgr --version` and a cached `envmgr export` import none of them.
+A command parses its options (cli.options), calls the core (snapshot, cache, recipes, doctor, wheels,
+msbuild, verify) and renders the result (output). Commands may import every layer below them and
+cli/, never one another except their own helpers. cli/main.py loads a command's module only when click
+asks for it, so `envmgr --version` and a cached `envmgr export` import none of them.
 """
-from __future__ import annotations
-
-import importlib
-
-# command name -> (module in envmgr.commands, attribute)
-LAZY = {
-    "run": ("session", "run_command"),
-    "shell": ("session", "shell_command"),
-    "recipes": ("session", "recipes_command"),
-    "deactivate": ("session", "deactivate_command"),
-    "init": ("session", "init_command"),
-    "fix-msbuild": ("fix_msbuild", "command"),
-    "doctor": ("doctor", "command"),
-    "complete-words": ("completion", "command"),
-    "install": ("wheels", "install_command"),
-    "wheels": ("wheels", "wheels_group"),
-    "verify": ("verify", "command"),
-}
-
-
-def load(name: str):
-    module, attribute = LAZY[name]
-    return getattr(importlib.import_module(f"{__name__}.{module}"), attribute)

@@ -5,7 +5,11 @@ import sys
 
 import click
 
-from ..cli import Ctx
+from envmgr.cli.main import Ctx
+from envmgr.doctor.run import exit_code, gather, parse_only, render, report_json, run_checks
+from envmgr.errors import UsageError
+from envmgr.output import Painter, Spinner, emit_json
+from envmgr.snapshot.selectors import Selectors
 
 
 @click.command("doctor")
@@ -41,8 +45,6 @@ def command(obj: Ctx, vs, toolset, arch, cuda, only, dll, loader, dll_dirs, log,
       envmgr doctor --dll llama_cpp      why import llama_cpp cannot load its DLLs
       envmgr doctor --log build.log      what went wrong in a pip install -v log
     """
-    from ..errors import UsageError
-    from ..output import Painter, emit_json
 
     if sum(bool(x) for x in (dll, log, only)) > 1:
         raise UsageError("--dll, --log and --only do not combine", "use one of them per run")
@@ -51,7 +53,7 @@ def command(obj: Ctx, vs, toolset, arch, cuda, only, dll, loader, dll_dirs, log,
     paint = Painter(sys.stdout)
     ctx = click.get_current_context()
     if log:
-        from ..doctor.logscan import render_scan, scan_json, scan_path
+        from envmgr.doctor.logscan import render_scan, scan_json, scan_path
 
         scan = scan_path(log)   # streamed: any size; bad input is one line and exit 2
         if as_json:
@@ -60,7 +62,7 @@ def command(obj: Ctx, vs, toolset, arch, cuda, only, dll, loader, dll_dirs, log,
             click.echo(render_scan(scan, paint), nl=False)
         ctx.exit(1 if scan.matches else 0)
     if dll:
-        from ..doctor.run import dll_json, dll_report, render_tree
+        from envmgr.doctor.run import dll_json, dll_report, render_tree
 
         report = dll_report(obj.host, dll, obj.host.interpreter(), loader=loader, dll_dirs=tuple(dll_dirs))
         if as_json:
@@ -68,9 +70,6 @@ def command(obj: Ctx, vs, toolset, arch, cuda, only, dll, loader, dll_dirs, log,
         else:
             click.echo(render_tree(report, paint), nl=False)
         ctx.exit(0 if report.loads else 1)
-    from ..doctor.run import exit_code, gather, parse_only, render, report_json, run_checks
-    from ..output import Spinner
-    from ..selectors import Selectors
 
     ids = parse_only(only)
     with Spinner("checking"):

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import click
 
+from envmgr.commands.fix_msbuild_flow import Options, run
+
 SCRIPT_FORMATS = ("ps1", "cmd", "sh", "fish", "dotenv", "github")
 
 
@@ -35,10 +37,9 @@ def command(obj, vs, cuda, dry_run, check, undo, yes, as_json, export_route, app
       envmgr fix-msbuild --vs buildtools -y   copy without asking
       envmgr fix-msbuild --undo               put back what the last run changed
     """
-    from .fix_msbuild_flow import Options, run
 
     if dry_run and check:
-        from ..errors import UsageError
+        from envmgr.errors import UsageError
 
         # Together, one of them would silently win (it was --dry-run: exit 0 where --check alone exits 1).
         raise UsageError("--dry-run and --check do not combine", "--check alone: it changes nothing and "

@@ -13,15 +13,21 @@ from pathlib import Path
 
 import click
 
-from ..errors import CheckFailed, EnvmgrError, UsageError
-from ..host.base import WINDOWS
-from ..msbuild.apply import ApplyFailed, Outcome, apply_copies, undo_last
-from ..msbuild.fileops import CannotWrite, ops_for_host
-from ..msbuild.plan import DONE, Plan, gather, make_plan
-from ..msbuild.planfile import PlanRejected, check_destination, load_plan_file, plan_document, validate
-from ..msbuild.render import outcome_json, plan_json, render_plan, render_routes, route_delta, routes
-from ..msbuild.repair import apply_and_verify, verify
-from ..msbuild.store import Store, new_id
+from envmgr.discover import discover
+from envmgr.errors import CheckFailed, EnvmgrError, UsageError
+from envmgr.files.atomic import atomic_write
+from envmgr.host.base import WINDOWS
+from envmgr.msbuild.apply import ApplyFailed, Outcome, apply_copies, undo_last
+from envmgr.msbuild.elevate import ERROR_CANCELLED, run_elevated
+from envmgr.msbuild.fileops import CannotWrite, ops_for_host
+from envmgr.msbuild.plan import DONE, Plan, gather, make_plan
+from envmgr.msbuild.planfile import PlanRejected, check_destination, load_plan_file, plan_document, validate
+from envmgr.msbuild.render import outcome_json, plan_json, render_plan, render_routes, route_delta, routes
+from envmgr.msbuild.repair import apply_and_verify, verify
+from envmgr.msbuild.store import Change, Store, new_id
+from envmgr.output import Spinner
+from envmgr.shellkit import render, stream_encoding
+from envmgr.snapshot.selectors import real_cuda_query
 
 
 @dataclass(frozen=True)
@@ -41,8 +47,6 @@ def say(text: str) -> None:
 
 
 def _facts(host):
-    from ..discover import discover
-    from ..output import Spinner
 
     if host.platform != WINDOWS:
         raise UsageError(f"fix-msbuild is a Windows repair (this machine is {host.platform})",
@@ -72,11 +76,11 @@ def confirm(question: str, opts: Options) -> bool:
 
 def emit(plan: Plan, opts: Options, outcome: Outcome | None = None) -> None:
     if opts.as_json:
-        from ..output import emit_json
+        from envmgr.output import emit_json
 
         emit_json({**plan_json(plan), "applied": outcome_json(outcome)})
     elif outcome is None:
-        from ..output import Painter
+        from envmgr.output import Painter
 
         click.echo(render_plan(plan, Painter(sys.stdout)), nl=False)
 
@@ -86,7 +90,6 @@ def run(host, opts: Options) -> int:
         return run_plan_file(host, opts.apply_plan)
     if opts.undo:
         return run_undo(host, opts)
-    from ..selectors import real_cuda_query
 
     opts = replace(opts, cuda=tuple(real_cuda_query(host, q) for q in opts.cuda))
     inv, facts = _facts(host)
@@ -124,7 +127,6 @@ def run(host, opts: Options) -> int:
 
 
 def export_route(plan: Plan, fmt: str) -> int:
-    from ..shellkit import render, stream_encoding
 
     found = routes(plan) or routes(plan, statuses=(DONE,))
     found = tuple(r for r in found if r.env)
@@ -146,9 +148,6 @@ def export_route(plan: Plan, fmt: str) -> int:
 
 # ---- the elevated step -------------------------------------------------------------------------
 def apply_elevated(plan: Plan) -> Outcome | None:  # pragma: no cover - Windows with UAC only
-    from ..fsutil import atomic_write
-    from ..msbuild.elevate import ERROR_CANCELLED, run_elevated
-    from ..msbuild.store import Change
 
     store = Store()
     path = store.root / "plans" / f"{new_id()}.json"
@@ -176,7 +175,6 @@ def _read_result(plan_path: Path) -> dict | None:
 
 def run_plan_file(host, path: str) -> int:
     """The elevated process: trust nothing in the file; check it against a plan made here and now."""
-    from ..fsutil import atomic_write
 
     result: dict = {"ok": False}
     try:
@@ -215,7 +213,7 @@ def run_undo(host, opts: Options) -> int:
         say("envmgr: nothing was changed.")
         return 1
     if host.needs_elevation():  # pragma: no cover - Windows with UAC only
-        from ..msbuild.elevate import run_elevated
+        from envmgr.msbuild.elevate import run_elevated
 
         return run_elevated(["fix-msbuild", "--undo", "--yes"])
 
@@ -226,7 +224,7 @@ def run_undo(host, opts: Options) -> int:
 
     outcome = undo_last(ops, store, check)
     if opts.as_json:
-        from ..output import emit_json
+        from envmgr.output import emit_json
 
         emit_json({"schema": 1, "undone": last["id"], "applied": outcome_json(outcome)})
     say(f"envmgr: restored {len(outcome.changes)} file(s) as they were before run {last['id']}")

@@ -18,9 +18,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..doctor.checks import FAIL, WARN
-from ..host.base import WINDOWS
-from ..msbuild.plan import DONE
+from envmgr.doctor.checks import FAIL, WARN
+from envmgr.errors import EnvmgrError
+from envmgr.host.base import WINDOWS, which_in
+from envmgr.msbuild.plan import DONE
+from envmgr.msbuild.render import outcome_json
+from envmgr.msbuild.repair import apply_and_verify, pair_plan
+from envmgr.recipes.recipe import get_recipe
+from envmgr.winenv import env_get
 
 MSBUILD_IDS = ("F01", "F02")
 NINJA, COPY, RECIPE_ROUTE, STOP = "ninja", "copy", "recipe-route", "stop"
@@ -58,10 +63,8 @@ def recipe_generator_route(recipe) -> bool:
 
 
 def ninja_on_path(facts) -> str | None:
-    """ninja as the recipe looks for it (recipe_ctx.py), on this shell's PATH. The recipe looks again on
+    """ninja as the recipe looks for it (recipes/context.py), on this shell's PATH. The recipe looks again on
     the vcvars environment, which can only add folders: a ninja seen here is the one the build uses."""
-    from ..host.base import which_in
-    from ..winenv import env_get
 
     env = facts.env
     path = env_get(env, "PATH", facts.host.platform == WINDOWS, "")
@@ -82,8 +85,6 @@ def sort_msbuild(facts, findings, blocking: list, routed: list, recipe_name: str
 
 def _recipe(name: str):
     """The recipe the build will use (None when it cannot be loaded: the build step says why)."""
-    from ..errors import EnvmgrError
-    from ..recipes import get_recipe
 
     try:
         return get_recipe(name)
@@ -103,7 +104,7 @@ def decide(facts, findings, recipe) -> MsbuildFix | None:
                           "BuildCustomizations; nothing was copied")
     plan, why = _plan(facts)
     if plan is not None and plan.copies:
-        from ..msbuild.repair import elevated_command, writer
+        from envmgr.msbuild.repair import elevated_command, writer
 
         ops, why = writer(facts.host)
         if ops is not None:
@@ -126,8 +127,6 @@ def decide(facts, findings, recipe) -> MsbuildFix | None:
 
 def _plan(facts):
     """(fix-msbuild's plan for the instance and toolkit the build uses, why it copies nothing)."""
-    from ..errors import EnvmgrError
-    from ..msbuild.repair import pair_plan
 
     if facts.vs is None or facts.cuda is None:
         return None, "no Visual Studio instance or CUDA toolkit chosen"
@@ -160,8 +159,6 @@ def apply(fix: MsbuildFix, facts, report: FixReport) -> list[str]:
         return [report.add(i, fix.action, fix.why) for i in fix.ids]
     if fix.action != COPY:
         return []
-    from ..msbuild.render import outcome_json
-    from ..msbuild.repair import apply_and_verify
 
     pair = next(p for p in fix.plan.pairs if p.copies)
     outcome = apply_and_verify(facts.host, facts.inv, fix.plan, fix.ops, (pair.vs_id,), (pair.cuda_path,))

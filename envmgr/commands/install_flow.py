@@ -16,8 +16,19 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-from . import install_fix
-from .install_fix import FixReport
+import click
+
+from envmgr import spawn
+from envmgr.commands import install_build, install_fix
+from envmgr.commands.install_fix import FixReport
+from envmgr.doctor.checks import FAIL
+from envmgr.doctor.run import gather, run_checks
+from envmgr.errors import CheckFailed, ChildFailed, InputFileError
+from envmgr.output import emit_json, say
+from envmgr.snapshot.selectors import Selectors
+from envmgr.verify.render import verdict_json
+from envmgr.verify.run import verify
+from envmgr.wheels.store import normalize
 
 # The recipe each package takes by default.
 PACKAGE_RECIPES = {"llama-cpp-python": "llama-cpp-python"}
@@ -56,7 +67,6 @@ def flow_package(recipe: str | None, args: list[str], prebuilt: str | None) -> s
         return "llama-cpp-python"
     if not args or args[0].startswith("-"):
         return None
-    from ..wheels import normalize
 
     try:
         from packaging.requirements import Requirement
@@ -72,7 +82,6 @@ def flow_package(recipe: str | None, args: list[str], prebuilt: str | None) -> s
 
 def split_args(package: str, args: list[str]) -> tuple[list[str], str]:
     """(pip options, SPEC): `llama-cpp-python [PIP OPTIONS] [SPEC]`, SPEC defaulting to the package."""
-    from ..wheels import normalize
 
     rest = list(args)
     first = rest.pop(0) if rest and not rest[0].startswith("-") else None
@@ -89,7 +98,6 @@ _VALUE_OPTS = {"--find-links", "-f", "--index-url", "-i", "--extra-index-url", "
 
 def run_flow(obj, invoke_install, *, package: str, recipe: str | None, args: list[str], python: str | None,
              prebuilt: str | None, fix: bool, sel: tuple, as_json: bool) -> int:
-    from ..output import say
 
     pip_opts, spec = split_args(package, args)
     chosen = recipe or (PREBUILT_RECIPE if prebuilt else PACKAGE_RECIPES)[package]
@@ -105,7 +113,6 @@ def run_flow(obj, invoke_install, *, package: str, recipe: str | None, args: lis
         env = _prebuilt(obj.local, lib_dir, python, pip_opts, spec, rep)
     else:
         _build_and_install(invoke_install, chosen, pip_opts, spec, rep)
-    from ..verify.run import verify
 
     say("envmgr: verifying: a tiny model on the GPU, every layer offloaded")
     t1 = time.perf_counter()
@@ -116,8 +123,6 @@ def run_flow(obj, invoke_install, *, package: str, recipe: str | None, args: lis
 
 def _findings(obj, sel):
     """(facts, findings): doctor on the machine (--machine: the record)."""
-    from ..doctor.run import gather, run_checks
-    from ..selectors import Selectors
 
     facts = gather(obj.host, Selectors(*sel[:4]))
     return facts, run_checks(facts)
@@ -125,7 +130,6 @@ def _findings(obj, sel):
 
 def sort_findings(findings, fix: bool, skip_build_checks: bool) -> tuple[list, list]:
     """(blocking, routed): failing findings that stop the flow, and those --fix leaves to the recipe's route."""
-    from ..doctor.checks import FAIL
 
     found = [f for f in findings if f.status == FAIL and f.id not in NOT_BLOCKING]
     if skip_build_checks:   # nothing is compiled on the prebuilt route: only the driver matters
@@ -135,8 +139,6 @@ def sort_findings(findings, fix: bool, skip_build_checks: bool) -> tuple[list, l
 
 
 def _doctor(obj, sel, fix: bool, rep: Report, skip_build_checks: bool) -> None:
-    from ..errors import CheckFailed
-    from ..output import say
 
     facts, findings = _findings(obj, sel)
     blocking, routed = sort_findings(findings, fix, skip_build_checks)
@@ -164,7 +166,6 @@ def _doctor(obj, sel, fix: bool, rep: Report, skip_build_checks: bool) -> None:
 
 
 def _build_and_install(invoke_install, recipe: str, pip_opts: list[str], spec: str, rep: Report) -> None:
-    from ..errors import ChildFailed
 
     t0 = time.perf_counter()
     done = invoke_install(recipe, [*pip_opts, spec])      # install_wheel's Installed: it says where the wheel came from
@@ -193,7 +194,6 @@ def _wheel_line(done, seconds: float) -> str:
 
 def _check_prebuilt(local, folder: str) -> str:
     """The folder's absolute path when it holds llama.cpp's library and its CUDA backend; else the error."""
-    from ..errors import CheckFailed, InputFileError
 
     if not local.is_dir(folder):
         raise InputFileError(f"--prebuilt-lib {folder}: no such folder", "give your llama.cpp build's folder "
@@ -212,8 +212,6 @@ def _check_prebuilt(local, folder: str) -> str:
 
 
 def _prebuilt(local, full: str, python, pip_opts, spec, rep: Report) -> dict:
-    from ..errors import CheckFailed
-    from ..output import say
 
     rep.prebuilt = full
     rep.lines.append(f"prebuilt library: {full} (LLAMA_CPP_LIB_PATH)")
@@ -235,7 +233,6 @@ def _installed(local, python) -> bool:
 
 
 def _pip_no_lib(local, python, pip_opts, spec) -> int:
-    from .. import spawn
 
     env = dict(local.env)
     env["CMAKE_ARGS"] = "-DLLAMA_BUILD=OFF"
@@ -244,10 +241,7 @@ def _pip_no_lib(local, python, pip_opts, spec) -> int:
 
 
 def _finish(verdict, rep: Report, as_json: bool) -> int:
-    import click
 
-    from ..output import emit_json, say
-    from ..verify.render import verdict_json
 
     off = verdict.run.offloaded[-1] if verdict.run.offloaded else None
     gpu = next((s.summary for s in verdict.steps if s.name == "devices"), "no CUDA device")
@@ -261,8 +255,8 @@ def _finish(verdict, rep: Report, as_json: bool) -> int:
                    "seconds": {k: round(v, 1) for k, v in rep.timings.items()},
                    "verify": verdict_json(verdict)})
     else:
-        from ..output import Painter
-        from ..verify.render import render_verdict
+        from envmgr.output import Painter
+        from envmgr.verify.render import render_verdict
 
         click.echo(render_verdict(verdict, Painter(sys.stdout)), nl=False)
         click.echo(f"envmgr install {rep.package}: recipe {rep.recipe} (from {rep.recipe_why})")
@@ -300,10 +294,9 @@ def start_flow(ctx, args: list[str], fix: bool, prebuilt: str | None, as_json: b
         rest = [package]
 
     def invoke_install(recipe: str, pip_args: list[str]):
-        from .wheels import install_wheel
 
         kwargs = {k: v for k, v in p.items() if k not in ("pip_args", "fix", "prebuilt_lib", "as_json")}
-        return install_wheel(ctx.obj, pip_args, **{**kwargs, "recipe": recipe})
+        return install_build.install_wheel(ctx.obj, pip_args, **{**kwargs, "recipe": recipe})
 
     pythons = p.get("pythons") or ()
     sel = (p.get("vs"), p.get("toolset"), p.get("arch"), p.get("cuda"))

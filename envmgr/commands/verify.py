@@ -1,11 +1,18 @@
 """`envmgr verify [PACKAGE] [--python EXE] [--json]`: prove that an installed CUDA package uses the GPU."""
 from __future__ import annotations
 
+import os
+import shutil
 import sys
 
 import click
 
-from ..cli import Ctx
+from envmgr.cli.main import Ctx
+from envmgr.errors import InputFileError, UsageError
+from envmgr.files.atomic import atomic_write
+from envmgr.output import Painter, Spinner, emit_json
+from envmgr.verify.render import render_verdict, verdict_json
+from envmgr.verify.run import canonical_package, verify
 
 
 @click.command("verify")
@@ -34,10 +41,6 @@ def command(obj: Ctx, package, python, n_tokens, timeout, save_output, as_json) 
       envmgr verify
       envmgr verify llama-cpp-python --python .venv/bin/python --json
     """
-    from ..errors import UsageError
-    from ..output import Painter, Spinner, emit_json
-    from ..verify.render import render_verdict, verdict_json
-    from ..verify.run import canonical_package, verify
 
     if obj.machine or obj.wine_prefix:
         raise UsageError("envmgr verify runs a Python on this machine; it cannot replay a recorded machine",
@@ -57,10 +60,7 @@ def command(obj: Ctx, package, python, n_tokens, timeout, save_output, as_json) 
 
 
 def _check_python(python: str) -> None:
-    import os
-    import shutil
 
-    from ..errors import UsageError
 
     if not python.strip():
         raise UsageError("--python needs a path", "give a Python executable, e.g. --python .venv/bin/python")
@@ -70,8 +70,6 @@ def _check_python(python: str) -> None:
 
 
 def _save(path: str, run) -> None:
-    from ..errors import InputFileError
-    from ..fsutil import atomic_write
 
     text = f"# stdout (exit code {run.returncode})\n{run.stdout}# stderr\n{run.log}"
     try:

@@ -2,15 +2,16 @@
 listed problem, never an exception."""
 from __future__ import annotations
 
-from ..host.base import WINDOWS, Host
+from envmgr.discover.compilers import discover_compilers
+from envmgr.discover.cuda import discover_cuda
+from envmgr.discover.gpu import discover_gpus
+from envmgr.discover.model import Inventory
+from envmgr.discover.sdk import discover_sdks
+from envmgr.discover.vs import discover_vs
+from envmgr.host.base import WINDOWS, Host
 
 
 def discover(host: Host, pythons: tuple[str | None, ...] = (None,)):
-    from .compilers import discover_compilers
-    from .cuda import discover_cuda
-    from .gpu import discover_gpus
-    from .sdk import discover_sdks
-    from .vs import discover_vs
 
     def windows_side():
         if host.platform != WINDOWS:
@@ -30,6 +31,5 @@ def discover(host: Host, pythons: tuple[str | None, ...] = (None,)):
     else:   # a record answers from memory: nothing to wait for, and threads only took turns (issue 14)
         results = [job() for job in jobs]
     (instances, sdks, problems), cuda, (gpus, gpu_problems), compilers = results
-    from .model import Inventory
 
     return Inventory(host.platform, instances, cuda, gpus, compilers, sdks, problems, gpu_problems)

@@ -4,8 +4,8 @@ from __future__ import annotations
 import re
 from concurrent.futures import ThreadPoolExecutor
 
-from ..host.base import WINDOWS, Host
-from .model import HostCompiler
+from envmgr.discover.model import HostCompiler
+from envmgr.host.base import WINDOWS, Host
 
 _VERSION = re.compile(r"\b(\d+)\.(\d+)(?:\.(\d+))?\b")
 TIMEOUT = 10.0

@@ -5,13 +5,19 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from ..host.base import WINDOWS, Host, join, safe_listdir, safe_read_text
-from ..knowledge import INTEGRATION_SUBDIR, integration_files
-from ..version import Version
-from ..winenv import expand
-from .cudaparse import (mixed_components, parse_dist_info_name, parse_nvcc_version, parse_version_json,
-                        parse_version_txt, short_version)
-from .model import CudaToolkit
+from envmgr.discover.cudaparse import (
+    mixed_components,
+    parse_dist_info_name,
+    parse_nvcc_version,
+    parse_version_json,
+    parse_version_txt,
+    short_version,
+)
+from envmgr.discover.model import CudaToolkit
+from envmgr.host.base import WINDOWS, Host, host_path, join, safe_listdir, safe_read_text
+from envmgr.knowledge import INTEGRATION_SUBDIR, integration_files
+from envmgr.version import Version
+from envmgr.winenv import expand
 
 CUDA_REG = "HKLM\\SOFTWARE\\NVIDIA Corporation\\GPU Computing Toolkit\\CUDA"
 MACHINE_ENV = "HKLM\\SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Environment"
@@ -57,7 +63,6 @@ def _from_nvcc(host: Host, nvcc: str, source: str) -> Candidate:
 
 
 def host_path_parent(host: Host, path: str):
-    from ..host.base import host_path
 
     return host_path(host, path).parent
 

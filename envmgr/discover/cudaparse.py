@@ -5,6 +5,8 @@ import json
 import re
 from dataclasses import dataclass
 
+from envmgr.version import Version
+
 _RELEASE = re.compile(r"release (\d+)\.(\d+), V(\d+)\.(\d+)\.(\d+)")
 _TOOLKIT_PART = re.compile(r"^nvidia-(cuda-[a-z-]+?|nvvm)(?:-cu\d+)?$")
 _DIST_INFO = re.compile(r"^(nvidia[_-][\w.]*?)-(\d+(?:\.\d+)+)(?:\.post\d+)?\.dist-info$", re.I)
@@ -51,7 +53,6 @@ def parse_dist_info_name(name: str) -> tuple[str, str] | None:
 
 def short_version(full: str) -> str:
     """13.0.88 -> 13.0 (the X.Y every rule is keyed by); a version without a minor stays as it is."""
-    from ..version import Version
 
     v = Version.parse(full)
     return str(v.mm) if v is not None and len(v) >= 2 else full

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import re
 
-from ..host.base import WINDOWS, Host
-from ..knowledge import cc_from_name
-from .model import Gpu
+from envmgr.discover.model import Gpu
+from envmgr.host.base import WINDOWS, Host
+from envmgr.knowledge import cc_from_name
 
 QUERY = "index,name,compute_cap,driver_version,memory.total"
 QUERY_OLD = "index,name,driver_version,memory.total"   # drivers before compute_cap existed

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from .. import knowledge
-from ..host.base import join, safe_read_text
-from ..knowledge import HostLimits, Limits
+from envmgr import knowledge
+from envmgr.host.base import join, safe_read_text
+from envmgr.knowledge import HostLimits, Limits
 
 _MSC = re.compile(r"#if\s+_MSC_VER\s*<\s*(\d{4})\s*\|\|\s*_MSC_VER\s*>=\s*(\d{4})")
 _GCC = re.compile(r"#if\s+__GNUC__\s*>\s*(\d+)")

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, is_dataclass
 
+from envmgr.version import mm
+
 
 @dataclass(frozen=True)
 class Toolset:
@@ -77,7 +79,6 @@ class CudaToolkit:
 
     @property
     def major_minor(self) -> tuple[int, int]:
-        from ..version import mm
 
         return tuple(mm(self.short))
 

@@ -1,8 +1,8 @@
 """Windows SDK versions, the way vcvars' winsdk.bat finds them (docs/knowledge.md#windows-sdk)."""
 from __future__ import annotations
 
-from ..host.base import Host, join, safe_listdir
-from ..version import Version
+from envmgr.host.base import Host, join, safe_listdir
+from envmgr.version import Version
 
 _ROOT_KEYS = (
     "HKLM\\SOFTWARE\\Microsoft\\Windows Kits\\Installed Roots",

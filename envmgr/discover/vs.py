@@ -3,13 +3,19 @@ from __future__ import annotations
 
 import re
 
-from ..host.base import Host, join, safe_listdir, safe_read_text
-from ..knowledge import build_customizations_subdir, msc_ver
-from ..version import Version
-from .model import BuildCustomizations, Toolset, VsInstance
-from .vsusable import unusable_reasons
-from .vswhere import (VsRecord, VswhereError, check_vswhere_output, newest_first, parse_state_json,
-                      parse_vswhere_json)
+from envmgr.discover.model import BuildCustomizations, Toolset, VsInstance
+from envmgr.discover.vsusable import unusable_reasons
+from envmgr.discover.vswhere import (
+    VsRecord,
+    VswhereError,
+    check_vswhere_output,
+    newest_first,
+    parse_state_json,
+    parse_vswhere_json,
+)
+from envmgr.host.base import Host, join, safe_listdir, safe_read_text
+from envmgr.knowledge import build_customizations_subdir, msc_ver
+from envmgr.version import Version
 
 VSWHERE_ARGS = ("-all", "-prerelease", "-products", "*", "-format", "json", "-utf8")
 VSWHERE_TIMEOUT = 30.0

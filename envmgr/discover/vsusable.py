@@ -9,7 +9,7 @@ Pure: discovery passes in what it found.
 """
 from __future__ import annotations
 
-from .model import Toolset
+from envmgr.discover.model import Toolset
 
 
 def unusable_reasons(*, exists: bool, toolsets: tuple[Toolset, ...], vc_targets: str | None,

@@ -10,8 +10,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
-from ..knowledge import vs_year
-from ..version import Version
+from envmgr.knowledge import vs_year
+from envmgr.version import Version
 
 # vswhere prints "Error 0x57: Unknown parameter: foo" on stdout and may exit 0 (Program.cpp).
 _ERROR_LINE = re.compile(r"^\s*Error(?: 0x[0-9a-fA-F]+)?:\s*(.+)$", re.M)

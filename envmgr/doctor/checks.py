@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ..host.base import LINUX, WINDOWS, Host, host_path, same_path
+from envmgr.host.base import LINUX, WINDOWS, Host, host_path, same_path
 
 OK, WARN, FAIL, SKIPPED = "ok", "warn", "fail", "skipped"
 SEVERITY = {SKIPPED: 0, OK: 1, WARN: 2, FAIL: 3}

@@ -9,8 +9,8 @@ The files are looked for where FindCUDAToolkit looks: the toolkit's include and 
 """
 from __future__ import annotations
 
-from ..host.base import WINDOWS, join, safe_listdir
-from .checks import FAIL, OK, SKIPPED, Facts, check, cuda_label, finding
+from envmgr.doctor.checks import FAIL, OK, SKIPPED, Facts, check, cuda_label, finding
+from envmgr.host.base import WINDOWS, join, safe_listdir
 
 # What each recipe's CUDA build needs from the toolkit: component -> (library stems, header or None).
 NEEDS = {

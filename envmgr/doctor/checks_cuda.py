@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import re
 
-from .. import knowledge
-from ..host.base import WINDOWS, join
-from ..version import Version
-from .checks import FAIL, OK, SKIPPED, WARN, Facts, cmake_args, check, finding, uses_vs_generator
+from envmgr import knowledge
+from envmgr.doctor.checks import FAIL, OK, SKIPPED, WARN, Facts, check, cmake_args, finding, uses_vs_generator
+from envmgr.host.base import WINDOWS, join
+from envmgr.version import Version
 
 
 def _nvcc(facts: Facts) -> str:
@@ -64,7 +64,7 @@ def pointers(facts: Facts) -> list[tuple[str, str, object]]:
             kit = next((k for k in facts.inv.cuda if "nvcc on PATH" in " ".join(k.sources)), None)
         out.append(("first nvcc on PATH", nvcc, kit))
     if facts.windows and uses_vs_generator(env) and facts.vs is not None:
-        from .checks_vs import cmake_instance, generator_major
+        from envmgr.doctor.checks_vs import cmake_instance, generator_major
 
         major, _ = generator_major(facts)
         vs, _ = cmake_instance(facts, major) if major else (None, "")

@@ -4,8 +4,9 @@ from __future__ import annotations
 import re
 import shlex
 
-from ..host.base import WINDOWS
-from .checks import FAIL, OK, WARN, Facts, cmake_args, check, finding, worst
+from envmgr.doctor.checks import FAIL, OK, WARN, Facts, check, cmake_args, finding, worst
+from envmgr.host.base import WINDOWS
+from envmgr.recipes.recipe import default_architectures
 
 _FATAL = ("LLAMA_CUBLAS",)
 _WARNS = {"LLAMA_CUDA": "deprecated (use GGML_CUDA)", "GGML_CUDA_F16": "removed (ignored)",
@@ -146,7 +147,6 @@ def _beyond_the_rule(facts: Facts, archs: list[str]) -> tuple[str, str]:
     The rule is the one the recipes build with (recipes.default_architectures): what envmgr picks is
     never reported as a problem. Beyond it: `all`/`all-major`, or more than two architectures that
     include some the rule would not build (a GPU visible here needs none of them)."""
-    from ..recipes import default_architectures
 
     caps = tuple(g.compute_cap for g in getattr(facts.inv, "gpus", ()) if g.compute_cap)
     rule, why = default_architectures(caps, facts.cuda.short if facts.cuda is not None else "")

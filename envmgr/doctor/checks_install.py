@@ -3,9 +3,12 @@ from __future__ import annotations
 
 import io
 import re
+import zipfile
 
-from ..host.base import WINDOWS, Host, join, safe_listdir
-from .checks import FAIL, OK, SKIPPED, WARN, Facts, check, finding
+from envmgr.doctor.checks import FAIL, OK, SKIPPED, WARN, Facts, check, finding
+from envmgr.doctor.dll import resolve_pe
+from envmgr.errors import InputFileError
+from envmgr.host.base import WINDOWS, Host, join, safe_listdir
 
 CUDA_LIB = re.compile(r"^(lib)?ggml-cuda\.(dll|so)", re.I)
 _WHEEL = re.compile(r"^llama_cpp_python-([^-]+)-.*\.whl$", re.I)
@@ -75,7 +78,6 @@ def cached_wheels(host: Host, wheels_dir: str, budget: int = 4000) -> list[str]:
 
 def wheel_has_cuda(host: Host, path: str) -> bool | None:
     """True/False from the wheel's file list; None when too big to open (CUDA wheels are hundreds of MiB)."""
-    import zipfile
 
     try:
         if host.stat(path).size > MAX_WHEEL:
@@ -112,8 +114,6 @@ def f19(facts: Facts) -> object:
 
 @check("F15", WINDOWS)
 def f15(facts: Facts) -> object:
-    from ..errors import InputFileError
-    from .dll import resolve_pe
 
     lib, names = lib_files(facts)
     if lib is None:

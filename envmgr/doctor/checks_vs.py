@@ -9,10 +9,23 @@ from __future__ import annotations
 
 import re
 
-from .. import knowledge
-from ..host.base import WINDOWS, host_path, join, same_path
-from ..version import Version
-from .checks import FAIL, OK, SKIPPED, WARN, Facts, check, finding, quote, uses_vs_generator, vs_generator, worst
+from envmgr import knowledge
+from envmgr.doctor.checks import (
+    FAIL,
+    OK,
+    SKIPPED,
+    WARN,
+    Facts,
+    check,
+    finding,
+    quote,
+    uses_vs_generator,
+    vs_generator,
+    worst,
+)
+from envmgr.doctor.dll import binary_machine
+from envmgr.host.base import WINDOWS, host_path, join, same_path
+from envmgr.version import Version
 
 
 def generator_major(facts: Facts) -> tuple[int | None, str]:
@@ -254,7 +267,6 @@ def f06(facts: Facts) -> object:
 
 def python_bits(facts: Facts) -> tuple[int | None, str]:
     """The interpreter's word size from its executable's PE/ELF header (read through the host)."""
-    from .dll import binary_machine
 
     py = facts.python
     if py is None:

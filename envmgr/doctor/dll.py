@@ -12,8 +12,11 @@ import re
 import struct
 from dataclasses import dataclass
 
-from ..errors import InputFileError
-from ..host.base import Host, host_path, join
+import pefile
+
+from envmgr.doctor.winloader import loader_model
+from envmgr.errors import InputFileError
+from envmgr.host.base import Host, host_path, join
 
 MAX_READ = 48 * 1024 * 1024   # larger DLLs (cublasLt is ~500 MB) are resolved but not opened
 _API_SET = re.compile(r"^(api|ext)-ms-", re.I)
@@ -87,7 +90,6 @@ def binary_machine(head: bytes) -> tuple[str, int] | None:
 
 def pe_imports(data: bytes, where: str) -> tuple[str, ...]:
     """The DLL names a PE file imports (normal and delay-load); InputFileError for a bad or cut file."""
-    import pefile
 
     try:
         pe = pefile.PE(data=data, fast_load=True)
@@ -112,7 +114,6 @@ def resolve_pe(host: Host, dll: str, *, python_exe: str | None = None, base_dir:
                loader: str = "llama_cpp", dll_dirs: tuple[str, ...] = ()) -> DepReport:
     """The dependency tree of `dll` as `loader` (winloader.LOADERS) resolves it, with `dll_dirs` given to
     os.add_dll_directory; raises InputFileError when `dll` itself is unreadable or not a PE file."""
-    from .winloader import loader_model
 
     model = loader_model(host, loader, base_dir or str(host_path(host, dll).parent), python_exe, dll_dirs)
     dirs = model.dirs

@@ -10,9 +10,13 @@ import io
 import re
 from dataclasses import dataclass
 
-from ..errors import InputFileError
-from ..host.base import Host, host_path, join
-from .dll import MAX_READ, DepNode, DepReport
+from elftools.common.exceptions import ELFError
+from elftools.elf.dynamic import DynamicSection
+from elftools.elf.elffile import ELFFile
+
+from envmgr.doctor.dll import MAX_READ, DepNode, DepReport, read_binary
+from envmgr.errors import InputFileError
+from envmgr.host.base import Host, host_path, join
 
 DEFAULT_DIRS = ("/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib")
 # glibc and the compiler runtime: resolved, never expanded.
@@ -30,9 +34,6 @@ class ElfInfo:
 
 
 def parse_elf(data: bytes, where: str) -> ElfInfo:
-    from elftools.common.exceptions import ELFError
-    from elftools.elf.dynamic import DynamicSection
-    from elftools.elf.elffile import ELFFile
 
     if data[:4] != b"\x7fELF":
         raise InputFileError(f"{where}: not an ELF shared library", "give a .so file, or llama_cpp")
@@ -158,7 +159,6 @@ def resolve_elf(host: Host, path: str, *, cache: dict[str, str] | None = None) -
 
 
 def _read(host: Host, path: str) -> bytes:
-    from .dll import read_binary
 
     return read_binary(host, path, "a shared library")
 

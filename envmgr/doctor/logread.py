@@ -3,7 +3,7 @@
 The encoding is decided from the first block: a BOM, the NUL pattern of UTF-16 without one (what
 PowerShell 5's `>` writes, and .NET pipes that drop the BOM), else UTF-8, falling back to cp1252 from
 the first byte that is not UTF-8 (the bytes before it were valid UTF-8, so nothing is decoded twice).
-Only regular files are read (readfile.py's reasons: /dev/zero never ends, a FIFO blocks); unlike other
+Only regular files are read (files/read.py's reasons: /dev/zero never ends, a FIFO blocks); unlike other
 inputs a log has no size limit, since it is never held whole.
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ import stat
 from pathlib import Path
 from typing import Iterator
 
-from ..errors import LogInputError
+from envmgr.errors import LogInputError
 
 BLOCK = 1 << 20          # bytes read at a time
 _SNIFF = 4096

@@ -15,8 +15,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .catalog import CATALOG, Failure
-from .signatures import NEAR_WORDS, PRECEDENCE, SIGNATURES
+from envmgr.doctor.catalog import CATALOG, Failure
+from envmgr.doctor.logengine import Scanner, logical_lines, physical_lines, wrap_width
+from envmgr.doctor.logread import LogInputError, stream_text
+from envmgr.doctor.signatures import NEAR_WORDS, PRECEDENCE, SIGNATURES
+from envmgr.errors import InputFileError
+from envmgr.knowledge import (
+    LOG_JUDGED_FROM,
+    cuda_at_least,
+    host_limits,
+    msc_ver,
+    msvc_of_msbuild17,
+    msvc_of_msc,
+    stl_min_cuda,
+)
 
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 
@@ -67,7 +79,6 @@ _FAILED = re.compile(r"is not able to compile a simple test program|CUDA compile
 
 
 def _msvc(value: str, source: str) -> str:
-    from ..knowledge import msvc_of_msbuild17, msvc_of_msc
 
     minor = int(value.split(".")[-1]) if "." in value else int(value)
     # cl 19.NN is toolset 14.NN; MSBuild 17.N ships toolset 14.(30+N) as its default.
@@ -94,7 +105,6 @@ def log_facts(text: str) -> dict[str, Any]:
 def _infer(text: str, facts: dict[str, Any]) -> tuple[str, dict] | None:
     """F04 (or F05 with -allow-unsupported-compiler) when a failed CUDA build names an nvcc and an
     MSVC that the compatibility tables say cannot work together. Only CUDA >= 11.8 is judged."""
-    from ..knowledge import LOG_JUDGED_FROM, cuda_at_least, host_limits, msc_ver, stl_min_cuda
 
     cuda, msvc = facts.get("cuda"), facts.get("msvc")
     if not (cuda and msvc and _FAILED.search(text)) or not cuda_at_least(cuda, LOG_JUDGED_FROM):
@@ -116,14 +126,12 @@ def _infer(text: str, facts: dict[str, Any]) -> tuple[str, dict] | None:
 
 def scan_path(path: str | Path) -> LogScan:
     """Two streaming passes over the file (the wrap width, then the scan); InputFileError for bad input."""
-    from .logengine import physical_lines, wrap_width
 
     width = wrap_width(physical_lines(_stream(path), _ANSI))
     return _scan(physical_lines(_stream(path), _ANSI), width)
 
 
 def _scan(batches, width: int | None) -> LogScan:
-    from .logengine import Scanner, logical_lines
 
     fact_rxs = (*_CUDA_FACTS, *(rx for rx, _ in _MSVC_FACTS))
     scanner = Scanner(SIGNATURES, NEAR_WORDS, fact_rxs, _FAILED, msvc_from=len(_CUDA_FACTS))
@@ -195,8 +203,6 @@ def _near(near: dict) -> tuple:
 # ---------------------------------------------------------------- reading
 
 def _stream(path: str | Path):
-    from ..errors import InputFileError
-    from .logread import LogInputError, stream_text
 
     try:
         yield from stream_text(path)
@@ -207,4 +213,4 @@ def _stream(path: str | Path):
                              "pass the path of a text log (for example pip install -v ... > build.log)") from None
 
 
-from .logreport import matches_json, render_matches, render_scan, scan_json  # noqa: E402  (re-exported)
+from envmgr.doctor.logreport import matches_json, render_matches, render_scan, scan_json  # noqa: E402, F401  (re-exported)

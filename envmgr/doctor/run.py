@@ -1,15 +1,21 @@
 """The check runner: gather facts once, run every applicable check concurrently, render text or JSON."""
 from __future__ import annotations
 
+import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
-from ..errors import EnvmgrError, UsageError
-from .catalog import CATALOG
-from .checks import CHECKS, FAIL, OK, SEVERITY, SKIPPED, WARN, Facts, Finding, finding
+from envmgr.discover import discover
+from envmgr.discover.limits import read_limits
 
 # Importing the modules registers their checks.
-from . import checks_components, checks_cuda, checks_env, checks_install, checks_linux, checks_vs  # noqa: F401,E402
+from envmgr.doctor import checks_components, checks_cuda, checks_env, checks_install, checks_linux, checks_vs  # noqa: F401,E402
+from envmgr.doctor.catalog import CATALOG
+from envmgr.doctor.checks import CHECKS, FAIL, OK, SEVERITY, SKIPPED, WARN, Facts, Finding, finding
+from envmgr.errors import EnvmgrError, InputFileError, UsageError
+from envmgr.host.base import WINDOWS, join, safe_listdir
+from envmgr.snapshot.select import check_selectors, choose, match_cuda, match_vs
+from envmgr.snapshot.selectors import with_real_paths
 
 SCHEMA = 1
 
@@ -28,10 +34,6 @@ def parse_only(only: str | None) -> tuple[str, ...]:
 
 def gather(host, selectors) -> Facts:
     """Discovery, limits, cmake's version and the selection, each read once (concurrently where it reads)."""
-    from ..discover.limits import read_limits
-    from ..discover import discover
-    from ..select import check_selectors, choose
-    from ..selectors import with_real_paths
 
     selectors = with_real_paths(host, selectors)
     with ThreadPoolExecutor(max_workers=3) as pool:
@@ -53,21 +55,18 @@ def gather(host, selectors) -> Facts:
 
 
 def _fallback_vs(inv, sel):
-    from ..select import match_vs
 
     usable = [v for v in inv.visual_studio if v.toolsets and v.vcvarsall]
     return next((v for v in usable if not sel.vs or match_vs(v, sel.vs)), None)
 
 
 def _fallback_cuda(inv, sel):
-    from ..select import match_cuda
 
     kits = [k for k in inv.cuda if k.nvcc] or list(inv.cuda)
     return next((k for k in kits if not sel.cuda or match_cuda(k, sel.cuda)), None)
 
 
 def _cmake_version(host) -> str | None:
-    import re
 
     exe = host.which("cmake")
     if exe is None:
@@ -165,20 +164,18 @@ def render(facts: Facts, findings, paint, verbose: bool = False) -> str:
 def dll_report(facts_host, target: str, python, *, loader: str | None = None, dll_dirs: tuple[str, ...] = ()):
     """`--dll PATH|llama_cpp`: the PE (Windows) or ELF (Linux) dependency tree; `loader` and `dll_dirs`
     (os.add_dll_directory folders) say how a Windows program loads it (winloader.py)."""
-    from ..errors import InputFileError, UsageError
-    from ..host.base import WINDOWS
 
     base = None
     if target.lower() in ("llama_cpp", "llama-cpp", "llama-cpp-python"):
         target, base = _llama_target(facts_host, python)
     head = _head(facts_host, target)
     if head[:2] == b"MZ":
-        from .dll import resolve_pe
+        from envmgr.doctor.dll import resolve_pe
 
         return resolve_pe(facts_host, target, python_exe=python.executable if python else None, base_dir=base,
                           loader=loader or "llama_cpp", dll_dirs=dll_dirs)
     if head[:4] == b"\x7fELF":
-        from .elf import resolve_elf
+        from envmgr.doctor.elf import resolve_elf
 
         if loader or dll_dirs:
             raise UsageError(f"{target} is an ELF library: --loader and --add-dll-dir are for Windows DLLs",
@@ -189,7 +186,6 @@ def dll_report(facts_host, target: str, python, *, loader: str | None = None, dl
 
 
 def _head(host, path: str) -> bytes:
-    from ..errors import InputFileError
 
     try:
         if host.is_dir(path):
@@ -202,8 +198,6 @@ def _head(host, path: str) -> bytes:
 
 
 def _llama_target(host, python) -> tuple[str, str]:
-    from ..errors import InputFileError
-    from ..host.base import WINDOWS, join, safe_listdir
 
     lib = host.env.get("LLAMA_CPP_LIB_PATH")
     sites = python.site_packages if python is not None else ()

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..host.base import Host, host_path, join
+from envmgr.host.base import Host, host_path, join
 
 LOADERS = ("llama_cpp", "ctypes", "winmode0")
 _DESCRIBE = {

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import PurePath, PurePosixPath, PureWindowsPath
 from typing import Mapping, Protocol, Sequence, Union
 
+from envmgr.winenv import same_path as same
+
 RegData = Union[str, int, tuple, bytes]
 
 WINDOWS = "windows"
@@ -183,7 +185,6 @@ def _plain_name(part: str, windows: bool) -> bool:
 
 
 def same_path(platform: str, a: str, b: str) -> bool:
-    from ..winenv import same_path as same
 
     return same(a, b, platform == WINDOWS)
 

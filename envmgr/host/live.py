@@ -1,11 +1,16 @@
 """LiveHost: the real machine. winreg is imported lazily, and only on Windows."""
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 import sys
+import tempfile
 from typing import Mapping, Sequence
 
-from .base import WINDOWS, LINUX, Completed, FileStat, Interpreter, RegValue, which_in
+from envmgr.files.read import read_regular
+from envmgr.host.base import LINUX, WINDOWS, Completed, FileStat, Interpreter, RegValue, normalize_key, which_in
+from envmgr.host.process import environ
 
 _REG_TYPES = {1: "REG_SZ", 2: "REG_EXPAND_SZ", 3: "REG_BINARY", 4: "REG_DWORD", 7: "REG_MULTI_SZ",
               11: "REG_QWORD"}
@@ -43,12 +48,10 @@ class LiveHost:
 
     @property
     def env(self) -> Mapping[str, str]:
-        from .process import environ
 
         return environ()
 
     def read_bytes(self, path: str) -> bytes:
-        from ..readfile import read_regular  # /dev/zero or a FIFO would hang a plain read
 
         return read_regular(path)
 
@@ -74,7 +77,6 @@ class LiveHost:
     def _open_key(self, key: str):
         import winreg  # lazily: only Windows has it
 
-        from .base import normalize_key
 
         hive_name, _, sub = normalize_key(key).partition("\\")
         hive = getattr(winreg, hive_name)
@@ -125,7 +127,6 @@ class LiveHost:
         return names
 
     def write_temp(self, name: str, data: bytes) -> str:
-        import tempfile
 
         folder = tempfile.mkdtemp(prefix="envmgr-")
         path = os.path.join(folder, name)
@@ -142,7 +143,6 @@ class LiveHost:
 
     def run(self, argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None,
             encoding: str | None = "utf-8") -> Completed:
-        import subprocess  # lazily: a cached `envmgr export` runs nothing
 
         argv_t = tuple(argv)
         kwargs = {}
@@ -192,7 +192,6 @@ def is_admin() -> bool:
 
 
 def interpreter_from_run(host, python: str) -> Interpreter | None:
-    import json
 
     done = host.run([python, "-c", PY_SITE_SCRIPT], timeout=20)
     if not done.ok:

@@ -5,8 +5,8 @@ import datetime as _dt
 
 import tomlkit
 
-from .recorded import SCHEMA_VERSIONS
-from .recording import RecordingHost
+from envmgr.host.recorded import SCHEMA_VERSIONS
+from envmgr.host.recording import RecordingHost
 
 
 def _reg_table(values) -> tomlkit.items.Table:

@@ -3,7 +3,7 @@
 With the Host classes, the only place that reads os.environ: a host gives its machine's environment
 (LiveHost.env is this one), and this module gives envmgr's switches (ENVMGR_CACHE_DIR, ENVMGR_DATA_DIR,
 ENVMGR_CONFIG_DIR, ENVMGR_WHEEL_INDEX, NO_COLOR, FORCE_COLOR, TERM, CI) to the modules that honour them.
-Tiny on purpose: the console script's fast path (_fast.py, _fastrun.py) imports it.
+Tiny on purpose: the console script's fast path (fastpath/main.py, fastpath/run.py) imports it.
 """
 from __future__ import annotations
 

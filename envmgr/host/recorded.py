@@ -1,14 +1,34 @@
 """RecordedHost: replays a machine file (docs/machine-record.md) as if it were the machine."""
 from __future__ import annotations
 
+import marshal
+import os
+import sys
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Mapping, Sequence
 
-from ..errors import InputFileError
-from ..winenv import env_mapping
-from .base import (WINDOWS, LINUX, Completed, FileStat, Interpreter, RegValue, clean_parent, clean_path,
-                   normalize_key, which_in)
+from envmgr.cache.key import _sha256_hex
+from envmgr.cache.store import cache_dir
+from envmgr.errors import InputFileError
+from envmgr.files.schema import MACHINE, check, check_version
+from envmgr.files.tomlfast import loads
+from envmgr.files.tomlread import load_toml, read_text_file
+from envmgr.host.base import (
+    LINUX,
+    WINDOWS,
+    Completed,
+    FileStat,
+    Interpreter,
+    RegValue,
+    clean_parent,
+    clean_path,
+    normalize_key,
+    which_in,
+)
+from envmgr.host.live import interpreter_from_run
+from envmgr.winenv import env_mapping
 
 SCHEMA_VERSIONS = (1,)
 REG_TYPES = ("REG_SZ", "REG_EXPAND_SZ", "REG_MULTI_SZ", "REG_DWORD", "REG_QWORD", "REG_BINARY")
@@ -118,7 +138,7 @@ class RecordedHost:
             if "from" in value:
                 if self.base_dir is None:
                     raise InputFileError(f"{self.origin}: {where} uses `from` but the record has no folder")
-                from ..readfile import TEXT_LIMIT, read_regular
+                from envmgr.files.read import TEXT_LIMIT, read_regular
 
                 ref = (self.base_dir / value["from"]).resolve()
                 try:
@@ -356,7 +376,6 @@ class RecordedHost:
     def interpreter(self, python: str | None = None) -> Interpreter | None:
         if python is None:
             return self._python
-        from .live import interpreter_from_run
 
         return interpreter_from_run(self, python)
 
@@ -383,20 +402,17 @@ class RecordedHost:
 
 
 def _glob_match(patterns: tuple[str, ...], argv: tuple[str, ...]) -> bool:
-    from fnmatch import fnmatchcase
 
     return len(patterns) == len(argv) and all(fnmatchcase(a, p) for p, a in zip(patterns, argv))
 
 
 def load_machine(path: str) -> RecordedHost:
     """Read a machine file; any problem is one InputFileError line naming the file (exit 2)."""
-    from ..tomlread import read_text_file
 
     p = Path(path)
     text = read_text_file(path, "machine file", "check the path given to --machine / ENVMGR_MACHINE",
                           "a machine file is TOML")
 
-    from ..schema import MACHINE, check, check_version
 
     data = _parsed(text, str(path))
     check_version(data, SCHEMA_VERSIONS, str(path), "machine file",
@@ -418,8 +434,6 @@ PARSED_COPY_FROM = 100_000
 def _parsed(text: str, origin: str) -> dict:
     """tomllib's parse of text (tomlfast.loads); a large record's parse is kept (marshal, by the text's
     SHA-256) in the cache folder's records/, so replaying the same record again costs a read, not a parse."""
-    from ..tomlfast import loads
-    from ..tomlread import load_toml
 
     copy = _parsed_copy(text) if len(text) >= PARSED_COPY_FROM else None
     if copy is not None:
@@ -440,11 +454,7 @@ def _parsed(text: str, origin: str) -> dict:
 
 
 def _parsed_copy(text: str) -> str | None:
-    import os
-    import sys
 
-    from ..cache import cache_dir
-    from ..cachekey import _sha256_hex
 
     try:
         folder = cache_dir() / "records"
@@ -457,8 +467,6 @@ def _parsed_copy(text: str) -> str | None:
 def _keep(copy: str, data: dict) -> None:
     """Written atomically (temp file + rename); a value marshal cannot hold, or a folder we cannot
     write, means no copy (the next replay parses again)."""
-    import marshal
-    import os
 
     try:
         blob = marshal.dumps(data)

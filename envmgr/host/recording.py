@@ -5,7 +5,7 @@ import threading
 from dataclasses import replace
 from typing import Mapping, Sequence
 
-from .base import Completed, FileStat, Host, Interpreter, RegValue, host_path, normalize_key
+from envmgr.host.base import Completed, FileStat, Host, Interpreter, RegValue, host_path, normalize_key
 
 MAX_CONTENT = 256 * 1024   # larger files are recorded by size only
 # Read by discovery but never worth putting in a bug report.

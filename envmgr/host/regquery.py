@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from .base import HIVES, RegData, RegValue
+from envmgr.host.base import HIVES, RegData, RegValue
 
 _VALUE_LINE = re.compile(r"^    (?P<name>.*?)    (?P<type>REG_[A-Z_]+)(?:    (?P<data>.*))?$")
 # `reg query` spells the default value "(Default)"; winreg (and LiveHost) name it "".

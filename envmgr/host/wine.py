@@ -14,9 +14,9 @@ import threading
 from pathlib import PureWindowsPath
 from typing import Mapping, Sequence
 
-from ..winenv import WindowsEnv, expand
-from .base import WINDOWS, Completed, FileStat, Interpreter, RegValue, normalize_key, which_in
-from .regquery import parse_reg_query, parse_reg_subkeys
+from envmgr.host.base import WINDOWS, Completed, FileStat, Interpreter, RegValue, normalize_key, which_in
+from envmgr.host.regquery import parse_reg_query, parse_reg_subkeys
+from envmgr.winenv import WindowsEnv, expand
 
 WINE64 = "/usr/lib/wine/wine64"
 # No Mono/Gecko install prompt, no menu entries written into the user's desktop, no debug chatter.

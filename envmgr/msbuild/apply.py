@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pathlib import PureWindowsPath
 from typing import Sequence
 
-from ..errors import ApplyFailed, UndoRefused
-from .fileops import FileOps
-from .plan import FileAction
-from .store import APPLIED, APPLYING, ROLLED_BACK, UNDONE, Change, Store, changes_of, new_id
+from envmgr.errors import ApplyFailed, UndoRefused
+from envmgr.msbuild.fileops import FileOps
+from envmgr.msbuild.plan import FileAction
+from envmgr.msbuild.store import APPLIED, APPLYING, ROLLED_BACK, UNDONE, Change, Store, changes_of, new_id
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,8 @@ from __future__ import annotations
 import os
 from typing import Callable, Protocol
 
-from ..errors import CannotWrite
+from envmgr.errors import CannotWrite
+from envmgr.files.atomic import replace
 
 
 class FileOps(Protocol):
@@ -57,7 +58,6 @@ class LocalFileOps:
             os.fsync(fh.fileno())
 
     def replace(self, src: str, dst: str) -> None:
-        from ..fsutil import replace  # retried while Windows reports the target busy
 
         replace(self.local(src), self.local(dst))
 

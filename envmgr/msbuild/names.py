@@ -8,10 +8,10 @@ from __future__ import annotations
 import re
 from pathlib import PureWindowsPath
 
-from .. import knowledge
-from ..discover.model import CudaToolkit, VsInstance
-from ..winenv import same_path
-from ..knowledge import HostLimits, integration_names
+from envmgr import knowledge
+from envmgr.discover.model import CudaToolkit, VsInstance
+from envmgr.knowledge import HostLimits, integration_names
+from envmgr.winenv import same_path
 
 # Every name the integration uses; group 1 or 2 is the CUDA version it belongs to.
 INTEGRATION_NAME = re.compile(

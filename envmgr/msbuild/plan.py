@@ -8,11 +8,13 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from ..knowledge import HostLimits
-from ..discover.model import CudaToolkit, Inventory, VsInstance
-from ..errors import NoMatchError
-from ..host.base import Host, join
-from .names import expected_names, extensions_dir, integration_version, same, support_problem
+from envmgr.discover.limits import read_limits
+from envmgr.discover.model import CudaToolkit, Inventory, VsInstance
+from envmgr.errors import NoMatchError
+from envmgr.host.base import Host, join
+from envmgr.knowledge import HostLimits
+from envmgr.msbuild.names import expected_names, extensions_dir, integration_version, same, support_problem
+from envmgr.snapshot.select import match_cuda, match_vs
 
 OK, MISSING, STALE, ORPHAN, UNKNOWN = "ok", "missing", "stale", "orphan", "unknown"
 # Pair states: files to copy, nothing to do, or why nothing will be copied.
@@ -124,7 +126,6 @@ def read_folder(host: Host, path: str) -> FolderFacts:
 
 
 def gather(host: Host, inv: Inventory) -> Facts:
-    from ..discover.limits import read_limits
 
     instances = tuple(v for v in inv.visual_studio if v.build_customizations is not None)
     paths = [v.build_customizations.dir for v in instances] + [extensions_dir(k.path) for k in inv.cuda]
@@ -136,7 +137,6 @@ def gather(host: Host, inv: Inventory) -> Facts:
 
 # ---- the pure part ----------------------------------------------------------------------------------
 def select_instances(facts: Facts, queries: tuple[str, ...]) -> tuple[VsInstance, ...]:
-    from ..select import match_vs
 
     if not queries:
         found = tuple(v for v in facts.instances if v.toolsets)
@@ -155,7 +155,6 @@ def select_instances(facts: Facts, queries: tuple[str, ...]) -> tuple[VsInstance
 
 
 def select_toolkits(facts: Facts, queries: tuple[str, ...]) -> tuple[CudaToolkit, ...]:
-    from ..select import match_cuda
 
     found = tuple(k for k in facts.toolkits if not queries or any(match_cuda(k, q) for q in queries))
     if not found:

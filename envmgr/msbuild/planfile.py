@@ -12,10 +12,10 @@ import json
 import time
 from pathlib import Path, PureWindowsPath
 
-from ..errors import InputFileError, PlanRejected
-from .fileops import FileOps
-from .names import integration_version, same
-from .plan import FileAction, Plan
+from envmgr.errors import InputFileError, PlanRejected
+from envmgr.msbuild.fileops import FileOps
+from envmgr.msbuild.names import integration_version, same
+from envmgr.msbuild.plan import FileAction, Plan
 
 PLAN_KIND = "envmgr-msbuild-plan"
 _FIELDS = ("source", "dest", "source_sha256", "dest_sha256")

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from ..envdelta import SET, EnvDelta, VarOp
-from ..knowledge import generator
-from .plan import DONE, MISSING, ORPHAN, STALE, UNKNOWN, WORK, PairPlan, Plan
+from envmgr.knowledge import generator
+from envmgr.msbuild.plan import DONE, MISSING, ORPHAN, STALE, UNKNOWN, WORK, PairPlan, Plan
+from envmgr.snapshot.envdelta import SET, EnvDelta, VarOp
 
 JSON_SCHEMA = 1
 

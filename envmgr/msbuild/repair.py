@@ -6,10 +6,10 @@ here prints or asks: the CLI edge does.
 """
 from __future__ import annotations
 
-from .apply import ApplyFailed, Outcome, apply_copies
-from .fileops import CannotWrite, FileOps, ops_for_host
-from .plan import Plan, gather, make_plan
-from .store import Store
+from envmgr.msbuild.apply import ApplyFailed, Outcome, apply_copies
+from envmgr.msbuild.fileops import CannotWrite, FileOps, ops_for_host
+from envmgr.msbuild.plan import Plan, gather, make_plan
+from envmgr.msbuild.store import Store
 
 
 def writer(host) -> tuple[FileOps | None, str]:

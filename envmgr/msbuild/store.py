@@ -14,21 +14,16 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ..errors import InputFileError
-from ..fsutil import atomic_write
-from ..host.process import setting
+from envmgr.errors import InputFileError
+from envmgr.files.atomic import atomic_write
+from envmgr.host import dirs
 
 MANIFEST_KIND = "envmgr-msbuild-manifest"
 APPLYING, APPLIED, ROLLED_BACK, UNDONE = "applying", "applied", "rolled-back", "undone"
 
 
 def data_dir() -> Path:
-    override = setting("ENVMGR_DATA_DIR")
-    if override:
-        return Path(override) / "msbuild"
-    import platformdirs  # lazily: only fix-msbuild needs it
-
-    return Path(platformdirs.user_data_dir("envmgr", appauthor=False)) / "msbuild"
+    return dirs.data_dir() / "msbuild"
 
 
 @dataclass(frozen=True)

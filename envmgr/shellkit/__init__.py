@@ -20,9 +20,11 @@ import os
 from types import ModuleType
 from typing import Mapping
 
-from ..envdelta import EnvDelta
-from ._common import UnrepresentableValue, expected_env
-from . import cmd, dotenv, fish, github, ps1, sh
+from envmgr.files.atomic import atomic_write
+from envmgr.shellkit import cmd, dotenv, fish, github, ps1, sh
+from envmgr.shellkit._common import UnrepresentableValue, expected_env
+from envmgr.snapshot.envdelta import REMOVE, SET, EnvDelta, VarOp, split_list
+from envmgr.winenv import env_key, path_key
 
 FORMATS = ("sh", "fish", "ps1", "cmd", "dotenv", "github")
 _MODULES: dict[str, ModuleType] = {"sh": sh, "fish": fish, "ps1": ps1, "cmd": cmd, "dotenv": dotenv,
@@ -37,7 +39,7 @@ def _module(fmt: str) -> ModuleType:
     try:
         return _MODULES[fmt]
     except KeyError:
-        from ..errors import UsageError
+        from envmgr.errors import UsageError
         raise UsageError(f"unknown script format {fmt!r}", f"choose one of {', '.join(FORMATS)}") from None
 
 
@@ -60,8 +62,6 @@ def resolve_removals(delta: EnvDelta, current_env: Mapping[str, str] | None) -> 
     """`remove` ops (drop other toolkits' folders from PATH) become a `set` of the current value
     without those folders: shells have no portable list filtering (cmd has none at all). The
     later prepend/append ops still apply to the value at run time."""
-    from ..envdelta import REMOVE, SET, VarOp, split_list
-    from ..winenv import env_key, path_key
 
     if not any(op.op == REMOVE for op in delta.ops):
         return delta
@@ -91,5 +91,4 @@ def render(delta: EnvDelta, fmt: str, current_env: Mapping[str, str] | None = No
 
 
 def write_script(path: str | os.PathLike, text: str, fmt: str) -> None:
-    from ..fsutil import atomic_write
     atomic_write(path, text.encode(encoding(fmt)))

@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 from typing import Iterable, Mapping
 
-from ..envdelta import APPEND, PREPEND, SET, UNSET, EnvDelta, VarOp
-from ..errors import UnrepresentableValue
-from ..winenv import env_key
+from envmgr.errors import UnrepresentableValue
+from envmgr.snapshot.envdelta import APPEND, PREPEND, SET, UNSET, EnvDelta, VarOp
+from envmgr.winenv import env_key
+
 
 def check_text(fmt: str, name: str, text: str, forbidden: str = "", *, what: str = "value",
                why: str = "") -> None:

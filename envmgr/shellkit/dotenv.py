@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 from typing import Mapping
 
-from ..envdelta import UNSET, EnvDelta
-from ..winenv import env_key
-from ._common import UnrepresentableValue, check_name, check_text, expected_env, ops_of
+from envmgr.shellkit._common import UnrepresentableValue, check_name, check_text, expected_env, ops_of
+from envmgr.snapshot.envdelta import UNSET, EnvDelta
+from envmgr.winenv import env_key
 
 NEWLINE = "\n"
 ENCODING = "utf-8"

@@ -15,9 +15,9 @@ import hashlib
 import re
 from typing import Mapping
 
-from ..envdelta import PREPEND, UNSET, EnvDelta
-from ._common import UnrepresentableValue, check_name, check_text, ops_of
-from .dotenv import final_values
+from envmgr.shellkit._common import UnrepresentableValue, check_name, check_text, ops_of
+from envmgr.shellkit.dotenv import final_values
+from envmgr.snapshot.envdelta import PREPEND, UNSET, EnvDelta
 
 NEWLINE = "\n"
 ENCODING = "utf-8"

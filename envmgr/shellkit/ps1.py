@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from ..envdelta import PREPEND, SET, UNSET, EnvDelta
-from ._common import UnrepresentableValue, check_name, check_text, drop_entries, list_text, ops_of
+from envmgr.shellkit._common import UnrepresentableValue, check_name, check_text, drop_entries, list_text, ops_of
+from envmgr.snapshot.envdelta import PREPEND, SET, UNSET, EnvDelta
 
 NEWLINE = "\r\n"
 ENCODING = "utf-8-sig"

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import re
 
-from ..envdelta import PREPEND, SET, UNSET, EnvDelta
-from ._common import check_name, check_text, drop_entries, list_text, ops_of
+from envmgr.shellkit._common import check_name, check_text, drop_entries, list_text, ops_of
+from envmgr.snapshot.envdelta import PREPEND, SET, UNSET, EnvDelta
 
 NEWLINE = "\n"
 ENCODING = "utf-8"

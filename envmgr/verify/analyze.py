@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .report import ChildRun, death, log_tail
+from envmgr.verify.report import ChildRun, death, log_tail
 
 OK, WARN, FAIL, SKIPPED = "ok", "warn", "fail", "skipped"
 _CUDA_LIB = re.compile(r"^(lib)?ggml-cuda\.(dll|so)", re.I)

@@ -1,7 +1,7 @@
 """The verdict as text (for people) and as JSON (docs/json.md, `verify`)."""
 from __future__ import annotations
 
-from .analyze import FAIL, OK, SKIPPED, WARN
+from envmgr.verify.analyze import FAIL, OK, SKIPPED, WARN
 
 SCHEMA = 1
 _STYLE = {OK: ("green",), WARN: ("yellow",), FAIL: ("red", "bold"), SKIPPED: ("dim",)}

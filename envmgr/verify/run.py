@@ -8,12 +8,18 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .analyze import FAIL, Inputs, Step, analyze, passed
-from .report import ChildRun, parse_run
+from envmgr.discover.gpu import discover_gpus
+from envmgr.errors import EnvmgrError, UsageError
+from envmgr.host.base import join
+from envmgr.verify.analyze import FAIL, Inputs, Step, analyze, passed
+from envmgr.verify.gguf import TinyLlama, write_tiny_llama
+from envmgr.verify.report import ChildRun, parse_run
 
 CHILD = Path(__file__).with_name("child.py")
 PACKAGES = {"llama-cpp-python": "llama-cpp-python", "llama_cpp_python": "llama-cpp-python",
@@ -41,7 +47,6 @@ class Verdict:
 
 
 def canonical_package(name: str | None) -> str:
-    from ..errors import UsageError
 
     if name is None:
         return "llama-cpp-python"
@@ -64,11 +69,7 @@ def _quote(text: str) -> str:
 def verify(host, python: str | None, package: str = "llama-cpp-python", *, n_tokens: int = N_TOKENS,
            timeout: float = TIMEOUT, env: dict | None = None) -> Verdict:
     """Run the verifier's child in `python` (None: envmgr's own interpreter) and judge it."""
-    import sys
-    import time
 
-    from ..discover.gpu import discover_gpus
-    from .gguf import TinyLlama, write_tiny_llama
 
     exe = python or sys.executable
     spec = TinyLlama()
@@ -81,7 +82,7 @@ def verify(host, python: str | None, package: str = "llama-cpp-python", *, n_tok
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     if done.start_error:
-        from ..errors import UsageError
+        from envmgr.errors import UsageError
 
         raise UsageError(f"--python {exe}: cannot be run ({done.start_error})",
                          "give a Python executable, e.g. --python .venv/bin/python")
@@ -102,17 +103,15 @@ def _dll_diagnosis(host, run: ChildRun, python: str) -> tuple[tuple[str, ...], s
     target = next((n for n in ("llama.dll", "libllama.dll", "libllama.so") if n in names), None)
     if target is None:
         return (), ""
-    from ..errors import EnvmgrError
-    from ..host.base import join
 
     path = join(host, lib_dir, target)
     try:
         if target.endswith(".dll"):
-            from ..doctor.dll import resolve_pe
+            from envmgr.doctor.dll import resolve_pe
 
             report = resolve_pe(host, path, python_exe=python, base_dir=lib_dir)
         else:
-            from ..doctor.elf import resolve_elf
+            from envmgr.doctor.elf import resolve_elf
 
             report = resolve_elf(host, path)
     except (EnvmgrError, OSError, ValueError) as exc:

@@ -1,4 +1,4 @@
-"""Ctrl+C typed in a real terminal during `envmgr run -- CMD` on a cache hit (envmgr/_fastrun.py):
+"""Ctrl+C typed in a real terminal during `envmgr run -- CMD` on a cache hit (envmgr/fastpath/run.py):
 the command gets it, envmgr does not, and envmgr exits 130 as the full path does
 (tests/linux/test_interrupts.py drives the full path the same way)."""
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from envmgr import _fast
+from envmgr.fastpath import main as _fast
 from tests.conftest import Lazy
 from tests.linux.test_interrupts import SLOW, alive, ended
 from tests.unit.test_fast_path import PLAIN, env, store  # noqa: F401 - env: a fixture
@@ -28,7 +28,7 @@ def test_ctrl_c_reaches_the_command_and_envmgr_exits_130(env, tmp_path, path):
     args = ["run", "--cuda", "13.0", "--", sys.executable, "-c", SLOW]
     assert _fast.plan(args, env) is not None
     argv = ([str(Path(sys.executable).with_name("envmgr"))] if path == "fast"
-            else [sys.executable, "-c", "from envmgr.cli import main; main()"])
+            else [sys.executable, "-c", "from envmgr.cli.main import main; main()"])
     child = pexpect.spawn(argv[0], [*argv[1:], *args], env={**env, "TERM": "dumb"}, encoding="utf-8",
                           timeout=15, cwd=str(tmp_path), dimensions=(40, 200))
     child.expect("READY")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from envmgr import wheelindex
+from envmgr.wheels import index as wheelindex
 from tests.conftest import need
 from tests.linux.test_wheels_e2e import RECIPE, ROOT, fake_cuda_project
 

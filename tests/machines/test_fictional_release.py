@@ -64,7 +64,7 @@ def _choice(path: str, **selectors):
     from envmgr.discover import discover
     from envmgr.discover.limits import read_limits
     from envmgr.host.recorded import load_machine
-    from envmgr.select import Selectors, choose
+    from envmgr.snapshot.select import Selectors, choose
 
     host = load_machine(path)
     inv = discover(host)

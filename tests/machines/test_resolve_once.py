@@ -18,7 +18,7 @@ class Stop(EnvmgrError):
 
 @pytest.fixture
 def captures(monkeypatch):
-    from envmgr import compose as compose_mod
+    from envmgr.snapshot import compose as compose_mod
 
     calls = []
     real = compose_mod.compose
@@ -43,7 +43,7 @@ def test_export_resolves_once(cli, captures, extra):
 
 def test_install_resolves_once(cli, captures, monkeypatch):
     # Stopped right after the point where install used to resolve a second time (for the CUDA version).
-    from envmgr import wheels
+    from envmgr.wheels import store as wheels
 
     def stop(env):
         raise Stop("stopped after resolving")

@@ -352,8 +352,8 @@ def test_run_log_with_stdin_closed(bad, tmp_path):
 
 def test_snapshot_cache_warning_has_no_python_words(bad, monkeypatch):
     from envmgr.host.recorded import load_machine
-    from envmgr.resolve import resolve
-    from envmgr.selectors import Selectors
+    from envmgr.cache.resolve import resolve
+    from envmgr.snapshot.selectors import Selectors
 
     monkeypatch.setenv("ENVMGR_CACHE_DIR", str(bad / "cache-file"))
     said: list[str] = []

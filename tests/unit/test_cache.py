@@ -8,9 +8,9 @@ import time
 
 import pytest
 
-from envmgr import cache
-from envmgr.envdelta import SET, EnvDelta, VarOp
-from envmgr.snapshot import Snapshot, from_toml, to_toml
+from envmgr.cache import store as cache
+from envmgr.snapshot.envdelta import SET, EnvDelta, VarOp
+from envmgr.snapshot.form import Snapshot, from_toml, to_toml
 
 # A snapshot from another platform is refused (exit 2), so --from tests write one for this machine.
 if sys.platform == "win32":

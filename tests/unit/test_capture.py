@@ -5,9 +5,8 @@ from __future__ import annotations
 import pytest
 import tomlkit
 
-from envmgr.capture import (BEGIN, END, LEVEL, CaptureError, base_environment, capture_script, capture_vcvars,
-                            check_capture, decode_cmd_output, parse_capture_output, parse_set_dump, vcvars_args)
-from envmgr.envdelta import APPEND, PREPEND, SET, diff
+from envmgr.snapshot.capture import BEGIN, END, LEVEL, CaptureError, base_environment, capture_script, capture_vcvars, check_capture, decode_cmd_output, parse_capture_output, parse_set_dump, vcvars_args
+from envmgr.snapshot.envdelta import APPEND, PREPEND, SET, diff
 from envmgr.host.recorded import RecordedHost
 from tests.conftest import MACHINES, corpus
 

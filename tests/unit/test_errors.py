@@ -15,8 +15,8 @@ PACKAGE = ROOT / "envmgr"
 # Exceptions that never leave their module: each is caught there and becomes a listed problem or a
 # result (wheelremote: which candidate of an index to try next; vswhere: an installer record that
 # discovery lists as broken, habit 2; tomlfast: a document its fast parse does not fit, parsed by tomllib).
-INTERNAL = {("wheelremote.py", "Missing"), ("wheelremote.py", "Unreachable"), ("wheelremote.py", "Refused"),
-            ("discover/vswhere.py", "VswhereError"), ("tomlfast.py", "_Mismatch")}
+INTERNAL = {("wheels/remote.py", "Missing"), ("wheels/remote.py", "Unreachable"), ("wheels/remote.py", "Refused"),
+            ("discover/vswhere.py", "VswhereError"), ("files/tomlfast.py", "_Mismatch")}
 
 
 def _modules():
@@ -62,7 +62,8 @@ def test_exit_codes_come_from_the_class():
 
 
 def test_the_old_homes_still_name_the_same_classes():
-    from envmgr import capture, spawn
+    from envmgr import spawn
+    from envmgr.snapshot import capture
     from envmgr.doctor import logread
     from envmgr.msbuild import apply, fileops, planfile
     from envmgr.shellkit import UnrepresentableValue
@@ -103,7 +104,7 @@ def test_spawn_raises_the_class_that_carries_127_or_126(tmp_path):
 
 
 # The CLI edge: click, the spinner and prompts live here (fix-msbuild's prompts: commands/fix_msbuild_flow.py).
-EDGE = ("cli.py", "output.py", "_fast.py", "commands/")
+EDGE = ("cli/", "output.py", "fastpath/main.py", "commands/")
 
 
 def test_the_ui_lives_at_the_cli_edge():
@@ -126,8 +127,8 @@ def test_compose_shows_progress_only_through_what_the_caller_passes():
     from contextlib import contextmanager
 
     from envmgr.host.recorded import load_machine
-    from envmgr.resolve import resolve
-    from envmgr.selectors import Selectors
+    from envmgr.cache.resolve import resolve
+    from envmgr.snapshot.selectors import Selectors
     from tests.conftest import EXAMPLES
 
     shown = []

@@ -16,7 +16,7 @@ import sys
 import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
-from envmgr.envdelta import APPEND, PREPEND, SET, UNSET, EnvDelta, VarOp
+from envmgr.snapshot.envdelta import APPEND, PREPEND, SET, UNSET, EnvDelta, VarOp
 from envmgr.shellkit import UnrepresentableValue, expected_env, render
 from envmgr.shellkit.dotenv import final_values
 from tests.conftest import need_module

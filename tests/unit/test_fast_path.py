@@ -1,7 +1,7 @@
-"""The console script's fast path (envmgr/_fast.py) answers cache hits byte for byte as the full CLI.
+"""The console script's fast path (envmgr/fastpath/main.py) answers cache hits byte for byte as the full CLI.
 
 Every format, `--activate` (with and without an active environment), `run`, `--version`: the
-console script's stdout, stderr and exit code are compared with envmgr.cli:main's on the same cache
+console script's stdout, stderr and exit code are compared with envmgr.cli.main:main's on the same cache
 entry. The entries are written by cache.store, as a capture writes them; their snapshots hold the
 values shells find hard (quotes, `$`, backslashes, newlines, non-ASCII, empty entries).
 """
@@ -15,14 +15,17 @@ from pathlib import Path
 
 import pytest
 
-from envmgr import __version__, _fast, cache, cachekey
-from envmgr.envdelta import APPEND, PREPEND, REMOVE, SET, UNSET, EnvDelta, VarOp
-from envmgr.snapshot import Snapshot, to_toml
+from envmgr import __version__
+from envmgr.fastpath import main as _fast
+from envmgr.cache import store as cache
+from envmgr.cache import key as cachekey
+from envmgr.snapshot.envdelta import APPEND, PREPEND, REMOVE, SET, UNSET, EnvDelta, VarOp
+from envmgr.snapshot.form import Snapshot, to_toml
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the fast path runs on POSIX only")
 
 SCRIPT = Path(sys.executable).with_name("envmgr")
-FULL = [sys.executable, "-c", "from envmgr.cli import main; main()"]
+FULL = [sys.executable, "-c", "from envmgr.cli.main import main; main()"]
 FORMATS = ("toml", "json", "sh", "fish", "ps1", "cmd")
 
 SUMMARY = (("cuda", "13.0.88"), ("cuda_short", "13.0"), ("arch", "x64"))
@@ -181,10 +184,10 @@ def test_dumps_is_json_dumps(value):
                                                                             ensure_ascii=ascii_only)
 
 
-HEAVY = ("typing", "click", "envmgr.cli", "envmgr.host.live", "tomllib", "pathlib", "hashlib", "json")
+HEAVY = ("typing", "click", "envmgr.cli.main", "envmgr.host.live", "tomllib", "pathlib", "hashlib", "json")
 PROBE = ("import sys\n"
          "sys.argv = ['envmgr', *sys.argv[1:]]\n"
-         "try:\n    from envmgr._fast import main; main()\nexcept SystemExit:\n    pass\n"
+         "try:\n    from envmgr.fastpath.main import main; main()\nexcept SystemExit:\n    pass\n"
          "sys.stderr.write(repr(sorted(m for m in sys.modules if m in %r)))\n" % (HEAVY,))
 
 

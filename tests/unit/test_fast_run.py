@@ -1,4 +1,4 @@
-"""`envmgr run -- CMD` on a cache hit (envmgr/_fastrun.py) behaves as the full path does.
+"""`envmgr run -- CMD` on a cache hit (envmgr/fastpath/run.py) behaves as the full path does.
 
 The child's environment is activation_delta(...).apply(os.environ) item for item (order included)
 for every kind of operation, from a clean and from an active environment; exit codes (the child's,
@@ -16,9 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from envmgr import _fast, _fastrun
-from envmgr.activation import activation_delta
-from envmgr.envdelta import APPEND, PREPEND, REMOVE, SET, UNSET, EnvDelta, VarOp
+from envmgr.fastpath import main as _fast
+from envmgr.fastpath import run as _fastrun
+from envmgr.snapshot.activation import activation_delta
+from envmgr.snapshot.envdelta import APPEND, PREPEND, REMOVE, SET, UNSET, EnvDelta, VarOp
 from tests.unit.test_fast_path import CASES, PLAIN, both, env, same, store  # noqa: F401 - env: a fixture
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the fast path runs on POSIX only")
@@ -104,7 +105,7 @@ def test_the_child_inherits_only_the_standard_descriptors(env, tmp_path):
         cmd = ["run", "--cuda", "13.0", "--", "sh", "-c", f"ls /proc/$$/fd; echo 2>/dev/null >&{write} && echo open"]
         fast = subprocess.run([str(Path(sys.executable).with_name("envmgr")), *cmd], env=env, capture_output=True,
                               close_fds=False, text=True)
-        full = subprocess.run([sys.executable, "-c", "from envmgr.cli import main; main()", *cmd], env=env,
+        full = subprocess.run([sys.executable, "-c", "from envmgr.cli.main import main; main()", *cmd], env=env,
                               capture_output=True, close_fds=False, text=True)
     finally:
         os.close(read)

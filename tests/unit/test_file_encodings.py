@@ -81,7 +81,7 @@ def test_undecodable_file_is_one_line_and_exit_2(what, args, tmp_path):
 
 
 def test_export_ps1_on_stdout_has_no_bom_but_a_written_script_has_one(tmp_path):
-    from envmgr.envdelta import SET, EnvDelta, VarOp
+    from envmgr.snapshot.envdelta import SET, EnvDelta, VarOp
     from envmgr.shellkit import render, write_script
 
     res = run_cli("--machine", str(LINUX), "export", "--cuda", "13.0", "--format", "ps1")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import tomlkit
 
-from envmgr import cache
+from envmgr.cache import store as cache
 from envmgr.host.base import Host
 from envmgr.host.live import LiveHost
 from envmgr.host.recorded import load_machine

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from envmgr.commands.wheels import Installed
+from envmgr.commands.install_build import Installed
 from envmgr.msbuild.store import Store
 from tests.conftest import EMBEDDED_PYTHON, EXAMPLES, run_cli
 from tests.unit.test_install_flow import GPU, fake_llama
@@ -32,7 +32,7 @@ _full_python = pytest.mark.skipif(EMBEDDED_PYTHON, reason="the embeddable CPytho
 @pytest.fixture
 def builds(monkeypatch):
     """The install step, replaced: it records its calls and reports a wheel cache hit."""
-    from envmgr.commands import wheels
+    from envmgr.commands import install_build as wheels
 
     calls = []
 
@@ -63,7 +63,7 @@ def test_the_recorded_machine_fails_f01_only():
     from envmgr.doctor.checks import FAIL
     from envmgr.doctor.run import gather, run_checks
     from envmgr.host.recorded import load_machine
-    from envmgr.selectors import Selectors
+    from envmgr.snapshot.selectors import Selectors
 
     findings = run_checks(gather(load_machine(MACHINE), Selectors()))
     assert [f.id for f in findings if f.status == FAIL] == ["F01"]
@@ -162,8 +162,8 @@ def test_decide_is_pure_reading(tree):  # noqa: F811
     """Deciding reads only: the copy waits until no other finding blocks (the flow calls apply later)."""
     from envmgr.commands import install_fix
     from envmgr.doctor.run import gather, run_checks
-    from envmgr.recipes import get_recipe
-    from envmgr.selectors import Selectors
+    from envmgr.recipes.recipe import get_recipe
+    from envmgr.snapshot.selectors import Selectors
 
     before = snapshot(tree, BT)
     facts = gather(tree, Selectors())

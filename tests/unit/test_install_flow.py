@@ -118,7 +118,7 @@ def test_sort_findings_on_the_recorded_machines_findings():
     from envmgr.commands.install_flow import RECIPE_ROUTES, sort_findings
     from envmgr.doctor.run import gather, run_checks
     from envmgr.host.recorded import load_machine
-    from envmgr.selectors import Selectors
+    from envmgr.snapshot.selectors import Selectors
 
     findings = run_checks(gather(load_machine(VS2026), Selectors()))
     ids = lambda fs: [f.id for f in fs]   # noqa: E731

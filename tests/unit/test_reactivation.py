@@ -1,4 +1,4 @@
-"""Python-free re-activation (envmgr/reactivate.py + shells/envmgr.sh) in real bash and zsh.
+"""Python-free re-activation (envmgr/fastpath/slot_sh.py + shells/envmgr.sh) in real bash and zsh.
 
 The first `envmgr_activate` runs envmgr (its fast path writes the slot); the second must start no
 process named envmgr and leave exactly the environment the first left. Then each input of the cache
@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from envmgr import __file__ as VERSION_FILE
-from envmgr.shellinit import shells_dir
+from envmgr.shellkit.init import shells_dir
 
 from tests.unit.test_fast_path import PLAIN, store
 

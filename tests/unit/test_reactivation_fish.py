@@ -1,4 +1,4 @@
-"""Python-free re-activation in real fish (envmgr/reactivate_fish.py + shells/envmgr.fish).
+"""Python-free re-activation in real fish (envmgr/fastpath/slot_fish.py + shells/envmgr.fish).
 
 As test_reactivation.py for bash and zsh: the first `envmgr_activate` runs envmgr (its fast path
 writes the slot); the second must start no envmgr and leave exactly the environment the first left
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from envmgr.shellinit import shells_dir
+from envmgr.shellkit.init import shells_dir
 
 from tests.unit.test_fast_path import PLAIN, store
 from tests.unit.test_reactivation import CHANGES, KEY_VARS, calls, changed, setup  # noqa: F401 - the fixture
@@ -116,9 +116,9 @@ def test_a_stamp_one_nanosecond_off_hands_over(setup):
 
 def test_a_prepend_after_a_set_and_an_append_after_an_unset(tmp_path):
     # Snapshots keep one op kind per variable, but the slot follows any sequence as EnvDelta.apply.
-    from envmgr.activation import activation_delta
-    from envmgr.envdelta import EnvDelta, VarOp
-    from envmgr.reactivate_fish import fish_slot
+    from envmgr.snapshot.activation import activation_delta
+    from envmgr.snapshot.envdelta import EnvDelta, VarOp
+    from envmgr.fastpath.slot_fish import fish_slot
 
     ops = [("LIBRARY_PATH", "set", "/s1::/s2/: :/s1"), ("LIBRARY_PATH", "prepend", ("/s2", "/s0")),
            ("CPATH", "unset", ""), ("CPATH", "append", ("/c",)), ("CPATH", "append", ("/d", "/c/"))]

@@ -1,4 +1,4 @@
-"""Python-free re-activation for PowerShell (envmgr/reactivate_ps1.py + shells/Envmgr.psm1), without
+"""Python-free re-activation for PowerShell (envmgr/fastpath/slot_ps1.py + shells/Envmgr.psm1), without
 PowerShell: there is none on this machine, so nothing here runs the module's code.
 
 What is proven here: the slot envmgr writes (through the real fast path, and through the full CLI
@@ -22,17 +22,17 @@ from pathlib import Path
 import pytest
 
 from envmgr import __file__ as VERSION_FILE
-from envmgr.activation import activation_delta
-from envmgr.envdelta import EnvDelta, VarOp
-from envmgr.reactivate_ps1 import TICKS_AT_UNIX_EPOCH, env_names, ps1_slot, write_ps1_slot
-from envmgr.shellinit import shells_dir
+from envmgr.snapshot.activation import activation_delta
+from envmgr.snapshot.envdelta import EnvDelta, VarOp
+from envmgr.fastpath.slot_ps1 import TICKS_AT_UNIX_EPOCH, env_names, ps1_slot, write_ps1_slot
+from envmgr.shellkit.init import shells_dir
 from envmgr.shellkit import render
 from envmgr.winenv import WindowsEnv, env_get
 from tests.conftest import need_module
 
 posix = pytest.mark.skipif(sys.platform == "win32", reason="the fast path and these file modes are POSIX")
 REAL = Path(sys.executable).with_name("envmgr")
-FULL = [sys.executable, "-c", "from envmgr.cli import main; main()"]
+FULL = [sys.executable, "-c", "from envmgr.cli.main import main; main()"]
 KEYS = {"Format", "Windows", "Args", "Env", "Versioned", "Paths", "Ops", "Marker"}
 ARGS = ["--cuda", "13.0"]
 
@@ -476,7 +476,7 @@ def test_the_writer_refuses_what_the_module_could_not_hold(why, data, args, env,
 
 @posix
 def test_a_symlink_among_the_watched_paths_gets_no_slot(tmp_path):
-    from envmgr.cachekey import stat_token
+    from envmgr.cache.key import stat_token
 
     (tmp_path / "real").mkdir()
     (tmp_path / "link").symlink_to(tmp_path / "real")
@@ -527,8 +527,9 @@ def test_on_windows_the_full_cli_writes_the_slot(tmp_path):
     # What Enter-Envmgr's first call does on Windows (the fast path never answers there): the full CLI
     # answers from the cache and writes the slot. Runs on the workflow's Windows runners and in the
     # Windows-CPython tier (tests/run-win32.sh).
-    from envmgr import __version__, cache
-    from envmgr.snapshot import Snapshot, to_toml
+    from envmgr import __version__
+    from envmgr.cache import store as cache
+    from envmgr.snapshot.form import Snapshot, to_toml
     from tests.unit.test_export_idempotent import Ps1Model
 
     watched = tmp_path / "vcvarsall.bat"

@@ -6,7 +6,7 @@ import re
 
 import click
 
-from envmgr.cli import cli
+from envmgr.cli.main import cli
 from tests.conftest import ROOT
 
 

@@ -6,7 +6,7 @@ import shlex
 import pytest
 
 from envmgr.errors import InputFileError, NoMatchError, UsageError
-from envmgr.recipes import RecipeContext, apply_recipe, cuda_architectures, get_recipe, load_recipes, parse_recipe
+from envmgr.recipes.recipe import RecipeContext, apply_recipe, cuda_architectures, get_recipe, load_recipes, parse_recipe
 
 
 def ops(delta):

@@ -128,7 +128,7 @@ def test_values_marshal_cannot_hold_are_parsed_every_time(tmp_path, monkeypatch)
 
 
 def test_cache_clear_removes_the_kept_parses(tmp_path, monkeypatch):
-    from envmgr import cache
+    from envmgr.cache import store as cache
 
     monkeypatch.setenv("ENVMGR_CACHE_DIR", str(tmp_path / "cache"))
     rec = _big_record(tmp_path)

@@ -10,7 +10,7 @@ from envmgr.knowledge import stl_min_cuda as table_stl_min_cuda
 from envmgr.discover import discover
 from envmgr.errors import NoMatchError, UsageError
 from envmgr.host.recorded import load_machine
-from envmgr.select import Selectors, choose
+from envmgr.snapshot.select import Selectors, choose
 from tests.conftest import MACHINES
 
 
@@ -91,7 +91,7 @@ def test_linux_pins_an_older_gcc_when_the_default_is_too_new():
     gxx = {c.name: c for c in inv.host_compilers}
     assert "g++" in gxx
     kit = next(k for k in inv.cuda if k.short == "12.4")
-    from envmgr.select import Limits
+    from envmgr.snapshot.select import Limits
 
     limits = Limits({kit.path: HostLimits(None, None, gxx["g++"].major - 1, "test")}, {})
     choice = choose(inv, Selectors(cuda="12.4"), limits)

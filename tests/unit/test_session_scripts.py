@@ -9,10 +9,10 @@ import sys
 
 import pytest
 
-from envmgr.activation import ACTIVE, activation_delta, deactivation_delta
-from envmgr.envdelta import PREPEND, REMOVE, SET, UNSET, EnvDelta, VarOp
-from envmgr.shellhost import build_session
-from envmgr.shellinit import hook_script, profile_line, shells_dir
+from envmgr.snapshot.activation import ACTIVE, activation_delta, deactivation_delta
+from envmgr.snapshot.envdelta import PREPEND, REMOVE, SET, UNSET, EnvDelta, VarOp
+from envmgr.shellkit.launch import build_session
+from envmgr.shellkit.init import hook_script, profile_line, shells_dir
 from tests.conftest import ROOT
 from tests.unit.test_shellkit_ps1 import literals, parse, ts_bat, ts_ps
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from envmgr.envdelta import APPEND, PREPEND, SET, UNSET, EnvDelta, VarOp
+from envmgr.snapshot.envdelta import APPEND, PREPEND, SET, UNSET, EnvDelta, VarOp
 from envmgr.shellkit import UnrepresentableValue, render
 from envmgr.shellkit._common import drop_entries, list_text
 from tests.conftest import Lazy

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
-from envmgr.envdelta import APPEND, PREPEND, SET, UNSET, EnvDelta, VarOp
+from envmgr.snapshot.envdelta import APPEND, PREPEND, SET, UNSET, EnvDelta, VarOp
 from envmgr.shellkit import UnrepresentableValue, expected_env, render
 from tests.conftest import need
 

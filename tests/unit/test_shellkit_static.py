@@ -6,7 +6,7 @@ import io
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from envmgr.envdelta import APPEND, PREPEND, SET, UNSET, EnvDelta, VarOp
+from envmgr.snapshot.envdelta import APPEND, PREPEND, SET, UNSET, EnvDelta, VarOp
 from envmgr.shellkit import (FORMATS, UnrepresentableValue, encoding, newline, render, render_github,
                              write_script)
 from tests.conftest import need_module
@@ -120,7 +120,7 @@ def test_error_message_names_variable_char_and_format():
 
 
 def test_remove_ops_become_a_set_of_the_filtered_current_value():
-    from envmgr.envdelta import PREPEND, REMOVE, EnvDelta, VarOp
+    from envmgr.snapshot.envdelta import PREPEND, REMOVE, EnvDelta, VarOp
     from envmgr.shellkit import render, resolve_removals
 
     delta = EnvDelta("windows", (VarOp("PATH", REMOVE, ("C:\\CUDA\\v11.8\\bin",)),

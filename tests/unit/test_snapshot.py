@@ -4,9 +4,9 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from envmgr.envdelta import APPEND, PREPEND, REMOVE, SET, UNSET, EnvDelta, VarOp, combine
+from envmgr.snapshot.envdelta import APPEND, PREPEND, REMOVE, SET, UNSET, EnvDelta, VarOp, combine
 from envmgr.errors import InputFileError
-from envmgr.snapshot import Snapshot, from_toml, load, missing_paths, to_toml
+from envmgr.snapshot.form import Snapshot, from_toml, load, missing_paths, to_toml
 
 names = st.from_regex(r"[A-Za-z_][A-Za-z0-9_()]{0,12}", fullmatch=True)
 values = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=40)

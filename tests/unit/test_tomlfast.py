@@ -19,7 +19,7 @@ import tomlkit
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from envmgr import tomlfast
+from envmgr.files import tomlfast
 
 MACHINES = sorted((Path(__file__).resolve().parent.parent / "machines").rglob("*.toml"))
 

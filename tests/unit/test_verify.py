@@ -248,7 +248,7 @@ _full_python = pytest.mark.skipif(EMBEDDED_PYTHON, reason="the embeddable CPytho
 def run_envmgr(monkeypatch):
     from click.testing import CliRunner
 
-    from envmgr.cli import cli as group
+    from envmgr.cli.main import cli as group
 
     def go(*args, pythonpath=None):
         monkeypatch.setenv("NO_COLOR", "1")
@@ -294,7 +294,7 @@ def test_cli_not_installed_is_exit_1_with_the_install_command(run_envmgr, tmp_pa
 def test_cli_bad_python_and_unknown_package_are_exit_2(run_envmgr, tmp_path):
     from click.testing import CliRunner
 
-    from envmgr.cli import main
+    from envmgr.cli.main import main
 
     for args in (["verify", "--python", str(tmp_path / "nope" / "python")], ["verify", "numpy"]):
         with pytest.raises(SystemExit) as exc:

@@ -1,5 +1,5 @@
-"""`envmgr wheels publish` (envmgr/wheelindex.py) and the index lookup of `install --wheel-index`
-(envmgr/wheelremote.py), on folder indexes and on a loopback `python -m http.server`.
+"""`envmgr wheels publish` (envmgr/wheels/index.py) and the index lookup of `install --wheel-index`
+(envmgr/wheels/remote.py), on folder indexes and on a loopback `python -m http.server`.
 
 The wheels are hand-made with zipfile (as in test_wheels.py): what is tested is the index layout,
 the hashes and the keys, not a build. tests/linux/test_wheel_index_e2e.py builds and installs real ones.
@@ -18,7 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from envmgr import wheelindex, wheelremote, wheels
+from envmgr.wheels import index as wheelindex
+from envmgr.wheels import remote as wheelremote
+from envmgr.wheels import store as wheels
 from envmgr.errors import InputFileError
 from tests.conftest import ROOT
 
@@ -145,8 +147,8 @@ def test_a_dest_that_cannot_be_written_is_one_line_and_exit_2(cli, tmp_path, cac
 
 def test_concurrent_publishers_never_corrupt_the_index(tmp_path):
     """Eight processes, each with its own cache of three wheels, publish into one folder at once."""
-    script = ("import sys, zipfile\nfrom pathlib import Path\nfrom envmgr import wheels\n"
-              "from envmgr.commands.wheelpublish import publish_command\n"
+    script = ("import sys, zipfile\nfrom pathlib import Path\nfrom envmgr.wheels import store as wheels\n"
+              "from envmgr.commands.wheels import publish_command\n"
               "n = int(sys.argv[1]); tmp = Path(sys.argv[2])\n"
               "for i in range(3):\n"
               "    key = wheels.WheelKey('fakecuda', '1.2.3', 'index', '13.0', f'{n}{i}', 'Ninja', '', 'cp311', 'x')\n"

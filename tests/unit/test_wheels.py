@@ -1,4 +1,4 @@
-"""The wheel cache (envmgr/wheels.py) and `envmgr wheels list|clear`.
+"""The wheel cache (envmgr/wheels/store.py) and `envmgr wheels list|clear`.
 
 The wheels here are hand-made with zipfile: no real CUDA wheel fits in a unit test. They carry the
 member names that decide the CUDA check (llama_cpp/lib/libggml-cuda.so, per failures.md F18).
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from envmgr import wheels
+from envmgr.wheels import store as wheels
 from envmgr.errors import CheckFailed
 from envmgr.host.live import LiveHost
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings, strategies as st
 
-from envmgr.envdelta import APPEND, PREPEND, SET, UNSET, EnvDelta, VarOp
+from envmgr.snapshot.envdelta import APPEND, PREPEND, SET, UNSET, EnvDelta, VarOp
 from envmgr.shellkit import expected_env, render
 from tests.wine.test_cmd_quoting import run_cmd, wine_env  # noqa: F401  (the session's Wine prefix)
 

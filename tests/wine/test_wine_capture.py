@@ -28,10 +28,10 @@ from typing import Iterator
 
 import pytest
 
-from envmgr.capture import CaptureError, base_environment, capture_vcvars, parse_set_dump
-from envmgr.envdelta import SET
+from envmgr.snapshot.capture import CaptureError, base_environment, capture_vcvars, parse_set_dump
+from envmgr.snapshot.envdelta import SET
 from envmgr.host.wine import WineHost
-from envmgr.snapshot import from_toml
+from envmgr.snapshot.form import from_toml
 from tests.conftest import corpus
 from tests.wine import layout
 from tests.wine.conftest import CUDA_DIR, CUDA_KEY, MACHINE_ENV, WinePrefix, new_prefix

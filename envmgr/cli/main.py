@@ -1,0 +1,136 @@
+"""The command line: parse -> build context -> call one core function -> render. Nothing else."""
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+
+import click
+
+from envmgr import __version__
+from envmgr.cli.flags import check_wine_prefix
+from envmgr.errors import EnvmgrError
+from envmgr.host.live import LiveHost
+from envmgr.host.recorded import load_machine
+from envmgr.host.recording import RecordingHost
+from envmgr.host.wine import WineHost
+from envmgr.output import show_error, utf8_pipes
+
+# command name -> its module in envmgr.commands, imported only when click asks for that command (or for
+# --help): cli/ sits below commands/ in the layer rule, so the group names its commands, never imports them.
+COMMANDS = {name: name.replace("-", "_") for name in (
+    "cache", "complete-words", "deactivate", "doctor", "export", "fix-msbuild", "init", "install", "list", "recipes",
+    "record", "run", "shell", "verify", "wheels")}
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+class Ctx:
+    """What every command needs: the host it describes (this machine, a record or a Wine prefix), this
+    machine (`local`: where envmgr, pip and `run`'s command run), the environment envmgr was started in
+    (`env`), and the flags that chose them. Tests give hosts directly: `cli.main(obj=Ctx(host=...))`."""
+
+    def __init__(self, machine: str | None = None, wine_prefix: str | None = None, *, host=None,
+                 local=None) -> None:
+        self.machine = machine
+        self.wine_prefix = wine_prefix
+        self._host = host
+        self._local = local
+        self.given = host is not None
+
+    @property
+    def host(self):
+        if self._host is None:
+            if self.machine:
+                self._host = load_machine(self.machine)
+            elif self.wine_prefix:
+                check_wine_prefix(self.wine_prefix)
+                self._host = WineHost(self.wine_prefix)
+            else:
+                self._host = self.local
+        return self._host
+
+    @property
+    def local(self):
+        """This machine: the host itself when no --machine/--wine-prefix (or given host) describes another."""
+        if self._local is None:
+            self._local = LiveHost()
+        return self._local
+
+    def recording(self):
+        """The host, wrapped so that what discovery reads is kept (`envmgr record` writes it)."""
+        return RecordingHost(self.host)
+
+    @property
+    def here(self) -> bool:
+        """Whether the host is this machine (the snapshot cache and `verify` are for this machine only)."""
+        return not (self.machine or self.wine_prefix) and (not self.given or self._host is self._local)
+
+    @property
+    def env(self):
+        """The environment envmgr was started in: what exports, `run` and `install` apply the snapshot to."""
+        return self.local.env
+
+
+class EnvmgrGroup(click.Group):
+    """Turns an EnvmgrError into one line + remedy on stderr and its exit code (also under CliRunner)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *COMMANDS})
+
+    def get_command(self, ctx: click.Context, name: str):
+        command = super().get_command(ctx, name)
+        if command is None and name in COMMANDS:
+            command = importlib.import_module(f"envmgr.commands.{COMMANDS[name]}").command
+            self.add_command(command, name)
+        return command
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except EnvmgrError as exc:
+            ctx.exit(show_error(exc))
+
+
+@click.group(cls=EnvmgrGroup, context_settings=CONTEXT)
+@click.version_option(__version__, "-V", "--version", prog_name="envmgr")
+@click.option("--machine", metavar="FILE", envvar="ENVMGR_MACHINE",
+              help="Run against a recorded machine file instead of this machine (also ENVMGR_MACHINE).")
+@click.option("--wine-prefix", metavar="DIR", envvar="ENVMGR_WINEPREFIX", hidden=False,
+              help="Treat a Wine prefix as the machine: C: is its drive_c, programs run through wine, "
+                   "the registry is read with its reg.exe (also ENVMGR_WINEPREFIX).")
+@click.pass_context
+def cli(ctx: click.Context, machine: str | None, wine_prefix: str | None) -> None:
+    """envmgr: find every Visual Studio and CUDA toolkit, and get a shell where CUDA builds work.
+
+    \b
+    Examples:
+      envmgr list                       what is installed, and its problems
+      envmgr list --json                the same, for scripts (docs/json.md)
+      envmgr --machine rec.toml list    a recorded machine (see `envmgr record`)
+      envmgr record -o machine.toml     record this machine for a bug report
+    """
+    if not isinstance(ctx.obj, Ctx):   # a test may give one (with its host); the command line makes one
+        ctx.obj = Ctx(machine, wine_prefix)
+
+
+def main(argv: list[str] | None = None) -> None:
+
+    utf8_pipes()
+    try:
+        rc = cli.main(args=argv, prog_name="envmgr", standalone_mode=False)
+    except EnvmgrError as exc:   # raised while click parsed the group's own options, before invoke
+        sys.exit(show_error(exc))
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except BrokenPipeError:
+        # `envmgr list | head`: the reader went away; not an error worth a traceback.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(0)
+    sys.exit(rc if isinstance(rc, int) else 0)

@@ -1,0 +1,37 @@
+"""`envmgr cache list|clear`: the snapshot cache (under the user cache folder)."""
+from __future__ import annotations
+
+import click
+
+from envmgr.cache import store as cache
+from envmgr.output import emit_json
+
+
+@click.group("cache")
+def command() -> None:
+    """The snapshot cache (under the user cache folder)."""
+
+
+@command.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def cache_list(as_json: bool) -> None:
+    """List cached snapshots and whether they are still valid."""
+
+    rows = []
+    for e in cache.entries():
+        valid = bool(e.snapshot_toml) and all(cache.stat_token(p) == t for p, t in e.validity.items())
+        headline = next((l[2:] for l in e.snapshot_toml.splitlines()[1:2] if l.startswith("# ")), "(unreadable)")
+        rows.append({"key": e.key, "path": str(e.path), "valid": valid, "summary": headline})
+    if as_json:
+        emit_json({"schema": 1, "cache_dir": str(cache.cache_dir()), "entries": rows})
+        return
+    click.echo(f"{len(rows)} cached snapshot(s) in {cache.cache_dir()}")
+    for r in rows:
+        click.echo(f"  {r['key']}  {'valid' if r['valid'] else 'stale'}  {r['summary']}")
+
+
+@command.command("clear")
+def cache_clear() -> None:
+    """Delete every cached snapshot."""
+
+    click.echo(f"removed {cache.clear()} cached snapshot(s)")

@@ -1,0 +1,85 @@
+"""`envmgr export`: the environment snapshot (and a recipe) as TOML, JSON or a shell script on stdout."""
+from __future__ import annotations
+
+import sys
+
+import click
+
+from envmgr.cli.main import Ctx
+from envmgr.cli.options import environment_for, get_snapshot, recipe_options, selector_options
+from envmgr.output import say
+from envmgr.shellkit import render_github
+
+EXPORT_FORMATS = ("toml", "json", "ps1", "cmd", "sh", "fish", "dotenv", "github")
+
+
+@click.command("export")
+@selector_options
+@recipe_options
+@click.option("--activate", is_flag=True,
+              help="Script formats: also record what to restore (used by Enter-Envmgr and envmgr_activate).")
+@click.option("--format", "fmt", type=click.Choice(EXPORT_FORMATS), default="toml", show_default=True,
+              help="Output format.")
+@click.pass_obj
+def command(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh, strict, recipe, arch_list,
+               allow_unsupported_compiler, recipe_params, activate, fmt) -> None:
+    """Write the environment snapshot to stdout.
+
+    \b
+      envmgr export > env.toml
+      envmgr export --from env.toml --format ps1 | Invoke-Expression
+      eval "$(envmgr export --cuda 13.0 --format sh)"
+      envmgr export --format github >> "$GITHUB_ENV"   (see docs/snapshot.md for $GITHUB_PATH)
+    """
+    sel = (vs, toolset, arch, cuda, pythons, from_file, refresh, strict)
+    if activate and fmt in ("toml", "json", "dotenv", "github"):
+        from envmgr.errors import UsageError
+
+        raise UsageError("--activate is for shell scripts", "use --format sh, fish, ps1 or cmd")
+    snap = served = get_snapshot(obj, *sel)
+    if recipe or activate:
+        delta, marker, notes = environment_for(obj, sel, recipe, arch_list, allow_unsupported_compiler,
+                                               recipe_params, snap=snap)
+        if activate:
+            from envmgr.snapshot.activation import activation_delta
+
+            delta = activation_delta(delta, obj.env, marker)
+        from dataclasses import replace
+
+        snap = replace(snap, delta=delta, notes=snap.notes + tuple(notes), text="")
+    if fmt == "toml":
+        if snap.text:
+            click.echo(snap.text, nl=False)
+        else:
+            from envmgr.snapshot.form import to_toml
+
+            click.echo(to_toml(snap), nl=False)
+    elif fmt == "json":
+        from envmgr.output import emit_json
+        from envmgr.snapshot.form_json import snapshot_json
+
+        emit_json(snapshot_json(snap))
+    elif fmt == "github" and obj.env.get("GITHUB_ENV") and obj.env.get("GITHUB_PATH"):
+        _append_github_files(snap, obj.env)
+    else:
+        from envmgr.shellkit import render, stream_encoding
+
+        text = render(snap.delta, fmt, dict(obj.env))
+        sys.stdout.flush()
+        sys.stdout.buffer.write(text.encode(stream_encoding(fmt)))
+        if activate and fmt == "ps1" and not recipe and obj.here and obj.env.get("ENVMGR_SLOT"):
+            from envmgr.fastpath.slot_ps1 import write_from_cli
+
+            write_from_cli(obj.env["ENVMGR_SLOT"], sys.argv[1:], obj.host, served, obj.env)
+
+
+def _append_github_files(snap, env) -> None:
+    """Inside a GitHub Actions step: append to the files the runner reads after the step."""
+
+    env_text, path_text = render_github(snap.delta, dict(env))
+    for var, text in (("GITHUB_ENV", env_text), ("GITHUB_PATH", path_text)):
+        if text:
+            with open(env[var], "a", encoding="utf-8", newline="\n") as fh:
+                fh.write(text)
+    say(f"envmgr: appended {env_text.count(chr(10))} line(s) to $GITHUB_ENV and "
+        f"{path_text.count(chr(10))} to $GITHUB_PATH for the next steps")

@@ -1,0 +1,244 @@
+"""A wheel for `envmgr install --recipe`: from the local wheel cache, a team's index, or a build; then pip install."""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from envmgr import spawn
+from envmgr.cli.main import Ctx
+from envmgr.cli.options import environment_for, get_snapshot
+from envmgr.errors import CheckFailed, ChildFailed, InputFileError, UsageError
+from envmgr.output import say
+from envmgr.recipes.recipe import get_recipe
+from envmgr.snapshot.activation import activation_delta
+from envmgr.wheels import index as wheelindex
+from envmgr.wheels import remote as wheelremote
+from envmgr.wheels import store as wheels
+from envmgr.wheels.remote import configured_index
+
+_PY_ID = ("import sys, sysconfig; i = sys.implementation; "
+          "print(f'{i.name[:2] if i.name == \"cpython\" else i.name}{sys.version_info[0]}{sys.version_info[1]}'); "
+          "print(sysconfig.get_platform())")
+
+
+@dataclass(frozen=True)
+class Installed:
+    """What `envmgr install --recipe` did, in its own words: the install flow reports from this."""
+    code: int              # pip install's exit code
+    origin: str            # "built", "cache" (the local wheel cache), "index" (--wheel-index) or "source"
+    wheel: str             # the wheel's file name
+    path: str
+    build_seconds: float   # the build's time: this build's, or the one that made the cached/index wheel
+    digest: str = ""       # the cache key's digest ("" for a source folder or URL: never cached)
+    index: str = ""        # the wheel index it came from (origin "index")
+
+
+def install_wheel(obj: Ctx, args: list[str], *, vs, toolset, arch, cuda, pythons, from_file, refresh, strict, recipe,
+                  arch_list, allow_unsupported_compiler, recipe_params, no_deps, rebuild, wheel_index,
+                  publish_to) -> Installed:
+    """Build SPEC (the last of args) with the recipe, or take its wheel from the cache or the index; pip install it."""
+
+
+    spec, pip_opts = _install_args(args, recipe, publish_to)
+
+    sel = (vs, toolset, arch, cuda, pythons, from_file, refresh, strict)
+    snap = get_snapshot(obj, *sel)       # resolved once: the environment and the CUDA version come from it
+    delta, marker, _ = environment_for(obj, sel, recipe, arch_list, allow_unsupported_compiler, recipe_params,
+                                       snap=snap)
+    env = activation_delta(delta, obj.env, marker).apply(obj.env)
+    python = pythons[0] if pythons else sys.executable
+    py_tag, platform = _python_identity(obj.local, python, env)
+    cuda_version = dict(snap.summary).get("cuda_short", "")
+    is_cuda = _is_cuda_recipe(recipe) and bool(cuda_version)
+    archs, generator, cmake_args = wheels.build_facts(env)
+    info = wheels.parse_spec(spec, obj.local)
+
+    def key_for(name: str, version: str, source: str) -> wheels.WheelKey:
+        return wheels.WheelKey(name, version, source, cuda_version if is_cuda else "", archs, generator,
+                               cmake_args, py_tag, platform)
+
+
+    if info.name and info.version and info.source and not rebuild:
+        reused = _reuse(key_for(info.name, info.version, info.source), is_cuda, wheel_index, publish_to,
+                        python, pip_opts, no_deps, env)
+        if reused is not None:
+            return reused
+    _say_why_built(spec, info)
+    start = time.perf_counter()
+    entry_or_path = _build(python, spec, pip_opts, env, key_for, info, is_cuda, start,
+                           datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+    seconds, path = time.perf_counter() - start, Path(entry_or_path)
+    publish_installed(publish_to, entry_or_path)
+    return Installed(_pip_install(python, entry_or_path, pip_opts, no_deps, env),
+                     "source" if info.source is None else "built", path.name, str(path), seconds,
+                     "" if info.source is None else path.parent.name)
+
+
+def _install_args(args: list[str], recipe, publish_to) -> tuple[str, list[str]]:
+    """(SPEC, the pip options before it), checked before anything is resolved; a bad --publish folder too."""
+
+    if not args or not recipe:
+        raise UsageError("envmgr install needs --recipe NAME and a SPEC", "e.g. envmgr install --recipe "
+                         "llama-cpp-python llama-cpp-python==0.3.36 (see `envmgr recipes`)")
+    spec, pip_opts = args[-1], args[:-1]
+    _check_spec(spec)
+    if publish_to:
+        from envmgr.wheels.index import check_dest
+
+        check_dest(Path(publish_to).expanduser())
+    return spec, pip_opts
+
+
+def _reuse(key, is_cuda: bool, wheel_index, publish_to, python: str, pip_opts: list[str], no_deps: bool,
+           env: dict) -> Installed | None:
+    """The wheel of `key` from the local cache, else from the wheel index, installed; None when neither has it."""
+
+    hit = wheels.lookup(key, is_cuda, lambda m: say(f"envmgr: {m}"))
+    origin = "cache"
+    if hit is not None:
+        say(f"envmgr: reusing the cached wheel {hit.wheel} (built in {hit.build_seconds:.0f} s, {hit.created}); "
+            f"key {hit.key.digest()}")
+    else:
+        hit, origin = from_index(wheel_index, key, is_cuda), "index"
+    if hit is None:
+        return None
+    index = configured_index(wheel_index) or "" if origin == "index" else ""
+    publish_installed(publish_to, hit.path)
+    return Installed(_pip_install(python, hit.path, pip_opts, no_deps, env), origin, hit.wheel, str(hit.path),
+                     hit.build_seconds, hit.folder.name, index)
+
+
+def _say_why_built(spec: str, info) -> None:
+    """Why SPEC is built rather than taken from the cache, when the spec itself is the reason."""
+
+    if info.source is None:
+        say(f"envmgr: {spec} is a source folder or URL: built every time, never cached")
+    elif info.version is None and info.name:
+        old = wheels.newest_for(info.name)
+        say(f"envmgr: {spec} pins no version: building" +
+            (f" (the cache holds {old.key.version}; pin =={old.key.version} to reuse it)" if old else ""))
+
+
+def _build(python, spec, pip_opts, env, key_for, info, is_cuda, start, created):
+
+
+    root = wheels.wheels_dir()
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=root))
+    except OSError as exc:
+        raise _cache_unwritable(root, exc) from None
+    try:
+        argv = [python, "-m", "pip", "wheel", "--no-deps", "--no-cache-dir", "-w", str(tmp), *pip_opts, spec]
+        say(f"envmgr: building: {' '.join(argv)}")
+        say(f"envmgr: CMAKE_ARGS={env.get('CMAKE_ARGS', '')!r} CMAKE_GENERATOR={env.get('CMAKE_GENERATOR', '')!r}")
+        code = spawn.run(argv, env, interrupted="the build stopped; nothing was cached")
+        seconds = time.perf_counter() - start
+        if code != 0:
+            raise ChildFailed(f"pip wheel failed with exit code {code} after {seconds:.0f} s; nothing was cached",
+                              "rerun with -v before SPEC, or `envmgr run --recipe ... --log build.log -- pip wheel -v ...`"
+                              " to have the log diagnosed", code)
+        built = sorted(tmp.glob("*.whl"))
+        if len(built) != 1:
+            raise CheckFailed(f"pip wheel produced {len(built)} wheels in {tmp}, expected one", "report this")
+        name, version, _ = wheels.parse_wheel_name(built[0].name)
+        if info.name and name != info.name:
+            say(f"envmgr: the wheel is {name}, the spec said {info.name}: keyed by the wheel's name")
+        if info.source is None:
+            problems = wheels.check_wheel(built[0], name, is_cuda)
+            if problems:
+                raise CheckFailed(f"{built[0].name} will not be installed: {'; '.join(problems)}",
+                                  "the build did not enable CUDA: check CMAKE_ARGS and the build log (-v)")
+            keep = Path(tempfile.mkdtemp(prefix="envmgr-wheel-"))
+            return shutil.move(str(built[0]), keep / built[0].name)
+        try:
+            entry = wheels.store(key_for(name, version, info.source), built[0], seconds, is_cuda, created)
+        except OSError as exc:
+            raise _cache_unwritable(root, exc) from None
+        say(f"envmgr: built {entry.wheel} in {seconds:.0f} s; cached as {entry.key.digest()} in {entry.folder}")
+        return entry.path
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _cache_unwritable(root, exc: OSError):
+
+    return InputFileError(f"the wheel cache {root} cannot be written: {exc.strerror or exc}",
+                          "set ENVMGR_CACHE_DIR to a folder you can write, or fix that folder's permissions")
+
+
+_ARCHIVES = (".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".zip", ".whl")
+
+
+def _check_spec(spec: str) -> None:
+    """A SPEC that names a local file or folder must exist (pip would fail with its own traceback)."""
+
+    if not spec.strip():
+        raise UsageError("envmgr install needs a SPEC", "e.g. llama-cpp-python==0.3.36, a source folder or an sdist")
+    if "://" in spec or " @ " in spec or "@" in spec.split("/")[0]:
+        return  # a URL, or `name @ url`: pip fetches it
+    looks_local = spec.startswith((".", "/", "~")) or os.sep in spec or "/" in spec or \
+        spec.lower().endswith(_ARCHIVES) or (os.altsep is not None and os.altsep in spec)
+    if looks_local and not os.path.exists(os.path.expanduser(spec)):
+        raise InputFileError(f"{spec}: no such file or folder",
+                             "give an existing source folder or sdist, a URL, or a requirement like NAME==VERSION")
+
+
+def _pip_install(python, wheel, pip_opts, no_deps, env) -> int:
+    """--force-reinstall --no-deps replaces a same-version (say CPU-only) install; then the dependencies."""
+
+    stopped = f"pip install stopped; the wheel stays ({wheel})"
+    code = spawn.run([python, "-m", "pip", "install", "--force-reinstall", "--no-deps", *pip_opts, str(wheel)], env,
+                     interrupted=stopped)
+    if code == 0 and not no_deps:
+        code = spawn.run([python, "-m", "pip", "install", *pip_opts, str(wheel)], env, interrupted=stopped)
+    if code != 0:
+        say(f"envmgr: pip install failed with exit code {code}; the cached wheel stays ({wheel})")
+    return code
+
+
+def _python_identity(local, python: str, env) -> tuple[str, str]:
+
+    out = local.run([python, "-c", _PY_ID], timeout=60, env=env)
+    if out.start_error:
+        raise UsageError(f"{python}: cannot be run: {out.start_error}", "point --python at a Python executable")
+    if not out.ok or len(out.stdout.split()) < 2:
+        raise UsageError(f"{python}: not a working Python ({out.stderr.strip()[-200:] or out.describe_failure()})",
+                         "point --python at a Python executable")
+    tag, plat = out.stdout.split()[:2]
+    return tag, plat.replace("-", "_").replace(".", "_")
+
+
+def _is_cuda_recipe(name: str) -> bool:
+
+    r = get_recipe(name)
+    return r.kind == "torch-extension" or (r.kind == "cmake" and (r.cuda_architectures or any(
+        "CUDA" in a.upper() for a in r.cmake_args)))
+
+
+def from_index(index_flag: str | None, key, is_cuda: bool):
+    """The index's wheel for key in the local cache, or None; every outcome is said on stderr."""
+
+    index = wheelremote.configured_index(index_flag)
+    if not index:
+        return None
+    return wheelremote.fetch(index, key, is_cuda, lambda m: say(f"envmgr: {m}"))
+
+
+def publish_installed(dest: str | None, wheel_path) -> None:
+    """--publish DEST after install got its wheel from the cache (built, reused or downloaded)."""
+
+    if not dest:
+        return
+    entry = wheelindex.entry_for_path(Path(wheel_path))
+    if entry is None:
+        say(f"envmgr: not published to {dest}: {wheel_path} is not a cached wheel (a source folder or URL build)")
+        return
+    (done,) = wheelindex.publish([entry], Path(dest).expanduser())
+    say(f"envmgr: published {entry.wheel} to {dest} ({done.status})")

@@ -1,0 +1,64 @@
+"""`envmgr record`: what discovery reads on this machine, written into a machine file."""
+from __future__ import annotations
+
+import click
+import tomlkit
+
+from envmgr import __version__
+from envmgr.cli.flags import check_output_file, check_pythons
+from envmgr.cli.main import Ctx
+from envmgr.discover import discover
+from envmgr.errors import EnvmgrError, InputFileError, NoMatchError, UsageError
+from envmgr.files.atomic import atomic_write
+from envmgr.host.machinefile import machine_document
+from envmgr.output import Spinner, say
+
+
+@click.command("record")
+@click.option("-o", "--output", "output", required=True, metavar="FILE",
+              help="Machine file to write (TOML). An existing file is kept as FILE.bak.")
+@click.option("--python", "pythons", multiple=True, metavar="EXE",
+              help="Also record pip-installed CUDA of this Python (repeatable).")
+@click.option("--description", default="", help="A line saying what this machine is.")
+@click.option("--capture", is_flag=True,
+              help="Also record the vcvars capture of the selected environment, so `export` replays too.")
+@click.option("--vs", "vs", metavar="WHICH", help="With --capture: the Visual Studio to capture.")
+@click.option("--toolset", metavar="14.XX", help="With --capture: the MSVC toolset.")
+@click.option("--arch", default="x64", show_default=True, metavar="ARCH", help="With --capture: the architecture.")
+@click.option("--cuda", metavar="X.Y|PATH", help="With --capture: the CUDA toolkit.")
+@click.pass_obj
+def command(obj: Ctx, output: str, pythons: tuple[str, ...], description: str, capture: bool, vs, toolset,
+               arch, cuda) -> None:
+    """Record what discovery reads on this machine into a machine file.
+
+    Attach the file to a bug report: `envmgr --machine FILE list` (and `doctor`) replays it anywhere;
+    with --capture, `envmgr --machine FILE export` (same selectors) replays the vcvars capture too.
+    Only the environment variables that discovery reads are recorded.
+    """
+
+
+    check_output_file(output, "-o")
+    if not capture and (vs or toolset or cuda or arch != "x64"):
+        raise UsageError("--vs, --toolset, --arch and --cuda choose what --capture captures",
+                         "add --capture, or drop them")
+    check_pythons(obj.host, pythons)
+    rec = obj.recording()
+    with Spinner("recording"):
+        inv = discover(rec, (None, *pythons))
+    if capture:
+        from envmgr.cache.resolve import resolve
+        from envmgr.snapshot.selectors import Selectors
+
+        try:
+            resolve(rec, Selectors(vs, toolset, arch, cuda), pythons=pythons, use_cache=False, progress=Spinner)
+        except (NoMatchError, UsageError):
+            raise  # a selector that matches nothing is a mistake to fix, not a machine to record
+        except EnvmgrError as exc:  # a failing capture is exactly what a bug report should hold
+            say(f"envmgr: the capture failed ({exc.message}); recorded anyway")
+    doc = machine_document(rec, version=__version__, description=description)
+    try:
+        saved = atomic_write(output, tomlkit.dumps(doc).encode("utf-8"))
+    except OSError as exc:
+        raise InputFileError(f"{output}: cannot write: {exc.strerror}", "choose a writable path for -o") from None
+    say(f"recorded {len(inv.visual_studio)} Visual Studio instance(s), {len(inv.cuda)} CUDA toolkit(s), "
+        f"{len(inv.gpus)} GPU(s) into {output}" + (f" (previous file kept as {saved})" if saved else ""))

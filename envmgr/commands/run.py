@@ -1,0 +1,88 @@
+"""`envmgr run`: one command in the environment, optionally logged and diagnosed."""
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from envmgr import spawn
+from envmgr.cli.main import Ctx
+from envmgr.cli.options import environment_for, recipe_options, refuse_records, selector_options
+from envmgr.errors import InputFileError, UsageError
+from envmgr.output import Painter
+from envmgr.snapshot.activation import activation_delta
+
+STOPPED = {129: "SIGHUP", 130: "Ctrl+C", 143: "SIGTERM"}     # 128 + N
+
+
+@click.command("run", context_settings={"ignore_unknown_options": True})
+@selector_options
+@recipe_options
+@click.option("--log", "log_file", metavar="FILE",
+              help="Run in a pseudo-terminal, copy the output to FILE, and diagnose a failure.")
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+@click.pass_obj
+def command(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh, strict, recipe, arch_list,
+                allow_unsupported_compiler, recipe_params, log_file, command):
+    """Run one command in the environment and return its exit code.
+
+    \b
+      envmgr run --cuda 13.0 -- nvcc --version
+      envmgr run --recipe llama-cpp-python --log build.log -- pip install llama-cpp-python -v
+    """
+
+    refuse_records(obj, "run")
+    if log_file is not None:
+        _check_log_file(log_file)
+    delta, marker, _ = environment_for(obj, (vs, toolset, arch, cuda, pythons, from_file, refresh, strict),
+                                       recipe, arch_list, allow_unsupported_compiler, recipe_params)
+    env = activation_delta(delta, obj.env, marker).apply(obj.env)
+    argv = list(command[1:] if command and command[0] == "--" else command)
+    if not log_file:
+        sys.exit(spawn.run(argv, env))
+    code = spawn.run_logged(argv, env, log_file)
+    if code in STOPPED:  # stopped by the user or the system: no failure to diagnose
+        click.echo(f"envmgr: the command was stopped ({STOPPED[code]}); its output so far is in {log_file}", err=True)
+    elif code != 0:
+        _diagnose(log_file)
+    sys.exit(code)
+
+
+def _check_log_file(log_file: str) -> None:
+    """The log can be written (before anything runs), and stdin is open (the pty copies it)."""
+
+    if not log_file.strip():
+        raise UsageError("--log needs a file name", "e.g. --log build.log")
+    try:
+        with open(log_file, "ab"):
+            pass
+    except OSError as exc:
+        raise InputFileError(f"--log {log_file}: cannot write it: {exc.strerror or exc}",
+                             "give a file in a folder that exists and that you can write") from None
+    try:
+        os.fstat(0)
+    except OSError:  # stdin closed (`<&-`, some CI runners): the child reads nothing, as without --log
+        fd = os.open(os.devnull, os.O_RDONLY)
+        if fd != 0:
+            os.dup2(fd, 0)
+            os.close(fd)
+
+
+
+def _diagnose(log_file: str) -> None:
+    try:
+        from envmgr.doctor.logscan import render_matches, scan_path
+    except ImportError:  # pragma: no cover - doctor not installed in this build
+        return
+
+    try:
+        matches = scan_path(log_file).matches   # streamed: a long build's log is never held whole
+    except InputFileError:                       # empty (the command printed nothing) or unreadable
+        matches = ()
+    if matches:
+        click.echo("\n" + render_matches(matches, Painter(sys.stderr)), err=True)
+    else:
+        click.echo(f"envmgr: the command failed; no known failure signature in {log_file}", err=True)
+
+

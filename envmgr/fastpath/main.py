@@ -1,0 +1,228 @@
+"""The console script's first step: answer the common cached cases without click or a live host.
+
+`envmgr --version`, `envmgr export [--format F] [selectors]`, `envmgr export --activate --format F`
+and `envmgr run [selectors] -- CMD` on a cache hit cost one Python start, a hash, a dozen stat()
+calls and one file read (KEY.fast, written by cache/fast.py beside each cache entry). Anything else,
+any unusual flag, any miss, any doubt: the full CLI (envmgr.cli.main:main) answers, with the same output.
+Only the simple argv forms are parsed here; click parses everything else. This module imports only
+the standard library's built-in modules and envmgr.cache.key.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+from envmgr.host.process import environ
+
+_SELECTORS = ("--vs", "--toolset", "--arch", "--cuda")
+_EXPORT_FORMATS = ("toml", "json", "ps1", "cmd", "sh", "fish")
+# Variables that make the full CLI behave differently (another host, shell completion).
+_FULL_PATH_ENV = ("ENVMGR_MACHINE", "ENVMGR_WINEPREFIX")
+
+
+def main() -> None:
+    try:
+        answer = plan(sys.argv[1:], environ())
+    except Exception:  # noqa: BLE001 - any doubt: the full CLI decides
+        answer = None
+    if answer is None:
+        from envmgr.cli.main import main as full
+
+        full()
+        return
+    answer()
+
+
+def plan(argv: list[str], env) -> object | None:
+    """A callable that answers `argv` on the fast path, or None for the full CLI."""
+    if sys.platform == "win32" or "_ENVMGR_COMPLETE" in env or any(env.get(k) for k in _FULL_PATH_ENV):
+        return None
+    if argv in (["--version"], ["-V"]):
+        from envmgr import __version__
+
+        return lambda: _write_text(f"envmgr, version {__version__}\n")
+    if not argv or argv[0] not in ("export", "run"):
+        return None
+    command = ()
+    args = argv[1:]
+    if argv[0] == "run":
+        if "--" not in args:
+            return None
+        cut = args.index("--")
+        args, command = args[:cut], tuple(args[cut + 1:])
+        if not command or command[0] == "--":
+            return None
+    opts = parse_options(args, with_format=argv[0] == "export")
+    if opts is None:
+        return None
+    data = read_entry(opts, env)
+    if data is None:
+        return None
+    if argv[0] == "run":
+        return lambda: _run(data, command)
+    fmt = opts.get("--format", "toml")
+    if "--activate" in opts:
+        if fmt not in ("sh", "fish", "ps1", "cmd"):
+            return None
+        text = _activation_script(data, fmt, env)
+        slot = env.get("ENVMGR_SLOT")
+        if slot and fmt == "sh" and argv[1:4] == ["--activate", "--format", "sh"]:
+            from envmgr.fastpath.slot_sh import write_sh_slot  # for shells/envmgr.sh: next time, no Python
+
+            write_sh_slot(slot, data, argv[4:], env, data["fast_file"])
+        elif slot and fmt == "fish" and argv[1:4] == ["--activate", "--format", "fish"]:
+            from envmgr.fastpath.slot_fish import write_fish_slot  # for shells/envmgr.fish
+
+            write_fish_slot(slot, data, argv[4:], env, data["fast_file"])
+        elif slot and fmt == "ps1" and argv[1:4] == ["--activate", "--format", "ps1"]:
+            from envmgr.fastpath.slot_ps1 import write_ps1_slot  # for Enter-Envmgr (shells/Envmgr.psm1)
+
+            write_ps1_slot(slot, data, argv[4:], env, data["fast_file"])
+        return lambda: _write_bytes(text)
+    out = data["out"].get(fmt)
+    if out is None:
+        return None
+    return lambda: _write_bytes(out) if isinstance(out, bytes) else _write_text(out)
+
+
+def parse_options(args: list[str], *, with_format: bool) -> dict | None:
+    """--vs/--toolset/--arch/--cuda VALUE (or =VALUE), and for export --format F and --activate."""
+    names = _SELECTORS + (("--format",) if with_format else ())
+    opts: dict = {}
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        name, eq, value = arg.partition("=")
+        if with_format and arg == "--activate":
+            if arg in opts:
+                return None
+            opts[arg] = True
+            i += 1
+            continue
+        if name not in names or name in opts:
+            return None
+        if not eq:
+            if i + 1 >= len(args):
+                return None
+            value = args[i + 1]
+            i += 1
+        i += 1
+        if not value or value.startswith("-"):
+            return None
+        opts[name] = value
+    if opts.get("--format", "toml") not in _EXPORT_FORMATS:
+        return None
+    # A --cuda that names a folder is resolved to its real path by the full CLI before keying.
+    if any(c in opts.get("--cuda", "") for c in "\\/:"):
+        return None
+    return opts
+
+
+def selectors(opts: dict) -> dict:
+    """What cache/resolve.py keys on: Selectors(...)._asdict() plus the --python list."""
+    return {"vs": opts.get("--vs"), "toolset": opts.get("--toolset"), "arch": opts.get("--arch", "x64"),
+            "cuda": opts.get("--cuda"), "python": []}
+
+
+def cache_dir(env) -> str | None:
+    """cache.cache_dir() without platformdirs (its Linux rule: $XDG_CACHE_HOME or ~/.cache)."""
+    override = env.get("ENVMGR_CACHE_DIR")
+    if override:
+        return override
+    if not sys.platform.startswith("linux"):
+        return None
+    base = env.get("XDG_CACHE_HOME", "")
+    if not base.strip():
+        base = os.path.expanduser("~/.cache")
+    return os.path.join(base, "envmgr")
+
+
+def read_entry(opts: dict, env) -> dict | None:
+    import marshal
+
+    from envmgr import __version__
+    from envmgr.cache.key import cache_key, entry_token, still_valid
+
+    folder = cache_dir(env)
+    if folder is None:
+        return None
+    key = cache_key("linux", selectors(opts), env, __version__)
+    entry = os.path.join(folder, "snapshots", key + ".toml")
+    try:
+        with open(entry[:-5] + ".fast", "rb") as fh:
+            data = marshal.loads(fh.read())
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
+    if not isinstance(data, dict) or data.get("v") != 1 or data.get("platform") != "linux":
+        return None
+    if entry_token(entry) != data["entry"] or not still_valid(data["validity"]):
+        return None
+    data["fast_file"] = entry[:-5] + ".fast"
+    return data
+
+
+def _delta(data: dict):
+    from envmgr.snapshot.envdelta import EnvDelta, VarOp
+
+    return EnvDelta(data["platform"], tuple(VarOp(*op) for op in data["ops"]))
+
+
+def _activation_script(data: dict, fmt: str, env) -> bytes:
+    """What `export --activate --format FMT` prints: render(activation_delta(...), fmt, env)."""
+    from envmgr.shellkit import render, stream_encoding
+    from envmgr.snapshot.activation import activation_delta
+
+    delta = activation_delta(_delta(data), env, data["marker"])
+    return render(delta, fmt, dict(env)).encode(stream_encoding(fmt))
+
+
+def _run(data: dict, command: tuple[str, ...]) -> None:
+    """`run`: what session.run_command does after resolving (the child's exit code is ours): in
+    _fastrun's few imports, or when it is unsure, through activation and spawn as the full CLI."""
+    from envmgr.fastpath import run as _fastrun
+
+    try:
+        _fastrun.run(data["ops"], data["marker"], command)        # exits when it ran the command
+    except KeyboardInterrupt:
+        sys.exit(130)
+    _run_full(data, command)
+
+
+def _run_full(data: dict, command: tuple[str, ...]) -> None:
+    from envmgr import spawn
+    from envmgr.errors import EnvmgrError
+    from envmgr.snapshot.activation import activation_delta
+
+    env = activation_delta(_delta(data), environ(), data["marker"]).apply(environ())
+    try:
+        code = spawn.run(list(command), env)
+    except EnvmgrError as exc:
+        from envmgr.output import show_error
+
+        sys.exit(show_error(exc))
+    except KeyboardInterrupt:
+        sys.exit(130)
+    sys.exit(code)
+
+
+def _write_text(text: str) -> None:
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _reader_gone()
+
+
+def _write_bytes(data: bytes) -> None:
+    try:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _reader_gone()
+
+
+def _reader_gone() -> None:
+    # As cli.main: `envmgr export | head` is not an error worth a traceback.
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    sys.exit(0)

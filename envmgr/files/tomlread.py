@@ -1,0 +1,48 @@
+"""Reading the TOML files users hand us (snapshots, recipes, machine records): one error line
+naming the file, line and column, never a traceback.
+
+Every such file is read through `read_text_file`: UTF-8 with or without a BOM, or UTF-16 with a
+BOM, because Windows PowerShell 5.1's `>` (Out-File) writes UTF-16 LE with a BOM and its
+`Set-Content -Encoding UTF8` writes UTF-8 with one.
+https://learn.microsoft.com/en-us/powershell/module/microsoft.powershell.core/about/about_character_encoding"""
+from __future__ import annotations
+
+import codecs
+import sys
+
+from envmgr.errors import InputFileError
+from envmgr.files.read import TEXT_LIMIT, read_regular
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+
+def decode_text(raw: bytes, origin: str, what: str, remedy: str) -> str:
+    """UTF-16 when the bytes start with its BOM, else UTF-8 (a UTF-8 BOM is dropped)."""
+    codec = "utf-16" if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) else "utf-8-sig"
+    try:
+        return raw.decode(codec)
+    except UnicodeDecodeError as exc:
+        raise InputFileError(f"{origin}: the {what} is not UTF-8 or UTF-16 text (undecodable byte at offset "
+                             f"{exc.start})", remedy) from None
+
+
+def read_text_file(path, what: str, read_remedy: str, decode_remedy: str) -> str:
+    """The file's text; an unreadable or undecodable file is one InputFileError line (exit 2)."""
+
+    try:
+        raw = read_regular(path, TEXT_LIMIT)   # never /dev/zero, a FIFO or a 10 GB file
+    except OSError as exc:
+        raise InputFileError(f"{path}: cannot read the {what}: {exc.strerror or exc}", read_remedy) from None
+    return decode_text(raw, str(path), what, decode_remedy)
+
+
+def load_toml(text: str, origin: str, what: str, remedy: str, loads=None) -> dict:
+    """`loads`: a stand-in for tomllib.loads that raises what it raises (tomlfast.loads)."""
+    try:
+        return (loads or tomllib.loads)(text)
+    except tomllib.TOMLDecodeError as exc:
+        # The message carries "(at line L, column C)".
+        raise InputFileError(f"{origin}: not a valid {what}: {exc}", remedy) from None

@@ -1,0 +1,273 @@
+"""A team's wheel index: cached wheels published into a PEP 503 "simple" layout in a folder.
+
+    DEST/index.html                          root page: one link per project
+    DEST/<project>/index.html                project page: one link per wheel, `#sha256=` in the href
+    DEST/<project>/<digest>/<wheel>          the wheel, in a folder named by its envmgr key digest
+    DEST/<project>/<digest>/entry.json       the key file: the cache's entry.json (schema, key, sha256)
+
+Any static file server over DEST is an index pip understands (`pip install --index-url URL`);
+each link also carries the key (`data-envmgr-digest`, `data-envmgr-key`), which pip ignores and
+`envmgr install --wheel-index` reads (wheels/remote.py). The same file name can appear under several
+digests (one wheel per CUDA version or architecture list): pip sees them as equal candidates.
+
+Updates are transactions. An entry folder is staged under a dot name and renamed into place; pages
+are written to a temporary file and renamed. The entry folders are the truth and pages are derived
+from them: each publisher rewrites a page, reads it back and rewrites it until it equals what the
+folders say, so concurrent publishers converge on a page that lists every entry (the last writer
+always checks after its own write). Links that envmgr did not write are kept as they are.
+"""
+from __future__ import annotations
+
+import html
+import json
+import os
+import shutil
+import sys
+import time
+import uuid
+from dataclasses import asdict, dataclass
+from html.parser import HTMLParser
+from pathlib import Path
+
+from envmgr.errors import InputFileError
+from envmgr.files.atomic import replace
+from envmgr.wheels import store as wheels
+
+PAGE = "index.html"
+KEY_FILE = wheels.SIDECAR
+_SETTLE_TRIES = 50
+
+
+@dataclass(frozen=True)
+class Link:
+    href: str
+    text: str
+    attrs: tuple[tuple[str, str], ...]
+
+    def attr(self, name: str) -> str | None:
+        return dict(self.attrs).get(name)
+
+
+@dataclass(frozen=True)
+class Published:
+    entry: wheels.Entry
+    status: str           # "added", "present", "repaired"
+    path: Path
+
+
+def parse_links(text: str) -> tuple[Link, ...]:
+    """The <a> elements of an HTML page, with their attributes (PEP 503 pages are just links)."""
+
+    found: list[Link] = []
+
+    class Parser(HTMLParser):
+        current: list | None = None
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "a":
+                self.current = [dict((k, v or "") for k, v in attrs), []]
+
+        def handle_data(self, data):
+            if self.current is not None:
+                self.current[1].append(data)
+
+        def handle_endtag(self, tag):
+            if tag == "a" and self.current is not None:
+                attrs, text = self.current
+                href = attrs.pop("href", "")
+                found.append(Link(href, "".join(text).strip(), tuple(sorted(attrs.items()))))
+                self.current = None
+
+    parser = Parser(convert_charrefs=True)
+    parser.feed(text)
+    parser.close()
+    return tuple(found)
+
+
+def _anchor(link: Link) -> str:
+    attrs = "".join(f' {k}="{html.escape(v)}"' for k, v in link.attrs)
+    return f'<a href="{html.escape(link.href)}"{attrs}>{html.escape(link.text)}</a><br>'
+
+
+def render_page(title: str, links: tuple[Link, ...] | list[Link]) -> bytes:
+    body = "\n".join(_anchor(link) for link in links)
+    return (f'<!DOCTYPE html>\n<html>\n<head>\n<meta name="pypi:repository-version" content="1.0">\n'
+            f'<meta name="envmgr:index" content="1">\n<title>{html.escape(title)}</title>\n</head>\n<body>\n'
+            f"<h1>{html.escape(title)}</h1>\n{body}\n</body>\n</html>\n").encode("utf-8")
+
+
+def entry_link(entry: wheels.Entry) -> Link:
+    key = json.dumps(asdict(entry.key), sort_keys=True, separators=(",", ":"))
+    return Link(f"{entry.folder.name}/{entry.wheel}#sha256={entry.sha256}", entry.wheel,
+                (("data-envmgr-digest", entry.folder.name), ("data-envmgr-key", key)))
+
+
+def intact(entry: wheels.Entry | None) -> bool:
+    return entry is not None and entry.path.is_file() and wheels.file_sha256(entry.path) == entry.sha256
+
+
+# --- pages ----------------------------------------------------------------------------------------
+
+def _read(path: Path) -> bytes | None:
+    # On Windows a file another publisher is renaming onto cannot be opened for a moment (Access
+    # denied; seen under Windows CPython with concurrent publishers): read again, as writes retry.
+
+    for attempt in range(20):
+        try:
+            return path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except PermissionError:
+            if sys.platform != "win32" or attempt == 19:
+                raise
+            time.sleep(0.0125 * (attempt + 1))
+    return None
+
+
+def _kept_links(page: Path) -> list[Link]:
+    """Links on an existing page that envmgr did not write (a hand-made or pip-made index)."""
+    raw = _read(page)
+    if raw is None:
+        return []
+    return [link for link in parse_links(raw.decode("utf-8", "replace")) if link.attr("data-envmgr-digest") is None]
+
+
+def _project_entries(project: Path) -> list[wheels.Entry]:
+    found = []
+    for folder in sorted(project.iterdir()):
+        if folder.is_dir() and not folder.name.startswith("."):
+            entry = wheels._read_entry(folder)
+            if entry is not None and entry.path.is_file():
+                found.append(entry)
+    return sorted(found, key=lambda e: (e.wheel, e.created, e.folder.name))
+
+
+def render_project(project: Path) -> bytes:
+    ours = [entry_link(e) for e in _project_entries(project)]
+    return render_page(f"Links for {project.name}", _kept_links(project / PAGE) + ours)
+
+
+def render_root(dest: Path) -> bytes:
+    kept = _kept_links(dest / PAGE)
+    named = {link.href.rstrip("/") for link in kept}
+    ours = [Link(f"{p.name}/", p.name, ()) for p in sorted(dest.iterdir())
+            if p.is_dir() and not p.name.startswith(".") and p.name not in named and (p / PAGE).is_file()]
+    return render_page("Simple index", kept + ours)
+
+
+def write_file(path: Path, data: bytes) -> None:
+    """Temporary file + rename, world-readable (a web server serves it; mkstemp makes 0600)."""
+
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}.tmp")
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def settle(path: Path, render) -> None:
+    """Write render() to path until the file holds what render() says (see the module docstring)."""
+    for _ in range(_SETTLE_TRIES):
+        want = render()
+        if _read(path) == want:
+            return
+        write_file(path, want)
+    raise OSError(f"{path} kept changing under concurrent publishers")
+
+
+# --- publishing -----------------------------------------------------------------------------------
+
+def check_dest(dest: Path) -> None:
+    """DEST must be a folder we can write: checked before anything is copied or built."""
+    probe = dest / f".envmgr-probe-{uuid.uuid4().hex[:12]}"
+    try:
+        dest.mkdir(parents=True, exist_ok=True)
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise unwritable(dest, exc) from None
+
+
+def unwritable(dest: Path, exc: OSError) -> InputFileError:
+    reason = exc.strerror or str(exc)
+    if isinstance(exc, (FileExistsError, NotADirectoryError)) or (dest.exists() and not dest.is_dir()):
+        reason = "it (or a folder above it) is a file, not a folder"
+    return InputFileError(f"the wheel index folder {dest} cannot be written: {reason}; nothing was published",
+                          "give a folder you can write (it is created when missing)")
+
+
+def _copy_entry(entry: wheels.Entry, target: Path) -> str:
+    """Stage the entry's wheel and key file next to target, then rename the folder into place."""
+    staging = target.with_name(f".{target.name}.{uuid.uuid4().hex[:12]}.tmp")
+    old = None
+    try:
+        staging.mkdir(parents=True)
+        shutil.copyfile(entry.path, staging / entry.wheel)
+        shutil.copyfile(entry.folder / KEY_FILE, staging / KEY_FILE)
+        if not intact(wheels._read_entry(staging)):
+            raise OSError(f"the copy of {entry.wheel} does not match its sha256")
+        status = "added"
+        if target.exists():
+            old = target.with_name(f".{target.name}.{uuid.uuid4().hex[:12]}.old")
+            os.replace(target, old)
+            status = "repaired"
+        try:
+            os.replace(staging, target)
+        except OSError:
+            if not target.is_dir():    # another publisher put the same digest in place first
+                raise
+            status = "present"
+        return status
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def publish(entries: list[wheels.Entry], dest: Path) -> list[Published]:
+    """Copy intact cache entries into the index at dest and update its pages."""
+    check_dest(dest)
+    done: list[Published] = []
+    try:
+        for entry in entries:
+            project = dest / entry.key.package
+            target = project / entry.folder.name
+            there = wheels._read_entry(target) if target.is_dir() else None
+            if there is not None and there.key == entry.key and intact(there):
+                status = "present"   # never rewritten: the first published build of a key stays
+            else:
+                status = _copy_entry(entry, target)
+            done.append(Published(entry, status, target / entry.wheel))
+        for project in sorted({dest / e.key.package for e in entries}):
+            settle(project / PAGE, lambda p=project: render_project(p))
+        if entries:
+            settle(dest / PAGE, lambda: render_root(dest))
+    except OSError as exc:
+        raise unwritable(dest, exc) from None
+    return done
+
+
+def cached_entries(package: str | None = None) -> tuple[list[wheels.Entry], list[str]]:
+    """Intact cache entries (optionally of one package), and a line for each one skipped."""
+    good, skipped = [], []
+    for e in wheels.entries():
+        if not isinstance(e, wheels.Entry):
+            skipped.append(f"{e}: unreadable entry.json")
+        elif package and e.key.package != wheels.normalize(package):
+            continue
+        elif not intact(e):
+            skipped.append(f"{e.folder}: {e.wheel} is missing or does not match its sha256")
+        else:
+            good.append(e)
+    return good, skipped
+
+
+def entry_for_path(path: Path) -> wheels.Entry | None:
+    """The cache entry whose wheel is at path (what `install` just built or reused)."""
+    entry = wheels._read_entry(Path(path).parent)
+    return entry if entry is not None and entry.path == Path(path) else None

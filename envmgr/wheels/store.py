@@ -1,0 +1,239 @@
+"""The wheel cache: a CUDA wheel built once through a recipe, reused by every later install.
+
+pip's own wheel cache keys a built wheel by the sdist alone: it ignores CMAKE_ARGS, the CUDA
+toolkit and the GPU architectures, and happily hands back a CPU-only wheel for a CUDA request
+(facts/failures.md F18/F19). Here the key holds everything that decides what the build produced:
+package, version, where the source came from, CUDA version, CUDA architectures, generator, the
+CMake arguments, Python tag and platform, and nothing that changes from run to run (no times, no
+temporary paths). An entry is one folder, `<cache>/wheels/<digest>/`, with the wheel and
+`entry.json` (sha256, the key, build time, CMAKE_ARGS). A wheel whose hash or zip is broken is
+discarded, never installed.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import zipfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from packaging.requirements import InvalidRequirement, Requirement
+
+from envmgr.cache.store import cache_dir
+from envmgr.errors import CheckFailed
+from envmgr.files.atomic import atomic_write
+
+ENTRY_SCHEMA = 1
+SIDECAR = "entry.json"
+
+# Files that exist only in a CUDA build of a package (failures.md F18: the library's presence in
+# llama_cpp/lib is what separates a CUDA wheel from a CPU one).
+CUDA_MARKERS = {"llama-cpp-python": ("lib/libggml-cuda.so", "lib/ggml-cuda.dll")}
+
+
+@dataclass(frozen=True)
+class WheelKey:
+    package: str          # PEP 503 normalized
+    version: str
+    source: str           # "index" for a requirement, "file:<sha256[:16]>" for a local archive
+    cuda: str             # "13.0"; "" for a CPU build
+    archs: str            # "90" / "86;89": CMAKE_CUDA_ARCHITECTURES or TORCH_CUDA_ARCH_LIST
+    generator: str        # "Ninja", "Visual Studio 17 2022", or "default"
+    cmake_args: str       # the CMAKE_ARGS the build ran with
+    python_tag: str       # "cp312"
+    platform: str         # "linux_x86_64", "win_amd64"
+
+    def digest(self) -> str:
+        blob = json.dumps(asdict(self), sort_keys=True)
+        return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:20]
+
+
+@dataclass(frozen=True)
+class Entry:
+    key: WheelKey
+    folder: Path
+    wheel: str            # file name inside folder
+    sha256: str
+    build_seconds: float
+    created: str
+
+    @property
+    def path(self) -> Path:
+        return self.folder / self.wheel
+
+
+@dataclass(frozen=True)
+class SpecInfo:
+    name: str | None      # normalized
+    version: str | None   # None: not pinned, known only after the build
+    source: str | None    # None: not cacheable (a source folder can change under the same version)
+
+
+def normalize(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def wheels_dir() -> Path:
+
+    return cache_dir() / "wheels"
+
+
+def file_sha256(path: str | os.PathLike) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+_SDIST = re.compile(r"^(?P<name>.+?)-(?P<version>\d[^-]*?)\.(tar\.gz|tgz|tar\.bz2|tar\.xz|zip)$")
+
+
+def parse_spec(spec: str, local) -> SpecInfo:
+    """What a pip argument says before anything is built: a requirement, or a local sdist/folder on `local`
+    (the host pip runs on: this machine)."""
+    if local.is_dir(spec):
+        return SpecInfo(None, None, None)
+    if local.exists(spec):
+        m = _SDIST.match(Path(spec).name)
+        if not m:
+            return SpecInfo(None, None, None)
+        digest = hashlib.sha256(local.read_bytes(spec)).hexdigest()
+        return SpecInfo(normalize(m["name"]), m["version"], f"file:{digest[:16]}")
+
+    try:
+        req = Requirement(spec)
+    except InvalidRequirement:
+        return SpecInfo(None, None, None)
+    if req.url:
+        return SpecInfo(normalize(req.name), None, None)
+    pins = [s.version for s in req.specifier if s.operator in ("==", "===") and "*" not in s.version]
+    return SpecInfo(normalize(req.name), pins[0] if len(pins) == 1 else None, "index")
+
+
+def parse_wheel_name(filename: str) -> tuple[str, str, str]:
+    """(normalized name, version, tags) from `name-version(-build)?-py-abi-plat.whl`."""
+    parts = Path(filename).name[: -len(".whl")].split("-")
+    if len(parts) not in (5, 6) or not filename.endswith(".whl"):
+        raise ValueError(f"{filename}: not a wheel file name")
+    return normalize(parts[0]), parts[1], "-".join(parts[-3:])
+
+
+def cuda_members(names: list[str], package: str) -> list[str]:
+    """The wheel's members that prove a CUDA backend was built into it."""
+    markers = CUDA_MARKERS.get(package)
+    if markers:
+        return [n for n in names if any(n.endswith("/" + m) or n == m for m in markers)]
+    libs = re.compile(r"\.(so(\.\d+)*|pyd|dll)$", re.I)
+    return [n for n in names if libs.search(n) and "cuda" in n.rsplit("/", 1)[-1].lower()]
+
+
+def check_wheel(path: Path, package: str, cuda: bool) -> list[str]:
+    """Problems that forbid offering this wheel (empty: it is good)."""
+    try:
+        with zipfile.ZipFile(path) as zf:
+            names = zf.namelist()
+    except (OSError, zipfile.BadZipFile) as exc:
+        return [f"not a readable zip file ({exc})"]
+    if cuda and not cuda_members(names, package):
+        wanted = " or ".join(CUDA_MARKERS.get(package, ("a *cuda* shared library",)))
+        return [f"a CPU-only wheel: it holds no {wanted}"]
+    return []
+
+
+def _read_entry(folder: Path) -> Entry | None:
+    try:
+        data = json.loads((folder / SIDECAR).read_text(encoding="utf-8"))
+        if data.get("schema") != ENTRY_SCHEMA:
+            return None
+        return Entry(WheelKey(**data["key"]), folder, str(data["wheel"]), str(data["sha256"]),
+                     float(data.get("build_seconds", 0.0)), str(data.get("created", "")))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def lookup(key: WheelKey, cuda: bool, warn) -> Entry | None:
+    """The cached entry for `key` when its wheel is intact; a broken one is discarded with a warning."""
+    folder = wheels_dir() / key.digest()
+    if not folder.is_dir():
+        return None
+    entry = _read_entry(folder)
+    problems: list[str] = []
+    if entry is None or entry.key != key:
+        problems.append("its entry.json is missing, unreadable or for another key")
+    elif not entry.path.is_file():
+        problems.append(f"{entry.wheel} is missing")
+    elif file_sha256(entry.path) != entry.sha256:
+        problems.append(f"{entry.wheel} does not match its recorded sha256")
+    else:
+        problems += check_wheel(entry.path, key.package, cuda)
+    if problems:
+        warn(f"discarding the cached wheel in {folder}: {'; '.join(problems)}; it will be rebuilt")
+        shutil.rmtree(folder, ignore_errors=True)
+        return None
+    return entry
+
+
+def store(key: WheelKey, wheel: Path, build_seconds: float, cuda: bool, created: str) -> Entry:
+    """Move a freshly built wheel into the cache; a CPU-only wheel for a CUDA request is refused."""
+
+    problems = check_wheel(wheel, key.package, cuda)
+    if problems:
+        raise CheckFailed(f"{wheel.name} was not stored and will not be installed: {'; '.join(problems)}",
+                          "the build did not enable CUDA: check CMAKE_ARGS in `envmgr export --recipe ...` and "
+                          "the build log (`-v`) for 'CUDA not found' or old flags (envmgr doctor)")
+    folder = wheels_dir() / key.digest()
+    staging = folder.with_name(f".{folder.name}.{os.getpid()}.tmp")
+    shutil.rmtree(staging, ignore_errors=True)
+    try:
+        staging.mkdir(parents=True)
+        shutil.copyfile(wheel, staging / wheel.name)
+        sha = file_sha256(staging / wheel.name)
+        data = {"schema": ENTRY_SCHEMA, "key": asdict(key), "wheel": wheel.name, "sha256": sha,
+                "build_seconds": round(build_seconds, 1), "created": created}
+        atomic_write(staging / SIDECAR, json.dumps(data, indent=2, sort_keys=True).encode("utf-8"), backup=False)
+        shutil.rmtree(folder, ignore_errors=True)
+        os.replace(staging, folder)
+    except BaseException:  # Ctrl+C while copying included: no half-written staging folder stays
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return Entry(key, folder, wheel.name, sha, round(build_seconds, 1), created)
+
+
+def entries() -> list[Entry | Path]:
+    """Every entry; a folder whose entry.json is unreadable comes back as its Path."""
+    root = wheels_dir()
+    out: list[Entry | Path] = []
+    for folder in sorted(root.iterdir()) if root.is_dir() else []:
+        if folder.is_dir() and not folder.name.startswith("."):
+            out.append(_read_entry(folder) or folder)
+    return out
+
+
+def clear() -> int:
+    root = wheels_dir()
+    count = 0
+    for folder in sorted(root.iterdir()) if root.is_dir() else []:
+        if folder.is_dir():
+            shutil.rmtree(folder, ignore_errors=True)
+            count += not folder.name.startswith(".")
+    return count
+
+
+def newest_for(package: str) -> Entry | None:
+    found = [e for e in entries() if isinstance(e, Entry) and e.key.package == package]
+    return max(found, key=lambda e: e.created) if found else None
+
+
+_ARCHS = re.compile(r"-DCMAKE_CUDA_ARCHITECTURES=(\S+)")
+
+
+def build_facts(env: dict) -> tuple[str, str, str]:
+    """(archs, generator, cmake_args) as the build environment states them."""
+    cmake_args = env.get("CMAKE_ARGS", "")
+    m = _ARCHS.search(cmake_args)
+    archs = m.group(1).strip("'\"") if m else env.get("TORCH_CUDA_ARCH_LIST", "")
+    return archs, env.get("CMAKE_GENERATOR") or "default", cmake_args
