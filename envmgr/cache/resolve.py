@@ -53,7 +53,6 @@ def resolve(host, sel: Selectors, *, from_file: str | None = None, refresh: bool
 
 
 def _check_paths(host, snap: Snapshot, strict: bool, origin: str, warn) -> None:
-
     if snap.platform != host.platform:
         raise InputFileError(f"{origin}: this snapshot is for {snap.platform}, this machine is {host.platform}",
                              "export a snapshot on this machine")

@@ -24,7 +24,6 @@ cache_dir = dirs.cache_dir
 
 
 def cache_key(platform: str, selectors: dict, env) -> str:
-
     base = None
     if platform == "windows":
         from envmgr.snapshot.capture import (
@@ -97,7 +96,6 @@ def _unreadable(path: Path, why: str, warn) -> None:
 
 
 def store(key: str, snapshot_toml: str, watch: list[str], host=None) -> Path:
-
     validity = {p: host_token(host, p) for p in dict.fromkeys(watch)}
     text = "#envmgr-cache " + json.dumps(validity, sort_keys=True) + "\n# ---- snapshot ----\n" + snapshot_toml
     path = _entry_path(key)

@@ -115,7 +115,6 @@ def cli(ctx: click.Context, machine: str | None, wine_prefix: str | None) -> Non
 
 
 def main(argv: list[str] | None = None) -> None:
-
     utf8_pipes()
     try:
         rc = cli.main(args=argv, prog_name="envmgr", standalone_mode=False)

@@ -11,6 +11,8 @@ from envmgr.cli.flags import check_pythons, check_recipe_flags, check_selector_f
 from envmgr.cli.main import Ctx
 from envmgr.errors import UsageError
 from envmgr.output import Spinner, say
+from envmgr.recipes.context import with_recipe
+from envmgr.recipes.recipe import get_recipe
 from envmgr.snapshot.selectors import Selectors
 
 
@@ -45,7 +47,6 @@ def _checking(func, check):
 
 
 def _check_selectors(from_file, strict, pythons) -> None:
-
     check_selector_flags(from_file, strict)
     if pythons:
         ctx = click.get_current_context()
@@ -59,7 +60,6 @@ def _check_selectors(from_file, strict, pythons) -> None:
 
 
 def get_snapshot(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh, strict):
-
     snap, _ = resolve(obj.host, Selectors(vs, toolset, arch, cuda), from_file=from_file, refresh=refresh,
                       strict=strict, pythons=pythons, use_cache=obj.here, warn=lambda m: say(f"envmgr: {m}"),
                       progress=Spinner)
@@ -77,7 +77,6 @@ def recipe_options(func):
     ]
 
     def check(kw):
-
         check_recipe_flags(kw["recipe"], kw["arch_list"], kw["allow_unsupported_compiler"], kw["recipe_params"])
 
     checked = _checking(func, check)
@@ -95,9 +94,6 @@ def environment_for(obj: Ctx, sel: tuple, recipe: str | None, arch_list, allow_u
     delta, notes = snap.delta, ()
     marker = snap.marker()
     if recipe:
-        from envmgr.errors import UsageError
-        from envmgr.recipes.context import with_recipe
-        from envmgr.recipes.recipe import get_recipe
 
         params = []
         for item in recipe_params:

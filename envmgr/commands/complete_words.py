@@ -11,8 +11,6 @@ from envmgr.cli.main import cli
 @click.option("--incomplete", default="")
 @click.argument("words", nargs=-1, type=click.UNPROCESSED)
 def command(incomplete: str, words: tuple[str, ...]) -> None:
-
-
     done = ShellComplete(cli, {}, "envmgr", "_ENVMGR_COMPLETE")
     for item in done.get_completions(list(words), incomplete):
         click.echo(item.value)

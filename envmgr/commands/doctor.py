@@ -6,7 +6,18 @@ import sys
 import click
 
 from envmgr.cli.main import Ctx
-from envmgr.doctor.run import exit_code, gather, parse_only, render, report_json, run_checks
+from envmgr.doctor.logscan import render_scan, scan_json, scan_path
+from envmgr.doctor.run import (
+    dll_json,
+    dll_report,
+    exit_code,
+    gather,
+    parse_only,
+    render,
+    render_tree,
+    report_json,
+    run_checks,
+)
 from envmgr.errors import UsageError
 from envmgr.output import Painter, Spinner, emit_json
 from envmgr.snapshot.selectors import Selectors
@@ -53,7 +64,6 @@ def command(obj: Ctx, vs, toolset, arch, cuda, only, dll, loader, dll_dirs, log,
     paint = Painter(sys.stdout)
     ctx = click.get_current_context()
     if log:
-        from envmgr.doctor.logscan import render_scan, scan_json, scan_path
 
         scan = scan_path(log)   # streamed: any size; bad input is one line and exit 2
         if as_json:
@@ -62,7 +72,6 @@ def command(obj: Ctx, vs, toolset, arch, cuda, only, dll, loader, dll_dirs, log,
             click.echo(render_scan(scan, paint), nl=False)
         ctx.exit(1 if scan.matches else 0)
     if dll:
-        from envmgr.doctor.run import dll_json, dll_report, render_tree
 
         report = dll_report(obj.host, dll, obj.host.interpreter(), loader=loader, dll_dirs=tuple(dll_dirs))
         if as_json:

@@ -2,13 +2,19 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 
 import click
 
 from envmgr.cli.main import Ctx
 from envmgr.cli.options import environment_for, get_snapshot, recipe_options, selector_options
-from envmgr.output import say
-from envmgr.shellkit import render_github
+from envmgr.errors import UsageError
+from envmgr.fastpath.slot_ps1 import write_from_cli
+from envmgr.output import emit_json, say
+from envmgr.shellkit import render, render_github, stream_encoding
+from envmgr.snapshot.activation import activation_delta
+from envmgr.snapshot.form import to_toml
+from envmgr.snapshot.form_json import snapshot_json
 
 EXPORT_FORMATS = ("toml", "json", "ps1", "cmd", "sh", "fish", "dotenv", "github")
 
@@ -33,7 +39,6 @@ def command(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh, stri
     """
     sel = (vs, toolset, arch, cuda, pythons, from_file, refresh, strict)
     if activate and fmt in ("toml", "json", "dotenv", "github"):
-        from envmgr.errors import UsageError
 
         raise UsageError("--activate is for shell scripts", "use --format sh, fish, ps1 or cmd")
     snap = served = get_snapshot(obj, *sel)
@@ -41,34 +46,27 @@ def command(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh, stri
         delta, marker, notes = environment_for(obj, sel, recipe, arch_list, allow_unsupported_compiler,
                                                recipe_params, snap=snap)
         if activate:
-            from envmgr.snapshot.activation import activation_delta
 
             delta = activation_delta(delta, obj.env, marker)
-        from dataclasses import replace
 
         snap = replace(snap, delta=delta, notes=snap.notes + tuple(notes), text="")
     if fmt == "toml":
         if snap.text:
             click.echo(snap.text, nl=False)
         else:
-            from envmgr.snapshot.form import to_toml
 
             click.echo(to_toml(snap), nl=False)
     elif fmt == "json":
-        from envmgr.output import emit_json
-        from envmgr.snapshot.form_json import snapshot_json
 
         emit_json(snapshot_json(snap))
     elif fmt == "github" and obj.env.get("GITHUB_ENV") and obj.env.get("GITHUB_PATH"):
         _append_github_files(snap, obj.env)
     else:
-        from envmgr.shellkit import render, stream_encoding
 
         text = render(snap.delta, fmt, dict(obj.env))
         sys.stdout.flush()
         sys.stdout.buffer.write(text.encode(stream_encoding(fmt)))
         if activate and fmt == "ps1" and not recipe and obj.here and obj.env.get("ENVMGR_SLOT"):
-            from envmgr.fastpath.slot_ps1 import write_from_cli
 
             write_from_cli(obj.env["ENVMGR_SLOT"], sys.argv[1:], obj.host, served, obj.env)
 

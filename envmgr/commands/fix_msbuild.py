@@ -4,6 +4,7 @@ from __future__ import annotations
 import click
 
 from envmgr.commands.fix_msbuild_flow import Options, run
+from envmgr.errors import UsageError
 
 SCRIPT_FORMATS = ("ps1", "cmd", "sh", "fish", "dotenv", "github")
 
@@ -39,7 +40,6 @@ def command(obj, vs, cuda, dry_run, check, undo, yes, as_json, export_route, app
     """
 
     if dry_run and check:
-        from envmgr.errors import UsageError
 
         # Together, one of them would silently win (it was --dry-run: exit 0 where --check alone exits 1).
         raise UsageError("--dry-run and --check do not combine", "--check alone: it changes nothing and "

@@ -25,7 +25,7 @@ from envmgr.msbuild.planfile import PlanRejected, check_destination, load_plan_f
 from envmgr.msbuild.render import outcome_json, plan_json, render_plan, render_routes, route_delta, routes
 from envmgr.msbuild.repair import apply_and_verify, verify
 from envmgr.msbuild.store import Change, Store, new_id
-from envmgr.output import Spinner
+from envmgr.output import Painter, Spinner, emit_json
 from envmgr.shellkit import render, stream_encoding
 from envmgr.snapshot.selectors import real_cuda_query
 
@@ -47,7 +47,6 @@ def say(text: str) -> None:
 
 
 def _facts(host):
-
     if host.platform != WINDOWS:
         raise UsageError(f"fix-msbuild is a Windows repair (this machine is {host.platform})",
                          "to plan from a Windows machine's record: envmgr --machine FILE fix-msbuild --dry-run "
@@ -76,11 +75,9 @@ def confirm(question: str, opts: Options) -> bool:
 
 def emit(plan: Plan, opts: Options, outcome: Outcome | None = None) -> None:
     if opts.as_json:
-        from envmgr.output import emit_json
 
         emit_json({**plan_json(plan), "applied": outcome_json(outcome)})
     elif outcome is None:
-        from envmgr.output import Painter
 
         click.echo(render_plan(plan, Painter(sys.stdout)), nl=False)
 
@@ -127,7 +124,6 @@ def run(host, opts: Options) -> int:
 
 
 def export_route(plan: Plan, fmt: str) -> int:
-
     found = routes(plan) or routes(plan, statuses=(DONE,))
     found = tuple(r for r in found if r.env)
     if not found:
@@ -213,7 +209,6 @@ def run_undo(host, opts: Options) -> int:
         say("envmgr: nothing was changed.")
         return 1
     if host.needs_elevation():  # pragma: no cover - Windows with UAC only
-        from envmgr.msbuild.elevate import run_elevated
 
         return run_elevated(["fix-msbuild", "--undo", "--yes"])
 
@@ -224,7 +219,6 @@ def run_undo(host, opts: Options) -> int:
 
     outcome = undo_last(ops, store, check)
     if opts.as_json:
-        from envmgr.output import emit_json
 
         emit_json({"schema": 1, "undone": last["id"], "applied": outcome_json(outcome)})
     say(f"envmgr: restored {len(outcome.changes)} file(s) as they were before run {last['id']}")

@@ -20,6 +20,7 @@ from envmgr.snapshot.activation import activation_delta
 from envmgr.wheels import index as wheelindex
 from envmgr.wheels import remote as wheelremote
 from envmgr.wheels import store as wheels
+from envmgr.wheels.index import check_dest
 from envmgr.wheels.remote import configured_index
 
 _PY_ID = ("import sys, sysconfig; i = sys.implementation; "
@@ -89,7 +90,6 @@ def _install_args(args: list[str], recipe, publish_to) -> tuple[str, list[str]]:
     spec, pip_opts = args[-1], args[:-1]
     _check_spec(spec)
     if publish_to:
-        from envmgr.wheels.index import check_dest
 
         check_dest(Path(publish_to).expanduser())
     return spec, pip_opts
@@ -126,8 +126,6 @@ def _say_why_built(spec: str, info) -> None:
 
 
 def _build(python, spec, pip_opts, env, key_for, info, is_cuda, start, created):
-
-
     root = wheels.wheels_dir()
     try:
         root.mkdir(parents=True, exist_ok=True)
@@ -168,7 +166,6 @@ def _build(python, spec, pip_opts, env, key_for, info, is_cuda, start, created):
 
 
 def _cache_unwritable(root, exc: OSError):
-
     return InputFileError(f"the wheel cache {root} cannot be written: {exc.strerror or exc}",
                           "set ENVMGR_CACHE_DIR to a folder you can write, or fix that folder's permissions")
 
@@ -204,7 +201,6 @@ def _pip_install(python, wheel, pip_opts, no_deps, env) -> int:
 
 
 def _python_identity(local, python: str, env) -> tuple[str, str]:
-
     out = local.run([python, "-c", _PY_ID], timeout=60, env=env)
     if out.start_error:
         raise UsageError(f"{python}: cannot be run: {out.start_error}", "point --python at a Python executable")
@@ -216,7 +212,6 @@ def _python_identity(local, python: str, env) -> tuple[str, str]:
 
 
 def _is_cuda_recipe(name: str) -> bool:
-
     r = get_recipe(name)
     return r.kind == "torch-extension" or (r.kind == "cmake" and (r.cuda_architectures or any(
         "CUDA" in a.upper() for a in r.cmake_args)))

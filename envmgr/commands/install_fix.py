@@ -23,7 +23,7 @@ from envmgr.errors import EnvmgrError
 from envmgr.host.base import WINDOWS, which_in
 from envmgr.msbuild.plan import DONE
 from envmgr.msbuild.render import outcome_json
-from envmgr.msbuild.repair import apply_and_verify, pair_plan
+from envmgr.msbuild.repair import apply_and_verify, elevated_command, pair_plan, writer
 from envmgr.recipes.recipe import get_recipe
 from envmgr.winenv import env_get
 
@@ -104,7 +104,6 @@ def decide(facts, findings, recipe) -> MsbuildFix | None:
                           "BuildCustomizations; nothing was copied")
     plan, why = _plan(facts)
     if plan is not None and plan.copies:
-        from envmgr.msbuild.repair import elevated_command, writer
 
         ops, why = writer(facts.host)
         if ops is not None:

@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass, field
 
 import click
+from packaging.requirements import Requirement
 
 from envmgr import spawn
 from envmgr.commands import install_build, install_fix
@@ -24,9 +25,9 @@ from envmgr.commands.install_fix import FixReport
 from envmgr.doctor.checks import FAIL
 from envmgr.doctor.run import gather, run_checks
 from envmgr.errors import CheckFailed, ChildFailed, InputFileError
-from envmgr.output import emit_json, say
+from envmgr.output import Painter, emit_json, say
 from envmgr.snapshot.selectors import Selectors
-from envmgr.verify.render import verdict_json
+from envmgr.verify.render import render_verdict, verdict_json
 from envmgr.verify.run import verify
 from envmgr.wheels.store import normalize
 
@@ -69,7 +70,6 @@ def flow_package(recipe: str | None, args: list[str], prebuilt: str | None) -> s
         return None
 
     try:
-        from packaging.requirements import Requirement
 
         name = normalize(Requirement(args[0]).name)
     except Exception:
@@ -98,7 +98,6 @@ _VALUE_OPTS = {"--find-links", "-f", "--index-url", "-i", "--extra-index-url", "
 
 def run_flow(obj, invoke_install, *, package: str, recipe: str | None, args: list[str], python: str | None,
              prebuilt: str | None, fix: bool, sel: tuple, as_json: bool) -> int:
-
     pip_opts, spec = split_args(package, args)
     chosen = recipe or (PREBUILT_RECIPE if prebuilt else PACKAGE_RECIPES)[package]
     why = "--recipe" if recipe else ("--prebuilt-lib" if prebuilt else f"the package {package}")
@@ -139,7 +138,6 @@ def sort_findings(findings, fix: bool, skip_build_checks: bool) -> tuple[list, l
 
 
 def _doctor(obj, sel, fix: bool, rep: Report, skip_build_checks: bool) -> None:
-
     facts, findings = _findings(obj, sel)
     blocking, routed = sort_findings(findings, fix, skip_build_checks)
     msbuild = None
@@ -166,7 +164,6 @@ def _doctor(obj, sel, fix: bool, rep: Report, skip_build_checks: bool) -> None:
 
 
 def _build_and_install(invoke_install, recipe: str, pip_opts: list[str], spec: str, rep: Report) -> None:
-
     t0 = time.perf_counter()
     done = invoke_install(recipe, [*pip_opts, spec])      # install_wheel's Installed: it says where the wheel came from
     seconds = time.perf_counter() - t0
@@ -212,7 +209,6 @@ def _check_prebuilt(local, folder: str) -> str:
 
 
 def _prebuilt(local, full: str, python, pip_opts, spec, rep: Report) -> dict:
-
     rep.prebuilt = full
     rep.lines.append(f"prebuilt library: {full} (LLAMA_CPP_LIB_PATH)")
     if not _installed(local, python):
@@ -233,7 +229,6 @@ def _installed(local, python) -> bool:
 
 
 def _pip_no_lib(local, python, pip_opts, spec) -> int:
-
     env = dict(local.env)
     env["CMAKE_ARGS"] = "-DLLAMA_BUILD=OFF"
     return spawn.run([python or local.interpreter().executable, "-m", "pip", "install", "--no-cache-dir", *pip_opts,
@@ -241,8 +236,6 @@ def _pip_no_lib(local, python, pip_opts, spec) -> int:
 
 
 def _finish(verdict, rep: Report, as_json: bool) -> int:
-
-
     off = verdict.run.offloaded[-1] if verdict.run.offloaded else None
     gpu = next((s.summary for s in verdict.steps if s.name == "devices"), "no CUDA device")
     rep.lines.append(f"GPU: {gpu}")
@@ -255,8 +248,6 @@ def _finish(verdict, rep: Report, as_json: bool) -> int:
                    "seconds": {k: round(v, 1) for k, v in rep.timings.items()},
                    "verify": verdict_json(verdict)})
     else:
-        from envmgr.output import Painter
-        from envmgr.verify.render import render_verdict
 
         click.echo(render_verdict(verdict, Painter(sys.stdout)), nl=False)
         click.echo(f"envmgr install {rep.package}: recipe {rep.recipe} (from {rep.recipe_why})")
@@ -294,7 +285,6 @@ def start_flow(ctx, args: list[str], fix: bool, prebuilt: str | None, as_json: b
         rest = [package]
 
     def invoke_install(recipe: str, pip_args: list[str]):
-
         kwargs = {k: v for k, v in p.items() if k not in ("pip_args", "fix", "prebuilt_lib", "as_json")}
         return install_build.install_wheel(ctx.obj, pip_args, **{**kwargs, "recipe": recipe})
 

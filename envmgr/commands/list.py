@@ -5,6 +5,7 @@ import sys
 
 import click
 
+from envmgr.cli.flags import check_pythons
 from envmgr.cli.main import Ctx
 from envmgr.discover import discover
 from envmgr.discover.model import Inventory, to_json
@@ -110,7 +111,6 @@ def command(obj: Ctx, as_json: bool, pythons: tuple[str, ...]) -> None:
     from envmgr.commands.list import inventory_json, render_inventory
 
     if pythons:
-        from envmgr.cli.flags import check_pythons
 
         check_pythons(obj.host, pythons)
     with Spinner("looking for Visual Studio, CUDA and GPUs"):

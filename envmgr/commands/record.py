@@ -5,6 +5,7 @@ import click
 import tomlkit
 
 from envmgr import __version__
+from envmgr.cache.resolve import resolve
 from envmgr.cli.flags import check_output_file, check_pythons
 from envmgr.cli.main import Ctx
 from envmgr.discover import discover
@@ -12,6 +13,7 @@ from envmgr.errors import EnvmgrError, InputFileError, NoMatchError, UsageError
 from envmgr.files.atomic import atomic_write
 from envmgr.host.machinefile import machine_document
 from envmgr.output import Spinner, say
+from envmgr.snapshot.selectors import Selectors
 
 
 @click.command("record")
@@ -46,8 +48,6 @@ def command(obj: Ctx, output: str, pythons: tuple[str, ...], description: str, c
     with Spinner("recording"):
         inv = discover(rec, (None, *pythons))
     if capture:
-        from envmgr.cache.resolve import resolve
-        from envmgr.snapshot.selectors import Selectors
 
         try:
             resolve(rec, Selectors(vs, toolset, arch, cuda), pythons=pythons, use_cache=False, progress=Spinner)

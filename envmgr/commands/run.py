@@ -9,6 +9,7 @@ import click
 from envmgr import spawn
 from envmgr.cli.main import Ctx
 from envmgr.cli.options import environment_for, recipe_options, refuse_records, selector_options
+from envmgr.doctor.logscan import render_matches, scan_path
 from envmgr.errors import InputFileError, UsageError
 from envmgr.output import Painter
 from envmgr.snapshot.activation import activation_delta
@@ -69,13 +70,7 @@ def _check_log_file(log_file: str) -> None:
             os.close(fd)
 
 
-
 def _diagnose(log_file: str) -> None:
-    try:
-        from envmgr.doctor.logscan import render_matches, scan_path
-    except ImportError:  # pragma: no cover - doctor not installed in this build
-        return
-
     try:
         matches = scan_path(log_file).matches   # streamed: a long build's log is never held whole
     except InputFileError:                       # empty (the command printed nothing) or unreadable

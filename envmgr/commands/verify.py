@@ -60,8 +60,6 @@ def command(obj: Ctx, package, python, n_tokens, timeout, save_output, as_json) 
 
 
 def _check_python(python: str) -> None:
-
-
     if not python.strip():
         raise UsageError("--python needs a path", "give a Python executable, e.g. --python .venv/bin/python")
     if not os.path.isfile(python) and shutil.which(python) is None:
@@ -70,7 +68,6 @@ def _check_python(python: str) -> None:
 
 
 def _save(path: str, run) -> None:
-
     text = f"# stdout (exit code {run.returncode})\n{run.stdout}# stderr\n{run.log}"
     try:
         atomic_write(path, text.encode("utf-8"), backup=False)

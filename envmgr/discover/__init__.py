@@ -12,7 +12,6 @@ from envmgr.host.base import WINDOWS, Host
 
 
 def discover(host: Host, pythons: tuple[str | None, ...] = (None,)):
-
     def windows_side():
         if host.platform != WINDOWS:
             return (), (), ()

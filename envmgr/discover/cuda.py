@@ -63,7 +63,6 @@ def _from_nvcc(host: Host, nvcc: str, source: str) -> Candidate:
 
 
 def host_path_parent(host: Host, path: str):
-
     return host_path(host, path).parent
 
 

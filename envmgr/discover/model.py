@@ -79,7 +79,6 @@ class CudaToolkit:
 
     @property
     def major_minor(self) -> tuple[int, int]:
-
         return tuple(mm(self.short))
 
 

@@ -5,6 +5,7 @@ import re
 
 from envmgr import knowledge
 from envmgr.doctor.checks import FAIL, OK, SKIPPED, WARN, Facts, check, cmake_args, finding, uses_vs_generator
+from envmgr.doctor.checks_vs import cmake_instance, generator_major
 from envmgr.host.base import WINDOWS, join
 from envmgr.version import Version
 
@@ -64,7 +65,6 @@ def pointers(facts: Facts) -> list[tuple[str, str, object]]:
             kit = next((k for k in facts.inv.cuda if "nvcc on PATH" in " ".join(k.sources)), None)
         out.append(("first nvcc on PATH", nvcc, kit))
     if facts.windows and uses_vs_generator(env) and facts.vs is not None:
-        from envmgr.doctor.checks_vs import cmake_instance, generator_major
 
         major, _ = generator_major(facts)
         vs, _ = cmake_instance(facts, major) if major else (None, "")

@@ -114,7 +114,6 @@ def f19(facts: Facts) -> object:
 
 @check("F15", WINDOWS)
 def f15(facts: Facts) -> object:
-
     lib, names = lib_files(facts)
     if lib is None:
         return finding("F15", SKIPPED, "llama_cpp is not installed in this Python")

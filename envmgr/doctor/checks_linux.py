@@ -1,9 +1,11 @@
 """Linux checks: gcc vs nvcc, which nvcc, libcuda and the CUDA runtime libraries (F21, F22, F23)."""
 from __future__ import annotations
 
+from envmgr.discover.compilers import probe_compiler
 from envmgr.doctor.checks import FAIL, OK, SKIPPED, WARN, Facts, check, finding
 from envmgr.doctor.checks_install import CUDA_LIB, lib_files
 from envmgr.doctor.elf import ld_cache, resolve_elf
+from envmgr.errors import InputFileError
 from envmgr.host.base import LINUX, join
 from envmgr.knowledge import MIN_TESTED_CUDA, cuda_at_least
 from envmgr.version import Version
@@ -20,7 +22,6 @@ def host_cxx(facts: Facts):
             hit = next((c for c in inv.host_compilers if facts.host.realpath(c.path) == real), None)
             if hit is None and facts.host.exists(path):
                 # a compiler outside PATH's usual names (e.g. /opt/gcc/bin/g++): ask it directly
-                from envmgr.discover.compilers import probe_compiler
 
                 hit = probe_compiler(facts.host, value.rsplit("/", 1)[-1], path)
             return f"{var}={value}", hit
@@ -82,7 +83,6 @@ def f22(facts: Facts) -> object:
 
 @check("F23", LINUX)
 def f23(facts: Facts) -> object:
-
     host = facts.host
     cache, err = ld_cache(host)
     ev = [f"ld.so.cache: {'libcuda.so.1 => ' + cache['libcuda.so.1'] if 'libcuda.so.1' in cache else 'no libcuda.so.1'}"
@@ -94,7 +94,6 @@ def f23(facts: Facts) -> object:
     lib, names = lib_files(facts)
     so = next((n for n in names if CUDA_LIB.match(n) and n.endswith(".so")), None) if lib else None
     if so:
-        from envmgr.errors import InputFileError
 
         try:
             missing = resolve_elf(host, join(host, lib, so), cache=cache).missing()

@@ -34,7 +34,6 @@ class ElfInfo:
 
 
 def parse_elf(data: bytes, where: str) -> ElfInfo:
-
     if data[:4] != b"\x7fELF":
         raise InputFileError(f"{where}: not an ELF shared library", "give a .so file, or llama_cpp")
     try:
@@ -159,7 +158,6 @@ def resolve_elf(host: Host, path: str, *, cache: dict[str, str] | None = None) -
 
 
 def _read(host: Host, path: str) -> bytes:
-
     return read_binary(host, path, "a shared library")
 
 

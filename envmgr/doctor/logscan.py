@@ -79,7 +79,6 @@ _FAILED = re.compile(r"is not able to compile a simple test program|CUDA compile
 
 
 def _msvc(value: str, source: str) -> str:
-
     minor = int(value.split(".")[-1]) if "." in value else int(value)
     # cl 19.NN is toolset 14.NN; MSBuild 17.N ships toolset 14.(30+N) as its default.
     return msvc_of_msbuild17(minor) if source == "MSBuild" else msvc_of_msc(1900 + minor)
@@ -132,7 +131,6 @@ def scan_path(path: str | Path) -> LogScan:
 
 
 def _scan(batches, width: int | None) -> LogScan:
-
     fact_rxs = (*_CUDA_FACTS, *(rx for rx, _ in _MSVC_FACTS))
     scanner = Scanner(SIGNATURES, NEAR_WORDS, fact_rxs, _FAILED, msvc_from=len(_CUDA_FACTS))
     for nums, texts in logical_lines(batches, width):
@@ -203,7 +201,6 @@ def _near(near: dict) -> tuple:
 # ---------------------------------------------------------------- reading
 
 def _stream(path: str | Path):
-
     try:
         yield from stream_text(path)
     except LogInputError as e:

@@ -12,6 +12,8 @@ from envmgr.discover.limits import read_limits
 from envmgr.doctor import checks_components, checks_cuda, checks_env, checks_install, checks_linux, checks_vs  # noqa: F401,E402
 from envmgr.doctor.catalog import CATALOG
 from envmgr.doctor.checks import CHECKS, FAIL, OK, SEVERITY, SKIPPED, WARN, Facts, Finding, finding
+from envmgr.doctor.dll import resolve_pe
+from envmgr.doctor.elf import resolve_elf
 from envmgr.errors import EnvmgrError, InputFileError, UsageError
 from envmgr.host.base import WINDOWS, join, safe_listdir
 from envmgr.snapshot.select import check_selectors, choose, match_cuda, match_vs
@@ -55,19 +57,16 @@ def gather(host, selectors) -> Facts:
 
 
 def _fallback_vs(inv, sel):
-
     usable = [v for v in inv.visual_studio if v.toolsets and v.vcvarsall]
     return next((v for v in usable if not sel.vs or match_vs(v, sel.vs)), None)
 
 
 def _fallback_cuda(inv, sel):
-
     kits = [k for k in inv.cuda if k.nvcc] or list(inv.cuda)
     return next((k for k in kits if not sel.cuda or match_cuda(k, sel.cuda)), None)
 
 
 def _cmake_version(host) -> str | None:
-
     exe = host.which("cmake")
     if exe is None:
         return None
@@ -170,12 +169,10 @@ def dll_report(facts_host, target: str, python, *, loader: str | None = None, dl
         target, base = _llama_target(facts_host, python)
     head = _head(facts_host, target)
     if head[:2] == b"MZ":
-        from envmgr.doctor.dll import resolve_pe
 
         return resolve_pe(facts_host, target, python_exe=python.executable if python else None, base_dir=base,
                           loader=loader or "llama_cpp", dll_dirs=dll_dirs)
     if head[:4] == b"\x7fELF":
-        from envmgr.doctor.elf import resolve_elf
 
         if loader or dll_dirs:
             raise UsageError(f"{target} is an ELF library: --loader and --add-dll-dir are for Windows DLLs",
@@ -186,7 +183,6 @@ def dll_report(facts_host, target: str, python, *, loader: str | None = None, dl
 
 
 def _head(host, path: str) -> bytes:
-
     try:
         if host.is_dir(path):
             raise InputFileError(f"{path} is a folder", "give the DLL/.so file itself, or llama_cpp")
@@ -198,7 +194,6 @@ def _head(host, path: str) -> bytes:
 
 
 def _llama_target(host, python) -> tuple[str, str]:
-
     lib = host.env.get("LLAMA_CPP_LIB_PATH")
     sites = python.site_packages if python is not None else ()
     if not lib:

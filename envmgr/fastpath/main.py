@@ -12,10 +12,9 @@ from __future__ import annotations
 import os
 import sys
 
+from envmgr.fastpath.argv import parse_options, selectors
 from envmgr.host.process import environ
 
-_SELECTORS = ("--vs", "--toolset", "--arch", "--cuda")
-_EXPORT_FORMATS = ("toml", "json", "ps1", "cmd", "sh", "fish")
 # Variables that make the full CLI behave differently (another host, shell completion).
 _FULL_PATH_ENV = ("ENVMGR_MACHINE", "ENVMGR_WINEPREFIX")
 
@@ -83,45 +82,6 @@ def plan(argv: list[str], env) -> object | None:
     if out is None:
         return None
     return lambda: _write_bytes(out) if isinstance(out, bytes) else _write_text(out)
-
-
-def parse_options(args: list[str], *, with_format: bool) -> dict | None:
-    """--vs/--toolset/--arch/--cuda VALUE (or =VALUE), and for export --format F and --activate."""
-    names = _SELECTORS + (("--format",) if with_format else ())
-    opts: dict = {}
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        name, eq, value = arg.partition("=")
-        if with_format and arg == "--activate":
-            if arg in opts:
-                return None
-            opts[arg] = True
-            i += 1
-            continue
-        if name not in names or name in opts:
-            return None
-        if not eq:
-            if i + 1 >= len(args):
-                return None
-            value = args[i + 1]
-            i += 1
-        i += 1
-        if not value or value.startswith("-"):
-            return None
-        opts[name] = value
-    if opts.get("--format", "toml") not in _EXPORT_FORMATS:
-        return None
-    # A --cuda that names a folder is resolved to its real path by the full CLI before keying.
-    if any(c in opts.get("--cuda", "") for c in "\\/:"):
-        return None
-    return opts
-
-
-def selectors(opts: dict) -> dict:
-    """What cache/resolve.py keys on: Selectors(...)._asdict() plus the --python list."""
-    return {"vs": opts.get("--vs"), "toolset": opts.get("--toolset"), "arch": opts.get("--arch", "x64"),
-            "cuda": opts.get("--cuda"), "python": []}
 
 
 def cache_dir(env) -> str | None:

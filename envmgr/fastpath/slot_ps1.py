@@ -187,13 +187,13 @@ def write_from_cli(slot: str, argv: list[str], host, snap, env) -> None:
     just served. Anything else (other flags, no entry, another snapshot): no slot."""
     from envmgr.cache import store as cache
     from envmgr.cache.fast import fast_path_of
-    from envmgr.fastpath import main as _fast
+    from envmgr.fastpath import argv as grammar
 
     data = None
     if argv[:4] == ["export", "--activate", "--format", "ps1"]:
-        opts = _fast.parse_options(argv[4:], with_format=False)
+        opts = grammar.parse_options(argv[4:], with_format=False)
         if opts is not None and not any(c in v for v in opts.values() for c in "\\/:"):
-            data = _entry_data(cache.cache_key(host.platform, _fast.selectors(opts), env), snap)
+            data = _entry_data(cache.cache_key(host.platform, grammar.selectors(opts), env), snap)
     entry = data.pop("entry") if data is not None else os.devnull
     write_ps1_slot(slot, data, argv[4:], env, fast_path_of(entry))
 

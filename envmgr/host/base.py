@@ -185,7 +185,6 @@ def _plain_name(part: str, windows: bool) -> bool:
 
 
 def same_path(platform: str, a: str, b: str) -> bool:
-
     return same(a, b, platform == WINDOWS)
 
 

@@ -48,11 +48,9 @@ class LiveHost:
 
     @property
     def env(self) -> Mapping[str, str]:
-
         return environ()
 
     def read_bytes(self, path: str) -> bytes:
-
         return read_regular(path)
 
     def read_text(self, path: str) -> str:
@@ -127,7 +125,6 @@ class LiveHost:
         return names
 
     def write_temp(self, name: str, data: bytes) -> str:
-
         folder = tempfile.mkdtemp(prefix="envmgr-")
         path = os.path.join(folder, name)
         with open(path, "wb") as fh:
@@ -143,7 +140,6 @@ class LiveHost:
 
     def run(self, argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None,
             encoding: str | None = "utf-8") -> Completed:
-
         argv_t = tuple(argv)
         kwargs = {}
         if self.platform == WINDOWS:
@@ -192,7 +188,6 @@ def is_admin() -> bool:
 
 
 def interpreter_from_run(host, python: str) -> Interpreter | None:
-
     done = host.run([python, "-c", PY_SITE_SCRIPT], timeout=20)
     if not done.ok:
         return None

@@ -1,6 +1,7 @@
 """RecordedHost: replays a machine file (docs/machine-record.md) as if it were the machine."""
 from __future__ import annotations
 
+import hashlib
 import marshal
 import os
 import sys
@@ -9,12 +10,11 @@ from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Mapping, Sequence
 
-from envmgr.cache.key import _sha256_hex
-from envmgr.cache.store import cache_dir
 from envmgr.errors import InputFileError
 from envmgr.files.schema import MACHINE, check, check_version
 from envmgr.files.tomlfast import loads
 from envmgr.files.tomlread import load_toml, read_text_file
+from envmgr.host import dirs
 from envmgr.host.base import (
     LINUX,
     WINDOWS,
@@ -402,7 +402,6 @@ class RecordedHost:
 
 
 def _glob_match(patterns: tuple[str, ...], argv: tuple[str, ...]) -> bool:
-
     return len(patterns) == len(argv) and all(fnmatchcase(a, p) for p, a in zip(patterns, argv))
 
 
@@ -454,13 +453,11 @@ def _parsed(text: str, origin: str) -> dict:
 
 
 def _parsed_copy(text: str) -> str | None:
-
-
     try:
-        folder = cache_dir() / "records"
+        folder = dirs.cache_dir() / "records"
     except Exception:  # noqa: BLE001 - no cache folder: parse every time
         return None
-    digest = _sha256_hex(text.encode("utf-8", "surrogatepass"))[:32]
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
     return os.path.join(folder, f"{digest}.{sys.implementation.cache_tag}.marshal")
 
 

@@ -58,7 +58,6 @@ class LocalFileOps:
             os.fsync(fh.fileno())
 
     def replace(self, src: str, dst: str) -> None:
-
         replace(self.local(src), self.local(dst))
 
     def remove(self, path: str) -> None:

@@ -126,7 +126,6 @@ def read_folder(host: Host, path: str) -> FolderFacts:
 
 
 def gather(host: Host, inv: Inventory) -> Facts:
-
     instances = tuple(v for v in inv.visual_studio if v.build_customizations is not None)
     paths = [v.build_customizations.dir for v in instances] + [extensions_dir(k.path) for k in inv.cuda]
     folders = tuple(read_folder(host, p) for p in dict.fromkeys(paths))
@@ -137,7 +136,6 @@ def gather(host: Host, inv: Inventory) -> Facts:
 
 # ---- the pure part ----------------------------------------------------------------------------------
 def select_instances(facts: Facts, queries: tuple[str, ...]) -> tuple[VsInstance, ...]:
-
     if not queries:
         found = tuple(v for v in facts.instances if v.toolsets)
         if not found:
@@ -155,7 +153,6 @@ def select_instances(facts: Facts, queries: tuple[str, ...]) -> tuple[VsInstance
 
 
 def select_toolkits(facts: Facts, queries: tuple[str, ...]) -> tuple[CudaToolkit, ...]:
-
     found = tuple(k for k in facts.toolkits if not queries or any(match_cuda(k, q) for q in queries))
     if not found:
         what = f"matches --cuda {' '.join(queries)}" if queries else "found"

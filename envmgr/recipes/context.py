@@ -11,7 +11,6 @@ from envmgr.winenv import env_get
 
 def gather(host: Host, snap: Snapshot, env: dict, *, arch_list: str | None, allow_unsupported: bool,
            params: tuple[tuple[str, str], ...]) -> RecipeContext:
-
     d = dict(snap.summary)
     gpus, _ = discover_gpus(host) if not arch_list else ((), ())
     path = env_get(env, "PATH", True, "")

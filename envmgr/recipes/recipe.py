@@ -63,7 +63,6 @@ def recipe_dirs() -> list[Path]:
 
 
 def parse_recipe(text: str, origin: str) -> Recipe:
-
     data = load_toml(text, origin, "recipe", "fix the TOML at that line")
     check_version(data, (SCHEMA,), origin, "recipe", "set schema = 1 (see docs/recipes.md)")
     check(data, RECIPE, origin, "recipe", "see docs/recipes.md")

@@ -15,8 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
+import psutil
+
 from envmgr.errors import UsageError
-from envmgr.shellkit import render
+from envmgr.shellkit import render, write_script
 from envmgr.shellkit.sh import quote
 from envmgr.snapshot.envdelta import EnvDelta
 
@@ -46,7 +48,6 @@ def detect_shell(explicit: str | None, env: Mapping[str, str]) -> str:
             raise UsageError(f"unknown shell {explicit!r}", f"use one of: {', '.join(SHELLS)}")
         return name
     try:
-        import psutil
 
         proc = psutil.Process().parent()
         while proc is not None:
@@ -92,7 +93,6 @@ def build_session(shell: str, delta: EnvDelta, env: Mapping[str, str], marker: s
                         encoding="utf-8")
         return Session(("fish", "--init-command", f"source {_fish_quote(str(init))}"), child_env, folder)
     if shell in ("pwsh", "powershell"):
-        from envmgr.shellkit import write_script
 
         init = Path(folder, "init.ps1")
         body = render(delta, "ps1") + (
@@ -102,7 +102,6 @@ def build_session(shell: str, delta: EnvDelta, env: Mapping[str, str], marker: s
         return Session((shell, "-NoLogo", "-NoExit", "-ExecutionPolicy", "Bypass", "-Command",
                         f". {_ps_quote(str(init))}"), child_env, folder)
     if shell == "cmd":
-        from envmgr.shellkit import write_script
 
         init = Path(folder, "init.cmd")
         write_script(init, "@echo off\r\n" + render(delta, "cmd") + f"\r\n@set \"PROMPT={prompt.replace('%', '%%')}$P$G\"\r\n", "cmd")

@@ -77,8 +77,6 @@ def _find(env: Mapping[str, str], name: str, fold: bool) -> str | None:
     return name if name in env else env_key(env, name, fold)
 
 
-
-
 def _member(entry: str, group: Iterable[str], fold: bool) -> bool:
     n = path_key(entry, fold)
     return any(path_key(g, fold) == n for g in group)

@@ -43,7 +43,6 @@ class Snapshot:
 
 
 def to_toml(snap: Snapshot) -> str:
-
     doc = tomlkit.document()
     doc.add(tomlkit.comment(f"envmgr environment snapshot ({snap.platform})"))
     doc.add(tomlkit.comment(snap.headline()))
@@ -76,7 +75,6 @@ def to_toml(snap: Snapshot) -> str:
 
 
 def _var_item(ops: list[VarOp]):
-
     if len(ops) == 1 and ops[0].op == SET:
         return str(ops[0].value)
     table = tomlkit.table()
@@ -94,8 +92,6 @@ def _var_item(ops: list[VarOp]):
 
 
 def from_toml(text: str, origin: str = "<snapshot>") -> Snapshot:
-
-
     data = load_toml(text, origin, "snapshot", "fix the TOML at that line, or export it again")
     check_version(data, READS, origin, "snapshot", "upgrade envmgr, or export the snapshot again")
     check(data, SNAPSHOT, origin, "snapshot", "see docs/snapshot.md, or export the snapshot again")
@@ -125,7 +121,6 @@ def _read_var(name: str, item) -> list[VarOp]:
 
 
 def load(path: str) -> Snapshot:
-
     text = read_text_file(path, "snapshot", "check the path given to --from", "a snapshot is a TOML file")
     return from_toml(text, path)
 

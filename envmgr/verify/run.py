@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from envmgr.discover.gpu import discover_gpus
+from envmgr.doctor.dll import resolve_pe
+from envmgr.doctor.elf import resolve_elf
 from envmgr.errors import EnvmgrError, UsageError
 from envmgr.host.base import join
 from envmgr.verify.analyze import FAIL, Inputs, Step, analyze, passed
@@ -47,7 +49,6 @@ class Verdict:
 
 
 def canonical_package(name: str | None) -> str:
-
     if name is None:
         return "llama-cpp-python"
     found = PACKAGES.get(name.strip().lower())
@@ -82,7 +83,6 @@ def verify(host, python: str | None, package: str = "llama-cpp-python", *, n_tok
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     if done.start_error:
-        from envmgr.errors import UsageError
 
         raise UsageError(f"--python {exe}: cannot be run ({done.start_error})",
                          "give a Python executable, e.g. --python .venv/bin/python")
@@ -107,11 +107,9 @@ def _dll_diagnosis(host, run: ChildRun, python: str) -> tuple[tuple[str, ...], s
     path = join(host, lib_dir, target)
     try:
         if target.endswith(".dll"):
-            from envmgr.doctor.dll import resolve_pe
 
             report = resolve_pe(host, path, python_exe=python, base_dir=lib_dir)
         else:
-            from envmgr.doctor.elf import resolve_elf
 
             report = resolve_elf(host, path)
     except (EnvmgrError, OSError, ValueError) as exc:

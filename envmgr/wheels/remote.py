@@ -92,7 +92,6 @@ def base_url(index: str) -> str:
 
 
 def _local_path(url: str) -> Path:
-
     path = unquote(urlsplit(url).path)
     if re.match(r"^/[A-Za-z]:", path):       # file:///C:/x on Windows
         path = path[1:]
@@ -224,7 +223,6 @@ def _say_refused(found: list[Candidate], key: wheels.WheelKey, say) -> None:
 
 
 def _key_file(cand: Candidate, key: wheels.WheelKey) -> dict:
-
     url = urljoin(cand.url, wheels.SIDECAR)
     try:
         data = json.loads(read(url).decode("utf-8"))
@@ -244,7 +242,6 @@ def _key_file(cand: Candidate, key: wheels.WheelKey) -> dict:
 
 
 def _download(cand: Candidate, key: wheels.WheelKey, is_cuda: bool, say) -> wheels.Entry:
-
     if cand.sha256 is None:
         raise Refused("its link has no #sha256= hash")
     data = _key_file(cand, key)

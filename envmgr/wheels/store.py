@@ -77,7 +77,6 @@ def normalize(name: str) -> str:
 
 
 def wheels_dir() -> Path:
-
     return cache_dir() / "wheels"
 
 

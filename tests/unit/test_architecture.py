@@ -96,29 +96,37 @@ def test_hosts_are_made_only_where_the_command_line_chooses_one():
     assert makers == {}
 
 
-def _module_graph() -> dict[str, set[str]]:
-    """Module -> the envmgr modules it imports at import time (top level; lazy imports inside functions
-    do not run while the module loads, so they cannot form a cycle that fails an import)."""
-    names = {rel[:-3].replace("/", ".").removesuffix(".__init__") for rel, _ in _modules()}
+def _module_name(rel: str) -> str:
+    return rel[:-3].replace("/", ".").removesuffix(".__init__")
+
+
+def _import_targets(node: ast.AST, package: str, names: set[str]) -> list[str]:
+    """The envmgr modules one import statement names (a `from X import y` names X.y when it is a module)."""
+    targets = []
+    if isinstance(node, ast.Import):
+        targets = [a.name.removeprefix("envmgr.") for a in node.names if a.name.startswith("envmgr.")]
+    elif isinstance(node, ast.ImportFrom) and node.level:
+        base = package.split(".") if package else []
+        base = base[: len(base) - (node.level - 1)] if node.level > 1 else base
+        stem = ".".join([*base, node.module] if node.module else base)
+        targets = [f"{stem}.{a.name}".lstrip(".") for a in node.names] + [stem]
+    elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("envmgr"):
+        stem = node.module.removeprefix("envmgr").lstrip(".")
+        targets = [f"{stem}.{a.name}".lstrip(".") for a in node.names] + [stem]
+    return [t for t in targets if t in names]
+
+
+def _module_graph(everywhere: bool = False) -> dict[str, set[str]]:
+    """Module -> the envmgr modules it imports: at import time (top level), or `everywhere` (function-level
+    imports too: they form the same dependency, only later)."""
+    modules = list(_modules())
+    names = {_module_name(rel) for rel, _ in modules}
     graph: dict[str, set[str]] = {}
-    for rel, tree in _modules():
-        mod = rel[:-3].replace("/", ".").removesuffix(".__init__")
+    for rel, tree in modules:
+        mod = _module_name(rel)
         package = mod if rel.endswith("__init__.py") else mod.rpartition(".")[0]
-        deps = set()
-        for node in tree.body:
-            targets = []
-            if isinstance(node, ast.Import):
-                targets = [a.name.removeprefix("envmgr.") for a in node.names if a.name.startswith("envmgr.")]
-            elif isinstance(node, ast.ImportFrom) and node.level:
-                base = package.split(".") if package else []
-                base = base[: len(base) - (node.level - 1)] if node.level > 1 else base
-                stem = ".".join([*base, node.module] if node.module else base)
-                targets = [f"{stem}.{a.name}".lstrip(".") for a in node.names] + [stem]
-            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("envmgr"):
-                stem = node.module.removeprefix("envmgr").lstrip(".")
-                targets = [f"{stem}.{a.name}".lstrip(".") for a in node.names] + [stem]
-            deps |= {t for t in targets if t in names and t != mod}
-        graph[mod] = deps
+        nodes = ast.walk(tree) if everywhere else tree.body
+        graph[mod] = {t for node in nodes for t in _import_targets(node, package, names) if t != mod}
     return graph
 
 
@@ -147,6 +155,85 @@ def test_no_import_cycles():
     assert len(graph) > 50 and graph["cli.main"]          # the scan sees the package
     assert _cycles(graph) == []
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == [["a", "b", "c", "a"]]
+
+
+# ---------------------------------------------------------------- the layer rule (issue 20)
+# Lowest first. A module may import its own layer and the layers below it, never one above, counting every
+# import statement (function-level ones too). Within a package, modules import one another freely.
+LAYERS = (
+    ("__init__", "errors", "version", "winenv", "knowledge"),   # vocabulary: imports nothing of envmgr's
+    ("files",),                      # reading and atomic writing of what users hand us
+    ("host", "output", "spawn"),     # the seams: the machine, the terminal, the interactive child
+    ("discover",),                   # facts from a host
+    ("snapshot",),                   # selection, capture, composition, the snapshot's forms
+    ("recipes", "shellkit"),         # what a build adds; one module per shell
+    ("cache",),                      # the snapshot cache and resolve (cache first, then compose)
+    ("doctor",),                     # checks, binaries (PE/ELF), build-log diagnosis
+    ("wheels", "msbuild"),           # the wheel store and index; BuildCustomizations
+    ("verify",),                     # proof in the target Python
+    ("fastpath",),                   # the console script's cached answers
+    ("cli",),                        # click machinery
+    ("commands", "__main__"),        # one module per command; `python -m envmgr`
+)
+# The deliberate exceptions, each with its reason.
+UPWARD = {
+    ("fastpath.main", "cli.main"): "the fast path's fall-back: whatever it cannot answer goes to the full CLI",
+}
+
+
+def _layer(module: str) -> int:
+    top = module.split(".")[0]
+    return next(i for i, names in enumerate(LAYERS) if top in names)
+
+
+def _upward(graph: dict[str, set[str]]) -> list[str]:
+    return sorted(f"{mod} -> {dep}" for mod, deps in graph.items() for dep in deps
+                  if mod.split(".")[0] != dep.split(".")[0] and _layer(dep) > _layer(mod) and (mod, dep) not in UPWARD)
+
+
+def test_every_module_has_a_layer():
+    assert [m for m in _module_graph() if not any(m.split(".")[0] in names for names in LAYERS)] == []
+
+
+def test_no_import_reaches_a_higher_layer():
+    """Over every import, function-level ones included."""
+    assert _upward(_module_graph(everywhere=True)) == []
+    assert _upward({"discover.vs": {"cache.store"}, "cache.store": {"discover.vs"}}) == ["discover.vs -> cache.store"]
+
+
+def test_no_import_cycles_over_all_imports():
+    graph = _module_graph(everywhere=True)
+    assert _cycles({m: deps - {d for (a, d) in UPWARD if a == m} for m, deps in graph.items()}) == []
+
+
+def _function_level_imports() -> tuple[int, int, list[str]]:
+    """(inside functions, all) import statements outside the fast path, and where the inside ones are."""
+    inside, total, where = 0, 0, []
+    for rel, tree in _modules():
+        if rel.startswith("fastpath/"):
+            continue
+        top = {id(n) for n in tree.body}
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                total += 1
+                if id(node) not in top and not _guarded(tree, node):
+                    inside += 1
+                    where.append(f"{rel}:{node.lineno}")
+    return inside, total, where
+
+
+def _guarded(tree: ast.Module, node: ast.AST) -> bool:
+    """A module-level `try: import X except ImportError` or `if sys.platform ...: import X`: top level."""
+    return any(node in ast.walk(block) for block in tree.body if isinstance(block, (ast.Try, ast.If)))
+
+
+def test_imports_sit_at_the_top_of_their_module():
+    """Outside the fast path (whose deferrals tests/unit/test_fast_path.py guards), at most 10% of the
+    imports are made inside functions: the platform-only modules (winreg, termios, winpy, ctypes) and the
+    few that keep a heavy dependency off a light path."""
+    inside, total, where = _function_level_imports()
+    assert total > 500
+    assert inside <= total // 10, where
 
 
 def test_no_function_over_60_lines():
