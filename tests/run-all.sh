@@ -30,8 +30,13 @@ fi
 export ENVMGR_TEST_CUDA_VENV=$PWD/$CUDA_VENV
 
 set +e
+# Lint and types first (configured in pyproject.toml): either failing fails the run.
+lint_rc=0
+.venv/bin/ruff check envmgr || lint_rc=$?
+.venv/bin/mypy || lint_rc=$?
 .venv/bin/python -m pytest -m "not gpu and not windows" "$@"
 rc=$?
+[ "$rc" -eq 0 ] && rc=$lint_rc
 
 # The Windows-CPython tier: the GitHub workflow's selection (the `windows` tier included) run by real
 # Windows CPython under Wine: all of it on 3.11; on 3.13 and 3.10 (the workflow's versions) the
