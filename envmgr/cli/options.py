@@ -94,7 +94,6 @@ def environment_for(obj: Ctx, sel: tuple, recipe: str | None, arch_list, allow_u
     delta, notes = snap.delta, ()
     marker = snap.marker()
     if recipe:
-
         params = []
         for item in recipe_params:
             name, eq, value = item.partition("=")

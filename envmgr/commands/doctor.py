@@ -64,7 +64,6 @@ def command(obj: Ctx, vs, toolset, arch, cuda, only, dll, loader, dll_dirs, log,
     paint = Painter(sys.stdout)
     ctx = click.get_current_context()
     if log:
-
         scan = scan_path(log)   # streamed: any size; bad input is one line and exit 2
         if as_json:
             emit_json(scan_json(scan, log))
@@ -72,7 +71,6 @@ def command(obj: Ctx, vs, toolset, arch, cuda, only, dll, loader, dll_dirs, log,
             click.echo(render_scan(scan, paint), nl=False)
         ctx.exit(1 if scan.matches else 0)
     if dll:
-
         report = dll_report(obj.host, dll, obj.host.interpreter(), loader=loader, dll_dirs=tuple(dll_dirs))
         if as_json:
             emit_json(dll_json(report))

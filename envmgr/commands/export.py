@@ -39,14 +39,12 @@ def command(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh, stri
     """
     sel = (vs, toolset, arch, cuda, pythons, from_file, refresh, strict)
     if activate and fmt in ("toml", "json", "dotenv", "github"):
-
         raise UsageError("--activate is for shell scripts", "use --format sh, fish, ps1 or cmd")
     snap = served = get_snapshot(obj, *sel)
     if recipe or activate:
         delta, marker, notes = environment_for(obj, sel, recipe, arch_list, allow_unsupported_compiler,
                                                recipe_params, snap=snap)
         if activate:
-
             delta = activation_delta(delta, obj.env, marker)
 
         snap = replace(snap, delta=delta, notes=snap.notes + tuple(notes), text="")
@@ -54,20 +52,16 @@ def command(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh, stri
         if snap.text:
             click.echo(snap.text, nl=False)
         else:
-
             click.echo(to_toml(snap), nl=False)
     elif fmt == "json":
-
         emit_json(snapshot_json(snap))
     elif fmt == "github" and obj.env.get("GITHUB_ENV") and obj.env.get("GITHUB_PATH"):
         _append_github_files(snap, obj.env)
     else:
-
         text = render(snap.delta, fmt, dict(obj.env))
         sys.stdout.flush()
         sys.stdout.buffer.write(text.encode(stream_encoding(fmt)))
         if activate and fmt == "ps1" and not recipe and obj.here and obj.env.get("ENVMGR_SLOT"):
-
             write_from_cli(obj.env["ENVMGR_SLOT"], sys.argv[1:], obj.host, served, obj.env)
 
 

@@ -40,7 +40,6 @@ def command(obj, vs, cuda, dry_run, check, undo, yes, as_json, export_route, app
     """
 
     if dry_run and check:
-
         # Together, one of them would silently win (it was --dry-run: exit 0 where --check alone exits 1).
         raise UsageError("--dry-run and --check do not combine", "--check alone: it changes nothing and "
                          "exits 1 when a file is missing or stale")

@@ -75,10 +75,8 @@ def confirm(question: str, opts: Options) -> bool:
 
 def emit(plan: Plan, opts: Options, outcome: Outcome | None = None) -> None:
     if opts.as_json:
-
         emit_json({**plan_json(plan), "applied": outcome_json(outcome)})
     elif outcome is None:
-
         click.echo(render_plan(plan, Painter(sys.stdout)), nl=False)
 
 
@@ -219,7 +217,6 @@ def run_undo(host, opts: Options) -> int:
 
     outcome = undo_last(ops, store, check)
     if opts.as_json:
-
         emit_json({"schema": 1, "undone": last["id"], "applied": outcome_json(outcome)})
     say(f"envmgr: restored {len(outcome.changes)} file(s) as they were before run {last['id']}")
     return 0

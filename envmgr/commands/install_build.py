@@ -90,7 +90,6 @@ def _install_args(args: list[str], recipe, publish_to) -> tuple[str, list[str]]:
     spec, pip_opts = args[-1], args[:-1]
     _check_spec(spec)
     if publish_to:
-
         check_dest(Path(publish_to).expanduser())
     return spec, pip_opts
 

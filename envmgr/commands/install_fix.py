@@ -104,7 +104,6 @@ def decide(facts, findings, recipe) -> MsbuildFix | None:
                           "BuildCustomizations; nothing was copied")
     plan, why = _plan(facts)
     if plan is not None and plan.copies:
-
         ops, why = writer(facts.host)
         if ops is not None:
             return MsbuildFix(tuple(f.id for f in found), COPY, "", plan, ops)

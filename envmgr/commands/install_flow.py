@@ -70,7 +70,6 @@ def flow_package(recipe: str | None, args: list[str], prebuilt: str | None) -> s
         return None
 
     try:
-
         name = normalize(Requirement(args[0]).name)
     except Exception:
         return None
@@ -248,7 +247,6 @@ def _finish(verdict, rep: Report, as_json: bool) -> int:
                    "seconds": {k: round(v, 1) for k, v in rep.timings.items()},
                    "verify": verdict_json(verdict)})
     else:
-
         click.echo(render_verdict(verdict, Painter(sys.stdout)), nl=False)
         click.echo(f"envmgr install {rep.package}: recipe {rep.recipe} (from {rep.recipe_why})")
         for line in rep.lines:

@@ -111,7 +111,6 @@ def command(obj: Ctx, as_json: bool, pythons: tuple[str, ...]) -> None:
     from envmgr.commands.list import inventory_json, render_inventory
 
     if pythons:
-
         check_pythons(obj.host, pythons)
     with Spinner("looking for Visual Studio, CUDA and GPUs"):
         inv = discover(obj.host, (None, *pythons))

@@ -48,7 +48,6 @@ def command(obj: Ctx, output: str, pythons: tuple[str, ...], description: str, c
     with Spinner("recording"):
         inv = discover(rec, (None, *pythons))
     if capture:
-
         try:
             resolve(rec, Selectors(vs, toolset, arch, cuda), pythons=pythons, use_cache=False, progress=Spinner)
         except (NoMatchError, UsageError):

@@ -65,7 +65,6 @@ def pointers(facts: Facts) -> list[tuple[str, str, object]]:
             kit = next((k for k in facts.inv.cuda if "nvcc on PATH" in " ".join(k.sources)), None)
         out.append(("first nvcc on PATH", nvcc, kit))
     if facts.windows and uses_vs_generator(env) and facts.vs is not None:
-
         major, _ = generator_major(facts)
         vs, _ = cmake_instance(facts, major) if major else (None, "")
         bc = vs.build_customizations if vs is not None else None

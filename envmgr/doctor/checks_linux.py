@@ -94,7 +94,6 @@ def f23(facts: Facts) -> object:
     lib, names = lib_files(facts)
     so = next((n for n in names if CUDA_LIB.match(n) and n.endswith(".so")), None) if lib else None
     if so:
-
         try:
             missing = resolve_elf(host, join(host, lib, so), cache=cache).missing()
         except InputFileError as exc:

@@ -169,11 +169,9 @@ def dll_report(facts_host, target: str, python, *, loader: str | None = None, dl
         target, base = _llama_target(facts_host, python)
     head = _head(facts_host, target)
     if head[:2] == b"MZ":
-
         return resolve_pe(facts_host, target, python_exe=python.executable if python else None, base_dir=base,
                           loader=loader or "llama_cpp", dll_dirs=dll_dirs)
     if head[:4] == b"\x7fELF":
-
         if loader or dll_dirs:
             raise UsageError(f"{target} is an ELF library: --loader and --add-dll-dir are for Windows DLLs",
                              "drop them; the ELF search order is ld.so's")

@@ -8,12 +8,9 @@ from __future__ import annotations
 import subprocess
 import sys
 
+from envmgr.shellkit.ps1 import quote
+
 ERROR_CANCELLED = 1223   # the user said No in the UAC prompt (Win32 ERROR_CANCELLED)
-
-
-def ps_quote(text: str) -> str:
-    """A PowerShell single-quoted string: nothing inside is expanded; ' is doubled."""
-    return "'" + text.replace("'", "''") + "'"
 
 
 def elevation_argv(python: str, args: list[str]) -> list[str]:
@@ -23,7 +20,7 @@ def elevation_argv(python: str, args: list[str]) -> list[str]:
     quoted the way the C runtime parses it (list2cmdline). A declined UAC prompt exits 1223.
     """
     cmdline = subprocess.list2cmdline(["-m", "envmgr", *args])
-    script = (f"try {{ $p = Start-Process -FilePath {ps_quote(python)} -ArgumentList {ps_quote(cmdline)} "
+    script = (f"try {{ $p = Start-Process -FilePath {quote(python)} -ArgumentList {quote(cmdline)} "
               f"-Verb RunAs -Wait -PassThru -WindowStyle Hidden -ErrorAction Stop; exit $p.ExitCode }} "
               f"catch {{ exit {ERROR_CANCELLED} }}")
     return ["powershell.exe", "-NoProfile", "-NonInteractive", "-ExecutionPolicy", "Bypass", "-Command", script]

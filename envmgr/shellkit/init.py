@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from envmgr.host import dirs
+from envmgr.shellkit import fish, ps1, sh
 
 
 def shells_dir() -> Path:
@@ -16,13 +17,13 @@ def shells_dir() -> Path:
 def profile_line(shell: str) -> str:
     folder = shells_dir()
     if shell in ("powershell", "pwsh"):
-        return f"Import-Module '{str(folder / 'Envmgr.psd1').replace(chr(39), chr(39) * 2)}'"
+        return f"Import-Module {ps1.quote(str(folder / 'Envmgr.psd1'))}"
     if shell == "cmd":
         # cmd has no profile: AutoRun (or a shortcut's `cmd /k`) runs this file, which defines macros.
         return f'call "{folder / "envmgr-init.cmd"}"'
     if shell == "fish":
-        return "source '" + str(folder / "envmgr.fish").replace("\\", "\\\\").replace("'", "\\'") + "'"
-    return ". '" + str(folder / "envmgr.sh").replace("'", "'\\''") + "'"
+        return f"source {fish.quote(str(folder / 'envmgr.fish'))}"
+    return f". {sh.quote(str(folder / 'envmgr.sh'))}"
 
 
 def hook_script(shell: str) -> str:

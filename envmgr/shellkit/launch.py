@@ -18,7 +18,7 @@ from typing import Mapping
 import psutil
 
 from envmgr.errors import UsageError
-from envmgr.shellkit import render, write_script
+from envmgr.shellkit import fish, ps1, render, sh, write_script
 from envmgr.shellkit.sh import quote
 from envmgr.snapshot.envdelta import EnvDelta
 
@@ -48,7 +48,6 @@ def detect_shell(explicit: str | None, env: Mapping[str, str]) -> str:
             raise UsageError(f"unknown shell {explicit!r}", f"use one of: {', '.join(SHELLS)}")
         return name
     try:
-
         proc = psutil.Process().parent()
         while proc is not None:
             name = _name(proc.name())
@@ -74,7 +73,7 @@ def build_session(shell: str, delta: EnvDelta, env: Mapping[str, str], marker: s
         script = render(delta, "sh")
         rc = Path(folder, "rc.sh")
         user_rc = "[ -f ~/.bashrc ] && . ~/.bashrc" if shell == "bash" else _sh_user_env(child_env.get("ENV"))
-        rc.write_text(f'{user_rc}\n{script}\nPS1="{_sh_escape(prompt)}${{PS1:-\\$ }}"\n', encoding="utf-8")
+        rc.write_text(f'{user_rc}\n{script}\nPS1="{sh.double_quoted_body(prompt)}${{PS1:-\\$ }}"\n', encoding="utf-8")
         argv = ("bash", "--rcfile", str(rc), "-i") if shell == "bash" else ("sh", "-i")
         if shell == "sh":
             child_env["ENV"] = str(rc)
@@ -83,26 +82,24 @@ def build_session(shell: str, delta: EnvDelta, env: Mapping[str, str], marker: s
         user_dir = env.get("ZDOTDIR") or env.get("HOME", "~")
         Path(folder, ".zshrc").write_text(
             f'ZDOTDIR="{user_dir}"; [ -f "$ZDOTDIR/.zshrc" ] && . "$ZDOTDIR/.zshrc"\n{render(delta, "sh")}\n'
-            f'PROMPT="{_sh_escape(prompt)}${{PROMPT}}"\n', encoding="utf-8")
+            f'PROMPT="{sh.double_quoted_body(prompt)}${{PROMPT}}"\n', encoding="utf-8")
         child_env["ZDOTDIR"] = folder
         return Session(("zsh", "-i"), child_env, folder)
     if shell == "fish":
         init = Path(folder, "init.fish")
         init.write_text(render(delta, "fish") + "\nfunctions -c fish_prompt __envmgr_prompt\n"
-                        f"function fish_prompt; printf '%s' {_fish_quote(prompt)}; __envmgr_prompt; end\n",
+                        f"function fish_prompt; printf '%s' {fish.quote(prompt)}; __envmgr_prompt; end\n",
                         encoding="utf-8")
-        return Session(("fish", "--init-command", f"source {_fish_quote(str(init))}"), child_env, folder)
+        return Session(("fish", "--init-command", f"source {fish.quote(str(init))}"), child_env, folder)
     if shell in ("pwsh", "powershell"):
-
         init = Path(folder, "init.ps1")
         body = render(delta, "ps1") + (
             "\r\n$global:__EnvmgrPrompt = $function:prompt\r\n"
-            f"function global:prompt {{ {_ps_quote(prompt)} + (& $global:__EnvmgrPrompt) }}\r\n")
+            f"function global:prompt {{ {ps1.quote(prompt)} + (& $global:__EnvmgrPrompt) }}\r\n")
         write_script(init, body, "ps1")
         return Session((shell, "-NoLogo", "-NoExit", "-ExecutionPolicy", "Bypass", "-Command",
-                        f". {_ps_quote(str(init))}"), child_env, folder)
+                        f". {ps1.quote(str(init))}"), child_env, folder)
     if shell == "cmd":
-
         init = Path(folder, "init.cmd")
         write_script(init, "@echo off\r\n" + render(delta, "cmd") + f"\r\n@set \"PROMPT={prompt.replace('%', '%%')}$P$G\"\r\n", "cmd")
         return Session(("cmd.exe", "/d", "/k", str(init)), child_env, folder)
@@ -113,20 +110,7 @@ def _sh_user_env(user_env: str | None) -> str:
     """sh finds our rc through ENV, so the rc first gives ENV back (the user's value, or none: a nested
     `sh -i` must not find our rc, and sourcing "$ENV" here would recurse until dash overflows), then
     sources the user's file once, parameter-expanded as POSIX says sh does with ENV."""
-
     if user_env is None:
         return "unset ENV"
     return (f"ENV={quote(user_env)}; export ENV\n"
             'eval "__envmgr_rc=\\"$ENV\\"" && [ -f "$__envmgr_rc" ] && . "$__envmgr_rc"; unset __envmgr_rc')
-
-
-def _sh_escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$").replace("`", "\\`")
-
-
-def _fish_quote(text: str) -> str:
-    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
-
-
-def _ps_quote(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"

@@ -15,6 +15,11 @@ ENCODING = "utf-8"
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
+def double_quoted_body(text: str) -> str:
+    """`text` for inside "...": the four characters special there (\\ " $ `) escaped with a backslash."""
+    return text.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$").replace("`", "\\`")
+
+
 def quote(value: str) -> str:
     return "'" + value.replace("'", "'\\''") + "'"
 

@@ -83,7 +83,6 @@ def verify(host, python: str | None, package: str = "llama-cpp-python", *, n_tok
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     if done.start_error:
-
         raise UsageError(f"--python {exe}: cannot be run ({done.start_error})",
                          "give a Python executable, e.g. --python .venv/bin/python")
     run = parse_run(done.stdout, done.stderr, done.returncode, done.timed_out)
@@ -107,10 +106,8 @@ def _dll_diagnosis(host, run: ChildRun, python: str) -> tuple[tuple[str, ...], s
     path = join(host, lib_dir, target)
     try:
         if target.endswith(".dll"):
-
             report = resolve_pe(host, path, python_exe=python, base_dir=lib_dir)
         else:
-
             report = resolve_elf(host, path)
     except (EnvmgrError, OSError, ValueError) as exc:
         return (f"doctor --dll could not read {path}: {getattr(exc, 'message', exc)}",), ""

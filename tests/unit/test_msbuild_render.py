@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from envmgr.host.live import is_admin
-from envmgr.msbuild.elevate import ERROR_CANCELLED, elevation_argv, ps_quote
+from envmgr.msbuild.elevate import ERROR_CANCELLED, elevation_argv
+from envmgr.shellkit.ps1 import quote as ps_quote
 from envmgr.msbuild.planfile import path_problem
 from envmgr.msbuild.render import Route, render_routes, route_delta
 
