@@ -36,7 +36,7 @@ index=()
 "$PYTHON" - "$OUT/wheels.json" <<'PY'
 import json, sys, zipfile
 from pathlib import Path
-from envmgr import wheels
+from envmgr.wheels import store as wheels
 rows = json.loads(Path(sys.argv[1]).read_text("utf-8"))["wheels"]
 if len(rows) != 1 or rows[0].get("broken"):
     sys.exit(f"expected one intact cached wheel, found: {rows}")

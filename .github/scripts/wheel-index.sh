@@ -15,7 +15,8 @@ ENVMGR_CACHE_DIR="$CACHES" "${envmgr[@]}" wheels publish "$SITE"
 "$PYTHON" - "$SITE" <<'PY'
 import json, sys
 from pathlib import Path
-from envmgr import wheelindex, wheels
+from envmgr.wheels import index as wheelindex
+from envmgr.wheels import store as wheels
 site = Path(sys.argv[1])
 projects = [link.href.rstrip("/") for link in wheelindex.parse_links((site / "index.html").read_text("utf-8"))]
 count = 0

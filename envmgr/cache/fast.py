@@ -40,7 +40,6 @@ def forget(entry: str | os.PathLike) -> None:
 def answers(snapshot_toml: str) -> dict:
     """format -> what `export --format FORMAT` prints on a hit (str: through sys.stdout; bytes: raw)."""
 
-
     snap = from_toml(snapshot_toml, "<cache>")
     out: dict = {"toml": snap.text}
     buf = io.StringIO()

@@ -3,6 +3,7 @@ they resolve to: the snapshot, and the environment a recipe adds to it."""
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 
 import click
 
@@ -14,6 +15,43 @@ from envmgr.output import Spinner, say
 from envmgr.recipes.context import with_recipe
 from envmgr.recipes.recipe import get_recipe
 from envmgr.snapshot.selectors import Selectors
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What the selector options chose, built once by the CLI: the Visual Studio, toolset, architecture and
+    CUDA to select (or a snapshot file instead), the Pythons whose pip CUDA counts, and how to resolve."""
+    vs: str | None = None
+    toolset: str | None = None
+    arch: str = "x64"
+    cuda: str | None = None
+    pythons: tuple[str, ...] = ()
+    from_file: str | None = None
+    refresh: bool = False
+    strict: bool = False
+
+    @property
+    def selectors(self) -> Selectors:
+        return Selectors(self.vs, self.toolset, self.arch, self.cuda)
+
+    @property
+    def target_python(self) -> str | None:
+        """The first --python: where install and verify put and prove the package."""
+        return self.pythons[0] if self.pythons else None
+
+
+@dataclass(frozen=True)
+class RecipeArgs:
+    """What the recipe options asked for: a recipe by name (None: none), its architectures, nvcc's
+    -allow-unsupported-compiler, and NAME=VALUE parameters as given (checked when the recipe is applied)."""
+    name: str | None = None
+    arch_list: str | None = None
+    allow_unsupported_compiler: bool = False
+    params: tuple[str, ...] = ()
+
+
+SELECTION_FLAGS = ("vs", "toolset", "arch", "cuda", "pythons", "from_file", "refresh", "strict")
+RECIPE_FLAGS = ("recipe", "arch_list", "allow_unsupported_compiler", "recipe_params")
 
 
 def selector_options(func):
@@ -29,21 +67,32 @@ def selector_options(func):
         click.option("--refresh", is_flag=True, help="Ignore the cache and capture again."),
         click.option("--strict", is_flag=True, help="With --from: refuse a snapshot whose paths do not exist here."),
     ]
-    checked = _checking(func, lambda kw: _check_selectors(kw["from_file"], kw["strict"], kw["pythons"]))
+    checked = _collecting(func, SELECTION_FLAGS, "selection", _selection)
     for option in reversed(options):
         checked = option(checked)
     return checked
 
 
-def _checking(func, check):
-    """The command, with its flags' values checked first (exit 2 before anything slow runs)."""
+def _collecting(func, flags: tuple[str, ...], name: str, build):
+    """The command, called with one value `name` built (and checked: exit 2 before anything slow runs)
+    from its options `flags` instead of one parameter each."""
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        check(kwargs)
+        kwargs[name] = build(**{flag: kwargs.pop(flag) for flag in flags})
         return func(*args, **kwargs)
 
     return wrapper
+
+
+def _selection(vs, toolset, arch, cuda, pythons, from_file, refresh, strict) -> Selection:
+    _check_selectors(from_file, strict, pythons)
+    return Selection(vs, toolset, arch, cuda, tuple(pythons), from_file, refresh, strict)
+
+
+def _recipe_args(recipe, arch_list, allow_unsupported_compiler, recipe_params) -> RecipeArgs:
+    check_recipe_flags(recipe, arch_list, allow_unsupported_compiler, recipe_params)
+    return RecipeArgs(recipe, arch_list, allow_unsupported_compiler, tuple(recipe_params))
 
 
 def _check_selectors(from_file, strict, pythons) -> None:
@@ -59,10 +108,10 @@ def _check_selectors(from_file, strict, pythons) -> None:
             check_pythons(ctx.obj.host, pythons)
 
 
-def get_snapshot(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh, strict):
-    snap, _ = resolve(obj.host, Selectors(vs, toolset, arch, cuda), from_file=from_file, refresh=refresh,
-                      strict=strict, pythons=pythons, use_cache=obj.here, warn=lambda m: say(f"envmgr: {m}"),
-                      progress=Spinner)
+def get_snapshot(obj: Ctx, selection: Selection):
+    snap, _ = resolve(obj.host, selection.selectors, from_file=selection.from_file, refresh=selection.refresh,
+                      strict=selection.strict, pythons=selection.pythons, use_cache=obj.here,
+                      warn=lambda m: say(f"envmgr: {m}"), progress=Spinner)
     return snap
 
 
@@ -76,34 +125,30 @@ def recipe_options(func):
                      help="A recipe parameter, e.g. lib_path=C:\\llama.cpp\\build\\bin (repeatable)."),
     ]
 
-    def check(kw):
-        check_recipe_flags(kw["recipe"], kw["arch_list"], kw["allow_unsupported_compiler"], kw["recipe_params"])
-
-    checked = _checking(func, check)
+    checked = _collecting(func, RECIPE_FLAGS, "recipe", _recipe_args)
     for option in reversed(options):
         checked = option(checked)
     return checked
 
 
-def environment_for(obj: Ctx, sel: tuple, recipe: str | None, arch_list, allow_unsupported, recipe_params,
-                    snap=None):
+def environment_for(obj: Ctx, selection: Selection, recipe: RecipeArgs, snap=None):
     """(delta, marker, notes): the snapshot (and recipe) for the selectors. A caller that needs the
     snapshot itself resolves it and passes it as `snap`: each command resolves once (one capture)."""
 
-    snap = snap if snap is not None else get_snapshot(obj, *sel)
+    snap = snap if snap is not None else get_snapshot(obj, selection)
     delta, notes = snap.delta, ()
     marker = snap.marker()
-    if recipe:
+    if recipe.name:
         params = []
-        for item in recipe_params:
+        for item in recipe.params:
             name, eq, value = item.partition("=")
             if not eq or not name:
                 raise UsageError(f"--recipe-param {item!r} is not NAME=VALUE", "e.g. --recipe-param lib_path=FOLDER")
             params.append((name, value))
-        chosen = get_recipe(recipe, lambda m: say(f"envmgr: {m}"))
-        delta, notes = with_recipe(obj.host, snap, chosen, dict(obj.env), arch_list=arch_list,
-                                   allow_unsupported=allow_unsupported, params=tuple(params))
-        marker = f"{marker} {recipe}"
+        chosen = get_recipe(recipe.name, lambda m: say(f"envmgr: {m}"))
+        delta, notes = with_recipe(obj.host, snap, chosen, dict(obj.env), arch_list=recipe.arch_list,
+                                   allow_unsupported=recipe.allow_unsupported_compiler, params=tuple(params))
+        marker = f"{marker} {recipe.name}"
         for note in notes:
             say(f"envmgr: {note}")
     return delta, marker, notes

@@ -7,7 +7,7 @@ from dataclasses import replace
 import click
 
 from envmgr.cli.main import Ctx
-from envmgr.cli.options import environment_for, get_snapshot, recipe_options, selector_options
+from envmgr.cli.options import RecipeArgs, Selection, environment_for, get_snapshot, recipe_options, selector_options
 from envmgr.errors import UsageError
 from envmgr.fastpath.slot_ps1 import write_from_cli
 from envmgr.output import emit_json, say
@@ -27,8 +27,7 @@ EXPORT_FORMATS = ("toml", "json", "ps1", "cmd", "sh", "fish", "dotenv", "github"
 @click.option("--format", "fmt", type=click.Choice(EXPORT_FORMATS), default="toml", show_default=True,
               help="Output format.")
 @click.pass_obj
-def command(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh, strict, recipe, arch_list,
-               allow_unsupported_compiler, recipe_params, activate, fmt) -> None:
+def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, activate: bool, fmt: str) -> None:
     """Write the environment snapshot to stdout.
 
     \b
@@ -37,13 +36,11 @@ def command(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh, stri
       eval "$(envmgr export --cuda 13.0 --format sh)"
       envmgr export --format github >> "$GITHUB_ENV"   (see docs/snapshot.md for $GITHUB_PATH)
     """
-    sel = (vs, toolset, arch, cuda, pythons, from_file, refresh, strict)
     if activate and fmt in ("toml", "json", "dotenv", "github"):
         raise UsageError("--activate is for shell scripts", "use --format sh, fish, ps1 or cmd")
-    snap = served = get_snapshot(obj, *sel)
-    if recipe or activate:
-        delta, marker, notes = environment_for(obj, sel, recipe, arch_list, allow_unsupported_compiler,
-                                               recipe_params, snap=snap)
+    snap = served = get_snapshot(obj, selection)
+    if recipe.name or activate:
+        delta, marker, notes = environment_for(obj, selection, recipe, snap=snap)
         if activate:
             delta = activation_delta(delta, obj.env, marker)
 
@@ -61,7 +58,7 @@ def command(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh, stri
         text = render(snap.delta, fmt, dict(obj.env))
         sys.stdout.flush()
         sys.stdout.buffer.write(text.encode(stream_encoding(fmt)))
-        if activate and fmt == "ps1" and not recipe and obj.here and obj.env.get("ENVMGR_SLOT"):
+        if activate and fmt == "ps1" and not recipe.name and obj.here and obj.env.get("ENVMGR_SLOT"):
             write_from_cli(obj.env["ENVMGR_SLOT"], sys.argv[1:], obj.host, served, obj.env)
 
 

@@ -7,8 +7,8 @@ import sys
 import click
 
 from envmgr.cli.main import Ctx
-from envmgr.cli.options import recipe_options, selector_options
-from envmgr.commands.install_build import install_wheel
+from envmgr.cli.options import RecipeArgs, Selection, recipe_options, selector_options
+from envmgr.commands.install_build import InstallOptions, install_wheel
 from envmgr.commands.install_flow import flow_package, start_flow
 
 
@@ -25,9 +25,9 @@ from envmgr.commands.install_flow import flow_package, start_flow
 @click.option("--json", "as_json", is_flag=True, help="llama-cpp-python flow: print the report as JSON.")
 @click.argument("pip_args", nargs=-1, required=True, type=click.UNPROCESSED, metavar="[PIP OPTIONS] SPEC")
 @click.pass_obj
-def command(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh, strict, recipe, arch_list,
-                    allow_unsupported_compiler, recipe_params, no_deps, rebuild, wheel_index, publish_to, pip_args, fix=False,
-                    prebuilt_lib=None, as_json=False):
+def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, no_deps: bool, rebuild: bool, wheel_index: str | None,
+            publish_to: str | None, pip_args: tuple[str, ...], fix: bool = False, prebuilt_lib: str | None = None,
+            as_json: bool = False):
     """Build SPEC with a recipe once, cache the wheel, and pip install it (here or into --python EXE).
 
     \b
@@ -42,10 +42,8 @@ def command(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh, stri
     """
     args = [a for a in pip_args if a != "--"] if pip_args[:1] == ("--",) else list(pip_args)
 
-    if flow_package(recipe, args, prebuilt_lib):
-        sys.exit(start_flow(click.get_current_context(), args, fix, prebuilt_lib, as_json))
-    sys.exit(install_wheel(obj, args, vs=vs, toolset=toolset, arch=arch, cuda=cuda, pythons=pythons,
-                           from_file=from_file, refresh=refresh, strict=strict, recipe=recipe, arch_list=arch_list,
-                           allow_unsupported_compiler=allow_unsupported_compiler, recipe_params=recipe_params,
-                           no_deps=no_deps, rebuild=rebuild, wheel_index=wheel_index, publish_to=publish_to).code)
+    options = InstallOptions(no_deps, rebuild, wheel_index, publish_to)
+    if flow_package(recipe.name, args, prebuilt_lib):
+        sys.exit(start_flow(obj, args, fix, prebuilt_lib, as_json, selection, recipe, options))
+    sys.exit(install_wheel(obj, args, selection, recipe, options).code)
 

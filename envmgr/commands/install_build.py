@@ -12,7 +12,7 @@ from pathlib import Path
 
 from envmgr import spawn
 from envmgr.cli.main import Ctx
-from envmgr.cli.options import environment_for, get_snapshot
+from envmgr.cli.options import RecipeArgs, Selection, environment_for, get_snapshot
 from envmgr.errors import CheckFailed, ChildFailed, InputFileError, UsageError
 from envmgr.output import say
 from envmgr.recipes.recipe import get_recipe
@@ -40,20 +40,25 @@ class Installed:
     index: str = ""        # the wheel index it came from (origin "index")
 
 
-def install_wheel(obj: Ctx, args: list[str], *, vs, toolset, arch, cuda, pythons, from_file, refresh, strict, recipe,
-                  arch_list, allow_unsupported_compiler, recipe_params, no_deps, rebuild, wheel_index,
-                  publish_to) -> Installed:
+@dataclass(frozen=True)
+class InstallOptions:
+    """install's own options beside the selection and the recipe."""
+    no_deps: bool = False           # pip install --no-deps
+    rebuild: bool = False           # build even when the wheel cache holds the key
+    wheel_index: str | None = None  # a team's index to look the key up in (None: the configured one)
+    publish_to: str | None = None   # then publish the wheel into this index folder
+
+
+def install_wheel(obj: Ctx, args: list[str], selection: Selection, recipe_args: RecipeArgs,
+                  options: InstallOptions) -> Installed:
     """Build SPEC (the last of args) with the recipe, or take its wheel from the cache or the index; pip install it."""
 
-
+    recipe, no_deps, wheel_index, publish_to = recipe_args.name, options.no_deps, options.wheel_index, options.publish_to
     spec, pip_opts = _install_args(args, recipe, publish_to)
-
-    sel = (vs, toolset, arch, cuda, pythons, from_file, refresh, strict)
-    snap = get_snapshot(obj, *sel)       # resolved once: the environment and the CUDA version come from it
-    delta, marker, _ = environment_for(obj, sel, recipe, arch_list, allow_unsupported_compiler, recipe_params,
-                                       snap=snap)
+    snap = get_snapshot(obj, selection)       # resolved once: the environment and the CUDA version come from it
+    delta, marker, _ = environment_for(obj, selection, recipe_args, snap=snap)
     env = activation_delta(delta, obj.env, marker).apply(obj.env)
-    python = pythons[0] if pythons else sys.executable
+    python = selection.target_python or sys.executable
     py_tag, platform = _python_identity(obj.local, python, env)
     cuda_version = dict(snap.summary).get("cuda_short", "")
     is_cuda = _is_cuda_recipe(recipe) and bool(cuda_version)
@@ -64,8 +69,7 @@ def install_wheel(obj: Ctx, args: list[str], *, vs, toolset, arch, cuda, pythons
         return wheels.WheelKey(name, version, source, cuda_version if is_cuda else "", archs, generator,
                                cmake_args, py_tag, platform)
 
-
-    if info.name and info.version and info.source and not rebuild:
+    if info.name and info.version and info.source and not options.rebuild:
         reused = _reuse(key_for(info.name, info.version, info.source), is_cuda, wheel_index, publish_to,
                         python, pip_opts, no_deps, env)
         if reused is not None:

@@ -14,19 +14,19 @@ from __future__ import annotations
 import os
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import click
 from packaging.requirements import Requirement
 
 from envmgr import spawn
+from envmgr.cli.options import RecipeArgs, Selection
 from envmgr.commands import install_build, install_fix
 from envmgr.commands.install_fix import FixReport
 from envmgr.doctor.checks import FAIL
 from envmgr.doctor.run import gather, run_checks
 from envmgr.errors import CheckFailed, ChildFailed, InputFileError
 from envmgr.output import Painter, emit_json, say
-from envmgr.snapshot.selectors import Selectors
 from envmgr.verify.render import render_verdict, verdict_json
 from envmgr.verify.run import verify
 from envmgr.wheels.store import normalize
@@ -96,7 +96,7 @@ _VALUE_OPTS = {"--find-links", "-f", "--index-url", "-i", "--extra-index-url", "
 
 
 def run_flow(obj, invoke_install, *, package: str, recipe: str | None, args: list[str], python: str | None,
-             prebuilt: str | None, fix: bool, sel: tuple, as_json: bool) -> int:
+             prebuilt: str | None, fix: bool, selection: Selection, as_json: bool) -> int:
     pip_opts, spec = split_args(package, args)
     chosen = recipe or (PREBUILT_RECIPE if prebuilt else PACKAGE_RECIPES)[package]
     why = "--recipe" if recipe else ("--prebuilt-lib" if prebuilt else f"the package {package}")
@@ -104,7 +104,7 @@ def run_flow(obj, invoke_install, *, package: str, recipe: str | None, args: lis
     lib_dir = _check_prebuilt(obj.local, prebuilt) if prebuilt else None     # bad input stops before anything slow
     say(f"envmgr: {package}: recipe {chosen} (from {why}); spec {spec}")
     t0 = time.perf_counter()
-    _doctor(obj, sel, fix, rep, skip_build_checks=bool(prebuilt))
+    _doctor(obj, selection, fix, rep, skip_build_checks=bool(prebuilt))
     rep.timings["doctor"] = time.perf_counter() - t0
     env = None
     if lib_dir:
@@ -119,10 +119,10 @@ def run_flow(obj, invoke_install, *, package: str, recipe: str | None, args: lis
     return _finish(verdict, rep, as_json)
 
 
-def _findings(obj, sel):
+def _findings(obj, selection: Selection):
     """(facts, findings): doctor on the machine (--machine: the record)."""
 
-    facts = gather(obj.host, Selectors(*sel[:4]))
+    facts = gather(obj.host, selection.selectors)
     return facts, run_checks(facts)
 
 
@@ -136,8 +136,8 @@ def sort_findings(findings, fix: bool, skip_build_checks: bool) -> tuple[list, l
     return [f for f in found if f not in routed], routed
 
 
-def _doctor(obj, sel, fix: bool, rep: Report, skip_build_checks: bool) -> None:
-    facts, findings = _findings(obj, sel)
+def _doctor(obj, selection: Selection, fix: bool, rep: Report, skip_build_checks: bool) -> None:
+    facts, findings = _findings(obj, selection)
     blocking, routed = sort_findings(findings, fix, skip_build_checks)
     msbuild = None
     if fix and not skip_build_checks:   # F01/F02: answered by the generator the build uses (install_fix.py)
@@ -259,8 +259,9 @@ def _finish(verdict, rep: Report, as_json: bool) -> int:
     return 0
 
 
-def start_flow(ctx, args: list[str], fix: bool, prebuilt: str | None, as_json: bool) -> int:
-    """Entered from `install` (commands/wheels.py); flags given after the package are taken here too."""
+def start_flow(obj, args: list[str], fix: bool, prebuilt: str | None, as_json: bool, selection: Selection,
+               recipe_args: RecipeArgs, options: install_build.InstallOptions) -> int:
+    """Entered from `install` (commands/install.py); flags given after the package are taken here too."""
     rest, i = [], 0
     while i < len(args):
         a = args[i]
@@ -275,18 +276,14 @@ def start_flow(ctx, args: list[str], fix: bool, prebuilt: str | None, as_json: b
         else:
             rest.append(a)
         i += 1
-    p = ctx.params
-    package = flow_package(p.get("recipe"), rest, prebuilt) or "llama-cpp-python"
+    package = flow_package(recipe_args.name, rest, prebuilt) or "llama-cpp-python"
     if rest and rest[0] != package and flow_package(None, rest[:1], None) is None and prebuilt:
         rest = [package, *rest]        # `install --prebuilt-lib DIR SPEC`
     if not rest:
         rest = [package]
 
     def invoke_install(recipe: str, pip_args: list[str]):
-        kwargs = {k: v for k, v in p.items() if k not in ("pip_args", "fix", "prebuilt_lib", "as_json")}
-        return install_build.install_wheel(ctx.obj, pip_args, **{**kwargs, "recipe": recipe})
+        return install_build.install_wheel(obj, pip_args, selection, replace(recipe_args, name=recipe), options)
 
-    pythons = p.get("pythons") or ()
-    sel = (p.get("vs"), p.get("toolset"), p.get("arch"), p.get("cuda"))
-    return run_flow(ctx.obj, invoke_install, package=package, recipe=p.get("recipe"), args=rest,
-                    python=pythons[0] if pythons else None, prebuilt=prebuilt, fix=fix, sel=sel, as_json=as_json)
+    return run_flow(obj, invoke_install, package=package, recipe=recipe_args.name, args=rest,
+                    python=selection.target_python, prebuilt=prebuilt, fix=fix, selection=selection, as_json=as_json)

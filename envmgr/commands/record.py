@@ -38,7 +38,6 @@ def command(obj: Ctx, output: str, pythons: tuple[str, ...], description: str, c
     Only the environment variables that discovery reads are recorded.
     """
 
-
     check_output_file(output, "-o")
     if not capture and (vs or toolset or cuda or arch != "x64"):
         raise UsageError("--vs, --toolset, --arch and --cuda choose what --capture captures",

@@ -8,7 +8,7 @@ import click
 
 from envmgr import spawn
 from envmgr.cli.main import Ctx
-from envmgr.cli.options import environment_for, recipe_options, refuse_records, selector_options
+from envmgr.cli.options import RecipeArgs, Selection, environment_for, recipe_options, refuse_records, selector_options
 from envmgr.doctor.logscan import render_matches, scan_path
 from envmgr.errors import InputFileError, UsageError
 from envmgr.output import Painter
@@ -24,8 +24,7 @@ STOPPED = {129: "SIGHUP", 130: "Ctrl+C", 143: "SIGTERM"}     # 128 + N
               help="Run in a pseudo-terminal, copy the output to FILE, and diagnose a failure.")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 @click.pass_obj
-def command(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh, strict, recipe, arch_list,
-                allow_unsupported_compiler, recipe_params, log_file, command):
+def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, log_file, command):
     """Run one command in the environment and return its exit code.
 
     \b
@@ -36,8 +35,7 @@ def command(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh, stri
     refuse_records(obj, "run")
     if log_file is not None:
         _check_log_file(log_file)
-    delta, marker, _ = environment_for(obj, (vs, toolset, arch, cuda, pythons, from_file, refresh, strict),
-                                       recipe, arch_list, allow_unsupported_compiler, recipe_params)
+    delta, marker, _ = environment_for(obj, selection, recipe)
     env = activation_delta(delta, obj.env, marker).apply(obj.env)
     argv = list(command[1:] if command and command[0] == "--" else command)
     if not log_file:

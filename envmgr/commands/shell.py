@@ -8,7 +8,7 @@ import click
 
 from envmgr import spawn
 from envmgr.cli.main import Ctx
-from envmgr.cli.options import environment_for, recipe_options, refuse_records, selector_options
+from envmgr.cli.options import RecipeArgs, Selection, environment_for, recipe_options, refuse_records, selector_options
 from envmgr.output import say
 from envmgr.shellkit.launch import build_session, detect_shell
 from envmgr.snapshot.activation import ACTIVE, activation_delta
@@ -20,8 +20,7 @@ from envmgr.snapshot.activation import ACTIVE, activation_delta
 @click.option("--shell", "shell_name", metavar="NAME",
               help="pwsh, powershell, cmd, bash, zsh, fish or sh (default: the shell you are in).")
 @click.pass_obj
-def command(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh, strict, recipe, arch_list,
-                  allow_unsupported_compiler, recipe_params, shell_name):
+def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, shell_name):
     """Start your shell with the environment applied (and a prompt marker).
 
     \b
@@ -30,13 +29,11 @@ def command(obj: Ctx, vs, toolset, arch, cuda, pythons, from_file, refresh, stri
     Inside an active envmgr shell, a new one replaces the environment (PATHs never stack).
     """
 
-
     refuse_records(obj, "shell")
     host = obj.host                        # records were refused: this machine, or a Wine prefix
     base = dict(host.env)
     name = detect_shell(shell_name or host.default_shell, base)
-    delta, marker, _ = environment_for(obj, (vs, toolset, arch, cuda, pythons, from_file, refresh, strict),
-                                       recipe, arch_list, allow_unsupported_compiler, recipe_params)
+    delta, marker, _ = environment_for(obj, selection, recipe)
     if base.get(ACTIVE):
         say(f"envmgr: already inside an envmgr environment ({base[ACTIVE]}); the new one replaces it")
     session = build_session(name, activation_delta(delta, base, marker), base, marker)

@@ -22,7 +22,6 @@ def command() -> None:
 def wheels_list(as_json: bool) -> None:
     """List cached wheels with their keys."""
 
-
     rows = []
     for e in wheels.entries():
         if isinstance(e, wheels.Entry):

@@ -75,7 +75,6 @@ class LiveHost:
     def _open_key(self, key: str):
         import winreg  # lazily: only Windows has it
 
-
         hive_name, _, sub = normalize_key(key).partition("\\")
         hive = getattr(winreg, hive_name)
         # Read the 64-bit view: CUDA and the Windows SDK write there (32-bit Python would be redirected).

@@ -412,7 +412,6 @@ def load_machine(path: str) -> RecordedHost:
     text = read_text_file(path, "machine file", "check the path given to --machine / ENVMGR_MACHINE",
                           "a machine file is TOML")
 
-
     data = _parsed(text, str(path))
     check_version(data, SCHEMA_VERSIONS, str(path), "machine file",
                   "record the machine with `envmgr record -o FILE` (or upgrade envmgr for a newer record)")

@@ -71,7 +71,6 @@ def verify(host, python: str | None, package: str = "llama-cpp-python", *, n_tok
            timeout: float = TIMEOUT, env: dict | None = None) -> Verdict:
     """Run the verifier's child in `python` (None: envmgr's own interpreter) and judge it."""
 
-
     exe = python or sys.executable
     spec = TinyLlama()
     t0 = time.perf_counter()

@@ -142,7 +142,6 @@ def candidates(page: bytes, page_url: str) -> tuple[list[Candidate], int]:
     """The envmgr wheels on a project page, and how many distribution links it has in all.
     A page with no distribution link at all is not an index page."""
 
-
     links = parse_links(page.decode("utf-8", "replace"))
     dists = [link for link in links if _DIST.search(link.href.split("#")[0])]
     found = []

@@ -36,8 +36,8 @@ def builds(monkeypatch):
 
     calls = []
 
-    def fake(obj, pip_args, **kwargs):
-        calls.append((kwargs["recipe"], list(pip_args)))
+    def fake(obj, pip_args, selection, recipe, options):
+        calls.append((recipe.name, list(pip_args)))
         return Installed(0, "cache", WHEEL, f"C:\\cache\\{WHEEL}", 250.0, "d1g35t")
 
     monkeypatch.setattr(wheels, "install_wheel", fake)
