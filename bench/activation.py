@@ -1,6 +1,6 @@
 """Activation at the speed of the shell (issue 14): envmgr against its baselines, direnv and mise.
 
-    .venv/bin/python bench/activation.py [--rounds N] [--no-save]
+    .venv/bin/python bench/activation.py [--rounds N] [--no-save] [--baseline CHECKOUT]
 
 Every round runs every command once, in a new random order (alternating, so load drifts hit all
 alike); each figure is min/median/max over the rounds and the median of per-round ratios or
@@ -8,6 +8,9 @@ differences against its baseline in the same round. envmgr runs as the console s
 (.venv/bin/envmgr) with its bytecode compiled and checked; the Python baseline is the venv's own
 interpreter (`.venv/bin/python -c pass`), never the pyenv shim. direnv (Debian package) and mise
 (npm package @jdxcode/mise-linux-x64) are installed here when missing, each given 10 variables.
+--baseline CHECKOUT adds another checkout of envmgr (with its own .venv holding its console script, e.g.
+a `git worktree` of an earlier commit) to the same rounds: its --version, cached export, run and 100-instance
+replay, each with its own cache folder, and the per-round ratios of this checkout's to its.
 Writes results/<date>-activation-<machine>.md and .json. Nothing is asserted.
 """
 from __future__ import annotations
@@ -54,8 +57,8 @@ def ensure_mise() -> str:
 def check_bytecode() -> None:
     subprocess.run([str(VENV / "python"), "-m", "compileall", "-q", str(ROOT / "envmgr")], check=True)
     tag = sys.implementation.cache_tag
-    for mod in ("__init__", "_fast", "cachekey"):
-        pyc = ROOT / "envmgr" / "__pycache__" / f"{mod}.{tag}.pyc"
+    for mod in ("__init__", "fastpath/main", "cache/key"):
+        pyc = ROOT / "envmgr" / Path(mod).parent / "__pycache__" / f"{Path(mod).name}.{tag}.pyc"
         if not pyc.exists():
             raise SystemExit(f"no bytecode for envmgr/{mod}.py ({pyc})")
 
@@ -137,6 +140,8 @@ def setup(tmp: Path) -> tuple[dict, dict]:
         "envmgr --machine (100 VS instances) list, first replay": (
             [envmgr, "--machine", str(rec100), "list"], {**env, "ENVMGR_CACHE_DIR": "/dev/null/envmgr"}, None),
     }
+    if BASELINE is not None:
+        commands.update(baseline_commands(BASELINE, env, tmp, rec100))
     listed = subprocess.run([envmgr, "--machine", str(rec100), "list", "--json"], env=env, capture_output=True,
                             text=True, check=True)
     facts = {"instances_in_scaled_record": len(json.loads(listed.stdout).get("visual_studio", [])),
@@ -145,6 +150,24 @@ def setup(tmp: Path) -> tuple[dict, dict]:
                                     cwd=misedir).stdout.strip(),
              "python": subprocess.run([str(VENV / "python"), "-V"], capture_output=True, text=True).stdout.strip()}
     return commands, facts
+
+
+BASELINE: Path | None = None
+BASELINED = ("envmgr --version", "envmgr export --cuda 13.0 --format sh", "envmgr run --cuda 13.0 -- true",
+             "envmgr --machine (100 VS instances) list")
+
+
+def baseline_commands(checkout: Path, env: dict, tmp: Path, rec100: Path) -> dict:
+    """The same envmgr commands run by another checkout's console script, with its own cache folder."""
+    venv = checkout / ".venv" / "bin"
+    subprocess.run([str(venv / "python"), "-m", "compileall", "-q", str(checkout / "envmgr")], check=True)
+    benv = {**env, "ENVMGR_CACHE_DIR": str(tmp / "cache-baseline"), "PATH": f"{venv}:{env['PATH'].split(':', 1)[1]}"}
+    exe = str(venv / "envmgr")
+    subprocess.run([exe, "export", "--cuda", "13.0", "--format", "sh"], env=benv, check=True, stdout=subprocess.DEVNULL)
+    argv = {"envmgr --version": ["--version"], "envmgr export --cuda 13.0 --format sh": ["export", "--cuda", "13.0", "--format", "sh"],
+            "envmgr run --cuda 13.0 -- true": ["run", "--cuda", "13.0", "--", "true"],
+            "envmgr --machine (100 VS instances) list": ["--machine", str(rec100), "list"]}
+    return {f"baseline: {name}": ([exe, *argv[name]], benv, None) for name in BASELINED}
 
 
 def timed(argv, env, cwd) -> float:
@@ -178,7 +201,10 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=30)
     ap.add_argument("--no-save", action="store_true")
+    ap.add_argument("--baseline", type=Path, metavar="CHECKOUT", help="another envmgr checkout with its own .venv")
     a = ap.parse_args()
+    global BASELINE
+    BASELINE = a.baseline.resolve() if a.baseline else None
     tmp = Path(tempfile.mkdtemp(prefix="envmgr-bench-activation-"))
     try:
         commands, facts = setup(tmp)
@@ -196,7 +222,9 @@ def main() -> int:
         shutil.rmtree(tmp, ignore_errors=True)
     rows = {n: {"min": min(s), "median": statistics.median(s), "max": max(s)} for n, s in samples.items()}
     figures = []
-    for title, cmd, base, kind, goal in FIGURES:
+    extra = [(f"{name} vs baseline checkout", name, f"baseline: {name}", "ratio", None) for name in BASELINED
+             if f"baseline: {name}" in samples]
+    for title, cmd, base, kind, goal in FIGURES + extra:
         pairs = [x / y if kind == "ratio" else x - y for x, y in zip(samples[cmd], samples[base])]
         value = statistics.median(pairs)
         figures.append({"figure": title, "command": cmd, "baseline": base, "kind": kind, "median": value,
