@@ -1,5 +1,8 @@
 """Discovery: every probe runs concurrently (a record's one after another); a broken item becomes a
-listed problem, never an exception."""
+listed problem, never an exception.
+
+Imports the vocabulary, files/ and host/ only; every layer above reads its facts.
+"""
 from __future__ import annotations
 
 from envmgr.discover.compilers import discover_compilers

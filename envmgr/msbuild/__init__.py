@@ -11,4 +11,6 @@
     repair    the steps without prompts (may write? one pair's plan, apply + verify), shared with `install --fix`
 The command's interactive steps (spinner, prompts, elevation, printing) are at the CLI edge:
 envmgr/commands/fix_msbuild_flow.py.
+
+Imports every layer up to doctor/ (and shellkit's PowerShell quoting for elevate.py).
 """

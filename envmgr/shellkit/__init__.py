@@ -13,6 +13,10 @@ sys.stdout.buffer.write(text.encode(stream_encoding(fmt)))), never through a tex
 sh/fish/ps1/cmd read prepend/append bases at run time; dotenv/github are static and resolve
 them against `current_env` (github PATH prepends go to $GITHUB_PATH instead).
 Anything a format cannot hold exactly raises UnrepresentableValue (exit code 2).
+
+Also launch.py (`envmgr shell`: which shell, its init file) and init.py (`envmgr init`'s profile line):
+every PowerShell, sh and fish line envmgr writes is quoted by this package's `quote`, nowhere else.
+Imports the vocabulary, files/, host/ and snapshot/ (the EnvDelta it renders).
 """
 from __future__ import annotations
 
