@@ -54,6 +54,7 @@ def test_init_line_for_powershell_imports_the_real_module(folder, monkeypatch):
     assert ps_literals(init.profile_line("pwsh")) == [str(folder / "Envmgr.psd1")]
 
 
+@pytest.mark.posix
 @pytest.mark.parametrize("shell, hook, run", [("bash", "envmgr.sh", ["bash", "-c"]),
                                               ("fish", "envmgr.fish", ["fish", "-c"])])
 def test_init_line_for_posix_shells_sources_the_real_file(folder, monkeypatch, shell, hook, run):
@@ -63,6 +64,7 @@ def test_init_line_for_posix_shells_sources_the_real_file(folder, monkeypatch, s
     assert out.returncode == 0 and out.stdout == "sourced-from-the-awkward-folder\n", out.stderr
 
 
+@pytest.mark.posix
 def test_shell_prompt_for_bash_keeps_the_marker(folder, monkeypatch):
     monkeypatch.setattr(tempfile, "tempdir", str(folder))
     session = launch.build_session("bash", EnvDelta("linux", ()), {"HOME": str(folder)}, AWKWARD)
