@@ -17,9 +17,12 @@ import signal
 import subprocess
 import sys
 from contextlib import contextmanager
-from typing import Mapping, Sequence
 
 from envmgr.errors import CannotStart, CommandNotFound, Interrupted
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the fast path imports this module
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
 
 
 @contextmanager
@@ -100,7 +103,7 @@ def _kill_tree(pid: int, signum: int) -> None:
         import psutil
 
         pids += [p.pid for p in psutil.Process(pid).children(recursive=True)]
-    except Exception:  # noqa: BLE001 - gone already, or no psutil: the child alone
+    except Exception:  # broad on purpose; gone already, or no psutil: the child alone
         pass
     for each in pids:
         _kill(each, signum)

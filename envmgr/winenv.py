@@ -6,8 +6,8 @@ expands the way cmd and the registry's REG_EXPAND_SZ do: unknown names stay as w
 """
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from pathlib import PurePosixPath, PureWindowsPath
-from typing import Iterator, Mapping
 
 
 def path_key(path: str, windows: bool = True) -> str:

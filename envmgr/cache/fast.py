@@ -68,5 +68,5 @@ def remember(entry: str | os.PathLike, snapshot_toml: str, validity: dict) -> No
         data = {"v": VERSION, "entry": entry_token(os.fspath(entry)), "validity": dict(validity),
                 **answers(snapshot_toml)}
         atomic_write(Path(fast_path_of(entry)), marshal.dumps(data), backup=False)
-    except Exception:  # noqa: BLE001 - an optimisation: the full path answers without it
+    except Exception:  # broad on purpose; an optimisation: the full path answers without it
         forget(entry)

@@ -64,7 +64,8 @@ def dumps(value, *, ensure_ascii: bool = True, sort_keys: bool = True) -> str:
         return "[" + ", ".join(dumps(v, ensure_ascii=ensure_ascii, sort_keys=sort_keys) for v in value) + "]"
     if isinstance(value, dict):
         items = sorted(value.items()) if sort_keys else value.items()
-        return "{" + ", ".join(f"{_string(str(k), ensure_ascii)}: {dumps(v, ensure_ascii=ensure_ascii, sort_keys=sort_keys)}"
+        return "{" + ", ".join(f"{_string(str(k), ensure_ascii)}: "
+                               f"{dumps(v, ensure_ascii=ensure_ascii, sort_keys=sort_keys)}"
                                for k, v in items) + "}"
     raise TypeError(f"cannot encode {type(value).__name__}")
 

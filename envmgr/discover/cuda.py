@@ -89,7 +89,8 @@ def _expand(host: Host, text: str) -> str:
 def _env_candidates(host: Host) -> list[Candidate]:
     out = [Candidate(v, k.upper()) for k, v in host.env.items() if _ENV_NAME.match(k) and v]
     if host.platform == WINDOWS:
-        # A shell started before the CUDA install lacks these; the registry has them (docs/knowledge.md#cuda-toolkits-on-windows).
+        # A shell started before the CUDA install lacks these; the registry has them
+        # (docs/knowledge.md#cuda-toolkits-on-windows).
         for key, label in ((MACHINE_ENV, "machine env"), (USER_ENV, "user env")):
             for name, value in (host.reg_values(key) or {}).items():
                 if _ENV_NAME.match(name) and isinstance(value.data, str) and value.data:
@@ -237,10 +238,10 @@ def _layout(host: Host, path: str) -> tuple[tuple[str, ...], tuple[str, ...], tu
         libs = [join(host, path, "lib", "x64")]
         ext_dir = join(host, path, *INTEGRATION_SUBDIR)
         ext, _ = safe_listdir(host, ext_dir)
-        return tuple(bins), tuple(l for l in libs if host.is_dir(l)), tuple(ext)
+        return tuple(bins), tuple(lib for lib in libs if host.is_dir(lib)), tuple(ext)
     libs = [join(host, path, d) for d in ("lib64", "lib", "targets/x86_64-linux/lib")]
-    libs = [l for l in libs if host.is_dir(l)]
-    return (join(host, path, "bin"),), tuple(dict.fromkeys(host.realpath(l) for l in libs)), ()
+    libs = [lib for lib in libs if host.is_dir(lib)]
+    return (join(host, path, "bin"),), tuple(dict.fromkeys(host.realpath(lib) for lib in libs)), ()
 
 
 def discover_cuda(host: Host, pythons: tuple[str | None, ...] = (None,)) -> tuple[CudaToolkit, ...]:

@@ -36,7 +36,7 @@ def parse_query_csv(text: str, fields: tuple[str, ...]) -> tuple[Gpu, ...]:
         cols = [c.strip() for c in line.split(",")]
         if len(cols) != len(fields):
             continue
-        row = dict(zip(fields, cols))
+        row = dict(zip(fields, cols, strict=True))
         if not _is_gpu_row(row):
             continue
         name = row.get("name", "")

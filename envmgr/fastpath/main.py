@@ -22,7 +22,7 @@ _FULL_PATH_ENV = ("ENVMGR_MACHINE", "ENVMGR_WINEPREFIX")
 def main() -> None:
     try:
         answer = plan(sys.argv[1:], environ())
-    except Exception:  # noqa: BLE001 - any doubt: the full CLI decides
+    except Exception:  # broad on purpose; any doubt: the full CLI decides
         answer = None
     if answer is None:
         from envmgr.cli.main import main as full

@@ -188,7 +188,7 @@ def _start(program: str, argv: list, env: dict) -> int | None:
             for fd in inherited:
                 os.close(fd)
             os.execve(program, argv, env)
-        except BaseException:  # noqa: BLE001 - whatever it was, the parent hears of it
+        except BaseException:  # broad on purpose; whatever it was, the parent hears of it
             os.write(write, b"x")
         finally:
             os._exit(255)

@@ -209,7 +209,7 @@ def _entry_data(key: str, snap) -> dict | None:
         head, sep, body = entry.read_text(encoding="utf-8").partition("\n# ---- snapshot ----\n")
         validity = json.loads(head[len("#envmgr-cache "):])
         cached = from_toml(body, "<cache>")
-    except Exception:  # noqa: BLE001 - no readable entry: no slot
+    except Exception:  # broad on purpose; no readable entry: no slot
         return None
     if not sep or cached.delta != snap.delta or cached.marker() != snap.marker() or not isinstance(validity, dict):
         return None

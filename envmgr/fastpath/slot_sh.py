@@ -100,5 +100,5 @@ def write_slot(render, slot: str, data: dict, args: list[str], env, fast_file: s
             os.unlink(slot)
         else:
             atomic_write(slot, text.encode("utf-8"), backup=False)
-    except Exception:  # noqa: BLE001 - an optimisation: envmgr answers without it
+    except Exception:  # broad on purpose; an optimisation: envmgr answers without it
         pass

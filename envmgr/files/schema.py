@@ -13,6 +13,11 @@ import re
 # `export` fast path, and typing alone costs several milliseconds there.
 from envmgr.errors import InputFileError
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see above)
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
 
 class Spec:
     expected = "a value"

@@ -68,7 +68,7 @@ def _mark(src: str) -> tuple[str, list[str]] | None:
         return None
     numbers: dict[str, int] = {}   # one placeholder per spelling, so tomllib sees the same key again
     tokens = []
-    for ml, one, keep in zip(parts[1::5], parts[2::5], parts[3::5]):
+    for ml, one, keep in zip(parts[1::5], parts[2::5], parts[3::5], strict=True):
         if keep is not None:
             tokens.append(keep)
             continue
@@ -80,7 +80,8 @@ def _mark(src: str) -> tuple[str, list[str]] | None:
     if not numbers:
         return None
     tokens.append("")
-    return "".join([s for pair in zip(parts[0::5], tokens) for s in pair]), [f'"{body}"' for body in numbers]
+    text = "".join([s for pair in zip(parts[0::5], tokens, strict=True) for s in pair])
+    return text, [f'"{body}"' for body in numbers]
 
 
 def _restore(value, strings: dict[str, str]):

@@ -6,13 +6,14 @@ plain strings in the host's own flavour ("C:\\Program Files\\..." on a Windows h
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath, PurePosixPath, PureWindowsPath
-from typing import Mapping, Protocol, Sequence, Union
+from typing import Protocol
 
 from envmgr.winenv import same_path as same
 
-RegData = Union[str, int, tuple, bytes]
+RegData = str | int | tuple | bytes
 
 WINDOWS = "windows"
 LINUX = "linux"

@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 import tempfile
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from envmgr.files.read import read_regular
 from envmgr.host.base import LINUX, WINDOWS, Completed, FileStat, Interpreter, RegValue, normalize_key, which_in
@@ -169,7 +169,7 @@ class LiveHost:
 
             paths = sysconfig.get_paths()
             site = [paths["purelib"], paths["platlib"]]
-            return Interpreter(sys.executable, "%d.%d.%d" % sys.version_info[:3],
+            return Interpreter(sys.executable, "{}.{}.{}".format(*sys.version_info[:3]),
                                tuple(dict.fromkeys(site)))
         return interpreter_from_run(self, python)
 

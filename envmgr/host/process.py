@@ -13,7 +13,7 @@ import os
 # (annotations are strings under `from __future__ import annotations`).
 
 
-def environ() -> "os._Environ[str]":
+def environ() -> os._Environ[str]:
     """The live environment of this process (changes made to it are seen)."""
     return os.environ
 

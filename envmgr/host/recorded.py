@@ -5,10 +5,10 @@ import hashlib
 import marshal
 import os
 import sys
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath, PureWindowsPath
-from typing import Mapping, Sequence
 
 from envmgr.errors import InputFileError
 from envmgr.files.schema import MACHINE, check, check_version
@@ -402,7 +402,7 @@ class RecordedHost:
 
 
 def _glob_match(patterns: tuple[str, ...], argv: tuple[str, ...]) -> bool:
-    return len(patterns) == len(argv) and all(fnmatchcase(a, p) for p, a in zip(patterns, argv))
+    return len(patterns) == len(argv) and all(fnmatchcase(a, p) for p, a in zip(patterns, argv, strict=True))
 
 
 def load_machine(path: str) -> RecordedHost:
@@ -454,7 +454,7 @@ def _parsed(text: str, origin: str) -> dict:
 def _parsed_copy(text: str) -> str | None:
     try:
         folder = dirs.cache_dir() / "records"
-    except Exception:  # noqa: BLE001 - no cache folder: parse every time
+    except Exception:  # broad on purpose; no cache folder: parse every time
         return None
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
     return os.path.join(folder, f"{digest}.{sys.implementation.cache_tag}.marshal")

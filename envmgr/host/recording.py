@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Mapping, Sequence
 
 from envmgr.host.base import Completed, FileStat, Host, Interpreter, RegValue, host_path, normalize_key
 

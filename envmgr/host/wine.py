@@ -11,8 +11,8 @@ import signal
 import subprocess
 import tempfile
 import threading
+from collections.abc import Mapping, Sequence
 from pathlib import PureWindowsPath
-from typing import Mapping, Sequence
 
 from envmgr.host.base import WINDOWS, Completed, FileStat, Interpreter, RegValue, normalize_key, which_in
 from envmgr.host.regquery import parse_reg_query, parse_reg_subkeys

@@ -1,6 +1,7 @@
 """CUDA's MSBuild integration in Visual Studio (BuildCustomizations): plan (pure) / apply / verify / undo.
 
-    names     the integration's file names, folders and supported VS/CUDA pairs (rules: envmgr.knowledge, docs/knowledge.md#msbuild-integration)
+    names     the integration's file names, folders and supported VS/CUDA pairs
+              (rules: envmgr.knowledge, docs/knowledge.md#msbuild-integration)
     plan      gather (reads through the Host) and make_plan (pure): ok / missing / stale / orphan
     fileops   the writer seam (the Host only reads): local files, or a Wine prefix's drive_c
     store     backups and manifests under the user data folder (ENVMGR_DATA_DIR overrides)

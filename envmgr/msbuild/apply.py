@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import PureWindowsPath
-from typing import Sequence
 
 from envmgr.errors import ApplyFailed, UndoRefused
 from envmgr.msbuild.fileops import FileOps

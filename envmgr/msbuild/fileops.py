@@ -7,7 +7,8 @@ machine has no files to write, so it gets no FileOps at all.
 from __future__ import annotations
 
 import os
-from typing import Callable, Protocol
+from collections.abc import Callable
+from typing import Protocol
 
 from envmgr.errors import CannotWrite
 from envmgr.files.atomic import replace

@@ -191,7 +191,8 @@ def _why_not(facts: Facts, vs: VsInstance, kit: CudaToolkit, src: FolderFacts, d
                            "route, or reinstall CUDA with its Visual Studio Integration component")
     lacking = [n for n in expected if src.find(n) is None]
     if lacking:
-        return INCOMPLETE, f"the toolkit's MSBuildExtensions lacks {', '.join(lacking)}: reinstall its Visual Studio Integration"
+        return INCOMPLETE, (f"the toolkit's MSBuildExtensions lacks {', '.join(lacking)}: "
+                            "reinstall its Visual Studio Integration")
     return "", ""
 
 

@@ -31,12 +31,14 @@ def load_plan_file(path: str) -> dict:
     try:
         doc = json.loads(Path(path).read_text("utf-8"))
     except (OSError, ValueError) as exc:
-        raise InputFileError(f"{path}: not a readable plan file ({exc})", "make a new plan with envmgr fix-msbuild") from None
+        raise InputFileError(f"{path}: not a readable plan file ({exc})",
+                             "make a new plan with envmgr fix-msbuild") from None
     ok = (isinstance(doc, dict) and doc.get("kind") == PLAN_KIND and doc.get("schema") == 1
           and isinstance(doc.get("copies"), list)
           and all(isinstance(c, dict) and all(k in c for k in _FIELDS) for c in doc["copies"]))
     if not ok:
-        raise PlanRejected(f"{path}: not an envmgr fix-msbuild plan (schema 1)", "make a new plan with envmgr fix-msbuild")
+        raise PlanRejected(f"{path}: not an envmgr fix-msbuild plan (schema 1)",
+                           "make a new plan with envmgr fix-msbuild")
     return doc
 
 

@@ -67,11 +67,13 @@ def parse_recipe(text: str, origin: str) -> Recipe:
     check_version(data, (SCHEMA,), origin, "recipe", "set schema = 1 (see docs/recipes.md)")
     check(data, RECIPE, origin, "recipe", "see docs/recipes.md")
     if "name" in data and not data["name"].strip():
-        raise InputFileError(f"{origin}: 'name' is empty", "give the recipe a name, or drop the key (the file name is used)")
+        raise InputFileError(f"{origin}: 'name' is empty",
+                             "give the recipe a name, or drop the key (the file name is used)")
     g = data.get
     return Recipe(
         name=g("name") or Path(origin).stem, description=g("description", ""), kind=data["kind"], origin=origin,
-        package=g("package", ""), cmake_args=tuple(g("cmake_args", ())), cuda_architectures=g("cuda_architectures", False),
+        package=g("package", ""), cmake_args=tuple(g("cmake_args", ())),
+        cuda_architectures=g("cuda_architectures", False),
         generator=g("generator", "auto"), short_temp=g("short_temp", False), drop_env=tuple(g("drop_env", ())),
         env=tuple(g("env", {}).items()), params=tuple(g("params", {}).items()),
         required_files=tuple((k, tuple(v)) for k, v in g("required_files", {}).items()))
@@ -198,7 +200,8 @@ def _cmake_ops(recipe: Recipe, ctx: RecipeContext, notes: list[str]) -> list[Var
                          f"CMAKE_GENERATOR_TOOLSET names the toolkit (or run `envmgr fix-msbuild`)")
         if toolset:
             ops.append(VarOp("CMAKE_GENERATOR_TOOLSET", SET, ",".join(toolset)))
-        notes.append(f"no ninja on PATH: generator {gen} pinned to {ctx.vs_path} (pip install ninja for the faster route)")
+        notes.append(f"no ninja on PATH: generator {gen} pinned to {ctx.vs_path} "
+                     "(pip install ninja for the faster route)")
     return ops
 
 

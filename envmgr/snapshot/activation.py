@@ -7,7 +7,7 @@ first restores from it, so environments replace each other and PATHs never stack
 from __future__ import annotations
 
 import json
-from typing import Mapping
+from collections.abc import Mapping
 
 from envmgr.snapshot.envdelta import SET, UNSET, EnvDelta, VarOp
 from envmgr.winenv import env_get

@@ -135,7 +135,7 @@ def parse_capture_output(text: str) -> CaptureOutput:
     try:
         begin = lines.index(BEGIN)
     except ValueError:
-        return CaptureOutput(tuple(l for l in lines if l.strip()), {}, before)
+        return CaptureOutput(tuple(line for line in lines if line.strip()), {}, before)
     end = lines.index(END, begin) if END in lines[begin:] else len(lines)
     messages = tuple(line for line in lines[:begin] if line.strip() and not line.startswith(LEVEL))
     return CaptureOutput(messages, parse_set_dump(lines[begin + 1:end]), before)
@@ -197,4 +197,4 @@ def _stderr_lines(stderr: str) -> tuple[str, ...]:
     """cmd /u writes its own complaints ("... is not recognized") to stderr in UTF-16 as well; the
     hosts decode stderr as UTF-8, which leaves a NUL after each ASCII character."""
     text = stderr.replace("\x00", "") if stderr.count("\x00") * 3 > len(stderr) else stderr
-    return tuple(f"stderr: {l.strip()}" for l in text.splitlines() if l.strip())[:6]
+    return tuple(f"stderr: {line.strip()}" for line in text.splitlines() if line.strip())[:6]

@@ -14,7 +14,8 @@ from envmgr.snapshot.select import Choice
 
 def cuda_delta(platform: str, kit: CudaToolkit, others: tuple[CudaToolkit, ...], host: Host) -> EnvDelta:
     """CUDA_PATH, CUDA_PATH_VX_Y (MSBuild's CUDA props read it), CUDA_HOME, CUDACXX, CUDAToolkit_ROOT;
-    its bin dirs first on PATH and every other toolkit's bin dirs removed (docs/knowledge.md#cuda-toolkits-on-windows)."""
+    its bin dirs first on PATH and every other toolkit's bin dirs removed
+    (docs/knowledge.md#cuda-toolkits-on-windows)."""
     major, minor = kit.major_minor
     ops = [VarOp("CUDA_PATH", SET, kit.path), VarOp("CUDA_HOME", SET, kit.path),
            VarOp("CUDAToolkit_ROOT", SET, kit.path)]

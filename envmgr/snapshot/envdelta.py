@@ -7,9 +7,12 @@ or appends are first removed from the current value.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Mapping
 
 from envmgr.winenv import env_key, path_key
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the fast path imports this module
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
 
 SET, PREPEND, APPEND, UNSET, REMOVE = "set", "prepend", "append", "unset", "remove"
 

@@ -101,8 +101,8 @@ def from_toml(text: str, origin: str = "<snapshot>") -> Snapshot:
     for name, item in env.items():
         ops += _read_var(name, item)
     return Snapshot(platform, EnvDelta(platform, tuple(ops)), _pairs(data.get("summary")), _pairs(data.get("identity")),
-                    tuple(str(n) for n in data.get("notes", [])), str(data.get("envmgr", "")), str(data.get("created", "")),
-                    text)
+                    tuple(str(n) for n in data.get("notes", [])), str(data.get("envmgr", "")),
+                    str(data.get("created", "")), text)
 
 
 def _pairs(table) -> tuple[tuple[str, str], ...]:

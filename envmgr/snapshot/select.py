@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from envmgr.discover.model import CudaToolkit, HostCompiler, Inventory, Toolset, VsInstance
 from envmgr.errors import NoMatchError, UsageError
 from envmgr.knowledge import HostLimits, Limits, cuda_at_least, msvc_of_msc
-from envmgr.snapshot.selectors import Selectors  # noqa: F401  (re-exported: the selectors live apart to keep start-up fast)
+from envmgr.snapshot.selectors import Selectors  # (re-exported too: the selectors live apart to keep start-up fast)
 from envmgr.version import Version
 from envmgr.winenv import path_key
 
@@ -93,7 +93,8 @@ def _cuda(inv: Inventory, sel: Selectors, notes: list[str]) -> CudaToolkit | Non
             raise _no_cuda_match(inv, sel.cuda)
         ok = [k for k in found if k.nvcc] or found
         if len(ok) > 1:
-            notes.append(f"--cuda {sel.cuda} matches {len(ok)} toolkits; using the newest, {ok[0].version} at {ok[0].path}")
+            notes.append(f"--cuda {sel.cuda} matches {len(ok)} toolkits; "
+                         f"using the newest, {ok[0].version} at {ok[0].path}")
         return ok[0]
     if len(usable) > 1:
         notes.append(f"{len(usable)} CUDA toolkits; using the newest, {usable[0].version} (pin one with --cuda)")

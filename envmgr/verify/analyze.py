@@ -182,7 +182,8 @@ def _archs(i: Inputs, steps) -> Step | None:
         if any(a // 100 == major and a <= own for a in archs):
             continue
         (ptx if any(a <= own for a in archs) else bad).append(cc)
-    ev = (f"built for {built} (CUDA : ARCHS = {','.join(map(str, archs))})", f"GPUs: compute capability {', '.join(caps)}")
+    ev = (f"built for {built} (CUDA : ARCHS = {','.join(map(str, archs))})",
+          f"GPUs: compute capability {', '.join(caps)}")
     if bad:
         return Step("archs", FAIL, f"no kernel image for compute capability {', '.join(bad)}", ev, "F14",
                     "rebuild for this GPU's architecture", i.install_command)
@@ -201,7 +202,8 @@ def _devices(i: Inputs, _steps) -> Step | None:
                if x.get("memory_total") else "") for x in d.get("devices") or ())
     ev += tuple(x for x in (i.run.cuda_found,) if x)
     if cuda:
-        return Step("devices", OK, f"{len(cuda)} CUDA device(s): {', '.join(str(x.get('description')) for x in cuda)}", ev)
+        names = ", ".join(str(x.get("description")) for x in cuda)
+        return Step("devices", OK, f"{len(cuda)} CUDA device(s): {names}", ev)
     if not d.get("available") and i.run.cuda_found and not i.run.cuda_found.startswith("ggml_cuda_init: found 0"):
         return Step("devices", OK, i.run.cuda_found, ev)
     return Step("devices", FAIL, "the backend sees no CUDA device", (*ev, *_cuda_evidence(i)), *_no_gpu_reason(i))
@@ -211,7 +213,8 @@ def _offload(i: Inputs, steps) -> Step:
     ev = [f"llama.cpp: offloaded {a}/{b} layers to GPU" for a, b in i.run.offloaded]
     died = _died(i, "offload")
     if any(s.status == FAIL and s.name in ("backend", "devices") for s in steps):
-        extra = f"; the tiny model's run on the CPU: the child {death(i.run.returncode, i.run.timed_out)}" if died else ""
+        extra = (f"; the tiny model's run on the CPU: the child {death(i.run.returncode, i.run.timed_out)}"
+                 if died else "")
         return Step("offload", SKIPPED, f"nothing can be offloaded without a working CUDA backend{extra}",
                     (*ev, *(died.evidence if died else ())))
     ev += [f"llama.cpp: {n} model buffer size = {s:.2f} MiB" for n, s in i.run.buffers]

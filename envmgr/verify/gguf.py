@@ -151,7 +151,8 @@ def tiny_llama(spec: TinyLlama = TinyLlama()) -> bytes:
         p = f"blk.{i}."
         tensors += [norm(p + "attn_norm.weight"), mat(p + "attn_q.weight", e, e), mat(p + "attn_k.weight", e, e),
                     mat(p + "attn_v.weight", e, e), mat(p + "attn_output.weight", e, e), norm(p + "ffn_norm.weight"),
-                    mat(p + "ffn_gate.weight", ff, e), mat(p + "ffn_up.weight", ff, e), mat(p + "ffn_down.weight", e, ff)]
+                    mat(p + "ffn_gate.weight", ff, e), mat(p + "ffn_up.weight", ff, e),
+                    mat(p + "ffn_down.weight", e, ff)]
     return gguf_bytes(kvs, tensors)
 
 

@@ -103,4 +103,4 @@ def parse_run(stdout: str, stderr: str, returncode: int, timed_out: bool = False
 
 
 def log_tail(text: str, lines: int = 8) -> tuple[str, ...]:
-    return tuple(l.rstrip() for l in text.strip().splitlines()[-lines:])
+    return tuple(line.rstrip() for line in text.strip().splitlines()[-lines:])

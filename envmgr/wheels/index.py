@@ -65,7 +65,7 @@ def parse_links(text: str) -> tuple[Link, ...]:
 
         def handle_starttag(self, tag, attrs):
             if tag == "a":
-                self.current = [dict((k, v or "") for k, v in attrs), []]
+                self.current = [{k: v or "" for k, v in attrs}, []]
 
         def handle_data(self, data):
             if self.current is not None:
@@ -93,7 +93,7 @@ def render_page(title: str, links: tuple[Link, ...] | list[Link]) -> bytes:
     body = "\n".join(_anchor(link) for link in links)
     return (f'<!DOCTYPE html>\n<html>\n<head>\n<meta name="pypi:repository-version" content="1.0">\n'
             f'<meta name="envmgr:index" content="1">\n<title>{html.escape(title)}</title>\n</head>\n<body>\n'
-            f"<h1>{html.escape(title)}</h1>\n{body}\n</body>\n</html>\n").encode("utf-8")
+            f"<h1>{html.escape(title)}</h1>\n{body}\n</body>\n</html>\n").encode()
 
 
 def entry_link(entry: wheels.Entry) -> Link:

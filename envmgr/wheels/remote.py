@@ -169,7 +169,8 @@ def differences(theirs: wheels.WheelKey, ours: wheels.WheelKey) -> list[str]:
         if f.name == "archs" and b:
             wanted = set(re.split(r"[;,\s]+", b)) - set(re.split(r"[;,\s]+", a))
             if wanted:
-                out.append(f"built for CUDA architectures {a or 'none'}, missing {';'.join(sorted(wanted))} wanted here")
+                out.append(f"built for CUDA architectures {a or 'none'}, "
+                           f"missing {';'.join(sorted(wanted))} wanted here")
                 continue
         out.append(f"{LABELS[f.name]} {a or 'none'} (here: {b or 'none'})")
     return out
