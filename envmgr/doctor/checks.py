@@ -8,10 +8,14 @@ is diagnosed exactly like a live one); checks that need more (a file, a command)
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
-from envmgr.host.base import LINUX, WINDOWS, Host, host_path, same_path
+from envmgr.discover.model import CudaToolkit, Inventory, VsInstance
+from envmgr.host.base import LINUX, WINDOWS, Host, Interpreter, host_path, same_path
+from envmgr.knowledge import Limits
+from envmgr.snapshot.select import Choice
+from envmgr.snapshot.selectors import Selectors
 
 OK, WARN, FAIL, SKIPPED = "ok", "warn", "fail", "skipped"
 SEVERITY = {SKIPPED: 0, OK: 1, WARN: 2, FAIL: 3}
@@ -59,14 +63,14 @@ class Facts:
     """What the checks share: the host, discovery's inventory, the selection and the limits."""
 
     host: Host
-    inv: object                  # discover.model.Inventory
-    limits: object               # select.Limits
-    choice: object | None        # select.Choice, or None when selection failed
+    inv: Inventory
+    limits: Limits
+    choice: Choice | None        # None when selection failed
     choice_error: str = ""       # why there is no choice
-    selectors: object = None     # selectors.Selectors
-    vs: object | None = None     # the VS instance envmgr would use (even when no toolset fits)
-    cuda: object | None = None   # the CUDA toolkit envmgr would use
-    python: object | None = None          # host.interpreter()
+    selectors: Selectors | None = None
+    vs: VsInstance | None = None     # the VS instance envmgr would use (even when no toolset fits)
+    cuda: CudaToolkit | None = None  # the CUDA toolkit envmgr would use
+    python: Interpreter | None = None     # host.interpreter()
     cmake_version: str | None = None      # from `cmake --version`, when cmake is on PATH
     extra: dict = field(default_factory=dict)
 

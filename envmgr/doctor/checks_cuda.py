@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 
 from envmgr import knowledge
+from envmgr.discover.model import CudaToolkit
 from envmgr.doctor.checks import FAIL, OK, SKIPPED, WARN, Facts, check, cmake_args, finding, uses_vs_generator
 from envmgr.doctor.checks_vs import cmake_instance, generator_major
 from envmgr.host.base import WINDOWS, join
@@ -51,9 +52,10 @@ def f07(facts: Facts) -> object:
     return finding("F07", OK, "CMake finds an nvcc", how)
 
 
-def pointers(facts: Facts) -> list[tuple[str, str, object]]:
+def pointers(facts: Facts) -> list[tuple[str, str, CudaToolkit | None]]:
     """(what, value, toolkit or None) for every place that names a CUDA toolkit in this shell."""
-    host, env, out = facts.host, facts.env, []
+    host, env = facts.host, facts.env
+    out: list[tuple[str, str, CudaToolkit | None]] = []
     for name in ("CUDA_PATH", "CUDAToolkit_ROOT", "CUDA_HOME", "CUDACXX"):
         value = env.get(name)
         if value:
@@ -68,7 +70,7 @@ def pointers(facts: Facts) -> list[tuple[str, str, object]]:
         major, _ = generator_major(facts)
         vs, _ = cmake_instance(facts, major) if major else (None, "")
         bc = vs.build_customizations if vs is not None else None
-        if bc is not None and bc.cuda_versions:
+        if vs is not None and bc is not None and bc.cuda_versions:
             top = max(bc.cuda_versions, key=Version.of)
             kit = next((k for k in facts.inv.cuda if k.short == top), None)
             out.append((f"VS generator's CUDA toolset ({vs.edition})", f"CUDA {top}.props", kit))
@@ -78,7 +80,8 @@ def pointers(facts: Facts) -> list[tuple[str, str, object]]:
 @check("F08")
 def f08(facts: Facts) -> object:
     rows = pointers(facts)
-    ev = [f"{what}: {value} -> {('CUDA ' + kit.short) if kit else 'no discovered toolkit'}" for what, value, kit in rows]
+    ev = [f"{what}: {value} -> {('CUDA ' + kit.short) if kit else 'no discovered toolkit'}"
+          for what, value, kit in rows]
     mixed = [k for k in facts.inv.cuda if any("mixed" in p or "versions" in p for p in k.problems) and k.components]
     ev += [f"{k.path}: {p}" for k in mixed for p in k.problems]
     shorts = {kit.short for _, _, kit in rows if kit is not None}
@@ -138,8 +141,8 @@ def f13(facts: Facts) -> object:
     kit = facts.cuda
     if kit is None:
         return finding("F13", SKIPPED, "no CUDA toolkit")
-    targets = [(g.name, cc_tuple(g.compute_cap)) for g in facts.inv.gpus if cc_tuple(g.compute_cap)]
-    targets += [(f"CMAKE_CUDA_ARCHITECTURES {a}", arch_cc(a)) for a in _archs(facts) if arch_cc(a)]
+    targets = [(g.name, cc) for g in facts.inv.gpus if (cc := cc_tuple(g.compute_cap))]
+    targets += [(f"CMAKE_CUDA_ARCHITECTURES {a}", cc) for a in _archs(facts) if (cc := arch_cc(a))]
     if not targets:
         return finding("F13", SKIPPED, "no GPU and no explicit architectures to check")
     ev, bad = [f"chosen CUDA {kit.short}"], []

@@ -110,7 +110,7 @@ def f11(facts: Facts) -> object:
     temp = env.get("TEMP") or env.get("TMP") or ""
     values = (facts.host.reg_values(LONG_PATHS_KEY) or {})
     lp = next((v.data for k, v in values.items() if k.lower() == "longpathsenabled"), None)
-    ev.append(f"LongPathsEnabled = {lp if lp is not None else 'not set'}")
+    ev.append(f"LongPathsEnabled = {lp if lp is not None else 'not set'!s}")
     if temp:
         depth = len(temp) + SDIST_DEPTH
         ev.append(f"TEMP = {temp} ({len(temp)} characters; deepest sdist path about {depth})")

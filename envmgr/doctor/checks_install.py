@@ -129,16 +129,19 @@ def f15(facts: Facts) -> object:
         return finding("F15", FAIL, exc.message, [lib])
     missing, bad = report.missing(), report.unloadable()
     if report.loads:
-        return finding("F15", OK, f"every DLL {target} needs resolves (as llama_cpp's loader searches)", [report.loader])
+        return finding("F15", OK, f"every DLL {target} needs resolves (as llama_cpp's loader searches)",
+                       [report.loader])
     if report.blocked:
         return finding("F15", FAIL, f"import llama_cpp stops before loading {target}", [report.blocked, report.loader],
                        fix="correct or unset CUDA_PATH/HIP_PATH (F16)", fix_command="envmgr shell")
     ev = [f"{m.name}: {m.why}" for m in missing] + [f"{m.name} ({m.path}): {m.bad}" for m in bad] + [report.loader]
-    what = "; ".join(x for x in (", ".join(m.name for m in missing) and f"{', '.join(m.name for m in missing)} not found",
-                                 ", ".join(m.name for m in bad) and f"{', '.join(m.name for m in bad)} cannot load") if x)
+    what = "; ".join(x for x in (
+        ", ".join(m.name for m in missing) and f"{', '.join(m.name for m in missing)} not found",
+        ", ".join(m.name for m in bad) and f"{', '.join(m.name for m in bad)} cannot load") if x)
     return finding("F15", FAIL, f"{what}: import llama_cpp fails "
                    "('Could not find module ... (or one of its dependencies)')", ev,
-                   fix="put the matching CUDA bin (and bin\\x64 for CUDA 13) on PATH; see envmgr doctor --dll llama_cpp",
+                   fix="put the matching CUDA bin (and bin\\x64 for CUDA 13) on PATH; "
+                       "see envmgr doctor --dll llama_cpp",
                    fix_command=f"envmgr shell --cuda {facts.cuda.short}" if facts.cuda else "envmgr shell")
 
 

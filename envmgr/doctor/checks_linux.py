@@ -87,13 +87,14 @@ def f23(facts: Facts) -> object:
     cache, err = ld_cache(host)
     ev = [f"ld.so.cache: {'libcuda.so.1 => ' + cache['libcuda.so.1'] if 'libcuda.so.1' in cache else 'no libcuda.so.1'}"
           + (f" ({err})" if err else "")]
-    stubs = [join(host, k.path, d, "libcuda.so") for k in facts.inv.cuda for d in ("lib64/stubs", "targets/x86_64-linux/lib/stubs")
+    stubs = [join(host, k.path, d, "libcuda.so")
+             for k in facts.inv.cuda for d in ("lib64/stubs", "targets/x86_64-linux/lib/stubs")
              if host.exists(join(host, k.path, d, "libcuda.so"))]
     if stubs:
         ev.append(f"link stub: {stubs[0]}")
     lib, names = lib_files(facts)
     so = next((n for n in names if CUDA_LIB.match(n) and n.endswith(".so")), None) if lib else None
-    if so:
+    if so and lib:
         try:
             missing = resolve_elf(host, join(host, lib, so), cache=cache).missing()
         except InputFileError as exc:

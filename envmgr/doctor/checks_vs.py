@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from envmgr import knowledge
+from envmgr.discover.model import CudaToolkit, VsInstance
 from envmgr.doctor.checks import (
     FAIL,
     OK,
@@ -43,7 +44,7 @@ def generator_major(facts: Facts) -> tuple[int | None, str]:
     return None, "no Visual Studio generator fits the installed instances"
 
 
-def cmake_instance(facts: Facts, major: int):
+def cmake_instance(facts: Facts, major: int) -> tuple[VsInstance | None, str]:
     """(instance, why) as CMake would choose it in this shell; None when it finds none."""
     env = facts.env
     pool = [v for v in facts.inv.visual_studio if v.major == major and v.default_toolset
@@ -76,7 +77,8 @@ def cmake_instance(facts: Facts, major: int):
 
 def _bc_verdict(vs, want: str) -> tuple[str, str]:
     bc = vs.build_customizations
-    folder = bc.dir if bc is not None else "\\".join((vs.path, *(knowledge.build_customizations_subdir(vs.major) or ())))
+    folder = (bc.dir if bc is not None
+              else "\\".join((vs.path, *(knowledge.build_customizations_subdir(vs.major) or ()))))
     short = "\\".join(folder.split("\\")[-5:])
     if bc is None or not bc.cuda_versions:
         return FAIL, f"its {short} has no CUDA *.props at all: CMake stops with 'No CUDA toolset found.'"
@@ -100,7 +102,8 @@ def f01(facts: Facts) -> object:
     vs, why = cmake_instance(facts, major)
     scenarios = [("in this shell", vs, why)]
     chosen = facts.vs
-    if chosen is not None and chosen is not vs and not (facts.env.get("CMAKE_GENERATOR_INSTANCE") and vs_generator(facts.env)):
+    if (chosen is not None and chosen is not vs
+            and not (facts.env.get("CMAKE_GENERATOR_INSTANCE") and vs_generator(facts.env))):
         scenarios.append(("in the shell envmgr prepares", chosen,
                           f"envmgr selects it and its vcvars sets VS{major}0COMNTOOLS"))
     for where, inst, reason in scenarios:
@@ -123,7 +126,8 @@ def f01(facts: Facts) -> object:
     cmd = (f"envmgr fix-msbuild --vs {quote(target.path)} --cuda {kit.short}" if kit.msbuild_extensions else "")
     return finding("F01", FAIL, f"{target.edition} {target.version} lacks the CUDA {kit.short} MSBuild integration "
                    "(No CUDA toolset found.)", evidence,
-                   fix=f"copy CUDA {kit.short}'s MSBuildExtensions into {target.edition}'s BuildCustomizations (admin), "
+                   fix=f"copy CUDA {kit.short}'s MSBuildExtensions into {target.edition}'s BuildCustomizations "
+                       "(admin), "
                        "or build with CMAKE_GENERATOR=Ninja from a vcvars shell, or set CMAKE_GENERATOR_INSTANCE to "
                        "an instance that has it", fix_command=cmd)
 
@@ -141,7 +145,7 @@ def f02(facts: Facts) -> object:
         return finding("F02", OK, f"CMAKE_GENERATOR_TOOLSET={toolset} pins the CUDA toolset")
     vs, why = cmake_instance(facts, major)
     bc = vs.build_customizations if vs is not None else None
-    if bc is None or not bc.cuda_versions:
+    if vs is None or bc is None or not bc.cuda_versions:
         return finding("F02", SKIPPED, "CMake's instance has no CUDA *.props (see F01)")
     highest = max(bc.cuda_versions, key=Version.of)
     ev = [f"CMake would pick {vs.edition} {vs.version} ({why})",
@@ -189,9 +193,8 @@ def _newer_cmake_fix() -> str:
     return f'use CMake >= {need} for VS {newest.year} (pip install "cmake>={need}"), or Ninja from a vcvars shell'
 
 
-def _toolset_rows(facts: Facts):
+def _toolset_rows(facts: Facts, vs: VsInstance, kit: CudaToolkit):
     """(toolset, nvcc verdict, stl min) for the instance envmgr uses, default toolset first."""
-    vs, kit = facts.vs, facts.cuda
     host = facts.limits.host.get(kit.path) or knowledge.host_limits(kit.short)
     return vs, kit, host
 
@@ -200,10 +203,11 @@ def _toolset_rows(facts: Facts):
 def f04(facts: Facts) -> object:
     if facts.vs is None or facts.cuda is None or not facts.vs.toolsets:
         return finding("F04", SKIPPED, "needs a Visual Studio instance with MSVC and a CUDA toolkit")
-    vs, kit, limits = _toolset_rows(facts)
+    vs, kit, limits = _toolset_rows(facts, facts.vs, facts.cuda)
     if limits is None or limits.msc_max_excl is None:
         return finding("F04", SKIPPED, f"no host-compiler limits known for CUDA {kit.short}")
-    src = "its include\\crt\\host_config.h" if limits.source == "host_config.h" else "envmgr's table (host_config.h unreadable)"
+    src = ("its include\\crt\\host_config.h" if limits.source == "host_config.h"
+           else "envmgr's table (host_config.h unreadable)")
     ev = [f"CUDA {kit.short}'s nvcc accepts {limits.describe_msvc()} per {src}"]
     ok = [t for t in vs.toolsets if t.msc_ver and limits.msvc_ok(t.msc_ver)]
     default = next((t for t in vs.toolsets if t.is_default), vs.toolsets[0])
@@ -219,7 +223,8 @@ def f04(facts: Facts) -> object:
                            "or a newer CUDA", fix_command="")
     return finding("F04", WARN, f"the default MSVC {default.version} is too new for CUDA {kit.short}; "
                    f"MSVC {ok[0].version} works", ev,
-                   fix=f"use vcvars -vcvars_ver={ok[0].version[:5]} (envmgr does) or CMAKE_GENERATOR_TOOLSET=version={ok[0].version[:5]}",
+                   fix=f"use vcvars -vcvars_ver={ok[0].version[:5]} (envmgr does) "
+                       f"or CMAKE_GENERATOR_TOOLSET=version={ok[0].version[:5]}",
                    fix_command=f"envmgr shell --toolset {ok[0].version[:5]} --cuda {kit.short}")
 
 

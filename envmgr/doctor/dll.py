@@ -3,7 +3,8 @@
 llama_cpp/_ctypes_extensions.py (0.3.x) prepends llama_cpp\\lib to PATH, calls os.add_dll_directory for
 CUDA_PATH\\bin and \\lib, then loads with winmode=0: LoadLibraryExW(path, NULL, 0), the legacy standard
 search order (python.exe's folder, System32, the Windows folder, then PATH), in which the
-add_dll_directory folders are NOT consulted (docs/knowledge.md#failures-and-the-windows-loader). So every dependency must be on PATH.
+add_dll_directory folders are NOT consulted (docs/knowledge.md#failures-and-the-windows-loader). So every
+dependency must be on PATH.
 Bytes are read through the Host; pefile parses them. The ELF side lives in elf.py.
 """
 from __future__ import annotations
@@ -38,7 +39,7 @@ class DepNode:
     path: str | None              # where it resolves; None when missing
     how: str                      # which search step found it ("PATH entry 3", "System32", "RUNPATH $ORIGIN")
     why: str = ""                 # for a missing one: the explanation
-    children: tuple["DepNode", ...] = ()
+    children: tuple[DepNode, ...] = ()
     note: str = ""                # "seen above", "not opened: 480 MiB", "system library"
     bad: str = ""                 # found, but the loader rejects it (another machine, truncated): why
 
@@ -59,7 +60,7 @@ class DepReport:
             if keep(node):
                 out.append(node)
             stack.extend(reversed(node.children))
-        return tuple(dict((n.name.lower(), n) for n in out).values())
+        return tuple({n.name.lower(): n for n in out}.values())
 
     def missing(self) -> tuple[DepNode, ...]:
         return self._nodes(lambda n: n.path is None)
@@ -198,7 +199,8 @@ def read_binary(host: Host, path: str, what: str) -> bytes:
     except FileNotFoundError:
         raise InputFileError(f"{path}: no such file", f"give the path of {what}, or llama_cpp") from None
     except OSError as exc:
-        raise InputFileError(f"{path}: cannot read it ({exc.strerror or exc})", "check the path and permissions") from None
+        raise InputFileError(f"{path}: cannot read it ({exc.strerror or exc})",
+                             "check the path and permissions") from None
 
 
 def _size(host: Host, path: str) -> int:
@@ -242,7 +244,7 @@ def explain_missing(host: Host, name: str, *, loader: str = "llama_cpp",
     cuda_path = env.get("CUDA_PATH", "")
     mm = re.search(r"v?(\d+)\.(\d+)\\?$", cuda_path)
     have = int(mm.group(1)) if mm else None
-    if cuda_path and have is not None and have != want:
+    if cuda_path and mm is not None and have != want:
         return f"{name} is CUDA {want}'s; CUDA_PATH points at {mm.group(1)}.{mm.group(2)} ({cuda_path})"
     for folder in _cuda_bins(host):
         if host.exists(join(host, folder, name)):

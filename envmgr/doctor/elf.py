@@ -49,13 +49,13 @@ def parse_elf(data: bytes, where: str) -> ElfInfo:
                 continue
             for tag in section.iter_tags():
                 if tag.entry.d_tag == "DT_NEEDED":
-                    needed.append(tag.needed)
+                    needed.append(tag.needed)  # type: ignore[attr-defined]  # set per tag by pyelftools
                 elif tag.entry.d_tag == "DT_RPATH":
-                    rpath += tag.rpath.split(":")
+                    rpath += tag.rpath.split(":")  # type: ignore[attr-defined]  # set per tag by pyelftools
                 elif tag.entry.d_tag == "DT_RUNPATH":
-                    runpath += tag.runpath.split(":")
+                    runpath += tag.runpath.split(":")  # type: ignore[attr-defined]  # set per tag by pyelftools
                 elif tag.entry.d_tag == "DT_SONAME":
-                    soname = tag.soname
+                    soname = tag.soname  # type: ignore[attr-defined]  # set per tag by pyelftools
         return ElfInfo(elf.elfclass, tuple(needed), tuple(rpath), tuple(runpath), soname)
     except InputFileError:
         raise

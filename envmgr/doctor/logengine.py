@@ -13,9 +13,9 @@ from __future__ import annotations
 import bisect
 import re
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import accumulate
-from typing import Iterable, Iterator
 
 WINDOW = 2000
 OVERLAP = 40
@@ -76,7 +76,8 @@ def logical_lines(batches: Iterable[list[str]], width: int | None) -> Iterator[t
         return
     carry: tuple[int, str] | None = None      # a wrapped line still open at the end of a batch
     for lines in batches:
-        nums, texts, i, n = [], [], 0, len(lines)
+        nums: list[int] = []
+        texts, i, n = [], 0, len(lines)
         lens = list(map(len, lines))
         while i < n:
             if carry is None:
@@ -200,7 +201,7 @@ class Scanner:
         if len(self.texts) >= WINDOW + 2 * OVERLAP:
             self._scan(final=False)
 
-    def finish(self) -> "Scanner":
+    def finish(self) -> Scanner:
         self._scan(final=True)
         return self
 
@@ -234,7 +235,7 @@ class Scanner:
         self.base += keep
         self.nums, self.texts, self.lo = self.nums[keep:], self.texts[keep:], hi - keep
 
-    def _around(self, win: "_Window", needle: str, pos: int, sigs, seen: set) -> None:
+    def _around(self, win: _Window, needle: str, pos: int, sigs, seen: set) -> None:
         """Run each signature of `needle` on the lines around every occurrence of it."""
         body, lo_pos, hi_pos = win.body, win.lo, win.hi
         span = max(sig.span for _, sig in sigs)
@@ -276,7 +277,7 @@ class Scanner:
             done = n if done < 0 else done + 1
             pos = body.find(needle, done)
 
-    def _before_first(self, known, start: int, win: "_Window") -> bool:
+    def _before_first(self, known, start: int, win: _Window) -> bool:
         """Whether a cached match lies above its id's first hit: the region was cached while its lines were still
         the previous window's overlap, and another needle found a later match of the same id first. Such a match
         must go through `_hit` (regexes run again) so that it becomes the first line."""
@@ -298,7 +299,7 @@ class Scanner:
             hit.lines.sort()
             del hit.lines[EVIDENCE:]
 
-    def _again(self, sig, pos: int, win: "_Window") -> None:
+    def _again(self, sig, pos: int, win: _Window) -> None:
         """A match in lines seen before: count it; its line is evidence while there are few, or when it lies above
         the last evidence line (a small window can reach a cached region after later matches of the id)."""
         hit = self.hits[sig.id]
@@ -311,11 +312,11 @@ class Scanner:
                 hit.lines.sort()
                 del hit.lines[EVIDENCE:]
 
-    def _at(self, win: "_Window", pos: int) -> tuple[int, int, str]:
+    def _at(self, win: _Window, pos: int) -> tuple[int, int, str]:
         i = win.index(pos)
         return self.base + i, self.nums[i], self.texts[i]
 
-    def _facts(self, win: "_Window") -> None:
+    def _facts(self, win: _Window) -> None:
         # MSVC facts and the failure anchors serve only F04/F05 inference: Windows logs only.
         for k, rx in enumerate(self.fact_rxs):
             if k in self.fact_lines or (k >= self.msvc_from and not self.windows_msvc):
@@ -324,11 +325,11 @@ class Scanner:
                 self.fact_lines[k] = self._at(win, m.start())[1:]
         if not self.windows_msvc:
             return
-        for (name, rx), needles in zip(self.anchor_rxs, self.anchor_needles):
+        for (name, rx), needles in zip(self.anchor_rxs, self.anchor_needles, strict=True):
             if name not in self.anchors and (m := _gated(rx, needles, win.body, win.lo, win.hi)):
                 self.anchors[name] = self._at(win, m.start())
 
-    def _near(self, win: "_Window", present: dict[str, int]) -> None:
+    def _near(self, win: _Window, present: dict[str, int]) -> None:
         """Ids whose needles or near words appear (only while nothing matched: they are not shown then)."""
         for fid, words in self.near_words:
             for word in words:

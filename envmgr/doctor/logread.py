@@ -12,8 +12,8 @@ import codecs
 import errno
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from envmgr.errors import LogInputError
 
@@ -93,7 +93,7 @@ def stream_text(path: str | Path, block: int = BLOCK) -> Iterator[str]:
         head = fh.read(block)
     except OSError as e:
         fh.close()
-        raise LogInputError(f"cannot read log file {path}: {e.strerror or errno.errorcode.get(e.errno, e)}",
+        raise LogInputError(f"cannot read log file {path}: {e.strerror or errno.errorcode.get(e.errno or -1, e)}",
                             _REMEDY) from None
     if not head:
         fh.close()

@@ -3,7 +3,7 @@ match (matched line numbers and lines, the signatures that fired, why this id ra
 and the near misses when nothing matched. Shapes in docs/doctor.md."""
 from __future__ import annotations
 
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 
 def _short(line: str, limit: int = 220) -> str:
@@ -59,7 +59,7 @@ def render_scan(scan, paint: Callable[..., str]) -> str:
 def matches_json(matches: Iterable) -> list[dict]:
     return [{"id": m.id, "title": m.failure.title, "line_no": m.line_no, "line": m.line, "count": m.count,
              "decisive": m.decisive, "why": m.why,
-             "evidence": [{"line_no": n, "line": l} for n, l in m.lines],
+             "evidence": [{"line_no": n, "line": line} for n, line in m.lines],
              "signatures": list(m.signatures),
              "details": dict(m.details), "cause": m.failure.cause, "fix": m.failure.fix,
              "fix_command": m.failure.fix_command, "platforms": list(m.failure.platforms)}

@@ -114,7 +114,7 @@ def _infer(text: str, facts: dict[str, Any]) -> tuple[str, dict] | None:
         return ("F05", {**details, "cuda_min": need}) if need and not cuda_at_least(cuda, need) else None
     limits = host_limits(cuda)
     msc = msc_ver(msvc)
-    if limits is None or limits.msvc_ok(msc):
+    if limits is None or msc is None or limits.msvc_ok(msc):
         return None
     return "F04", {**details, "msc_ver": msc, "accepted": limits.describe_msvc()}
 
@@ -137,7 +137,7 @@ def _scan(batches, width: int | None) -> LogScan:
         scanner.feed(nums, texts)
     scanner.finish()
     # The lines that hold the first match of each fact regex give log_facts the same answer as the log.
-    facts = log_facts("\n".join(l for _, l in sorted(scanner.fact_lines.values())))
+    facts = log_facts("\n".join(line for _, line in sorted(scanner.fact_lines.values())))
     hits = dict(scanner.hits)
     inferred = None
     if not hits.keys() & {"F04", "F05"} and "failed" in scanner.anchors:
@@ -161,7 +161,7 @@ def _match(fid: str, hit, facts: dict) -> LogMatch:
             if key in facts and key not in details:
                 details[key] = facts[key]
     return LogMatch(fid, hit.line_no, hit.line.strip(), CATALOG[fid], details, hit.count,
-                    tuple((n, l.strip()) for n, l in hit.lines), tuple(hit.signatures))
+                    tuple((n, line.strip()) for n, line in hit.lines), tuple(hit.signatures))
 
 
 def _rank(matches: list[LogMatch]) -> tuple[LogMatch, ...]:
@@ -180,7 +180,7 @@ def _rank(matches: list[LogMatch]) -> tuple[LogMatch, ...]:
                    f"the first failure in the log (line {m.line_no}); later errors usually follow from it")
             if m.details.get("inferred"):
                 why = "no error text names the cause; inferred from the CUDA and MSVC versions the log names"
-            why += "".join(f"; it explains {l}: {w}" for l, (wi, w) in explained.items() if wi == m.id)
+            why += "".join(f"; it explains {what}: {w}" for what, (wi, w) in explained.items() if wi == m.id)
         elif m.id in explained:
             winner, reason = explained[m.id]
             why = f"explained by {winner}: {reason}"

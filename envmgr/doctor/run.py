@@ -9,7 +9,7 @@ from envmgr.discover import discover
 from envmgr.discover.limits import read_limits
 
 # Importing the modules registers their checks.
-from envmgr.doctor import checks_components, checks_cuda, checks_env, checks_install, checks_linux, checks_vs  # noqa: F401,E402
+from envmgr.doctor import checks_components, checks_cuda, checks_env, checks_install, checks_linux, checks_vs  # noqa: F401 - imported to register checks
 from envmgr.doctor.catalog import CATALOG
 from envmgr.doctor.checks import CHECKS, FAIL, OK, SEVERITY, SKIPPED, WARN, Facts, Finding, finding
 from envmgr.doctor.dll import resolve_pe
@@ -85,7 +85,8 @@ def run_checks(facts: Facts, only: tuple[str, ...] = ()) -> tuple[Finding, ...]:
         if platform not in failure.platforms or (chk is not None and platform not in chk.platforms):
             result = finding(id_, SKIPPED, f"applies to {', '.join(failure.platforms)} only")
         elif chk is None:
-            result = finding(id_, SKIPPED, "no automatic check; `envmgr doctor --log FILE` recognises it in a build log")
+            result = finding(id_, SKIPPED,
+                             "no automatic check; `envmgr doctor --log FILE` recognises it in a build log")
         else:
             try:
                 result = chk.func(facts)
@@ -195,7 +196,8 @@ def _llama_target(host, python) -> tuple[str, str]:
     lib = host.env.get("LLAMA_CPP_LIB_PATH")
     sites = python.site_packages if python is not None else ()
     if not lib:
-        lib = next((join(host, s, "llama_cpp", "lib") for s in sites if host.is_dir(join(host, s, "llama_cpp", "lib"))), None)
+        lib = next((join(host, s, "llama_cpp", "lib") for s in sites
+                    if host.is_dir(join(host, s, "llama_cpp", "lib"))), None)
     if lib is None:
         raise InputFileError("llama_cpp is not installed in this Python (no llama_cpp/lib in site-packages)",
                              "install llama-cpp-python, or give the path of its DLL/.so")

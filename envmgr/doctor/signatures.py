@@ -11,10 +11,10 @@ host_config.h); for localised tools (MSBuild, Windows) the error code is matched
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
-Extract = Callable[["re.Match[str]"], dict]
+Extract = Callable[[re.Match[str]], dict]
 
 
 @dataclass(frozen=True)
@@ -23,7 +23,7 @@ class Signature:
     name: str                    # short label for --json and tests
     regex: re.Pattern[str]
     extract: Extract | None = None
-    check: Callable[["re.Match[str]"], bool] | None = None   # reject a match the regex alone can't
+    check: Callable[[re.Match[str]], bool] | None = None   # reject a match the regex alone can't
     needle: tuple[str, ...] = ()  # literals, one of which the text must contain (logengine skips the rest)
     span: int = 3                 # lines below the needle the message may still run on
     key: str = ""                 # a second literal, for signatures that share a common needle
@@ -197,7 +197,8 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("F05", "stl1002", r"STL1002:\s+" + words("Unexpected compiler version, expected CUDA")
          + r"\s+(?P<cuda_min>\d+\.\d+)(?:\s+Update\s+\d+)?\s+or\s+newer", extract=_stl, needle="STL1002"),
     # F06: nvcc and cl.exe.
-    _sig("F06", "cl-not-in-path", r"nvcc fatal\s*:\s*Cannot find compiler 'cl\.exe' in PATH", needle="Cannot ", key="cl.exe"),
+    _sig("F06", "cl-not-in-path", r"nvcc fatal\s*:\s*Cannot find compiler 'cl\.exe' in PATH",
+         needle="Cannot ", key="cl.exe"),
     _sig("F06", "ccbin-conflict", words("Compiler 'cl.exe' in PATH different than the one specified with -ccbin"),
          needle="-ccbin"),
     _sig("F06", "vcvars-setup-failed", words("Could not set up the environment for Microsoft Visual Studio")
@@ -263,7 +264,8 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("F13", "unsupported-arch", r"Unsupported gpu architecture '(?P<arch>(?:compute|sm|lto)_(?:\d+[a-z]?|native))'",
          needle="Unsupported gpu architecture"),
     _sig("F13", "arch-value-undefined",
-         r"Value '(?P<arch>(?:compute|sm|lto)_\d+[a-z]?|native)' is not defined for option 'gpu-(?:architecture|code|name)'",
+         r"Value '(?P<arch>(?:compute|sm|lto)_\d+[a-z]?|native)' "
+         r"is not defined for option 'gpu-(?:architecture|code|name)'",
          needle="is not defined for option"),
     # NVRTC (torch's JIT fusers, CuPy) compiles for the GPU it runs on: a GPU newer than the NVRTC of the
     # installed wheel or toolkit. It names no architecture.
@@ -295,7 +297,8 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("F15", "winerror-126", r"\[WinError 126\]", needle="WinError"),
     # CPython's import of an extension module (pycuda._driver, torch._C, ...) whose DLLs the loader refused; what
     # follows the colon is Windows' own text, in the system's language (module or procedure not found, bad image).
-    _sig("F15", "dll-load-failed", r"DLL load failed(?: while importing (?P<module>[\w.]+))?:", needle="DLL load failed"),
+    _sig("F15", "dll-load-failed", r"DLL load failed(?: while importing (?P<module>[\w.]+))?:",
+         needle="DLL load failed"),
     # CuPy's import check lists each DLL it depends on; a CUDA runtime one the loader cannot find (cuTENSOR and
     # cuDNN are optional, so only the toolkit's own libraries count).
     _sig("F15", "cupy-dll-not-found",
@@ -306,7 +309,8 @@ SIGNATURES: tuple[Signature, ...] = (
          needle="ould not", key="Could not load"),
     # Native code calling LoadLibrary itself (onnxruntime's CUDA provider): the Windows error code, any language.
     _sig("F15", "loadlibrary-failed",
-         r"LoadLibrary failed with error (?P<code>\d+)[^\n]*?when trying to load \"(?P<path>[^\"\n]*?(?P<dll>[\w.+-]+\.dll))\"",
+         r"LoadLibrary failed with error (?P<code>\d+)[^\n]*?"
+         r"when trying to load \"(?P<path>[^\"\n]*?(?P<dll>[\w.+-]+\.dll))\"",
          flags=re.I, needle="LoadLibrary failed"),
     # F16: os.add_dll_directory on a CUDA_PATH that is gone (WinError 3 or 2, any locale).
     _sig("F16", "stale-cuda-path", r"\[WinError [23]\][^\n]*?'(?P<path>[^'\n]+)'", check=_stale_path,
@@ -331,7 +335,8 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("F20", "pip-still-running",
          r"Building wheel for (?P<package>[^\s(]+) \([^)\n]*\): started[^\n]*\n"
          r"(?:[^\n]*?Building wheel for [^\n]*?: still running\.\.\.[^\n]*\n){10}", needle="still running", span=12),
-    _sig("F20", "travis-time-limit", words("The job exceeded the maximum time limit for jobs, and has been terminated."),
+    _sig("F20", "travis-time-limit",
+         words("The job exceeded the maximum time limit for jobs, and has been terminated."),
          needle="maximum time limit"),
     # Azure Pipelines' agent ("of 360." in minutes, or "of 06:00:00.") and GitHub Actions' runner ("of 360 minutes.").
     _sig("F20", "ci-job-time-limit", r"has exceeded the maximum execution time of (?P<limit>\d+(?::\d+)*)",
@@ -353,7 +358,8 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("F22", "cuda-home-not-set", words("CUDA_HOME environment variable is not set."), needle="CUDA_HOME"),
     _sig("F22", "distro-nvcc-failed", r"command '(?P<nvcc>/usr/bin/nvcc)' failed", needle="/usr/bin/nvcc"),
     # F23: libcuda.so.1 and friends (Docker, no driver).
-    _sig("F23", "libcuda-needed", r"(?P<lib>libcuda\.so\.1), needed by (?P<by>\S+), not found", needle="not found", key="needed by"),
+    _sig("F23", "libcuda-needed", r"(?P<lib>libcuda\.so\.1), needed by (?P<by>\S+), not found",
+         needle="not found", key="needed by"),
     _sig("F23", "driver-symbols-undefined", r"undefined reference to [`'](?P<symbol>cu(?:Mem|Device)\w*)'",
          needle="undefined reference to"),
     _sig("F23", "so-not-found",

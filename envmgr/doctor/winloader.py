@@ -66,7 +66,7 @@ def loader_model(host: Host, loader: str, dll_dir: str, python_exe: str | None,
         path, labels = [dll_dir] + path, ["llama_cpp's own PATH prepend"] + labels
         blocked = _llama_cpp_blocked(host)
     # The current folder comes between the Windows folder and PATH; the Host does not know it.
-    dirs = app + [system32, (root, "the Windows folder")] + list(zip(path, labels))
+    dirs = app + [system32, (root, "the Windows folder")] + list(zip(path, labels, strict=True))
     return LoaderModel(loader, tuple(dirs), _DESCRIBE[loader], blocked, tuple(dll_dirs))
 
 
