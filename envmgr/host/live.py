@@ -73,6 +73,8 @@ class LiveHost:
         return os.path.realpath(path)
 
     def _open_key(self, key: str):
+        if sys.platform != "win32":  # never: reg_values/reg_subkeys ask only on Windows (mypy reads it)
+            raise OSError("no registry on this platform")
         import winreg  # lazily: only Windows has it
 
         hive_name, _, sub = normalize_key(key).partition("\\")
@@ -81,7 +83,7 @@ class LiveHost:
         return winreg.OpenKey(hive, sub, 0, winreg.KEY_READ | winreg.KEY_WOW64_64KEY)
 
     def reg_values(self, key: str) -> dict[str, RegValue] | None:
-        if self.platform != WINDOWS:
+        if self.platform != WINDOWS or sys.platform != "win32":  # the same test; mypy reads the second
             return None
         import winreg
 
@@ -104,7 +106,7 @@ class LiveHost:
         return values
 
     def reg_subkeys(self, key: str) -> list[str] | None:
-        if self.platform != WINDOWS:
+        if self.platform != WINDOWS or sys.platform != "win32":  # the same test; mypy reads the second
             return None
         import winreg
 
@@ -140,12 +142,10 @@ class LiveHost:
     def run(self, argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None,
             encoding: str | None = "utf-8") -> Completed:
         argv_t = tuple(argv)
-        kwargs = {}
-        if self.platform == WINDOWS:
-            kwargs["creationflags"] = 0x08000000  # CREATE_NO_WINDOW: no console flashes
+        flags = 0x08000000 if self.platform == WINDOWS else 0  # CREATE_NO_WINDOW: no console flashes
         try:
             proc = subprocess.run(argv_t, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL,
-                                  env=dict(env) if env is not None else None, **kwargs)
+                                  env=dict(env) if env is not None else None, creationflags=flags)
         except subprocess.TimeoutExpired as exc:
             return Completed(argv_t, -1, _decode(exc.stdout, encoding), _decode(exc.stderr, encoding),
                              timed_out=True)

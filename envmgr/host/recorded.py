@@ -71,6 +71,7 @@ class RecordedHost:
     runs_programs = False   # it answers the commands it holds and starts nothing
     writes_files = False    # planning only: there are no real files behind it
     default_shell = None
+    _index: dict[str, dict[str, str]] | None   # _children(): built on first use, dropped on a change
 
     def __init__(self, data: dict, *, origin: str = "<memory>", base_dir: Path | None = None) -> None:
         self.origin = self.name = origin
@@ -291,12 +292,11 @@ class RecordedHost:
             index = {}
             # Every path in the tables is in pathlib's form (str(PurePath)), whose name is what follows
             # its last separator; pathlib is asked only when that is empty or a dot (an anchor).
-            for files in (True, False):
-                for k, v in (self._files if files else self._dirs).items():
+            for pairs in (((k, v[0]) for k, v in self._files.items()), self._dirs.items()):
+                for k, original in pairs:
                     cut = k.rfind(sep)
                     if cut < 0 or cut == len(k) - 1:
                         continue
-                    original = v[0] if files else v
                     name = original[original.rfind(sep) + 1:]
                     if not name or name[0] == "." and name in (".", ".."):
                         name = self._pure(original).name
@@ -383,6 +383,8 @@ class RecordedHost:
     def cpu_count(self) -> int:
         """The recorded machine's processors (Windows' NUMBER_OF_PROCESSORS, else `meta.cpu_count`), or 1."""
         for value in (self._env.get("NUMBER_OF_PROCESSORS"), self.meta.get("cpu_count")):
+            if value is None:
+                continue
             try:
                 if int(value) > 0:
                     return int(value)

@@ -35,6 +35,9 @@ class _RecordingEnv(Mapping):
 class _Lazy(str):
     """A value handed out by items(): recorded once discovery actually uses it (tests truthiness/str)."""
 
+    _env: _RecordingEnv
+    _name: str
+
     def __new__(cls, env: _RecordingEnv, name: str):
         obj = super().__new__(cls, env._inner[name])
         obj._env, obj._name = env, name

@@ -170,13 +170,14 @@ class WineHost:
         env = WindowsEnv(DEFAULT_ENV)
         machine_path = None
         for key in (MACHINE_ENV, VOLATILE_ENV, USER_ENV):
-            values = [v for v in (self.reg_values(key) or {}).values() if isinstance(v.data, str) and v.name]
+            values = [(v.name, v.type, v.data) for v in (self.reg_values(key) or {}).values()
+                      if isinstance(v.data, str) and v.name]
             # REG_SZ first, then REG_EXPAND_SZ, so expandable values can use plain ones of the same key.
-            for value in sorted(values, key=lambda v: v.type == "REG_EXPAND_SZ"):
-                text = expand(value.data, env) if value.type == "REG_EXPAND_SZ" else value.data
-                if key == USER_ENV and value.name.upper() == "PATH" and machine_path:
+            for name, kind, data in sorted(values, key=lambda v: v[1] == "REG_EXPAND_SZ"):
+                text = expand(data, env) if kind == "REG_EXPAND_SZ" else data
+                if key == USER_ENV and name.upper() == "PATH" and machine_path:
                     text = f"{machine_path};{text}"
-                env[value.name] = text
+                env[name] = text
             if key == MACHINE_ENV:
                 machine_path = env.get("PATH")
         for name, value in self._overrides.items():
