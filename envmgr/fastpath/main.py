@@ -15,6 +15,10 @@ import sys
 from envmgr.fastpath.argv import parse_options, selectors
 from envmgr.host.process import environ
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 # Variables that make the full CLI behave differently (another host, shell completion).
 _FULL_PATH_ENV = ("ENVMGR_MACHINE", "ENVMGR_WINEPREFIX")
 
@@ -32,7 +36,7 @@ def main() -> None:
     answer()
 
 
-def plan(argv: list[str], env) -> object | None:
+def plan(argv: list[str], env) -> Callable[[], object] | None:
     """A callable that answers `argv` on the fast path, or None for the full CLI."""
     if sys.platform == "win32" or "_ENVMGR_COMPLETE" in env or any(env.get(k) for k in _FULL_PATH_ENV):
         return None
@@ -42,7 +46,7 @@ def plan(argv: list[str], env) -> object | None:
         return lambda: _write_text(f"envmgr, version {__version__}\n")
     if not argv or argv[0] not in ("export", "run"):
         return None
-    command = ()
+    command: tuple[str, ...] = ()
     args = argv[1:]
     if argv[0] == "run":
         if "--" not in args:

@@ -137,7 +137,7 @@ def run(ops, marker: str, command: tuple) -> bool:
     if program is None:
         return False
     got: list = []
-    state = {"pid": None}
+    state: dict[str, int | None] = {"pid": None}
 
     def handler(signum, _frame):
         # spawn._Relay: Ctrl+C and Ctrl+\ are the child's (it shares the terminal); SIGTERM and
@@ -206,7 +206,7 @@ def _start(program: str, argv: list, env: dict) -> int | None:
 def _inherited() -> list:
     """Popen(close_fds=True): descriptors beyond 0-2 that the caller let us inherit are not the child's
     (those envmgr opened itself are close-on-exec already)."""
-    out = []
+    out: list[int] = []
     try:
         fds = [int(fd) for fd in os.listdir("/proc/self/fd")]
     except OSError:

@@ -89,7 +89,7 @@ def write_sh_slot(slot: str, data: dict, args: list[str], env, fast_file: str) -
     write_slot(sh_slot, slot, data, args, env, fast_file)
 
 
-def write_slot(render, slot: str, data: dict, args: list[str], env, fast_file: str) -> None:
+def write_slot(render, slot: str, data: dict | None, args: list[str], env, fast_file: str) -> None:
     """Write the slot `render` makes (atomically), or remove a stale one; never fails the caller."""
     from envmgr import __file__ as version_file
     from envmgr.files.atomic import atomic_write
