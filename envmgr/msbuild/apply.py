@@ -135,6 +135,7 @@ def _remedy(exc: BaseException) -> str:
 def apply_copies(ops: FileOps, store: Store, copies: Sequence[FileAction]) -> Outcome:
     steps = []
     for c in copies:
+        assert c.source is not None   # a copy always names its source (plan.py)
         try:
             data = ops.read(c.source)
         except OSError as exc:

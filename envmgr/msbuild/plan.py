@@ -127,7 +127,8 @@ def read_folder(host: Host, path: str) -> FolderFacts:
 
 def gather(host: Host, inv: Inventory) -> Facts:
     instances = tuple(v for v in inv.visual_studio if v.build_customizations is not None)
-    paths = [v.build_customizations.dir for v in instances] + [extensions_dir(k.path) for k in inv.cuda]
+    paths = ([v.build_customizations.dir for v in instances if v.build_customizations is not None]
+             + [extensions_dir(k.path) for k in inv.cuda])
     folders = tuple(read_folder(host, p) for p in dict.fromkeys(paths))
     limits = read_limits(host, inv).host
     return Facts(inv.platform, tuple(inv.visual_studio), tuple(inv.cuda), folders,
@@ -196,8 +197,14 @@ def _why_not(facts: Facts, vs: VsInstance, kit: CudaToolkit, src: FolderFacts, d
     return "", ""
 
 
+def _bc_dir(vs: VsInstance) -> str:
+    """The instance's BuildCustomizations folder: the instances planned for are the ones that have one."""
+    assert vs.build_customizations is not None
+    return vs.build_customizations.dir
+
+
 def plan_pair(facts: Facts, vs: VsInstance, kit: CudaToolkit) -> PairPlan:
-    dst = facts.folder(vs.build_customizations.dir)
+    dst = facts.folder(_bc_dir(vs))
     src = facts.folder(extensions_dir(kit.path))
     names = list(expected_names(kit.short))
     names += [f.name for f in src.files if integration_version(f.name) == kit.short
@@ -215,7 +222,7 @@ def plan_pair(facts: Facts, vs: VsInstance, kit: CudaToolkit) -> PairPlan:
 
 def orphans_of(facts: Facts, vs: VsInstance) -> tuple[FileAction, ...]:
     installed = {k.short for k in facts.toolkits}
-    folder = facts.folder(vs.build_customizations.dir)
+    folder = facts.folder(_bc_dir(vs))
     return tuple(FileAction(f.name, ORPHAN, join_win(folder.path, f.name), None, None, f.sha256,
                             f"CUDA {integration_version(f.name)} is not installed")
                  for f in folder.files if integration_version(f.name) not in installed)

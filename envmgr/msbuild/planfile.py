@@ -95,14 +95,15 @@ def validate(doc: dict, fresh: Plan, ops: FileOps) -> tuple[FileAction, ...]:
     problems, chosen = [], []
     for i, entry in enumerate(doc["copies"], 1):
         problem = _entry_problem(entry, fresh, ops)
-        match = next((c for c in fresh.copies if same(c.source, entry["source"]) and same(c.dest, entry["dest"])
+        match = next((c for c in fresh.copies
+                      if c.source is not None and same(c.source, entry["source"]) and same(c.dest, entry["dest"])
                       and c.source_sha256 == entry["source_sha256"] and c.dest_sha256 == entry["dest_sha256"]),
                      None)
         if problem is None and match is None:
             problem = f"{entry['dest']}: does not match what this machine needs now (changed since planning?)"
         if problem:
             problems.append(f"entry {i}: {problem}")
-        else:
+        elif match is not None:   # always, when there is no problem
             chosen.append(match)
     if problems:
         raise PlanRejected("refusing the plan file: nothing was written", "make a new plan with envmgr fix-msbuild",

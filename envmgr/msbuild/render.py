@@ -24,7 +24,7 @@ def routes(plan: Plan, statuses: tuple[str, ...] = (WORK,)) -> tuple[Route, ...]
     for p in plan.pairs:
         if p.status not in statuses:
             continue
-        env = ()
+        env: tuple[tuple[str, str], ...] = ()
         if gen := generator(p.vs_major):
             env = (("CMAKE_GENERATOR", gen), ("CMAKE_GENERATOR_INSTANCE", p.vs_path),
                    ("CMAKE_GENERATOR_PLATFORM", "x64"), ("CMAKE_GENERATOR_TOOLSET", f"cuda={p.cuda_path}"))
