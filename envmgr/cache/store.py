@@ -70,20 +70,24 @@ def lookup(key: str, warn=None, host=None) -> str | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        return _unreadable(path, exc.strerror or str(exc), warn)
+        _unreadable(path, exc.strerror or str(exc), warn)
+        return None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return _unreadable(path, f"not UTF-8 at byte {exc.start}", warn)
+        _unreadable(path, f"not UTF-8 at byte {exc.start}", warn)
+        return None
     head, sep, body = text.partition("\n# ---- snapshot ----\n")
     if not sep or not head.startswith("#envmgr-cache "):
-        return _unreadable(path, "no envmgr cache header", warn)
+        _unreadable(path, "no envmgr cache header", warn)
+        return None
     try:
         validity = json.loads(head[len("#envmgr-cache "):])
     except ValueError:
         validity = None
     if not isinstance(validity, dict):
-        return _unreadable(path, "a malformed cache header", warn)
+        _unreadable(path, "a malformed cache header", warn)
+        return None
     if any(host_token(host, p) != t for p, t in validity.items()):
         return None
     return body

@@ -28,7 +28,7 @@ def _is_gpu_row(row: dict[str, str]) -> bool:
 
 def parse_query_csv(text: str, fields: tuple[str, ...]) -> tuple[Gpu, ...]:
     """`--format=csv,noheader` (or with a header, which is skipped). Names never contain commas."""
-    gpus = []
+    gpus: list[Gpu] = []
     for raw in text.replace("\r", "").splitlines():
         line = raw.strip()
         if not line or line.startswith("$") or line.replace(" ", "").startswith(fields[0]):

@@ -110,8 +110,8 @@ def check_vswhere_output(stdout: str, returncode: int) -> None:
 
 
 def _from_flat(d: Mapping[str, Any], source: str) -> VsRecord:
-    catalog = d.get("catalog") if isinstance(d.get("catalog"), dict) else {}
-    props = d.get("properties") if isinstance(d.get("properties"), dict) else {}
+    catalog = c if isinstance(c := d.get("catalog"), dict) else {}
+    props = p if isinstance(p := d.get("properties"), dict) else {}
 
     def pick(key: str, table: Mapping[str, Any], prefix: str) -> str:
         value = table.get(key, d.get(f"{prefix}_{key}", ""))

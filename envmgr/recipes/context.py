@@ -30,7 +30,8 @@ def gather(host: Host, snap: Snapshot, env: dict, *, arch_list: str | None, allo
             lib_files = ()
     return RecipeContext(
         platform=host.platform, cuda_short=d.get("cuda_short", ""), cuda_path=d.get("cuda_path", ""),
-        nvcc=next((op.value for op in snap.delta.ops if op.name == "CUDACXX" and op.op == "set"), ""),
+        nvcc=next((op.value for op in snap.delta.ops
+                   if op.name == "CUDACXX" and op.op == "set" and isinstance(op.value, str)), ""),
         vs_path=vs_path, vs_major=major, toolset=d.get("toolset", ""), cuda_in_build_customizations=in_bc,
         gpu_caps=tuple(g.compute_cap for g in gpus if g.compute_cap), ninja=ninja, arch_list=arch_list,
         allow_unsupported_compiler=allow_unsupported, params=params,

@@ -129,8 +129,8 @@ def default_architectures(gpu_caps, cuda_short: str) -> tuple[tuple[str, ...], s
 def cuda_architectures(ctx: RecipeContext) -> tuple[str, str]:
     """(CMake list like "86;89", where it came from): --arch-list, else `default_architectures`."""
     if ctx.arch_list:
-        archs = [a.strip().replace(".", "") for a in ctx.arch_list.replace(",", ";").split(";") if a.strip()]
-        return ";".join(archs), "--arch-list"
+        listed = [a.strip().replace(".", "") for a in ctx.arch_list.replace(",", ";").split(";") if a.strip()]
+        return ";".join(listed), "--arch-list"
     archs, why = default_architectures(ctx.gpu_caps, ctx.cuda_short)
     return ";".join(archs), why
 

@@ -55,7 +55,7 @@ def activation_delta(delta: EnvDelta, env: Mapping[str, str], marker: str) -> En
         except ValueError:
             pass
     saved = {n: _get(base, n, fold) for n in names}
-    ops = [VarOp(n, SET, _get(after, n, fold)) if _get(after, n, fold) is not None else VarOp(n, UNSET)
+    ops = [VarOp(n, SET, value) if (value := _get(after, n, fold)) is not None else VarOp(n, UNSET)
            for n in names]
     ops += [VarOp(ACTIVE, SET, marker), VarOp(RESTORE, SET, json.dumps(saved, ensure_ascii=False))]
     return EnvDelta(delta.platform, tuple(ops))

@@ -94,6 +94,7 @@ def compose(host: Host, choice: Choice, inv: Inventory, progress=None) -> Snapsh
     if choice.platform == WINDOWS and choice.vs is not None and choice.toolset is not None:
         from envmgr.snapshot.capture import base_environment, capture_vcvars, vcvars_args
 
+        assert choice.vs.vcvarsall is not None   # select.choose() picks only instances that have one
         pin = choice.toolset.version if not choice.toolset.is_default else None
         args = vcvars_args(choice.arch, pin)
         with progress(f"running vcvarsall.bat {' '.join(args)} ({choice.vs.label})"):

@@ -148,7 +148,7 @@ def _toolset(vs: VsInstance, cuda: CudaToolkit | None, sel: Selectors, limits: L
     if cuda is None:
         return _default_toolset(vs)
     host = limits.host.get(cuda.path)
-    rejected = []
+    rejected: list[str] = []
     for t in vs.toolsets:   # newest first
         why = toolset_rejection(t, cuda, host, limits.stl.get(t.path))
         if why is None:

@@ -175,7 +175,8 @@ def _archs(i: Inputs, steps) -> Step | None:
     built = ", ".join(f"sm_{a // 10}" for a in archs)
     if not caps:
         return Step("archs", SKIPPED, f"built for {built}; no GPU to compare with")
-    bad, ptx = [], []
+    bad: list[str] = []
+    ptx: list[str] = []
     for cc in dict.fromkeys(caps):
         major, minor = (int(x) for x in cc.split("."))
         own = major * 100 + minor * 10

@@ -213,9 +213,10 @@ def fetch(index: str, key: wheels.WheelKey, is_cuda: bool, say) -> wheels.Entry 
 
 
 def _say_refused(found: list[Candidate], key: wheels.WheelKey, say) -> None:
-    same = [c for c in found if c.key is not None and (c.key.version, c.key.source) == (key.version, key.source)]
-    for cand in same[:5]:
-        say(f"not using {cand.filename} ({cand.key.digest()}): " + "; ".join(differences(cand.key, key)))
+    same = [(c, c.key) for c in found
+            if c.key is not None and (c.key.version, c.key.source) == (key.version, key.source)]
+    for cand, its in same[:5]:
+        say(f"not using {cand.filename} ({its.digest()}): " + "; ".join(differences(its, key)))
     if len(same) > 5:
         say(f"… and {len(same) - 5} more wheel(s) of {key.package} {key.version} for other keys")
     if len(found) > len(same):
