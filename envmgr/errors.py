@@ -107,7 +107,7 @@ class Interrupted(EnvmgrError):
         self.signum = signum
 
     @property
-    def exit_code(self) -> int:
+    def exit_code(self) -> int:  # type: ignore[override]  # read, never set: derived from the fields
         return 128 + self.signum
 
 
@@ -119,7 +119,7 @@ class ChildFailed(EnvmgrError):
         self.code = code
 
     @property
-    def exit_code(self) -> int:
+    def exit_code(self) -> int:  # type: ignore[override]  # read, never set: derived from the fields
         return self.code if self.code > 0 else 1
 
 

@@ -3,9 +3,12 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from envmgr.host.process import setting
+
+if TYPE_CHECKING:
+    import threading  # imported by Spinner only when it spins
 
 JSON_SCHEMA_VERSION = 1
 _CODES = {"bold": "1", "dim": "2", "red": "31", "green": "32", "yellow": "33", "cyan": "36"}
@@ -77,24 +80,24 @@ class Spinner:
     def __init__(self, message: str) -> None:
         self.message = message
         self.active = sys.stderr.isatty() and not setting("CI")
-        self._thread = None
-        self._stop = None
+        self._thread: threading.Thread | None = None
+        self._stop: threading.Event | None = None
 
     def __enter__(self):
         if self.active:
             import threading
 
             self._stop = threading.Event()
-            self._thread = threading.Thread(target=self._spin, daemon=True)
+            self._thread = threading.Thread(target=self._spin, args=(self._stop,), daemon=True)
             self._thread.start()
         return self
 
-    def _spin(self) -> None:
+    def _spin(self, stop: threading.Event) -> None:
         i = 0
         # Wait a little first: fast steps should not flicker.
-        if self._stop.wait(0.3):
+        if stop.wait(0.3):
             return
-        while not self._stop.wait(0.1):
+        while not stop.wait(0.1):
             sys.stderr.write(f"\r{self.FRAMES[i % 4]} {self.message}")
             sys.stderr.flush()
             i += 1
@@ -102,6 +105,6 @@ class Spinner:
         sys.stderr.flush()
 
     def __exit__(self, *exc) -> None:
-        if self._stop is not None:
+        if self._stop is not None and self._thread is not None:   # both set by __enter__, or neither
             self._stop.set()
             self._thread.join()

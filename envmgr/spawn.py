@@ -145,7 +145,7 @@ def run(argv: Sequence[str], env: Mapping[str, str], *, interrupted: str | None 
             return _wait(proc)
     with _relay() as relay:
         proc = _start(argv[0], [program, *argv[1:]], env=dict(env))
-        relay.started(proc.pid, lambda signum: passes_on(signum) and _kill_tree(proc.pid, signum))
+        relay.started(proc.pid, lambda signum: _kill_tree(proc.pid, signum) if passes_on(signum) else None)
         code = _wait(proc)
     return _outcome(code, relay.got, interrupted)
 

@@ -6,7 +6,7 @@ expands the way cmd and the registry's REG_EXPAND_SZ do: unknown names stay as w
 """
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import PurePosixPath, PureWindowsPath
 
 
@@ -26,7 +26,7 @@ def same_path(a: str, b: str, windows: bool = True) -> bool:
 class WindowsEnv(Mapping[str, str]):
     """Environment with Windows' case-insensitive names (keeps the first spelling it saw)."""
 
-    def __init__(self, values: Mapping[str, str] = ()) -> None:
+    def __init__(self, values: Mapping[str, str] | Iterable[tuple[str, str]] = ()) -> None:
         self._data: dict[str, tuple[str, str]] = {}
         for name, value in dict(values).items():
             self[name] = value
