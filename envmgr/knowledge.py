@@ -13,6 +13,13 @@ from dataclasses import dataclass, field
 
 from envmgr.version import Version, mm
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import TypeVar
+
+    _Row = TypeVar("_Row", "CudaRelease", "MsvcRelease")
+
 
 @dataclass(frozen=True)
 class CudaRelease:
@@ -174,11 +181,11 @@ class HostLimits:
 class Limits:
     """What the choice needs beyond the inventory, read from the machine by discover.limits."""
 
-    host: dict = field(default_factory=dict)      # cuda path -> HostLimits
-    stl: dict = field(default_factory=dict)       # toolset path -> min CUDA ("12.4") or None
+    host: dict[str, HostLimits | None] = field(default_factory=dict)   # cuda path -> HostLimits
+    stl: dict[str, str | None] = field(default_factory=dict)   # toolset path -> min CUDA ("12.4") or None
 
 
-def _newest_at_or_below(rows, version: str):
+def _newest_at_or_below(rows: Sequence[_Row], version: str) -> _Row | None:
     want = mm(version)
     return next((r for r in rows if want >= mm(r.since)), None)
 
@@ -219,7 +226,7 @@ def dropped_below(cuda: str) -> str | None:
     return next((r.min_cc for r in CUDA_MAJORS if r.major <= major and r.min_cc), None)
 
 
-def min_cuda_for(cc: tuple[int, int] | str) -> str | None:
+def min_cuda_for(cc: tuple[int, ...] | str) -> str | None:
     """The first CUDA that builds for this compute capability (row for it, else the nearest below)."""
     want = Version.of(cc) if isinstance(cc, str) else Version(cc)
     rows = {Version.of(r.cc): r.first_cuda for r in COMPUTE_CAPABILITIES}

@@ -8,15 +8,19 @@ from __future__ import annotations
 
 import re
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
 _DOTTED = re.compile(r"\d+(?:\.\d+)*")
 
 
-class Version(tuple):
+class Version(tuple[int, ...]):
     """A tuple of ints, so `Version.of("12.4") >= (12, 4)` and sorting just work."""
 
     __slots__ = ()
 
-    def __new__(cls, parts=()) -> Version:
+    def __new__(cls, parts: Iterable[str | int] = ()) -> Version:
         return super().__new__(cls, (int(p) for p in parts))
 
     @classmethod

@@ -79,7 +79,8 @@ class CudaToolkit:
 
     @property
     def major_minor(self) -> tuple[int, int]:
-        return tuple(mm(self.short))
+        two = mm(self.short)
+        return two.major, two.minor
 
 
 @dataclass(frozen=True)

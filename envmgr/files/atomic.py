@@ -14,7 +14,7 @@ _REPLACE_TRIES = 20
 _REPLACE_PAUSE_S = 0.05
 
 
-def replace(src: str | os.PathLike, dst: str | os.PathLike) -> None:
+def replace(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
     """os.replace, retried on Windows while another process holds the target."""
     for attempt in range(_REPLACE_TRIES):
         try:
@@ -28,7 +28,7 @@ def replace(src: str | os.PathLike, dst: str | os.PathLike) -> None:
             time.sleep(_REPLACE_PAUSE_S * (attempt + 1) / 4)
 
 
-def atomic_write(path: str | os.PathLike, data: bytes, *, backup: bool = True) -> Path | None:
+def atomic_write(path: str | os.PathLike[str], data: bytes, *, backup: bool = True) -> Path | None:
     """Write `data` to `path` atomically; an existing file is first copied to `<path>.bak`.
 
     Returns the backup's path when one was made. Readers never see a half-written file, and an

@@ -12,7 +12,7 @@ import stat
 TEXT_LIMIT = 64 * 1024 * 1024   # snapshots, recipes, machine records, logs: far below this
 
 
-def read_regular(path, limit: int | None = None) -> bytes:
+def read_regular(path: str | os.PathLike[str], limit: int | None = None) -> bytes:
     """The bytes of a regular file; OSError (with a strerror fit for a message) for anything else."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     with os.fdopen(fd, "rb") as fh:

@@ -33,28 +33,28 @@ class Spec:
 class Str(Spec):
     expected = "a string"
 
-    def accepts(self, value):
+    def accepts(self, value: Any) -> bool:
         return isinstance(value, str)
 
 
 class Int(Spec):
     expected = "an integer"
 
-    def accepts(self, value):
+    def accepts(self, value: Any) -> bool:
         return isinstance(value, int) and not isinstance(value, bool)
 
 
 class Bool(Spec):
     expected = "true or false"
 
-    def accepts(self, value):
+    def accepts(self, value: Any) -> bool:
         return isinstance(value, bool)
 
 
 class Hex(Spec):
     expected = "a string of hex digits"
 
-    def accepts(self, value):
+    def accepts(self, value: Any) -> bool:
         if not isinstance(value, str):
             return False
         try:
@@ -69,7 +69,7 @@ class Literal(Spec):
         self.values = values
         self.expected = " or ".join(_toml(v) for v in values)
 
-    def accepts(self, value):
+    def accepts(self, value: Any) -> bool:
         return any(type(value) is type(v) and value == v for v in self.values)
 
 
@@ -79,7 +79,7 @@ class List(Spec):
         noun = {"a string": "strings", "an integer": "integers"}.get(item.expected, f"items that are {item.expected}")
         self.expected = f"a {'non-empty ' if non_empty else ''}list of {noun}"
 
-    def problem(self, value, where):
+    def problem(self, value: Any, where: str) -> tuple[str, str] | None:
         if not isinstance(value, list) or (self.non_empty and not value):
             return where, self.expected
         for i, item in enumerate(value):
@@ -96,7 +96,7 @@ class Map(Spec):
         self.value = value
         self.expected = "a table"
 
-    def problem(self, value, where):
+    def problem(self, value: Any, where: str) -> tuple[str, str] | None:
         if not isinstance(value, dict):
             return where, self.expected
         for key, item in value.items():
@@ -114,7 +114,7 @@ class Table(Spec):
         self.fields, self.required, self.open = dict(fields), required, open
         self.expected = "a table"
 
-    def problem(self, value, where):
+    def problem(self, value: Any, where: str) -> tuple[str, str] | None:
         if not isinstance(value, dict):
             return where, self.expected
         for key in self.required:
@@ -137,7 +137,7 @@ class OneOf(Spec):
         self.options = options
         self.expected = expected or " or ".join(o.expected for o in options)
 
-    def problem(self, value, where):
+    def problem(self, value: Any, where: str) -> tuple[str, str] | None:
         kinds = [o for o in self.options if _same_kind(o, value)]
         if len(kinds) == 1 and not isinstance(kinds[0], (Str, Int, Bool, Literal, Hex)):
             return kinds[0].problem(value, where)   # e.g. the table form: say which field inside is wrong
@@ -146,7 +146,7 @@ class OneOf(Spec):
         return where, self.expected
 
 
-def _same_kind(spec: Spec, value) -> bool:
+def _same_kind(spec: Spec, value: Any) -> bool:
     if isinstance(spec, (Table, Map)):
         return isinstance(value, dict)
     if isinstance(spec, List):
@@ -160,7 +160,7 @@ def _join(where: str, key: str) -> str:
     return f"{where}.{part}" if where else part
 
 
-def _toml(value) -> str:
+def _toml(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
@@ -168,7 +168,7 @@ def _toml(value) -> str:
     return str(value)
 
 
-def describe(value) -> str:
+def describe(value: Any) -> str:
     """A value in TOML's words: `a string ("yes")`, `an integer (5)`, `a table`."""
     if isinstance(value, bool):
         return f"a boolean ({_toml(value)})"
@@ -186,7 +186,7 @@ def describe(value) -> str:
     return "a date or time"
 
 
-def _lookup(data, where: str):
+def _lookup(data: Any, where: str) -> Any:
     """The value at a path check() reported (for the 'not X' part of the message)."""
 
     value = data
@@ -204,7 +204,7 @@ def _lookup(data, where: str):
 _MISSING = object()
 
 
-def check(data: dict, spec: Spec, origin: str, what: str, remedy: str) -> None:
+def check(data: dict[str, Any], spec: Spec, origin: str, what: str, remedy: str) -> None:
     """Raise one InputFileError for the first field of `data` that does not fit `spec`."""
     if not data:
         raise InputFileError(f"{origin}: the {what} is empty", remedy)
@@ -221,7 +221,7 @@ def check(data: dict, spec: Spec, origin: str, what: str, remedy: str) -> None:
     raise InputFileError(f"{origin}: '{where}' must be {expected}, not {describe(value)}", remedy)
 
 
-def check_version(data: dict, reads: tuple[int, ...], origin: str, what: str, remedy: str) -> None:
+def check_version(data: dict[str, Any], reads: tuple[int, ...], origin: str, what: str, remedy: str) -> None:
     """Before the shape: a newer file may have fields this envmgr does not know."""
     if not data:
         raise InputFileError(f"{origin}: the {what} is empty", remedy)

@@ -19,6 +19,10 @@ import re
 
 from envmgr.files.tomlread import tomllib
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from typing import Any
+
 _MARK = "\ue000"   # a private-use character: the placeholders' prefix, when the text holds none
 _CTL1 = r"\x00-\x08\x0a-\x1f\x7f"   # what a one-line basic string cannot hold (tab can)
 _CTLM = r"\x00-\x08\x0b-\x1f\x7f"   # ... a multi-line one (tab and LF can; CRLF is LF by then)
@@ -46,7 +50,7 @@ class _Mismatch(Exception):
     """The placeholders did not come back as whole strings, or two keys became one."""
 
 
-def loads(text: str) -> dict:
+def loads(text: str) -> dict[str, Any]:
     """tomllib.loads(text), faster on documents with many or long basic strings; raises what it raises."""
     src = text.replace("\r\n", "\n")   # as tomllib does first
     marked = None if _MARK in src else _mark(src)
@@ -55,10 +59,12 @@ def loads(text: str) -> dict:
         try:
             data = tomllib.loads(doc)
             strings = json.loads("[" + ",".join(bodies) + "]", strict=False)
-            return _restore(data, {f"{_MARK}{i}": s for i, s in enumerate(strings)})
+            restored: dict[str, Any] = _restore(data, {f"{_MARK}{i}": s for i, s in enumerate(strings)})
+            return restored
         except (tomllib.TOMLDecodeError, ValueError, _Mismatch):
             pass
-    return tomllib.loads(text)
+    plain: dict[str, Any] = tomllib.loads(text)
+    return plain
 
 
 def _mark(src: str) -> tuple[str, list[str]] | None:
@@ -84,7 +90,7 @@ def _mark(src: str) -> tuple[str, list[str]] | None:
     return text, [f'"{body}"' for body in numbers]
 
 
-def _restore(value, strings: dict[str, str]):
+def _restore(value: Any, strings: dict[str, str]) -> Any:
     if isinstance(value, str):
         if _MARK in value:
             try:

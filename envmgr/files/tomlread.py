@@ -8,10 +8,18 @@ https://learn.microsoft.com/en-us/powershell/module/microsoft.powershell.core/ab
 from __future__ import annotations
 
 import codecs
+import os
 import sys
 
 from envmgr.errors import InputFileError
 from envmgr.files.read import TEXT_LIMIT, read_regular
+
+__all__ = ["decode_text", "load_toml", "read_text_file", "tomllib"]   # tomllib: for tomlfast.py, wheels/remote.py
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (no new start-up cost)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -29,7 +37,7 @@ def decode_text(raw: bytes, origin: str, what: str, remedy: str) -> str:
                              f"{exc.start})", remedy) from None
 
 
-def read_text_file(path, what: str, read_remedy: str, decode_remedy: str) -> str:
+def read_text_file(path: str | os.PathLike[str], what: str, read_remedy: str, decode_remedy: str) -> str:
     """The file's text; an unreadable or undecodable file is one InputFileError line (exit 2)."""
 
     try:
@@ -39,10 +47,12 @@ def read_text_file(path, what: str, read_remedy: str, decode_remedy: str) -> str
     return decode_text(raw, str(path), what, decode_remedy)
 
 
-def load_toml(text: str, origin: str, what: str, remedy: str, loads=None) -> dict:
+def load_toml(text: str, origin: str, what: str, remedy: str,
+              loads: Callable[[str], dict[str, Any]] | None = None) -> dict[str, Any]:
     """`loads`: a stand-in for tomllib.loads that raises what it raises (tomlfast.loads)."""
     try:
-        return (loads or tomllib.loads)(text)
+        doc: dict[str, Any] = (loads or tomllib.loads)(text)
+        return doc
     except tomllib.TOMLDecodeError as exc:
         # The message carries "(at line L, column C)".
         raise InputFileError(f"{origin}: not a valid {what}: {exc}", remedy) from None
