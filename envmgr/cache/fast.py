@@ -15,6 +15,7 @@ import io
 import marshal
 import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 from envmgr.cache.key import entry_token
@@ -26,22 +27,22 @@ VERSION = 1
 SCRIPT_FORMATS = ("sh", "fish", "ps1", "cmd")
 
 
-def fast_path_of(entry: str | os.PathLike) -> str:
+def fast_path_of(entry: str | os.PathLike[str]) -> str:
     return os.path.splitext(os.fspath(entry))[0] + ".fast"
 
 
-def forget(entry: str | os.PathLike) -> None:
+def forget(entry: str | os.PathLike[str]) -> None:
     try:
         os.unlink(fast_path_of(entry))
     except OSError:
         pass
 
 
-def answers(snapshot_toml: str) -> dict:
+def answers(snapshot_toml: str) -> dict[str, object]:
     """format -> what `export --format FORMAT` prints on a hit (str: through sys.stdout; bytes: raw)."""
 
     snap = from_toml(snapshot_toml, "<cache>")
-    out: dict = {"toml": snap.text}
+    out: dict[str, str | bytes] = {"toml": snap.text}
     buf = io.StringIO()
     emit_json(snapshot_json(snap), buf)
     out["json"] = buf.getvalue()
@@ -58,7 +59,7 @@ def answers(snapshot_toml: str) -> dict:
     return {"out": out, "platform": snap.platform, "marker": snap.marker(), "ops": ops}
 
 
-def remember(entry: str | os.PathLike, snapshot_toml: str, validity: dict) -> None:
+def remember(entry: str | os.PathLike[str], snapshot_toml: str, validity: Mapping[str, str]) -> None:
     """Write KEY.fast beside the entry just written; never fails the caller."""
     if sys.platform == "win32":
         return            # the fast path does not run there (vcvars' base environment is in the key)

@@ -10,6 +10,10 @@ from __future__ import annotations
 
 import os
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the fast path imports this module
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
 KEY_ENV = ("CUDA_PATH", "CUDA_HOME", "CUDA_ROOT", "CUDAToolkit_ROOT", "CONDA_PREFIX", "ProgramFiles",
            "ProgramFiles(x86)", "ProgramData", "SystemRoot")
 VERSIONED_PREFIX = "CUDA_PATH_V"     # CUDA_PATH_V12_4 ... (matched case-insensitively)
@@ -25,7 +29,8 @@ def _sha256_hex(data: bytes) -> str:
             from _sha2 import sha256  # CPython 3.12+
         except ImportError:
             from hashlib import sha256
-    return sha256(data).hexdigest()
+    digest: str = sha256(data).hexdigest()
+    return digest
 
 
 def _string(s: str, ascii_only: bool) -> str:
@@ -48,7 +53,7 @@ def _string(s: str, ascii_only: bool) -> str:
     return '"' + "".join(out) + '"'
 
 
-def dumps(value, *, ensure_ascii: bool = True, sort_keys: bool = True) -> str:
+def dumps(value: object, *, ensure_ascii: bool = True, sort_keys: bool = True) -> str:
     """json.dumps(value, sort_keys=sort_keys, ensure_ascii=ensure_ascii) for str/None/bool/int/list/dict."""
     if value is None:
         return "null"
@@ -70,14 +75,15 @@ def dumps(value, *, ensure_ascii: bool = True, sort_keys: bool = True) -> str:
     raise TypeError(f"cannot encode {type(value).__name__}")
 
 
-def key_env(env) -> dict:
+def key_env(env: Mapping[str, str]) -> dict[str, object]:
     """The environment variables that decide discovery's result (values; '' when unset)."""
-    relevant = {k: env.get(k, "") for k in KEY_ENV}
+    relevant: dict[str, object] = {k: env.get(k, "") for k in KEY_ENV}
     relevant.update({k: v for k, v in env.items() if k.upper().startswith(VERSIONED_PREFIX)})
     return relevant
 
 
-def cache_key(platform: str, selectors: dict, env, version: str, base: dict | None = None) -> str:
+def cache_key(platform: str, selectors: Mapping[str, object], env: Mapping[str, str], version: str,
+              base: Mapping[str, str] | None = None) -> str:
     """The cache entry's name. `base` is the Windows base environment vcvars runs from (None elsewhere)."""
     relevant = key_env(env)
     if base is not None:
@@ -111,5 +117,5 @@ def entry_token(path: str) -> str:
     return f"{st.st_ino}:{st.st_mtime_ns}:{st.st_size}"
 
 
-def still_valid(validity: dict) -> bool:
+def still_valid(validity: Mapping[str, str]) -> bool:
     return all(stat_token(p) == t for p, t in validity.items())

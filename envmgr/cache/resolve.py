@@ -1,9 +1,13 @@
 """From selectors (or --from FILE) to a Snapshot: cache first, then discover -> choose -> compose."""
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+
 from envmgr.discover import discover
 from envmgr.discover.limits import read_limits
 from envmgr.errors import InputFileError
+from envmgr.host.base import Host
 from envmgr.snapshot import compose
 from envmgr.snapshot import form as snapmod
 from envmgr.snapshot.form import Snapshot, missing_paths
@@ -11,9 +15,10 @@ from envmgr.snapshot.select import choose
 from envmgr.snapshot.selectors import Selectors, with_real_paths
 
 
-def resolve(host, sel: Selectors, *, from_file: str | None = None, refresh: bool = False,
+def resolve(host: Host, sel: Selectors, *, from_file: str | None = None, refresh: bool = False,
             strict: bool = False, pythons: tuple[str, ...] = (), use_cache: bool = True,
-            warn=None, progress=None) -> tuple[Snapshot, str]:
+            warn: Callable[[str], None] | None = None,
+            progress: Callable[[str], AbstractContextManager[object]] | None = None) -> tuple[Snapshot, str]:
     """The snapshot and where it came from ("file", "cache" or "captured"). `warn` and `progress`
     (compose's slow-step context manager) are the caller's UI; the core prints nothing."""
 
@@ -52,7 +57,7 @@ def resolve(host, sel: Selectors, *, from_file: str | None = None, refresh: bool
     return snap, "captured"
 
 
-def _check_paths(host, snap: Snapshot, strict: bool, origin: str, warn) -> None:
+def _check_paths(host: Host, snap: Snapshot, strict: bool, origin: str, warn: Callable[[str], None]) -> None:
     if snap.platform != host.platform:
         raise InputFileError(f"{origin}: this snapshot is for {snap.platform}, this machine is {host.platform}",
                              "export a snapshot on this machine")

@@ -9,8 +9,10 @@ new installs appear in). Writes are atomic; a corrupt entry is rebuilt.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from envmgr import __version__
 from envmgr.cache import key as cachekey
@@ -18,12 +20,16 @@ from envmgr.cache.fast import forget, remember
 from envmgr.cache.key import ABSENT, KEY_ENV, stat_token, token  # noqa: F401  (the key rule lives in cache/key.py)
 from envmgr.files.atomic import atomic_write
 from envmgr.host import dirs
-from envmgr.host.base import host_path, join
+from envmgr.host.base import Host, host_path, join
+
+if TYPE_CHECKING:
+    from envmgr.discover.model import Inventory
+    from envmgr.snapshot.select import Choice
 
 cache_dir = dirs.cache_dir
 
 
-def cache_key(platform: str, selectors: dict, env) -> str:
+def cache_key(platform: str, selectors: Mapping[str, object], env: Mapping[str, str]) -> str:
     base = None
     if platform == "windows":
         from envmgr.snapshot.capture import (
@@ -39,14 +45,14 @@ class Entry:
     key: str
     path: Path
     snapshot_toml: str
-    validity: dict
+    validity: dict[str, str]
 
 
 def _entry_path(key: str) -> Path:
     return cache_dir() / "snapshots" / f"{key}.toml"
 
 
-def host_token(host, path: str) -> str:
+def host_token(host: Host | None, path: str) -> str:
     """stat_token through the host (a Wine prefix's C:\\ paths are its drive_c files); the same text for
     this machine's files as stat_token, which the fast path compares without a host."""
     if host is None:
@@ -58,7 +64,7 @@ def host_token(host, path: str) -> str:
     return token(st.mtime_ns, st.size)
 
 
-def lookup(key: str, warn=None, host=None) -> str | None:
+def lookup(key: str, warn: Callable[[str], None] | None = None, host: Host | None = None) -> str | None:
     """The cached snapshot TOML when its entry exists, parses and all its stats (through `host`; None:
     this machine's) still match.
 
@@ -93,13 +99,13 @@ def lookup(key: str, warn=None, host=None) -> str | None:
     return body
 
 
-def _unreadable(path: Path, why: str, warn) -> None:
+def _unreadable(path: Path, why: str, warn: Callable[[str], None] | None) -> None:
     if warn is not None:
         warn(f"the cached snapshot {path} is unreadable ({why}); capturing it again")
     return None
 
 
-def store(key: str, snapshot_toml: str, watch: list[str], host=None) -> Path:
+def store(key: str, snapshot_toml: str, watch: list[str], host: Host | None = None) -> Path:
     validity = {p: host_token(host, p) for p in dict.fromkeys(watch)}
     text = "#envmgr-cache " + json.dumps(validity, sort_keys=True) + "\n# ---- snapshot ----\n" + snapshot_toml
     path = _entry_path(key)
@@ -145,7 +151,7 @@ def clear() -> int:
     return count
 
 
-def watch_list(host, choice, inv) -> list[str]:
+def watch_list(host: Host, choice: Choice, inv: Inventory) -> list[str]:
     """The files and folders whose stats decide whether a cached snapshot still holds."""
 
     paths: list[str] = []

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from envmgr.errors import CaptureError
@@ -44,15 +45,15 @@ BASE_NAMES = ("SystemRoot", "SystemDrive", "windir", "ComSpec", "PATHEXT", "TEMP
 @dataclass(frozen=True)
 class CaptureOutput:
     messages: tuple[str, ...]        # what vcvars printed (banner, [ERROR:...] and [DEBUG:...] lines)
-    env: dict                        # the `set` dump after vcvars
-    before: dict | None = None       # the `set` dump before vcvars (None in output without it)
+    env: dict[str, str]              # the `set` dump after vcvars
+    before: dict[str, str] | None = None     # the `set` dump before vcvars (None in output without it)
 
     @property
     def errors(self) -> tuple[str, ...]:
         return tuple(m for m in self.messages if re.match(r"^\[ERROR:", m.strip()))
 
 
-def base_environment(env) -> dict[str, str]:
+def base_environment(env: Mapping[str, str]) -> dict[str, str]:
     root = env.get("SystemRoot") or "C:\\Windows"
     base = {n: env[n] for n in BASE_NAMES if env.get(n)}
     base["PATH"] = f"{root}\\system32;{root};{root}\\System32\\Wbem;{root}\\System32\\WindowsPowerShell\\v1.0\\"

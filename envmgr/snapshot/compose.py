@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import datetime as _dt
-from contextlib import nullcontext
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 
 from envmgr import __version__
 from envmgr.discover.model import CudaToolkit, Inventory
@@ -80,11 +81,12 @@ def identity(choice: Choice, args: tuple[str, ...], sdk: str | None) -> tuple[tu
     return tuple(out)
 
 
-def _quiet(message: str):
+def _quiet(message: str) -> AbstractContextManager[object]:
     return nullcontext()
 
 
-def compose(host: Host, choice: Choice, inv: Inventory, progress=None) -> Snapshot:
+def compose(host: Host, choice: Choice, inv: Inventory,
+            progress: Callable[[str], AbstractContextManager[object]] | None = None) -> Snapshot:
     """`progress(message)`: a context manager around the slow step (vcvarsall.bat); the CLI passes
     its spinner (output.Spinner), the core shows nothing."""
     progress = progress or _quiet

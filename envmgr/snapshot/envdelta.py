@@ -13,6 +13,7 @@ from envmgr.winenv import env_key, path_key
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the fast path imports this module
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
+    from typing import Any
 
 SET, PREPEND, APPEND, UNSET, REMOVE = "set", "prepend", "append", "unset", "remove"
 
@@ -145,7 +146,7 @@ def combine(platform: str, *deltas: EnvDelta) -> EnvDelta:
     prepends go in front of an earlier one's (it was applied last), its sets win."""
     fold = platform == "windows"
     order: list[str] = []
-    table: dict[str, dict] = {}
+    table: dict[str, dict[str, Any]] = {}   # per variable: its name, then one entry per kind of op
     for delta in deltas:
         for op in delta.ops:
             key = op.name.upper() if fold else op.name

@@ -1,7 +1,9 @@
 """Snapshot <-> TOML (docs/snapshot.md). The only module that knows the snapshot file format."""
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import tomlkit
 
@@ -74,7 +76,7 @@ def to_toml(snap: Snapshot) -> str:
     return tomlkit.dumps(doc)
 
 
-def _var_item(ops: list[VarOp]):
+def _var_item(ops: list[VarOp]) -> str | tomlkit.items.Table:
     if len(ops) == 1 and ops[0].op == SET:
         return str(ops[0].value)
     table = tomlkit.table()
@@ -105,11 +107,11 @@ def from_toml(text: str, origin: str = "<snapshot>") -> Snapshot:
                     str(data.get("created", "")), text)
 
 
-def _pairs(table) -> tuple[tuple[str, str], ...]:
+def _pairs(table: Mapping[object, object] | None) -> tuple[tuple[str, str], ...]:
     return tuple((str(k), str(v)) for k, v in (table or {}).items())
 
 
-def _read_var(name: str, item) -> list[VarOp]:
+def _read_var(name: str, item: str | dict[str, Any]) -> list[VarOp]:
     """One [env] entry, already checked against schema.SNAPSHOT_VAR."""
     if isinstance(item, str):
         return [VarOp(name, SET, item)]
@@ -125,7 +127,7 @@ def load(path: str) -> Snapshot:
     return from_toml(text, path)
 
 
-def missing_paths(snap: Snapshot, exists) -> list[str]:
+def missing_paths(snap: Snapshot, exists: Callable[[str], bool]) -> list[str]:
     """Folders and files the snapshot names that do not exist on this machine."""
     missing = []
     for op in snap.delta.ops:

@@ -4,8 +4,8 @@ from __future__ import annotations
 from envmgr.snapshot.form import SCHEMA, Snapshot
 
 
-def snapshot_json(snap: Snapshot) -> dict:
-    env: dict[str, dict] = {}
+def snapshot_json(snap: Snapshot) -> dict[str, object]:
+    env: dict[str, dict[str, object]] = {}
     for op in snap.delta.ops:
         entry = env.setdefault(op.name, {})
         entry[op.op] = list(op.entries) if op.op in ("prepend", "append", "remove") else (

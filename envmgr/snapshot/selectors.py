@@ -1,7 +1,10 @@
 """The selectors every command takes; kept apart from snapshot/select.py so a cached `export` imports nothing heavy."""
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from envmgr.host.base import Host
 
 
 class Selectors(NamedTuple):
@@ -11,7 +14,7 @@ class Selectors(NamedTuple):
     cuda: str | None = None
 
 
-def real_cuda_query(host, query: str | None) -> str | None:
+def real_cuda_query(host: Host, query: str | None) -> str | None:
     """`--cuda` naming a folder (or nvcc) that exists: the path it really is, so a symlink such as
     /usr/local/cuda, a Windows junction, a relative path or a trailing slash selects the toolkit
     discovery found behind it (discovery records real paths). Versions pass through unchanged."""
@@ -20,6 +23,6 @@ def real_cuda_query(host, query: str | None) -> str | None:
     return host.realpath(query)
 
 
-def with_real_paths(host, sel: Selectors) -> Selectors:
+def with_real_paths(host: Host, sel: Selectors) -> Selectors:
     real = real_cuda_query(host, sel.cuda)
     return sel if real == sel.cuda else sel._replace(cuda=real)
