@@ -57,7 +57,8 @@ def check_output_file(path: str, flag: str) -> None:
     if not path.strip():
         raise UsageError(f"{flag} needs a file name", f"e.g. {flag} machine.toml")
     if os.path.isdir(path):
-        raise InputFileError(f"{flag} {path}: is a folder", f"give a file name, e.g. {flag} {os.path.join(path, 'machine.toml')}")
+        raise InputFileError(f"{flag} {path}: is a folder",
+                             f"give a file name, e.g. {flag} {os.path.join(path, 'machine.toml')}")
 
 
 def check_wine_prefix(prefix: str) -> None:

@@ -57,12 +57,15 @@ RECIPE_FLAGS = ("recipe", "arch_list", "allow_unsupported_compiler", "recipe_par
 def selector_options(func):
     """--vs/--toolset/--arch/--cuda/--python/--from/--refresh/--strict: the same on every command."""
     options = [
-        click.option("--vs", "vs", metavar="WHICH", help="Visual Studio: edition, year, major, version prefix, instance id or path."),
-        click.option("--toolset", metavar="14.XX", help="MSVC toolset (version prefix); default: the newest nvcc accepts."),
+        click.option("--vs", "vs", metavar="WHICH",
+                     help="Visual Studio: edition, year, major, version prefix, instance id or path."),
+        click.option("--toolset", metavar="14.XX",
+                     help="MSVC toolset (version prefix); default: the newest nvcc accepts."),
         click.option("--arch", default="x64", show_default=True, metavar="ARCH",
                      help="Target (x64, x86, arm64) or host_target pair (x64_arm64)."),
         click.option("--cuda", metavar="X.Y|PATH", help="CUDA toolkit: version prefix or folder; default: the newest."),
-        click.option("--python", "pythons", multiple=True, metavar="EXE", help="Also consider pip CUDA of this Python."),
+        click.option("--python", "pythons", multiple=True, metavar="EXE",
+                     help="Also consider pip CUDA of this Python."),
         click.option("--from", "from_file", metavar="FILE", help="Use a snapshot file instead of selecting."),
         click.option("--refresh", is_flag=True, help="Ignore the cache and capture again."),
         click.option("--strict", is_flag=True, help="With --from: refuse a snapshot whose paths do not exist here."),
@@ -136,7 +139,8 @@ def environment_for(obj: Ctx, selection: Selection, recipe: RecipeArgs, snap=Non
     snapshot itself resolves it and passes it as `snap`: each command resolves once (one capture)."""
 
     snap = snap if snap is not None else get_snapshot(obj, selection)
-    delta, notes = snap.delta, ()
+    delta = snap.delta
+    notes: tuple[str, ...] = ()
     marker = snap.marker()
     if recipe.name:
         params = []

@@ -4,6 +4,7 @@ from __future__ import annotations
 import click
 
 from envmgr.cache import store as cache
+from envmgr.cache.key import stat_token
 from envmgr.output import emit_json
 
 
@@ -19,8 +20,9 @@ def cache_list(as_json: bool) -> None:
 
     rows = []
     for e in cache.entries():
-        valid = bool(e.snapshot_toml) and all(cache.stat_token(p) == t for p, t in e.validity.items())
-        headline = next((l[2:] for l in e.snapshot_toml.splitlines()[1:2] if l.startswith("# ")), "(unreadable)")
+        valid = bool(e.snapshot_toml) and all(stat_token(p) == t for p, t in e.validity.items())
+        headline = next((line[2:] for line in e.snapshot_toml.splitlines()[1:2] if line.startswith("# ")),
+                        "(unreadable)")
         rows.append({"key": e.key, "path": str(e.path), "valid": valid, "summary": headline})
     if as_json:
         emit_json({"schema": 1, "cache_dir": str(cache.cache_dir()), "entries": rows})

@@ -30,7 +30,8 @@ from envmgr.snapshot.selectors import Selectors
 @click.option("--cuda", metavar="X.Y|PATH", help="CUDA toolkit to check for (default: the newest).")
 @click.option("--only", metavar="IDS", help="Only these checks, e.g. --only F04,F15 (catalog ids).")
 @click.option("--dll", "dll", metavar="PATH|llama_cpp",
-              help="Show a DLL's (or .so's) dependency tree as the loader will resolve it; llama_cpp: the installed one.")
+              help="Show a DLL's (or .so's) dependency tree as the loader will resolve it; "
+                   "llama_cpp: the installed one.")
 @click.option("--loader", type=click.Choice(["llama_cpp", "ctypes", "winmode0"]), default=None,
               help="With --dll on a Windows DLL: whose search order (default llama_cpp; ctypes: ctypes.CDLL(path); "
                    "winmode0: ctypes.CDLL(path, winmode=0)). See docs/doctor.md.")

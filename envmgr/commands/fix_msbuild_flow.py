@@ -153,6 +153,7 @@ def apply_elevated(plan: Plan) -> Outcome | None:  # pragma: no cover - Windows 
         say(render_routes(routes(plan)))
         raise ApplyFailed("administrator rights were not granted; nothing was changed",
                           "use one of the routes above, or run fix-msbuild from an elevated prompt")
+    assert result is not None   # refused above when missing after a failure; the elevated step writes it
     if rc != 0:
         raise ApplyFailed(result.get("error", f"the elevated step failed ({rc})"), result.get("remedy", ""),
                           details=tuple(result.get("details", ())))
@@ -216,6 +217,7 @@ def run_undo(host, opts: Options) -> int:
                                "the manifest was edited; restore the files by hand")
 
     outcome = undo_last(ops, store, check)
+    assert outcome is not None   # there is a run to undo: last_applied() was read above
     if opts.as_json:
         emit_json({"schema": 1, "undone": last["id"], "applied": outcome_json(outcome)})
     say(f"envmgr: restored {len(outcome.changes)} file(s) as they were before run {last['id']}")

@@ -53,8 +53,10 @@ def install_wheel(obj: Ctx, args: list[str], selection: Selection, recipe_args: 
                   options: InstallOptions) -> Installed:
     """Build SPEC (the last of args) with the recipe, or take its wheel from the cache or the index; pip install it."""
 
-    recipe, no_deps, wheel_index, publish_to = recipe_args.name, options.no_deps, options.wheel_index, options.publish_to
+    recipe, no_deps = recipe_args.name, options.no_deps
+    wheel_index, publish_to = options.wheel_index, options.publish_to
     spec, pip_opts = _install_args(args, recipe, publish_to)
+    assert recipe is not None   # _install_args refused a missing --recipe
     snap = get_snapshot(obj, selection)       # resolved once: the environment and the CUDA version come from it
     delta, marker, _ = environment_for(obj, selection, recipe_args, snap=snap)
     env = activation_delta(delta, obj.env, marker).apply(obj.env)
@@ -143,8 +145,9 @@ def _build(python, spec, pip_opts, env, key_for, info, is_cuda, start, created):
         seconds = time.perf_counter() - start
         if code != 0:
             raise ChildFailed(f"pip wheel failed with exit code {code} after {seconds:.0f} s; nothing was cached",
-                              "rerun with -v before SPEC, or `envmgr run --recipe ... --log build.log -- pip wheel -v ...`"
-                              " to have the log diagnosed", code)
+                              "rerun with -v before SPEC, or "
+                              "`envmgr run --recipe ... --log build.log -- pip wheel -v ...` to have the log diagnosed",
+                              code)
         built = sorted(tmp.glob("*.whl"))
         if len(built) != 1:
             raise CheckFailed(f"pip wheel produced {len(built)} wheels in {tmp}, expected one", "report this")

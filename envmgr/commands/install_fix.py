@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from envmgr.doctor.checks import FAIL, WARN
 from envmgr.errors import EnvmgrError
 from envmgr.host.base import WINDOWS, which_in
-from envmgr.msbuild.plan import DONE
+from envmgr.msbuild.fileops import FileOps
+from envmgr.msbuild.plan import DONE, Plan
 from envmgr.msbuild.render import outcome_json
 from envmgr.msbuild.repair import apply_and_verify, elevated_command, pair_plan, writer
 from envmgr.recipes.recipe import get_recipe
@@ -37,8 +38,8 @@ class MsbuildFix:
     ids: tuple[str, ...]         # the findings it answers
     action: str                  # ninja | copy | recipe-route | stop
     why: str                     # one line: the route, or why fix-msbuild's plan is not applied
-    plan: object = None          # fix-msbuild's Plan for the chosen pair (copy, stop)
-    ops: object = None           # the FileOps that write it (copy)
+    plan: Plan | None = None     # fix-msbuild's Plan for the chosen pair (copy, stop)
+    ops: FileOps | None = None   # the FileOps that write it (copy)
     command: str = ""            # the fix-msbuild command to run elevated (stop)
 
 
@@ -157,6 +158,7 @@ def apply(fix: MsbuildFix, facts, report: FixReport) -> list[str]:
         return [report.add(i, fix.action, fix.why) for i in fix.ids]
     if fix.action != COPY:
         return []
+    assert fix.plan is not None and fix.ops is not None   # decide() gives COPY both
 
     pair = next(p for p in fix.plan.pairs if p.copies)
     outcome = apply_and_verify(facts.host, facts.inv, fix.plan, fix.ops, (pair.vs_id,), (pair.cuda_path,))

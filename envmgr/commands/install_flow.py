@@ -183,8 +183,8 @@ def _wheel_line(done, seconds: float) -> str:
         return (f"wheel cache hit: {done.wheel} ({key}, built earlier in {done.build_seconds:.0f} s); "
                 f"installed in {seconds:.1f} s, nothing built")
     if done.origin == "index":
-        return (f"from the wheel index {done.index}: {done.wheel} ({key}, built elsewhere in {done.build_seconds:.0f} s);"
-                f" installed in {seconds:.1f} s, nothing built")
+        return (f"from the wheel index {done.index}: {done.wheel} "
+                f"({key}, built elsewhere in {done.build_seconds:.0f} s); installed in {seconds:.1f} s, nothing built")
     return f"built {done.wheel} in {done.build_seconds:.0f} s (a source folder or URL: never cached)"
 
 

@@ -72,4 +72,5 @@ def _save(path: str, run) -> None:
     try:
         atomic_write(path, text.encode("utf-8"), backup=False)
     except OSError as exc:
-        raise InputFileError(f"--save-output {path}: cannot write: {exc.strerror or exc}", "choose a writable path")
+        raise InputFileError(f"--save-output {path}: cannot write: {exc.strerror or exc}",
+                             "choose a writable path") from None

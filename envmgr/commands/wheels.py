@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -22,7 +23,7 @@ def command() -> None:
 def wheels_list(as_json: bool) -> None:
     """List cached wheels with their keys."""
 
-    rows = []
+    rows: list[dict[str, Any]] = []
     for e in wheels.entries():
         if isinstance(e, wheels.Entry):
             rows.append({"digest": e.folder.name, "wheel": e.wheel, "path": str(e.path), "sha256": e.sha256,

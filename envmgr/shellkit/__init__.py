@@ -22,13 +22,16 @@ from __future__ import annotations
 
 import os
 from types import ModuleType
-from typing import Mapping
 
 from envmgr.files.atomic import atomic_write
 from envmgr.shellkit import cmd, dotenv, fish, github, ps1, sh
 from envmgr.shellkit._common import UnrepresentableValue, expected_env
 from envmgr.snapshot.envdelta import REMOVE, SET, EnvDelta, VarOp, split_list
 from envmgr.winenv import env_key, path_key
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the fast path renders through here
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 FORMATS = ("sh", "fish", "ps1", "cmd", "dotenv", "github")
 _MODULES: dict[str, ModuleType] = {"sh": sh, "fish": fish, "ps1": ps1, "cmd": cmd, "dotenv": dotenv,

@@ -3,11 +3,14 @@ semantics a rendered script must have (`expected_env`), which the tests compare 
 from __future__ import annotations
 
 import re
-from typing import Iterable, Mapping
 
 from envmgr.errors import UnrepresentableValue
 from envmgr.snapshot.envdelta import APPEND, PREPEND, SET, UNSET, EnvDelta, VarOp
 from envmgr.winenv import env_key
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the fast path renders through here
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
 
 
 def check_text(fmt: str, name: str, text: str, forbidden: str = "", *, what: str = "value",
@@ -73,7 +76,7 @@ def expected_env(delta: EnvDelta, env: Mapping[str, str], *, fold: bool | None =
             continue
         text = list_text(delta, op)
         if not text:
-            if current is not None:
+            if key is not None and current is not None:   # (a current value was found under key)
                 out[key] = current
             continue
         rest = without(current or "", drop_entries(delta, op, unsearchable), delta.sep, fold)

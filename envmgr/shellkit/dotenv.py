@@ -11,11 +11,14 @@ refused outright: python-dotenv 1.x expands it even in single quotes (measured w
 from __future__ import annotations
 
 import re
-from typing import Mapping
 
 from envmgr.shellkit._common import UnrepresentableValue, check_name, check_text, expected_env, ops_of
 from envmgr.snapshot.envdelta import UNSET, EnvDelta
 from envmgr.winenv import env_key
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the fast path renders through here
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 NEWLINE = "\n"
 ENCODING = "utf-8"
@@ -34,7 +37,8 @@ def quote(name: str, value: str) -> str:
         # to the next line's quote (1.2.2, measured); `C:\\` must be written unquoted.
         if not _UNQUOTED.fullmatch(value):
             bad = next(c for c in value if not _UNQUOTED.fullmatch(c))
-            raise UnrepresentableValue("dotenv", name, "a value ending in '\\' must be unquoted, which cannot hold this", bad)
+            raise UnrepresentableValue("dotenv", name,
+                                       "a value ending in '\\' must be unquoted, which cannot hold this", bad)
         return value
     if "$" not in value:
         return '"' + "".join(_DQ.get(c, c) for c in value) + '"'
@@ -42,7 +46,8 @@ def quote(name: str, value: str) -> str:
         if bad in value:
             raise UnrepresentableValue("dotenv", name, "'$' needs single quotes, which cannot hold this", bad)
     if "\\\\" in value:
-        raise UnrepresentableValue("dotenv", name, "'$' needs single quotes, where python-dotenv reads '\\\\' as one", "\\")
+        raise UnrepresentableValue("dotenv", name,
+                                   "'$' needs single quotes, where python-dotenv reads '\\\\' as one", "\\")
     return "'" + value + "'"
 
 

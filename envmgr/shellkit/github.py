@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Mapping
 
 from envmgr.shellkit._common import UnrepresentableValue, check_name, check_text, ops_of
 from envmgr.shellkit.dotenv import final_values
 from envmgr.snapshot.envdelta import PREPEND, UNSET, EnvDelta
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the fast path renders through here
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 NEWLINE = "\n"
 ENCODING = "utf-8"

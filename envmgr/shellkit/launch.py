@@ -11,9 +11,9 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
 
 import psutil
 
@@ -56,7 +56,7 @@ def detect_shell(explicit: str | None, env: Mapping[str, str]) -> str:
             if name not in _LAUNCHERS and not name.startswith("python"):
                 break
             proc = proc.parent()
-    except Exception:  # noqa: BLE001 - any psutil trouble just means "use the default"
+    except Exception:  # broad on purpose; any psutil trouble just means "use the default"
         pass
     if sys.platform == "win32":
         return "powershell"
@@ -101,7 +101,8 @@ def build_session(shell: str, delta: EnvDelta, env: Mapping[str, str], marker: s
                         f". {ps1.quote(str(init))}"), child_env, folder)
     if shell == "cmd":
         init = Path(folder, "init.cmd")
-        write_script(init, "@echo off\r\n" + render(delta, "cmd") + f"\r\n@set \"PROMPT={prompt.replace('%', '%%')}$P$G\"\r\n", "cmd")
+        prompt_line = f"\r\n@set \"PROMPT={prompt.replace('%', '%%')}$P$G\"\r\n"
+        write_script(init, "@echo off\r\n" + render(delta, "cmd") + prompt_line, "cmd")
         return Session(("cmd.exe", "/d", "/k", str(init)), child_env, folder)
     raise UsageError(f"unknown shell {shell!r}", f"use one of: {', '.join(SHELLS)}")
 

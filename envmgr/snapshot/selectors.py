@@ -1,7 +1,7 @@
 """The selectors every command takes; kept apart from snapshot/select.py so a cached `export` imports nothing heavy."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, overload
 
 if TYPE_CHECKING:
     from envmgr.host.base import Host
@@ -14,6 +14,10 @@ class Selectors(NamedTuple):
     cuda: str | None = None
 
 
+@overload
+def real_cuda_query(host: Host, query: str) -> str: ...
+@overload
+def real_cuda_query(host: Host, query: None) -> None: ...
 def real_cuda_query(host: Host, query: str | None) -> str | None:
     """`--cuda` naming a folder (or nvcc) that exists: the path it really is, so a symlink such as
     /usr/local/cuda, a Windows junction, a relative path or a trailing slash selects the toolkit
