@@ -10,6 +10,8 @@ from envmgr.host.process import setting
 if TYPE_CHECKING:
     import threading  # imported by Spinner only when it spins
 
+    from envmgr.errors import EnvmgrError
+
 JSON_SCHEMA_VERSION = 1
 _CODES = {"bold": "1", "dim": "2", "red": "31", "green": "32", "yellow": "33", "cyan": "36"}
 
@@ -60,7 +62,7 @@ def say(message: str) -> None:
     print(message, file=sys.stderr)
 
 
-def show_error(exc) -> int:
+def show_error(exc: EnvmgrError) -> int:
     """The one printer of an EnvmgrError (errors.py): its line, details and remedy on stderr; the
     exit code to leave with."""
     paint = Painter(sys.stderr)
@@ -83,7 +85,7 @@ class Spinner:
         self._thread: threading.Thread | None = None
         self._stop: threading.Event | None = None
 
-    def __enter__(self):
+    def __enter__(self) -> Spinner:
         if self.active:
             import threading
 
@@ -104,7 +106,7 @@ class Spinner:
         sys.stderr.write("\r" + " " * (len(self.message) + 2) + "\r")
         sys.stderr.flush()
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         if self._stop is not None and self._thread is not None:   # both set by __enter__, or neither
             self._stop.set()
             self._thread.join()

@@ -22,11 +22,13 @@ from envmgr.errors import CannotStart, CommandNotFound, Interrupted
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the fast path imports this module
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Iterator, Mapping, Sequence
+    from types import FrameType
+    from typing import Any, BinaryIO
 
 
 @contextmanager
-def _child_owns_ctrl_c():
+def _child_owns_ctrl_c() -> Iterator[None]:
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         yield
@@ -43,21 +45,21 @@ class _Relay:
 
     def __init__(self) -> None:
         self.got: list[int] = []
-        self.pass_on = None
+        self.pass_on: Callable[[int], object] | None = None
 
-    def handler(self, signum: int, _frame) -> None:
+    def handler(self, signum: int, _frame: FrameType | None) -> None:
         self.got.append(signum)
         if self.pass_on is not None:
             self.pass_on(signum)
 
-    def started(self, pid: int, pass_on) -> None:
+    def started(self, pid: int, pass_on: Callable[[int], object]) -> None:
         self.pass_on = pass_on
         for signum in self.got:
             _kill(pid, signum)
 
 
 @contextmanager
-def _relay():
+def _relay() -> Iterator[_Relay]:
     relay = _Relay()
     names = ("SIGINT", "SIGQUIT", *_PASSED_ON)
     previous = {s: signal.signal(s, relay.handler) for s in (getattr(signal, n) for n in names)}
@@ -150,7 +152,7 @@ def run(argv: Sequence[str], env: Mapping[str, str], *, interrupted: str | None 
     return _outcome(code, relay.got, interrupted)
 
 
-def _start(name: str, argv: list[str], **popen) -> subprocess.Popen:
+def _start(name: str, argv: list[str], **popen: Any) -> subprocess.Popen[bytes]:
     try:
         return subprocess.Popen(argv, **popen)
     except PermissionError:
@@ -160,7 +162,7 @@ def _start(name: str, argv: list[str], **popen) -> subprocess.Popen:
                           "is it a program for this system?") from None
 
 
-def _wait(proc: subprocess.Popen) -> int:
+def _wait(proc: subprocess.Popen[bytes]) -> int:
     code = proc.wait()
     # A child killed by a signal: report it the way shells do (128 + signal number).
     return 128 - code if code < 0 else code
@@ -243,7 +245,7 @@ def _pass_on_pty(pid: int, master: int, signum: int) -> None:
     _kill(group, signum, group=True)
 
 
-def _copy_output(proc: subprocess.Popen, master: int, log, stdin_tty: bool) -> None:
+def _copy_output(proc: subprocess.Popen[bytes], master: int, log: BinaryIO, stdin_tty: bool) -> None:
     """Until the pty has no writer left, or the child has ended and nothing is left to read (a daemon
     it started may hold the pty open for ever)."""
 

@@ -5,25 +5,28 @@ Imports the vocabulary, files/ and host/ only; every layer above reads its facts
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from envmgr.discover.compilers import discover_compilers
 from envmgr.discover.cuda import discover_cuda
 from envmgr.discover.gpu import discover_gpus
-from envmgr.discover.model import Inventory
+from envmgr.discover.model import Inventory, VsInstance
 from envmgr.discover.sdk import discover_sdks
 from envmgr.discover.vs import discover_vs
 from envmgr.host.base import WINDOWS, Host
 
 
-def discover(host: Host, pythons: tuple[str | None, ...] = (None,)):
-    def windows_side():
+def discover(host: Host, pythons: tuple[str | None, ...] = (None,)) -> Inventory:
+    def windows_side() -> tuple[tuple[VsInstance, ...], tuple[str, ...], tuple[str, ...]]:
         if host.platform != WINDOWS:
             return (), (), ()
         sdks, sdk_problems = discover_sdks(host)
         instances, problems = discover_vs(host, sdks)
         return instances, sdks, tuple(problems) + tuple(sdk_problems)
 
-    jobs = (windows_side, lambda: discover_cuda(host, pythons), lambda: discover_gpus(host),
-            lambda: discover_compilers(host))
+    jobs: tuple[Callable[[], Any], ...] = (windows_side, lambda: discover_cuda(host, pythons),
+                                            lambda: discover_gpus(host), lambda: discover_compilers(host))
     if getattr(host, "runs_programs", True):
         from concurrent.futures import ThreadPoolExecutor  # lazily: a cached `export` never discovers
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import PurePath
 
 from envmgr.discover.cudaparse import (
     mixed_components,
@@ -62,7 +63,7 @@ def _from_nvcc(host: Host, nvcc: str, source: str) -> Candidate:
     return Candidate(str(host_path_parent(host, bin_dir)), source)
 
 
-def host_path_parent(host: Host, path: str):
+def host_path_parent(host: Host, path: str) -> PurePath:
     return host_path(host, path).parent
 
 
@@ -206,7 +207,8 @@ def probe(host: Host, path: str, sources: tuple[str, ...], given: tuple[str, ...
                        tuple(problems))
 
 
-def _version(host: Host, path: str, nvcc: str | None, components, problems: list[str]) -> tuple[str | None, str]:
+def _version(host: Host, path: str, nvcc: str | None, components: tuple[tuple[str, str], ...],
+             problems: list[str]) -> tuple[str | None, str]:
     text, _ = safe_read_text(host, join(host, path, "version.json"))
     if text and (v := parse_version_json(text)):
         return v, "version.json"
@@ -251,5 +253,5 @@ def discover_cuda(host: Host, pythons: tuple[str | None, ...] = (None,)) -> tupl
     return tuple(sorted(kits, key=_sort_key, reverse=True))
 
 
-def _sort_key(kit: CudaToolkit):
+def _sort_key(kit: CudaToolkit) -> tuple[Version, str]:
     return (Version.of(kit.version), kit.path)

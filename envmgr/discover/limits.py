@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 from envmgr import knowledge
-from envmgr.host.base import join, safe_read_text
+from envmgr.discover.model import Inventory
+from envmgr.host.base import Host, join, safe_read_text
 from envmgr.knowledge import HostLimits, Limits
 
 _MSC = re.compile(r"#if\s+_MSC_VER\s*<\s*(\d{4})\s*\|\|\s*_MSC_VER\s*>=\s*(\d{4})")
@@ -28,7 +29,7 @@ def parse_stl_min_cuda(text: str) -> str | None:
     return m.group(1) if m else None
 
 
-def read_limits(host, inv) -> Limits:
+def read_limits(host: Host, inv: Inventory) -> Limits:
     """Each toolkit's host_config.h (table fallback) and each toolset's yvals_core.h (table fallback)."""
     host_limits = {}
     for kit in inv.cuda:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, is_dataclass
+from typing import Any
 
 from envmgr.version import mm
 
@@ -114,7 +115,7 @@ class Inventory:
     gpu_problems: tuple[str, ...] = ()
 
 
-def to_json(value):
+def to_json(value: Any) -> Any:
     """Dataclasses -> dicts (with `label`-like properties left out), tuples -> lists."""
     if is_dataclass(value):
         return {f.name: to_json(getattr(value, f.name)) for f in fields(value)}

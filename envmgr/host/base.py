@@ -6,14 +6,14 @@ plain strings in the host's own flavour ("C:\\Program Files\\..." on a Windows h
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath, PurePosixPath, PureWindowsPath
 from typing import Protocol
 
 from envmgr.winenv import same_path as same
 
-RegData = str | int | tuple | bytes
+RegData = str | int | tuple[str, ...] | bytes
 
 WINDOWS = "windows"
 LINUX = "linux"
@@ -208,7 +208,8 @@ def safe_read_text(host: Host, path: str) -> tuple[str | None, str | None]:
         return None, f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}"
 
 
-def which_in(platform: str, name: str, path_value: str, pathext: str, is_file) -> str | None:
+def which_in(platform: str, name: str, path_value: str, pathext: str,
+             is_file: Callable[[str], bool]) -> str | None:
     """PATH search shared by every host: Windows tries PATHEXT, and a name with an extension as is."""
     sep = ";" if platform == WINDOWS else ":"
     cls = path_class(platform)

@@ -7,9 +7,20 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from envmgr.files.read import read_regular
-from envmgr.host.base import LINUX, WINDOWS, Completed, FileStat, Interpreter, RegValue, normalize_key, which_in
+from envmgr.host.base import (
+    LINUX,
+    WINDOWS,
+    Completed,
+    FileStat,
+    Host,
+    Interpreter,
+    RegValue,
+    normalize_key,
+    which_in,
+)
 from envmgr.host.process import environ
 
 _REG_TYPES = {1: "REG_SZ", 2: "REG_EXPAND_SZ", 3: "REG_BINARY", 4: "REG_DWORD", 7: "REG_MULTI_SZ",
@@ -27,7 +38,7 @@ class LiveHost:
     name = "this machine"
     runs_programs = True
     writes_files = True
-    default_shell = None   # the shell envmgr runs in (shellhost.detect_shell)
+    default_shell: str | None = None   # the shell envmgr runs in (shellhost.detect_shell)
 
     def __init__(self) -> None:
         self.platform = WINDOWS if sys.platform == "win32" else LINUX
@@ -72,7 +83,7 @@ class LiveHost:
     def realpath(self, path: str) -> str:
         return os.path.realpath(path)
 
-    def _open_key(self, key: str):
+    def _open_key(self, key: str) -> Any:   # a winreg.HKEYType (its stub exists on Windows only)
         if sys.platform != "win32":  # never: reg_values/reg_subkeys ask only on Windows (mypy reads it)
             raise OSError("no registry on this platform")
         import winreg  # lazily: only Windows has it
@@ -186,7 +197,7 @@ def is_admin() -> bool:
         return False
 
 
-def interpreter_from_run(host, python: str) -> Interpreter | None:
+def interpreter_from_run(host: Host, python: str) -> Interpreter | None:
     done = host.run([python, "-c", PY_SITE_SCRIPT], timeout=20)
     if not done.ok:
         return None

@@ -2,17 +2,19 @@
 from __future__ import annotations
 
 import datetime as _dt
+from collections.abc import Mapping
 
 import tomlkit
 
+from envmgr.host.base import RegValue
 from envmgr.host.recorded import SCHEMA_VERSIONS
 from envmgr.host.recording import RecordingHost
 
 
-def _reg_table(values) -> tomlkit.items.Table:
+def _reg_table(values: Mapping[str, RegValue]) -> tomlkit.items.Table:
     table = tomlkit.table()
     for name, v in sorted(values.items()):
-        data = v.data
+        data: object = v.data
         if isinstance(data, bytes):
             data = data.hex()
         elif isinstance(data, tuple):

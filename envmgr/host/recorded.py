@@ -5,10 +5,11 @@ import hashlib
 import marshal
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
-from pathlib import Path, PurePosixPath, PureWindowsPath
+from pathlib import Path, PurePath, PurePosixPath, PureWindowsPath
+from typing import Any
 
 from envmgr.errors import InputFileError
 from envmgr.files.schema import MACHINE, check, check_version
@@ -34,7 +35,7 @@ SCHEMA_VERSIONS = (1,)
 REG_TYPES = ("REG_SZ", "REG_EXPAND_SZ", "REG_MULTI_SZ", "REG_DWORD", "REG_QWORD", "REG_BINARY")
 
 
-def _hex(value) -> bool:
+def _hex(value: str) -> bool:
     try:
         bytes.fromhex(value)
     except (TypeError, ValueError):
@@ -43,7 +44,7 @@ def _hex(value) -> bool:
 
 
 # What each registry type's `value` must be (the schema only knows "a string, integer or list").
-_REG_FORMS = {
+_REG_FORMS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "REG_SZ": (lambda v: isinstance(v, str), "a string"),
     "REG_EXPAND_SZ": (lambda v: isinstance(v, str), "a string"),
     "REG_MULTI_SZ": (lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "a list of strings"),
@@ -70,10 +71,10 @@ class RecordedHost:
 
     runs_programs = False   # it answers the commands it holds and starts nothing
     writes_files = False    # planning only: there are no real files behind it
-    default_shell = None
+    default_shell: str | None = None
     _index: dict[str, dict[str, str]] | None   # _children(): built on first use, dropped on a change
 
-    def __init__(self, data: dict, *, origin: str = "<memory>", base_dir: Path | None = None) -> None:
+    def __init__(self, data: dict[str, Any], *, origin: str = "<memory>", base_dir: Path | None = None) -> None:
         self.origin = self.name = origin
         self.base_dir = base_dir
         self.platform = data.get("platform", WINDOWS)
@@ -81,7 +82,7 @@ class RecordedHost:
             raise InputFileError(f"{origin}: platform must be 'windows' or 'linux', not {self.platform!r}",
                                  "fix the machine file's `platform` key")
         self.meta = dict(data.get("meta", {}))
-        self._fold = (lambda s: s.lower()) if self.platform == WINDOWS else (lambda s: s)
+        self._fold: Callable[[str], str] = (lambda s: s.lower()) if self.platform == WINDOWS else (lambda s: s)
         self._env = env_mapping(data.get("env", {}), self.platform == WINDOWS)
         self._files: dict[str, tuple[str, bytes | None]] = {}
         self._dirs: dict[str, str] = {}
@@ -98,7 +99,7 @@ class RecordedHost:
                                     tuple(py.get("site_packages", []))) if py else None)
 
     # ---- loading -----------------------------------------------------------------------------
-    def _pure(self, path: str):
+    def _pure(self, path: str) -> PurePath:
         return PureWindowsPath(path) if self.platform == WINDOWS else PurePosixPath(path)
 
     def _norm(self, path: str) -> str:
@@ -130,7 +131,7 @@ class RecordedHost:
                 return
             norm = parent
 
-    def _content(self, value, where: str) -> bytes | None:
+    def _content(self, value: Any, where: str) -> bytes | None:
         if isinstance(value, str):
             return value.encode("utf-8")
         if isinstance(value, dict):
@@ -154,7 +155,7 @@ class RecordedHost:
         raise InputFileError(f"{self.origin}: {where}: expected a string or a table with from/hex/size",
                              "see docs/machine-record.md")
 
-    def _load_files(self, files: Mapping) -> None:
+    def _load_files(self, files: Mapping[str, Any]) -> None:
         windows = self.platform == WINDOWS
         fold, table, parents = (str.lower if windows else str), self._files, set()
         for path, value in files.items():
@@ -170,7 +171,7 @@ class RecordedHost:
             self._files[self._fold(norm.rstrip("\\/") or norm)] = (norm, content)
             self._add_dir(self._parent(norm))
 
-    def _load_registry(self, registry: Mapping) -> dict[str, dict[str, RegValue]]:
+    def _load_registry(self, registry: Mapping[str, Any]) -> dict[str, dict[str, RegValue]]:
         out: dict[str, dict[str, RegValue]] = {}
         for key, values in registry.items():
             norm = normalize_key(key)
@@ -184,7 +185,7 @@ class RecordedHost:
             self._keynames[self._fold(norm)] = norm
         return out
 
-    def _reg_value(self, key: str, name: str, spec) -> RegValue:
+    def _reg_value(self, key: str, name: str, spec: Any) -> RegValue:
         if isinstance(spec, str):
             return RegValue(name, "REG_SZ", spec)
         if not isinstance(spec, dict) or "type" not in spec or "value" not in spec:
@@ -203,7 +204,7 @@ class RecordedHost:
             value = bytes.fromhex(value) if isinstance(value, str) else bytes(value)
         return RegValue(name, kind, value)
 
-    def _load_command(self, spec: Mapping) -> RecordedCommand:
+    def _load_command(self, spec: Mapping[str, Any]) -> RecordedCommand:
         if "argv" not in spec:
             raise InputFileError(f"{self.origin}: a [[commands]] entry has no argv", "see docs/machine-record.md")
         out = spec.get("stdout", "")
@@ -431,7 +432,7 @@ def load_machine(path: str) -> RecordedHost:
 PARSED_COPY_FROM = 100_000
 
 
-def _parsed(text: str, origin: str) -> dict:
+def _parsed(text: str, origin: str) -> dict[str, Any]:
     """tomllib's parse of text (tomlfast.loads); a large record's parse is kept (marshal, by the text's
     SHA-256) in the cache folder's records/, so replaying the same record again costs a read, not a parse."""
 
@@ -462,7 +463,7 @@ def _parsed_copy(text: str) -> str | None:
     return os.path.join(folder, f"{digest}.{sys.implementation.cache_tag}.marshal")
 
 
-def _keep(copy: str, data: dict) -> None:
+def _keep(copy: str, data: dict[str, Any]) -> None:
     """Written atomically (temp file + rename); a value marshal cannot hold, or a folder we cannot
     write, means no copy (the next replay parses again)."""
 

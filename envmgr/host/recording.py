@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
+from typing import Any
 
 from envmgr.host.base import Completed, FileStat, Host, Interpreter, RegValue, host_path, normalize_key
 
@@ -12,7 +13,7 @@ MAX_CONTENT = 256 * 1024   # larger files are recorded by size only
 _SECRET_HINTS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "APIKEY", "API_KEY", "CREDENTIAL")
 
 
-class _RecordingEnv(Mapping):
+class _RecordingEnv(Mapping[str, str]):
     def __init__(self, inner: Mapping[str, str], seen: dict[str, str]) -> None:
         self._inner, self._seen = inner, seen
 
@@ -22,13 +23,14 @@ class _RecordingEnv(Mapping):
             self._seen[name] = value
         return value
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         return iter(list(self._inner))
 
     def __len__(self) -> int:
         return len(self._inner)
 
-    def items(self):  # discovery scans names (CUDA_PATH_V*); record values only when they are read
+    # Not an ItemsView: discovery scans names (CUDA_PATH_V*); values are recorded only when they are read.
+    def items(self) -> list[tuple[str, str]]:  # type: ignore[override]
         return [(k, _Lazy(self, k)) for k in list(self._inner)]
 
 
@@ -38,7 +40,7 @@ class _Lazy(str):
     _env: _RecordingEnv
     _name: str
 
-    def __new__(cls, env: _RecordingEnv, name: str):
+    def __new__(cls, env: _RecordingEnv, name: str) -> _Lazy:
         obj = super().__new__(cls, env._inner[name])
         obj._env, obj._name = env, name
         return obj
@@ -54,7 +56,7 @@ class RecordingHost:
         self.platform = inner.platform
         self._lock = threading.Lock()
         self.env_seen: dict[str, str] = {}
-        self.files: dict[str, dict] = {}
+        self.files: dict[str, dict[str, Any]] = {}
         self.dirs: set[str] = set()
         self.links: dict[str, str] = {}
         self.temp_names: dict[str, str] = {}
@@ -185,7 +187,7 @@ class RecordingHost:
             self.python = interp
         return interp
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         """The capabilities (name, runs_programs, writes_files, cpu_count, local_path, ...) are the inner
         host's: recording watches what discovery reads, not what the host can do."""
         if name in _CAPABILITIES:

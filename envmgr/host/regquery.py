@@ -62,7 +62,7 @@ def parse_data(kind: str, raw: str) -> RegData:
     return raw
 
 
-def _value(match: re.Match) -> RegValue:
+def _value(match: re.Match[str]) -> RegValue:
     name = match.group("name")
     if name in _DEFAULT_NAMES:
         name = ""

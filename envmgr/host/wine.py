@@ -310,7 +310,7 @@ def _decode(data: bytes, encoding: str) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):

@@ -1,6 +1,9 @@
 """Gather what a recipe needs from the machine (GPUs, ninja, BuildCustomizations, TEMP) through the Host."""
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from envmgr.discover.gpu import discover_gpus
 from envmgr.host.base import Host, join, which_in
 from envmgr.recipes.recipe import Recipe, RecipeContext, apply_recipe
@@ -9,7 +12,7 @@ from envmgr.snapshot.form import Snapshot
 from envmgr.winenv import env_get
 
 
-def gather(host: Host, snap: Snapshot, env: dict, *, arch_list: str | None, allow_unsupported: bool,
+def gather(host: Host, snap: Snapshot, env: Mapping[str, str], *, arch_list: str | None, allow_unsupported: bool,
            params: tuple[tuple[str, str], ...]) -> RecipeContext:
     d = dict(snap.summary)
     gpus, _ = discover_gpus(host) if not arch_list else ((), ())
@@ -39,14 +42,15 @@ def gather(host: Host, snap: Snapshot, env: dict, *, arch_list: str | None, allo
         lib_files=lib_files)
 
 
-def _int(value) -> int | None:
+def _int(value: str | None) -> int | None:
     try:
-        return int(value)
+        return int(value) if value is not None else None
     except (TypeError, ValueError):
         return None
 
 
-def with_recipe(host: Host, snap: Snapshot, recipe: Recipe, env: dict, **options) -> tuple[EnvDelta, tuple[str, ...]]:
+def with_recipe(host: Host, snap: Snapshot, recipe: Recipe, env: Mapping[str, str],
+                **options: Any) -> tuple[EnvDelta, tuple[str, ...]]:
     """The snapshot's delta with the recipe's variables added, and the recipe's notes."""
     ctx = gather(host, snap, snap.delta.apply(env), **options)
     extra, notes = apply_recipe(recipe, ctx)

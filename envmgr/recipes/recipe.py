@@ -6,6 +6,7 @@ architectures, TEMP) are made here, purely, from a RecipeContext.
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -99,7 +100,7 @@ def load_recipes(problems: list[tuple[str, InputFileError]] | None = None) -> di
     return found
 
 
-def get_recipe(name: str, warn=None) -> Recipe:
+def get_recipe(name: str, warn: Callable[[str], object] | None = None) -> Recipe:
     problems: list[tuple[str, InputFileError]] = []
     recipes = load_recipes(problems)
     for stem, problem in problems:
@@ -114,7 +115,7 @@ def get_recipe(name: str, warn=None) -> Recipe:
     return recipes[name]
 
 
-def default_architectures(gpu_caps, cuda_short: str) -> tuple[tuple[str, ...], str]:
+def default_architectures(gpu_caps: Iterable[str | None], cuda_short: str) -> tuple[tuple[str, ...], str]:
     """THE architecture rule (docs/recipes.md, "CUDA architectures"): the GPUs found; with no GPU
     visible, the fixed list for the toolkit. The recipes build it and doctor's F20 measures against
     it, so envmgr never warns about its own choice. Returns (architectures like ("86", "89"), why)."""
