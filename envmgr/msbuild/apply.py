@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import PureWindowsPath
 
@@ -148,7 +148,7 @@ def apply_copies(ops: FileOps, store: Store, copies: Sequence[FileAction]) -> Ou
     return transaction(ops, store, steps, "apply")
 
 
-def undo_last(ops: FileOps, store: Store, check_path=None) -> Outcome | None:
+def undo_last(ops: FileOps, store: Store, check_path: Callable[[str], None] | None = None) -> Outcome | None:
     """Reverse the newest applied run exactly; refuse, naming them, if its files changed since."""
     doc = store.last_applied()
     if doc is None:

@@ -12,6 +12,7 @@ from typing import Protocol
 
 from envmgr.errors import CannotWrite
 from envmgr.files.atomic import replace
+from envmgr.host.base import Host
 
 
 class FileOps(Protocol):
@@ -70,7 +71,7 @@ def _is_junction(local: str) -> bool:
     return bool(check and check(local))
 
 
-def ops_for_host(host) -> LocalFileOps:
+def ops_for_host(host: Host) -> LocalFileOps:
     """The FileOps that write to the host's files (where its `local_path` puts them), or CannotWrite."""
     if not host.writes_files:
         raise CannotWrite(f"recorded machines are for planning: {host.name} has no real files to write")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path, PureWindowsPath
+from typing import Any
 
 from envmgr.errors import InputFileError, PlanRejected
 from envmgr.msbuild.fileops import FileOps
@@ -21,15 +22,15 @@ PLAN_KIND = "envmgr-msbuild-plan"
 _FIELDS = ("source", "dest", "source_sha256", "dest_sha256")
 
 
-def plan_document(plan: Plan) -> dict:
+def plan_document(plan: Plan) -> dict[str, Any]:
     return {"schema": 1, "kind": PLAN_KIND, "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "copies": [{"source": c.source, "dest": c.dest, "source_sha256": c.source_sha256,
                         "dest_sha256": c.dest_sha256} for c in plan.copies]}
 
 
-def load_plan_file(path: str) -> dict:
+def load_plan_file(path: str) -> dict[str, Any]:
     try:
-        doc = json.loads(Path(path).read_text("utf-8"))
+        doc: dict[str, Any] = json.loads(Path(path).read_text("utf-8"))
     except (OSError, ValueError) as exc:
         raise InputFileError(f"{path}: not a readable plan file ({exc})",
                              "make a new plan with envmgr fix-msbuild") from None
@@ -70,7 +71,7 @@ def check_destination(path: str, allowed: tuple[str, ...], ops: FileOps) -> str 
     return None
 
 
-def _entry_problem(entry: dict, plan: Plan, ops: FileOps) -> str | None:
+def _entry_problem(entry: dict[str, Any], plan: Plan, ops: FileOps) -> str | None:
     source, dest = entry["source"], entry["dest"]
     if problem := path_problem(source):
         return f"source {source!r}: {problem}"
@@ -90,7 +91,7 @@ def _entry_problem(entry: dict, plan: Plan, ops: FileOps) -> str | None:
     return None
 
 
-def validate(doc: dict, fresh: Plan, ops: FileOps) -> tuple[FileAction, ...]:
+def validate(doc: dict[str, Any], fresh: Plan, ops: FileOps) -> tuple[FileAction, ...]:
     """The fresh plan's copies that the plan file names, or PlanRejected listing every problem."""
     problems, chosen = [], []
     for i, entry in enumerate(doc["copies"], 1):

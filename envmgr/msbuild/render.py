@@ -1,11 +1,16 @@
 """fix-msbuild's output: the plan as a table, as JSON (docs/fix-msbuild.md), and the no-admin routes."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
 
 from envmgr.knowledge import generator
 from envmgr.msbuild.plan import DONE, MISSING, ORPHAN, STALE, UNKNOWN, WORK, PairPlan, Plan
 from envmgr.snapshot.envdelta import SET, EnvDelta, VarOp
+
+if TYPE_CHECKING:
+    from envmgr.msbuild.apply import Outcome
 
 JSON_SCHEMA = 1
 
@@ -63,7 +68,7 @@ def _pair_line(p: PairPlan) -> str:
     return f"  CUDA {p.cuda:<6} {p.status}, not copied: {p.reason}"
 
 
-def render_plan(plan: Plan, paint) -> str:
+def render_plan(plan: Plan, paint: Callable[..., str]) -> str:
     out = []
     copies = plan.copies
     head = f"{len(copies)} file(s) to copy" if copies else "nothing to fix"
@@ -87,7 +92,7 @@ def render_plan(plan: Plan, paint) -> str:
     return "\n".join(out) + "\n"
 
 
-def summary(plan: Plan) -> dict:
+def summary(plan: Plan) -> dict[str, int]:
     files = [f for p in plan.pairs if p.status in (WORK, DONE) for f in p.files]   # skipped pairs: not counted
     return {"copy": len(plan.copies), "missing": sum(f.status == MISSING for f in files),
             "stale": sum(f.status == STALE for f in files), "unknown": sum(f.status == UNKNOWN for f in files),
@@ -95,7 +100,7 @@ def summary(plan: Plan) -> dict:
             "skipped_pairs": sum(p.status not in (WORK, DONE) for p in plan.pairs)}
 
 
-def plan_json(plan: Plan) -> dict:
+def plan_json(plan: Plan) -> dict[str, Any]:
     pairs = [{"vs": {"instance_id": p.vs_id, "label": p.vs_label, "path": p.vs_path, "major": p.vs_major},
               "folder": p.folder, "cuda": {"version": p.cuda, "path": p.cuda_path, "extensions": p.extensions},
               "status": p.status, "reason": p.reason, "files": [asdict(f) for f in p.files]}
@@ -105,7 +110,7 @@ def plan_json(plan: Plan) -> dict:
             "routes": [{"vs": r.vs_id, "cuda": r.cuda, "shell": r.shell, "env": dict(r.env)} for r in routes(plan)]}
 
 
-def outcome_json(outcome) -> dict | None:
+def outcome_json(outcome: Outcome | None) -> dict[str, Any] | None:
     if outcome is None:
         return None
     return {"run_id": outcome.run_id, "manifest": outcome.manifest, "changes": [asdict(c) for c in outcome.changes]}

@@ -6,13 +6,16 @@ here prints or asks: the CLI edge does.
 """
 from __future__ import annotations
 
-from envmgr.msbuild.apply import ApplyFailed, Outcome, apply_copies
-from envmgr.msbuild.fileops import CannotWrite, FileOps, ops_for_host
+from envmgr.discover.model import CudaToolkit, Inventory, VsInstance
+from envmgr.errors import ApplyFailed, CannotWrite
+from envmgr.host.base import Host
+from envmgr.msbuild.apply import Outcome, apply_copies
+from envmgr.msbuild.fileops import FileOps, ops_for_host
 from envmgr.msbuild.plan import Plan, gather, make_plan
 from envmgr.msbuild.store import Store
 
 
-def writer(host) -> tuple[FileOps | None, str]:
+def writer(host: Host) -> tuple[FileOps | None, str]:
     """(the FileOps that may write this host's BuildCustomizations now, "") or (None, why not)."""
     try:
         ops = ops_for_host(host)
@@ -23,12 +26,13 @@ def writer(host) -> tuple[FileOps | None, str]:
     return ops, ""
 
 
-def pair_plan(host, inv, vs, kit) -> Plan:
+def pair_plan(host: Host, inv: Inventory, vs: VsInstance, kit: CudaToolkit) -> Plan:
     """fix-msbuild's plan for one Visual Studio instance and one toolkit (`--vs ID --cuda PATH`)."""
     return make_plan(gather(host, inv), (vs.instance_id or vs.path,), (kit.path,))
 
 
-def verify(host, inv, before: Plan, vs_queries: tuple[str, ...] = (), cuda_queries: tuple[str, ...] = ()) -> None:
+def verify(host: Host, inv: Inventory, before: Plan, vs_queries: tuple[str, ...] = (),
+           cuda_queries: tuple[str, ...] = ()) -> None:
     """A fresh plan after the copy: none of the files just written may still be missing or stale."""
     after = make_plan(gather(host, inv), vs_queries, cuda_queries)
     left = {c.dest.lower() for c in after.copies} & {c.dest.lower() for c in before.copies}
@@ -37,7 +41,7 @@ def verify(host, inv, before: Plan, vs_queries: tuple[str, ...] = (), cuda_queri
                           details=tuple(sorted(left)))
 
 
-def apply_and_verify(host, inv, plan: Plan, ops: FileOps, vs_queries: tuple[str, ...] = (),
+def apply_and_verify(host: Host, inv: Inventory, plan: Plan, ops: FileOps, vs_queries: tuple[str, ...] = (),
                      cuda_queries: tuple[str, ...] = ()) -> Outcome:
     """The plan's copies as one transaction (backups, manifest, rollback: apply.py), then checked afresh."""
     outcome = apply_copies(ops, Store(), plan.copies)

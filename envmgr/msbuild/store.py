@@ -13,6 +13,7 @@ import secrets
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from envmgr.errors import InputFileError
 from envmgr.files.atomic import atomic_write
@@ -68,7 +69,7 @@ class Store:
         atomic_write(path, (json.dumps(doc, indent=2) + "\n").encode("utf-8"), backup=False)
         return path
 
-    def manifests(self) -> list[dict]:
+    def manifests(self) -> list[dict[str, Any]]:
         folder = self.root / "manifests"
         out = []
         for path in sorted(folder.glob("*.json")) if folder.is_dir() else ():
@@ -80,13 +81,13 @@ class Store:
                 out.append(doc)
         return out
 
-    def last_applied(self) -> dict | None:
+    def last_applied(self) -> dict[str, Any] | None:
         """The newest run that is still in place (an apply, not yet undone)."""
         runs = [m for m in self.manifests() if m.get("command") == "apply" and m.get("state") == APPLIED]
         return runs[-1] if runs else None
 
 
-def changes_of(doc: dict) -> tuple[Change, ...]:
+def changes_of(doc: dict[str, Any]) -> tuple[Change, ...]:
     try:
         return tuple(Change(str(c["path"]), str(c["action"]), c["before_sha256"], c["after_sha256"])
                      for c in doc["changes"])

@@ -51,11 +51,13 @@ def _module(fmt: str) -> ModuleType:
 
 
 def newline(fmt: str) -> str:
-    return _module(fmt).NEWLINE
+    text: str = _module(fmt).NEWLINE
+    return text
 
 
 def encoding(fmt: str) -> str:
-    return _module(fmt).ENCODING
+    name: str = _module(fmt).ENCODING
+    return name
 
 
 def stream_encoding(fmt: str) -> str:
@@ -93,9 +95,11 @@ def render(delta: EnvDelta, fmt: str, current_env: Mapping[str, str] | None = No
     mod = _module(fmt)
     delta = resolve_removals(delta, current_env)
     if fmt in ("dotenv", "github"):
-        return mod.render(delta, current_env)
-    return mod.render(delta)
+        text: str = mod.render(delta, current_env)
+    else:
+        text = mod.render(delta)
+    return text
 
 
-def write_script(path: str | os.PathLike, text: str, fmt: str) -> None:
+def write_script(path: str | os.PathLike[str], text: str, fmt: str) -> None:
     atomic_write(path, text.encode(encoding(fmt)))

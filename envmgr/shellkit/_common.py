@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from envmgr.errors import UnrepresentableValue
+from envmgr.errors import UnrepresentableValue as UnrepresentableValue  # (as: re-exported to the renderers)
 from envmgr.snapshot.envdelta import APPEND, PREPEND, SET, UNSET, EnvDelta, VarOp
 from envmgr.winenv import env_key
 

@@ -30,7 +30,7 @@ _LAUNCHERS = {"python", "python3", "envmgr", "pipx", "py", "uv", "conhost", "win
 @dataclass(frozen=True)
 class Session:
     argv: tuple[str, ...]
-    env: dict
+    env: dict[str, str]
     folder: str
 
 

@@ -25,7 +25,9 @@ import shutil
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from functools import partial
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -61,17 +63,17 @@ def parse_links(text: str) -> tuple[Link, ...]:
     found: list[Link] = []
 
     class Parser(HTMLParser):
-        current: list | None = None
+        current: tuple[dict[str, str], list[str]] | None = None
 
-        def handle_starttag(self, tag, attrs):
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
             if tag == "a":
-                self.current = [{k: v or "" for k, v in attrs}, []]
+                self.current = ({k: v or "" for k, v in attrs}, [])
 
-        def handle_data(self, data):
+        def handle_data(self, data: str) -> None:
             if self.current is not None:
                 self.current[1].append(data)
 
-        def handle_endtag(self, tag):
+        def handle_endtag(self, tag: str) -> None:
             if tag == "a" and self.current is not None:
                 attrs, text = self.current
                 href = attrs.pop("href", "")
@@ -170,7 +172,7 @@ def write_file(path: Path, data: bytes) -> None:
         raise
 
 
-def settle(path: Path, render) -> None:
+def settle(path: Path, render: Callable[[], bytes]) -> None:
     """Write render() to path until the file holds what render() says (see the module docstring)."""
     for _ in range(_SETTLE_TRIES):
         want = render()
@@ -244,7 +246,7 @@ def publish(entries: list[wheels.Entry], dest: Path) -> list[Published]:
                 status = _copy_entry(entry, target)
             done.append(Published(entry, status, target / entry.wheel))
         for project in sorted({dest / e.key.package for e in entries}):
-            settle(project / PAGE, lambda p=project: render_project(p))
+            settle(project / PAGE, partial(render_project, project))
         if entries:
             settle(dest / PAGE, lambda: render_root(dest))
     except OSError as exc:

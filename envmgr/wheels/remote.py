@@ -13,8 +13,10 @@ import hashlib
 import json
 import re
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urljoin, urlsplit
 
 from envmgr.errors import InputFileError
@@ -98,7 +100,7 @@ def _local_path(url: str) -> Path:
     return Path(path)
 
 
-def read(url: str, sink=None) -> bytes:
+def read(url: str, sink: Callable[[bytes], object] | None = None) -> bytes:
     """The bytes at url (or stream them to sink): Missing for 404, Unreachable for the rest."""
     if url.lower().startswith("file:"):
         path = _local_path(url)
@@ -117,7 +119,7 @@ def read(url: str, sink=None) -> bytes:
     return _read_http(url, sink)
 
 
-def _read_http(url: str, sink) -> bytes:
+def _read_http(url: str, sink: Callable[[bytes], object] | None) -> bytes:
     import urllib.error
     import urllib.request
 
@@ -125,7 +127,8 @@ def _read_http(url: str, sink) -> bytes:
     try:
         with urllib.request.urlopen(request, timeout=TIMEOUT_S) as response:
             if sink is None:
-                return response.read()
+                data: bytes = response.read()
+                return data
             for block in iter(lambda: response.read(1 << 20), b""):
                 sink(block)
             return b""
@@ -178,7 +181,7 @@ def differences(theirs: wheels.WheelKey, ours: wheels.WheelKey) -> list[str]:
 
 # --- the lookup ---------------------------------------------------------------------------------
 
-def fetch(index: str, key: wheels.WheelKey, is_cuda: bool, say) -> wheels.Entry | None:
+def fetch(index: str, key: wheels.WheelKey, is_cuda: bool, say: Callable[[str], object]) -> wheels.Entry | None:
     """The index's wheel for key, verified and stored in the local cache; None (said why) otherwise."""
     if not re.match(r"^(https?|file)://", index, re.I) and not Path(index).expanduser().is_dir():
         say(f"the wheel index folder {index} does not exist; building instead")
@@ -212,7 +215,7 @@ def fetch(index: str, key: wheels.WheelKey, is_cuda: bool, say) -> wheels.Entry 
     return None
 
 
-def _say_refused(found: list[Candidate], key: wheels.WheelKey, say) -> None:
+def _say_refused(found: list[Candidate], key: wheels.WheelKey, say: Callable[[str], object]) -> None:
     same = [(c, c.key) for c in found
             if c.key is not None and (c.key.version, c.key.source) == (key.version, key.source)]
     for cand, its in same[:5]:
@@ -223,10 +226,10 @@ def _say_refused(found: list[Candidate], key: wheels.WheelKey, say) -> None:
         say(f"{len(found) - len(same)} other wheel(s) in the index are for other versions or sources")
 
 
-def _key_file(cand: Candidate, key: wheels.WheelKey) -> dict:
+def _key_file(cand: Candidate, key: wheels.WheelKey) -> dict[str, Any]:
     url = urljoin(cand.url, wheels.SIDECAR)
     try:
-        data = json.loads(read(url).decode("utf-8"))
+        data: dict[str, Any] = json.loads(read(url).decode("utf-8"))
     except Missing:
         raise Refused(f"its key file {url} is missing") from None
     except Unreachable as exc:
@@ -242,7 +245,7 @@ def _key_file(cand: Candidate, key: wheels.WheelKey) -> dict:
     return data
 
 
-def _download(cand: Candidate, key: wheels.WheelKey, is_cuda: bool, say) -> wheels.Entry:
+def _download(cand: Candidate, key: wheels.WheelKey, is_cuda: bool, say: Callable[[str], object]) -> wheels.Entry:
     if cand.sha256 is None:
         raise Refused("its link has no #sha256= hash")
     data = _key_file(cand, key)

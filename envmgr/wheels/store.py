@@ -17,6 +17,7 @@ import os
 import re
 import shutil
 import zipfile
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from envmgr.cache.store import cache_dir
 from envmgr.errors import CheckFailed
 from envmgr.files.atomic import atomic_write
+from envmgr.host.base import Host
 
 ENTRY_SCHEMA = 1
 SIDECAR = "entry.json"
@@ -80,7 +82,7 @@ def wheels_dir() -> Path:
     return cache_dir() / "wheels"
 
 
-def file_sha256(path: str | os.PathLike) -> str:
+def file_sha256(path: str | os.PathLike[str]) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
@@ -91,7 +93,7 @@ def file_sha256(path: str | os.PathLike) -> str:
 _SDIST = re.compile(r"^(?P<name>.+?)-(?P<version>\d[^-]*?)\.(tar\.gz|tgz|tar\.bz2|tar\.xz|zip)$")
 
 
-def parse_spec(spec: str, local) -> SpecInfo:
+def parse_spec(spec: str, local: Host) -> SpecInfo:
     """What a pip argument says before anything is built: a requirement, or a local sdist/folder on `local`
     (the host pip runs on: this machine)."""
     if local.is_dir(spec):
@@ -154,7 +156,7 @@ def _read_entry(folder: Path) -> Entry | None:
         return None
 
 
-def lookup(key: WheelKey, cuda: bool, warn) -> Entry | None:
+def lookup(key: WheelKey, cuda: bool, warn: Callable[[str], object]) -> Entry | None:
     """The cached entry for `key` when its wheel is intact; a broken one is discarded with a warning."""
     folder = wheels_dir() / key.digest()
     if not folder.is_dir():
@@ -230,7 +232,7 @@ def newest_for(package: str) -> Entry | None:
 _ARCHS = re.compile(r"-DCMAKE_CUDA_ARCHITECTURES=(\S+)")
 
 
-def build_facts(env: dict) -> tuple[str, str, str]:
+def build_facts(env: Mapping[str, str]) -> tuple[str, str, str]:
     """(archs, generator, cmake_args) as the build environment states them."""
     cmake_args = env.get("CMAKE_ARGS", "")
     m = _ARCHS.search(cmake_args)
