@@ -14,14 +14,14 @@ from pathlib import Path
 import click
 
 from envmgr.discover import discover
-from envmgr.errors import CheckFailed, EnvmgrError, UsageError
+from envmgr.errors import ApplyFailed, CannotWrite, CheckFailed, EnvmgrError, PlanRejected, UsageError
 from envmgr.files.atomic import atomic_write
 from envmgr.host.base import WINDOWS
-from envmgr.msbuild.apply import ApplyFailed, Outcome, apply_copies, undo_last
+from envmgr.msbuild.apply import Outcome, apply_copies, undo_last
 from envmgr.msbuild.elevate import ERROR_CANCELLED, run_elevated
-from envmgr.msbuild.fileops import CannotWrite, ops_for_host
+from envmgr.msbuild.fileops import ops_for_host
 from envmgr.msbuild.plan import DONE, Plan, gather, make_plan
-from envmgr.msbuild.planfile import PlanRejected, check_destination, load_plan_file, plan_document, validate
+from envmgr.msbuild.planfile import check_destination, load_plan_file, plan_document, validate
 from envmgr.msbuild.render import outcome_json, plan_json, render_plan, render_routes, route_delta, routes
 from envmgr.msbuild.repair import apply_and_verify, verify
 from envmgr.msbuild.store import Change, Store, new_id
