@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 
 from envmgr.errors import InputFileError, UsageError
+from envmgr.host.base import Host
 
 # 86, 8.6, 90a, 100f, 120, 86-real, 90-virtual: what CMAKE_CUDA_ARCHITECTURES (after 8.6 -> 86) and
 # TORCH_CUDA_ARCH_LIST take for one GPU generation.
@@ -21,7 +23,8 @@ def check_arch_list(value: str) -> None:
                          "give compute capabilities separated by ';' or ',', e.g. --arch-list '86;89' or '8.6,8.9'")
 
 
-def check_recipe_flags(recipe, arch_list, allow_unsupported, recipe_params) -> None:
+def check_recipe_flags(recipe: str | None, arch_list: str | None, allow_unsupported: bool,
+                       recipe_params: Sequence[str]) -> None:
     if recipe is not None and not recipe.strip():
         raise UsageError("--recipe needs a name", "see `envmgr recipes` for the names")
     if recipe is None:
@@ -34,14 +37,14 @@ def check_recipe_flags(recipe, arch_list, allow_unsupported, recipe_params) -> N
         check_arch_list(arch_list)
 
 
-def check_selector_flags(from_file, strict) -> None:
+def check_selector_flags(from_file: str | None, strict: bool) -> None:
     if from_file is not None and not from_file.strip():
         raise UsageError("--from needs a file name", "give the path of a snapshot (envmgr export > FILE)")
     if strict and from_file is None:
         raise UsageError("--strict only applies with --from", "add --from FILE, or drop --strict")
 
 
-def check_pythons(host, pythons) -> None:
+def check_pythons(host: Host, pythons: Sequence[str]) -> None:
     """Every --python must be a Python envmgr can run (on the machine described, for --machine)."""
     for python in pythons:
         if not python.strip():

@@ -4,12 +4,15 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+from collections.abc import Mapping
+from typing import Any
 
 import click
 
 from envmgr import __version__
 from envmgr.cli.flags import check_wine_prefix
 from envmgr.errors import EnvmgrError
+from envmgr.host.base import Host
 from envmgr.host.live import LiveHost
 from envmgr.host.recorded import load_machine
 from envmgr.host.recording import RecordingHost
@@ -30,8 +33,8 @@ class Ctx:
     machine (`local`: where envmgr, pip and `run`'s command run), the environment envmgr was started in
     (`env`), and the flags that chose them. Tests give hosts directly: `cli.main(obj=Ctx(host=...))`."""
 
-    def __init__(self, machine: str | None = None, wine_prefix: str | None = None, *, host=None,
-                 local=None) -> None:
+    def __init__(self, machine: str | None = None, wine_prefix: str | None = None, *, host: Host | None = None,
+                 local: Host | None = None) -> None:
         self.machine = machine
         self.wine_prefix = wine_prefix
         self._host = host
@@ -39,7 +42,7 @@ class Ctx:
         self.given = host is not None
 
     @property
-    def host(self):
+    def host(self) -> Host:
         if self._host is None:
             if self.machine:
                 self._host = load_machine(self.machine)
@@ -51,13 +54,13 @@ class Ctx:
         return self._host
 
     @property
-    def local(self):
+    def local(self) -> Host:
         """This machine: the host itself when no --machine/--wine-prefix (or given host) describes another."""
         if self._local is None:
             self._local = LiveHost()
         return self._local
 
-    def recording(self):
+    def recording(self) -> RecordingHost:
         """The host, wrapped so that what discovery reads is kept (`envmgr record` writes it)."""
         return RecordingHost(self.host)
 
@@ -67,7 +70,7 @@ class Ctx:
         return not (self.machine or self.wine_prefix) and (not self.given or self._host is self._local)
 
     @property
-    def env(self):
+    def env(self) -> Mapping[str, str]:
         """The environment envmgr was started in: what exports, `run` and `install` apply the snapshot to."""
         return self.local.env
 
@@ -78,14 +81,14 @@ class EnvmgrGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *COMMANDS})
 
-    def get_command(self, ctx: click.Context, name: str):
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         command = super().get_command(ctx, name)
         if command is None and name in COMMANDS:
             command = importlib.import_module(f"envmgr.commands.{COMMANDS[name]}").command
             self.add_command(command, name)
         return command
 
-    def invoke(self, ctx: click.Context):
+    def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except EnvmgrError as exc:

@@ -3,7 +3,9 @@ they resolve to: the snapshot, and the environment a recipe adds to it."""
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import click
 
@@ -14,6 +16,8 @@ from envmgr.errors import UsageError
 from envmgr.output import Spinner, say
 from envmgr.recipes.context import with_recipe
 from envmgr.recipes.recipe import get_recipe
+from envmgr.snapshot.envdelta import EnvDelta
+from envmgr.snapshot.form import Snapshot
 from envmgr.snapshot.selectors import Selectors
 
 
@@ -54,7 +58,7 @@ SELECTION_FLAGS = ("vs", "toolset", "arch", "cuda", "pythons", "from_file", "ref
 RECIPE_FLAGS = ("recipe", "arch_list", "allow_unsupported_compiler", "recipe_params")
 
 
-def selector_options(func):
+def selector_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """--vs/--toolset/--arch/--cuda/--python/--from/--refresh/--strict: the same on every command."""
     options = [
         click.option("--vs", "vs", metavar="WHICH",
@@ -76,29 +80,32 @@ def selector_options(func):
     return checked
 
 
-def _collecting(func, flags: tuple[str, ...], name: str, build):
+def _collecting(func: Callable[..., Any], flags: tuple[str, ...], name: str,
+                build: Callable[..., object]) -> Callable[..., Any]:
     """The command, called with one value `name` built (and checked: exit 2 before anything slow runs)
     from its options `flags` instead of one parameter each."""
 
     @functools.wraps(func)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
         kwargs[name] = build(**{flag: kwargs.pop(flag) for flag in flags})
         return func(*args, **kwargs)
 
     return wrapper
 
 
-def _selection(vs, toolset, arch, cuda, pythons, from_file, refresh, strict) -> Selection:
+def _selection(vs: str | None, toolset: str | None, arch: str, cuda: str | None, pythons: tuple[str, ...],
+               from_file: str | None, refresh: bool, strict: bool) -> Selection:
     _check_selectors(from_file, strict, pythons)
     return Selection(vs, toolset, arch, cuda, tuple(pythons), from_file, refresh, strict)
 
 
-def _recipe_args(recipe, arch_list, allow_unsupported_compiler, recipe_params) -> RecipeArgs:
+def _recipe_args(recipe: str | None, arch_list: str | None, allow_unsupported_compiler: bool,
+                 recipe_params: tuple[str, ...]) -> RecipeArgs:
     check_recipe_flags(recipe, arch_list, allow_unsupported_compiler, recipe_params)
     return RecipeArgs(recipe, arch_list, allow_unsupported_compiler, tuple(recipe_params))
 
 
-def _check_selectors(from_file, strict, pythons) -> None:
+def _check_selectors(from_file: str | None, strict: bool, pythons: tuple[str, ...]) -> None:
     check_selector_flags(from_file, strict)
     if pythons:
         ctx = click.get_current_context()
@@ -111,14 +118,14 @@ def _check_selectors(from_file, strict, pythons) -> None:
             check_pythons(ctx.obj.host, pythons)
 
 
-def get_snapshot(obj: Ctx, selection: Selection):
+def get_snapshot(obj: Ctx, selection: Selection) -> Snapshot:
     snap, _ = resolve(obj.host, selection.selectors, from_file=selection.from_file, refresh=selection.refresh,
                       strict=selection.strict, pythons=selection.pythons, use_cache=obj.here,
                       warn=lambda m: say(f"envmgr: {m}"), progress=Spinner)
     return snap
 
 
-def recipe_options(func):
+def recipe_options(func: Callable[..., Any]) -> Callable[..., Any]:
     options = [
         click.option("--recipe", metavar="NAME", help="Add a build recipe's variables (see `envmgr recipes`)."),
         click.option("--arch-list", metavar="LIST", help="CUDA architectures for the recipe, e.g. '86;89'."),
@@ -134,7 +141,8 @@ def recipe_options(func):
     return checked
 
 
-def environment_for(obj: Ctx, selection: Selection, recipe: RecipeArgs, snap=None):
+def environment_for(obj: Ctx, selection: Selection, recipe: RecipeArgs,
+                    snap: Snapshot | None = None) -> tuple[EnvDelta, str, tuple[str, ...]]:
     """(delta, marker, notes): the snapshot (and recipe) for the selectors. A caller that needs the
     snapshot itself resolves it and passes it as `snap`: each command resolves once (one capture)."""
 

@@ -94,10 +94,12 @@ class Host(Protocol):
     `interactive` (argv and environment that start a program in the foreground there)."""
 
     platform: str
-    name: str                 # how messages name it: "this machine", "the Wine prefix P", "rec.toml"
     runs_programs: bool       # False: a record answers from what it holds and starts nothing
     writes_files: bool        # False: planning only (a record)
     default_shell: str | None  # the shell `envmgr shell` starts when none is named and none is detected
+
+    @property
+    def name(self) -> str: ...   # how messages name it: "this machine", "the Wine prefix P", "rec.toml"
 
     @property
     def cpu_count(self) -> int: ...

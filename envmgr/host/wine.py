@@ -44,7 +44,7 @@ class WineHost:
     platform = WINDOWS
     runs_programs = True
     writes_files = True      # through the prefix's drive folders (local_path)
-    default_shell = "cmd"    # Wine's cmd.exe: the prefix has no PowerShell (only a stub)
+    default_shell: str | None = "cmd"    # Wine's cmd.exe: the prefix has no PowerShell (only a stub)
 
     def __init__(self, prefix: str, *, wine: str = WINE64, env: Mapping[str, str] | None = None) -> None:
         self.prefix = os.path.abspath(os.path.expanduser(prefix))
