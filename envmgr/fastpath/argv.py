@@ -2,16 +2,20 @@
 --activate); anything else is None and goes to the full CLI. Imports nothing (start-up)."""
 from __future__ import annotations
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
+if TYPE_CHECKING:
+    from typing import Any
+
 _SELECTORS = ("--vs", "--toolset", "--arch", "--cuda")
 
 
 _EXPORT_FORMATS = ("toml", "json", "ps1", "cmd", "sh", "fish")
 
 
-def parse_options(args: list[str], *, with_format: bool) -> dict | None:
+def parse_options(args: list[str], *, with_format: bool) -> dict[str, Any] | None:
     """--vs/--toolset/--arch/--cuda VALUE (or =VALUE), and for export --format F and --activate."""
     names = _SELECTORS + (("--format",) if with_format else ())
-    opts: dict = {}
+    opts: dict[str, Any] = {}
     i = 0
     while i < len(args):
         arg = args[i]
@@ -41,7 +45,7 @@ def parse_options(args: list[str], *, with_format: bool) -> dict | None:
     return opts
 
 
-def selectors(opts: dict) -> dict:
+def selectors(opts: dict[str, Any]) -> dict[str, Any]:
     """What cache/resolve.py keys on: Selectors(...)._asdict() plus the --python list."""
     return {"vs": opts.get("--vs"), "toolset": opts.get("--toolset"), "arch": opts.get("--arch", "x64"),
             "cuda": opts.get("--cuda"), "python": []}

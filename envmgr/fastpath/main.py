@@ -17,7 +17,10 @@ from envmgr.host.process import environ
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
+    from typing import Any
+
+    from envmgr.snapshot.envdelta import EnvDelta
 
 # Variables that make the full CLI behave differently (another host, shell completion).
 _FULL_PATH_ENV = ("ENVMGR_MACHINE", "ENVMGR_WINEPREFIX")
@@ -36,7 +39,7 @@ def main() -> None:
     answer()
 
 
-def plan(argv: list[str], env) -> Callable[[], object] | None:
+def plan(argv: list[str], env: Mapping[str, str]) -> Callable[[], object] | None:
     """A callable that answers `argv` on the fast path, or None for the full CLI."""
     if sys.platform == "win32" or "_ENVMGR_COMPLETE" in env or any(env.get(k) for k in _FULL_PATH_ENV):
         return None
@@ -88,7 +91,7 @@ def plan(argv: list[str], env) -> Callable[[], object] | None:
     return lambda: _write_bytes(out) if isinstance(out, bytes) else _write_text(out)
 
 
-def cache_dir(env) -> str | None:
+def cache_dir(env: Mapping[str, str]) -> str | None:
     """cache.cache_dir() without platformdirs (its Linux rule: $XDG_CACHE_HOME or ~/.cache)."""
     override = env.get("ENVMGR_CACHE_DIR")
     if override:
@@ -101,7 +104,7 @@ def cache_dir(env) -> str | None:
     return os.path.join(base, "envmgr")
 
 
-def read_entry(opts: dict, env) -> dict | None:
+def read_entry(opts: dict[str, Any], env: Mapping[str, str]) -> dict[str, Any] | None:
     import marshal
 
     from envmgr import __version__
@@ -125,13 +128,13 @@ def read_entry(opts: dict, env) -> dict | None:
     return data
 
 
-def _delta(data: dict):
+def _delta(data: dict[str, Any]) -> EnvDelta:
     from envmgr.snapshot.envdelta import EnvDelta, VarOp
 
     return EnvDelta(data["platform"], tuple(VarOp(*op) for op in data["ops"]))
 
 
-def _activation_script(data: dict, fmt: str, env) -> bytes:
+def _activation_script(data: dict[str, Any], fmt: str, env: Mapping[str, str]) -> bytes:
     """What `export --activate --format FMT` prints: render(activation_delta(...), fmt, env)."""
     from envmgr.shellkit import render, stream_encoding
     from envmgr.snapshot.activation import activation_delta
@@ -140,7 +143,7 @@ def _activation_script(data: dict, fmt: str, env) -> bytes:
     return render(delta, fmt, dict(env)).encode(stream_encoding(fmt))
 
 
-def _run(data: dict, command: tuple[str, ...]) -> None:
+def _run(data: dict[str, Any], command: tuple[str, ...]) -> None:
     """`run`: what session.run_command does after resolving (the child's exit code is ours): in
     _fastrun's few imports, or when it is unsure, through activation and spawn as the full CLI."""
     from envmgr.fastpath import run as _fastrun
@@ -152,7 +155,7 @@ def _run(data: dict, command: tuple[str, ...]) -> None:
     _run_full(data, command)
 
 
-def _run_full(data: dict, command: tuple[str, ...]) -> None:
+def _run_full(data: dict[str, Any], command: tuple[str, ...]) -> None:
     from envmgr import spawn
     from envmgr.errors import EnvmgrError
     from envmgr.snapshot.activation import activation_delta

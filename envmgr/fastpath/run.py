@@ -17,6 +17,13 @@ import sys
 
 from envmgr.host.process import environ
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from types import FrameType
+
+    Op = tuple[str, str, "str | tuple[str, ...]"]   # (name, op, value) as KEY.fast holds them
+
 ACTIVE, RESTORE = "ENVMGR_ACTIVE", "ENVMGR_RESTORE"
 # POSIX only (the console script never takes this path on Windows), yet importable everywhere: Windows'
 # signal module has no SIGHUP or SIGQUIT.
@@ -26,10 +33,10 @@ _RELAYED = (*(getattr(signal, n) for n in ("SIGINT", "SIGQUIT") if hasattr(signa
 _DEFAULTED = tuple(getattr(signal, n) for n in ("SIGPIPE", "SIGXFZ", "SIGXFSZ") if hasattr(signal, n))
 
 
-def child_env(ops, marker: str, env) -> dict | None:
+def child_env(ops: Sequence[Op], marker: str, env: Mapping[str, str]) -> dict[str, str] | None:
     """activation_delta(EnvDelta("linux", ops), env, marker).apply(env), or None when in doubt."""
     saved_json = env.get(RESTORE)
-    previous: dict = {}
+    previous: dict[str, str | None] = {}
     if saved_json:
         import json  # only inside an active environment: its JSON says what to restore
 
@@ -66,7 +73,7 @@ def child_env(ops, marker: str, env) -> dict | None:
     return out
 
 
-def apply(ops, env) -> dict:
+def apply(ops: Sequence[Op], env: Mapping[str, str]) -> dict[str, str]:
     """EnvDelta.apply for a POSIX delta: ':' lists, names as written, entries equal up to trailing '/'."""
     out = dict(env)
     for name, op, value in ops:
@@ -86,7 +93,7 @@ def apply(ops, env) -> dict:
         added = {_key(e) for e in entries}
         rest = [e for e in _split(current) if _key(e) not in added]
         merged = [*entries, *rest] if op == "prepend" else [*rest, *entries]
-        seen: set = set()
+        seen: set[str] = set()
         kept = []
         for e in merged:
             k = _key(e)
@@ -101,11 +108,11 @@ def _key(entry: str) -> str:
     return entry.rstrip("\\/") or entry
 
 
-def _split(value: str) -> list:
+def _split(value: str) -> list[str]:
     return [e for e in value.split(":") if e.strip()]
 
 
-def which(name: str, env) -> str | None:
+def which(name: str, env: Mapping[str, str]) -> str | None:
     """shutil.which(name, path=env.get("PATH")) (CPython 3.11's rule) for a PATH that is set; None
     also when the answer has no '/' (Popen would search PATH again): the full code decides then."""
     if os.path.dirname(name):
@@ -128,7 +135,7 @@ def _runnable(path: str) -> bool:
     return os.path.exists(path) and os.access(path, os.F_OK | os.X_OK) and not os.path.isdir(path)
 
 
-def run(ops, marker: str, command: tuple) -> bool:
+def run(ops: Sequence[Op], marker: str, command: tuple[str, ...]) -> bool:
     """Run the command and exit with its code; False (nothing done) when the full code must answer."""
     env = child_env(ops, marker, environ())
     if env is None or "PATH" not in env:
@@ -136,10 +143,10 @@ def run(ops, marker: str, command: tuple) -> bool:
     program = which(command[0], env)
     if program is None:
         return False
-    got: list = []
+    got: list[int] = []
     state: dict[str, int | None] = {"pid": None}
 
-    def handler(signum, _frame):
+    def handler(signum: int, _frame: FrameType | None) -> None:
         # spawn._Relay: Ctrl+C and Ctrl+\ are the child's (it shares the terminal); SIGTERM and
         # SIGHUP sent to envmgr alone go on to the child and what it started, and SIGINT/SIGQUIT too
         # where no terminal sent them to the child (spawn.passes_on).
@@ -174,7 +181,7 @@ def run(ops, marker: str, command: tuple) -> bool:
     sys.exit(128 - code if code < 0 else code)
 
 
-def _start(program: str, argv: list, env: dict) -> int | None:
+def _start(program: str, argv: list[str], env: dict[str, str]) -> int | None:
     """fork and exec as Popen does (posix_spawn would leave glibc's internal signals 32 and 33
     ignored in the child); None when exec failed (Popen will meet the same error and word it)."""
     inherited = _inherited()
@@ -203,7 +210,7 @@ def _start(program: str, argv: list, env: dict) -> int | None:
     return pid
 
 
-def _inherited() -> list:
+def _inherited() -> list[int]:
     """Popen(close_fds=True): descriptors beyond 0-2 that the caller let us inherit are not the child's
     (those envmgr opened itself are close-on-exec already)."""
     out: list[int] = []

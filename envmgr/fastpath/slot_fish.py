@@ -21,6 +21,11 @@ import os
 from envmgr.cache.key import ABSENT, KEY_ENV, VERSIONED_PREFIX, stat_token
 from envmgr.fastpath.slot_sh import _identifier
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from typing import Any
+
 _OPS = ("set", "unset", "prepend", "append")
 
 
@@ -29,7 +34,8 @@ def _static_ok(text: str) -> bool:
     return not any((c.isspace() and c != " ") or c < " " for c in text)
 
 
-def fish_slot(data: dict, args: list[str], env, stamps: str, extra: list[str]) -> str | None:
+def fish_slot(data: dict[str, Any], args: list[str], env: Mapping[str, str], stamps: str,
+              extra: list[str]) -> str | None:
     """The slot's text for fish, or None where fish could not check or apply it exactly."""
     from envmgr.shellkit.fish import DOT_FOR_EMPTY, NAME, READ_ONLY, quote
 
@@ -64,16 +70,17 @@ def fish_slot(data: dict, args: list[str], env, stamps: str, extra: list[str]) -
         return None
     checks.append(" ".join(["__envmgr_versioned", str(len(versioned)),
                             *(f"{k} {quote(v)}" for k, v in versioned)]))
-    checks += _stamps(data, stamps, extra, quote)
-    if any(c is None for c in checks):
+    stamped = _stamps(data, stamps, extra, quote)
+    if stamped is None:   # a watched path changed since the entry was written
         return None
+    checks += stamped
     compute, apply = _apply(data, quote)
     return ("# envmgr re-activation (shells/envmgr.fish sources it): checked by fish, no Python\n"
             "set -g __envmgr_r '{'\nset -g __envmgr_vals\n"
             "if " + "\nand ".join(checks + compute) + "\n" + "".join(f"    {line}\n" for line in apply) + "end\n")
 
 
-def _stamps(data: dict, stamps: str, extra: list[str], quote) -> list:
+def _stamps(data: dict[str, Any], stamps: str, extra: list[str], quote: Callable[[str], str]) -> list[str] | None:
     os.makedirs(stamps, exist_ok=True)
     watched = {**data["validity"], **{p: stat_token(p) for p in extra}}
     out = []
@@ -83,7 +90,7 @@ def _stamps(data: dict, stamps: str, extra: list[str], quote) -> list:
             continue
         st = os.stat(path)
         if f"{st.st_mtime_ns}:{st.st_size}" != token:
-            return [None]
+            return None
         stamp = os.path.join(stamps, str(i))
         with open(stamp, "wb"):
             pass
@@ -92,7 +99,7 @@ def _stamps(data: dict, stamps: str, extra: list[str], quote) -> list:
     return out
 
 
-def _apply(data: dict, quote) -> tuple[list[str], list[str]]:
+def _apply(data: dict[str, Any], quote: Callable[[str], str]) -> tuple[list[str], list[str]]:
     """The computing steps (in the checks' chain: each may refuse) and the lines that apply: for each
     name, in activation_delta's order, `set -gx` of its final value or fish.render's unset line."""
     names = list(dict.fromkeys(name for name, _, _ in data["ops"]))
@@ -124,7 +131,7 @@ def _apply(data: dict, quote) -> tuple[list[str], list[str]]:
     return compute, apply
 
 
-def write_fish_slot(slot: str, data: dict, args: list[str], env, fast_file: str) -> None:
+def write_fish_slot(slot: str, data: dict[str, Any], args: list[str], env: Mapping[str, str], fast_file: str) -> None:
     from envmgr.fastpath.slot_sh import write_slot
 
     write_slot(fish_slot, slot, data, args, env, fast_file)

@@ -30,6 +30,14 @@ import sys
 
 from envmgr.cache.key import ABSENT, KEY_ENV, VERSIONED_PREFIX, stat_token
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+    from typing import Any
+
+    from envmgr.host.base import Host
+    from envmgr.snapshot.form import Snapshot
+
 FORMAT = 1
 TICKS_AT_UNIX_EPOCH = 621355968000000000     # DateTime(1970, 1, 1).Ticks
 _OPS = ("set", "unset", "prepend", "append")
@@ -61,9 +69,9 @@ def env_names(windows: bool) -> list[str]:
     return list(dict.fromkeys([*KEY_ENV, *CONTROL_ENV, *(BASE_NAMES if windows else POSIX_CACHE_ENV)]))
 
 
-def _ops_ok(ops, windows: bool) -> bool:
+def _ops_ok(ops: Sequence[Sequence[Any]], windows: bool) -> bool:
     sep = ";" if windows else ":"
-    spelling: dict = {}
+    spelling: dict[str, str] = {}
     for name, op, value in ops:
         if (not name or not _plain(name) or any(c in name for c in '="\\') or op not in _OPS
                 or name.upper() in ("ENVMGR_ACTIVE", "ENVMGR_RESTORE")):
@@ -80,7 +88,7 @@ def _ops_ok(ops, windows: bool) -> bool:
     return True
 
 
-def _paths(watched: dict) -> list | None:
+def _paths(watched: dict[str, str]) -> list[tuple[str, str, int, int]] | None:
     out = []
     for path, token in sorted(watched.items()):
         if not os.path.isabs(path) or not _storable(path):
@@ -105,7 +113,8 @@ def _paths(watched: dict) -> list | None:
     return out
 
 
-def ps1_slot(data: dict, args: list[str], env, stamps: str, extra: list[str]) -> str | None:
+def ps1_slot(data: dict[str, Any], args: list[str], env: Mapping[str, str], stamps: str,
+             extra: list[str]) -> str | None:
     """The slot's text (a .psd1 data file), or None where PowerShell could not check or apply it
     exactly. `extra` starts with the entry's KEY.fast; the entry KEY.toml beside it is watched too.
     `env` is read as envmgr reads it (os.environ: case-insensitive names on Windows)."""
@@ -138,7 +147,7 @@ def ps1_slot(data: dict, args: list[str], env, stamps: str, extra: list[str]) ->
         entries = () if op == "unset" else value if isinstance(value, tuple) else (value,)
         ops += [name, op, len(entries), *entries]
 
-    def array(items, per_line: int) -> str:
+    def array(items: Sequence[str | int], per_line: int) -> str:
         if not items:
             return "@()"
         cells = [quote(i) if isinstance(i, str) else str(int(i)) for i in items]
@@ -160,7 +169,7 @@ def ps1_slot(data: dict, args: list[str], env, stamps: str, extra: list[str]) ->
     return "\ufeff" + "\r\n".join(lines) + "\r\n"     # UTF-8 with a BOM, CRLF: shellkit/ps1.py's rule
 
 
-def _ops_array(ops: list, quote) -> str:
+def _ops_array(ops: Sequence[Any], quote: Callable[[str], str]) -> str:
     """NAME, OP, COUNT, ENTRY... per operation, one operation a line."""
     if not ops:
         return "@()"
@@ -172,7 +181,8 @@ def _ops_array(ops: list, quote) -> str:
     return "@(\r\n        " + ",\r\n        ".join(rows) + "\r\n    )"
 
 
-def write_ps1_slot(slot: str, data: dict | None, args: list[str], env, fast_file: str) -> None:
+def write_ps1_slot(slot: str, data: dict[str, Any] | None, args: list[str], env: Mapping[str, str],
+                   fast_file: str) -> None:
     """For the fast path (POSIX) and the full CLI (everywhere): write the slot, or remove a stale one
     (`data` None, or a snapshot of another OS than this one)."""
     from envmgr.fastpath.slot_sh import write_slot
@@ -181,7 +191,7 @@ def write_ps1_slot(slot: str, data: dict | None, args: list[str], env, fast_file
     write_slot(ps1_slot if ok else (lambda *_: None), slot, data, args, env, fast_file)
 
 
-def write_from_cli(slot: str, argv: list[str], host, snap, env) -> None:
+def write_from_cli(slot: str, argv: list[str], host: Host, snap: Snapshot, env: Mapping[str, str]) -> None:
     """The full CLI answered `export --activate --format ps1 ARGS` (on Windows it always does): the
     slot for ARGS, from the cache entry those arguments name, when that entry holds the snapshot
     just served. Anything else (other flags, no entry, another snapshot): no slot."""
@@ -198,7 +208,7 @@ def write_from_cli(slot: str, argv: list[str], host, snap, env) -> None:
     write_ps1_slot(slot, data, argv[4:], env, fast_path_of(entry))
 
 
-def _entry_data(key: str, snap) -> dict | None:
+def _entry_data(key: str, snap: Snapshot) -> dict[str, Any] | None:
     import json
 
     from envmgr.cache import store as cache

@@ -21,6 +21,11 @@ import os
 
 from envmgr.cache.key import ABSENT, KEY_ENV, VERSIONED_PREFIX, stat_token
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from typing import Any
+
 SEP = "\037"    # joins the arguments in the shell ("$*" with IFS=$'\037')
 
 
@@ -28,7 +33,7 @@ def _identifier(name: str) -> bool:
     return name.replace("_", "a").isalnum() and name.isascii() and not name[0].isdigit()
 
 
-def sh_slot(data: dict, args: list[str], env, stamps: str, extra: list[str]) -> str | None:
+def sh_slot(data: dict[str, Any], args: list[str], env: Mapping[str, str], stamps: str, extra: list[str]) -> str | None:
     """The slot's text for bash/zsh, or None where the shell could not check or apply it exactly."""
     from envmgr.shellkit.sh import quote
 
@@ -85,11 +90,12 @@ def sh_slot(data: dict, args: list[str], env, stamps: str, extra: list[str]) -> 
             "__envmgr_r='{' && " + " &&\n".join(checks + apply) + "\n")
 
 
-def write_sh_slot(slot: str, data: dict, args: list[str], env, fast_file: str) -> None:
+def write_sh_slot(slot: str, data: dict[str, Any], args: list[str], env: Mapping[str, str], fast_file: str) -> None:
     write_slot(sh_slot, slot, data, args, env, fast_file)
 
 
-def write_slot(render, slot: str, data: dict | None, args: list[str], env, fast_file: str) -> None:
+def write_slot(render: Callable[..., str | None], slot: str, data: dict[str, Any] | None, args: list[str],
+               env: Mapping[str, str], fast_file: str) -> None:
     """Write the slot `render` makes (atomically), or remove a stale one; never fails the caller."""
     from envmgr import __file__ as version_file
     from envmgr.files.atomic import atomic_write
