@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from envmgr.discover.model import Gpu
 from envmgr.verify.report import ChildRun, death, log_tail
 
 OK, WARN, FAIL, SKIPPED = "ok", "warn", "fail", "skipped"
@@ -33,7 +34,7 @@ class Inputs:
     run: ChildRun
     python: str                    # the target interpreter, as given
     install_command: str           # `envmgr install llama-cpp-python [--python PY]`
-    gpus: tuple = ()               # discover.model.Gpu from nvidia-smi
+    gpus: tuple[Gpu, ...] = ()     # from nvidia-smi
     gpu_problems: tuple[str, ...] = ()
     n_tokens: int = 8
     dll_evidence: tuple[str, ...] = ()   # doctor --dll's diagnosis when the library did not load
@@ -71,7 +72,7 @@ _DOING = {"": "starting", "package": "importing llama_cpp (loading its library)"
           "libraries": "loading the model", "loaded": "generating tokens", "generated": "shutting down"}
 
 
-def _package(i: Inputs, _steps) -> Step:
+def _package(i: Inputs, _steps: list[Step]) -> Step:
     pkg = i.run.get("package")
     if not pkg:
         died = _died(i, "package")
@@ -88,7 +89,7 @@ def _package(i: Inputs, _steps) -> Step:
                 (f"python {pkg.get('version')} ({pkg.get('python')})",))
 
 
-def _library(i: Inputs, _steps) -> Step:
+def _library(i: Inputs, _steps: list[Step]) -> Step:
     pkg, imp = i.run.get("package"), i.run.get("import")
     lib_dir = pkg.get("lib_dir") or "?"
     listing = f"{lib_dir}: {', '.join(pkg.get('lib_files') or []) or '(empty or missing)'}"
@@ -123,7 +124,7 @@ def _has_cuda_lib(i: Inputs) -> bool:
     return any(_CUDA_LIB.match(n) for n in i.run.get("package").get("lib_files") or ())
 
 
-def _backend(i: Inputs, _steps) -> Step:
+def _backend(i: Inputs, _steps: list[Step]) -> Step:
     b = i.run.get("backend")
     if not b:
         return _died(i, "backend") or Step("backend", FAIL, "the child stopped before reporting the backend")
@@ -166,7 +167,7 @@ def _caps(i: Inputs) -> list[str]:
     return caps or [cc for _, _, cc in i.run.devices]
 
 
-def _archs(i: Inputs, steps) -> Step | None:
+def _archs(i: Inputs, steps: list[Step]) -> Step | None:
     if not i.run.get("backend").get("gpu_offload"):
         return None
     caps, archs = _caps(i), i.run.archs
@@ -194,7 +195,7 @@ def _archs(i: Inputs, steps) -> Step | None:
     return Step("archs", OK, f"built for {built}: covers compute capability {', '.join(dict.fromkeys(caps))}", ev)
 
 
-def _devices(i: Inputs, _steps) -> Step | None:
+def _devices(i: Inputs, _steps: list[Step]) -> Step | None:
     if not i.run.get("backend").get("gpu_offload"):
         return None
     d = i.run.get("devices")
@@ -210,7 +211,7 @@ def _devices(i: Inputs, _steps) -> Step | None:
     return Step("devices", FAIL, "the backend sees no CUDA device", (*ev, *_cuda_evidence(i)), *_no_gpu_reason(i))
 
 
-def _offload(i: Inputs, steps) -> Step:
+def _offload(i: Inputs, steps: list[Step]) -> Step:
     ev = [f"llama.cpp: offloaded {a}/{b} layers to GPU" for a, b in i.run.offloaded]
     died = _died(i, "offload")
     if any(s.status == FAIL and s.name in ("backend", "devices") for s in steps):

@@ -12,10 +12,12 @@ sense as text; it only has to be loaded, offloaded and run.
 """
 from __future__ import annotations
 
+import os
 import random
 import struct
 from array import array
 from dataclasses import dataclass
+from typing import Any
 
 MAGIC = b"GGUF"
 VERSION = 3
@@ -54,7 +56,7 @@ def _string(text: str) -> bytes:
 _SCALAR = {U32: "<I", I32: "<i", F32: "<f", BOOL: "<?"}
 
 
-def _value(kind: int, value) -> bytes:
+def _value(kind: int, value: Any) -> bytes:
     if kind == STRING:
         return _string(value)
     if kind == ARRAY:
@@ -156,7 +158,7 @@ def tiny_llama(spec: TinyLlama = TinyLlama()) -> bytes:
     return gguf_bytes(kvs, tensors)
 
 
-def write_tiny_llama(path, spec: TinyLlama = TinyLlama()) -> int:
+def write_tiny_llama(path: str | os.PathLike[str], spec: TinyLlama = TinyLlama()) -> int:
     """Write the model to `path`; returns its size in bytes."""
     data = tiny_llama(spec)
     with open(path, "wb") as fh:

@@ -1,13 +1,19 @@
 """The verdict as text (for people) and as JSON (docs/json.md, `verify`)."""
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
 from envmgr.verify.analyze import FAIL, OK, SKIPPED, WARN
+
+if TYPE_CHECKING:
+    from envmgr.verify.run import Verdict
 
 SCHEMA = 1
 _STYLE = {OK: ("green",), WARN: ("yellow",), FAIL: ("red", "bold"), SKIPPED: ("dim",)}
 
 
-def verdict_json(v) -> dict:
+def verdict_json(v: Verdict) -> dict[str, Any]:
     fail = v.failure
     return {
         "schema": SCHEMA, "package": v.package, "python": v.python, "ok": v.ok,
@@ -23,7 +29,7 @@ def verdict_json(v) -> dict:
     }
 
 
-def render_verdict(v, paint) -> str:
+def render_verdict(v: Verdict, paint: Callable[..., str]) -> str:
     out = [paint(f"envmgr verify {v.package} ({v.python})", "bold")]
     for s in v.steps:
         tag = paint(f"{s.status.upper():7}", *_STYLE[s.status])

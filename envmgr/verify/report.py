@@ -9,6 +9,7 @@ import json
 import re
 import signal
 from dataclasses import dataclass, field
+from typing import Any
 
 TAG = "ENVMGR-VERIFY "
 _OFFLOAD = re.compile(r"offloaded (\d+)/(\d+) layers to GPU")
@@ -29,7 +30,7 @@ NTSTATUS = {0xC0000005: "access violation (0xC0000005)", 0xC0000135: "a DLL was 
 
 @dataclass(frozen=True)
 class ChildRun:
-    stages: dict                        # stage name -> its record (the last one for repeated stages)
+    stages: dict[str, Any]              # stage name -> its record (the last one for repeated stages)
     order: tuple[str, ...]              # stage names in the order they were reported
     log: str                            # stderr: llama.cpp's own report
     returncode: int
@@ -48,7 +49,7 @@ class ChildRun:
     def last_stage(self) -> str:
         return self.order[-1] if self.order else ""
 
-    def get(self, stage: str) -> dict:
+    def get(self, stage: str) -> dict[str, Any]:
         return self.stages.get(stage) or {}
 
 

@@ -18,7 +18,7 @@ from envmgr.discover.gpu import discover_gpus
 from envmgr.doctor.dll import resolve_pe
 from envmgr.doctor.elf import resolve_elf
 from envmgr.errors import EnvmgrError, UsageError
-from envmgr.host.base import join
+from envmgr.host.base import Host, join
 from envmgr.verify.analyze import FAIL, Inputs, Step, analyze, passed
 from envmgr.verify.gguf import TinyLlama, write_tiny_llama
 from envmgr.verify.report import ChildRun, parse_run
@@ -67,8 +67,8 @@ def _quote(text: str) -> str:
     return f'"{text}"' if any(c in text for c in " ;&()'") else text
 
 
-def verify(host, python: str | None, package: str = "llama-cpp-python", *, n_tokens: int = N_TOKENS,
-           timeout: float = TIMEOUT, env: dict | None = None) -> Verdict:
+def verify(host: Host, python: str | None, package: str = "llama-cpp-python", *, n_tokens: int = N_TOKENS,
+           timeout: float = TIMEOUT, env: dict[str, str] | None = None) -> Verdict:
     """Run the verifier's child in `python` (None: envmgr's own interpreter) and judge it."""
 
     exe = python or sys.executable
@@ -91,7 +91,7 @@ def verify(host, python: str | None, package: str = "llama-cpp-python", *, n_tok
     return Verdict(package, exe, steps, run, size, time.perf_counter() - t0)
 
 
-def _dll_diagnosis(host, run: ChildRun, python: str) -> tuple[tuple[str, ...], str]:
+def _dll_diagnosis(host: Host, run: ChildRun, python: str) -> tuple[tuple[str, ...], str]:
     """When import llama_cpp failed to load its library: doctor's resolver names the missing dependency."""
     imp, pkg = run.get("import"), run.get("package")
     lib_dir = pkg.get("lib_dir")
