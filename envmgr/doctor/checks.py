@@ -8,14 +8,17 @@ is diagnosed exactly like a live one); checks that need more (a file, a command)
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from envmgr.discover.model import CudaToolkit, Inventory, VsInstance
 from envmgr.host.base import LINUX, WINDOWS, Host, Interpreter, host_path, same_path
 from envmgr.knowledge import Limits
 from envmgr.snapshot.select import Choice
 from envmgr.snapshot.selectors import Selectors
+
+_CheckFn = TypeVar("_CheckFn", bound="Callable[[Facts], Finding]")   # a check, its type kept
 
 OK, WARN, FAIL, SKIPPED = "ok", "warn", "fail", "skipped"
 SEVERITY = {SKIPPED: 0, OK: 1, WARN: 2, FAIL: 3}
@@ -32,11 +35,12 @@ class Finding:
     title: str = ""                   # from the catalog
 
 
-def finding(id_: str, status: str, summary: str, evidence=(), fix: str = "", fix_command: str = "") -> Finding:
+def finding(id_: str, status: str, summary: str, evidence: Iterable[str] = (), fix: str = "",
+            fix_command: str = "") -> Finding:
     return Finding(id_, status, summary, tuple(evidence), fix, fix_command)
 
 
-def worst(statuses) -> str:
+def worst(statuses: Iterable[str]) -> str:
     return max(statuses, key=SEVERITY.__getitem__, default=OK)
 
 
@@ -44,15 +48,15 @@ def worst(statuses) -> str:
 class Check:
     id: str
     platforms: tuple[str, ...]
-    func: Callable
+    func: Callable[[Facts], Finding]
 
 
 CHECKS: dict[str, Check] = {}
 
 
-def check(id_: str, *platforms: str):
+def check(id_: str, *platforms: str) -> Callable[[_CheckFn], _CheckFn]:
     """Register `func(facts) -> Finding` as the check for catalog id `id_` (all platforms if none given)."""
-    def register(func):
+    def register(func: _CheckFn) -> _CheckFn:
         CHECKS[id_] = Check(id_, platforms or (WINDOWS, LINUX), func)
         return func
     return register
@@ -72,17 +76,17 @@ class Facts:
     cuda: CudaToolkit | None = None  # the CUDA toolkit envmgr would use
     python: Interpreter | None = None     # host.interpreter()
     cmake_version: str | None = None      # from `cmake --version`, when cmake is on PATH
-    extra: dict = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
-    def env(self):
+    def env(self) -> Mapping[str, str]:
         return self.host.env
 
     @property
     def windows(self) -> bool:
         return self.host.platform == WINDOWS
 
-    def kit_at(self, path: str | None):
+    def kit_at(self, path: str | None) -> CudaToolkit | None:
         """The discovered toolkit that holds `path` (a toolkit root, its bin folder or its nvcc)."""
         if not path:
             return None
@@ -95,16 +99,16 @@ class Facts:
         return None
 
 
-def cmake_args(env) -> str:
+def cmake_args(env: Mapping[str, str]) -> str:
     return env.get("CMAKE_ARGS", "") or ""
 
 
-def vs_generator(env) -> str | None:
+def vs_generator(env: Mapping[str, str]) -> str | None:
     """The generator CMake will use when it is named in the environment (None: CMake's default)."""
     return (env.get("CMAKE_GENERATOR") or "").strip() or None
 
 
-def uses_vs_generator(env) -> bool:
+def uses_vs_generator(env: Mapping[str, str]) -> bool:
     gen = vs_generator(env)
     if gen is None:
         # CMAKE_ARGS may pick it too (-G Ninja / -GNinja)
@@ -113,7 +117,7 @@ def uses_vs_generator(env) -> bool:
     return gen is None or gen.lower().startswith("visual studio")
 
 
-def cuda_label(kit) -> str:
+def cuda_label(kit: CudaToolkit | None) -> str:
     return f"CUDA {kit.short} ({kit.path})" if kit is not None else "no CUDA"
 
 

@@ -9,8 +9,9 @@ The files are looked for where FindCUDAToolkit looks: the toolkit's include and 
 """
 from __future__ import annotations
 
-from envmgr.doctor.checks import FAIL, OK, SKIPPED, Facts, check, cuda_label, finding
-from envmgr.host.base import WINDOWS, join, safe_listdir
+from envmgr.discover.model import CudaToolkit
+from envmgr.doctor.checks import FAIL, OK, SKIPPED, Facts, Finding, check, cuda_label, finding
+from envmgr.host.base import WINDOWS, Host, join, safe_listdir
 
 # What each recipe's CUDA build needs from the toolkit: component -> (library stems, header or None).
 NEEDS = {
@@ -36,7 +37,7 @@ _PACKAGES = {
 }
 
 
-def missing_components(host, kit, needs: tuple[str, ...]) -> list[tuple[str, str]]:
+def missing_components(host: Host, kit: CudaToolkit, needs: tuple[str, ...]) -> list[tuple[str, str]]:
     """(component, what is missing) for each component of `needs` the toolkit lacks."""
     windows = host.platform == WINDOWS
     libs = [name for d in kit.lib_dirs for name in safe_listdir(host, d)[0]]
@@ -56,7 +57,7 @@ def missing_components(host, kit, needs: tuple[str, ...]) -> list[tuple[str, str
     return out
 
 
-def install_kind(kit) -> str:
+def install_kind(kit: CudaToolkit) -> str:
     """nvidia (NVIDIA's installer, runfile or apt), conda, pip (site-packages/nvidia) or wheels (a
     toolkit folder assembled from nvidia-* wheels, their dist-info kept in <root>/dist-info)."""
     text = " ".join((kit.path, *kit.sources)).lower().replace("\\", "/")
@@ -67,7 +68,7 @@ def install_kind(kit) -> str:
     return "nvidia"
 
 
-def fix_for(kit, comps: list[str], windows: bool) -> str:
+def fix_for(kit: CudaToolkit, comps: list[str], windows: bool) -> str:
     """The fix for this toolkit's kind of install, naming each missing component's package."""
     major, minor = kit.major_minor
     names = sorted({_PACKAGES[c] for c in comps})
@@ -90,7 +91,7 @@ def fix_for(kit, comps: list[str], windows: bool) -> str:
 
 
 @check("F24")
-def f24(facts: Facts) -> object:
+def f24(facts: Facts) -> Finding:
     recipe = facts.extra.get("recipe", "llama-cpp-python")
     needs = NEEDS.get(recipe)
     kit = facts.cuda

@@ -5,7 +5,7 @@ import re
 
 from envmgr import knowledge
 from envmgr.discover.model import CudaToolkit
-from envmgr.doctor.checks import FAIL, OK, SKIPPED, WARN, Facts, check, cmake_args, finding, uses_vs_generator
+from envmgr.doctor.checks import FAIL, OK, SKIPPED, WARN, Facts, Finding, check, cmake_args, finding, uses_vs_generator
 from envmgr.doctor.checks_vs import cmake_instance, generator_major
 from envmgr.host.base import WINDOWS, join
 from envmgr.version import Version
@@ -16,7 +16,7 @@ def _nvcc(facts: Facts) -> str:
 
 
 @check("F07")
-def f07(facts: Facts) -> object:
+def f07(facts: Facts) -> Finding:
     host, env = facts.host, facts.env
     cudacxx = env.get("CUDACXX")
     if cudacxx and not host.exists(cudacxx.strip('"')):
@@ -78,7 +78,7 @@ def pointers(facts: Facts) -> list[tuple[str, str, CudaToolkit | None]]:
 
 
 @check("F08")
-def f08(facts: Facts) -> object:
+def f08(facts: Facts) -> Finding:
     rows = pointers(facts)
     ev = [f"{what}: {value} -> {('CUDA ' + kit.short) if kit else 'no discovered toolkit'}"
           for what, value, kit in rows]
@@ -108,7 +108,7 @@ def _archs(facts: Facts) -> list[str]:
 
 
 @check("F12")
-def f12(facts: Facts) -> object:
+def f12(facts: Facts) -> Finding:
     archs, env = _archs(facts), facts.env
     args = cmake_args(env)
     ev = [f"GPUs: {', '.join(g.name for g in facts.inv.gpus) or 'none visible'}",
@@ -137,7 +137,7 @@ def arch_cc(arch: str) -> Version | None:
 
 
 @check("F13")
-def f13(facts: Facts) -> object:
+def f13(facts: Facts) -> Finding:
     kit = facts.cuda
     if kit is None:
         return finding("F13", SKIPPED, "no CUDA toolkit")
@@ -164,7 +164,7 @@ def f13(facts: Facts) -> object:
 
 
 @check("F16", WINDOWS)
-def f16(facts: Facts) -> object:
+def f16(facts: Facts) -> Finding:
     host, bad, ev = facts.host, [], []
     for name in ("CUDA_PATH", "HIP_PATH"):
         value = facts.env.get(name)
@@ -186,7 +186,7 @@ def f16(facts: Facts) -> object:
 
 
 @check("F17")
-def f17(facts: Facts) -> object:
+def f17(facts: Facts) -> Finding:
     kit = facts.cuda
     if kit is None or not facts.inv.gpus:
         return finding("F17", SKIPPED, "no GPU driver visible" if kit else "no CUDA toolkit",

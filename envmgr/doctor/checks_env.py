@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 import shlex
 
-from envmgr.doctor.checks import FAIL, OK, WARN, Facts, check, cmake_args, finding, worst
+from envmgr.doctor.checks import FAIL, OK, WARN, Facts, Finding, check, cmake_args, finding, worst
 from envmgr.host.base import WINDOWS
 from envmgr.recipes.recipe import default_architectures
 
@@ -34,7 +34,7 @@ def defines(args: str) -> dict[str, str]:
 
 
 @check("F09")
-def f09(facts: Facts) -> object:
+def f09(facts: Facts) -> Finding:
     args = cmake_args(facts.env)
     found = defines(args)
     ev = [f"CMAKE_ARGS={args}" if args else "CMAKE_ARGS is not set"]
@@ -62,7 +62,7 @@ def f09(facts: Facts) -> object:
 
 
 @check("F10")
-def f10(facts: Facts) -> object:
+def f10(facts: Facts) -> Finding:
     args, host = cmake_args(facts.env), facts.host
     ev, problems, statuses = [f"CMAKE_ARGS={args}" if args else "CMAKE_ARGS is not set"], [], [OK]
     try:
@@ -105,7 +105,7 @@ def _odd(text: str) -> str:
 
 
 @check("F11", WINDOWS)
-def f11(facts: Facts) -> object:
+def f11(facts: Facts) -> Finding:
     env, ev, problems, statuses = facts.env, [], [], [OK]
     temp = env.get("TEMP") or env.get("TMP") or ""
     values = (facts.host.reg_values(LONG_PATHS_KEY) or {})
@@ -162,7 +162,7 @@ def _beyond_the_rule(facts: Facts, archs: list[str]) -> tuple[str, str]:
 
 
 @check("F20")
-def f20(facts: Facts) -> object:
+def f20(facts: Facts) -> Finding:
     found = defines(cmake_args(facts.env))
     archs = [a for a in re.split(r"[;,]", found.get("CMAKE_CUDA_ARCHITECTURES", "")) if a]
     ev = [f"CMAKE_CUDA_ARCHITECTURES: {';'.join(archs) or 'not set'}",

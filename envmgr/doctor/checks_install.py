@@ -5,7 +5,7 @@ import io
 import re
 import zipfile
 
-from envmgr.doctor.checks import FAIL, OK, SKIPPED, WARN, Facts, check, finding
+from envmgr.doctor.checks import FAIL, OK, SKIPPED, WARN, Facts, Finding, check, finding
 from envmgr.doctor.dll import resolve_pe
 from envmgr.errors import InputFileError
 from envmgr.host.base import WINDOWS, Host, join, safe_listdir
@@ -35,7 +35,7 @@ def lib_files(facts: Facts) -> tuple[str | None, list[str]]:
 
 
 @check("F18")
-def f18(facts: Facts) -> object:
+def f18(facts: Facts) -> Finding:
     lib, names = lib_files(facts)
     if lib is None:
         return finding("F18", SKIPPED, "llama_cpp is not installed in this Python")
@@ -89,7 +89,7 @@ def wheel_has_cuda(host: Host, path: str) -> bool | None:
 
 
 @check("F19")
-def f19(facts: Facts) -> object:
+def f19(facts: Facts) -> Finding:
     if facts.env.get("PIP_NO_CACHE_DIR", "").lower() in ("1", "true", "yes", "on"):
         return finding("F19", OK, "PIP_NO_CACHE_DIR is set: pip will not reuse a cached wheel")
     cache = pip_cache_dir(facts)
@@ -113,7 +113,7 @@ def f19(facts: Facts) -> object:
 
 
 @check("F15", WINDOWS)
-def f15(facts: Facts) -> object:
+def f15(facts: Facts) -> Finding:
     lib, names = lib_files(facts)
     if lib is None:
         return finding("F15", SKIPPED, "llama_cpp is not installed in this Python")
@@ -146,6 +146,6 @@ def f15(facts: Facts) -> object:
 
 
 @check("F14")
-def f14(facts: Facts) -> object:
+def f14(facts: Facts) -> Finding:
     return finding("F14", SKIPPED, "needs the installed package's llama_print_system_info() (a run); "
                    "envmgr doctor --log FILE recognises the runtime message")

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from envmgr.discover.compilers import probe_compiler
-from envmgr.doctor.checks import FAIL, OK, SKIPPED, WARN, Facts, check, finding
+from envmgr.discover.model import HostCompiler
+from envmgr.doctor.checks import FAIL, OK, SKIPPED, WARN, Facts, Finding, check, finding
 from envmgr.doctor.checks_install import CUDA_LIB, lib_files
 from envmgr.doctor.elf import ld_cache, resolve_elf
 from envmgr.errors import InputFileError
@@ -11,7 +12,7 @@ from envmgr.knowledge import MIN_TESTED_CUDA, cuda_at_least
 from envmgr.version import Version
 
 
-def host_cxx(facts: Facts):
+def host_cxx(facts: Facts) -> tuple[str, HostCompiler | None]:
     """(name, compiler) nvcc would use: CUDAHOSTCXX, else CXX, else g++ (from discovery)."""
     env, inv = facts.env, facts.inv
     for var in ("CUDAHOSTCXX", "NVCC_CCBIN", "CXX"):
@@ -29,7 +30,7 @@ def host_cxx(facts: Facts):
 
 
 @check("F21", LINUX)
-def f21(facts: Facts) -> object:
+def f21(facts: Facts) -> Finding:
     kit = facts.cuda
     if kit is None:
         return finding("F21", SKIPPED, "no CUDA toolkit")
@@ -56,7 +57,7 @@ def f21(facts: Facts) -> object:
 
 
 @check("F22", LINUX)
-def f22(facts: Facts) -> object:
+def f22(facts: Facts) -> Finding:
     host, env = facts.host, facts.env
     nvcc = host.which("nvcc")
     kits = [k for k in facts.inv.cuda if k.nvcc]
@@ -82,7 +83,7 @@ def f22(facts: Facts) -> object:
 
 
 @check("F23", LINUX)
-def f23(facts: Facts) -> object:
+def f23(facts: Facts) -> Finding:
     host = facts.host
     cache, err = ld_cache(host)
     ev = [f"ld.so.cache: {'libcuda.so.1 => ' + cache['libcuda.so.1'] if 'libcuda.so.1' in cache else 'no libcuda.so.1'}"

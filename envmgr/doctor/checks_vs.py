@@ -17,6 +17,7 @@ from envmgr.doctor.checks import (
     SKIPPED,
     WARN,
     Facts,
+    Finding,
     check,
     finding,
     quote,
@@ -26,6 +27,7 @@ from envmgr.doctor.checks import (
 )
 from envmgr.doctor.dll import binary_machine
 from envmgr.host.base import WINDOWS, host_path, join, same_path
+from envmgr.knowledge import HostLimits
 from envmgr.version import Version
 
 
@@ -75,7 +77,7 @@ def cmake_instance(facts: Facts, major: int) -> tuple[VsInstance | None, str]:
     return best, why
 
 
-def _bc_verdict(vs, want: str) -> tuple[str, str]:
+def _bc_verdict(vs: VsInstance, want: str) -> tuple[str, str]:
     bc = vs.build_customizations
     folder = (bc.dir if bc is not None
               else "\\".join((vs.path, *(knowledge.build_customizations_subdir(vs.major) or ()))))
@@ -89,7 +91,7 @@ def _bc_verdict(vs, want: str) -> tuple[str, str]:
 
 
 @check("F01", WINDOWS)
-def f01(facts: Facts) -> object:
+def f01(facts: Facts) -> Finding:
     if not uses_vs_generator(facts.env):
         return finding("F01", OK, f"CMAKE_GENERATOR={vs_generator(facts.env)}: MSBuild's CUDA integration is not used")
     kit = facts.cuda
@@ -133,7 +135,7 @@ def f01(facts: Facts) -> object:
 
 
 @check("F02", WINDOWS)
-def f02(facts: Facts) -> object:
+def f02(facts: Facts) -> Finding:
     if not uses_vs_generator(facts.env):
         return finding("F02", OK, "not using a Visual Studio generator: CUDA comes from CUDACXX/PATH")
     kit = facts.cuda
@@ -158,7 +160,7 @@ def f02(facts: Facts) -> object:
 
 
 @check("F03", WINDOWS)
-def f03(facts: Facts) -> object:
+def f03(facts: Facts) -> Finding:
     usable = [v for v in facts.inv.visual_studio if v.toolsets and v.vcvarsall and v.usable]
     ev = [f"{v.label}: {'MSVC ' + ', '.join(t.version for t in v.toolsets) if v.toolsets else 'no C++ tools'}"
           + ("" if v.usable else f"; unusable: {'; '.join(v.unusable)}")
@@ -193,14 +195,14 @@ def _newer_cmake_fix() -> str:
     return f'use CMake >= {need} for VS {newest.year} (pip install "cmake>={need}"), or Ninja from a vcvars shell'
 
 
-def _toolset_rows(facts: Facts, vs: VsInstance, kit: CudaToolkit):
+def _toolset_rows(facts: Facts, vs: VsInstance, kit: CudaToolkit) -> tuple[VsInstance, CudaToolkit, HostLimits | None]:
     """(toolset, nvcc verdict, stl min) for the instance envmgr uses, default toolset first."""
     host = facts.limits.host.get(kit.path) or knowledge.host_limits(kit.short)
     return vs, kit, host
 
 
 @check("F04", WINDOWS)
-def f04(facts: Facts) -> object:
+def f04(facts: Facts) -> Finding:
     if facts.vs is None or facts.cuda is None or not facts.vs.toolsets:
         return finding("F04", SKIPPED, "needs a Visual Studio instance with MSVC and a CUDA toolkit")
     vs, kit, limits = _toolset_rows(facts, facts.vs, facts.cuda)
@@ -229,7 +231,7 @@ def f04(facts: Facts) -> object:
 
 
 @check("F05", WINDOWS)
-def f05(facts: Facts) -> object:
+def f05(facts: Facts) -> Finding:
     if facts.vs is None or facts.cuda is None or not facts.vs.toolsets:
         return finding("F05", SKIPPED, "needs a Visual Studio instance with MSVC and a CUDA toolkit")
     vs, kit = facts.vs, facts.cuda
@@ -247,7 +249,7 @@ def f05(facts: Facts) -> object:
 
 
 @check("F06", WINDOWS)
-def f06(facts: Facts) -> object:
+def f06(facts: Facts) -> Finding:
     host = facts.host
     cl, link = host.which("cl"), host.which("link")
     ev, status, summary, fix = [], OK, "", ""

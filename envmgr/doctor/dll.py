@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import struct
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import pefile
@@ -53,7 +54,7 @@ class DepReport:
     blocked: str = ""             # why the load never starts (llama_cpp's add_dll_directory raising)
     ignored: tuple[str, ...] = () # os.add_dll_directory folders the loader model does not search
 
-    def _nodes(self, keep) -> tuple[DepNode, ...]:
+    def _nodes(self, keep: Callable[[DepNode], bool]) -> tuple[DepNode, ...]:
         out, stack = [], [self.root]
         while stack:
             node = stack.pop()
@@ -214,7 +215,7 @@ def _unread_note(host: Host, path: str) -> str:
     return f"not opened: {_size(host, path) // (1024 * 1024)} MiB"
 
 
-def _find(host: Host, name: str, dirs) -> tuple[str, str] | None:
+def _find(host: Host, name: str, dirs: Iterable[tuple[str, str]]) -> tuple[str, str] | None:
     for folder, label in dirs:
         candidate = join(host, folder, name)
         if host.exists(candidate):

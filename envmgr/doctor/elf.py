@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from elftools.common.exceptions import ELFError
@@ -91,7 +92,7 @@ def ld_cache(host: Host, bits: int = 64) -> tuple[dict[str, str], str]:
     return {}, "ldconfig not found"
 
 
-def _expand(entries, origin: str) -> list[str]:
+def _expand(entries: Iterable[str], origin: str) -> list[str]:
     return [e.replace("$ORIGIN", origin).replace("${ORIGIN}", origin) for e in entries if e]
 
 

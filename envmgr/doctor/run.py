@@ -2,22 +2,25 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
+from typing import Any
 
 from envmgr.discover import discover
 from envmgr.discover.limits import read_limits
+from envmgr.discover.model import CudaToolkit, Inventory, VsInstance
 
 # Importing the modules registers their checks.
 from envmgr.doctor import checks_components, checks_cuda, checks_env, checks_install, checks_linux, checks_vs  # noqa: F401 - imported to register checks
-from envmgr.doctor.catalog import CATALOG
+from envmgr.doctor.catalog import CATALOG, Failure
 from envmgr.doctor.checks import CHECKS, FAIL, OK, SEVERITY, SKIPPED, WARN, Facts, Finding, finding
-from envmgr.doctor.dll import resolve_pe
+from envmgr.doctor.dll import DepNode, DepReport, resolve_pe
 from envmgr.doctor.elf import resolve_elf
 from envmgr.errors import EnvmgrError, InputFileError, UsageError
-from envmgr.host.base import WINDOWS, join, safe_listdir
+from envmgr.host.base import WINDOWS, Host, Interpreter, join, safe_listdir
 from envmgr.snapshot.select import check_selectors, choose, match_cuda, match_vs
-from envmgr.snapshot.selectors import with_real_paths
+from envmgr.snapshot.selectors import Selectors, with_real_paths
 
 SCHEMA = 1
 
@@ -34,7 +37,7 @@ def parse_only(only: str | None) -> tuple[str, ...]:
     return ids
 
 
-def gather(host, selectors) -> Facts:
+def gather(host: Host, selectors: Selectors) -> Facts:
     """Discovery, limits, cmake's version and the selection, each read once (concurrently where it reads)."""
 
     selectors = with_real_paths(host, selectors)
@@ -56,17 +59,17 @@ def gather(host, selectors) -> Facts:
     return Facts(host, inv, limits, choice, error, selectors, vs, cuda, python, cmake)
 
 
-def _fallback_vs(inv, sel):
+def _fallback_vs(inv: Inventory, sel: Selectors) -> VsInstance | None:
     usable = [v for v in inv.visual_studio if v.toolsets and v.vcvarsall]
     return next((v for v in usable if not sel.vs or match_vs(v, sel.vs)), None)
 
 
-def _fallback_cuda(inv, sel):
+def _fallback_cuda(inv: Inventory, sel: Selectors) -> CudaToolkit | None:
     kits = [k for k in inv.cuda if k.nvcc] or list(inv.cuda)
     return next((k for k in kits if not sel.cuda or match_cuda(k, sel.cuda)), None)
 
 
-def _cmake_version(host) -> str | None:
+def _cmake_version(host: Host) -> str | None:
     exe = host.which("cmake")
     if exe is None:
         return None
@@ -98,7 +101,7 @@ def run_checks(facts: Facts, only: tuple[str, ...] = ()) -> tuple[Finding, ...]:
         return tuple(pool.map(one, ids))
 
 
-def _complete(result: Finding, failure) -> Finding:
+def _complete(result: Finding, failure: Failure) -> Finding:
     """Title from the catalog; the catalog's fix where the check gave none (for warn/fail only)."""
     result = replace(result, title=failure.title)
     if result.status in (WARN, FAIL):
@@ -109,15 +112,15 @@ def _complete(result: Finding, failure) -> Finding:
     return result
 
 
-def exit_code(findings) -> int:
+def exit_code(findings: Iterable[Finding]) -> int:
     return 1 if any(f.status == FAIL for f in findings) else 0
 
 
-def counts(findings) -> dict[str, int]:
+def counts(findings: Sequence[Finding]) -> dict[str, int]:
     return {s: sum(1 for f in findings if f.status == s) for s in (OK, WARN, FAIL, SKIPPED)}
 
 
-def selection_json(facts: Facts) -> dict:
+def selection_json(facts: Facts) -> dict[str, Any]:
     c = facts.choice
     return {"vs": facts.vs.label if facts.vs else None, "vs_path": facts.vs.path if facts.vs else None,
             "toolset": c.toolset.version if c is not None and c.toolset else None,
@@ -125,7 +128,7 @@ def selection_json(facts: Facts) -> dict:
             "error": facts.choice_error or None}
 
 
-def report_json(facts: Facts, findings, machine: str | None) -> dict:
+def report_json(facts: Facts, findings: Sequence[Finding], machine: str | None) -> dict[str, Any]:
     return {"schema": SCHEMA, "platform": facts.host.platform, "machine": machine,
             "selection": selection_json(facts), "counts": counts(findings), "exit_code": exit_code(findings),
             "checks": [{"id": f.id, "title": f.title, "status": f.status, "summary": f.summary,
@@ -136,7 +139,7 @@ def report_json(facts: Facts, findings, machine: str | None) -> dict:
 _STYLE = {OK: ("green",), WARN: ("yellow", "bold"), FAIL: ("red", "bold"), SKIPPED: ("dim",)}
 
 
-def render(facts: Facts, findings, paint, verbose: bool = False) -> str:
+def render(facts: Facts, findings: Sequence[Finding], paint: Callable[..., str], verbose: bool = False) -> str:
     out = []
     sel = selection_json(facts)
     picked = ", ".join(x for x in (sel["vs"], sel["toolset"] and f"MSVC {sel['toolset']}",
@@ -161,7 +164,8 @@ def render(facts: Facts, findings, paint, verbose: bool = False) -> str:
 
 # ---- --dll ------------------------------------------------------------------------------------
 
-def dll_report(facts_host, target: str, python, *, loader: str | None = None, dll_dirs: tuple[str, ...] = ()):
+def dll_report(facts_host: Host, target: str, python: Interpreter | None, *, loader: str | None = None,
+               dll_dirs: tuple[str, ...] = ()) -> DepReport:
     """`--dll PATH|llama_cpp`: the PE (Windows) or ELF (Linux) dependency tree; `loader` and `dll_dirs`
     (os.add_dll_directory folders) say how a Windows program loads it (winloader.py)."""
 
@@ -181,7 +185,7 @@ def dll_report(facts_host, target: str, python, *, loader: str | None = None, dl
     raise InputFileError(f"{target}: not a PE or ELF file", f"give {kind}, or llama_cpp for the installed package")
 
 
-def _head(host, path: str) -> bytes:
+def _head(host: Host, path: str) -> bytes:
     try:
         if host.is_dir(path):
             raise InputFileError(f"{path} is a folder", "give the DLL/.so file itself, or llama_cpp")
@@ -192,7 +196,7 @@ def _head(host, path: str) -> bytes:
         raise InputFileError(f"{path}: cannot read it ({exc.strerror or exc})", "check the path") from None
 
 
-def _llama_target(host, python) -> tuple[str, str]:
+def _llama_target(host: Host, python: Interpreter | None) -> tuple[str, str]:
     lib = host.env.get("LLAMA_CPP_LIB_PATH")
     sites = python.site_packages if python is not None else ()
     if not lib:
@@ -209,13 +213,13 @@ def _llama_target(host, python) -> tuple[str, str]:
     raise InputFileError(f"{lib} has none of {', '.join(order)}", "reinstall llama-cpp-python")
 
 
-def tree_json(node) -> dict:
+def tree_json(node: DepNode) -> dict[str, Any]:
     return {"name": node.name, "path": node.path, "found_by": node.how or None, "missing": node.path is None,
             "why": node.why or node.bad or None, "unloadable": bool(node.bad), "note": node.note or None,
             "children": [tree_json(c) for c in node.children]}
 
 
-def dll_json(report) -> dict:
+def dll_json(report: DepReport) -> dict[str, Any]:
     return {"schema": SCHEMA, "kind": report.kind, "loader": report.loader, "search": list(report.search),
             "loads": report.loads, "blocked": report.blocked or None, "ignored_dll_dirs": list(report.ignored),
             "tree": tree_json(report.root),
@@ -223,10 +227,10 @@ def dll_json(report) -> dict:
             "unloadable": [{"name": m.name, "path": m.path, "why": m.bad} for m in report.unloadable()]}
 
 
-def render_tree(report, paint) -> str:
+def render_tree(report: DepReport, paint: Callable[..., str]) -> str:
     out = [paint(report.root.name, "bold") + f"  {report.root.path}", f"loader: {report.loader}"]
 
-    def walk(node, prefix: str) -> None:
+    def walk(node: DepNode, prefix: str) -> None:
         for i, child in enumerate(node.children):
             last = i == len(node.children) - 1
             branch = "`-- " if last else "|-- "
