@@ -13,7 +13,7 @@ from envmgr.snapshot.activation import deactivation_delta
 @click.command("deactivate")
 @click.option("--format", "fmt", type=click.Choice(("sh", "fish", "ps1", "cmd")), required=True)
 @click.pass_obj
-def command(obj: Ctx, fmt: str):
+def command(obj: Ctx, fmt: str) -> None:
     """Print the script that restores the environment from before activation."""
 
     delta = deactivation_delta(obj.env, obj.local.platform)

@@ -43,7 +43,9 @@ from envmgr.snapshot.selectors import Selectors
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (shape in docs/doctor.md).")
 @click.option("-v", "--verbose", is_flag=True, help="Show the evidence of passing checks too.")
 @click.pass_obj
-def command(obj: Ctx, vs, toolset, arch, cuda, only, dll, loader, dll_dirs, log, recipe, as_json, verbose) -> None:
+def command(obj: Ctx, vs: str | None, toolset: str | None, arch: str, cuda: str | None, only: str | None,
+            dll: str | None, loader: str | None, dll_dirs: tuple[str, ...], log: str | None, recipe: str, as_json: bool,
+            verbose: bool) -> None:
     """Diagnose why a CUDA build of llama-cpp-python fails (or would fail) here.
 
     \b

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from dataclasses import replace
 
 import click
@@ -13,7 +14,7 @@ from envmgr.fastpath.slot_ps1 import write_from_cli
 from envmgr.output import emit_json, say
 from envmgr.shellkit import render, render_github, stream_encoding
 from envmgr.snapshot.activation import activation_delta
-from envmgr.snapshot.form import to_toml
+from envmgr.snapshot.form import Snapshot, to_toml
 from envmgr.snapshot.form_json import snapshot_json
 
 EXPORT_FORMATS = ("toml", "json", "ps1", "cmd", "sh", "fish", "dotenv", "github")
@@ -62,7 +63,7 @@ def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, activate: bool, 
             write_from_cli(obj.env["ENVMGR_SLOT"], sys.argv[1:], obj.host, served, obj.env)
 
 
-def _append_github_files(snap, env) -> None:
+def _append_github_files(snap: Snapshot, env: Mapping[str, str]) -> None:
     """Inside a GitHub Actions step: append to the files the runner reads after the step."""
 
     env_text, path_text = render_github(snap.delta, dict(env))

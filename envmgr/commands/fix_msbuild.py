@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import click
 
+from envmgr.cli.main import Ctx
 from envmgr.commands.fix_msbuild_flow import Options, run
 from envmgr.errors import UsageError
 
@@ -23,7 +24,8 @@ SCRIPT_FORMATS = ("ps1", "cmd", "sh", "fish", "dotenv", "github")
               help="Print the no-admin route (CMAKE_GENERATOR...) as a script: " + ", ".join(SCRIPT_FORMATS) + ".")
 @click.option("--apply-plan", metavar="FILE", hidden=True, help="The elevated step: apply a checked plan file.")
 @click.pass_obj
-def command(obj, vs, cuda, dry_run, check, undo, yes, as_json, export_route, apply_plan) -> None:
+def command(obj: Ctx, vs: tuple[str, ...], cuda: tuple[str, ...], dry_run: bool, check: bool, undo: bool, yes: bool,
+            as_json: bool, export_route: str | None, apply_plan: str | None) -> None:
     """Copy CUDA's MSBuild integration into Visual Studio instances that lack it.
 
     Fixes CMake's `No CUDA toolset found.` with the Visual Studio generator: each toolkit's

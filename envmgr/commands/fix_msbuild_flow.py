@@ -10,17 +10,19 @@ import json
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import click
 
 from envmgr.discover import discover
+from envmgr.discover.model import Inventory
 from envmgr.errors import ApplyFailed, CannotWrite, CheckFailed, EnvmgrError, PlanRejected, UsageError
 from envmgr.files.atomic import atomic_write
-from envmgr.host.base import WINDOWS
+from envmgr.host.base import WINDOWS, Host
 from envmgr.msbuild.apply import Outcome, apply_copies, undo_last
 from envmgr.msbuild.elevate import ERROR_CANCELLED, run_elevated
-from envmgr.msbuild.fileops import ops_for_host
-from envmgr.msbuild.plan import DONE, Plan, gather, make_plan
+from envmgr.msbuild.fileops import LocalFileOps, ops_for_host
+from envmgr.msbuild.plan import DONE, Facts, Plan, gather, make_plan
 from envmgr.msbuild.planfile import check_destination, load_plan_file, plan_document, validate
 from envmgr.msbuild.render import outcome_json, plan_json, render_plan, render_routes, route_delta, routes
 from envmgr.msbuild.repair import apply_and_verify, verify
@@ -46,7 +48,7 @@ def say(text: str) -> None:
     click.echo(text, err=True)
 
 
-def _facts(host):
+def _facts(host: Host) -> tuple[Inventory, Facts]:
     if host.platform != WINDOWS:
         raise UsageError(f"fix-msbuild is a Windows repair (this machine is {host.platform})",
                          "to plan from a Windows machine's record: envmgr --machine FILE fix-msbuild --dry-run "
@@ -56,7 +58,7 @@ def _facts(host):
     return inv, gather(host, inv)
 
 
-def _ops(host):
+def _ops(host: Host) -> LocalFileOps:
     try:
         return ops_for_host(host)
     except CannotWrite as exc:
@@ -80,7 +82,7 @@ def emit(plan: Plan, opts: Options, outcome: Outcome | None = None) -> None:
         click.echo(render_plan(plan, Painter(sys.stdout)), nl=False)
 
 
-def run(host, opts: Options) -> int:
+def run(host: Host, opts: Options) -> int:
     if opts.apply_plan:
         return run_plan_file(host, opts.apply_plan)
     if opts.undo:
@@ -161,17 +163,18 @@ def apply_elevated(plan: Plan) -> Outcome | None:  # pragma: no cover - Windows 
     return Outcome(result["outcome"]["run_id"], changes, result["outcome"]["manifest"])
 
 
-def _read_result(plan_path: Path) -> dict | None:
+def _read_result(plan_path: Path) -> dict[str, Any] | None:
     try:
-        return json.loads(Path(str(plan_path) + ".result.json").read_text("utf-8"))
+        result: dict[str, Any] = json.loads(Path(str(plan_path) + ".result.json").read_text("utf-8"))
     except (OSError, ValueError):
         return None
+    return result
 
 
-def run_plan_file(host, path: str) -> int:
+def run_plan_file(host: Host, path: str) -> int:
     """The elevated process: trust nothing in the file; check it against a plan made here and now."""
 
-    result: dict = {"ok": False}
+    result: dict[str, Any] = {"ok": False}
     try:
         doc = load_plan_file(path)
         inv, facts = _facts(host)
@@ -192,7 +195,7 @@ def run_plan_file(host, path: str) -> int:
             pass
 
 
-def run_undo(host, opts: Options) -> int:
+def run_undo(host: Host, opts: Options) -> int:
     inv, facts = _facts(host)
     ops = _ops(host)
     allowed = tuple(v.build_customizations.dir for v in facts.instances if v.build_customizations)

@@ -11,7 +11,7 @@ INIT_SHELLS = ("powershell", "pwsh", "cmd", "bash", "zsh", "fish")
 @click.command("init")
 @click.argument("shell", type=click.Choice(INIT_SHELLS))
 @click.option("--script", is_flag=True, help="Print the hook itself (what the profile line runs).")
-def command(shell: str, script: bool):
+def command(shell: str, script: bool) -> None:
     """Print the line to add to your shell's profile (activation functions and completion)."""
 
     click.echo(hook_script(shell) if script else profile_line(shell))

@@ -27,7 +27,7 @@ from envmgr.commands.install_flow import flow_package, start_flow
 @click.pass_obj
 def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, no_deps: bool, rebuild: bool, wheel_index: str | None,
             publish_to: str | None, pip_args: tuple[str, ...], fix: bool = False, prebuilt_lib: str | None = None,
-            as_json: bool = False):
+            as_json: bool = False) -> None:
     """Build SPEC with a recipe once, cache the wheel, and pip install it (here or into --python EXE).
 
     \b

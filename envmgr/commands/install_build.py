@@ -6,6 +6,7 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -14,6 +15,7 @@ from envmgr import spawn
 from envmgr.cli.main import Ctx
 from envmgr.cli.options import RecipeArgs, Selection, environment_for, get_snapshot
 from envmgr.errors import CheckFailed, ChildFailed, InputFileError, UsageError
+from envmgr.host.base import Host
 from envmgr.output import say
 from envmgr.recipes.recipe import get_recipe
 from envmgr.snapshot.activation import activation_delta
@@ -87,7 +89,7 @@ def install_wheel(obj: Ctx, args: list[str], selection: Selection, recipe_args: 
                      "" if info.source is None else path.parent.name)
 
 
-def _install_args(args: list[str], recipe, publish_to) -> tuple[str, list[str]]:
+def _install_args(args: list[str], recipe: str | None, publish_to: str | None) -> tuple[str, list[str]]:
     """(SPEC, the pip options before it), checked before anything is resolved; a bad --publish folder too."""
 
     if not args or not recipe:
@@ -100,8 +102,8 @@ def _install_args(args: list[str], recipe, publish_to) -> tuple[str, list[str]]:
     return spec, pip_opts
 
 
-def _reuse(key, is_cuda: bool, wheel_index, publish_to, python: str, pip_opts: list[str], no_deps: bool,
-           env: dict) -> Installed | None:
+def _reuse(key: wheels.WheelKey, is_cuda: bool, wheel_index: str | None, publish_to: str | None, python: str,
+           pip_opts: list[str], no_deps: bool, env: dict[str, str]) -> Installed | None:
     """The wheel of `key` from the local cache, else from the wheel index, installed; None when neither has it."""
 
     hit = wheels.lookup(key, is_cuda, lambda m: say(f"envmgr: {m}"))
@@ -119,7 +121,7 @@ def _reuse(key, is_cuda: bool, wheel_index, publish_to, python: str, pip_opts: l
                      hit.build_seconds, hit.folder.name, index)
 
 
-def _say_why_built(spec: str, info) -> None:
+def _say_why_built(spec: str, info: wheels.SpecInfo) -> None:
     """Why SPEC is built rather than taken from the cache, when the spec itself is the reason."""
 
     if info.source is None:
@@ -130,7 +132,9 @@ def _say_why_built(spec: str, info) -> None:
             (f" (the cache holds {old.key.version}; pin =={old.key.version} to reuse it)" if old else ""))
 
 
-def _build(python, spec, pip_opts, env, key_for, info, is_cuda, start, created):
+def _build(python: str, spec: str, pip_opts: list[str], env: dict[str, str],
+           key_for: Callable[[str, str, str], wheels.WheelKey], info: wheels.SpecInfo, is_cuda: bool, start: float,
+           created: str) -> str | Path:
     root = wheels.wheels_dir()
     try:
         root.mkdir(parents=True, exist_ok=True)
@@ -171,7 +175,7 @@ def _build(python, spec, pip_opts, env, key_for, info, is_cuda, start, created):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _cache_unwritable(root, exc: OSError):
+def _cache_unwritable(root: Path, exc: OSError) -> InputFileError:
     return InputFileError(f"the wheel cache {root} cannot be written: {exc.strerror or exc}",
                           "set ENVMGR_CACHE_DIR to a folder you can write, or fix that folder's permissions")
 
@@ -193,7 +197,7 @@ def _check_spec(spec: str) -> None:
                              "give an existing source folder or sdist, a URL, or a requirement like NAME==VERSION")
 
 
-def _pip_install(python, wheel, pip_opts, no_deps, env) -> int:
+def _pip_install(python: str, wheel: str | Path, pip_opts: list[str], no_deps: bool, env: dict[str, str]) -> int:
     """--force-reinstall --no-deps replaces a same-version (say CPU-only) install; then the dependencies."""
 
     stopped = f"pip install stopped; the wheel stays ({wheel})"
@@ -206,7 +210,7 @@ def _pip_install(python, wheel, pip_opts, no_deps, env) -> int:
     return code
 
 
-def _python_identity(local, python: str, env) -> tuple[str, str]:
+def _python_identity(local: Host, python: str, env: Mapping[str, str]) -> tuple[str, str]:
     out = local.run([python, "-c", _PY_ID], timeout=60, env=env)
     if out.start_error:
         raise UsageError(f"{python}: cannot be run: {out.start_error}", "point --python at a Python executable")
@@ -223,7 +227,7 @@ def _is_cuda_recipe(name: str) -> bool:
         "CUDA" in a.upper() for a in r.cmake_args)))
 
 
-def from_index(index_flag: str | None, key, is_cuda: bool):
+def from_index(index_flag: str | None, key: wheels.WheelKey, is_cuda: bool) -> wheels.Entry | None:
     """The index's wheel for key in the local cache, or None; every outcome is said on stderr."""
 
     index = wheelremote.configured_index(index_flag)
@@ -232,7 +236,7 @@ def from_index(index_flag: str | None, key, is_cuda: bool):
     return wheelremote.fetch(index, key, is_cuda, lambda m: say(f"envmgr: {m}"))
 
 
-def publish_installed(dest: str | None, wheel_path) -> None:
+def publish_installed(dest: str | None, wheel_path: str | Path) -> None:
     """--publish DEST after install got its wheel from the cache (built, reused or downloaded)."""
 
     if not dest:

@@ -16,16 +16,18 @@ flow that stops anyway changes nothing. Nothing here prints: install_flow.py rep
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-from envmgr.doctor.checks import FAIL, WARN
+from envmgr.doctor.checks import FAIL, WARN, Facts, Finding
 from envmgr.errors import EnvmgrError
 from envmgr.host.base import WINDOWS, which_in
 from envmgr.msbuild.fileops import FileOps
 from envmgr.msbuild.plan import DONE, Plan
 from envmgr.msbuild.render import outcome_json
 from envmgr.msbuild.repair import apply_and_verify, elevated_command, pair_plan, writer
-from envmgr.recipes.recipe import get_recipe
+from envmgr.recipes.recipe import Recipe, get_recipe
 from envmgr.winenv import env_get
 
 MSBUILD_IDS = ("F01", "F02")
@@ -46,24 +48,24 @@ class MsbuildFix:
 @dataclass
 class FixReport:
     """What --fix did, for the text report and the JSON document's `fixes` (docs/json.md)."""
-    items: list[dict] = field(default_factory=list)
+    items: list[dict[str, Any]] = field(default_factory=list)
 
-    def add(self, fid: str, action: str, text: str, **extra) -> str:
+    def add(self, fid: str, action: str, text: str, **extra: Any) -> str:
         self.items.append({"id": fid, "action": action, "text": text, **extra})
         return f"fixed {fid}: {text}"
 
 
-def msbuild_findings(findings) -> list:
+def msbuild_findings(findings: Iterable[Finding]) -> list[Finding]:
     """F01 failing, or F02 failing or warning: the findings fix-msbuild's copy can answer."""
     return [f for f in findings if f.id in MSBUILD_IDS and (f.status == FAIL or (f.id == "F02" and f.status == WARN))]
 
 
-def recipe_generator_route(recipe) -> bool:
+def recipe_generator_route(recipe: Recipe | None) -> bool:
     """The recipe chooses the generator itself (Ninja, or the VS generator pinned with cuda=<toolkit>)."""
     return recipe is not None and recipe.kind == "cmake" and recipe.generator == "auto"
 
 
-def ninja_on_path(facts) -> str | None:
+def ninja_on_path(facts: Facts) -> str | None:
     """ninja as the recipe looks for it (recipes/context.py), on this shell's PATH. The recipe looks again on
     the vcvars environment, which can only add folders: a ninja seen here is the one the build uses."""
 
@@ -72,7 +74,8 @@ def ninja_on_path(facts) -> str | None:
     return which_in(facts.host.platform, "ninja", path, env.get("PATHEXT", ""), facts.host.exists) if path else None
 
 
-def sort_msbuild(facts, findings, blocking: list, routed: list, recipe_name: str) -> tuple:
+def sort_msbuild(facts: Facts, findings: Sequence[Finding], blocking: list[Finding], routed: list[Finding],
+                 recipe_name: str) -> tuple[MsbuildFix | None, list[Finding], list[Finding]]:
     """(the decision or None, blocking, routed): F01/F02 leave RECIPE_ROUTES' list for the decision's,
     and F01 joins the blocking findings when the decision is to stop."""
     if not msbuild_findings(findings):
@@ -84,7 +87,7 @@ def sort_msbuild(facts, findings, blocking: list, routed: list, recipe_name: str
     return fix, [f for f in findings if f in blocking or f in stopped], [f for f in routed if f.id not in fix.ids]
 
 
-def _recipe(name: str):
+def _recipe(name: str) -> Recipe | None:
     """The recipe the build will use (None when it cannot be loaded: the build step says why)."""
 
     try:
@@ -93,7 +96,7 @@ def _recipe(name: str):
         return None
 
 
-def decide(facts, findings, recipe) -> MsbuildFix | None:
+def decide(facts: Facts, findings: Iterable[Finding], recipe: Recipe | None) -> MsbuildFix | None:
     """None when there is no F01/F02 to answer (or F02 alone, which copying cannot change)."""
     found = msbuild_findings(findings)
     failing = tuple(f.id for f in found if f.status == FAIL)
@@ -124,7 +127,7 @@ def decide(facts, findings, recipe) -> MsbuildFix | None:
     return MsbuildFix(failing, STOP, why, plan, command=command)
 
 
-def _plan(facts):
+def _plan(facts: Facts) -> tuple[Plan | None, str]:
     """(fix-msbuild's plan for the instance and toolkit the build uses, why it copies nothing)."""
 
     if facts.vs is None or facts.cuda is None:
@@ -141,7 +144,7 @@ def _plan(facts):
     return plan, pair.reason or f"{pair.vs_label} already has CUDA {pair.cuda}'s files ({pair.status})"
 
 
-def stop_error(fix: MsbuildFix):
+def stop_error(fix: MsbuildFix) -> tuple[str, ...]:
     """The blocking error's lines for F01 when the recipe has no route and the files cannot be written."""
     lines = [f"  fix-msbuild's plan was not applied: {fix.why}"]
     if fix.plan is not None:
@@ -152,7 +155,7 @@ def stop_error(fix: MsbuildFix):
     return tuple(lines)
 
 
-def apply(fix: MsbuildFix, facts, report: FixReport) -> list[str]:
+def apply(fix: MsbuildFix, facts: Facts, report: FixReport) -> list[str]:
     """Carry out the decision; the report's lines. COPY writes (fix-msbuild's transaction and check)."""
     if fix.action in (NINJA, RECIPE_ROUTE):
         return [report.add(i, fix.action, fix.why) for i in fix.ids]

@@ -14,21 +14,26 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import click
 from packaging.requirements import Requirement
 
 from envmgr import spawn
+from envmgr.cli.main import Ctx
 from envmgr.cli.options import RecipeArgs, Selection
 from envmgr.commands import install_build, install_fix
+from envmgr.commands.install_build import Installed
 from envmgr.commands.install_fix import FixReport
-from envmgr.doctor.checks import FAIL
+from envmgr.doctor.checks import FAIL, Facts, Finding
 from envmgr.doctor.run import gather, run_checks
 from envmgr.errors import CheckFailed, ChildFailed, InputFileError
+from envmgr.host.base import Host
 from envmgr.output import Painter, emit_json, say
 from envmgr.verify.render import render_verdict, verdict_json
-from envmgr.verify.run import verify
+from envmgr.verify.run import Verdict, verify
 from envmgr.wheels.store import normalize
 
 # The recipe each package takes by default.
@@ -56,8 +61,8 @@ class Report:
     recipe_why: str
     spec: str
     lines: list[str] = field(default_factory=list)
-    timings: dict = field(default_factory=dict)
-    wheel: dict | None = None      # where the wheel came from, as install_wheel said (docs/json.md)
+    timings: dict[str, float] = field(default_factory=dict)
+    wheel: dict[str, Any] | None = None      # where the wheel came from, as install_wheel said (docs/json.md)
     prebuilt: str | None = None    # the --prebuilt-lib folder
     fixes: FixReport = field(default_factory=FixReport)   # what --fix did (docs/json.md "fixes")
 
@@ -95,8 +100,9 @@ _VALUE_OPTS = {"--find-links", "-f", "--index-url", "-i", "--extra-index-url", "
                "--target", "-t", "--root", "--platform", "--python-version", "--only-binary", "--no-binary"}
 
 
-def run_flow(obj, invoke_install, *, package: str, recipe: str | None, args: list[str], python: str | None,
-             prebuilt: str | None, fix: bool, selection: Selection, as_json: bool) -> int:
+def run_flow(obj: Ctx, invoke_install: Callable[[str, list[str]], Installed], *, package: str, recipe: str | None,
+             args: list[str], python: str | None, prebuilt: str | None, fix: bool, selection: Selection,
+             as_json: bool) -> int:
     pip_opts, spec = split_args(package, args)
     chosen = recipe or (PREBUILT_RECIPE if prebuilt else PACKAGE_RECIPES)[package]
     why = "--recipe" if recipe else ("--prebuilt-lib" if prebuilt else f"the package {package}")
@@ -119,14 +125,15 @@ def run_flow(obj, invoke_install, *, package: str, recipe: str | None, args: lis
     return _finish(verdict, rep, as_json)
 
 
-def _findings(obj, selection: Selection):
+def _findings(obj: Ctx, selection: Selection) -> tuple[Facts, tuple[Finding, ...]]:
     """(facts, findings): doctor on the machine (--machine: the record)."""
 
     facts = gather(obj.host, selection.selectors)
     return facts, run_checks(facts)
 
 
-def sort_findings(findings, fix: bool, skip_build_checks: bool) -> tuple[list, list]:
+def sort_findings(findings: Iterable[Finding], fix: bool,
+                  skip_build_checks: bool) -> tuple[list[Finding], list[Finding]]:
     """(blocking, routed): failing findings that stop the flow, and those --fix leaves to the recipe's route."""
 
     found = [f for f in findings if f.status == FAIL and f.id not in NOT_BLOCKING]
@@ -136,7 +143,7 @@ def sort_findings(findings, fix: bool, skip_build_checks: bool) -> tuple[list, l
     return [f for f in found if f not in routed], routed
 
 
-def _doctor(obj, selection: Selection, fix: bool, rep: Report, skip_build_checks: bool) -> None:
+def _doctor(obj: Ctx, selection: Selection, fix: bool, rep: Report, skip_build_checks: bool) -> None:
     facts, findings = _findings(obj, selection)
     blocking, routed = sort_findings(findings, fix, skip_build_checks)
     msbuild = None
@@ -162,7 +169,8 @@ def _doctor(obj, selection: Selection, fix: bool, rep: Report, skip_build_checks
                      f"{len(facts.inv.gpus)} GPU(s))")
 
 
-def _build_and_install(invoke_install, recipe: str, pip_opts: list[str], spec: str, rep: Report) -> None:
+def _build_and_install(invoke_install: Callable[[str, list[str]], Installed], recipe: str, pip_opts: list[str],
+                       spec: str, rep: Report) -> None:
     t0 = time.perf_counter()
     done = invoke_install(recipe, [*pip_opts, spec])      # install_wheel's Installed: it says where the wheel came from
     seconds = time.perf_counter() - t0
@@ -175,7 +183,7 @@ def _build_and_install(invoke_install, recipe: str, pip_opts: list[str], spec: s
     rep.lines.append(_wheel_line(done, seconds))
 
 
-def _wheel_line(done, seconds: float) -> str:
+def _wheel_line(done: Installed, seconds: float) -> str:
     key = f"key {done.digest}"
     if done.origin == "built":
         return f"built {done.wheel} in {done.build_seconds:.0f} s ({key}, now in the wheel cache)"
@@ -188,7 +196,7 @@ def _wheel_line(done, seconds: float) -> str:
     return f"built {done.wheel} in {done.build_seconds:.0f} s (a source folder or URL: never cached)"
 
 
-def _check_prebuilt(local, folder: str) -> str:
+def _check_prebuilt(local: Host, folder: str) -> str:
     """The folder's absolute path when it holds llama.cpp's library and its CUDA backend; else the error."""
 
     if not local.is_dir(folder):
@@ -207,7 +215,8 @@ def _check_prebuilt(local, folder: str) -> str:
     return os.path.abspath(folder)
 
 
-def _prebuilt(local, full: str, python, pip_opts, spec, rep: Report) -> dict:
+def _prebuilt(local: Host, full: str, python: str | None, pip_opts: list[str], spec: str,
+             rep: Report) -> dict[str, str]:
     rep.prebuilt = full
     rep.lines.append(f"prebuilt library: {full} (LLAMA_CPP_LIB_PATH)")
     if not _installed(local, python):
@@ -220,21 +229,30 @@ def _prebuilt(local, full: str, python, pip_opts, spec, rep: Report) -> dict:
     return env
 
 
-def _installed(local, python) -> bool:
-    exe = python or local.interpreter().executable
+def _python(local: Host, python: str | None) -> str:
+    """--python, else the Python running envmgr (this machine's interpreter(), which always answers)."""
+    if python:
+        return python
+    here = local.interpreter()
+    assert here is not None
+    return here.executable
+
+
+def _installed(local: Host, python: str | None) -> bool:
+    exe = _python(local, python)
     done = local.run([exe, "-c", "import importlib.util as u, sys; sys.exit(u.find_spec('llama_cpp') is None)"],
                      timeout=60)
     return done.ok
 
 
-def _pip_no_lib(local, python, pip_opts, spec) -> int:
+def _pip_no_lib(local: Host, python: str | None, pip_opts: list[str], spec: str) -> int:
     env = dict(local.env)
     env["CMAKE_ARGS"] = "-DLLAMA_BUILD=OFF"
-    return spawn.run([python or local.interpreter().executable, "-m", "pip", "install", "--no-cache-dir", *pip_opts,
+    return spawn.run([_python(local, python), "-m", "pip", "install", "--no-cache-dir", *pip_opts,
                       spec], env)
 
 
-def _finish(verdict, rep: Report, as_json: bool) -> int:
+def _finish(verdict: Verdict, rep: Report, as_json: bool) -> int:
     off = verdict.run.offloaded[-1] if verdict.run.offloaded else None
     gpu = next((s.summary for s in verdict.steps if s.name == "devices"), "no CUDA device")
     rep.lines.append(f"GPU: {gpu}")
@@ -259,7 +277,7 @@ def _finish(verdict, rep: Report, as_json: bool) -> int:
     return 0
 
 
-def start_flow(obj, args: list[str], fix: bool, prebuilt: str | None, as_json: bool, selection: Selection,
+def start_flow(obj: Ctx, args: list[str], fix: bool, prebuilt: str | None, as_json: bool, selection: Selection,
                recipe_args: RecipeArgs, options: install_build.InstallOptions) -> int:
     """Entered from `install` (commands/install.py); flags given after the package are taken here too."""
     rest, i = [], 0
@@ -282,7 +300,7 @@ def start_flow(obj, args: list[str], fix: bool, prebuilt: str | None, as_json: b
     if not rest:
         rest = [package]
 
-    def invoke_install(recipe: str, pip_args: list[str]):
+    def invoke_install(recipe: str, pip_args: list[str]) -> Installed:
         return install_build.install_wheel(obj, pip_args, selection, replace(recipe_args, name=recipe), options)
 
     return run_flow(obj, invoke_install, package=package, recipe=recipe_args.name, args=rest,

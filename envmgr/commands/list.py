@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
+from typing import Any
 
 import click
 
@@ -12,7 +14,7 @@ from envmgr.discover.model import Inventory, to_json
 from envmgr.output import JSON_SCHEMA_VERSION, Painter, Spinner, emit_json
 
 
-def inventory_json(inv: Inventory) -> dict:
+def inventory_json(inv: Inventory) -> dict[str, Any]:
     return {
         "schema": JSON_SCHEMA_VERSION,
         "platform": inv.platform,
@@ -44,7 +46,7 @@ def render_inventory(inv: Inventory, paint: Painter) -> str:
     return "\n".join(out)
 
 
-def _problems(out: list[str], paint: Painter, items, indent: str = "    ") -> None:
+def _problems(out: list[str], paint: Painter, items: Iterable[str], indent: str = "    ") -> None:
     for p in items:
         out.append(f"{indent}{paint('! ' + p, 'yellow')}")
 

@@ -3,16 +3,17 @@ from __future__ import annotations
 
 import click
 
+from envmgr.errors import InputFileError
 from envmgr.output import emit_json, say
 from envmgr.recipes.recipe import load_recipes, recipe_dirs
 
 
 @click.command("recipes")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def command(as_json: bool):
+def command(as_json: bool) -> None:
     """List build recipes (built-in, and yours in the config folder's recipes/)."""
 
-    problems: list = []
+    problems: list[tuple[str, InputFileError]] = []
     recipes = load_recipes(problems)
     for _, problem in problems:
         say(f"envmgr: skipped {problem.message} ({problem.remedy})")

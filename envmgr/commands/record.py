@@ -29,8 +29,8 @@ from envmgr.snapshot.selectors import Selectors
 @click.option("--arch", default="x64", show_default=True, metavar="ARCH", help="With --capture: the architecture.")
 @click.option("--cuda", metavar="X.Y|PATH", help="With --capture: the CUDA toolkit.")
 @click.pass_obj
-def command(obj: Ctx, output: str, pythons: tuple[str, ...], description: str, capture: bool, vs, toolset,
-               arch, cuda) -> None:
+def command(obj: Ctx, output: str, pythons: tuple[str, ...], description: str, capture: bool, vs: str | None,
+            toolset: str | None, arch: str, cuda: str | None) -> None:
     """Record what discovery reads on this machine into a machine file.
 
     Attach the file to a bug report: `envmgr --machine FILE list` (and `doctor`) replays it anywhere;

@@ -24,7 +24,8 @@ STOPPED = {129: "SIGHUP", 130: "Ctrl+C", 143: "SIGTERM"}     # 128 + N
               help="Run in a pseudo-terminal, copy the output to FILE, and diagnose a failure.")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 @click.pass_obj
-def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, log_file, command):
+def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, log_file: str | None,
+            command: tuple[str, ...]) -> None:
     """Run one command in the environment and return its exit code.
 
     \b

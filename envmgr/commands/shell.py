@@ -20,7 +20,7 @@ from envmgr.snapshot.activation import ACTIVE, activation_delta
 @click.option("--shell", "shell_name", metavar="NAME",
               help="pwsh, powershell, cmd, bash, zsh, fish or sh (default: the shell you are in).")
 @click.pass_obj
-def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, shell_name):
+def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, shell_name: str | None) -> None:
     """Start your shell with the environment applied (and a prompt marker).
 
     \b

@@ -12,6 +12,7 @@ from envmgr.errors import InputFileError, UsageError
 from envmgr.files.atomic import atomic_write
 from envmgr.output import Painter, Spinner, emit_json
 from envmgr.verify.render import render_verdict, verdict_json
+from envmgr.verify.report import ChildRun
 from envmgr.verify.run import canonical_package, verify
 
 
@@ -26,7 +27,8 @@ from envmgr.verify.run import canonical_package, verify
               "llama.cpp's log) to FILE, e.g. for a bug report.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (docs/json.md, verify).")
 @click.pass_obj
-def command(obj: Ctx, package, python, n_tokens, timeout, save_output, as_json) -> None:
+def command(obj: Ctx, package: str | None, python: str | None, n_tokens: int, timeout: int, save_output: str | None,
+            as_json: bool) -> None:
     """Prove that PACKAGE (llama-cpp-python) really runs on the GPU, in this or another Python.
 
     \b
@@ -67,7 +69,7 @@ def _check_python(python: str) -> None:
                          "give a Python executable, e.g. --python .venv/bin/python or C:\\Python312\\python.exe")
 
 
-def _save(path: str, run) -> None:
+def _save(path: str, run: ChildRun) -> None:
     text = f"# stdout (exit code {run.returncode})\n{run.stdout}# stderr\n{run.log}"
     try:
         atomic_write(path, text.encode("utf-8"), backup=False)
