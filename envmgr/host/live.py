@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from typing import Mapping, Sequence
 
 from envmgr.files.read import read_regular
 from envmgr.host.base import LINUX, WINDOWS, Completed, FileStat, Interpreter, RegValue, normalize_key, which_in
+from envmgr.host.child import run_bounded
 from envmgr.host.process import environ
 
 _REG_TYPES = {1: "REG_SZ", 2: "REG_EXPAND_SZ", 3: "REG_BINARY", 4: "REG_DWORD", 7: "REG_MULTI_SZ",
@@ -140,24 +140,22 @@ class LiveHost:
     def run(self, argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None,
             encoding: str | None = "utf-8") -> Completed:
         argv_t = tuple(argv)
-        kwargs = {}
-        if self.platform == WINDOWS:
-            kwargs["creationflags"] = 0x08000000  # CREATE_NO_WINDOW: no console flashes
+        flags = 0x08000000 if self.platform == WINDOWS else 0   # CREATE_NO_WINDOW: no console flashes
         try:
-            proc = subprocess.run(argv_t, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL,
-                                  env=dict(env) if env is not None else None, **kwargs)
-        except subprocess.TimeoutExpired as exc:
-            return Completed(argv_t, -1, _decode(exc.stdout, encoding), _decode(exc.stderr, encoding),
-                             timed_out=True)
+            done = run_bounded(argv_t, timeout=timeout, env=env, creationflags=flags)
         except FileNotFoundError:
             return Completed(argv_t, 127, start_error="not found")
         except PermissionError:
             return Completed(argv_t, 126, start_error="not executable (permission denied)")
         except OSError as exc:
             return Completed(argv_t, 126, start_error=str(exc))
+        if done.overflowed:
+            return Completed(argv_t, -1, "", _decode(done.stderr[-4096:], "utf-8"), overflowed=True)
         if encoding is None:
-            return Completed(argv_t, proc.returncode, "", _decode(proc.stderr, "utf-8"), stdout_bytes=proc.stdout)
-        return Completed(argv_t, proc.returncode, _decode(proc.stdout, encoding), _decode(proc.stderr, encoding))
+            return Completed(argv_t, done.returncode, "", _decode(done.stderr, "utf-8"), timed_out=done.timed_out,
+                             stdout_bytes=done.stdout)
+        return Completed(argv_t, done.returncode, _decode(done.stdout, encoding), _decode(done.stderr, encoding),
+                         timed_out=done.timed_out)
 
     def which(self, name: str) -> str | None:
         return which_in(self.platform, name, os.environ.get("PATH", ""), os.environ.get("PATHEXT", ""),
