@@ -17,6 +17,7 @@ from envmgr.cache import key as cachekey
 from envmgr.cache.fast import forget, remember
 from envmgr.cache.key import ABSENT, KEY_ENV, stat_token, token  # noqa: F401  (the key rule lives in cache/key.py)
 from envmgr.files.atomic import atomic_write
+from envmgr.files.nested import loads_json
 from envmgr.host import dirs
 from envmgr.host.base import host_path, join
 
@@ -79,7 +80,7 @@ def lookup(key: str, warn=None, host=None) -> str | None:
     if not sep or not head.startswith("#envmgr-cache "):
         return _unreadable(path, "no envmgr cache header", warn)
     try:
-        validity = json.loads(head[len("#envmgr-cache "):])
+        validity = loads_json(head[len("#envmgr-cache "):])
     except ValueError:
         validity = None
     if not isinstance(validity, dict):
@@ -113,7 +114,7 @@ def entries() -> list[Entry]:
         try:
             text = path.read_text(encoding="utf-8")
             head, _, body = text.partition("\n# ---- snapshot ----\n")
-            validity = json.loads(head[len("#envmgr-cache "):])
+            validity = loads_json(head[len("#envmgr-cache "):])
         except (OSError, ValueError):
             out.append(Entry(path.stem, path, "", {}))
             continue

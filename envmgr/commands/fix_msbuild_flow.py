@@ -16,6 +16,7 @@ import click
 from envmgr.discover import discover
 from envmgr.errors import CheckFailed, EnvmgrError, UsageError
 from envmgr.files.atomic import atomic_write
+from envmgr.files.nested import loads_json
 from envmgr.host.base import WINDOWS
 from envmgr.msbuild.apply import ApplyFailed, Outcome, apply_copies, undo_last
 from envmgr.msbuild.elevate import ERROR_CANCELLED, run_elevated
@@ -162,7 +163,7 @@ def apply_elevated(plan: Plan) -> Outcome | None:  # pragma: no cover - Windows 
 
 def _read_result(plan_path: Path) -> dict | None:
     try:
-        return json.loads(Path(str(plan_path) + ".result.json").read_text("utf-8"))
+        return loads_json(Path(str(plan_path) + ".result.json").read_text("utf-8"))
     except (OSError, ValueError):
         return None
 

@@ -35,7 +35,7 @@ def child_env(ops, marker: str, env) -> dict | None:
 
         try:
             previous = json.loads(saved_json)
-        except ValueError:
+        except (ValueError, RecursionError, MemoryError):   # files/nested.py's cases, without its import here
             return None
         if not isinstance(previous, dict) or not all(isinstance(v, (str, type(None))) for v in previous.values()):
             return None

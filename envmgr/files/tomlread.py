@@ -11,6 +11,7 @@ import codecs
 import sys
 
 from envmgr.errors import InputFileError
+from envmgr.files.nested import MAX_DEPTH, too_deep_toml
 from envmgr.files.read import TEXT_LIMIT, read_regular
 
 if sys.version_info >= (3, 11):
@@ -41,8 +42,15 @@ def read_text_file(path, what: str, read_remedy: str, decode_remedy: str) -> str
 
 def load_toml(text: str, origin: str, what: str, remedy: str, loads=None) -> dict:
     """`loads`: a stand-in for tomllib.loads that raises what it raises (tomlfast.loads)."""
+    deep = too_deep_toml(text)   # before tomllib: its dotted keys cost quadratic time
+    if deep is not None:
+        raise InputFileError(f"{origin}: not a valid {what}: a key nested {MAX_DEPTH} or more levels deep "
+                             f"(at line {deep})", remedy)
     try:
         return (loads or tomllib.loads)(text)
     except tomllib.TOMLDecodeError as exc:
         # The message carries "(at line L, column C)".
         raise InputFileError(f"{origin}: not a valid {what}: {exc}", remedy) from None
+    except (RecursionError, MemoryError):
+        raise InputFileError(f"{origin}: not a valid {what}: nested too deeply (or too large) to read",
+                             remedy) from None

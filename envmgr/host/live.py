@@ -1,12 +1,12 @@
 """LiveHost: the real machine. winreg is imported lazily, and only on Windows."""
 from __future__ import annotations
 
-import json
 import os
 import sys
 import tempfile
 from typing import Mapping, Sequence
 
+from envmgr.files.nested import loads_json
 from envmgr.files.read import read_regular
 from envmgr.host.base import LINUX, WINDOWS, Completed, FileStat, Interpreter, RegValue, normalize_key, which_in
 from envmgr.host.child import run_bounded
@@ -189,7 +189,7 @@ def interpreter_from_run(host, python: str) -> Interpreter | None:
     if not done.ok:
         return None
     try:
-        data = json.loads(done.stdout.strip().splitlines()[-1])
+        data = loads_json(done.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):
         return None
     return Interpreter(data["executable"], data["version"], tuple(dict.fromkeys(data["site"])))

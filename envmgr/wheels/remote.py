@@ -18,7 +18,7 @@ from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
 
 from envmgr.errors import InputFileError
-from envmgr.files.tomlread import tomllib
+from envmgr.files.tomlread import load_toml, read_text_file
 from envmgr.host import dirs
 from envmgr.host.process import setting
 from envmgr.wheels import store as wheels
@@ -66,11 +66,8 @@ def configured_index(flag: str | None) -> str | None:
     if not path.is_file():
         return None
 
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise InputFileError(f"{path}: not a readable TOML file ({exc})",
-                             'fix it: [wheels] index = "https://…/simple/" or a folder') from None
+    remedy = 'fix it: [wheels] index = "https://…/simple/" or a folder'
+    data = load_toml(read_text_file(path, "configuration", remedy, remedy), str(path), "TOML file", remedy)
     value = data.get("wheels", {}).get("index") if isinstance(data.get("wheels"), dict) else None
     if value is not None and not isinstance(value, str):
         raise InputFileError(f"{path}: [wheels] index must be a string (a URL or a folder)",

@@ -82,6 +82,10 @@ def bad(tmp_path_factory) -> Path:
         "s-notes.toml": 'schema = 1\nplatform = "linux"\nnotes = "x"\n',
         "s-windows.toml": 'schema = 1\nplatform = "windows"\n',
         "s-schema-7.toml": 'schema = 7\nplatform = "linux"\n',
+        # nested 1,000 deep (2 kB) or a key of 20,000 dotted parts (40 kB): audit C4
+        "m-deep.toml": 'schema = 1\nplatform = "linux"\n[meta]\nx = ' + "[" * 1000 + "]" * 1000 + "\n",
+        "m-dotted.toml": 'schema = 1\nplatform = "linux"\n[meta]\n' + ".".join(["a"] * 20000) + " = 1\n",
+        "s-deep.toml": 'schema = 1\nplatform = "linux"\nnotes = ' + "[" * 1000 + "]" * 1000 + "\n",
     }.items():
         (d / name).write_text(body, encoding="utf-8")
     snap = run_cli("--machine", str(LINUX), "export", "--cuda", "13.0")
@@ -139,6 +143,8 @@ ROWS = [
     ("machine-dword-str", ["--machine", "{d}/m-dword.toml", "list"], 2, "(REG_DWORD) must be an integer"),
     ("machine-encoding", ["--machine", "{d}/m-encoding.toml", "list"], 2, "unknown stdout encoding"),
     ("machine-python-int", ["--machine", "{d}/m-python.toml", "list"], 2, "'python.executable' must be a string"),
+    ("machine-deep", ["--machine", "{d}/m-deep.toml", "list"], 2, "nested too deeply"),
+    ("machine-dotted-keys", ["--machine", "{d}/m-dotted.toml", "list"], 2, "a key nested 100 or more levels deep (at line 4)"),
     ("machine-doctor-empty", ["--machine", "{d}/empty.toml", "doctor"], 2, "the machine file is empty"),
     ("machine-export-folder", ["--machine", "{d}/folder.toml", "export"], 2, "directory"),
     # --from FILE (against the recorded Linux machine: no live discovery)
@@ -158,6 +164,7 @@ ROWS = [
     ("from-prepend-int", ["--machine", M, "export", "--from", "{d}/s-prepend-int.toml"], 2, "'env.PATH.prepend[1]' must be a string"),
     ("from-notes-str", ["--machine", M, "export", "--from", "{d}/s-notes.toml"], 2, "'notes' must be a list of strings"),
     ("from-other-platform", ["--machine", M, "export", "--from", "{d}/s-windows.toml"], 2, "this snapshot is for windows"),
+    ("from-deep", ["--machine", M, "export", "--from", "{d}/s-deep.toml"], 2, "nested too deeply"),
     ("from-schema-7", ["--machine", M, "export", "--from", "{d}/s-schema-7.toml"], 2, "schema 7 is not one"),
     ("strict-without-from", ["--machine", M, "export", "--strict"], 2, "--strict only applies with --from"),
     # selectors: versions and names
@@ -267,6 +274,8 @@ RECIPE_ROWS = [
     ("empty", {"z.toml": b""}, "z", "the recipe is empty"),
     ("no-schema", {"s.toml": b'kind = "cmake"\n'}, "s", "no 'schema' key"),
     ("unknown-key", {"u.toml": b'schema = 1\nkind = "cmake"\ncmake_arg = []\n'}, "u", "unknown key 'cmake_arg'"),
+    ("deep", {"evil.toml": b'schema = 1\nname = "evil"\ndescription = ' + b"[" * 1000 + b"]" * 1000 + b"\n"}, "evil",
+     "nested too deeply"),
 ]
 
 
@@ -360,3 +369,22 @@ def test_snapshot_cache_warning_has_no_python_words(bad, monkeypatch):
     snap, how = resolve(load_machine(M), Selectors(cuda="13.0"), use_cache=True, warn=said.append)
     assert how == "captured" and any("could not write the snapshot cache" in s for s in said)
     assert not any("[Errno" in s for s in said), said
+
+
+# ---- nesting that ends a parser's recursion (audit C4): one line, or a skipped entry ------------------
+def test_deep_config_toml_is_one_line(bad, tmp_path):
+    (tmp_path / "config.toml").write_text('[wheels]\nindex = ' + "[" * 1000 + "]" * 1000 + "\n")
+    env = {**_env(bad), "ENVMGR_CONFIG_DIR": str(tmp_path), "ENVMGR_WHEEL_INDEX": None}
+    res = run_cli("--machine", M, "install", "--recipe", "llama-cpp-python", "--no-deps", "llama-cpp-python==0.3.36",
+                  env=env)
+    _assert_row(res.code, res.stdout, res.stderr, 2, "config.toml: not a valid TOML file: nested too deeply")
+
+
+def test_deep_entry_json_in_the_wheel_cache_is_a_broken_entry(bad, tmp_path):
+    entry = tmp_path / "cache" / "wheels" / ("0" * 20)
+    entry.mkdir(parents=True)
+    (entry / "entry.json").write_text("[" * 100000 + "]" * 100000)
+    env = {**_env(bad), "ENVMGR_CACHE_DIR": str(tmp_path / "cache")}
+    for args in (["wheels", "list"], ["wheels", "list", "--json"], ["wheels", "publish", str(tmp_path / "dest")]):
+        res = run_cli(*args, env=env)
+        assert "Traceback" not in res.stdout + res.stderr and res.code in (0, 3), (args, res.stderr)
