@@ -11,7 +11,7 @@ from pathlib import Path
 
 from envmgr import knowledge
 from envmgr.errors import InputFileError, NoMatchError, UsageError
-from envmgr.files.schema import RECIPE, check, check_version
+from envmgr.files.schema import RECIPE, check, check_env, check_version
 from envmgr.files.tomlread import load_toml, read_text_file
 from envmgr.host import dirs
 from envmgr.snapshot.envdelta import SET, UNSET, EnvDelta, VarOp
@@ -66,6 +66,8 @@ def parse_recipe(text: str, origin: str) -> Recipe:
     data = load_toml(text, origin, "recipe", "fix the TOML at that line")
     check_version(data, (SCHEMA,), origin, "recipe", "set schema = 1 (see docs/recipes.md)")
     check(data, RECIPE, origin, "recipe", "see docs/recipes.md")
+    check_env(data.get("env", {}), [], "env", None, origin, "recipe", "see docs/recipes.md")
+    check_env({}, data.get("drop_env", []), "drop_env", None, origin, "recipe", "see docs/recipes.md")
     if "name" in data and not data["name"].strip():
         raise InputFileError(f"{origin}: 'name' is empty", "give the recipe a name, or drop the key (the file name is used)")
     g = data.get

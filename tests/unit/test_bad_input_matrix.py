@@ -85,6 +85,15 @@ def bad(tmp_path_factory) -> Path:
         # nested 1,000 deep (2 kB) or a key of 20,000 dotted parts (40 kB): audit C4
         "m-deep.toml": 'schema = 1\nplatform = "linux"\n[meta]\nx = ' + "[" * 1000 + "]" * 1000 + "\n",
         "m-dotted.toml": 'schema = 1\nplatform = "linux"\n[meta]\n' + ".".join(["a"] * 20000) + " = 1\n",
+        # variables no environment holds (C6), two operations on one (M8), a list entry with ':' (M3)
+        "s-eq-name.toml": 'schema = 1\nplatform = "linux"\n[env]\n"A=B" = "x"\n',
+        "s-nul-value.toml": 'schema = 1\nplatform = "linux"\n[env]\nX = "a\\u0000b"\n',
+        "s-blank-name.toml": 'schema = 1\nplatform = "linux"\n[env]\n"" = "x"\n',
+        "s-newline-name.toml": 'schema = 1\nplatform = "linux"\n[env]\n"B\\nC" = "x"\n',
+        "s-nul-prepend.toml": 'schema = 1\nplatform = "linux"\n[env.PATH]\nprepend = ["/a\\u0000b"]\n',
+        "s-set-prepend.toml": 'schema = 1\nplatform = "linux"\n[env.X]\nset = "a"\nprepend = ["/b"]\n',
+        "s-unset-append.toml": 'schema = 1\nplatform = "linux"\n[env.X]\nunset = true\nappend = ["/b"]\n',
+        "s-colon-entry.toml": 'schema = 1\nplatform = "linux"\n[env.PATH]\nprepend = ["/tmp/x:y", "/tmp/z"]\n',
         "s-deep.toml": 'schema = 1\nplatform = "linux"\nnotes = ' + "[" * 1000 + "]" * 1000 + "\n",
     }.items():
         (d / name).write_text(body, encoding="utf-8")
@@ -165,6 +174,24 @@ ROWS = [
     ("from-notes-str", ["--machine", M, "export", "--from", "{d}/s-notes.toml"], 2, "'notes' must be a list of strings"),
     ("from-other-platform", ["--machine", M, "export", "--from", "{d}/s-windows.toml"], 2, "this snapshot is for windows"),
     ("from-deep", ["--machine", M, "export", "--from", "{d}/s-deep.toml"], 2, "nested too deeply"),
+    ("from-eq-name", ["--machine", M, "export", "--from", "{d}/s-eq-name.toml"], 2, "holds \"A=B\": a variable name cannot hold U+003D (EQUALS SIGN)"),
+    ("run-from-eq-name", ["run", "--from", "{d}/s-eq-name.toml", "--", "true"], 2, "holds \"A=B\": a variable name cannot hold U+003D (EQUALS SIGN)"),
+    ("from-nul-value", ["--machine", M, "export", "--from", "{d}/s-nul-value.toml"], 2, "'env.X': a value cannot hold U+0000 (NUL)"),
+    ("run-from-nul-value", ["run", "--from", "{d}/s-nul-value.toml", "--", "true"], 2, "'env.X': a value cannot hold U+0000 (NUL)"),
+    ("from-blank-name", ["--machine", M, "export", "--from", "{d}/s-blank-name.toml"], 2, "'env' holds a variable with an empty name"),
+    ("run-from-blank-name", ["run", "--from", "{d}/s-blank-name.toml", "--", "true"], 2, "'env' holds a variable with an empty name"),
+    ("from-newline-name", ["--machine", M, "export", "--from", "{d}/s-newline-name.toml"], 2, "holds \"B\\u000AC\": a variable name cannot hold U+000A (LINE FEED)"),
+    ("run-from-newline-name", ["run", "--from", "{d}/s-newline-name.toml", "--", "true"], 2, "holds \"B\\u000AC\": a variable name cannot hold U+000A (LINE FEED)"),
+    ("from-nul-prepend", ["--machine", M, "export", "--from", "{d}/s-nul-prepend.toml"], 2, "'env.PATH.prepend[0]': a value cannot hold U+0000"),
+    ("run-from-nul-prepend", ["run", "--from", "{d}/s-nul-prepend.toml", "--", "true"], 2, "'env.PATH.prepend[0]': a value cannot hold U+0000"),
+    ("from-set-prepend", ["--machine", M, "export", "--from", "{d}/s-set-prepend.toml"], 2, "'env.X': it has both set and prepend"),
+    ("run-from-set-prepend", ["run", "--from", "{d}/s-set-prepend.toml", "--", "true"], 2, "'env.X': it has both set and prepend"),
+    ("from-unset-append", ["--machine", M, "export", "--from", "{d}/s-unset-append.toml"], 2, "'env.X': it has both unset and append"),
+    ("run-from-unset-append", ["run", "--from", "{d}/s-unset-append.toml", "--", "true"], 2, "'env.X': it has both unset and append"),
+    ("from-colon-entry", ["--machine", M, "export", "--from", "{d}/s-colon-entry.toml"], 2, "'env.PATH.prepend[0]': \"/tmp/x:y\" holds ':', the path-list separator"),
+    ("run-from-colon-entry", ["run", "--from", "{d}/s-colon-entry.toml", "--", "true"], 2, "'env.PATH.prepend[0]': \"/tmp/x:y\" holds ':', the path-list separator"),
+    ("install-from-eq-name", ["install", "--from", "{d}/s-eq-name.toml", "--recipe", "llama-cpp-python",
+                              "llama-cpp-python==0.3.36"], 2, "a variable name cannot hold U+003D"),
     ("from-schema-7", ["--machine", M, "export", "--from", "{d}/s-schema-7.toml"], 2, "schema 7 is not one"),
     ("strict-without-from", ["--machine", M, "export", "--strict"], 2, "--strict only applies with --from"),
     # selectors: versions and names
@@ -274,6 +301,12 @@ RECIPE_ROWS = [
     ("empty", {"z.toml": b""}, "z", "the recipe is empty"),
     ("no-schema", {"s.toml": b'kind = "cmake"\n'}, "s", "no 'schema' key"),
     ("unknown-key", {"u.toml": b'schema = 1\nkind = "cmake"\ncmake_arg = []\n'}, "u", "unknown key 'cmake_arg'"),
+    ("env-nul", {"envnul.toml": b'schema = 1\nkind = "cmake"\nname = "envnul"\nenv = { X = "a\\u0000b" }\n'},
+     "envnul", "'env.X': a value cannot hold U+0000 (NUL)"),
+    ("env-eq-name", {"enveq.toml": b'schema = 1\nkind = "cmake"\nname = "enveq"\nenv = { "A=B" = "x" }\n'},
+     "enveq", "'env' holds \"A=B\": a variable name cannot hold U+003D"),
+    ("drop-env-empty", {"dropempty.toml": b'schema = 1\nkind = "cmake"\ndrop_env = [""]\n'},
+     "dropempty", "'drop_env' holds a variable with an empty name"),
     ("deep", {"evil.toml": b'schema = 1\nname = "evil"\ndescription = ' + b"[" * 1000 + b"]" * 1000 + b"\n"}, "evil",
      "nested too deeply"),
 ]
@@ -388,3 +421,11 @@ def test_deep_entry_json_in_the_wheel_cache_is_a_broken_entry(bad, tmp_path):
     for args in (["wheels", "list"], ["wheels", "list", "--json"], ["wheels", "publish", str(tmp_path / "dest")]):
         res = run_cli(*args, env=env)
         assert "Traceback" not in res.stdout + res.stderr and res.code in (0, 3), (args, res.stderr)
+
+
+def test_a_bad_recipe_variable_is_refused_by_run_too(bad):
+    """run applies the recipe to this process's environment: it used to end in Python's ValueError (C6)."""
+    env = {**_env(bad), "ENVMGR_CONFIG_DIR": str(_recipes(bad, {
+        "envnul.toml": b'schema = 1\nkind = "cmake"\nname = "envnul"\nenv = { X = "a\\u0000b" }\n'}))}
+    res = run_cli("run", "--recipe", "envnul", "--", "true", env=env)
+    _assert_row(res.code, res.stdout, res.stderr, 2, "'env.X': a value cannot hold U+0000 (NUL)")
