@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 import tempfile
 from typing import Mapping, Sequence
@@ -192,7 +193,21 @@ def interpreter_from_run(host, python: str) -> Interpreter | None:
         data = loads_json(done.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):
         return None
-    return Interpreter(data["executable"], data["version"], tuple(dict.fromkeys(data["site"])))
+    return interpreter_from_answer(data)
+
+
+def interpreter_from_answer(data) -> Interpreter | None:
+    """PY_SITE_SCRIPT's answer, when it has exactly that shape: the program may be anything that prints
+    JSON (a wrapper, another language), and a path with NUL or a site entry that is no string is no path."""
+    if not isinstance(data, dict):
+        return None
+    exe, version, site = data.get("executable"), data.get("version"), data.get("site")
+    if not (isinstance(exe, str) and exe and isinstance(version, str) and re.fullmatch(r"\d+\.\d+\.\d+", version)
+            and isinstance(site, list) and all(isinstance(p, str) and p for p in site)):
+        return None
+    if "\0" in exe or any("\0" in p for p in site):
+        return None
+    return Interpreter(exe, version, tuple(dict.fromkeys(site)))
 
 
 def _decode(data: bytes | None, encoding: str | None) -> str:

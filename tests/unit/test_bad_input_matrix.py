@@ -108,6 +108,17 @@ def bad(tmp_path_factory) -> Path:
     (d / "win-dlls.toml").write_text(text.replace("\n[files]\n", f'\n[files]\n"C:\\\\x\\\\cut.dll" = {{ hex = "{cut}" }}\n'
                                                   '"C:\\\\x\\\\text.dll" = "hello"\n', 1), encoding="utf-8")
     (d / "cfg").mkdir()
+    # programs given as --python that answer the interpreter query oddly (C9) or print forever (C3)
+    for name, body in {
+        "p_dict": 'echo \'{"executable": "/x", "version": "3.11.0", "site": [{"a": 1}, 5, null]}\'',
+        "p_nul": 'echo \'{"executable": "/x", "version": "3.11.0", "site": ["/tmp/a\\u0000b"]}\'',
+        "p_notlist": 'echo \'{"executable": "/x", "version": "3.11.0", "site": "notalist"}\'',
+        "p_list": "echo '[1, 2]'",
+        "p_deep": f"{sys.executable} -c 'print(\"[\" * 100000 + \"]\" * 100000)'",
+        "p_yes": "exec yes",
+    }.items():
+        (d / name).write_text(f"#!/bin/sh\n{body}\n")
+        (d / name).chmod(0o755)
     (d / "cache-file").write_text("a file where the cache folder should be\n")
     return d
 
@@ -201,6 +212,12 @@ ROWS = [
     ("doctor-cuda-99", ["--machine", M, "doctor", "--cuda", "99.9"], 3, "99.9"),
     ("python-missing-list", ["list", "--python", "/nonexistent/py"], 2, "--python /nonexistent/py: not a Python"),
     ("python-missing-export", ["--machine", M, "export", "--python", "/nonexistent/py"], 2, "not a Python"),
+    ("python-site-dicts", ["list", "--python", "{d}/p_dict"], 2, "it did not run as Python"),
+    ("python-site-nul", ["list", "--python", "{d}/p_nul"], 2, "it did not run as Python"),
+    ("python-site-not-a-list", ["list", "--python", "{d}/p_notlist"], 2, "it did not run as Python"),
+    ("python-answer-a-list", ["list", "--python", "{d}/p_list"], 2, "it did not run as Python"),
+    ("python-answer-deep", ["list", "--python", "{d}/p_deep"], 2, "it did not run as Python"),
+    ("python-prints-forever", ["list", "--python", "{d}/p_yes"], 2, "it did not run as Python"),
     ("python-not-python", ["list", "--python", "/bin/false"], 2, "it did not run as Python"),
     # recipes and their flags
     ("recipe-empty", ["--machine", M, "export", "--recipe", ""], 2, "--recipe needs a name"),
