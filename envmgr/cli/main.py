@@ -85,11 +85,24 @@ class EnvmgrGroup(click.Group):
             self.add_command(command, name)
         return command
 
+    def make_context(self, info_name, args, parent=None, **extra):
+        try:   # --help and --version print here, before invoke
+            return super().make_context(info_name, args, parent, **extra)
+        except BrokenPipeError:
+            raise PipeClosed from None
+
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
         except EnvmgrError as exc:
             ctx.exit(show_error(exc))
+        except BrokenPipeError:
+            raise PipeClosed from None
+
+
+class PipeClosed(Exception):
+    """stdout's reader went away (`envmgr list | head -1`). Not an OSError: click.main would turn one
+    with EPIPE into exit 1 ("a check failed") before main() could see it."""
 
 
 @click.group(cls=EnvmgrGroup, context_settings=CONTEXT)
@@ -118,6 +131,11 @@ def main(argv: list[str] | None = None) -> None:
     utf8_pipes()
     try:
         rc = cli.main(args=argv, prog_name="envmgr", standalone_mode=False)
+        sys.stdout.flush()   # here, where a closed pipe is still caught, not at exit
+    except (PipeClosed, BrokenPipeError):
+        # `envmgr list | head`: the reader went away; not an error worth a traceback, nor a failed check.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(0)
     except EnvmgrError as exc:   # raised while click parsed the group's own options, before invoke
         sys.exit(show_error(exc))
     except click.exceptions.Abort:
@@ -128,8 +146,4 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         sys.exit(130)
-    except BrokenPipeError:
-        # `envmgr list | head`: the reader went away; not an error worth a traceback.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        sys.exit(0)
     sys.exit(rc if isinstance(rc, int) else 0)

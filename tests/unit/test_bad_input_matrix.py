@@ -446,3 +446,18 @@ def test_a_bad_recipe_variable_is_refused_by_run_too(bad):
         "envnul.toml": b'schema = 1\nkind = "cmake"\nname = "envnul"\nenv = { X = "a\\u0000b" }\n'}))}
     res = run_cli("run", "--recipe", "envnul", "--", "true", env=env)
     _assert_row(res.code, res.stdout, res.stderr, 2, "'env.X': a value cannot hold U+0000 (NUL)")
+
+
+# ---- a reader that goes away (audit E1): exit 0, as main() intends, and nothing on stderr --------------
+@pytest.mark.parametrize("args", [["list"], ["list", "--json"], ["recipes"], ["recipes", "--json"], ["--help"],
+                                  ["export", "--help"], ["wheels", "list"], ["cache", "list"], ["init", "bash", "--script"]],
+                         ids=" ".join)
+def test_a_closed_stdout_is_not_a_failed_check(args, bad):
+    env = {**os.environ, **_env(bad), "NO_COLOR": "1"}
+    env.pop("ENVMGR_MACHINE", None)
+    proc = subprocess.Popen([sys.executable, "-m", "envmgr", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=env, cwd=ROOT)
+    proc.stdout.close()            # the reader is gone before envmgr writes a byte
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 0, err
+    assert err == ""
