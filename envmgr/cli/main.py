@@ -89,7 +89,7 @@ class EnvmgrGroup(click.Group):
         try:   # --help and --version print here, before invoke
             return super().make_context(info_name, args, parent, **extra)
         except BrokenPipeError:
-            raise PipeClosed from None
+            reader_gone()
 
     def invoke(self, ctx: click.Context):
         try:
@@ -97,12 +97,15 @@ class EnvmgrGroup(click.Group):
         except EnvmgrError as exc:
             ctx.exit(show_error(exc))
         except BrokenPipeError:
-            raise PipeClosed from None
+            reader_gone()
 
 
-class PipeClosed(Exception):
-    """stdout's reader went away (`envmgr list | head -1`). Not an OSError: click.main would turn one
-    with EPIPE into exit 1 ("a check failed") before main() could see it."""
+def reader_gone() -> None:
+    """stdout's reader went away (`envmgr list | head -1`): not an error worth a traceback, nor a failed
+    check: exit 0. Raised here as SystemExit, which click.main lets through (it turns an OSError with
+    EPIPE into exit 1 before main() could see it); stdout goes to devnull so the exit's flush is quiet."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    sys.exit(0)
 
 
 @click.group(cls=EnvmgrGroup, context_settings=CONTEXT)
@@ -132,10 +135,8 @@ def main(argv: list[str] | None = None) -> None:
     try:
         rc = cli.main(args=argv, prog_name="envmgr", standalone_mode=False)
         sys.stdout.flush()   # here, where a closed pipe is still caught, not at exit
-    except (PipeClosed, BrokenPipeError):
-        # `envmgr list | head`: the reader went away; not an error worth a traceback, nor a failed check.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        sys.exit(0)
+    except BrokenPipeError:
+        reader_gone()
     except EnvmgrError as exc:   # raised while click parsed the group's own options, before invoke
         sys.exit(show_error(exc))
     except click.exceptions.Abort:
