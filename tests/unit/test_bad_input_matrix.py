@@ -272,6 +272,17 @@ ROWS = [
     ("fix-msbuild-check-dry-run", ["--machine", W, "fix-msbuild", "--check", "--dry-run"], 2,
      "--dry-run and --check do not combine"),
     ("fix-msbuild-vs-nosuch", ["--machine", W, "fix-msbuild", "--dry-run", "--vs", "nosuch"], 3, "nosuch"),
+    # an empty value is a mistake, never "not given" (E4)
+    ("doctor-log-empty", ["doctor", "--log", ""], 2, "--log needs a file name"),
+    ("doctor-dll-empty", ["doctor", "--dll", ""], 2, "--dll needs a path"),
+    ("doctor-only-empty", ["--machine", M, "doctor", "--only", ""], 2, "--only needs check ids"),
+    ("machine-empty-name", ["--machine", "", "list"], 2, "--machine needs a file name"),
+    ("wine-prefix-empty", ["--wine-prefix", "", "list"], 2, "--wine-prefix needs a folder"),
+    ("export-cuda-empty", ["--machine", M, "export", "--cuda", ""], 2, "--cuda needs a version or a folder"),
+    ("export-vs-empty", ["--machine", W, "export", "--vs", ""], 2, "--vs needs a value"),
+    ("fix-msbuild-cuda-empty", ["--machine", W, "fix-msbuild", "--dry-run", "--cuda", ""], 2,
+     "--cuda needs a version or a folder"),
+    ("wheels-publish-index-empty", ["wheels", "publish", "{d}/pub", "--package", ""], 2, "--package needs a name"),
     ("export-format-bad", ["--machine", M, "export", "--format", "bat"], 2, "Invalid value for '--format'"),
     ("init-bad-shell", ["init", "tcsh"], 2, "Invalid value"),
 ]
