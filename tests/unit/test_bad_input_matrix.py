@@ -472,3 +472,21 @@ def test_a_closed_stdout_is_not_a_failed_check(args, bad):
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=60) == 0, err
     assert err == ""
+
+
+# ---- --json: stdout holds one document or nothing (audit E3) ----------------------------------------
+def test_install_json_sends_pip_output_to_stderr(bad, tmp_path):
+    """pip's own lines went to stdout before the JSON report. The Python here is a wrapper that answers
+    every question with the real interpreter but plays pip (its first lines, then a failure: no network)."""
+    (tmp_path / "lib").mkdir()
+    for name in ("libllama.so", "libggml-cuda.so"):
+        (tmp_path / "lib" / name).write_bytes(b"")
+    fake = tmp_path / "fakepy"
+    fake.write_text('#!/bin/sh\nif [ "$1" = "-m" ] && [ "$2" = "pip" ]; then\n  echo "Collecting llama-cpp-python"\n'
+                    f'  exit 1\nfi\nexec "{sys.executable}" "$@"\n')
+    fake.chmod(0o755)
+    done = _envmgr(["install", "--json", "--python", str(fake), "--prebuilt-lib", str(tmp_path / "lib"),
+                    "llama-cpp-python"], bad)
+    assert "Traceback" not in done.stderr
+    assert "Collecting llama-cpp-python" in done.stderr
+    assert done.stdout == ""      # the flow failed: no document, and nothing else
