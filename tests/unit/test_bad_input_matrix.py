@@ -10,6 +10,7 @@ and BOM rows expect success, as issue 11 item 7 made those encodings valid.
 from __future__ import annotations
 
 import codecs
+import json
 import os
 import struct
 import subprocess
@@ -395,12 +396,12 @@ HANG_ROWS = [
 ]
 
 
-def _envmgr(args, d: Path, **kw) -> subprocess.CompletedProcess:
-    env = {**os.environ, **_env(d), "NO_COLOR": "1"}
+def _envmgr(args, d: Path, env_extra: dict | None = None, text: bool = True, **kw) -> subprocess.CompletedProcess:
+    env = {**os.environ, **_env(d), "NO_COLOR": "1", **(env_extra or {})}
     env.pop("ENVMGR_MACHINE", None)
     env.pop("ENVMGR_WINEPREFIX", None)
-    return subprocess.run([sys.executable, "-m", "envmgr", *args], capture_output=True, text=True, env=env,
-                          cwd=ROOT, timeout=60, **kw)
+    return subprocess.run([sys.executable, "-m", "envmgr", *args], capture_output=True, text=text, env=env,
+                          cwd=ROOT, timeout=60, errors="surrogateescape" if text else None, **kw)
 
 
 @pytest.mark.parametrize("row", HANG_ROWS, ids=[r[0] for r in HANG_ROWS])
@@ -490,3 +491,36 @@ def test_install_json_sends_pip_output_to_stderr(bad, tmp_path):
     assert "Traceback" not in done.stderr
     assert "Collecting llama-cpp-python" in done.stderr
     assert done.stdout == ""      # the flow failed: no document, and nothing else
+
+
+# ---- a folder name that is not UTF-8 (audit C7): refused in snapshots and records, escaped in JSON --------
+@pytest.fixture(scope="module")
+def latin1_folder(tmp_path_factory) -> str:
+    root = os.fsencode(tmp_path_factory.mktemp("latin1")) + b"/caf\xe9-\xff"
+    os.makedirs(root + b"/bin")
+    return os.fsdecode(root)       # the str Python gives such a name: lone surrogates (PEP 383)
+
+
+@pytest.mark.parametrize("args", [["export", "--format", "sh"], ["export", "--format", "json"], ["run", "--", "true"]],
+                         ids=" ".join)
+def test_a_snapshot_with_a_non_utf8_folder_is_one_line(args, bad, latin1_folder):
+    done = _envmgr(args, bad, env_extra={"CUDA_HOME": latin1_folder})
+    _assert_row(done.returncode, done.stdout, done.stderr, 2, "holds bytes that are not UTF-8")
+    assert "caf\\xe9-\\xff" in done.stderr and done.stdout == ""
+
+
+def test_a_record_with_a_non_utf8_path_entry_is_one_line(bad, latin1_folder, tmp_path):
+    done = _envmgr(["record", "-o", str(tmp_path / "r.toml")], bad,
+                   env_extra={"PATH": f"{latin1_folder}/bin:{os.environ['PATH']}"})
+    _assert_row(done.returncode, done.stdout, done.stderr, 2, "cannot record this machine")
+    assert not (tmp_path / "r.toml").exists()
+
+
+@pytest.mark.parametrize("args,var", [(["list", "--json"], "CUDA_HOME"), (["doctor", "--json"], "CUDA_HOME"),
+                                      (["doctor", "--json"], "CMAKE_ARGS")], ids=lambda v: " ".join(v) if isinstance(v, list) else v)
+def test_json_output_is_valid_utf8_with_a_non_utf8_value(args, var, bad, latin1_folder):
+    value = latin1_folder if var == "CUDA_HOME" else "-DX=" + latin1_folder
+    done = _envmgr(args, bad, env_extra={var: value}, text=False)
+    assert b"Traceback" not in done.stderr
+    doc = json.loads(done.stdout.decode("utf-8"))      # strict UTF-8, one document
+    assert doc and b"\\udcff" in done.stdout           # the byte is carried, as JSON's escape
