@@ -5,6 +5,7 @@ architectures, TEMP) are made here, purely, from a RecipeContext.
 """
 from __future__ import annotations
 
+import os
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -85,7 +86,7 @@ def load_recipes(problems: list[tuple[str, InputFileError]] | None = None) -> di
 
     found: dict[str, Recipe] = {}
     for index, folder in enumerate(recipe_dirs()):
-        for path in sorted(folder.glob("*.toml")) if folder.is_dir() else []:
+        for path in sorted(folder.glob("*.toml")) if os.path.isdir(folder) else []:   # pathlib may raise
             try:
                 text = read_text_file(path, "recipe", "check the recipe file", "a recipe is a TOML file")
                 recipe = parse_recipe(text, str(path))

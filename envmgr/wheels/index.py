@@ -195,7 +195,7 @@ def check_dest(dest: Path) -> None:
 
 def unwritable(dest: Path, exc: OSError) -> InputFileError:
     reason = exc.strerror or str(exc)
-    if isinstance(exc, (FileExistsError, NotADirectoryError)) or (dest.exists() and not dest.is_dir()):
+    if isinstance(exc, (FileExistsError, NotADirectoryError)) or (os.path.exists(dest) and not os.path.isdir(dest)):
         reason = "it (or a folder above it) is a file, not a folder"
     return InputFileError(f"the wheel index folder {dest} cannot be written: {reason}; nothing was published",
                           "give a folder you can write (it is created when missing)")

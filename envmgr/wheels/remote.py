@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import tempfile
 from dataclasses import dataclass, fields
@@ -63,7 +64,7 @@ def configured_index(flag: str | None) -> str | None:
     if given is not None:
         return given or None
     path = config_file()
-    if not path.is_file():
+    if not os.path.isfile(path):   # False, not OSError, for a name too long (pathlib raises it on 3.11)
         return None
 
     remedy = 'fix it: [wheels] index = "https://…/simple/" or a folder'
@@ -176,7 +177,7 @@ def differences(theirs: wheels.WheelKey, ours: wheels.WheelKey) -> list[str]:
 
 def fetch(index: str, key: wheels.WheelKey, is_cuda: bool, say) -> wheels.Entry | None:
     """The index's wheel for key, verified and stored in the local cache; None (said why) otherwise."""
-    if not re.match(r"^(https?|file)://", index, re.I) and not Path(index).expanduser().is_dir():
+    if not re.match(r"^(https?|file)://", index, re.I) and not os.path.isdir(os.path.expanduser(index)):
         say(f"the wheel index folder {index} does not exist; building instead")
         return None
     page_url = f"{base_url(index)}{key.package}/"

@@ -284,6 +284,10 @@ ROWS = [
     ("fix-msbuild-cuda-empty", ["--machine", W, "fix-msbuild", "--dry-run", "--cuda", ""], 2,
      "--cuda needs a version or a folder"),
     ("wheels-publish-index-empty", ["wheels", "publish", "{d}/pub", "--package", ""], 2, "--package needs a name"),
+    # a path component over 255 characters: pathlib raised ENAMETOOLONG from exists()/is_dir() (C8)
+    ("publish-name-too-long", ["wheels", "publish", "{d}/" + "n" * 300], 2, "File name too long"),
+    ("install-publish-name-too-long", ["--machine", M, "install", "--recipe", "llama-cpp-python", "--publish", "n" * 300,
+                                       "llama-cpp-python==0.3.36"], 2, "File name too long"),
     ("export-format-bad", ["--machine", M, "export", "--format", "bat"], 2, "Invalid value for '--format'"),
     ("init-bad-shell", ["init", "tcsh"], 2, "Invalid value"),
 ]
@@ -524,3 +528,23 @@ def test_json_output_is_valid_utf8_with_a_non_utf8_value(args, var, bad, latin1_
     assert b"Traceback" not in done.stderr
     doc = json.loads(done.stdout.decode("utf-8"))      # strict UTF-8, one document
     assert doc and b"\\udcff" in done.stdout           # the byte is carried, as JSON's escape
+
+
+def test_a_config_folder_name_too_long_is_no_config(bad):
+    env = {**_env(bad), "ENVMGR_CONFIG_DIR": str(bad / ("n" * 300))}
+    res = run_cli("recipes", env=env)
+    _assert_row(res.code, res.stdout, res.stderr, 0, "")
+    assert "llama-cpp-python" in res.stdout
+
+
+def test_a_wheel_index_folder_name_too_long_is_building_instead(bad, monkeypatch):
+    from envmgr.wheels import remote
+    from envmgr.wheels.store import WheelKey
+
+    monkeypatch.setenv("ENVMGR_CONFIG_DIR", str(bad / ("n" * 300)))
+    monkeypatch.delenv("ENVMGR_WHEEL_INDEX", raising=False)
+    assert remote.configured_index(None) is None          # config.toml under a name too long: none
+    said: list[str] = []
+    key = WheelKey("llama-cpp-python", "0.3.36", "index", "13.0", "90", "Ninja", "", "cp311", "linux_x86_64")
+    assert remote.fetch("n" * 300, key, True, said.append) is None
+    assert said and "building instead" in said[0]
