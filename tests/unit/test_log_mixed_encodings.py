@@ -5,6 +5,8 @@ The log is made here in exactly those bytes; the failure line is F13's verbatim 
 """
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from envmgr.doctor.logread import stream_text
@@ -49,3 +51,14 @@ def test_a_binary_file_is_still_binary(tmp_path):
     (tmp_path / "b.log").write_bytes(bytes(range(256)) * 40)
     res = run_cli("doctor", "--log", str(tmp_path / "b.log"))
     assert res.code == 2 and "not a text log (binary data)" in res.stderr
+
+
+@pytest.mark.parametrize("body,lines", [(b"line\n" * 10, 10), (b"line\r\n" * 10, 10), (b"line\n" * 9 + b"last", 10),
+                                        (b"line\r" * 10, 10)])
+def test_the_line_count_is_the_files(body, lines, tmp_path):
+    """A 10-line log that ends with its newline said '(11 lines)' (audit M1)."""
+    (tmp_path / "b.log").write_bytes(body)
+    res = run_cli("doctor", "--log", str(tmp_path / "b.log"))
+    assert res.code == 0 and f"({lines} lines)" in res.stdout, res.stdout
+    res = run_cli("doctor", "--log", str(tmp_path / "b.log"), "--json")
+    assert json.loads(res.stdout)["lines"] == lines
