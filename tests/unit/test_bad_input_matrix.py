@@ -263,6 +263,8 @@ ROWS = [
     ("run-log-folder", ["run", "--log", "{d}/folder.toml", "--", "true"], 2, "--log {d}/folder.toml: cannot write it"),
     ("run-log-no-folder", ["run", "--log", "/proc/nonexistent/x.log", "--", "true"], 2, "No such file or directory"),
     ("run-log-empty", ["run", "--log", "", "--", "true"], 2, "--log needs a file name"),
+    ("run-option-typo", ["run", "--cuad", "13.0", "--", "true"], 2, "No such option '--cuad'. Did you mean '--cuda'?"),
+    ("run-no-json-option", ["run", "--json", "--", "true"], 2, "No such option '--json'"),
     ("run-machine", ["--machine", M, "run", "--", "true"], 2, "starts programs on this machine"),
     ("install-no-such-sdist", ["--machine", M, "install", "--recipe", "llama-cpp-python", "./nosuch.tar.gz"], 2,
      "./nosuch.tar.gz: no such file or folder"),
@@ -548,3 +550,11 @@ def test_a_wheel_index_folder_name_too_long_is_building_instead(bad, monkeypatch
     key = WheelKey("llama-cpp-python", "0.3.36", "index", "13.0", "90", "Ninja", "", "cp311", "linux_x86_64")
     assert remote.fetch("n" * 300, key, True, said.append) is None
     assert said and "building instead" in said[0]
+
+
+@pytest.mark.parametrize("args,out", [(["--", "echo", "--cuad"], "--cuad\n"), (["echo", "--version", "x"], "--version x\n"),
+                                      (["--refresh", "--", "echo", "-n", "ok"], "ok")], ids=str)
+def test_run_passes_the_commands_own_options_through(args, out, bad):
+    """The typo check (M6) stops at the command: its options are its own."""
+    done = _envmgr(["run", *args], bad)
+    assert done.returncode == 0 and done.stdout == out, done.stderr
