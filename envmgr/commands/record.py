@@ -59,7 +59,7 @@ def command(obj: Ctx, output: str, pythons: tuple[str, ...], description: str, c
     try:
         saved = atomic_write(output, data)
     except OSError as exc:
-        raise InputFileError(f"{output}: cannot write: {exc.strerror}", "choose a writable path for -o") from None
+        raise InputFileError(f"{output}: cannot write: {exc.strerror or exc}", "choose a writable path for -o") from None
     say(f"recorded {len(inv.visual_studio)} Visual Studio instance(s), {len(inv.cuda)} CUDA toolkit(s), "
         f"{len(inv.gpus)} GPU(s) into {output}" + (f" (previous file kept as {saved})" if saved else ""))
 
