@@ -33,15 +33,23 @@ LABELS = {"package": "package", "version": "version", "source": "source", "cuda"
           "python_tag": "Python", "platform": "platform"}
 
 
-class Missing(Exception):
+class _OneLine:
+    """An exception whose message is one line, whatever the server or the OS said (urllib's redirect-loop
+    reason spans three: audit M7)."""
+
+    def __init__(self, message: str) -> None:
+        Exception.__init__(self, " ".join(str(message).split()))
+
+
+class Missing(_OneLine, Exception):
     """404, or no such file in a folder index."""
 
 
-class Unreachable(Exception):
+class Unreachable(_OneLine, Exception):
     """The index cannot be read at all: connection refused, DNS, timeout, permission."""
 
 
-class Refused(Exception):
+class Refused(_OneLine, Exception):
     """A candidate that matched the key but cannot be used (hash, key file, zip, CPU-only)."""
 
 
