@@ -194,7 +194,7 @@ def check_dest(dest: Path) -> None:
 
 
 def unwritable(dest: Path, exc: OSError) -> InputFileError:
-    reason = exc.strerror or str(exc)
+    reason = _reason(exc)
     if isinstance(exc, (FileExistsError, NotADirectoryError)) or (os.path.exists(dest) and not os.path.isdir(dest)):
         reason = "it (or a folder above it) is a file, not a folder"
     return InputFileError(f"the wheel index folder {dest} cannot be written: {reason}; nothing was published",
@@ -229,8 +229,10 @@ def _copy_entry(entry: wheels.Entry, target: Path) -> str:
             shutil.rmtree(old, ignore_errors=True)
 
 
-def publish(entries: list[wheels.Entry], dest: Path) -> list[Published]:
-    """Copy intact cache entries into the index at dest and update its pages."""
+def publish(entries: list[wheels.Entry], dest: Path, skipped: list[str] | None = None) -> list[Published]:
+    """Copy intact cache entries into the index at dest and update its pages. An entry that cannot be
+    copied while DEST can still be written is the entry's fault: it is added to `skipped` (a line) and
+    the others are published (audit M4: one bad entry failed the whole publish, blaming DEST)."""
     check_dest(dest)
     done: list[Published] = []
     try:
@@ -241,15 +243,29 @@ def publish(entries: list[wheels.Entry], dest: Path) -> list[Published]:
             if there is not None and there.key == entry.key and intact(there):
                 status = "present"   # never rewritten: the first published build of a key stays
             else:
-                status = _copy_entry(entry, target)
+                try:
+                    status = _copy_entry(entry, target)
+                except OSError as exc:
+                    check_dest(dest)                 # DEST itself failing is still the whole publish's error
+                    if skipped is None:
+                        raise
+                    skipped.append(f"{entry.folder}: {entry.wheel} cannot be copied: {_reason(exc)}")
+                    continue
             done.append(Published(entry, status, target / entry.wheel))
-        for project in sorted({dest / e.key.package for e in entries}):
+        for project in sorted({dest / p.entry.key.package for p in done}):
             settle(project / PAGE, lambda p=project: render_project(p))
-        if entries:
+        if done:
             settle(dest / PAGE, lambda: render_root(dest))
     except OSError as exc:
         raise unwritable(dest, exc) from None
     return done
+
+
+def _reason(exc: OSError) -> str:
+    """An OSError in words, without Python's reprs (shutil.SameFileError's message holds two)."""
+    if isinstance(exc, shutil.SameFileError):
+        return "the wheel and its copy would be the same file"
+    return exc.strerror or " ".join(str(exc).split())
 
 
 def cached_entries(package: str | None = None) -> tuple[list[wheels.Entry], list[str]]:
