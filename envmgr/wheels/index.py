@@ -31,6 +31,7 @@ from pathlib import Path
 
 from envmgr.errors import InputFileError
 from envmgr.files.atomic import replace
+from envmgr.wheels import staging
 from envmgr.wheels import store as wheels
 
 PAGE = "index.html"
@@ -202,31 +203,25 @@ def unwritable(dest: Path, exc: OSError) -> InputFileError:
 
 
 def _copy_entry(entry: wheels.Entry, target: Path) -> str:
-    """Stage the entry's wheel and key file next to target, then rename the folder into place."""
-    staging = target.with_name(f".{target.name}.{uuid.uuid4().hex[:12]}.tmp")
-    old = None
-    try:
-        staging.mkdir(parents=True)
-        shutil.copyfile(entry.path, staging / entry.wheel)
-        shutil.copyfile(entry.folder / KEY_FILE, staging / KEY_FILE)
-        if not intact(wheels._read_entry(staging)):
+    """Stage the entry's wheel and key file next to target, then rename the folder into place (the
+    staging names are locked while this runs: wheels/staging.py removes what a killed publisher left)."""
+    with staging.held(target) as (stage, old):
+        stage.mkdir()
+        shutil.copyfile(entry.path, stage / entry.wheel)
+        shutil.copyfile(entry.folder / KEY_FILE, stage / KEY_FILE)
+        if not intact(wheels._read_entry(stage)):
             raise OSError(f"the copy of {entry.wheel} does not match its sha256")
         status = "added"
         if target.exists():
-            old = target.with_name(f".{target.name}.{uuid.uuid4().hex[:12]}.old")
             os.replace(target, old)
             status = "repaired"
         try:
-            os.replace(staging, target)
+            os.replace(stage, target)
         except OSError:
             if not target.is_dir():    # another publisher put the same digest in place first
                 raise
             status = "present"
         return status
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
 
 
 def publish(entries: list[wheels.Entry], dest: Path, skipped: list[str] | None = None) -> list[Published]:
@@ -236,6 +231,8 @@ def publish(entries: list[wheels.Entry], dest: Path, skipped: list[str] | None =
     check_dest(dest)
     done: list[Published] = []
     try:
+        for project in {dest / e.key.package for e in entries}:
+            staging.sweep(project)   # what a killed publisher left (M9)
         for entry in entries:
             project = dest / entry.key.package
             target = project / entry.folder.name

@@ -6,13 +6,18 @@ import hashlib
 import http.server
 import io
 import json
+import os
+import subprocess
+import sys
 import threading
+import time
 import zipfile
 from pathlib import Path
 
 import pytest
 
 from envmgr.wheels import remote
+from tests.conftest import ROOT
 
 
 @pytest.fixture
@@ -74,3 +79,61 @@ def test_one_entry_that_cannot_be_copied_does_not_stop_the_others(tmp_path, cli)
     assert (tmp_path / "dest" / "goodpkg" / "index.html").is_file()       # the good entry is published
     assert "skipped" in res.stderr and str(bad) in res.stderr              # the bad one is named, DEST is not blamed
     assert "cannot be written" not in res.stderr
+
+
+# ---- staging folders a killed publisher left (M9) -------------------------------------------------------
+_HOLDER = """
+import sys, time
+from pathlib import Path
+from envmgr.wheels import staging
+with staging.held(Path(sys.argv[1])) as (stage, old):
+    stage.mkdir()
+    (stage / "part.whl").write_bytes(b"x" * 1000)
+    print(stage.name, flush=True)
+    time.sleep(600)
+"""
+
+
+def _holder(target: Path) -> tuple[subprocess.Popen, str]:
+    proc = subprocess.Popen([sys.executable, "-c", _HOLDER, str(target)], stdout=subprocess.PIPE, text=True,
+                            cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    return proc, proc.stdout.readline().strip()
+
+
+@pytest.mark.posix
+def test_a_killed_publishers_staging_folder_goes_a_live_ones_stays(tmp_path, cli):
+    cache = tmp_path / "cache"
+    folder = _entry(cache, "goodpkg")
+    project = tmp_path / "dest" / "goodpkg"
+    killed, killed_name = _holder(project / folder.name)
+    live, live_name = _holder(project / ("f" * 20))
+    try:
+        killed.kill()                  # SIGKILL: no finally, no cleanup of its own
+        killed.wait()
+        orphan = project / f".{'e' * 20}.{'0' * 12}.tmp"   # no lock file (an older envmgr): goes when an hour old
+        orphan.mkdir()
+        young = project / f".{'d' * 20}.{'0' * 12}.tmp"
+        young.mkdir()
+        os.utime(orphan, (time.time() - 7200, time.time() - 7200))
+        res = cli("wheels", "publish", str(tmp_path / "dest"), env={"ENVMGR_CACHE_DIR": str(cache)})
+        assert res.code == 0, res.stderr
+        left = sorted(p.name for p in project.iterdir())
+        assert killed_name not in left and orphan.name not in left
+        assert live_name in left and young.name in left        # a live publisher's work is never touched
+        assert folder.name in left
+    finally:
+        live.kill()
+        live.wait()
+
+
+def test_a_leftover_staging_folder_an_hour_old_goes(tmp_path, cli):
+    """What `kill -9` during a publish by any envmgr left behind: a staging folder with a part of a wheel."""
+    cache = tmp_path / "cache"
+    folder = _entry(cache, "goodpkg")
+    leftover = tmp_path / "dest" / "goodpkg" / f".{folder.name}.{'0' * 12}.tmp"
+    leftover.mkdir(parents=True)
+    (leftover / "goodpkg-1.0-py3-none-any.whl").write_bytes(b"x" * 1000)
+    os.utime(leftover, (time.time() - 7200, time.time() - 7200))
+    res = cli("wheels", "publish", str(tmp_path / "dest"), env={"ENVMGR_CACHE_DIR": str(cache)})
+    assert res.code == 0, res.stderr
+    assert not leftover.exists()
