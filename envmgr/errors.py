@@ -55,11 +55,14 @@ class PlanRejected(EnvmgrError):
 
 
 # --- environments and shells -------------------------------------------------------------------
-# Where a format refuses something, the remedy names formats that can hold it.
-ALTERNATIVE_FORMATS = {
-    "sh": "fish or ps1", "fish": "sh or ps1", "ps1": "sh or fish", "cmd": "ps1",
-    "dotenv": "sh or ps1", "github": "sh or ps1 (run it in a step)",
+# Where a format refuses something, the remedy names formats that can hold it: of these (the ones a user
+# of the format would turn to), those that hold the environment; shellkit.render tries each (audit M2).
+ALTERNATIVES = {
+    "sh": ("fish", "ps1"), "fish": ("sh", "ps1"), "ps1": ("sh", "fish"), "cmd": ("ps1",),
+    "dotenv": ("sh", "ps1"), "github": ("sh", "ps1"),
 }
+ALTERNATIVE_FORMATS = {fmt: " or ".join(alts) + (" (run it in a step)" if fmt == "github" else "")
+                       for fmt, alts in ALTERNATIVES.items()}
 
 
 def describe_char(ch: str) -> str:

@@ -5,6 +5,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
+from envmgr.files.utf8 import escape_surrogates
 from envmgr.host.process import setting
 
 if TYPE_CHECKING:
@@ -52,9 +53,9 @@ def utf8_pipes() -> None:
 
 
 def emit_json(data: Any, stream: TextIO | None = None) -> None:
+    """One JSON document, valid UTF-8 even when a path holds bytes that are not (written as \\udcXX)."""
     stream = stream or sys.stdout
-    json.dump(data, stream, indent=2, ensure_ascii=False)
-    stream.write("\n")
+    stream.write(escape_surrogates(json.dumps(data, indent=2, ensure_ascii=False)) + "\n")
 
 
 def say(message: str) -> None:

@@ -137,16 +137,32 @@ def _win_path(env: Mapping[str, str]) -> str | None:
     return None
 
 
+# Where run()'s children write their stdout: inherited (None), or stderr (2) while a --json document is
+# pending, so stdout holds that one document and nothing else (pip's "Collecting ..." went first: audit E3).
+_CHILD_STDOUT: int | None = None
+
+
+@contextmanager
+def children_print_to_stderr() -> Iterator[None]:
+    """While it holds, every child run() starts writes its stdout to envmgr's stderr."""
+    global _CHILD_STDOUT
+    saved, _CHILD_STDOUT = _CHILD_STDOUT, 2
+    try:
+        yield
+    finally:
+        _CHILD_STDOUT = saved
+
+
 def run(argv: Sequence[str], env: Mapping[str, str], *, interrupted: str | None = None) -> int:
     """The child's exit code; with `interrupted` (what the step is), a signal that reached envmgr while
     the child ran raises Interrupted (exit 128 + N) once the child has ended, whatever its code."""
     program = resolve_program(argv[0], env)
     if sys.platform == "win32":
-        proc = _start(argv[0], [program, *argv[1:]], env=dict(env))
+        proc = _start(argv[0], [program, *argv[1:]], env=dict(env), stdout=_CHILD_STDOUT)
         with _child_owns_ctrl_c():
             return _wait(proc)
     with _relay() as relay:
-        proc = _start(argv[0], [program, *argv[1:]], env=dict(env))
+        proc = _start(argv[0], [program, *argv[1:]], env=dict(env), stdout=_CHILD_STDOUT)
         relay.started(proc.pid, lambda signum: _kill_tree(proc.pid, signum) if passes_on(signum) else None)
         code = _wait(proc)
     return _outcome(code, relay.got, interrupted)

@@ -7,6 +7,7 @@ from contextlib import AbstractContextManager
 from envmgr.discover import discover
 from envmgr.discover.limits import read_limits
 from envmgr.errors import InputFileError
+from envmgr.files.utf8 import check_utf8
 from envmgr.host.base import Host
 from envmgr.snapshot import compose
 from envmgr.snapshot import form as snapmod
@@ -47,6 +48,9 @@ def resolve(host: Host, sel: Selectors, *, from_file: str | None = None, refresh
     for note in choice.notes:
         warn(note)
     snap = compose.compose(host, choice, inv, progress)
+    check_utf8([*((op.name, e) for op in snap.delta.ops for e in op.entries), *snap.summary, *snap.identity,
+                *(("notes", n) for n in snap.notes)], "the environment for this selection",
+               "give that folder a UTF-8 name, or choose another one (--cuda, --vs, --python)")
     if key is not None:
         from envmgr.cache import store as cache
 

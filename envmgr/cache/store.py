@@ -19,6 +19,7 @@ from envmgr.cache import key as cachekey
 from envmgr.cache.fast import forget, remember
 from envmgr.cache.key import ABSENT, KEY_ENV, stat_token, token  # noqa: F401  (the key rule lives in cache/key.py)
 from envmgr.files.atomic import atomic_write
+from envmgr.files.nested import loads_json
 from envmgr.host import dirs
 from envmgr.host.base import Host, host_path, join
 
@@ -88,7 +89,7 @@ def lookup(key: str, warn: Callable[[str], None] | None = None, host: Host | Non
         _unreadable(path, "no envmgr cache header", warn)
         return None
     try:
-        validity = json.loads(head[len("#envmgr-cache "):])
+        validity = loads_json(head[len("#envmgr-cache "):])
     except ValueError:
         validity = None
     if not isinstance(validity, dict):
@@ -123,7 +124,7 @@ def entries() -> list[Entry]:
         try:
             text = path.read_text(encoding="utf-8")
             head, _, body = text.partition("\n# ---- snapshot ----\n")
-            validity = json.loads(head[len("#envmgr-cache "):])
+            validity = loads_json(head[len("#envmgr-cache "):])
         except (OSError, ValueError):
             out.append(Entry(path.stem, path, "", {}))
             continue

@@ -1,6 +1,7 @@
 """The command line: parse -> build context -> call one core function -> render. Nothing else."""
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 import sys
@@ -11,7 +12,7 @@ import click
 
 from envmgr import __version__
 from envmgr.cli.flags import check_wine_prefix
-from envmgr.errors import EnvmgrError
+from envmgr.errors import EnvmgrError, UsageError
 from envmgr.host.base import Host
 from envmgr.host.live import LiveHost
 from envmgr.host.recorded import load_machine
@@ -85,14 +86,73 @@ class EnvmgrGroup(click.Group):
         command = super().get_command(ctx, name)
         if command is None and name in COMMANDS:
             command = importlib.import_module(f"envmgr.commands.{COMMANDS[name]}").command
+            _refusing_empty_values(command)
             self.add_command(command, name)
         return command
+
+    def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
+                     **extra: Any) -> click.Context:
+        try:   # --help and --version print here, before invoke
+            return super().make_context(info_name, args, parent, **extra)
+        except BrokenPipeError:
+            reader_gone()
+            raise   # not reached: reader_gone exits
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except EnvmgrError as exc:
             ctx.exit(show_error(exc))
+        except BrokenPipeError:
+            reader_gone()
+
+
+# Options whose empty value means something (or that word their own refusal of one); any other option
+# given an empty value on the command line is refused, never read as "not given" (audit E4).
+EMPTY_MEANS = {"wheel_index": "turns the index off", "description": "no description",
+               "incomplete": "a word to complete", "arch_list": "its own check: an empty list is not an architecture",
+               "recipe_params": "its own check: '' is not NAME=VALUE"}
+_NOUNS = {"FILE": "a file name", "DIR": "a folder", "NAME": "a name", "EXE": "a path",
+          "X.Y|PATH": "a version or a folder", "PATH|llama_cpp": "a path", "IDS": "check ids (e.g. F03,F24)",
+          "WHICH": "a value", "URL|DIR": "a URL or a folder"}
+
+
+def refuse_empty_values(ctx: click.Context) -> None:
+    """One line, exit 2, for the first option given an empty (or blank) value on the command line."""
+    for param in ctx.command.params:
+        if not isinstance(param, click.Option) or param.is_flag or param.name in EMPTY_MEANS:
+            continue
+        if ctx.get_parameter_source(param.name) is not click.core.ParameterSource.COMMANDLINE:
+            continue
+        value = ctx.params.get(param.name)
+        values = value if isinstance(value, (tuple, list)) else (value,)
+        if any(isinstance(v, str) and not v.strip() for v in values):
+            flag = max(param.opts, key=len) if param.opts[0].startswith("--") else param.opts[0]
+            noun = _NOUNS.get(param.metavar or "", "a value")
+            raise UsageError(f"{flag} needs {noun}", f"give {flag} {param.metavar or 'a value'}, or leave {flag} out")
+
+
+def _refusing_empty_values(command: click.Command) -> None:
+    """Check every option of `command` (and of its subcommands) before its callback runs."""
+    if command.callback is not None and not getattr(command.callback, "_refuses_empty", False):
+        callback = command.callback
+
+        def checked(*args: Any, **kwargs: Any) -> Any:
+            refuse_empty_values(click.get_current_context())
+            return callback(*args, **kwargs)
+
+        checked._refuses_empty = True  # type: ignore[attr-defined]  # a mark on the function, read above
+        command.callback = functools.update_wrapper(checked, callback)
+    for sub in getattr(command, "commands", {}).values():
+        _refusing_empty_values(sub)
+
+
+def reader_gone() -> None:
+    """stdout's reader went away (`envmgr list | head -1`): not an error worth a traceback, nor a failed
+    check: exit 0. Raised here as SystemExit, which click.main lets through (it turns an OSError with
+    EPIPE into exit 1 before main() could see it); stdout goes to devnull so the exit's flush is quiet."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    sys.exit(0)
 
 
 @click.group(cls=EnvmgrGroup, context_settings=CONTEXT)
@@ -113,6 +173,7 @@ def cli(ctx: click.Context, machine: str | None, wine_prefix: str | None) -> Non
       envmgr --machine rec.toml list    a recorded machine (see `envmgr record`)
       envmgr record -o machine.toml     record this machine for a bug report
     """
+    refuse_empty_values(ctx)   # --machine '' and --wine-prefix '' are mistakes, not "no machine"
     if not isinstance(ctx.obj, Ctx):   # a test may give one (with its host); the command line makes one
         ctx.obj = Ctx(machine, wine_prefix)
 
@@ -121,6 +182,9 @@ def main(argv: list[str] | None = None) -> None:
     utf8_pipes()
     try:
         rc = cli.main(args=argv, prog_name="envmgr", standalone_mode=False)
+        sys.stdout.flush()   # here, where a closed pipe is still caught, not at exit
+    except BrokenPipeError:
+        reader_gone()
     except EnvmgrError as exc:   # raised while click parsed the group's own options, before invoke
         sys.exit(show_error(exc))
     except click.exceptions.Abort:
@@ -131,8 +195,4 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         sys.exit(130)
-    except BrokenPipeError:
-        # `envmgr list | head`: the reader went away; not an error worth a traceback.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        sys.exit(0)
     sys.exit(rc if isinstance(rc, int) else 0)

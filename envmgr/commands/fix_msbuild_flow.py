@@ -18,6 +18,7 @@ from envmgr.discover import discover
 from envmgr.discover.model import Inventory
 from envmgr.errors import ApplyFailed, CannotWrite, CheckFailed, EnvmgrError, PlanRejected, UsageError
 from envmgr.files.atomic import atomic_write
+from envmgr.files.nested import loads_json
 from envmgr.host.base import WINDOWS, Host
 from envmgr.msbuild.apply import Outcome, apply_copies, undo_last
 from envmgr.msbuild.elevate import ERROR_CANCELLED, run_elevated
@@ -165,7 +166,7 @@ def apply_elevated(plan: Plan) -> Outcome | None:  # pragma: no cover - Windows 
 
 def _read_result(plan_path: Path) -> dict[str, Any] | None:
     try:
-        result: dict[str, Any] = json.loads(Path(str(plan_path) + ".result.json").read_text("utf-8"))
+        result: dict[str, Any] = loads_json(Path(str(plan_path) + ".result.json").read_text("utf-8"))
     except (OSError, ValueError):
         return None
     return result

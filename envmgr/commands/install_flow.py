@@ -11,6 +11,7 @@ A wheel folder or index of CUDA wheels is issue 16's `--wheel-index` route.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
@@ -303,5 +304,7 @@ def start_flow(obj: Ctx, args: list[str], fix: bool, prebuilt: str | None, as_js
     def invoke_install(recipe: str, pip_args: list[str]) -> Installed:
         return install_build.install_wheel(obj, pip_args, selection, replace(recipe_args, name=recipe), options)
 
-    return run_flow(obj, invoke_install, package=package, recipe=recipe_args.name, args=rest,
-                    python=selection.target_python, prebuilt=prebuilt, fix=fix, selection=selection, as_json=as_json)
+    with spawn.children_print_to_stderr() if as_json else contextlib.nullcontext():   # stdout: the JSON alone
+        return run_flow(obj, invoke_install, package=package, recipe=recipe_args.name, args=rest,
+                        python=selection.target_python, prebuilt=prebuilt, fix=fix, selection=selection,
+                        as_json=as_json)

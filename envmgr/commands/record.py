@@ -11,6 +11,7 @@ from envmgr.cli.main import Ctx
 from envmgr.discover import discover
 from envmgr.errors import EnvmgrError, InputFileError, NoMatchError, UsageError
 from envmgr.files.atomic import atomic_write
+from envmgr.files.utf8 import shown
 from envmgr.host.machinefile import machine_document
 from envmgr.output import Spinner, say
 from envmgr.snapshot.selectors import Selectors
@@ -54,9 +55,24 @@ def command(obj: Ctx, output: str, pythons: tuple[str, ...], description: str, c
         except EnvmgrError as exc:  # a failing capture is exactly what a bug report should hold
             say(f"envmgr: the capture failed ({exc.message}); recorded anyway")
     doc = machine_document(rec, version=__version__, description=description)
+    data = _utf8(tomlkit.dumps(doc))
     try:
-        saved = atomic_write(output, tomlkit.dumps(doc).encode("utf-8"))
+        saved = atomic_write(output, data)
     except OSError as exc:
-        raise InputFileError(f"{output}: cannot write: {exc.strerror}", "choose a writable path for -o") from None
+        raise InputFileError(f"{output}: cannot write: {exc.strerror or exc}",
+                             "choose a writable path for -o") from None
     say(f"recorded {len(inv.visual_studio)} Visual Studio instance(s), {len(inv.cuda)} CUDA toolkit(s), "
         f"{len(inv.gpus)} GPU(s) into {output}" + (f" (previous file kept as {saved})" if saved else ""))
+
+
+def _utf8(text: str) -> bytes:
+    """The record's bytes; a name on the machine that is not UTF-8 (a PATH entry, a folder) is one line."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        line = text.count("\n", 0, exc.start) + 1
+        context = text[text.rfind("\n", 0, exc.start) + 1:exc.end].strip()[-120:]
+        raise UsageError(f"cannot record this machine: line {line} of the record holds bytes that are not UTF-8 "
+                         f"({shown(context)}); a record is UTF-8 text",
+                         "give that folder a UTF-8 name, or take it out of the environment (PATH) while recording") \
+            from None

@@ -17,7 +17,25 @@ from envmgr.snapshot.activation import activation_delta
 STOPPED = {129: "SIGHUP", 130: "Ctrl+C", 143: "SIGTERM"}     # 128 + N
 
 
-@click.command("run", context_settings={"ignore_unknown_options": True})
+class RunCommand(click.Command):
+    """`run`'s options, then the command: unknown options are let through for the command's own
+    (`envmgr run nvcc --version`), but an unknown option before the command starts is envmgr's typo
+    (`run --cuad 13.0 -- nvcc` ran `--cuad`, exit 127: audit M6): click's "No such option", exit 2."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        options = [p for p in self.get_params(ctx) if isinstance(p, click.Option)]
+        known = {o for p in options for o in (*p.opts, *p.secondary_opts)}
+        takes_value = {o for p in options if not p.is_flag and not p.count for o in p.opts}
+        i = 0
+        while i < len(args) and args[i].startswith("-") and args[i] not in ("-", "--"):
+            name = args[i].split("=", 1)[0]
+            if name not in known:
+                raise click.NoSuchOption(name, possibilities=sorted(known), ctx=ctx)
+            i += 2 if name in takes_value and "=" not in args[i] else 1
+        return super().parse_args(ctx, args)
+
+
+@click.command("run", cls=RunCommand, context_settings={"ignore_unknown_options": True})
 @selector_options
 @recipe_options
 @click.option("--log", "log_file", metavar="FILE",

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from envmgr.errors import NoMatchError
+from envmgr.errors import CheckFailed, NoMatchError
 from envmgr.output import emit_json, say
 from envmgr.wheels import index as wheelindex
 from envmgr.wheels import store as wheels
@@ -74,7 +74,14 @@ def publish_command(dest: str, package: str | None, as_json: bool) -> None:
     if not entries:
         raise NoMatchError(f"the wheel cache holds no intact wheel{' of ' + package if package else ''} to publish",
                            "build one first: envmgr install --recipe NAME SPEC (see `envmgr wheels list`)")
-    done = wheelindex.publish(entries, target)
+    failed: list[str] = []
+    done = wheelindex.publish(entries, target, failed)
+    for line in failed:
+        say(f"envmgr: skipped {line}")
+    skipped += failed
+    if not done:
+        raise CheckFailed(f"none of the {len(entries)} cached wheel(s) could be published into {target}",
+                          "see the lines above; `envmgr wheels list` shows the cache")
     if as_json:
         emit_json({"schema": 1, "dest": str(target.resolve()), "skipped": skipped,
                    "wheels": [{"digest": p.entry.folder.name, "wheel": p.entry.wheel, "status": p.status,

@@ -5,6 +5,7 @@ import json
 import re
 from dataclasses import dataclass
 
+from envmgr.files.nested import loads_json
 from envmgr.version import Version
 
 _RELEASE = re.compile(r"release (\d+)\.(\d+), V(\d+)\.(\d+)\.(\d+)")
@@ -29,7 +30,7 @@ def parse_nvcc_version(text: str) -> NvccVersion | None:
 def parse_version_json(text: str) -> str | None:
     """The toolkit root's version.json (CUDA 11.1+): `{"cuda": {"version": "11.8.0"}, ...}`."""
     try:
-        data = json.loads(text.lstrip("\ufeff"))
+        data = loads_json(text.lstrip("\ufeff"))
     except json.JSONDecodeError:
         return None
     cuda = data.get("cuda") if isinstance(data, dict) else None

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from envmgr.files.nested import loads_json
 from envmgr.knowledge import vs_year
 from envmgr.version import Version
 
@@ -145,7 +146,7 @@ def parse_vswhere_json(text: str) -> tuple[VsRecord, ...]:
     if start < 0:
         raise VswhereError("vswhere printed no JSON array" + _first_line_hint(text))
     try:
-        data = json.loads(text[start:])
+        data = loads_json(text[start:])
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno}, column {exc.colno}: {exc.msg}"
         salvaged = _salvage_json(text[start:], where)
@@ -178,7 +179,7 @@ def _salvage_json(text: str, where: str) -> tuple[VsRecord, ...]:
             continue
         key, raw = m.group(1), m.group(2)
         try:
-            value = json.loads(raw)
+            value = loads_json(raw)
         except json.JSONDecodeError:
             continue
         if key == "instanceId" and not section:
@@ -202,7 +203,7 @@ def _first_line_hint(text: str) -> str:
 def parse_state_json(text: str, instance_id: str) -> VsRecord:
     """The installer's `_Instances\\<id>\\state.json` (an undocumented format: fallback only)."""
     try:
-        d = json.loads(text.lstrip("\ufeff"))
+        d = loads_json(text.lstrip("\ufeff"))
     except json.JSONDecodeError as exc:
         raise VswhereError(f"state.json is malformed (line {exc.lineno}): {exc.msg}") from None
     if not isinstance(d, dict):

@@ -37,8 +37,8 @@ def physical_lines(chunks: Iterable[str], ansi: re.Pattern[str]) -> Iterator[lis
             continue
         rest, text = text[cut + 1:], text[: cut + 1]
         yield _split(text, ansi)[:-1]
-    if not first:
-        yield _split(rest, ansi)
+    if not first and rest:   # a log that ends with its newline has no empty line after it (audit M1)
+        yield _split(rest, ansi)[:-1] if rest.endswith("\r") else _split(rest, ansi)
 
 
 def _split(text: str, ansi: re.Pattern[str]) -> list[str]:

@@ -42,7 +42,7 @@ def child_env(ops: Sequence[Op], marker: str, env: Mapping[str, str]) -> dict[st
 
         try:
             previous = json.loads(saved_json)
-        except ValueError:
+        except (ValueError, RecursionError, MemoryError):   # files/nested.py's cases, without its import here
             return None
         if not isinstance(previous, dict) or not all(isinstance(v, (str, type(None))) for v in previous.values()):
             return None

@@ -15,7 +15,7 @@ from envmgr.errors import InputFileError
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see above)
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Iterator, Mapping
     from typing import Any
 
 
@@ -273,3 +273,68 @@ MACHINE = Table({
                         expected="a string or a table with text, from, hex or size (and encoding)"),
     }, required=("argv",))),
 }, required=("schema",))
+
+
+# ---- environment variables: checked once, where a snapshot or recipe is read --------------------
+# A name no environment can hold (empty, '=', NUL, a control character) and a value with NUL would make
+# `run` and `install` end in Python's ValueError and `export` refuse in one format but not another, so
+# the readers refuse them, and every command refuses the same file the same way (audit C6). So are
+# two operations on one variable (only one would be applied: M8) and a list entry holding the path-list
+# separator (the shells and `run` would split it in two: M3).
+_BAD_NAME = re.compile(r"[\x00-\x1f\x7f=]")
+_PATH_SEPARATOR = {"linux": ":", "windows": ";"}
+_ONE_OP = ("set", "unset")
+
+
+def _shown(key: str) -> str:
+    """A key as TOML writes it, control characters escaped: safe on one line of a terminal."""
+    body = "".join(f"\\u{ord(c):04X}" if c < " " or c == "\x7f" else c for c in key)
+    return body if body and _join("", key) == key else '"' + body.replace('"', '\\"') + '"'
+
+
+def _char(ch: str) -> str:
+    names = {"\0": "NUL", "\n": "LINE FEED", "\r": "CARRIAGE RETURN", "\t": "TAB", "=": "EQUALS SIGN"}
+    return f"U+{ord(ch):04X} ({names.get(ch, 'a control character')})"
+
+
+def _name_problem(name: str) -> str | None:
+    if not name:
+        return "an empty name"
+    bad = _BAD_NAME.search(name)
+    return None if bad is None else f"a variable name cannot hold {_char(bad.group())}"
+
+
+def _value_problems(name: str, item: Any, separator: str | None) -> Iterator[tuple[str, str]]:
+    """(field, what is wrong) for a snapshot [env] entry or a recipe env value."""
+    if isinstance(item, str):
+        if "\0" in item:
+            yield name, f"a value cannot hold {_char(chr(0))}"
+        return
+    ops = [k for k in item if k != "unset" or item[k] is True]
+    if len(ops) > 1 and any(k in _ONE_OP for k in ops):
+        yield name, f"it has both {' and '.join(ops)}: give set, unset = true, or prepend/append/remove lists"
+    if "\0" in item.get("set", ""):
+        yield f"{name}.set", f"a value cannot hold {_char(chr(0))}"
+    for op in ("prepend", "append", "remove"):
+        for i, entry in enumerate(item.get(op, ())):
+            if "\0" in entry:
+                yield f"{name}.{op}[{i}]", f"a value cannot hold {_char(chr(0))}"
+            elif separator and separator in entry:
+                yield (f"{name}.{op}[{i}]", f"\"{entry}\" holds '{separator}', the path-list separator, so it would be "
+                                            "split into two entries: give each one as its own list item")
+
+
+def check_env(env: dict[str, Any], names: list[str], where: str, platform: str | None, origin: str, what: str,
+              remedy: str) -> None:
+    """Raise one InputFileError for the first variable of `env` (an [env] table, already of the right
+    shape) or of `names` (drop_env) that no environment can hold, or whose operations cannot all apply."""
+    separator = _PATH_SEPARATOR.get(platform or "")
+    for name in [*env, *names]:
+        problem = _name_problem(name)
+        if problem:
+            raise InputFileError(f"{origin}: '{where}' holds {_shown(name)}: {problem}" if name else
+                                 f"{origin}: '{where}' holds a variable with an empty name", remedy)
+    for name, item in env.items():
+        for field, problem in _value_problems(name, item, separator):
+            shown = _shown(name) + field[len(name):]
+            raise InputFileError(f"{origin}: '{where}.{shown}': {problem}", remedy)

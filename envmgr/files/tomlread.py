@@ -12,6 +12,7 @@ import os
 import sys
 
 from envmgr.errors import InputFileError
+from envmgr.files.nested import MAX_DEPTH, too_deep_toml
 from envmgr.files.read import TEXT_LIMIT, read_regular
 
 __all__ = ["decode_text", "load_toml", "read_text_file", "tomllib"]   # tomllib: for tomlfast.py, wheels/remote.py
@@ -50,9 +51,16 @@ def read_text_file(path: str | os.PathLike[str], what: str, read_remedy: str, de
 def load_toml(text: str, origin: str, what: str, remedy: str,
               loads: Callable[[str], dict[str, Any]] | None = None) -> dict[str, Any]:
     """`loads`: a stand-in for tomllib.loads that raises what it raises (tomlfast.loads)."""
+    deep = too_deep_toml(text)   # before tomllib: its dotted keys cost quadratic time
+    if deep is not None:
+        raise InputFileError(f"{origin}: not a valid {what}: a key nested {MAX_DEPTH} or more levels deep "
+                             f"(at line {deep})", remedy)
     try:
         doc: dict[str, Any] = (loads or tomllib.loads)(text)
         return doc
     except tomllib.TOMLDecodeError as exc:
         # The message carries "(at line L, column C)".
         raise InputFileError(f"{origin}: not a valid {what}: {exc}", remedy) from None
+    except (RecursionError, MemoryError):
+        raise InputFileError(f"{origin}: not a valid {what}: nested too deeply (or too large) to read",
+                             remedy) from None

@@ -13,6 +13,8 @@ from typing import Protocol
 
 from envmgr.winenv import same_path as same
 
+OUTPUT_MIB = 16   # host/child.py OUTPUT_LIMIT, in MiB
+
 RegData = str | int | tuple[str, ...] | bytes
 
 WINDOWS = "windows"
@@ -55,10 +57,12 @@ class Completed:
     start_error: str = ""
     # The raw output, filled when run(..., encoding=None) asks for bytes (cmd /u's UTF-16).
     stdout_bytes: bytes = b""
+    # Set when the program printed more than envmgr keeps of an answer (host/child.py): it was stopped there.
+    overflowed: bool = False
 
     @property
     def ok(self) -> bool:
-        return self.returncode == 0 and not self.timed_out and not self.start_error
+        return self.returncode == 0 and not self.timed_out and not self.start_error and not self.overflowed
 
     def describe_failure(self) -> str:
         name = self.argv[0] if self.argv else "?"
@@ -66,6 +70,8 @@ class Completed:
             return f"{name} could not be started: {self.start_error}"
         if self.timed_out:
             return f"{name} did not finish in time (killed)"
+        if self.overflowed:
+            return f"{name} printed far more than an answer (over {OUTPUT_MIB} MiB; stopped)"
         first = (self.stdout.strip() or self.stderr.strip()).splitlines()[:1]
         tail = f": {first[0].strip()}" if first else ""
         return f"{name} exited with {self.returncode}{tail}"

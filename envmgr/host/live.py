@@ -1,14 +1,14 @@
 """LiveHost: the real machine. winreg is imported lazily, and only on Windows."""
 from __future__ import annotations
 
-import json
 import os
-import subprocess
+import re
 import sys
 import tempfile
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from envmgr.files.nested import loads_json
 from envmgr.files.read import read_regular
 from envmgr.host.base import (
     LINUX,
@@ -21,6 +21,7 @@ from envmgr.host.base import (
     normalize_key,
     which_in,
 )
+from envmgr.host.child import run_bounded
 from envmgr.host.process import environ
 
 _REG_TYPES = {1: "REG_SZ", 2: "REG_EXPAND_SZ", 3: "REG_BINARY", 4: "REG_DWORD", 7: "REG_MULTI_SZ",
@@ -153,22 +154,22 @@ class LiveHost:
     def run(self, argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None,
             encoding: str | None = "utf-8") -> Completed:
         argv_t = tuple(argv)
-        flags = 0x08000000 if self.platform == WINDOWS else 0  # CREATE_NO_WINDOW: no console flashes
+        flags = 0x08000000 if self.platform == WINDOWS else 0   # CREATE_NO_WINDOW: no console flashes
         try:
-            proc = subprocess.run(argv_t, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL,
-                                  env=dict(env) if env is not None else None, creationflags=flags)
-        except subprocess.TimeoutExpired as exc:
-            return Completed(argv_t, -1, _decode(exc.stdout, encoding), _decode(exc.stderr, encoding),
-                             timed_out=True)
+            done = run_bounded(argv_t, timeout=timeout, env=env, creationflags=flags)
         except FileNotFoundError:
             return Completed(argv_t, 127, start_error="not found")
         except PermissionError:
             return Completed(argv_t, 126, start_error="not executable (permission denied)")
         except OSError as exc:
             return Completed(argv_t, 126, start_error=str(exc))
+        if done.overflowed:
+            return Completed(argv_t, -1, "", _decode(done.stderr[-4096:], "utf-8"), overflowed=True)
         if encoding is None:
-            return Completed(argv_t, proc.returncode, "", _decode(proc.stderr, "utf-8"), stdout_bytes=proc.stdout)
-        return Completed(argv_t, proc.returncode, _decode(proc.stdout, encoding), _decode(proc.stderr, encoding))
+            return Completed(argv_t, done.returncode, "", _decode(done.stderr, "utf-8"), timed_out=done.timed_out,
+                             stdout_bytes=done.stdout)
+        return Completed(argv_t, done.returncode, _decode(done.stdout, encoding), _decode(done.stderr, encoding),
+                         timed_out=done.timed_out)
 
     def which(self, name: str) -> str | None:
         return which_in(self.platform, name, os.environ.get("PATH", ""), os.environ.get("PATHEXT", ""),
@@ -202,10 +203,24 @@ def interpreter_from_run(host: Host, python: str) -> Interpreter | None:
     if not done.ok:
         return None
     try:
-        data = json.loads(done.stdout.strip().splitlines()[-1])
+        data = loads_json(done.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):
         return None
-    return Interpreter(data["executable"], data["version"], tuple(dict.fromkeys(data["site"])))
+    return interpreter_from_answer(data)
+
+
+def interpreter_from_answer(data: object) -> Interpreter | None:
+    """PY_SITE_SCRIPT's answer, when it has exactly that shape: the program may be anything that prints
+    JSON (a wrapper, another language), and a path with NUL or a site entry that is no string is no path."""
+    if not isinstance(data, dict):
+        return None
+    exe, version, site = data.get("executable"), data.get("version"), data.get("site")
+    if not (isinstance(exe, str) and exe and isinstance(version, str) and re.fullmatch(r"\d+\.\d+\.\d+", version)
+            and isinstance(site, list) and all(isinstance(p, str) and p for p in site)):
+        return None
+    if "\0" in exe or any("\0" in p for p in site):
+        return None
+    return Interpreter(exe, version, tuple(dict.fromkeys(site)))
 
 
 def _decode(data: bytes | None, encoding: str | None) -> str:

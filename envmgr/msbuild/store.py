@@ -17,6 +17,7 @@ from typing import Any
 
 from envmgr.errors import InputFileError
 from envmgr.files.atomic import atomic_write
+from envmgr.files.nested import loads_json
 from envmgr.host import dirs
 
 MANIFEST_KIND = "envmgr-msbuild-manifest"
@@ -74,7 +75,7 @@ class Store:
         out = []
         for path in sorted(folder.glob("*.json")) if folder.is_dir() else ():
             try:
-                doc = json.loads(path.read_text("utf-8"))
+                doc = loads_json(path.read_text("utf-8"))
             except (OSError, ValueError) as exc:
                 raise InputFileError(f"{path}: unreadable manifest: {exc}", "remove or repair the file") from None
             if doc.get("kind") == MANIFEST_KIND:

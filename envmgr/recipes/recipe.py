@@ -5,6 +5,7 @@ architectures, TEMP) are made here, purely, from a RecipeContext.
 """
 from __future__ import annotations
 
+import os
 import shlex
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -12,7 +13,7 @@ from pathlib import Path
 
 from envmgr import knowledge
 from envmgr.errors import InputFileError, NoMatchError, UsageError
-from envmgr.files.schema import RECIPE, check, check_version
+from envmgr.files.schema import RECIPE, check, check_env, check_version
 from envmgr.files.tomlread import load_toml, read_text_file
 from envmgr.host import dirs
 from envmgr.snapshot.envdelta import SET, UNSET, EnvDelta, VarOp
@@ -67,6 +68,8 @@ def parse_recipe(text: str, origin: str) -> Recipe:
     data = load_toml(text, origin, "recipe", "fix the TOML at that line")
     check_version(data, (SCHEMA,), origin, "recipe", "set schema = 1 (see docs/recipes.md)")
     check(data, RECIPE, origin, "recipe", "see docs/recipes.md")
+    check_env(data.get("env", {}), [], "env", None, origin, "recipe", "see docs/recipes.md")
+    check_env({}, data.get("drop_env", []), "drop_env", None, origin, "recipe", "see docs/recipes.md")
     if "name" in data and not data["name"].strip():
         raise InputFileError(f"{origin}: 'name' is empty",
                              "give the recipe a name, or drop the key (the file name is used)")
@@ -86,7 +89,7 @@ def load_recipes(problems: list[tuple[str, InputFileError]] | None = None) -> di
 
     found: dict[str, Recipe] = {}
     for index, folder in enumerate(recipe_dirs()):
-        for path in sorted(folder.glob("*.toml")) if folder.is_dir() else []:
+        for path in sorted(folder.glob("*.toml")) if os.path.isdir(folder) else []:   # pathlib may raise
             try:
                 text = read_text_file(path, "recipe", "check the recipe file", "a recipe is a TOML file")
                 recipe = parse_recipe(text, str(path))

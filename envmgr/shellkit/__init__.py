@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 from types import ModuleType
 
+from envmgr.errors import ALTERNATIVES
 from envmgr.files.atomic import atomic_write
 from envmgr.shellkit import cmd, dotenv, fish, github, ps1, sh
 from envmgr.shellkit._common import UnrepresentableValue, expected_env
@@ -92,6 +93,16 @@ def resolve_removals(delta: EnvDelta, current_env: Mapping[str, str] | None) -> 
 
 
 def render(delta: EnvDelta, fmt: str, current_env: Mapping[str, str] | None = None) -> str:
+    """The script; UnrepresentableValue (exit 2) when `fmt` cannot hold the environment, its fix naming
+    only formats that can (each is tried on the same environment: audit M2)."""
+    try:
+        return _render(delta, fmt, current_env)
+    except UnrepresentableValue as exc:
+        exc.remedy = _other_formats(delta, fmt, current_env)
+        raise
+
+
+def _render(delta: EnvDelta, fmt: str, current_env: Mapping[str, str] | None) -> str:
     mod = _module(fmt)
     delta = resolve_removals(delta, current_env)
     if fmt in ("dotenv", "github"):
@@ -99,6 +110,24 @@ def render(delta: EnvDelta, fmt: str, current_env: Mapping[str, str] | None = No
     else:
         text = mod.render(delta)
     return text
+
+
+def _other_formats(delta: EnvDelta, fmt: str, current_env: Mapping[str, str] | None) -> str:
+    """The fix for a refusal: the formats, of those a user of `fmt` would turn to, that hold this environment."""
+    def holds(other: str) -> bool:
+        try:
+            _render(delta, other, current_env)
+        except UnrepresentableValue:
+            return False
+        return True
+
+    others = ALTERNATIVES.get(fmt, ())
+    able = [f for f in others if holds(f)]
+    if not able:
+        return (f"{' and '.join(others) or 'no other format'} cannot hold it either: change the variable where it "
+                "comes from (the snapshot, the recipe, or the environment envmgr was started in)")
+    step = " (run it in a step)" if fmt == "github" else ""
+    return f"export this environment as {' or '.join(able)} instead{step}"
 
 
 def write_script(path: str | os.PathLike[str], text: str, fmt: str) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
+from envmgr.files.nested import loads_json
 from envmgr.snapshot.envdelta import SET, UNSET, EnvDelta, VarOp
 from envmgr.winenv import env_get
 
@@ -26,7 +27,7 @@ def base_of(env: Mapping[str, str], platform: str) -> dict[str, str]:
     if not saved:
         return dict(env)
     try:
-        previous = json.loads(saved)
+        previous = loads_json(saved)
     except ValueError:
         return dict(env)
     return restore_delta(previous, platform).apply(env)
@@ -51,7 +52,7 @@ def activation_delta(delta: EnvDelta, env: Mapping[str, str], marker: str) -> En
     names = list(delta.names())
     if previous_saved:
         try:
-            names += [n for n in json.loads(previous_saved) if n not in names]
+            names += [n for n in loads_json(previous_saved) if n not in names]
         except ValueError:
             pass
     saved = {n: _get(base, n, fold) for n in names}
@@ -66,6 +67,6 @@ def deactivation_delta(env: Mapping[str, str], platform: str) -> EnvDelta | None
     if not saved:
         return None
     try:
-        return restore_delta(json.loads(saved), platform)
+        return restore_delta(loads_json(saved), platform)
     except ValueError:
         return None

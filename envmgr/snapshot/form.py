@@ -7,7 +7,7 @@ from typing import Any
 
 import tomlkit
 
-from envmgr.files.schema import SNAPSHOT, check, check_version
+from envmgr.files.schema import SNAPSHOT, check, check_env, check_version
 from envmgr.files.tomlread import load_toml, read_text_file
 from envmgr.snapshot.envdelta import APPEND, PREPEND, REMOVE, SET, UNSET, EnvDelta, VarOp
 
@@ -99,6 +99,7 @@ def from_toml(text: str, origin: str = "<snapshot>") -> Snapshot:
     check(data, SNAPSHOT, origin, "snapshot", "see docs/snapshot.md, or export the snapshot again")
     platform = data["platform"]
     env = data.get("env", {})
+    check_env(env, [], "env", platform, origin, "snapshot", "see docs/snapshot.md, or export the snapshot again")
     ops: list[VarOp] = []
     for name, item in env.items():
         ops += _read_var(name, item)

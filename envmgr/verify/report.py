@@ -5,11 +5,12 @@ facts/failures.md §9 (F14, F17, F18) and llama.cpp's load_tensors/ggml_cuda_ini
 """
 from __future__ import annotations
 
-import json
 import re
 import signal
 from dataclasses import dataclass, field
 from typing import Any
+
+from envmgr.files.nested import loads_json
 
 TAG = "ENVMGR-VERIFY "
 _OFFLOAD = re.compile(r"offloaded (\d+)/(\d+) layers to GPU")
@@ -79,7 +80,7 @@ def parse_run(stdout: str, stderr: str, returncode: int, timed_out: bool = False
         if not line.startswith(TAG):
             continue
         try:
-            rec = json.loads(line[len(TAG):])
+            rec = loads_json(line[len(TAG):])
         except ValueError:
             continue
         if isinstance(rec, dict) and isinstance(rec.get("stage"), str):

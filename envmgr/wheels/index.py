@@ -33,6 +33,7 @@ from pathlib import Path
 
 from envmgr.errors import InputFileError
 from envmgr.files.atomic import replace
+from envmgr.wheels import staging
 from envmgr.wheels import store as wheels
 
 PAGE = "index.html"
@@ -196,46 +197,44 @@ def check_dest(dest: Path) -> None:
 
 
 def unwritable(dest: Path, exc: OSError) -> InputFileError:
-    reason = exc.strerror or str(exc)
-    if isinstance(exc, (FileExistsError, NotADirectoryError)) or (dest.exists() and not dest.is_dir()):
+    reason = _reason(exc)
+    if isinstance(exc, (FileExistsError, NotADirectoryError)) or (os.path.exists(dest) and not os.path.isdir(dest)):
         reason = "it (or a folder above it) is a file, not a folder"
     return InputFileError(f"the wheel index folder {dest} cannot be written: {reason}; nothing was published",
                           "give a folder you can write (it is created when missing)")
 
 
 def _copy_entry(entry: wheels.Entry, target: Path) -> str:
-    """Stage the entry's wheel and key file next to target, then rename the folder into place."""
-    staging = target.with_name(f".{target.name}.{uuid.uuid4().hex[:12]}.tmp")
-    old = None
-    try:
-        staging.mkdir(parents=True)
-        shutil.copyfile(entry.path, staging / entry.wheel)
-        shutil.copyfile(entry.folder / KEY_FILE, staging / KEY_FILE)
-        if not intact(wheels._read_entry(staging)):
+    """Stage the entry's wheel and key file next to target, then rename the folder into place (the
+    staging names are locked while this runs: wheels/staging.py removes what a killed publisher left)."""
+    with staging.held(target) as (stage, old):
+        stage.mkdir()
+        shutil.copyfile(entry.path, stage / entry.wheel)
+        shutil.copyfile(entry.folder / KEY_FILE, stage / KEY_FILE)
+        if not intact(wheels._read_entry(stage)):
             raise OSError(f"the copy of {entry.wheel} does not match its sha256")
         status = "added"
         if target.exists():
-            old = target.with_name(f".{target.name}.{uuid.uuid4().hex[:12]}.old")
             os.replace(target, old)
             status = "repaired"
         try:
-            os.replace(staging, target)
+            os.replace(stage, target)
         except OSError:
             if not target.is_dir():    # another publisher put the same digest in place first
                 raise
             status = "present"
         return status
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
 
 
-def publish(entries: list[wheels.Entry], dest: Path) -> list[Published]:
-    """Copy intact cache entries into the index at dest and update its pages."""
+def publish(entries: list[wheels.Entry], dest: Path, skipped: list[str] | None = None) -> list[Published]:
+    """Copy intact cache entries into the index at dest and update its pages. An entry that cannot be
+    copied while DEST can still be written is the entry's fault: it is added to `skipped` (a line) and
+    the others are published (audit M4: one bad entry failed the whole publish, blaming DEST)."""
     check_dest(dest)
     done: list[Published] = []
     try:
+        for project in {dest / e.key.package for e in entries}:
+            staging.sweep(project)   # what a killed publisher left (M9)
         for entry in entries:
             project = dest / entry.key.package
             target = project / entry.folder.name
@@ -243,15 +242,29 @@ def publish(entries: list[wheels.Entry], dest: Path) -> list[Published]:
             if there is not None and there.key == entry.key and intact(there):
                 status = "present"   # never rewritten: the first published build of a key stays
             else:
-                status = _copy_entry(entry, target)
+                try:
+                    status = _copy_entry(entry, target)
+                except OSError as exc:
+                    check_dest(dest)                 # DEST itself failing is still the whole publish's error
+                    if skipped is None:
+                        raise
+                    skipped.append(f"{entry.folder}: {entry.wheel} cannot be copied: {_reason(exc)}")
+                    continue
             done.append(Published(entry, status, target / entry.wheel))
-        for project in sorted({dest / e.key.package for e in entries}):
+        for project in sorted({dest / p.entry.key.package for p in done}):
             settle(project / PAGE, partial(render_project, project))
-        if entries:
+        if done:
             settle(dest / PAGE, lambda: render_root(dest))
     except OSError as exc:
         raise unwritable(dest, exc) from None
     return done
+
+
+def _reason(exc: OSError) -> str:
+    """An OSError in words, without Python's reprs (shutil.SameFileError's message holds two)."""
+    if isinstance(exc, shutil.SameFileError):
+        return "the wheel and its copy would be the same file"
+    return exc.strerror or " ".join(str(exc).split())
 
 
 def cached_entries(package: str | None = None) -> tuple[list[wheels.Entry], list[str]]:

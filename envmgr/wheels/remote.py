@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import tempfile
 from collections.abc import Callable
@@ -20,7 +21,7 @@ from typing import Any
 from urllib.parse import unquote, urljoin, urlsplit
 
 from envmgr.errors import InputFileError
-from envmgr.files.tomlread import tomllib
+from envmgr.files.tomlread import load_toml, read_text_file
 from envmgr.host import dirs
 from envmgr.host.process import setting
 from envmgr.wheels import store as wheels
@@ -34,15 +35,24 @@ LABELS = {"package": "package", "version": "version", "source": "source", "cuda"
           "python_tag": "Python", "platform": "platform"}
 
 
-class Missing(Exception):
+class _OneLine:
+    """Mixed into an exception: its message is one line, whatever the server or the OS said (urllib's
+    redirect-loop reason spans three: audit M7)."""
+
+    def __init__(self, message: str) -> None:
+        # self is the Exception subclass this is mixed into (Missing, Unreachable, Refused)
+        Exception.__init__(self, " ".join(str(message).split()))  # type: ignore[arg-type]
+
+
+class Missing(_OneLine, Exception):
     """404, or no such file in a folder index."""
 
 
-class Unreachable(Exception):
+class Unreachable(_OneLine, Exception):
     """The index cannot be read at all: connection refused, DNS, timeout, permission."""
 
 
-class Refused(Exception):
+class Refused(_OneLine, Exception):
     """A candidate that matched the key but cannot be used (hash, key file, zip, CPU-only)."""
 
 
@@ -65,14 +75,11 @@ def configured_index(flag: str | None) -> str | None:
     if given is not None:
         return given or None
     path = config_file()
-    if not path.is_file():
+    if not os.path.isfile(path):   # False, not OSError, for a name too long (pathlib raises it on 3.11)
         return None
 
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise InputFileError(f"{path}: not a readable TOML file ({exc})",
-                             'fix it: [wheels] index = "https://…/simple/" or a folder') from None
+    remedy = 'fix it: [wheels] index = "https://…/simple/" or a folder'
+    data = load_toml(read_text_file(path, "configuration", remedy, remedy), str(path), "TOML file", remedy)
     value = data.get("wheels", {}).get("index") if isinstance(data.get("wheels"), dict) else None
     if value is not None and not isinstance(value, str):
         raise InputFileError(f"{path}: [wheels] index must be a string (a URL or a folder)",
@@ -183,7 +190,7 @@ def differences(theirs: wheels.WheelKey, ours: wheels.WheelKey) -> list[str]:
 
 def fetch(index: str, key: wheels.WheelKey, is_cuda: bool, say: Callable[[str], object]) -> wheels.Entry | None:
     """The index's wheel for key, verified and stored in the local cache; None (said why) otherwise."""
-    if not re.match(r"^(https?|file)://", index, re.I) and not Path(index).expanduser().is_dir():
+    if not re.match(r"^(https?|file)://", index, re.I) and not os.path.isdir(os.path.expanduser(index)):
         say(f"the wheel index folder {index} does not exist; building instead")
         return None
     page_url = f"{base_url(index)}{key.package}/"

@@ -26,6 +26,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from envmgr.cache.store import cache_dir
 from envmgr.errors import CheckFailed
 from envmgr.files.atomic import atomic_write
+from envmgr.files.nested import loads_json
 from envmgr.host.base import Host
 
 ENTRY_SCHEMA = 1
@@ -147,7 +148,7 @@ def check_wheel(path: Path, package: str, cuda: bool) -> list[str]:
 
 def _read_entry(folder: Path) -> Entry | None:
     try:
-        data = json.loads((folder / SIDECAR).read_text(encoding="utf-8"))
+        data = loads_json((folder / SIDECAR).read_text(encoding="utf-8"))
         if data.get("schema") != ENTRY_SCHEMA:
             return None
         return Entry(WheelKey(**data["key"]), folder, str(data["wheel"]), str(data["sha256"]),

@@ -10,6 +10,7 @@ and BOM rows expect success, as issue 11 item 7 made those encodings valid.
 from __future__ import annotations
 
 import codecs
+import json
 import os
 import struct
 import subprocess
@@ -82,6 +83,19 @@ def bad(tmp_path_factory) -> Path:
         "s-notes.toml": 'schema = 1\nplatform = "linux"\nnotes = "x"\n',
         "s-windows.toml": 'schema = 1\nplatform = "windows"\n',
         "s-schema-7.toml": 'schema = 7\nplatform = "linux"\n',
+        # nested 1,000 deep (2 kB) or a key of 20,000 dotted parts (40 kB): audit C4
+        "m-deep.toml": 'schema = 1\nplatform = "linux"\n[meta]\nx = ' + "[" * 1000 + "]" * 1000 + "\n",
+        "m-dotted.toml": 'schema = 1\nplatform = "linux"\n[meta]\n' + ".".join(["a"] * 20000) + " = 1\n",
+        # variables no environment holds (C6), two operations on one (M8), a list entry with ':' (M3)
+        "s-eq-name.toml": 'schema = 1\nplatform = "linux"\n[env]\n"A=B" = "x"\n',
+        "s-nul-value.toml": 'schema = 1\nplatform = "linux"\n[env]\nX = "a\\u0000b"\n',
+        "s-blank-name.toml": 'schema = 1\nplatform = "linux"\n[env]\n"" = "x"\n',
+        "s-newline-name.toml": 'schema = 1\nplatform = "linux"\n[env]\n"B\\nC" = "x"\n',
+        "s-nul-prepend.toml": 'schema = 1\nplatform = "linux"\n[env.PATH]\nprepend = ["/a\\u0000b"]\n',
+        "s-set-prepend.toml": 'schema = 1\nplatform = "linux"\n[env.X]\nset = "a"\nprepend = ["/b"]\n',
+        "s-unset-append.toml": 'schema = 1\nplatform = "linux"\n[env.X]\nunset = true\nappend = ["/b"]\n',
+        "s-colon-entry.toml": 'schema = 1\nplatform = "linux"\n[env.PATH]\nprepend = ["/tmp/x:y", "/tmp/z"]\n',
+        "s-deep.toml": 'schema = 1\nplatform = "linux"\nnotes = ' + "[" * 1000 + "]" * 1000 + "\n",
     }.items():
         (d / name).write_text(body, encoding="utf-8")
     snap = run_cli("--machine", str(LINUX), "export", "--cuda", "13.0")
@@ -95,6 +109,17 @@ def bad(tmp_path_factory) -> Path:
     (d / "win-dlls.toml").write_text(text.replace("\n[files]\n", f'\n[files]\n"C:\\\\x\\\\cut.dll" = {{ hex = "{cut}" }}\n'
                                                   '"C:\\\\x\\\\text.dll" = "hello"\n', 1), encoding="utf-8")
     (d / "cfg").mkdir()
+    # programs given as --python that answer the interpreter query oddly (C9) or print forever (C3)
+    for name, body in {
+        "p_dict": 'echo \'{"executable": "/x", "version": "3.11.0", "site": [{"a": 1}, 5, null]}\'',
+        "p_nul": 'echo \'{"executable": "/x", "version": "3.11.0", "site": ["/tmp/a\\u0000b"]}\'',
+        "p_notlist": 'echo \'{"executable": "/x", "version": "3.11.0", "site": "notalist"}\'',
+        "p_list": "echo '[1, 2]'",
+        "p_deep": f"{sys.executable} -c 'print(\"[\" * 100000 + \"]\" * 100000)'",
+        "p_yes": "exec yes",
+    }.items():
+        (d / name).write_text(f"#!/bin/sh\n{body}\n")
+        (d / name).chmod(0o755)
     (d / "cache-file").write_text("a file where the cache folder should be\n")
     return d
 
@@ -139,6 +164,8 @@ ROWS = [
     ("machine-dword-str", ["--machine", "{d}/m-dword.toml", "list"], 2, "(REG_DWORD) must be an integer"),
     ("machine-encoding", ["--machine", "{d}/m-encoding.toml", "list"], 2, "unknown stdout encoding"),
     ("machine-python-int", ["--machine", "{d}/m-python.toml", "list"], 2, "'python.executable' must be a string"),
+    ("machine-deep", ["--machine", "{d}/m-deep.toml", "list"], 2, "nested too deeply"),
+    ("machine-dotted-keys", ["--machine", "{d}/m-dotted.toml", "list"], 2, "a key nested 100 or more levels deep (at line 4)"),
     ("machine-doctor-empty", ["--machine", "{d}/empty.toml", "doctor"], 2, "the machine file is empty"),
     ("machine-export-folder", ["--machine", "{d}/folder.toml", "export"], 2, "directory"),
     # --from FILE (against the recorded Linux machine: no live discovery)
@@ -158,6 +185,25 @@ ROWS = [
     ("from-prepend-int", ["--machine", M, "export", "--from", "{d}/s-prepend-int.toml"], 2, "'env.PATH.prepend[1]' must be a string"),
     ("from-notes-str", ["--machine", M, "export", "--from", "{d}/s-notes.toml"], 2, "'notes' must be a list of strings"),
     ("from-other-platform", ["--machine", M, "export", "--from", "{d}/s-windows.toml"], 2, "this snapshot is for windows"),
+    ("from-deep", ["--machine", M, "export", "--from", "{d}/s-deep.toml"], 2, "nested too deeply"),
+    ("from-eq-name", ["--machine", M, "export", "--from", "{d}/s-eq-name.toml"], 2, "holds \"A=B\": a variable name cannot hold U+003D (EQUALS SIGN)"),
+    ("run-from-eq-name", ["run", "--from", "{d}/s-eq-name.toml", "--", "true"], 2, "holds \"A=B\": a variable name cannot hold U+003D (EQUALS SIGN)"),
+    ("from-nul-value", ["--machine", M, "export", "--from", "{d}/s-nul-value.toml"], 2, "'env.X': a value cannot hold U+0000 (NUL)"),
+    ("run-from-nul-value", ["run", "--from", "{d}/s-nul-value.toml", "--", "true"], 2, "'env.X': a value cannot hold U+0000 (NUL)"),
+    ("from-blank-name", ["--machine", M, "export", "--from", "{d}/s-blank-name.toml"], 2, "'env' holds a variable with an empty name"),
+    ("run-from-blank-name", ["run", "--from", "{d}/s-blank-name.toml", "--", "true"], 2, "'env' holds a variable with an empty name"),
+    ("from-newline-name", ["--machine", M, "export", "--from", "{d}/s-newline-name.toml"], 2, "holds \"B\\u000AC\": a variable name cannot hold U+000A (LINE FEED)"),
+    ("run-from-newline-name", ["run", "--from", "{d}/s-newline-name.toml", "--", "true"], 2, "holds \"B\\u000AC\": a variable name cannot hold U+000A (LINE FEED)"),
+    ("from-nul-prepend", ["--machine", M, "export", "--from", "{d}/s-nul-prepend.toml"], 2, "'env.PATH.prepend[0]': a value cannot hold U+0000"),
+    ("run-from-nul-prepend", ["run", "--from", "{d}/s-nul-prepend.toml", "--", "true"], 2, "'env.PATH.prepend[0]': a value cannot hold U+0000"),
+    ("from-set-prepend", ["--machine", M, "export", "--from", "{d}/s-set-prepend.toml"], 2, "'env.X': it has both set and prepend"),
+    ("run-from-set-prepend", ["run", "--from", "{d}/s-set-prepend.toml", "--", "true"], 2, "'env.X': it has both set and prepend"),
+    ("from-unset-append", ["--machine", M, "export", "--from", "{d}/s-unset-append.toml"], 2, "'env.X': it has both unset and append"),
+    ("run-from-unset-append", ["run", "--from", "{d}/s-unset-append.toml", "--", "true"], 2, "'env.X': it has both unset and append"),
+    ("from-colon-entry", ["--machine", M, "export", "--from", "{d}/s-colon-entry.toml"], 2, "'env.PATH.prepend[0]': \"/tmp/x:y\" holds ':', the path-list separator"),
+    ("run-from-colon-entry", ["run", "--from", "{d}/s-colon-entry.toml", "--", "true"], 2, "'env.PATH.prepend[0]': \"/tmp/x:y\" holds ':', the path-list separator"),
+    ("install-from-eq-name", ["install", "--from", "{d}/s-eq-name.toml", "--recipe", "llama-cpp-python",
+                              "llama-cpp-python==0.3.36"], 2, "a variable name cannot hold U+003D"),
     ("from-schema-7", ["--machine", M, "export", "--from", "{d}/s-schema-7.toml"], 2, "schema 7 is not one"),
     ("strict-without-from", ["--machine", M, "export", "--strict"], 2, "--strict only applies with --from"),
     # selectors: versions and names
@@ -167,6 +213,12 @@ ROWS = [
     ("doctor-cuda-99", ["--machine", M, "doctor", "--cuda", "99.9"], 3, "99.9"),
     ("python-missing-list", ["list", "--python", "/nonexistent/py"], 2, "--python /nonexistent/py: not a Python"),
     ("python-missing-export", ["--machine", M, "export", "--python", "/nonexistent/py"], 2, "not a Python"),
+    ("python-site-dicts", ["list", "--python", "{d}/p_dict"], 2, "it did not run as Python"),
+    ("python-site-nul", ["list", "--python", "{d}/p_nul"], 2, "it did not run as Python"),
+    ("python-site-not-a-list", ["list", "--python", "{d}/p_notlist"], 2, "it did not run as Python"),
+    ("python-answer-a-list", ["list", "--python", "{d}/p_list"], 2, "it did not run as Python"),
+    ("python-answer-deep", ["list", "--python", "{d}/p_deep"], 2, "it did not run as Python"),
+    ("python-prints-forever", ["list", "--python", "{d}/p_yes"], 2, "it did not run as Python"),
     ("python-not-python", ["list", "--python", "/bin/false"], 2, "it did not run as Python"),
     # recipes and their flags
     ("recipe-empty", ["--machine", M, "export", "--recipe", ""], 2, "--recipe needs a name"),
@@ -211,6 +263,8 @@ ROWS = [
     ("run-log-folder", ["run", "--log", "{d}/folder.toml", "--", "true"], 2, "--log {d}/folder.toml: cannot write it"),
     ("run-log-no-folder", ["run", "--log", "/proc/nonexistent/x.log", "--", "true"], 2, "No such file or directory"),
     ("run-log-empty", ["run", "--log", "", "--", "true"], 2, "--log needs a file name"),
+    ("run-option-typo", ["run", "--cuad", "13.0", "--", "true"], 2, "No such option '--cuad'. Did you mean '--cuda'?"),
+    ("run-no-json-option", ["run", "--json", "--", "true"], 2, "No such option '--json'"),
     ("run-machine", ["--machine", M, "run", "--", "true"], 2, "starts programs on this machine"),
     ("install-no-such-sdist", ["--machine", M, "install", "--recipe", "llama-cpp-python", "./nosuch.tar.gz"], 2,
      "./nosuch.tar.gz: no such file or folder"),
@@ -221,6 +275,21 @@ ROWS = [
     ("fix-msbuild-check-dry-run", ["--machine", W, "fix-msbuild", "--check", "--dry-run"], 2,
      "--dry-run and --check do not combine"),
     ("fix-msbuild-vs-nosuch", ["--machine", W, "fix-msbuild", "--dry-run", "--vs", "nosuch"], 3, "nosuch"),
+    # an empty value is a mistake, never "not given" (E4)
+    ("doctor-log-empty", ["doctor", "--log", ""], 2, "--log needs a file name"),
+    ("doctor-dll-empty", ["doctor", "--dll", ""], 2, "--dll needs a path"),
+    ("doctor-only-empty", ["--machine", M, "doctor", "--only", ""], 2, "--only needs check ids"),
+    ("machine-empty-name", ["--machine", "", "list"], 2, "--machine needs a file name"),
+    ("wine-prefix-empty", ["--wine-prefix", "", "list"], 2, "--wine-prefix needs a folder"),
+    ("export-cuda-empty", ["--machine", M, "export", "--cuda", ""], 2, "--cuda needs a version or a folder"),
+    ("export-vs-empty", ["--machine", W, "export", "--vs", ""], 2, "--vs needs a value"),
+    ("fix-msbuild-cuda-empty", ["--machine", W, "fix-msbuild", "--dry-run", "--cuda", ""], 2,
+     "--cuda needs a version or a folder"),
+    ("wheels-publish-index-empty", ["wheels", "publish", "{d}/pub", "--package", ""], 2, "--package needs a name"),
+    # a path component over 255 characters: pathlib raised ENAMETOOLONG from exists()/is_dir() (C8)
+    ("publish-name-too-long", ["wheels", "publish", "{d}/" + "n" * 300], 2, "File name too long"),
+    ("install-publish-name-too-long", ["--machine", M, "install", "--recipe", "llama-cpp-python", "--publish", "n" * 300,
+                                       "llama-cpp-python==0.3.36"], 2, "File name too long"),
     ("export-format-bad", ["--machine", M, "export", "--format", "bat"], 2, "Invalid value for '--format'"),
     ("init-bad-shell", ["init", "tcsh"], 2, "Invalid value"),
 ]
@@ -267,6 +336,14 @@ RECIPE_ROWS = [
     ("empty", {"z.toml": b""}, "z", "the recipe is empty"),
     ("no-schema", {"s.toml": b'kind = "cmake"\n'}, "s", "no 'schema' key"),
     ("unknown-key", {"u.toml": b'schema = 1\nkind = "cmake"\ncmake_arg = []\n'}, "u", "unknown key 'cmake_arg'"),
+    ("env-nul", {"envnul.toml": b'schema = 1\nkind = "cmake"\nname = "envnul"\nenv = { X = "a\\u0000b" }\n'},
+     "envnul", "'env.X': a value cannot hold U+0000 (NUL)"),
+    ("env-eq-name", {"enveq.toml": b'schema = 1\nkind = "cmake"\nname = "enveq"\nenv = { "A=B" = "x" }\n'},
+     "enveq", "'env' holds \"A=B\": a variable name cannot hold U+003D"),
+    ("drop-env-empty", {"dropempty.toml": b'schema = 1\nkind = "cmake"\ndrop_env = [""]\n'},
+     "dropempty", "'drop_env' holds a variable with an empty name"),
+    ("deep", {"evil.toml": b'schema = 1\nname = "evil"\ndescription = ' + b"[" * 1000 + b"]" * 1000 + b"\n"}, "evil",
+     "nested too deeply"),
 ]
 
 
@@ -321,23 +398,25 @@ HANG_ROWS = [
     ("machine-fifo", ["--machine", "{d}/fifo.toml", "list"], 2, "not a regular file"),
     ("from-dev-zero", ["--machine", M, "export", "--from", "/dev/zero"], 2, "not a regular file"),
     ("from-fifo", ["--machine", M, "export", "--from", "{d}/fifo.toml"], 2, "not a regular file"),
+    ("record-o-fifo", ["--machine", M, "record", "-o", "{d}/fifo.toml"], 2, "{d}/fifo.toml: cannot write: "),
     ("machine-from-dev-zero", ["--machine", "{d}/m-from-zero.toml", "list"], 2, "not a regular file"),
 ]
 
 
-def _envmgr(args, d: Path, **kw) -> subprocess.CompletedProcess:
-    env = {**os.environ, **_env(d), "NO_COLOR": "1"}
+def _envmgr(args, d: Path, env_extra: dict | None = None, text: bool = True, **kw) -> subprocess.CompletedProcess:
+    env = {**os.environ, **_env(d), "NO_COLOR": "1", **(env_extra or {})}
     env.pop("ENVMGR_MACHINE", None)
     env.pop("ENVMGR_WINEPREFIX", None)
-    return subprocess.run([sys.executable, "-m", "envmgr", *args], capture_output=True, text=True, env=env,
-                          cwd=ROOT, timeout=60, **kw)
+    return subprocess.run([sys.executable, "-m", "envmgr", *args], capture_output=True, text=text, env=env,
+                          cwd=ROOT, timeout=60, errors="surrogateescape" if text else None, **kw)
 
 
 @pytest.mark.parametrize("row", HANG_ROWS, ids=[r[0] for r in HANG_ROWS])
 def test_bad_input_that_could_hang(row, bad):
     _, args, want_code, want_text = row
     done = _envmgr(_fill(args, bad), bad)
-    _assert_row(done.returncode, done.stdout, done.stderr, want_code, want_text)
+    _assert_row(done.returncode, done.stdout, done.stderr, want_code, want_text.replace("{d}", str(bad)))
+    assert ": None" not in done.stderr    # an OSError without strerror is still words (M5)
 
 
 def test_run_log_with_stdin_closed(bad, tmp_path):
@@ -360,3 +439,124 @@ def test_snapshot_cache_warning_has_no_python_words(bad, monkeypatch):
     snap, how = resolve(load_machine(M), Selectors(cuda="13.0"), use_cache=True, warn=said.append)
     assert how == "captured" and any("could not write the snapshot cache" in s for s in said)
     assert not any("[Errno" in s for s in said), said
+
+
+# ---- nesting that ends a parser's recursion (audit C4): one line, or a skipped entry ------------------
+def test_deep_config_toml_is_one_line(bad, tmp_path):
+    (tmp_path / "config.toml").write_text('[wheels]\nindex = ' + "[" * 1000 + "]" * 1000 + "\n")
+    env = {**_env(bad), "ENVMGR_CONFIG_DIR": str(tmp_path), "ENVMGR_WHEEL_INDEX": None}
+    res = run_cli("--machine", M, "install", "--recipe", "llama-cpp-python", "--no-deps", "llama-cpp-python==0.3.36",
+                  env=env)
+    _assert_row(res.code, res.stdout, res.stderr, 2, "config.toml: not a valid TOML file: nested too deeply")
+
+
+def test_deep_entry_json_in_the_wheel_cache_is_a_broken_entry(bad, tmp_path):
+    entry = tmp_path / "cache" / "wheels" / ("0" * 20)
+    entry.mkdir(parents=True)
+    (entry / "entry.json").write_text("[" * 100000 + "]" * 100000)
+    env = {**_env(bad), "ENVMGR_CACHE_DIR": str(tmp_path / "cache")}
+    for args in (["wheels", "list"], ["wheels", "list", "--json"], ["wheels", "publish", str(tmp_path / "dest")]):
+        res = run_cli(*args, env=env)
+        assert "Traceback" not in res.stdout + res.stderr and res.code in (0, 3), (args, res.stderr)
+
+
+def test_a_bad_recipe_variable_is_refused_by_run_too(bad):
+    """run applies the recipe to this process's environment: it used to end in Python's ValueError (C6)."""
+    env = {**_env(bad), "ENVMGR_CONFIG_DIR": str(_recipes(bad, {
+        "envnul.toml": b'schema = 1\nkind = "cmake"\nname = "envnul"\nenv = { X = "a\\u0000b" }\n'}))}
+    res = run_cli("run", "--recipe", "envnul", "--", "true", env=env)
+    _assert_row(res.code, res.stdout, res.stderr, 2, "'env.X': a value cannot hold U+0000 (NUL)")
+
+
+# ---- a reader that goes away (audit E1): exit 0, as main() intends, and nothing on stderr --------------
+@pytest.mark.parametrize("args", [["list"], ["list", "--json"], ["recipes"], ["recipes", "--json"], ["--help"],
+                                  ["export", "--help"], ["wheels", "list"], ["cache", "list"], ["init", "bash", "--script"]],
+                         ids=" ".join)
+def test_a_closed_stdout_is_not_a_failed_check(args, bad):
+    env = {**os.environ, **_env(bad), "NO_COLOR": "1"}
+    env.pop("ENVMGR_MACHINE", None)
+    proc = subprocess.Popen([sys.executable, "-m", "envmgr", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=env, cwd=ROOT)
+    proc.stdout.close()            # the reader is gone before envmgr writes a byte
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 0, err
+    assert err == ""
+
+
+# ---- --json: stdout holds one document or nothing (audit E3) ----------------------------------------
+def test_install_json_sends_pip_output_to_stderr(bad, tmp_path):
+    """pip's own lines went to stdout before the JSON report. The Python here is a wrapper that answers
+    every question with the real interpreter but plays pip (its first lines, then a failure: no network)."""
+    (tmp_path / "lib").mkdir()
+    for name in ("libllama.so", "libggml-cuda.so"):
+        (tmp_path / "lib" / name).write_bytes(b"")
+    fake = tmp_path / "fakepy"
+    fake.write_text('#!/bin/sh\nif [ "$1" = "-m" ] && [ "$2" = "pip" ]; then\n  echo "Collecting llama-cpp-python"\n'
+                    f'  exit 1\nfi\nexec "{sys.executable}" "$@"\n')
+    fake.chmod(0o755)
+    done = _envmgr(["install", "--json", "--python", str(fake), "--prebuilt-lib", str(tmp_path / "lib"),
+                    "llama-cpp-python"], bad)
+    assert "Traceback" not in done.stderr
+    assert "Collecting llama-cpp-python" in done.stderr
+    assert done.stdout == ""      # the flow failed: no document, and nothing else
+
+
+# ---- a folder name that is not UTF-8 (audit C7): refused in snapshots and records, escaped in JSON --------
+@pytest.fixture(scope="module")
+def latin1_folder(tmp_path_factory) -> str:
+    root = os.fsencode(tmp_path_factory.mktemp("latin1")) + b"/caf\xe9-\xff"
+    os.makedirs(root + b"/bin")
+    return os.fsdecode(root)       # the str Python gives such a name: lone surrogates (PEP 383)
+
+
+@pytest.mark.parametrize("args", [["export", "--format", "sh"], ["export", "--format", "json"], ["run", "--", "true"]],
+                         ids=" ".join)
+def test_a_snapshot_with_a_non_utf8_folder_is_one_line(args, bad, latin1_folder):
+    done = _envmgr(args, bad, env_extra={"CUDA_HOME": latin1_folder})
+    _assert_row(done.returncode, done.stdout, done.stderr, 2, "holds bytes that are not UTF-8")
+    assert "caf\\xe9-\\xff" in done.stderr and done.stdout == ""
+
+
+def test_a_record_with_a_non_utf8_path_entry_is_one_line(bad, latin1_folder, tmp_path):
+    done = _envmgr(["record", "-o", str(tmp_path / "r.toml")], bad,
+                   env_extra={"PATH": f"{latin1_folder}/bin:{os.environ['PATH']}"})
+    _assert_row(done.returncode, done.stdout, done.stderr, 2, "cannot record this machine")
+    assert not (tmp_path / "r.toml").exists()
+
+
+@pytest.mark.parametrize("args,var", [(["list", "--json"], "CUDA_HOME"), (["doctor", "--json"], "CUDA_HOME"),
+                                      (["doctor", "--json"], "CMAKE_ARGS")], ids=lambda v: " ".join(v) if isinstance(v, list) else v)
+def test_json_output_is_valid_utf8_with_a_non_utf8_value(args, var, bad, latin1_folder):
+    value = latin1_folder if var == "CUDA_HOME" else "-DX=" + latin1_folder
+    done = _envmgr(args, bad, env_extra={var: value}, text=False)
+    assert b"Traceback" not in done.stderr
+    doc = json.loads(done.stdout.decode("utf-8"))      # strict UTF-8, one document
+    assert doc and b"\\udcff" in done.stdout           # the byte is carried, as JSON's escape
+
+
+def test_a_config_folder_name_too_long_is_no_config(bad):
+    env = {**_env(bad), "ENVMGR_CONFIG_DIR": str(bad / ("n" * 300))}
+    res = run_cli("recipes", env=env)
+    _assert_row(res.code, res.stdout, res.stderr, 0, "")
+    assert "llama-cpp-python" in res.stdout
+
+
+def test_a_wheel_index_folder_name_too_long_is_building_instead(bad, monkeypatch):
+    from envmgr.wheels import remote
+    from envmgr.wheels.store import WheelKey
+
+    monkeypatch.setenv("ENVMGR_CONFIG_DIR", str(bad / ("n" * 300)))
+    monkeypatch.delenv("ENVMGR_WHEEL_INDEX", raising=False)
+    assert remote.configured_index(None) is None          # config.toml under a name too long: none
+    said: list[str] = []
+    key = WheelKey("llama-cpp-python", "0.3.36", "index", "13.0", "90", "Ninja", "", "cp311", "linux_x86_64")
+    assert remote.fetch("n" * 300, key, True, said.append) is None
+    assert said and "building instead" in said[0]
+
+
+@pytest.mark.parametrize("args,out", [(["--", "echo", "--cuad"], "--cuad\n"), (["echo", "--version", "x"], "--version x\n"),
+                                      (["--refresh", "--", "echo", "-n", "ok"], "ok")], ids=str)
+def test_run_passes_the_commands_own_options_through(args, out, bad):
+    """The typo check (M6) stops at the command: its options are its own."""
+    done = _envmgr(["run", *args], bad)
+    assert done.returncode == 0 and done.stdout == out, done.stderr

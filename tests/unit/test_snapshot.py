@@ -96,3 +96,20 @@ def test_missing_paths_lists_folders_that_do_not_exist():
     delta = EnvDelta("linux", (VarOp("CUDA_HOME", SET, "/nope/cuda"), VarOp("PATH", PREPEND, ("/usr", "/nope/bin")),
                                VarOp("CMAKE_ARGS", SET, "-DGGML_CUDA=on")))
     assert missing_paths(Snapshot("linux", delta), lambda p: p == "/usr") == ["/nope/cuda", "/nope/bin"]
+
+
+@pytest.mark.parametrize("platform,entry,refused", [
+    ("windows", "C:\\\\a;C:\\\\b", True), ("windows", "C:\\\\CUDA\\\\bin", False),
+    ("linux", "/tmp/x:y", True), ("linux", "/tmp/x;y", False)])
+def test_a_list_entry_with_the_path_separator_is_refused_where_it_is_read(platform, entry, refused):
+    """sh, fish, ps1 and `run` join the entries with the separator: one entry holding it becomes two (M3).
+    Pure (the platform is the file's): runs in the Windows-CPython tier too."""
+    text = f'schema = 1\nplatform = "{platform}"\n[env.PATH]\nprepend = ["{entry}"]\n'
+    if not refused:
+        assert from_toml(text, "s.toml").delta.ops[0].entries == (entry.replace("\\\\", "\\"),)
+        return
+    with pytest.raises(InputFileError) as err:
+        from_toml(text, "s.toml")
+    sep = ";" if platform == "windows" else ":"
+    assert f"holds '{sep}', the path-list separator" in err.value.message
+    assert err.value.message.startswith("s.toml: 'env.PATH.prepend[0]'")

@@ -1,0 +1,39 @@
+"""Parsing JSON and TOML from outside without a traceback or a minutes-long parse, however deep it nests.
+
+A 2 kB file of 1,000 nested brackets ends json's and tomllib's recursion (RecursionError), and a key of
+20,000 dotted parts (`a.a.a… = 1`, 40 kB) costs tomllib ~10 s and gigabytes before it does: its
+dotted-key handling is quadratic. `loads_json` turns RecursionError and MemoryError into the
+ValueError (json.JSONDecodeError) every caller already handles as "not valid JSON"; `too_deep_toml`
+finds the long dotted key before tomllib sees it. No real file comes near MAX_DEPTH: the deepest key
+in the shipped records and recipes has 4 parts.
+"""
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+MAX_DEPTH = 100   # dotted key parts (TOML); a deeper document is refused, not parsed
+
+# MAX_DEPTH key parts joined by dots (bare or quoted parts; TOML allows blanks around the dots). Only lines
+# with that many dots are searched: a large record has thousands of dots, but few on any one line.
+_DOTTED = re.compile(r'''(?:(?:[A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*')[ \t]*\.[ \t]*)''' + f"{{{MAX_DEPTH}}}")
+
+
+def loads_json(text: str | bytes) -> Any:
+    """json.loads; a document too deep or too large to build is a json.JSONDecodeError, as bad syntax is."""
+    try:
+        return json.loads(text)
+    except (RecursionError, MemoryError):
+        doc = text if isinstance(text, str) else ""
+        raise json.JSONDecodeError("nested too deeply (or too large) to read", doc, 0) from None
+
+
+def too_deep_toml(text: str) -> int | None:
+    """The 1-based number of a line whose dotted key has MAX_DEPTH parts or more, else None."""
+    if text.count(".") < MAX_DEPTH:
+        return None
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.count(".") >= MAX_DEPTH and _DOTTED.search(line):
+            return number
+    return None
