@@ -3,7 +3,7 @@
 #   bash tests/run-all.sh [pytest args...]
 # Installs: wine64, mingw-w64, zsh, fish (apt, via tests/setup/install-system.sh), a virtual
 # environment in .venv with envmgr and its test dependencies, Windows CPython 3.10/3.11/3.13 builds in
-# .cache/winpy. Runs every tier except `gpu` (device tool only), then the Windows-CPython tier
+# .cache/winpy, NVIDIA's cuobjdump in .cache/cuobjdump-venv. Runs every tier except `gpu` (device tool only), then the Windows-CPython tier
 # (tests/run-win32.sh: the workflow's selection, `windows` tier included, under Wine).
 # Exit code: the first failing run's.
 set -euo pipefail
@@ -28,6 +28,16 @@ if [ ! -x "$CUDA_VENV/bin/nvcc-ok" ]; then
     touch "$CUDA_VENV/bin/nvcc-ok"
 fi
 export ENVMGR_TEST_CUDA_VENV=$PWD/$CUDA_VENV
+
+# NVIDIA's cuobjdump (PyPI, Linux build): the oracle the device-code reader is checked against
+# (tests/linux/test_devicecode_oracle.py), kept between runs.
+CUOBJDUMP_VENV=.cache/cuobjdump-venv
+if [ ! -f "$CUOBJDUMP_VENV/cuobjdump-ok" ]; then
+    "$PY" -m venv "$CUOBJDUMP_VENV"
+    "$CUOBJDUMP_VENV/bin/python" -m pip install -q --disable-pip-version-check 'nvidia-cuda-cuobjdump==13.*'
+    touch "$CUOBJDUMP_VENV/cuobjdump-ok"
+fi
+export ENVMGR_TEST_CUOBJDUMP_VENV=$PWD/$CUOBJDUMP_VENV
 
 set +e
 # Lint and types first (configured in pyproject.toml): either failing fails the run.
