@@ -74,6 +74,15 @@ def cli():
     return run_cli
 
 
+def sample_bytes(name: str) -> bytes:
+    """A real binary sample from tests/corpus/devicecode (its README says how each was built)."""
+    return (CORPUS / "devicecode" / name).read_bytes()
+
+
+CUDA_SO = "libtiny_cuda-sm75-sm90a-compute90.so"     # nvcc 13.0: cubin sm_75 sm_90a, PTX compute_90
+PLAIN_SO = "libplain-no-device-code.so"              # gcc: no device code, no CUDA import
+
+
 def corpus(name: str) -> str:
     """A real sample, read exactly as stored (bytes decoded as UTF-8, line endings untouched)."""
     return (CORPUS / name).read_bytes().decode("utf-8")

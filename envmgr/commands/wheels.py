@@ -7,7 +7,12 @@ from typing import Any
 
 import click
 
+from envmgr.cli.main import Ctx
+from envmgr.discover.gpu import discover_gpus
+from envmgr.doctor.devicecode import from_json
+from envmgr.doctor.gpufit import fit
 from envmgr.errors import CheckFailed, NoMatchError
+from envmgr.host.base import WINDOWS
 from envmgr.output import emit_json, say
 from envmgr.wheels import index as wheelindex
 from envmgr.wheels import store as wheels
@@ -20,14 +25,19 @@ def command() -> None:
 
 @command.command("list")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (docs/wheels.md).")
-def wheels_list(as_json: bool) -> None:
-    """List cached wheels with their keys."""
-
+@click.pass_obj
+def wheels_list(obj: Ctx, as_json: bool) -> None:
+    """List cached wheels with their keys, their device code (cubin and PTX architectures) and how this
+    machine's GPUs would run it (native cubin, PTX JIT, or not at all)."""
+    gpus, _problems = discover_gpus(obj.host)
+    windows = obj.host.platform == WINDOWS
     rows: list[dict[str, Any]] = []
     for e in wheels.entries():
         if isinstance(e, wheels.Entry):
             rows.append({"digest": e.folder.name, "wheel": e.wheel, "path": str(e.path), "sha256": e.sha256,
-                         "build_seconds": e.build_seconds, "created": e.created, "key": asdict(e.key)})
+                         "build_seconds": e.build_seconds, "created": e.created, "key": asdict(e.key),
+                         "device_code": e.device_code.to_json() if e.device_code else None,
+                         "runs_here": [f.to_json() for f in gpu_fits(e.device_code, gpus, windows)]})
         else:
             rows.append({"digest": e.name, "wheel": None, "path": str(e), "broken": True})
     if as_json:
@@ -42,6 +52,18 @@ def wheels_list(as_json: bool) -> None:
         cuda = f"CUDA {k['cuda']} archs {k['archs'] or '?'}" if k["cuda"] else "CPU"
         click.echo(f"  {r['digest']}  {k['package']} {k['version']}  {cuda}  {k['generator']}  "
                    f"{k['python_tag']} {k['platform']}  built in {r['build_seconds']:.0f} s")
+        code = from_json(r["device_code"])
+        click.echo(f"      device code: {code.summary() if code else '(not recorded: cached by an older envmgr)'}")
+        for how in r["runs_here"]:
+            click.echo(f"      {how['gpu']}: {how['detail']}")
+
+
+def gpu_fits(code, gpus, windows: bool = False) -> list:
+    """How each GPU here runs the device code (doctor/gpufit.py); [] without device code or GPUs."""
+    if code is None or not (code.cubin or code.ptx):
+        return []
+    return [fit(code.cubin, code.ptx, g.compute_cap or "", f"GPU {g.index} {g.name} ({g.compute_cap or '?'})",
+                code.ptx_isa, g.driver_version, windows) for g in gpus]
 
 
 @command.command("clear")

@@ -275,6 +275,7 @@ LOOKED_FOR = ("device code (the fat binaries of ELF .nv_fatbin / PE .nv_fatb sec
 class DeviceCode:
     binaries: tuple[BinaryCode, ...] = ()   # every native library read
     skipped: tuple[str, ...] = ()           # "name (why)": not read (too large)
+    recorded_isa: tuple[str, ...] = ()      # the PTX ISA as a cache entry recorded it (from_json)
 
     @property
     def cubin(self) -> tuple[str, ...]:
@@ -293,6 +294,12 @@ class DeviceCode:
         return any(b.is_cuda for b in self.binaries)
 
     @property
+    def ptx_isa(self) -> str:
+        """The newest PTX ISA version among the PTX entries ("9.0"); "" without PTX."""
+        isas = {e.ptx_isa for b in self.binaries for e in b.entries if e.ptx_isa} | set(self.recorded_isa)
+        return max(isas, key=lambda v: tuple(int(x) for x in v.split(".") if x.isdigit()), default="")
+
+    @property
     def problems(self) -> tuple[str, ...]:
         return tuple(f"{b.name}: {p}" for b in self.binaries for p in b.problems)
 
@@ -308,7 +315,8 @@ class DeviceCode:
         return "; ".join(parts) or "none"
 
     def to_json(self) -> dict:
-        return {"cubin": list(self.cubin), "ptx": list(self.ptx), "cuda_imports": list(self.cuda_imports),
+        return {"cubin": list(self.cubin), "ptx": list(self.ptx), "ptx_isa": self.ptx_isa,
+                "cuda_imports": list(self.cuda_imports),
                 "binaries": [{"name": b.name, "format": b.format, "cubin": list(b.cubin), "ptx": list(b.ptx),
                               "cuda_imports": list(b.cuda_imports)} for b in self.binaries],
                 "skipped": list(self.skipped), "problems": list(self.problems)}
@@ -326,4 +334,6 @@ def from_json(data) -> DeviceCode | None:
         entries += [FatEntry("ptx", a) for a in b.get("ptx") or () if isinstance(a, str)]
         out.append(BinaryCode(b["name"], str(b.get("format", "")), entries=tuple(entries),
                               imports=tuple(n for n in b.get("cuda_imports") or () if isinstance(n, str))))
-    return DeviceCode(tuple(out), tuple(s for s in data.get("skipped") or () if isinstance(s, str)))
+    isa = data.get("ptx_isa")
+    return DeviceCode(tuple(out), tuple(s for s in data.get("skipped") or () if isinstance(s, str)),
+                      (isa,) if isinstance(isa, str) and re.match(r"^\d+\.\d+$", isa) else ())

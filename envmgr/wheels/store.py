@@ -17,6 +17,7 @@ import os
 import re
 import shutil
 import zipfile
+import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -24,6 +25,7 @@ from pathlib import Path
 from packaging.requirements import InvalidRequirement, Requirement
 
 from envmgr.cache.store import cache_dir
+from envmgr.doctor.devicecode import BINARY_NAME, LOOKED_FOR, DeviceCode, from_json, read_binary
 from envmgr.errors import CheckFailed
 from envmgr.files.atomic import atomic_write
 from envmgr.files.nested import loads_json
@@ -32,9 +34,8 @@ from envmgr.host.base import Host
 ENTRY_SCHEMA = 1
 SIDECAR = "entry.json"
 
-# Files that exist only in a CUDA build of a package (failures.md F18: the library's presence in
-# llama_cpp/lib is what separates a CUDA wheel from a CPU one).
-CUDA_MARKERS = {"llama-cpp-python": ("lib/libggml-cuda.so", "lib/ggml-cuda.dll")}
+MAX_MEMBER = 2 << 30   # a native library larger than this is listed as skipped, not read
+MAX_BINARIES = 4096
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,7 @@ class Entry:
     sha256: str
     build_seconds: float
     created: str
+    device_code: DeviceCode | None = None   # None: an entry written before device code was recorded
 
     @property
     def path(self) -> Path:
@@ -124,26 +126,55 @@ def parse_wheel_name(filename: str) -> tuple[str, str, str]:
     return normalize(parts[0]), parts[1], "-".join(parts[-3:])
 
 
-def cuda_members(names: list[str], package: str) -> list[str]:
-    """The wheel's members that prove a CUDA backend was built into it."""
-    markers = CUDA_MARKERS.get(package)
-    if markers:
-        return [n for n in names if any(n.endswith("/" + m) or n == m for m in markers)]
-    libs = re.compile(r"\.(so(\.\d+)*|pyd|dll)$", re.I)
-    return [n for n in names if libs.search(n) and "cuda" in n.rsplit("/", 1)[-1].lower()]
+def read_device_code(zf: zipfile.ZipFile) -> DeviceCode:
+    """The device code and CUDA imports of every native library (.so/.pyd/.dll) in a wheel."""
+    binaries, skipped = [], []
+    for info in zf.infolist():
+        if info.is_dir() or not BINARY_NAME.search(info.filename):
+            continue
+        if info.file_size > MAX_MEMBER or len(binaries) >= MAX_BINARIES:
+            skipped.append(f"{info.filename} ({info.file_size // (1 << 20)} MiB: not read)")
+            continue
+        binaries.append(read_binary(zf.read(info), info.filename))
+    return DeviceCode(tuple(binaries), tuple(skipped))
+
+
+def inspect_wheel(path: Path) -> tuple[DeviceCode | None, list[str]]:
+    """(its device code, []) or (None, [why it cannot be read])."""
+    try:
+        with zipfile.ZipFile(path) as zf:
+            return read_device_code(zf), []
+    except (OSError, EOFError, ValueError, NotImplementedError, zlib.error, zipfile.BadZipFile) as exc:
+        return None, [f"not a readable zip file ({exc})"]
+
+
+def _zip_problems(path: Path) -> list[str]:
+    try:
+        with zipfile.ZipFile(path) as zf:
+            zf.namelist()
+    except (OSError, EOFError, ValueError, zipfile.BadZipFile) as exc:
+        return [f"not a readable zip file ({exc})"]
+    return []
+
+
+def cuda_problems(code: DeviceCode) -> list[str]:
+    """Why a wheel cannot be a CUDA build (empty: it has device code or imports a CUDA library)."""
+    if code.is_cuda:
+        return []
+    if not code.binaries:
+        return ["a CPU-only wheel: it holds no native library (.so/.pyd/.dll), so nothing in it runs on the GPU"]
+    names = ", ".join(b.name.rsplit("/", 1)[-1] for b in code.binaries[:4])
+    more = f" and {len(code.binaries) - 4} more" if len(code.binaries) > 4 else ""
+    return [f"a CPU-only wheel: none of its native libraries ({names}{more}) holds {LOOKED_FOR}"]
 
 
 def check_wheel(path: Path, package: str, cuda: bool) -> list[str]:
-    """Problems that forbid offering this wheel (empty: it is good)."""
-    try:
-        with zipfile.ZipFile(path) as zf:
-            names = zf.namelist()
-    except (OSError, zipfile.BadZipFile) as exc:
-        return [f"not a readable zip file ({exc})"]
-    if cuda and not cuda_members(names, package):
-        wanted = " or ".join(CUDA_MARKERS.get(package, ("a *cuda* shared library",)))
-        return [f"a CPU-only wheel: it holds no {wanted}"]
-    return []
+    """Problems that forbid offering this wheel (empty: it is good). `package` is kept for callers: the
+    judgement is by what the wheel's binaries hold, never by the package's file names."""
+    code, problems = inspect_wheel(path)
+    if problems or not cuda or code is None:
+        return problems
+    return cuda_problems(code)
 
 
 def _read_entry(folder: Path) -> Entry | None:
@@ -152,7 +183,8 @@ def _read_entry(folder: Path) -> Entry | None:
         if data.get("schema") != ENTRY_SCHEMA:
             return None
         return Entry(WheelKey(**data["key"]), folder, str(data["wheel"]), str(data["sha256"]),
-                     float(data.get("build_seconds", 0.0)), str(data.get("created", "")))
+                     float(data.get("build_seconds", 0.0)), str(data.get("created", "")),
+                     from_json(data.get("device_code")))
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
@@ -170,6 +202,8 @@ def lookup(key: WheelKey, cuda: bool, warn: Callable[[str], object]) -> Entry | 
         problems.append(f"{entry.wheel} is missing")
     elif file_sha256(entry.path) != entry.sha256:
         problems.append(f"{entry.wheel} does not match its recorded sha256")
+    elif cuda and entry.device_code is not None:   # recorded when stored; the sha256 says it is the same wheel
+        problems += _zip_problems(entry.path) or cuda_problems(entry.device_code)
     else:
         problems += check_wheel(entry.path, key.package, cuda)
     if problems:
@@ -181,8 +215,9 @@ def lookup(key: WheelKey, cuda: bool, warn: Callable[[str], object]) -> Entry | 
 
 def store(key: WheelKey, wheel: Path, build_seconds: float, cuda: bool, created: str) -> Entry:
     """Move a freshly built wheel into the cache; a CPU-only wheel for a CUDA request is refused."""
-
-    problems = check_wheel(wheel, key.package, cuda)
+    code, problems = inspect_wheel(wheel)
+    if code is not None and cuda:
+        problems = cuda_problems(code)
     if problems:
         raise CheckFailed(f"{wheel.name} was not stored and will not be installed: {'; '.join(problems)}",
                           "the build did not enable CUDA: check CMAKE_ARGS in `envmgr export --recipe ...` and "
@@ -195,14 +230,15 @@ def store(key: WheelKey, wheel: Path, build_seconds: float, cuda: bool, created:
         shutil.copyfile(wheel, staging / wheel.name)
         sha = file_sha256(staging / wheel.name)
         data = {"schema": ENTRY_SCHEMA, "key": asdict(key), "wheel": wheel.name, "sha256": sha,
-                "build_seconds": round(build_seconds, 1), "created": created}
+                "build_seconds": round(build_seconds, 1), "created": created,
+                "device_code": code.to_json() if code is not None else None}
         atomic_write(staging / SIDECAR, json.dumps(data, indent=2, sort_keys=True).encode("utf-8"), backup=False)
         shutil.rmtree(folder, ignore_errors=True)
         os.replace(staging, folder)
     except BaseException:  # Ctrl+C while copying included: no half-written staging folder stays
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return Entry(key, folder, wheel.name, sha, round(build_seconds, 1), created)
+    return Entry(key, folder, wheel.name, sha, round(build_seconds, 1), created, code)
 
 
 def entries() -> list[Entry | Path]:

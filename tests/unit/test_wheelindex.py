@@ -22,7 +22,7 @@ from envmgr.wheels import index as wheelindex
 from envmgr.wheels import remote as wheelremote
 from envmgr.wheels import store as wheels
 from envmgr.errors import InputFileError
-from tests.conftest import ROOT
+from tests.conftest import CUDA_SO, ROOT, sample_bytes
 
 KEY = wheels.WheelKey(package="fakecuda", version="1.2.3", source="file:0123456789abcdef", cuda="13.0", archs="90",
                       generator="Ninja", cmake_args="-DGGML_CUDA=on -DCMAKE_CUDA_ARCHITECTURES=90",
@@ -44,7 +44,7 @@ def fake_wheel(folder: Path, *, cuda: bool = True, extra: str = "") -> Path:
     with zipfile.ZipFile(path, "w") as zf:
         zf.writestr("fakecuda/__init__.py", f"BUILT = True{extra}\n")
         if cuda:
-            zf.writestr("fakecuda/lib/libfake_cuda.so", b"\x7fELF")
+            zf.writestr("fakecuda/lib/libfake_cuda.so", sample_bytes(CUDA_SO))
     return path
 
 
@@ -153,11 +153,15 @@ def test_concurrent_publishers_never_corrupt_the_index(tmp_path):
               "for i in range(3):\n"
               "    key = wheels.WheelKey('fakecuda', '1.2.3', 'index', '13.0', f'{n}{i}', 'Ninja', '', 'cp311', 'x')\n"
               "    w = tmp / f'w{n}{i}' / 'fakecuda-1.2.3-py3-none-any.whl'; w.parent.mkdir(parents=True)\n"
-              "    with zipfile.ZipFile(w, 'w') as zf: zf.writestr('fakecuda/lib/libx_cuda.so', f'{n}{i}')\n"
+              "    with zipfile.ZipFile(w, 'w') as zf:\n"
+              "        zf.writestr('fakecuda/lib/libx_cuda.so', Path(sys.argv[4]).read_bytes())\n"
+              "        zf.writestr('fakecuda/n.txt', f'{n}{i}')\n"
               "    wheels.store(key, w, 1.0, True, 't')\n"
               "publish_command.main([sys.argv[3]], standalone_mode=True)\n")
     dest = tmp_path / "index"
-    procs = [subprocess.Popen([sys.executable, "-c", script, str(n), str(tmp_path / f"p{n}"), str(dest)], cwd=ROOT,
+    sample = Path(__file__).resolve().parents[1] / "corpus" / "devicecode" / CUDA_SO
+    procs = [subprocess.Popen([sys.executable, "-c", script, str(n), str(tmp_path / f"p{n}"), str(dest), str(sample)],
+                              cwd=ROOT,
                               env={**os.environ, "ENVMGR_CACHE_DIR": str(tmp_path / f"cache{n}")},
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE) for n in range(8)]
     for p in procs:

@@ -1,7 +1,7 @@
 """The wheel cache (envmgr/wheels/store.py) and `envmgr wheels list|clear`.
 
-The wheels here are hand-made with zipfile: no real CUDA wheel fits in a unit test. They carry the
-member names that decide the CUDA check (llama_cpp/lib/libggml-cuda.so, per failures.md F18).
+The wheels here are put together with zipfile from real binaries (tests/corpus/devicecode): a library
+nvcc 13.0 built with a CUDA kernel, and one gcc built without; the CUDA check reads what they hold.
 """
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import pytest
 from envmgr.wheels import store as wheels
 from envmgr.errors import CheckFailed
 from envmgr.host.live import LiveHost
+from tests.conftest import CUDA_SO, PLAIN_SO, sample_bytes
 
 LIVE = LiveHost()
 
@@ -34,10 +35,10 @@ def fake_wheel(folder: Path, *, cuda: bool = True, name: str = "llama_cpp_python
     path = folder / name
     with zipfile.ZipFile(path, "w") as zf:
         zf.writestr("llama_cpp/__init__.py", "__version__ = '0.3.36'\n")
-        zf.writestr("llama_cpp/lib/libllama.so", b"\x7fELF")
-        zf.writestr("llama_cpp/lib/libggml-cpu.so", b"\x7fELF")
+        zf.writestr("llama_cpp/lib/libllama.so", sample_bytes(PLAIN_SO))
+        zf.writestr("llama_cpp/lib/libggml-cpu.so", sample_bytes(PLAIN_SO))
         if cuda:
-            zf.writestr("llama_cpp/lib/libggml-cuda.so", b"\x7fELF")
+            zf.writestr("llama_cpp/lib/libggml-cuda.so", sample_bytes(CUDA_SO))
     return path
 
 
@@ -121,14 +122,52 @@ def test_cpu_wheel_is_fine_for_a_cpu_request(tmp_path):
     assert wheels.lookup(key, False, no_warn) is not None
 
 
-def test_generic_package_needs_a_cuda_library():
-    assert wheels.cuda_members(["pkg/_ext.cpython-312-x86_64-linux-gnu.so"], "pkg") == []
-    assert wheels.cuda_members(["pkg/lib/libpkg_cuda.so.1"], "pkg") == ["pkg/lib/libpkg_cuda.so.1"]
-    assert wheels.cuda_members(["pkg/ggml-cuda.dll"], "pkg") == ["pkg/ggml-cuda.dll"]
+def wheel_of(tmp_path: Path, members: dict[str, bytes], name: str = "pkg-1.0-cp312-cp312-linux_x86_64.whl") -> Path:
+    path = tmp_path / name
+    with zipfile.ZipFile(path, "w") as zf:
+        for member, data in members.items():
+            zf.writestr(member, data)
+    return path
 
 
-def test_windows_llama_wheel_counts_as_cuda():
-    assert wheels.cuda_members(["llama_cpp/lib/ggml-cuda.dll"], "llama-cpp-python")
+def test_a_wheel_is_judged_by_its_device_code_not_its_file_names(tmp_path):
+    """Issue 21: a torch extension's _C.so or stable-diffusion's libstable-diffusion.so has no `cuda` in its
+    name; a library named *cuda* with nothing of CUDA in it is no CUDA build."""
+    ext = wheel_of(tmp_path, {"pkg/_C.cpython-312-x86_64-linux-gnu.so": sample_bytes(CUDA_SO)})
+    assert wheels.check_wheel(ext, "pkg", True) == []
+    code, _ = wheels.inspect_wheel(ext)
+    assert code.cubin == ("sm_75", "sm_90a") and code.ptx == ("compute_90",)
+    named = wheel_of(tmp_path, {"pkg/lib/libpkg_cuda.so.1": sample_bytes(PLAIN_SO)}, "named-1.0-py3-none-any.whl")
+    [why] = wheels.check_wheel(named, "pkg", True)
+    assert "CPU-only" in why and "libpkg_cuda.so.1" in why and ".nv_fatbin" in why and "cudart" in why
+
+
+def test_a_windows_dll_with_device_code_counts_as_cuda(tmp_path):
+    dll = wheel_of(tmp_path, {"pkg/lib/kernels.dll": sample_bytes("tiny_cuda-pe-with-nvcc13.0-fatbin.dll")},
+                   "pkg-1.0-cp312-cp312-win_amd64.whl")
+    assert wheels.check_wheel(dll, "pkg", True) == []
+
+
+def test_a_wheel_without_native_code_says_so(tmp_path):
+    pure = wheel_of(tmp_path, {"pkg/__init__.py": b"x = 1\n"}, "pure-1.0-py3-none-any.whl")
+    [why] = wheels.check_wheel(pure, "pkg", True)
+    assert "no native library" in why
+
+
+def test_not_a_zip_is_a_problem_not_an_exception(tmp_path):
+    bad = tmp_path / "bad-1.0-py3-none-any.whl"
+    bad.write_bytes(b"PK\x03\x04 but nothing else")
+    [why] = wheels.check_wheel(bad, "pkg", True)
+    assert "not a readable zip" in why
+
+
+def test_the_entry_records_the_device_code(tmp_path):
+    entry = wheels.store(KEY, fake_wheel(tmp_path / "built"), 1.0, True, "t")
+    assert entry.device_code.cubin == ("sm_75", "sm_90a")
+    again = wheels.lookup(KEY, True, no_warn)
+    assert again.device_code.cubin == ("sm_75", "sm_90a") and again.device_code.ptx == ("compute_90",)
+    sidecar = json.loads((entry.folder / "entry.json").read_text())
+    assert sidecar["device_code"]["cubin"] == ["sm_75", "sm_90a"] and sidecar["device_code"]["ptx_isa"] == "9.0"
 
 
 def test_wrong_hash_is_discarded_with_a_warning(tmp_path):
