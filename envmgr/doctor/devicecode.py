@@ -24,6 +24,11 @@ import re
 import struct
 from dataclasses import dataclass
 
+import pefile
+
+from envmgr.doctor.dll import _MACHINES, pe_imports
+from envmgr.errors import InputFileError
+
 FATBIN_MAGIC = 0xBA55ED50
 _MAGIC = struct.pack("<I", FATBIN_MAGIC)
 MAX_FATBINS = 65536           # per binary; cuBLASLt has a few thousand
@@ -228,11 +233,6 @@ def _elf_needed(data, sections, is64: bool) -> tuple[tuple[str, ...], tuple[str,
 # ---- PE -----------------------------------------------------------------------------------------
 
 def _read_pe(data, name: str) -> BinaryCode:
-    import pefile
-
-    from ..errors import InputFileError
-    from .dll import _MACHINES, pe_imports
-
     try:
         pe = pefile.PE(data=bytes(data[:_pe_header_end(data)]), fast_load=True)
     except pefile.PEFormatError as exc:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .. import knowledge
+from envmgr import knowledge
 
 NATIVE, PTX_JIT, NONE = "native", "ptx-jit", "none"
 _ARCH = re.compile(r"^(sm|compute)_(\d+)(\d)([af]?)$")

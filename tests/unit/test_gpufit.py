@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from envmgr import wheels
+from envmgr.wheels import store as wheels
 from envmgr.doctor import gpufit
 from tests.conftest import ROOT, run_cli
 from tests.unit.test_wheels import KEY, fake_wheel
