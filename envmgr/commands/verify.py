@@ -13,6 +13,7 @@ from envmgr.files.atomic import atomic_write
 from envmgr.output import Painter, Spinner, emit_json
 from envmgr.verify.render import render_verdict, verdict_json
 from envmgr.verify.report import ChildRun
+from envmgr.verify.anyrun import verify_any
 from envmgr.verify.run import canonical_package, verify
 
 
@@ -29,19 +30,25 @@ from envmgr.verify.run import canonical_package, verify
 @click.pass_obj
 def command(obj: Ctx, package: str | None, python: str | None, n_tokens: int, timeout: int, save_output: str | None,
             as_json: bool) -> None:
-    """Prove that PACKAGE (llama-cpp-python) really runs on the GPU, in this or another Python.
+    """Prove that PACKAGE (default llama-cpp-python; any installed distribution) runs on the GPU.
 
     \b
-    In a child process of the target Python: import llama_cpp; report the library that loaded and
-    from where, its backend (CUDA or CPU only), the CUDA architectures it was built for against the
-    GPUs here, the CUDA devices the backend sees; then load a tiny llama model that envmgr writes
-    itself (GGUF, no download, no network) with every layer on the GPU, generate tokens, and count the
-    offload from llama.cpp's own report. On failure: the catalog id, the evidence and the fix.
+    llama-cpp-python: in a child process of the target Python, import llama_cpp; report the library
+    that loaded and from where, its backend (CUDA or CPU only), how the GPUs here run its device code
+    (native cubin, PTX JIT or not at all), the CUDA devices the backend sees; then load a tiny llama
+    model that envmgr writes itself (no download) with every layer on the GPU and count the offload.
     \b
-    Exit codes: 0 the GPU did the work; 1 it did not (or the package is not installed); 2 bad usage.
+    Any other PACKAGE: in a child of the target Python, import it and load its native libraries with
+    the real loader (doctor --dll's diagnosis when one fails); read their device code (cubin/PTX) and
+    say how the GPUs here run it; then its smoke test where there is one (stable-diffusion-cpp-python,
+    pywhispercpp: system info naming CUDA; a torch extension: loaded in the torch process, a tensor
+    computed on the GPU). The report names the level of proof reached: loaded, reported or ran.
+    \b
+    Exit codes: 0 proven; 1 not (not installed, no native code, CPU-only, no GPU, F14); 2 bad usage.
     \b
       envmgr verify
       envmgr verify llama-cpp-python --python .venv/bin/python --json
+      envmgr verify stable-diffusion-cpp-python --python .venv/bin/python
     """
 
     if obj.machine or obj.wine_prefix:
@@ -50,8 +57,12 @@ def command(obj: Ctx, package: str | None, python: str | None, n_tokens: int, ti
     name = canonical_package(package)
     if python is not None:
         _check_python(python)
-    with Spinner("verifying: import, backend, devices, a tiny model on the GPU"):
-        verdict = verify(obj.host, python, name, n_tokens=n_tokens, timeout=timeout)
+    if name == "llama-cpp-python":
+        with Spinner("verifying: import, backend, devices, a tiny model on the GPU"):
+            verdict = verify(obj.host, python, name, n_tokens=n_tokens, timeout=timeout)
+    else:
+        with Spinner(f"verifying {name}: import, native libraries, device code against the GPUs, smoke test"):
+            verdict = verify_any(obj.host, python or sys.executable, name, timeout=timeout)
     if save_output:
         _save(save_output, verdict.run)
     if as_json:

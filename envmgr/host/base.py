@@ -111,6 +111,9 @@ class Host(Protocol):
     def cpu_count(self) -> int: ...
 
     @property
+    def memory_mib(self) -> int | None: ...   # physical memory (the recipes' MAX_JOBS); None: unknown
+
+    @property
     def env(self) -> Mapping[str, str]: ...
 
     def read_bytes(self, path: str) -> bytes: ...

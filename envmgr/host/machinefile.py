@@ -30,6 +30,8 @@ def _meta(rec: RecordingHost, version: str, description: str) -> tomlkit.items.T
     meta.add("recorded_by", f"envmgr {version}")
     meta.add("recorded_at", _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat())
     meta.add("cpu_count", rec.cpu_count)      # the recipes' build parallelism on that machine
+    if rec.memory_mib:
+        meta.add("memory_mib", rec.memory_mib)  # the torch-extension recipe's MAX_JOBS
     if description:
         meta.add("description", description)
     return meta

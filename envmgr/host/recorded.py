@@ -381,6 +381,12 @@ class RecordedHost:
         return interpreter_from_run(self, python)
 
     @property
+    def memory_mib(self) -> int | None:
+        """The recorded machine's memory (`meta.memory_mib`), or None (records made before it was kept)."""
+        value = self.meta.get("memory_mib")
+        return value if isinstance(value, int) and value > 0 else None
+
+    @property
     def cpu_count(self) -> int:
         """The recorded machine's processors (Windows' NUMBER_OF_PROCESSORS, else `meta.cpu_count`), or 1."""
         for value in (self._env.get("NUMBER_OF_PROCESSORS"), self.meta.get("cpu_count")):

@@ -286,6 +286,15 @@ class WineHost:
     def cpu_count(self) -> int:
         return os.cpu_count() or 1   # Windows programs under Wine run on this machine's processors
 
+    @property
+    def memory_mib(self) -> int | None:
+        import psutil   # here, not at the top: every command imports the host, few ask for memory
+
+        try:
+            return int(psutil.virtual_memory().total // (1 << 20))
+        except (OSError, RuntimeError, AttributeError):
+            return None
+
     def local_path(self, path: str) -> str | None:
         return self.unix_path(path)
 

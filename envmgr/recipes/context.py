@@ -39,6 +39,7 @@ def gather(host: Host, snap: Snapshot, env: Mapping[str, str], *, arch_list: str
         gpu_caps=tuple(g.compute_cap for g in gpus if g.compute_cap), ninja=ninja, arch_list=arch_list,
         allow_unsupported_compiler=allow_unsupported, params=params,
         system_drive=env.get("SystemDrive", "C:"), temp=env.get("TEMP", ""), cpu_count=host.cpu_count,
+        memory_mib=host.memory_mib,
         lib_files=lib_files)
 
 

@@ -36,6 +36,7 @@ class Recipe:
     env: tuple[tuple[str, str], ...] = ()
     params: tuple[tuple[str, str], ...] = ()
     required_files: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    architectures_env: str = ""   # a variable for the CUDA architectures instead of CMAKE_ARGS (pywhispercpp)
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,7 @@ class RecipeContext:
     system_drive: str = "C:"
     temp: str = ""
     cpu_count: int = 1
+    memory_mib: int | None = None           # physical memory: MAX_JOBS for torch extensions
     lib_files: tuple[str, ...] = field(default=())   # files in params' lib_path (prebuilt-lib)
 
 
@@ -80,7 +82,8 @@ def parse_recipe(text: str, origin: str) -> Recipe:
         cuda_architectures=g("cuda_architectures", False),
         generator=g("generator", "auto"), short_temp=g("short_temp", False), drop_env=tuple(g("drop_env", ())),
         env=tuple(g("env", {}).items()), params=tuple(g("params", {}).items()),
-        required_files=tuple((k, tuple(v)) for k, v in g("required_files", {}).items()))
+        required_files=tuple((k, tuple(v)) for k, v in g("required_files", {}).items()),
+        architectures_env=g("architectures_env", ""))
 
 
 def load_recipes(problems: list[tuple[str, InputFileError]] | None = None) -> dict[str, Recipe]:
@@ -151,12 +154,7 @@ def apply_recipe(recipe: Recipe, ctx: RecipeContext) -> tuple[EnvDelta, tuple[st
     if recipe.kind == "cmake":
         ops += _cmake_ops(recipe, ctx, notes)
     elif recipe.kind == "torch-extension":
-        archs, why = cuda_architectures(ctx)
-        listed = ";".join(f"{a[:-1]}.{a[-1]}" for a in archs.split(";"))
-        ops.append(VarOp("TORCH_CUDA_ARCH_LIST", SET, listed))
-        notes.append(f"TORCH_CUDA_ARCH_LIST={listed} from {why}")
-        if ctx.platform != "windows":
-            ops = [op for op in ops if op.name != "DISTUTILS_USE_SDK"]
+        ops = _torch_ops(ops, ctx, notes)
     elif recipe.kind == "prebuilt-lib":
         ops += _prebuilt_ops(recipe, ctx, notes)
     if recipe.short_temp and ctx.platform == "windows" and not _short_ascii(ctx.temp):
@@ -164,6 +162,37 @@ def apply_recipe(recipe: Recipe, ctx: RecipeContext) -> tuple[EnvDelta, tuple[st
         ops += [VarOp("TEMP", SET, short), VarOp("TMP", SET, short)]
         notes.append(f"TEMP/TMP={short}: {ctx.temp or '(unset)'} is long, has spaces or non-ASCII characters")
     return EnvDelta(ctx.platform, tuple(ops)), tuple(notes)
+
+
+# One nvcc/cicc job of a heavy extension (flash-attn, xformers) takes several GiB: with as many jobs as
+# cores, ninja exhausts the memory (flash-attn's README: MAX_JOBS when RAM is short; xformers: OOM).
+MIB_PER_JOB = 4096
+
+
+def max_jobs(cpu_count: int, memory_mib: int | None) -> tuple[int, str]:
+    """(MAX_JOBS, why): the cores, but no more than one job per MIB_PER_JOB of memory."""
+    if not memory_mib:
+        return max(1, cpu_count), f"{cpu_count} cores (memory unknown)"
+    by_memory = max(1, memory_mib // MIB_PER_JOB)
+    jobs = max(1, min(cpu_count, by_memory))
+    return jobs, f"{cpu_count} cores, {memory_mib // 1024} GiB memory at {MIB_PER_JOB // 1024} GiB a job"
+
+
+def _torch_ops(ops: list[VarOp], ctx: RecipeContext, notes: list[str]) -> list[VarOp]:
+    archs, why = cuda_architectures(ctx)
+    listed = ";".join(f"{a[:-1]}.{a[-1]}" for a in archs.split(";"))
+    ops.append(VarOp("TORCH_CUDA_ARCH_LIST", SET, listed))
+    notes.append(f"TORCH_CUDA_ARCH_LIST={listed} from {why}")
+    jobs, how = max_jobs(ctx.cpu_count, ctx.memory_mib)
+    ops.append(VarOp("MAX_JOBS", SET, str(jobs)))
+    notes.append(f"MAX_JOBS={jobs} from {how}")
+    if ctx.ninja:
+        notes.append(f"ninja ({ctx.ninja}): torch.utils.cpp_extension builds in parallel")
+    else:
+        notes.append("no ninja on PATH: torch.utils.cpp_extension compiles one file at a time (pip install ninja)")
+    if ctx.platform != "windows":
+        ops = [op for op in ops if op.name != "DISTUTILS_USE_SDK"]
+    return ops
 
 
 def _short_ascii(path: str) -> bool:
@@ -179,8 +208,12 @@ def _cmake_ops(recipe: Recipe, ctx: RecipeContext, notes: list[str]) -> list[Var
             # what `native` would give: machine code for these GPUs only, no PTX (measured on an H200:
             # "90" also embeds PTX and made the wheel 270 MB instead of 152 MB)
             archs = ";".join(f"{a}-real" for a in archs.split(";"))
-        args.append(f"-DCMAKE_CUDA_ARCHITECTURES={archs}")
-        notes.append(f"CUDA architectures {archs} from {why}")
+        if recipe.architectures_env:
+            ops.append(VarOp(recipe.architectures_env, SET, archs))
+            notes.append(f"{recipe.architectures_env}={archs} from {why}")
+        else:
+            args.append(f"-DCMAKE_CUDA_ARCHITECTURES={archs}")
+            notes.append(f"CUDA architectures {archs} from {why}")
     if ctx.allow_unsupported_compiler:
         args.append("-DCMAKE_CUDA_FLAGS=-allow-unsupported-compiler")
         notes.append("-allow-unsupported-compiler: you asked for it; nvcc's host compiler check is skipped")

@@ -39,11 +39,13 @@ class Inputs:
     n_tokens: int = 8
     dll_evidence: tuple[str, ...] = ()   # doctor --dll's diagnosis when the library did not load
     dll_command: str = ""
+    fits: tuple = ()               # doctor.gpufit.Fit per GPU, from the device code of the libraries in lib_dir
+    device_summary: str = ""       # that device code in one line ("cubin sm_90; PTX compute_90")
 
 
 def analyze(i: Inputs) -> tuple[Step, ...]:
     steps: list[Step] = []
-    for check in (_package, _library, _backend, _archs, _devices, _offload):
+    for check in (_package, _library, _backend, _archs, _device_code, _devices, _offload):
         step = check(i, steps)
         if step is not None:
             steps.append(step)
@@ -195,7 +197,25 @@ def _archs(i: Inputs, steps: list[Step]) -> Step | None:
     return Step("archs", OK, f"built for {built}: covers compute capability {', '.join(dict.fromkeys(caps))}", ev)
 
 
+def _device_code(i: Inputs, _steps: list[Step]) -> Step | None:
+    """How each GPU runs the device code read from the libraries themselves (cubin vs PTX: ARCHS cannot tell)."""
+    if not i.fits:
+        return None
+    ev = (f"device code: {i.device_summary}", *(f"{f.gpu}: {f.detail}" for f in i.fits))
+    none = [f for f in i.fits if f.how == "none"]
+    if none:
+        return Step("device_code", FAIL, none[0].detail, ev, "F14", "rebuild for this GPU's architecture",
+                    i.install_command)
+    jit = [f for f in i.fits if f.how == "ptx-jit"]
+    if jit:
+        return Step("device_code", WARN, f"runs through PTX JIT from {jit[0].via} on {jit[0].gpu}: a slower first "
+                    "run (the driver compiles it), native code needs a build for this architecture", ev, "F14",
+                    "rebuild for this GPU's architecture", i.install_command)
+    return Step("device_code", OK, f"native cubin for every GPU here ({', '.join(f.via for f in i.fits)})", ev)
+
+
 def _devices(i: Inputs, _steps: list[Step]) -> Step | None:
+
     if not i.run.get("backend").get("gpu_offload"):
         return None
     d = i.run.get("devices")

@@ -26,6 +26,7 @@ def verdict_json(v: Verdict) -> dict[str, Any]:
         "cuda_archs": list(v.run.archs),
         "child": {"exit_code": v.run.returncode, "timed_out": v.run.timed_out, "stages": list(v.run.order)},
         "model_bytes": v.model_bytes, "seconds": round(v.seconds, 2),
+        "proof": getattr(v, "proof", "ran" if v.ok else "") or None,
     }
 
 
@@ -42,10 +43,13 @@ def render_verdict(v: Verdict, paint: Callable[..., str]) -> str:
                 out.append(f"          {paint('fix:', 'yellow')} {s.fix}")
             if s.fix_command:
                 out.append(f"          {paint('run:', 'cyan')} {s.fix_command}")
-    if v.ok:
+    if v.ok and getattr(v, "proof_text", ""):
+        out.append(paint(f"verified ({v.proof}): {v.proof_text}", "green", "bold") + f" ({v.seconds:.1f} s)")
+    elif v.ok:
         out.append(paint("the GPU did the work", "green", "bold") + f" ({v.seconds:.1f} s)")
     else:
         f = v.failure
         why = f"{f.failure}: " if f and f.failure else ""
-        out.append(paint(f"NOT verified: {why}{f.summary if f else 'the offload was not proven'}", "red", "bold"))
+        default = "the offload was not proven" if not hasattr(v, "proof") else "no proof reached"
+        out.append(paint(f"NOT verified: {why}{f.summary if f else default}", "red", "bold"))
     return "\n".join(out) + "\n"

@@ -45,6 +45,10 @@ class ChildRun:
     kernel_error: str = ""
     cuda_errors: tuple[str, ...] = field(default=())
     stdout: str = ""                    # the raw stage records, for --save-output
+    all_records: tuple = ()             # every record in order (a stage may repeat: one import per module)
+
+    def records(self, stage: str) -> list[dict]:
+        return [r for r in self.all_records if r.get("stage") == stage]
 
     @property
     def last_stage(self) -> str:
@@ -75,7 +79,7 @@ def death(returncode: int, timed_out: bool = False) -> str:
 
 
 def parse_run(stdout: str, stderr: str, returncode: int, timed_out: bool = False) -> ChildRun:
-    stages, order = {}, []
+    stages, order, records = {}, [], []
     for line in stdout.splitlines():
         if not line.startswith(TAG):
             continue
@@ -86,6 +90,7 @@ def parse_run(stdout: str, stderr: str, returncode: int, timed_out: bool = False
         if isinstance(rec, dict) and isinstance(rec.get("stage"), str):
             stages[rec["stage"]] = rec
             order.append(rec["stage"])
+            records.append(rec)
     info = (stages.get("backend") or {}).get("system_info") or ""
     archs = _ARCHS.search(info) or _ARCHS.search(stderr)
     failed = _CUDA_FAILED.search(stderr)
@@ -100,7 +105,7 @@ def parse_run(stdout: str, stderr: str, returncode: int, timed_out: bool = False
         archs=tuple(int(a) for a in archs.group(1).split(",") if a) if archs else (),
         kernel_error=kernel.group(0) if kernel else "",
         cuda_errors=tuple(dict.fromkeys(m.group(0).strip() for m in _CUDA_ERROR.finditer(stderr)))[:5],
-        stdout=stdout,
+        stdout=stdout, all_records=tuple(records),
     )
 
 

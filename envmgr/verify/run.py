@@ -7,6 +7,7 @@ resolver on the folder it loads from. Everything else is analyze.py (pure).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -15,11 +16,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from envmgr.discover.gpu import discover_gpus
+from envmgr.doctor.devicecode import BINARY_NAME
+from envmgr.doctor.gpufit import fit
 from envmgr.doctor.dll import resolve_pe
 from envmgr.doctor.elf import resolve_elf
 from envmgr.errors import EnvmgrError, UsageError
-from envmgr.host.base import Host, join
+from envmgr.host.base import WINDOWS, Host, join
 from envmgr.verify.analyze import FAIL, Inputs, Step, analyze, passed
+from envmgr.verify.anyrun import read_libraries
 from envmgr.verify.gguf import TinyLlama, write_tiny_llama
 from envmgr.verify.report import ChildRun, parse_run
 
@@ -27,6 +31,7 @@ CHILD = Path(__file__).with_name("child.py")
 PACKAGES = {"llama-cpp-python": "llama-cpp-python", "llama_cpp_python": "llama-cpp-python",
             "llama_cpp": "llama-cpp-python", "llama-cpp": "llama-cpp-python"}
 TIMEOUT = 300.0
+_DIST_NAME = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9._-]{0,198}[A-Za-z0-9])?$")
 N_TOKENS = 8
 
 
@@ -49,13 +54,24 @@ class Verdict:
 
 
 def canonical_package(name: str | None) -> str:
+    """llama-cpp-python (its own verifier, with the tiny model) for its aliases; any other distribution name
+    as given (verify/anyrun.py)."""
     if name is None:
         return "llama-cpp-python"
     found = PACKAGES.get(name.strip().lower())
-    if found is None:
-        raise UsageError(f"envmgr verify knows how to prove GPU use for llama-cpp-python only, not {name!r}",
-                         "envmgr verify llama-cpp-python [--python EXE]")
-    return found
+    if found is not None:
+        return found
+    if not _DIST_NAME.match(name):
+        raise UsageError(f"{name!r} is not a distribution name", "envmgr verify PACKAGE, e.g. envmgr verify "
+                         "stable-diffusion-cpp-python (the name pip installed it under)")
+    return name
+
+
+def lib_device_code(host, run: ChildRun):
+    """The device code of the native libraries in llama_cpp's lib folder (the ones that loaded)."""
+    lib_dir = run.get("package").get("lib_dir")
+    names = [n for n in run.get("package").get("lib_files") or [] if BINARY_NAME.search(n)]
+    return read_libraries(host, [join(host, lib_dir, n) for n in names]) if lib_dir else read_libraries(host, [])
 
 
 def install_command(python: str | None) -> str:
@@ -87,7 +103,12 @@ def verify(host: Host, python: str | None, package: str = "llama-cpp-python", *,
     run = parse_run(done.stdout, done.stderr, done.returncode, done.timed_out)
     gpus, gpu_problems = discover_gpus(host)
     dll_ev, dll_cmd = _dll_diagnosis(host, run, exe)
-    steps = analyze(Inputs(run, exe, install_command(python), gpus, gpu_problems, n_tokens, dll_ev, dll_cmd))
+    code = lib_device_code(host, run)
+    fits = tuple(fit(code.cubin, code.ptx, g.compute_cap or "", f"GPU {g.index} {g.name} ({g.compute_cap or '?'})",
+                     code.ptx_isa, g.driver_version, host.platform == WINDOWS) for g in gpus) \
+        if code.cubin or code.ptx else ()
+    steps = analyze(Inputs(run, exe, install_command(python), gpus, gpu_problems, n_tokens, dll_ev, dll_cmd,
+                           fits, code.summary()))
     return Verdict(package, exe, steps, run, size, time.perf_counter() - t0)
 
 

@@ -1,7 +1,8 @@
 """`envmgr install` end to end with a real pip, a real venv and a tiny real package (about 10 s).
 
 The package is built by an in-tree PEP 517 backend (no network, no setuptools) that behaves like a
-CMake project: it adds a `*cuda*` shared library only when CMAKE_ARGS holds -DGGML_CUDA=on. The
+CMake project: it adds a CUDA shared library (a real one: tests/corpus/devicecode) only when CMAKE_ARGS
+holds -DGGML_CUDA=on. The
 recipe comes from ENVMGR_CONFIG_DIR/recipes; the toolkit from a recorded machine, so no nvcc is needed.
 """
 from __future__ import annotations
@@ -14,6 +15,8 @@ import venv
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import CUDA_SO, sample_bytes
 
 ROOT = Path(__file__).resolve().parents[2]
 MACHINE = ROOT / "tests" / "machines" / "linux-two-toolkits.toml"
@@ -28,7 +31,8 @@ def _line(name, data):
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     files = {"fakecuda/__init__.py": b"BUILT = True\\n"}
     if "GGML_CUDA=on" in os.environ.get("CMAKE_ARGS", ""):
-        files["fakecuda/lib/libfake_cuda.so"] = b"not really ELF"
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "libtiny_cuda.so"), "rb") as fh:
+            files["fakecuda/lib/libfake_cuda.so"] = fh.read()   # nvcc 13.0's output: real device code
     dist = "fakecuda-1.2.3.dist-info"
     files[dist + "/METADATA"] = b"Metadata-Version: 2.1\\nName: fakecuda\\nVersion: 1.2.3\\n"
     files[dist + "/WHEEL"] = b"Wheel-Version: 1.0\\nGenerator: test\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n"
@@ -51,6 +55,7 @@ def fake_cuda_project(base: Path) -> Path:
     src.mkdir()
     (src / "pyproject.toml").write_text(PYPROJECT)
     (src / "backend.py").write_text(BACKEND)
+    (src / "libtiny_cuda.so").write_bytes(sample_bytes(CUDA_SO))
     sdist = base / "fakecuda-1.2.3.tar.gz"
     with tarfile.open(sdist, "w:gz") as tf:
         tf.add(src, arcname="fakecuda-1.2.3")

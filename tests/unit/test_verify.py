@@ -291,12 +291,13 @@ def test_cli_not_installed_is_exit_1_with_the_install_command(run_envmgr, tmp_pa
     assert code == 1 and "not installed" in out and f"envmgr install llama-cpp-python --python {py}" in out
 
 
-def test_cli_bad_python_and_unknown_package_are_exit_2(run_envmgr, tmp_path):
-    from click.testing import CliRunner
-
+def test_cli_bad_python_and_a_name_that_is_no_distribution_are_exit_2(run_envmgr, tmp_path):
+    """Issue 21: any installed distribution is verified now (`verify numpy` answers, exit 1: CPU-only);
+    a name no distribution can have is bad usage."""
     from envmgr.cli.main import main
 
-    for args in (["verify", "--python", str(tmp_path / "nope" / "python")], ["verify", "numpy"]):
+    for args in (["verify", "--python", str(tmp_path / "nope" / "python")], ["verify", "../numpy"],
+                 ["verify", "a b"]):
         with pytest.raises(SystemExit) as exc:
             main(args)
         assert exc.value.code == 2

@@ -1,0 +1,102 @@
+"""`envmgr verify PACKAGE` for any distribution: run child_any.py in the target Python, read the device
+code of the libraries it listed, ask nvidia-smi for the GPUs, and judge (anyjudge.py, pure).
+
+Side effects, all here: one child process through the Host, the libraries' bytes read through the
+Host, nvidia-smi (through discovery), and doctor's resolver on the first library that did not load.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from envmgr.discover.gpu import discover_gpus
+from envmgr.doctor.devicecode import DeviceCode, read_binary
+from envmgr.doctor.dll import resolve_pe
+from envmgr.doctor.elf import resolve_elf
+from envmgr.doctor.gpufit import fit
+from envmgr.errors import EnvmgrError, UsageError
+from envmgr.host.base import WINDOWS
+from envmgr.verify.analyze import FAIL, Step
+from envmgr.verify.anyjudge import PROOF_WORDS, AnyInputs, judge
+from envmgr.verify.report import ChildRun, parse_run
+
+CHILD = Path(__file__).with_name("child_any.py")
+MAX_LIBRARY = 2 << 30
+
+
+@dataclass(frozen=True)
+class AnyVerdict:
+    package: str
+    python: str
+    steps: tuple[Step, ...]
+    run: ChildRun
+    proof: str            # "loaded" | "reported" | "ran"; "" when not verified
+    seconds: float
+    model_bytes: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.proof)
+
+    @property
+    def failure(self) -> Step | None:
+        return next((s for s in self.steps if s.status == FAIL), None)
+
+    @property
+    def proof_text(self) -> str:
+        return PROOF_WORDS.get(self.proof, "")
+
+
+def verify_any(host, python: str, package: str, *, timeout: float, env: dict | None = None) -> AnyVerdict:
+    t0 = time.perf_counter()
+    done = host.run([python, str(CHILD), package], timeout=timeout, env=env)
+    if done.start_error:
+        raise UsageError(f"--python {python}: cannot be run ({done.start_error})",
+                         "give a Python executable, e.g. --python .venv/bin/python")
+    run = parse_run(done.stdout, done.stderr, done.returncode, done.timed_out)
+    libs = run.get("package").get("libraries") or []
+    code = read_libraries(host, libs)
+    gpus, problems = discover_gpus(host)
+    windows = host.platform == WINDOWS
+    fits = tuple(fit(code.cubin, code.ptx, g.compute_cap or "", f"GPU {g.index} {g.name} ({g.compute_cap or '?'})",
+                     code.ptx_isa, g.driver_version, windows) for g in gpus)
+    lines = tuple(f"nvidia-smi: GPU {g.index}: {g.name}, compute capability {g.compute_cap}, driver "
+                  f"{g.driver_version}" for g in gpus) or ("nvidia-smi: no NVIDIA GPU visible",)
+    lines += tuple(f"nvidia-smi: {p}" for p in problems)
+    dll_ev, dll_cmd = _dll_diagnosis(host, run, python)
+    steps, proof = judge(AnyInputs(run, package, code, fits, lines, dll_ev, dll_cmd))
+    return AnyVerdict(package, python, steps, run, proof, time.perf_counter() - t0)
+
+
+def read_libraries(host, paths) -> DeviceCode:
+    binaries, skipped = [], []
+    for path in paths[:512]:
+        try:
+            size = host.stat(path).size
+            if size > MAX_LIBRARY:
+                skipped.append(f"{path} ({size >> 20} MiB: not read)")
+                continue
+            binaries.append(read_binary(host.read_bytes(path), path))
+        except OSError as exc:
+            skipped.append(f"{path} ({exc.strerror or exc})")
+    return DeviceCode(tuple(binaries), tuple(skipped))
+
+
+def _dll_diagnosis(host, run: ChildRun, python: str) -> tuple[tuple[str, ...], str]:
+    """doctor --dll on the first native library the real loader refused."""
+    bad = [r for r in run.get("load").get("libraries") or [] if not r.get("ok")]
+    if not bad:
+        return (), ""
+    path = str(bad[0].get("path"))
+    try:
+        if path.lower().endswith((".dll", ".pyd")):
+            report = resolve_pe(host, path, python_exe=python, loader="ctypes")
+        else:
+            report = resolve_elf(host, path)
+    except (EnvmgrError, OSError, ValueError) as exc:
+        return (f"doctor --dll could not read {path}: {getattr(exc, 'message', exc)}",), ""
+    ev = [f"missing: {m.name} ({m.why})" for m in report.missing()]
+    ev += [f"cannot load: {m.name} at {m.path} ({m.bad})" for m in report.unloadable()]
+    ev.append(f"loader: {report.loader}")
+    return tuple(ev), f"envmgr doctor --dll {path}"
