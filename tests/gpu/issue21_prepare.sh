@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Make the bundle tests/gpu/issue21_proof.sh carries to the GPU machine (no network there):
+#   bash tests/gpu/issue21_prepare.sh DEST SD_SDIST PYWHISPERCPP_SDIST
+# DEST/tree.tar.gz: this checkout's envmgr (git archive HEAD); DEST/sdist: the two PyPI sdists as
+# downloaded (stable-diffusion-cpp-python 0.4.7, 20 MB; pywhispercpp 1.5.1, 10 MB); DEST/wheels:
+# Python 3.12 manylinux wheels of envmgr's dependencies and the builds' (scikit-build-core for the
+# isolated stable-diffusion build; setuptools and setuptools-scm for pywhispercpp's --no-build-isolation).
+set -euo pipefail
+D=$1; mkdir -p "$D/sdist" "$D/wheels"
+git archive --format=tar.gz -o "$D/tree.tar.gz" HEAD envmgr templates shells tests/gpu pyproject.toml README.md
+cp "$2" "$3" "$D/sdist/"
+python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
+    --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
+    -d "$D/wheels" click tomlkit platformdirs colorama packaging psutil pefile pyelftools \
+    scikit-build-core pathspec setuptools setuptools-scm wheel
+du -sh "$D"

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Issue 21's GPU proof, run on the device machine (no network) in two parts (each under 10 minutes):
+#   bash tests/gpu/issue21_proof.sh BUNDLE sd      stable-diffusion-cpp-python: recipe build + verify,
+#                                                  plain `pip wheel` of the same sdist, that wheel caught
+#   bash tests/gpu/issue21_proof.sh BUNDLE rest    pywhispercpp the same way; torch-extension on a tiny
+#                                                  CUDAExtension against the machine's torch
+# BUNDLE (made by tests/gpu/issue21_prepare.sh): tree.tar.gz (this branch's envmgr), sdist/, wheels/.
+# Every step is timed; lines "STEP name rc seconds" go to stdout and $OUT/steps-PART.txt.
+set -uo pipefail
+B=$(cd "$1" && pwd); PART=$2
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+W=/tmp/i21; mkdir -p $W/src; tar xzf "$B/tree.tar.gz" -C $W/src
+python3 -m pip install -q --no-index --no-deps --target $W/site "$B"/wheels/*.whl >/dev/null 2>&1
+export PYTHONPATH=$W/src:$W/site PYTHONUNBUFFERED=1 PIP_DISABLE_PIP_VERSION_CHECK=1
+export ENVMGR_CACHE_DIR=$W/cache ENVMGR_CONFIG_DIR=$W/config
+E="python3 -m envmgr"
+FL=(--no-index --find-links "$B/wheels")
+
+step() {   # step NAME COMMAND...: run, time, record
+    local name=$1; shift
+    local t0 t1 rc
+    t0=$(date +%s.%N)
+    "$@" >"$OUT/$PART-$name.log" 2>&1; rc=$?
+    t1=$(date +%s.%N)
+    printf 'STEP %s %s %.1f\n' "$name" "$rc" "$(echo "$t1 - $t0" | bc)" | tee -a "$OUT/steps-$PART.txt"
+    tail -n 12 "$OUT/$PART-$name.log"
+}
+
+venv() { python3 -m venv --without-pip --system-site-packages "$1"; echo "$1/bin/python"; }
+
+nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv,noheader | tee "$OUT/gpu-$PART.txt"
+nproc | tee -a "$OUT/gpu-$PART.txt"
+
+if [ "$PART" = sd ]; then
+    SD=$(ls "$B"/sdist/stable_diffusion_cpp_python-*.tar.gz)
+    PY=$(venv $W/vsd)
+    step sd_recipe_install $E install --recipe stable-diffusion-cpp-python --python "$PY" --no-deps "${FL[@]}" "$SD"
+    step sd_verify $E verify stable-diffusion-cpp-python --python "$PY"
+    $E verify stable-diffusion-cpp-python --python "$PY" --json >"$OUT/sd-verify.json" 2>/dev/null
+    $E wheels list --json >"$OUT/sd-wheels.json" 2>/dev/null
+    step sd_plain_pip_wheel timeout 300 "$PY" -m pip wheel --no-deps "${FL[@]}" -w $W/plain "$SD"
+    PY2=$(venv $W/vsd2)
+    step sd_plain_wheel_caught $E install --recipe stable-diffusion-cpp-python --python "$PY2" --no-deps \
+        "${FL[@]}" "$(ls $W/plain/*.whl | head -1)"
+else
+    PW=$(ls "$B"/sdist/pywhispercpp-*.tar.gz)
+    PY=$(venv $W/vpw)
+    step pw_recipe_install $E install --recipe pywhispercpp --python "$PY" --no-deps --no-build-isolation \
+        "${FL[@]}" "$PW"
+    step pw_verify $E verify pywhispercpp --python "$PY"
+    $E verify pywhispercpp --python "$PY" --json >"$OUT/pw-verify.json" 2>/dev/null
+    PT=$(venv $W/vpt)
+    step te_recipe_install $E install --recipe torch-extension --python "$PT" --no-deps --no-build-isolation \
+        "${FL[@]}" $W/src/tests/gpu/tinyext
+    step te_verify $E verify tinyext --python "$PT"
+    $E verify tinyext --python "$PT" --json >"$OUT/te-verify.json" 2>/dev/null
+    step te_kernel "$PT" -c "import torch, tinyext_cuda; x = torch.arange(4., device='cuda'); print(tinyext_cuda.add_one(x).tolist())"
+    $E wheels list --json >"$OUT/rest-wheels.json" 2>/dev/null
+    step te_plain_pip_wheel "$PT" -m pip wheel --no-deps --no-build-isolation "${FL[@]}" -w $W/plain-te $W/src/tests/gpu/tinyext
+    step pw_plain_pip_wheel timeout 240 "$PY" -m pip wheel --no-deps --no-build-isolation "${FL[@]}" -w $W/plain "$PW"
+    PY3=$(venv $W/vpw3)
+    step pw_plain_wheel_caught $E install --recipe pywhispercpp --python "$PY3" --no-deps "${FL[@]}" \
+        "$(ls $W/plain/*.whl | head -1)"
+fi
+cat "$OUT/steps-$PART.txt"
