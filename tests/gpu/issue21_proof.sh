@@ -14,22 +14,25 @@ python3 -m pip install -q --no-index --no-deps --target $W/site "$B"/wheels/*.wh
 export PYTHONPATH=$W/src:$W/site PYTHONUNBUFFERED=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 export ENVMGR_CACHE_DIR=$W/cache ENVMGR_CONFIG_DIR=$W/config
 E="python3 -m envmgr"
+cd $W   # not the repository root: `python3 -m envmgr` would import the checkout's envmgr, not this bundle's
 FL=(--no-index --find-links "$B/wheels")
 
 step() {   # step NAME COMMAND...: run, time, record
     local name=$1; shift
     local t0 t1 rc
-    t0=$(date +%s.%N)
-    "$@" >"$OUT/$PART-$name.log" 2>&1; rc=$?
-    t1=$(date +%s.%N)
-    printf 'STEP %s %s %.1f\n' "$name" "$rc" "$(echo "$t1 - $t0" | bc)" | tee -a "$OUT/steps-$PART.txt"
-    tail -n 12 "$OUT/$PART-$name.log"
+    t0=$(date +%s%N)
+    "$@" >"$W/$name.log" 2>&1; rc=$?
+    t1=$(date +%s%N)
+    printf 'STEP %s %s %s\n' "$name" "$rc" "$(( (t1 - t0) / 100000000 ))e-1" | tee -a "$OUT/steps-$PART.txt"
+    { echo "==== $name (exit $rc)"; cat "$W/$name.log"; } >>"$OUT/$PART.log"
+    tail -n 12 "$W/$name.log"
 }
 
 venv() { python3 -m venv --without-pip --system-site-packages "$1"; echo "$1/bin/python"; }
 
-nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv,noheader | tee "$OUT/gpu-$PART.txt"
-nproc | tee -a "$OUT/gpu-$PART.txt"
+{ nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv,noheader; nproc; nvcc --version | tail -2
+  cmake --version | head -1; python3 -c 'import envmgr, torch; print(envmgr.__file__, torch.__version__)'; } \
+    | tee -a "$OUT/$PART.log"
 
 if [ "$PART" = sd ]; then
     SD=$(ls "$B"/sdist/stable_diffusion_cpp_python-*.tar.gz)
