@@ -28,7 +28,15 @@ step() {   # step NAME COMMAND...: run, time, record
     tail -n 12 "$W/$name.log"
 }
 
-venv() { python3 -m venv --without-pip --system-site-packages "$1"; echo "$1/bin/python"; }
+# A fresh venv that sees the machine's own Python packages (torch, numpy, pillow, pip: the GPU machine's
+# python3 is a venv, /opt/torch/.venv, that --system-site-packages would not show) through a .pth file.
+MACHINE_SITE=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+venv() {
+    python3 -m venv --without-pip "$1"
+    local site; site=$("$1/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+    echo "$MACHINE_SITE" >"$site/machine-packages.pth"
+    echo "$1/bin/python"
+}
 
 { nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv,noheader; nproc; nvcc --version | tail -2
   cmake --version | head -1; python3 -c 'import envmgr, torch; print(envmgr.__file__, torch.__version__)'; } \
@@ -47,20 +55,20 @@ if [ "$PART" = sd ]; then
         "${FL[@]}" "$(ls $W/plain/*.whl | head -1)"
 else
     PW=$(ls "$B"/sdist/pywhispercpp-*.tar.gz)
-    PY=$(venv $W/vpw)
-    step pw_recipe_install $E install --recipe pywhispercpp --python "$PY" --no-deps --no-build-isolation \
-        "${FL[@]}" "$PW"
-    step pw_verify $E verify pywhispercpp --python "$PY"
-    $E verify pywhispercpp --python "$PY" --json >"$OUT/pw-verify.json" 2>/dev/null
     PT=$(venv $W/vpt)
     step te_recipe_install $E install --recipe torch-extension --python "$PT" --no-deps --no-build-isolation \
         "${FL[@]}" $W/src/tests/gpu/tinyext
     step te_verify $E verify tinyext --python "$PT"
     $E verify tinyext --python "$PT" --json >"$OUT/te-verify.json" 2>/dev/null
     step te_kernel "$PT" -c "import torch, tinyext_cuda; x = torch.arange(4., device='cuda'); print(tinyext_cuda.add_one(x).tolist())"
-    $E wheels list --json >"$OUT/rest-wheels.json" 2>/dev/null
     step te_plain_pip_wheel "$PT" -m pip wheel --no-deps --no-build-isolation "${FL[@]}" -w $W/plain-te $W/src/tests/gpu/tinyext
-    step pw_plain_pip_wheel timeout 240 "$PY" -m pip wheel --no-deps --no-build-isolation "${FL[@]}" -w $W/plain "$PW"
+    PY=$(venv $W/vpw)
+    step pw_recipe_install timeout 330 $E install --recipe pywhispercpp --python "$PY" --no-deps --no-build-isolation \
+        "${FL[@]}" "$PW"
+    step pw_verify $E verify pywhispercpp --python "$PY"
+    $E verify pywhispercpp --python "$PY" --json >"$OUT/pw-verify.json" 2>/dev/null
+    $E wheels list --json >"$OUT/rest-wheels.json" 2>/dev/null
+    step pw_plain_pip_wheel timeout 120 "$PY" -m pip wheel --no-deps --no-build-isolation "${FL[@]}" -w $W/plain "$PW"
     PY3=$(venv $W/vpw3)
     step pw_plain_wheel_caught $E install --recipe pywhispercpp --python "$PY3" --no-deps "${FL[@]}" \
         "$(ls $W/plain/*.whl | head -1)"
