@@ -34,7 +34,7 @@ index=()
 # The wheel that was installed is the job's one cache entry: intact, and CUDA inside for a CUDA key.
 "${envmgr[@]}" wheels list --json >"$OUT/wheels.json"
 "$PYTHON" - "$OUT/wheels.json" <<'PY'
-import json, sys, zipfile
+import json, sys
 from pathlib import Path
 from envmgr.wheels import store as wheels
 rows = json.loads(Path(sys.argv[1]).read_text("utf-8"))["wheels"]
@@ -46,10 +46,11 @@ if wheels.file_sha256(row["path"]) != row["sha256"]:
 problems = wheels.check_wheel(Path(row["path"]), key["package"], bool(key["cuda"]))
 if problems:
     sys.exit(f"{row['wheel']}: " + "; ".join(problems))
-with zipfile.ZipFile(row["path"]) as zf:
-    inside = wheels.cuda_members(zf.namelist(), key["package"]) if key["cuda"] else []
+code, _ = wheels.inspect_wheel(Path(row["path"]))
+inside = (", ".join(b.name for b in code.binaries if b.is_cuda) + f" ({code.summary()})"
+          if key["cuda"] and code is not None else "not a CUDA key")
 print(f"verified {row['wheel']}: key {row['digest']}, CUDA {key['cuda'] or 'none'}, archs {key['archs'] or '-'}, "
-      f"{key['python_tag']} {key['platform']}; CUDA backend: {', '.join(inside) or 'not a CUDA key'}")
+      f"{key['python_tag']} {key['platform']}; CUDA inside: {inside}")
 PY
 if [[ -n "${IMPORT:-}" ]]; then
   "$venv_python" -c "import ${IMPORT}; print('imported ${IMPORT}')"
