@@ -58,7 +58,8 @@ def _died(i: AnyInputs, name: str) -> Step | None:
     if not how:
         return None
     doing = {"": "starting", "package": "importing the package", "import": "importing the package",
-             "load": "running its smoke test", "smoke": "shutting down"}.get(i.run.last_stage, "running")
+             "loading": "loading a native library with the real loader", "load": "running its smoke test",
+             "smoke": "shutting down"}.get(i.run.last_stage, "running")
     return Step(name, FAIL, f"the child Python {how} while {doing}",
                 (f"last stage reported: {i.run.last_stage or '(none)'}", *log_tail(i.run.log)),
                 fix="a crash inside the package's own library: a broken or mismatched build; rebuild it",
@@ -105,9 +106,11 @@ def _native(i: AnyInputs) -> Step | None:
 
 
 def _load(i: AnyInputs) -> Step | None:
-    died = _died(i, "load") if i.run.last_stage == "load" or not i.run.get("load") else None
+    died = _died(i, "load") if i.run.last_stage in ("load", "loading") or not i.run.get("load") else None
     if died:
-        return died
+        where = i.run.get("loading").get("path") if i.run.last_stage == "loading" else None
+        ev = ((f"it died loading {where}",) if where else ()) + tuple((i.code or DeviceCode()).problems[:4])
+        return Step("load", FAIL, died.summary, ev + died.evidence, "F23" if where else "", died.fix, died.fix_command)
     libs = i.run.get("load").get("libraries") or []
     bad = [r for r in libs if not r.get("ok")]
     if bad:

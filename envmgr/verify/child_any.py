@@ -88,6 +88,7 @@ def load_all(libs):
         if os.path.realpath(path) in already or path in already:
             rec["ok"], rec["how"] = True, "loaded by the import"
         else:
+            emit("loading", path=path)   # a crash in the loader (a cut file: SIGBUS) names its library
             try:
                 ctypes.CDLL(path)
                 rec["ok"], rec["how"] = True, "ctypes.CDLL"
