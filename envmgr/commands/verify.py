@@ -11,10 +11,10 @@ from envmgr.cli.main import Ctx
 from envmgr.errors import InputFileError, UsageError
 from envmgr.files.atomic import atomic_write
 from envmgr.output import Painter, Spinner, emit_json
+from envmgr.verify.anyrun import AnyVerdict, verify_any
 from envmgr.verify.render import render_verdict, verdict_json
 from envmgr.verify.report import ChildRun
-from envmgr.verify.anyrun import verify_any
-from envmgr.verify.run import canonical_package, verify
+from envmgr.verify.run import Verdict, canonical_package, verify
 
 
 @click.command("verify")
@@ -59,7 +59,7 @@ def command(obj: Ctx, package: str | None, python: str | None, n_tokens: int, ti
         _check_python(python)
     if name == "llama-cpp-python":
         with Spinner("verifying: import, backend, devices, a tiny model on the GPU"):
-            verdict = verify(obj.host, python, name, n_tokens=n_tokens, timeout=timeout)
+            verdict: Verdict | AnyVerdict = verify(obj.host, python, name, n_tokens=n_tokens, timeout=timeout)
     else:
         with Spinner(f"verifying {name}: import, native libraries, device code against the GPUs, smoke test"):
             verdict = verify_any(obj.host, python or sys.executable, name, timeout=timeout)

@@ -9,8 +9,9 @@ import click
 
 from envmgr.cli.main import Ctx
 from envmgr.discover.gpu import discover_gpus
-from envmgr.doctor.devicecode import from_json
-from envmgr.doctor.gpufit import fit
+from envmgr.discover.model import Gpu
+from envmgr.doctor.devicecode import DeviceCode, from_json
+from envmgr.doctor.gpufit import Fit, fit
 from envmgr.errors import CheckFailed, NoMatchError
 from envmgr.host.base import WINDOWS
 from envmgr.output import emit_json, say
@@ -58,7 +59,7 @@ def wheels_list(obj: Ctx, as_json: bool) -> None:
             click.echo(f"      {how['gpu']}: {how['detail']}")
 
 
-def gpu_fits(code, gpus, windows: bool = False) -> list:
+def gpu_fits(code: DeviceCode | None, gpus: tuple[Gpu, ...], windows: bool = False) -> list[Fit]:
     """How each GPU here runs the device code (doctor/gpufit.py); [] without device code or GPUs."""
     if code is None or not (code.cubin or code.ptx):
         return []

@@ -20,15 +20,19 @@ payload (the header is still plain: no need to decompress to list architectures)
 """
 from __future__ import annotations
 
+import mmap
 import re
 import struct
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import pefile
 
 from envmgr.doctor.dll import _MACHINES, pe_imports
 from envmgr.errors import InputFileError
 
+Data = bytes | bytearray | mmap.mmap   # a binary's bytes: anything with find() and slicing
 FATBIN_MAGIC = 0xBA55ED50
 _MAGIC = struct.pack("<I", FATBIN_MAGIC)
 MAX_FATBINS = 65536           # per binary; cuBLASLt has a few thousand
@@ -90,11 +94,11 @@ def arch_number(arch: str) -> int:
     return int(m.group(2)) if m else 0
 
 
-def arch_sorted(archs) -> tuple[str, ...]:
+def arch_sorted(archs: Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted(archs, key=lambda a: (arch_number(a), a)))
 
 
-def read_binary(data, name: str) -> BinaryCode:
+def read_binary(data: Data, name: str) -> BinaryCode:
     """The device code and imports of one ELF or PE file (bytes, or an mmap)."""
     head = bytes(data[:4])
     if head == b"\x7fELF":
@@ -106,7 +110,7 @@ def read_binary(data, name: str) -> BinaryCode:
 
 # ---- fat binaries -------------------------------------------------------------------------------
 
-def parse_fatbins(data, start: int, end: int) -> tuple[tuple[FatEntry, ...], tuple[str, ...]]:
+def parse_fatbins(data: Data, start: int, end: int) -> tuple[tuple[FatEntry, ...], tuple[str, ...]]:
     """Every entry of the fat binaries laid one after another in data[start:end] (a section)."""
     entries: list[FatEntry] = []
     problems: list[str] = []
@@ -136,7 +140,7 @@ def parse_fatbins(data, start: int, end: int) -> tuple[tuple[FatEntry, ...], tup
     return tuple(entries), tuple(problems)
 
 
-def _parse_entries(data, off: int, end: int, out: list[FatEntry]) -> list[str]:
+def _parse_entries(data: Data, off: int, end: int, out: list[FatEntry]) -> list[str]:
     while off + 64 <= end and len(out) < MAX_ENTRIES:
         kind, _v, hsize, size = struct.unpack_from("<HHIQ", data, off)
         minor, major, arch = struct.unpack_from("<HHI", data, off + 24)
@@ -163,7 +167,7 @@ def _entry(kind: int, arch: int, flags: int, minor: int, major: int) -> FatEntry
 _ELF_MACHINES = {3: "x86", 62: "x86-64", 183: "AArch64", 40: "ARM"}
 
 
-def _read_elf(data, name: str) -> BinaryCode:
+def _read_elf(data: Data, name: str) -> BinaryCode:
     if len(data) < 64 or data[5] != 1 or data[4] not in (1, 2):
         return BinaryCode(name, "elf", problems=("a truncated or big-endian ELF header",))
     is64 = data[4] == 2
@@ -185,7 +189,7 @@ def _read_elf(data, name: str) -> BinaryCode:
     return BinaryCode(name, "elf", machine, tuple(entries), needed, tuple(problems) + why)
 
 
-def _elf_sections(data, is64: bool) -> list[tuple[str, int, int, int, int]]:
+def _elf_sections(data: Data, is64: bool) -> list[tuple[str, int, int, int, int]]:
     """[(name, type, offset, size, link)] in table order; ValueError when the table is cut or garbled."""
     if is64:
         shoff, = struct.unpack_from("<Q", data, 40)
@@ -210,7 +214,10 @@ def _elf_sections(data, is64: bool) -> list[tuple[str, int, int, int, int]]:
             for n, t, off, size, link in raw]
 
 
-def _elf_needed(data, sections, is64: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
+Section = tuple[str, int, int, int, int]   # name, type, offset, size, link
+
+
+def _elf_needed(data: Data, sections: list[Section], is64: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
     dyn = next((s for s in sections if s[0] == ".dynamic"), None)
     if dyn is None:
         return (), ()
@@ -232,7 +239,7 @@ def _elf_needed(data, sections, is64: bool) -> tuple[tuple[str, ...], tuple[str,
 
 # ---- PE -----------------------------------------------------------------------------------------
 
-def _read_pe(data, name: str) -> BinaryCode:
+def _read_pe(data: Data, name: str) -> BinaryCode:
     try:
         pe = pefile.PE(data=bytes(data[:_pe_header_end(data)]), fast_load=True)
     except pefile.PEFormatError as exc:
@@ -256,11 +263,11 @@ def _read_pe(data, name: str) -> BinaryCode:
     return BinaryCode(name, "pe", machine, tuple(entries), imports, tuple(problems))
 
 
-def _pe_header_end(data) -> int:
+def _pe_header_end(data: Data) -> int:
     """Bytes enough for pefile to read the headers and the section table (not the sections)."""
     if len(data) < 0x40:
         return len(data)
-    off = struct.unpack_from("<I", data, 0x3C)[0]
+    off: int = struct.unpack_from("<I", data, 0x3C)[0]
     return min(len(data), max(4096, off + 24 + 0xF0 + 40 * 96 + 4096))
 
 
@@ -314,7 +321,7 @@ class DeviceCode:
             parts.append(f"no device code; imports {', '.join(self.cuda_imports)}")
         return "; ".join(parts) or "none"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"cubin": list(self.cubin), "ptx": list(self.ptx), "ptx_isa": self.ptx_isa,
                 "cuda_imports": list(self.cuda_imports),
                 "binaries": [{"name": b.name, "format": b.format, "cubin": list(b.cubin), "ptx": list(b.ptx),
@@ -322,7 +329,7 @@ class DeviceCode:
                 "skipped": list(self.skipped), "problems": list(self.problems)}
 
 
-def from_json(data) -> DeviceCode | None:
+def from_json(data: object) -> DeviceCode | None:
     """A DeviceCode as recorded by to_json (wheel cache entries); None for anything else."""
     if not isinstance(data, dict) or not isinstance(data.get("binaries"), list):
         return None

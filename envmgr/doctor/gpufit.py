@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 
 from envmgr import knowledge
+from envmgr.doctor.devicecode import arch_number
 
 NATIVE, PTX_JIT, NONE = "native", "ptx-jit", "none"
 _ARCH = re.compile(r"^(sm|compute)_(\d+)(\d)([af]?)$")
@@ -29,7 +30,7 @@ class Fit:
     via: str            # the cubin or PTX that runs ("sm_90", "compute_90"); "" for none
     detail: str         # in words, with the consequence
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, str]:
         return {"gpu": self.gpu, "compute_capability": self.cc, "how": self.how, "via": self.via,
                 "detail": self.detail}
 
@@ -52,6 +53,11 @@ def _parts(arch: str) -> tuple[int, int, str] | None:
     return (int(m.group(2)), int(m.group(3)), m.group(4)) if m else None
 
 
+def _minor(arch: str) -> int:
+    p = _parts(arch)
+    return p[1] if p else 0
+
+
 def cubin_runs(arch: str, cc: tuple[int, int]) -> bool:
     p = _parts(arch)
     if p is None or p[0] != cc[0]:
@@ -70,7 +76,8 @@ def ptx_runs(arch: str, cc: tuple[int, int]) -> bool:
     return (p[0], p[1]) <= cc
 
 
-def fit(cubin, ptx, cc: str, gpu: str = "", ptx_isa: str = "", driver: str = "", windows: bool = False) -> Fit:
+def fit(cubin: tuple[str, ...], ptx: tuple[str, ...], cc: str, gpu: str = "", ptx_isa: str = "", driver: str = "",
+        windows: bool = False) -> Fit:
     """How a GPU of compute capability `cc` ("12.0") runs device code with these cubins and PTX."""
     m = re.match(r"^(\d+)\.(\d+)$", cc or "")
     label = gpu or f"compute capability {cc}"
@@ -80,12 +87,12 @@ def fit(cubin, ptx, cc: str, gpu: str = "", ptx_isa: str = "", driver: str = "",
     sm = f"sm_{want[0]}{want[1]}"
     native = [a for a in cubin if cubin_runs(a, want)]
     if native:
-        best = max(native, key=lambda a: (_parts(a)[1], a))
+        best = max(native, key=lambda a: (_minor(a), a))
         how = "its own cubin" if best.startswith(sm) else f"the compatible cubin {best}"
         return Fit(label, cc, NATIVE, best, f"runs natively on {sm} ({how}): no JIT")
     jit = [a for a in ptx if ptx_runs(a, want)]
     if jit:
-        return _jit(label, cc, sm, max(jit, key=lambda a: _parts(a)[:2]), ptx_isa, driver, windows)
+        return _jit(label, cc, sm, max(jit, key=lambda a: (arch_number(a), a)), ptx_isa, driver, windows)
     have = " ".join([*cubin, *ptx]) or "nothing"
     return Fit(label, cc, NONE, "", f"cannot run on {sm}: no cubin for it and no PTX at or below compute_"
                f"{want[0]}{want[1]} (it has {have}); CUDA will answer 'no kernel image is available for "

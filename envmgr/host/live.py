@@ -50,7 +50,7 @@ class LiveHost:
 
     @property
     def memory_mib(self) -> int | None:
-        import psutil   # here, not at the top: every command imports the host, few ask for memory
+        import psutil  # here, not at the top: every command imports the host, few ask for memory
 
         try:
             return int(psutil.virtual_memory().total // (1 << 20))

@@ -195,5 +195,5 @@ class RecordingHost:
         raise AttributeError(name)
 
 
-_CAPABILITIES = frozenset({"name", "runs_programs", "writes_files", "default_shell", "cpu_count", "memory_mib", "local_path",
-                           "needs_elevation", "interactive"})
+_CAPABILITIES = frozenset({"name", "runs_programs", "writes_files", "default_shell", "cpu_count", "memory_mib",
+                           "local_path", "needs_elevation", "interactive"})

@@ -82,14 +82,15 @@ def _package(i: AnyInputs) -> Step:
 
 
 def _imports(i: AnyInputs) -> Step | None:
-    records = [r for r in i.run.records("import")]
+    records = i.run.records("import")
     bad = [r for r in records if not r.get("ok")]
     died = _died(i, "import") if i.run.last_stage in ("package", "import") else None
     if died:
         return died
     if bad:
+        ev = tuple(f"{r.get('module')}: {r.get('error')}"[:400] for r in bad)
         return Step("import", FAIL, f"import {bad[0].get('module')} failed: {bad[0].get('error_type')}: "
-                    f"{str(bad[0].get('error'))[:300]}", tuple(f"{r.get('module')}: {r.get('error')}"[:400] for r in bad),
+                    f"{str(bad[0].get('error'))[:300]}", ev,
                     fix="its native libraries or their dependencies do not load (see doctor --dll)",
                     fix_command=i.dll_command)
     if not records:

@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from envmgr.discover.gpu import discover_gpus
-from envmgr.doctor.devicecode import DeviceCode, read_binary
+from envmgr.doctor.devicecode import BinaryCode, DeviceCode, read_binary
 from envmgr.doctor.dll import resolve_pe
 from envmgr.doctor.elf import resolve_elf
 from envmgr.doctor.gpufit import fit
 from envmgr.errors import EnvmgrError, UsageError
-from envmgr.host.base import WINDOWS
+from envmgr.host.base import WINDOWS, Host
 from envmgr.verify.analyze import FAIL, Step
 from envmgr.verify.anyjudge import PROOF_WORDS, AnyInputs, judge
 from envmgr.verify.report import ChildRun, parse_run
@@ -48,7 +48,8 @@ class AnyVerdict:
         return PROOF_WORDS.get(self.proof, "")
 
 
-def verify_any(host, python: str, package: str, *, timeout: float, env: dict | None = None) -> AnyVerdict:
+def verify_any(host: Host, python: str, package: str, *, timeout: float,
+               env: dict[str, str] | None = None) -> AnyVerdict:
     t0 = time.perf_counter()
     done = host.run([python, str(CHILD), package], timeout=timeout, env=env)
     if done.start_error:
@@ -69,8 +70,9 @@ def verify_any(host, python: str, package: str, *, timeout: float, env: dict | N
     return AnyVerdict(package, python, steps, run, proof, time.perf_counter() - t0)
 
 
-def read_libraries(host, paths) -> DeviceCode:
-    binaries, skipped = [], []
+def read_libraries(host: Host, paths: list[str]) -> DeviceCode:
+    binaries: list[BinaryCode] = []
+    skipped: list[str] = []
     for path in paths[:512]:
         try:
             size = host.stat(path).size
@@ -83,7 +85,7 @@ def read_libraries(host, paths) -> DeviceCode:
     return DeviceCode(tuple(binaries), tuple(skipped))
 
 
-def _dll_diagnosis(host, run: ChildRun, python: str) -> tuple[tuple[str, ...], str]:
+def _dll_diagnosis(host: Host, run: ChildRun, python: str) -> tuple[tuple[str, ...], str]:
     """doctor --dll on the first native library the real loader refused."""
     bad = [r for r in run.get("load").get("libraries") or [] if not r.get("ok")]
     if not bad:

@@ -7,13 +7,14 @@ from typing import TYPE_CHECKING, Any
 from envmgr.verify.analyze import FAIL, OK, SKIPPED, WARN
 
 if TYPE_CHECKING:
+    from envmgr.verify.anyrun import AnyVerdict
     from envmgr.verify.run import Verdict
 
 SCHEMA = 1
 _STYLE = {OK: ("green",), WARN: ("yellow",), FAIL: ("red", "bold"), SKIPPED: ("dim",)}
 
 
-def verdict_json(v: Verdict) -> dict[str, Any]:
+def verdict_json(v: Verdict | AnyVerdict) -> dict[str, Any]:
     fail = v.failure
     return {
         "schema": SCHEMA, "package": v.package, "python": v.python, "ok": v.ok,
@@ -26,11 +27,11 @@ def verdict_json(v: Verdict) -> dict[str, Any]:
         "cuda_archs": list(v.run.archs),
         "child": {"exit_code": v.run.returncode, "timed_out": v.run.timed_out, "stages": list(v.run.order)},
         "model_bytes": v.model_bytes, "seconds": round(v.seconds, 2),
-        "proof": getattr(v, "proof", "ran" if v.ok else "") or None,
+        "proof": v.proof or None,
     }
 
 
-def render_verdict(v: Verdict, paint: Callable[..., str]) -> str:
+def render_verdict(v: Verdict | AnyVerdict, paint: Callable[..., str]) -> str:
     out = [paint(f"envmgr verify {v.package} ({v.python})", "bold")]
     for s in v.steps:
         tag = paint(f"{s.status.upper():7}", *_STYLE[s.status])
@@ -43,7 +44,7 @@ def render_verdict(v: Verdict, paint: Callable[..., str]) -> str:
                 out.append(f"          {paint('fix:', 'yellow')} {s.fix}")
             if s.fix_command:
                 out.append(f"          {paint('run:', 'cyan')} {s.fix_command}")
-    if v.ok and getattr(v, "proof_text", ""):
+    if v.ok and v.proof_text:
         out.append(paint(f"verified ({v.proof}): {v.proof_text}", "green", "bold") + f" ({v.seconds:.1f} s)")
     elif v.ok:
         out.append(paint("the GPU did the work", "green", "bold") + f" ({v.seconds:.1f} s)")

@@ -45,9 +45,9 @@ class ChildRun:
     kernel_error: str = ""
     cuda_errors: tuple[str, ...] = field(default=())
     stdout: str = ""                    # the raw stage records, for --save-output
-    all_records: tuple = ()             # every record in order (a stage may repeat: one import per module)
+    all_records: tuple[dict[str, Any], ...] = ()   # every record in order (a stage repeats: one import a module)
 
-    def records(self, stage: str) -> list[dict]:
+    def records(self, stage: str) -> list[dict[str, Any]]:
         return [r for r in self.all_records if r.get("stage") == stage]
 
     @property

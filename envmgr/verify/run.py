@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from envmgr.discover.gpu import discover_gpus
-from envmgr.doctor.devicecode import BINARY_NAME
-from envmgr.doctor.gpufit import fit
+from envmgr.doctor.devicecode import BINARY_NAME, DeviceCode
 from envmgr.doctor.dll import resolve_pe
 from envmgr.doctor.elf import resolve_elf
+from envmgr.doctor.gpufit import fit
 from envmgr.errors import EnvmgrError, UsageError
 from envmgr.host.base import WINDOWS, Host, join
 from envmgr.verify.analyze import FAIL, Inputs, Step, analyze, passed
@@ -52,6 +52,14 @@ class Verdict:
     def failure(self) -> Step | None:
         return next((s for s in self.steps if s.status == FAIL), None)
 
+    @property
+    def proof(self) -> str:
+        return "ran" if self.ok else ""      # the tiny model's layers offloaded: work ran on the GPU
+
+    @property
+    def proof_text(self) -> str:
+        return ""                            # said as "the GPU did the work"
+
 
 def canonical_package(name: str | None) -> str:
     """llama-cpp-python (its own verifier, with the tiny model) for its aliases; any other distribution name
@@ -67,7 +75,7 @@ def canonical_package(name: str | None) -> str:
     return name
 
 
-def lib_device_code(host, run: ChildRun):
+def lib_device_code(host: Host, run: ChildRun) -> DeviceCode:
     """The device code of the native libraries in llama_cpp's lib folder (the ones that loaded)."""
     lib_dir = run.get("package").get("lib_dir")
     names = [n for n in run.get("package").get("lib_files") or [] if BINARY_NAME.search(n)]

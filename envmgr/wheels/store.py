@@ -25,7 +25,7 @@ from pathlib import Path
 from packaging.requirements import InvalidRequirement, Requirement
 
 from envmgr.cache.store import cache_dir
-from envmgr.doctor.devicecode import BINARY_NAME, LOOKED_FOR, DeviceCode, from_json, read_binary
+from envmgr.doctor.devicecode import BINARY_NAME, LOOKED_FOR, BinaryCode, DeviceCode, from_json, read_binary
 from envmgr.errors import CheckFailed
 from envmgr.files.atomic import atomic_write
 from envmgr.files.nested import loads_json
@@ -128,7 +128,8 @@ def parse_wheel_name(filename: str) -> tuple[str, str, str]:
 
 def read_device_code(zf: zipfile.ZipFile) -> DeviceCode:
     """The device code and CUDA imports of every native library (.so/.pyd/.dll) in a wheel."""
-    binaries, skipped = [], []
+    binaries: list[BinaryCode] = []
+    skipped: list[str] = []
     for info in zf.infolist():
         if info.is_dir() or not BINARY_NAME.search(info.filename):
             continue
