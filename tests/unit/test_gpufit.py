@@ -7,6 +7,8 @@ import pytest
 
 from envmgr.wheels import store as wheels
 from envmgr.doctor import gpufit
+from envmgr.verify.analyze import WARN, Inputs, _device_code
+from envmgr.verify.report import parse_run
 from tests.conftest import ROOT, run_cli
 from tests.unit.test_wheels import KEY, fake_wheel
 
@@ -63,3 +65,13 @@ def test_wheels_list_shows_device_code_and_how_the_recorded_gpu_runs_it(tmp_path
     assert titan["how"] == ada["how"] == "none" and "F14" in ada["detail"]
     text = run_cli("--machine", machine, "wheels", "list", env=env)
     assert "device code: cubin sm_75 sm_90a; PTX compute_90" in text.stdout and "cannot run on sm_89" in text.stdout
+
+
+def test_llama_verify_says_ptx_jit_for_a_90_virtual_build_on_sm_120():
+    """Issue 21, deliverable 4: verify's device_code step for llama-cpp-python (the libraries' own device code,
+    which `CUDA : ARCHS = 900` cannot tell apart: real or virtual)."""
+    fits = (gpufit.fit((), ("compute_90",), RTX5090, "GPU 0 NVIDIA GeForce RTX 5090 (12.0)", "9.0", "580.88"),)
+    step = _device_code(Inputs(parse_run("", "", 0), "python", "envmgr install llama-cpp-python", fits=fits,
+                               device_summary="PTX compute_90"), [])
+    assert step is not None and step.status == WARN and step.name == "device_code"
+    assert step.summary.startswith("runs through PTX JIT from compute_90 on GPU 0 NVIDIA GeForce RTX 5090")
