@@ -21,6 +21,7 @@ from typing import Any
 from urllib.parse import unquote, urljoin, urlsplit
 
 from envmgr.errors import InputFileError
+from envmgr.files import names
 from envmgr.files.tomlread import load_toml, read_text_file
 from envmgr.host import dirs
 from envmgr.host.process import setting
@@ -255,12 +256,17 @@ def _key_file(cand: Candidate, key: wheels.WheelKey) -> dict[str, Any]:
 def _download(cand: Candidate, key: wheels.WheelKey, is_cuda: bool, say: Callable[[str], object]) -> wheels.Entry:
     if cand.sha256 is None:
         raise Refused("its link has no #sha256= hash")
+    try:   # the link text becomes a file name: a name, never a path (S1: `/abs/x`, `../../x`)
+        if names.wheel_project(cand.filename) != key.package:
+            raise names.BadName(f"{cand.filename!r} is a wheel of another project")
+    except names.BadName as exc:
+        raise Refused(str(exc)) from None
     data = _key_file(cand, key)
     root = wheels.wheels_dir()
     root.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".download-", dir=root))
     try:
-        path = tmp / cand.filename
+        path = Path(names.under(tmp, cand.filename))
         digest = hashlib.sha256()
         with open(path, "wb") as fh:
             def sink(block: bytes) -> None:
