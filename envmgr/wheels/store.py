@@ -25,6 +25,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 
 from envmgr.cache.store import cache_dir
 from envmgr.errors import CheckFailed
+from envmgr.files import names
 from envmgr.files.atomic import atomic_write
 from envmgr.files.nested import loads_json
 from envmgr.host.base import Host
@@ -146,14 +147,26 @@ def check_wheel(path: Path, package: str, cuda: bool) -> list[str]:
     return []
 
 
+def key_from(data: object) -> WheelKey:
+    """A WheelKey from parsed JSON: every field present and a string, the package a PEP 503 name
+    (it becomes a folder name); TypeError or ValueError (names.BadName) otherwise."""
+    if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
+        raise TypeError("a key is a table of strings")
+    key = WheelKey(**data)
+    names.project_name(key.package)
+    return key
+
+
 def _read_entry(folder: Path) -> Entry | None:
+    """The entry in folder; None when its entry.json is unreadable, or names a key or a wheel that
+    is not a name (a tampered or merged cache: `../x` must never become a path)."""
     try:
         data = loads_json((folder / SIDECAR).read_text(encoding="utf-8"))
-        if data.get("schema") != ENTRY_SCHEMA:
+        if not isinstance(data, dict) or data.get("schema") != ENTRY_SCHEMA:
             return None
-        return Entry(WheelKey(**data["key"]), folder, str(data["wheel"]), str(data["sha256"]),
+        return Entry(key_from(data["key"]), folder, names.wheel_filename(data["wheel"]), str(data["sha256"]),
                      float(data.get("build_seconds", 0.0)), str(data.get("created", "")))
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, RecursionError, MemoryError):
         return None
 
 
