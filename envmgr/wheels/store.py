@@ -219,22 +219,33 @@ def store(key: WheelKey, wheel: Path, build_seconds: float, cuda: bool, created:
 
 
 def entries() -> list[Entry | Path]:
-    """Every entry; a folder whose entry.json is unreadable comes back as its Path."""
+    """Every entry; a folder whose entry.json is unreadable comes back as its Path. Only folders
+    named by a key digest are entries: anything else under <cache>/wheels is not envmgr's."""
     root = wheels_dir()
     out: list[Entry | Path] = []
     for folder in sorted(root.iterdir()) if root.is_dir() else []:
-        if folder.is_dir() and not folder.name.startswith("."):
+        if names.is_digest(folder.name) and folder.is_dir() and not folder.is_symlink():
             out.append(_read_entry(folder) or folder)
     return out
 
 
+# envmgr's own leftovers: a build's or a download's temporary folder, a staging folder of store()
+_LEFTOVER = re.compile(r"^\.(build-|download-|[0-9a-f]{20}\.\d+\.tmp$)")
+
+
 def clear() -> int:
+    """Remove envmgr's entries (a digest-named folder holding entry.json) and its own leftovers;
+    nothing else: <cache>/wheels may sit in a folder others use too (a CI cache root)."""
     root = wheels_dir()
     count = 0
     for folder in sorted(root.iterdir()) if root.is_dir() else []:
-        if folder.is_dir():
+        if not folder.is_dir() or folder.is_symlink():
+            continue
+        if names.is_digest(folder.name) and (folder / SIDECAR).is_file():
             shutil.rmtree(folder, ignore_errors=True)
-            count += not folder.name.startswith(".")
+            count += 1
+        elif _LEFTOVER.match(folder.name):
+            shutil.rmtree(folder, ignore_errors=True)
     return count
 
 
