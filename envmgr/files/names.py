@@ -25,7 +25,7 @@ _WHEEL = re.compile(rf"^(?P<name>[A-Za-z0-9](?:[A-Za-z0-9_.]*[A-Za-z0-9])?)-(?P<
                     r"-(?P<platform>[A-Za-z0-9_.]+)\.whl$")
 _PROJECT = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _DIGEST = re.compile(r"^[0-9a-f]{20}$")
-_DEVICES = re.compile(r"^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$)(\..*)?$", re.I)
+WINDOWS_DEVICE = re.compile(r"^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$)(\..*)?$", re.IGNORECASE)
 
 
 class BadName(ValueError):
@@ -37,7 +37,7 @@ def _plain(name: object, what: str) -> str:
         raise BadName(f"the {what} is not a name ({name!r})")
     if len(name) > MAX_NAME:
         raise BadName(f"the {what} is longer than {MAX_NAME} characters")
-    if _DEVICES.match(name):
+    if WINDOWS_DEVICE.match(name):
         raise BadName(f"the {what} {name!r} names a Windows device")
     return name
 
