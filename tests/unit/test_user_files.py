@@ -200,8 +200,8 @@ def test_s2_a_slot_that_is_no_regular_file_is_left_alone(tmp_path, make):
         slot = tmp_path / "elsewhere" / "slot"
     before = {p: kind(p) for p in tmp_path.rglob("*")}
     calls = []
-    write_slot(lambda *a: calls.append(a) or "echo slot\n", str(slot), {}, [], {"ENVMGR_CACHE_DIR": str(tmp_path / "c")},
-               os.devnull)
+    env = {"ENVMGR_CACHE_DIR": str(tmp_path / "c")}
+    write_slot(lambda *a: calls.append(a) or "echo slot\n", str(slot), {}, [], env, os.devnull)
     assert {p: kind(p) for p in tmp_path.rglob("*")} == before and calls == []
     if make == "link-to-file":
         assert (tmp_path / "target").read_text() == "user's file\n"
