@@ -12,6 +12,7 @@ import html
 import http.server
 import json
 import os
+import sys
 import threading
 import time
 from pathlib import Path
@@ -318,3 +319,22 @@ def test_s6_redact():
     assert wheelremote.redact("https://tok@h/") == "https://****@h/"
     assert wheelremote.redact("http://h/simple/") == "http://h/simple/"
     assert "s3cr3t" not in wheelremote.redact("http://[::1:s3cr3t@x")
+
+
+def test_s6_install_reports_the_index_without_its_token(tmp_path, server, monkeypatch):
+    """What `install` prints and puts in --json about where a wheel came from (Installed.index)."""
+    from envmgr.commands import install_build
+
+    dest = published(tmp_path)
+
+    def do_GET(self):
+        if not self.path.endswith("?token=s3cr3t"):
+            self.send_error(403)
+            return
+        self.path = self.path.split("?")[0]
+        http.server.SimpleHTTPRequestHandler.do_GET(self)
+
+    url = server(folder_server(dest, do_GET=do_GET)) + "?token=s3cr3t"
+    monkeypatch.setattr(install_build, "_pip_install", lambda *a: 0)       # no pip: what is tested is the report
+    done = install_build._reuse(KEY, True, url, None, sys.executable, [], True, {})
+    assert done is not None and done.origin == "index" and done.index == url.replace("s3cr3t", "****")
