@@ -75,6 +75,17 @@ def is_digest(name: str) -> bool:
     return bool(_DIGEST.match(name))
 
 
+def relative_inside(text: object) -> str:
+    """`text` when it is a relative path that stays in its folder on Windows and POSIX alike (no
+    drive, no leading / or \\, no `..` part after either separator, no NUL); BadName otherwise."""
+    if not isinstance(text, str) or not text or "\0" in text:
+        raise BadName(f"{text!r} is not a relative path")
+    parts = re.split(r"[\\/]", text)
+    if text[0] in "/\\" or re.match(r"^[A-Za-z]:", text) or ".." in parts:
+        raise BadName(f"{text!r} leaves its folder (an absolute path, a drive or '..')")
+    return text
+
+
 def under(root: str | os.PathLike, *names: str) -> str:
     """root joined with names; BadName unless the result is inside root (compared as written, after
     `..` and `.` are folded away and case is folded where the platform folds it: a link the owner of
