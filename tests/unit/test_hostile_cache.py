@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import sys
 import zipfile
 from pathlib import Path
 
@@ -97,3 +98,36 @@ def test_s4_an_index_entry_with_a_path_for_a_wheel_is_not_read_as_an_entry(tmp_p
     folder = tampered_entry(tmp_path / "idx", "escpkg", "../../outside.whl")
     assert wheels._read_entry(folder) is None
     assert wheelindex.render_project(folder.parent).count(b"<a ") == 0
+
+
+# --- C11: the fast path trusts nothing in KEY.fast ---------------------------------------------------
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the fast path runs on POSIX only")
+@pytest.mark.parametrize("args, damage", [
+    (["export"], lambda d: d["out"].update(toml=5)),
+    (["export", "--format", "sh"], lambda d: d["out"].update(sh=["x"])),
+    (["run", "--", "true"], lambda d: d.update(ops=[("PATH", "prepend", 5)])),
+    (["run", "--", "true"], lambda d: d.update(ops=[("PATH", "prepend", ["/x"])])),
+    (["run", "--", "true"], lambda d: d.update(ops=[("PATH", "explode", "/x")])),
+    (["run", "--", "true"], lambda d: d.update(ops=[("PATH", "set")])),
+    (["run", "--", "true"], lambda d: d.update(marker=7)),
+    (["export"], lambda d: d.update(validity={"/x": 5})),
+    (["export"], lambda d: d.update(validity=[])),
+    (["export"], lambda d: d.pop("entry")),
+])
+def test_c11_a_fast_file_of_the_wrong_types_is_no_answer(tmp_path, args, damage):
+    import marshal
+
+    from envmgr.fastpath import main as fast
+    from tests.unit.test_fast_path import PLAIN, store
+
+    env = {"ENVMGR_CACHE_DIR": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    watched = tmp_path / "w"
+    watched.write_text("x")
+    key = store(env, PLAIN, watched)
+    assert fast.plan(args, env) is not None              # the intact file answers
+    path = tmp_path / "cache" / "snapshots" / f"{key}.fast"
+    data = marshal.loads(path.read_bytes())
+    damage(data)
+    path.write_bytes(marshal.dumps(data))
+    assert fast.plan(args, env) is None                  # the full CLI answers instead
