@@ -125,15 +125,10 @@ def _slot_place(slot: str, env: Mapping[str, str]) -> bool:
     if st is not None and not stat.S_ISREG(st.st_mode):
         return False    # a link, a device, a FIFO, a folder: not a slot envmgr wrote
     folder = os.path.dirname(os.path.abspath(slot))
-    if not os.path.isdir(folder):
-        from envmgr.fastpath.main import cache_dir
+    if not os.path.isdir(folder):     # the first slot of all: only envmgr's own folder is made
+        from envmgr.host.dirs import cache_dir   # platformdirs: only on this rare branch
 
-        cache = cache_dir(env)
-        if cache is None:
-            from envmgr.host.dirs import cache_dir as host_cache_dir
-
-            cache = str(host_cache_dir())
-        if folder != os.path.join(os.path.abspath(cache), "reactivate"):
+        if folder != os.path.join(os.path.abspath(env.get("ENVMGR_CACHE_DIR") or cache_dir()), "reactivate"):
             return False
         os.makedirs(folder, exist_ok=True)
     return True
