@@ -19,7 +19,8 @@ from envmgr.snapshot.selectors import Selectors
 
 @click.command("record")
 @click.option("-o", "--output", "output", required=True, metavar="FILE",
-              help="Machine file to write (TOML). An existing file is kept as FILE.bak; a device or FIFO is written in place.")
+              help="Machine file to write (TOML). An existing file is kept as FILE.bak; "
+                   "a device or FIFO is written in place.")
 @click.option("--python", "pythons", multiple=True, metavar="EXE",
               help="Also record pip-installed CUDA of this Python (repeatable).")
 @click.option("--description", default="", help="A line saying what this machine is.")

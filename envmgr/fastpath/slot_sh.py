@@ -126,7 +126,7 @@ def _slot_place(slot: str, env: Mapping[str, str]) -> bool:
         return False    # a link, a device, a FIFO, a folder: not a slot envmgr wrote
     folder = os.path.dirname(os.path.abspath(slot))
     if not os.path.isdir(folder):     # the first slot of all: only envmgr's own folder is made
-        from envmgr.host.dirs import cache_dir   # platformdirs: only on this rare branch
+        from envmgr.host.dirs import cache_dir  # platformdirs: only on this rare branch
 
         if folder != os.path.join(os.path.abspath(env.get("ENVMGR_CACHE_DIR") or cache_dir()), "reactivate"):
             return False
