@@ -89,11 +89,11 @@ def _stat(path: str) -> os.stat_result | None:
         return None
 
 
-def _in_place(path: str, data: bytes, st: os.stat_result | None) -> None:
+def _in_place(path: str, data: bytes, st: os.stat_result | None, *, append: bool = False) -> None:
     """Write into what is at path: never blocks on a FIFO with no reader (ENXIO at once)."""
     flags = os.O_WRONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
     if st is None or stat.S_ISREG(st.st_mode):
-        flags |= os.O_CREAT | os.O_TRUNC
+        flags |= os.O_CREAT | (os.O_APPEND if append else os.O_TRUNC)
     try:
         fd = os.open(path, flags, 0o666)
     except OSError as exc:
@@ -116,10 +116,7 @@ def write_user_file(path: str | os.PathLike, data: bytes, *, backup: bool = Fals
     for a one-line message otherwise. `backup`: an existing regular file is first copied to
     `<file>.bak` (returned). `regular_only`: refuse anything but a regular file or a new one."""
     target, st, in_place = _where(os.fspath(path))
-    if st is not None and stat.S_ISDIR(st.st_mode):
-        raise IsADirectoryError(errno.EISDIR, "it is a folder", os.fspath(path))
-    if st is not None and stat.S_ISBLK(st.st_mode):
-        raise OSError(errno.EINVAL, "it is a block device (a disk); envmgr does not write to one", os.fspath(path))
+    _refuse(st, os.fspath(path))
     if in_place:
         if regular_only:
             raise OSError(errno.EINVAL, "not a regular file", os.fspath(path))
@@ -149,6 +146,24 @@ def write_user_file(path: str | os.PathLike, data: bytes, *, backup: bool = Fals
     return saved
 
 
+def append_user_file(path: str | os.PathLike, data: bytes) -> None:
+    """Append data at a path the user (or a CI runner: $GITHUB_ENV) gave: in place, as the file is
+    shared; a folder, a block device and a FIFO nobody reads are refused as by write_user_file, and no
+    folder is made for it."""
+    target, st, _ = _where(os.fspath(path))
+    _refuse(st, os.fspath(path))
+    if st is None and not os.path.isdir(os.path.dirname(target) or "."):
+        raise FileNotFoundError(errno.ENOENT, "its folder does not exist", os.fspath(path))
+    _in_place(target, data, st, append=True)
+
+
+def _refuse(st: os.stat_result | None, shown: str) -> None:
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        raise IsADirectoryError(errno.EISDIR, "it is a folder", shown)
+    if st is not None and stat.S_ISBLK(st.st_mode):
+        raise OSError(errno.EINVAL, "it is a block device (a disk); envmgr does not write to one", shown)
+
+
 def _umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
@@ -160,10 +175,7 @@ def hold_for_writing(path: str | os.PathLike) -> int | None:
     blocking; for a FIFO or socket, an open descriptor that keeps its reader from seeing an end of
     file until this process exits (None for anything else). OSError as write_user_file's."""
     target, st, in_place = _where(os.fspath(path))
-    if st is not None and stat.S_ISDIR(st.st_mode):
-        raise IsADirectoryError(errno.EISDIR, "it is a folder", os.fspath(path))
-    if st is not None and stat.S_ISBLK(st.st_mode):
-        raise OSError(errno.EINVAL, "it is a block device (a disk); envmgr does not write to one", os.fspath(path))
+    _refuse(st, os.fspath(path))
     if not in_place or st is None or stat.S_ISCHR(st.st_mode) or stat.S_ISREG(st.st_mode):
         with open(target, "ab"):   # a regular file or a device: opening cannot block
             pass

@@ -27,9 +27,10 @@ LINUX = str(MACHINES / "linux-two-toolkits.toml")
 WIN = str(EXAMPLES / "community-buildtools-cuda124.toml")
 
 
-def envmgr(*args: str, tmp: Path, timeout: float = 60, limit_mb: int | None = None) -> subprocess.CompletedProcess:
+def envmgr(*args: str, tmp: Path, timeout: float = 60, limit_mb: int | None = None,
+           env: dict | None = None) -> subprocess.CompletedProcess:
     env = {**os.environ, "ENVMGR_CACHE_DIR": str(tmp / "cache"), "ENVMGR_CONFIG_DIR": str(tmp / "config"),
-           "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
+           "PYTHONPATH": str(ROOT), "NO_COLOR": "1", **(env or {})}
     env.pop("ENVMGR_MACHINE", None)
 
     def cap():   # the old code read /dev/zero whole: never let a failing run take the machine's memory
@@ -238,3 +239,21 @@ def test_c10_a_recorded_machine_is_refused_before_the_plan_is_read(tmp_path):
     out = envmgr("--machine", WIN, "fix-msbuild", "--apply-plan", str(plan), tmp=tmp_path, timeout=30)
     assert out.returncode == 2 and "recorded machines are for planning" in out.stderr
     assert not (tmp_path / "pf.result.json").exists()
+
+
+@pytest.mark.parametrize("make", ["fifo", "folder", "missing-folder"])
+def test_s2_github_env_that_is_no_file_is_one_line_not_a_hang(tmp_path, make):
+    snap = tmp_path / "env.toml"
+    snap.write_text("schema = 1\nplatform = 'linux'\n[env]\nCUDA_HOME = '/opt/cuda'\n", encoding="utf-8")
+    target = tmp_path / "github_env"
+    if make == "fifo":
+        os.mkfifo(target)
+    elif make == "folder":
+        target.mkdir()
+    else:
+        target = tmp_path / "elsewhere" / "github_env"
+    (tmp_path / "github_path").write_text("")
+    out = envmgr("export", "--from", str(snap), "--format", "github", tmp=tmp_path, timeout=30,
+                 env={"GITHUB_ENV": str(target), "GITHUB_PATH": str(tmp_path / "github_path")})
+    assert out.returncode == 2 and "$GITHUB_ENV" in out.stderr and "Traceback" not in out.stderr, out.stderr
+    assert not (tmp_path / "elsewhere").exists() and (make != "fifo" or kind(target) == "fifo")
