@@ -34,7 +34,7 @@ def envmgr(*args: str, tmp: Path, timeout: float = 60, limit_mb: int | None = No
     env.pop("ENVMGR_MACHINE", None)
 
     def cap():   # the old code read /dev/zero whole: never let a failing run take the machine's memory
-        import resource   # POSIX only, as this module
+        import resource  # POSIX only, as this module
 
         if limit_mb:
             resource.setrlimit(resource.RLIMIT_AS, (limit_mb << 20, limit_mb << 20))
