@@ -133,7 +133,10 @@ def join(base: str, ref: str) -> str:
 
 
 def redact(url: str) -> str:
-    """url fit for a message or a log: a password and query values become ****, as pip shows them."""
+    """url fit for a message or a log: a password and query values become ****, as pip shows them.
+    A folder (`C:\\wheels` is no URL with scheme 'c') is returned as given."""
+    if not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", url):
+        return url
     try:
         parts = urlsplit(url)
     except ValueError:

@@ -319,6 +319,8 @@ def test_s6_redact():
     assert wheelremote.redact("https://tok@h/") == "https://****@h/"
     assert wheelremote.redact("http://h/simple/") == "http://h/simple/"
     assert "s3cr3t" not in wheelremote.redact("http://[::1:s3cr3t@x")
+    for folder in ("C:\\Users\\me\\wheels", "/srv/wheels", "D:/x?y=1", "\\\\srv\\share"):
+        assert wheelremote.redact(folder) == folder     # a folder index is shown as given
 
 
 def test_s6_install_reports_the_index_without_its_token(tmp_path, server, monkeypatch):
