@@ -110,7 +110,7 @@ def _in_place(path: str, data: bytes, st: os.stat_result | None, *, append: bool
         os.close(fd)
 
 
-def write_user_file(path: str | os.PathLike, data: bytes, *, backup: bool = False,
+def write_user_file(path: str | os.PathLike[str], data: bytes, *, backup: bool = False,
                     regular_only: bool = False) -> Path | None:
     """Write data at a path the user gave (see the module docstring); OSError with a strerror fit
     for a one-line message otherwise. `backup`: an existing regular file is first copied to
@@ -146,7 +146,7 @@ def write_user_file(path: str | os.PathLike, data: bytes, *, backup: bool = Fals
     return saved
 
 
-def append_user_file(path: str | os.PathLike, data: bytes) -> None:
+def append_user_file(path: str | os.PathLike[str], data: bytes) -> None:
     """Append data at a path the user (or a CI runner: $GITHUB_ENV) gave: in place, as the file is
     shared; a folder, a block device and a FIFO nobody reads are refused as by write_user_file, and no
     folder is made for it."""
@@ -170,7 +170,7 @@ def _umask() -> int:
     return mask
 
 
-def hold_for_writing(path: str | os.PathLike) -> int | None:
+def hold_for_writing(path: str | os.PathLike[str]) -> int | None:
     """For a writer that opens path itself later (`run --log`): check it can be written without
     blocking; for a FIFO or socket, an open descriptor that keeps its reader from seeing an end of
     file until this process exits (None for anything else). OSError as write_user_file's."""

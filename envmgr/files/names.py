@@ -44,7 +44,7 @@ def _plain(name: object, what: str) -> str:
 
 def wheel_filename(name: object) -> str:
     """`name` when it is a wheel file name (a basename); BadName otherwise."""
-    _plain(name, "wheel file name")
+    name = _plain(name, "wheel file name")
     if not _WHEEL.match(name):   # no '/', '\\', ':', '..' or control character can pass
         raise BadName(f"{name!r} is not a wheel file name (name-version-python-abi-platform.whl)")
     return name
@@ -52,12 +52,14 @@ def wheel_filename(name: object) -> str:
 
 def wheel_project(name: str) -> str:
     """The PEP 503 normalized project of a checked wheel file name."""
-    return re.sub(r"[-_.]+", "-", _WHEEL.match(wheel_filename(name))["name"]).lower()
+    match = _WHEEL.match(wheel_filename(name))
+    assert match is not None   # wheel_filename matched it
+    return re.sub(r"[-_.]+", "-", match["name"]).lower()
 
 
 def project_name(name: object) -> str:
     """`name` when it is a PEP 503 normalized project name; BadName otherwise."""
-    _plain(name, "project name")
+    name = _plain(name, "project name")
     if not _PROJECT.match(name):
         raise BadName(f"{name!r} is not a normalized project name (lower-case letters, digits and '-')")
     return name
@@ -65,7 +67,7 @@ def project_name(name: object) -> str:
 
 def digest(name: object) -> str:
     """`name` when it is an envmgr key digest (20 hex digits); BadName otherwise."""
-    _plain(name, "key digest")
+    name = _plain(name, "key digest")
     if not _DIGEST.match(name):
         raise BadName(f"{name!r} is not an envmgr key digest (20 hex digits)")
     return name
@@ -86,7 +88,7 @@ def relative_inside(text: object) -> str:
     return text
 
 
-def under(root: str | os.PathLike, *names: str) -> str:
+def under(root: str | os.PathLike[str], *names: str) -> str:
     """root joined with names; BadName unless the result is inside root (compared as written, after
     `..` and `.` are folded away and case is folded where the platform folds it: a link the owner of
     root made inside it is the owner's choice)."""

@@ -273,7 +273,7 @@ class _Cut(Exception):
     """An answer stopped short of the limits or of what the server announced (said as the reason)."""
 
 
-def _http_error(exc: BaseException, shown: str) -> Exception:
+def _http_error(exc: BaseException, shown: str) -> BaseException:
     import http.client
     import urllib.error
 
