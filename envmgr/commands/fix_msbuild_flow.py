@@ -176,7 +176,7 @@ def run_plan_file(host: Host, path: str) -> int:
     """The elevated process: trust nothing in the file; check it against a plan made here and now."""
 
     result: dict[str, Any] = {"ok": False}
-    doc: dict[str, Any] | None = None   # no result file beside a plan that was never read (C10: `--apply-plan /dev/zero`)
+    doc: dict[str, Any] | None = None   # no result file beside a plan never read (C10: --apply-plan /dev/zero)
     try:
         ops = _ops(host)              # a recorded machine is refused before the plan is opened
         doc = load_plan_file(path)

@@ -35,7 +35,7 @@ def cache_dir(tmp_path, monkeypatch):
 
 
 def files_under(root: Path) -> set[Path]:
-    return {p for p in root.rglob("*")} if root.exists() else set()
+    return set(root.rglob("*")) if root.exists() else set()
 
 
 def rename_link(dest: Path, name: str) -> None:
