@@ -8,12 +8,12 @@ included, the plan it makes itself from a fresh discovery.
 """
 from __future__ import annotations
 
-import json
 import time
 from pathlib import PureWindowsPath
 from typing import Any
 
 from envmgr.errors import InputFileError, PlanRejected
+from envmgr.files.nested import loads_json
 from envmgr.files.read import read_regular
 from envmgr.msbuild.fileops import FileOps
 from envmgr.msbuild.names import integration_version, same
@@ -32,7 +32,7 @@ def plan_document(plan: Plan) -> dict[str, Any]:
 
 def load_plan_file(path: str) -> dict[str, Any]:
     try:
-        doc: dict[str, Any] = json.loads(read_regular(path, PLAN_LIMIT).decode("utf-8"))   # a FIFO: refused at once
+        doc: dict[str, Any] = loads_json(read_regular(path, PLAN_LIMIT).decode("utf-8"))   # a FIFO: refused at once
     except OSError as exc:
         raise InputFileError(f"{path}: not a readable plan file ({exc.strerror or exc})",
                              "make a new plan with envmgr fix-msbuild") from None

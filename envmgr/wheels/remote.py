@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import errno
 import hashlib
-import json
 import os
 import re
 import stat
@@ -26,6 +25,7 @@ from urllib.parse import unquote, urljoin, urlsplit, urlunsplit
 
 from envmgr.errors import InputFileError
 from envmgr.files import names
+from envmgr.files.nested import loads_json
 from envmgr.files.read import read_regular
 from envmgr.files.tomlread import load_toml, read_text_file
 from envmgr.host import dirs
@@ -307,8 +307,8 @@ def candidates(page: bytes, page_url: str) -> tuple[list[Candidate], int]:
         if raw is None:
             continue
         try:
-            key = wheels.key_from(json.loads(raw))
-        except (ValueError, TypeError, RecursionError, MemoryError):
+            key = wheels.key_from(loads_json(raw))
+        except (ValueError, TypeError):
             key = None
         sha = _SHA.search(link.href.partition("#")[2])
         found.append(Candidate(link.text or link.href.split("#")[0].rsplit("/", 1)[-1],
@@ -389,13 +389,13 @@ def _key_file(cand: Candidate, key: wheels.WheelKey) -> dict[str, Any]:
     url = join(cand.url, wheels.SIDECAR)
     shown = redact(url)
     try:
-        data: dict[str, Any] = json.loads(read(url).decode("utf-8"))
+        data: dict[str, Any] = loads_json(read(url).decode("utf-8"))
     except Missing:
         raise Refused(f"its key file {shown} is missing") from None
     except Unreachable as exc:
         raise Refused(f"its key file cannot be read ({exc})") from None
-    except (UnicodeDecodeError, ValueError, RecursionError, MemoryError) as exc:
-        raise Refused(f"its key file {shown} is not valid JSON ({_one_line(exc) or 'nested too deep'})") from None
+    except (UnicodeDecodeError, ValueError) as exc:   # loads_json: too deep is a ValueError too
+        raise Refused(f"its key file {shown} is not valid JSON ({_one_line(exc)})") from None
     try:
         file_key = wheels.key_from(data["key"])
         if not isinstance(data.get("build_seconds", 0.0), (int, float)) or not isinstance(data.get("created", ""), str):
