@@ -9,8 +9,9 @@ import click
 
 from envmgr.cli.main import Ctx
 from envmgr.cli.options import RecipeArgs, Selection, environment_for, get_snapshot, recipe_options, selector_options
-from envmgr.errors import UsageError
+from envmgr.errors import InputFileError, UsageError
 from envmgr.fastpath.slot_ps1 import write_from_cli
+from envmgr.files.atomic import append_user_file
 from envmgr.output import emit_json, say
 from envmgr.shellkit import render, render_github, stream_encoding
 from envmgr.snapshot.activation import activation_delta
@@ -69,7 +70,10 @@ def _append_github_files(snap: Snapshot, env: Mapping[str, str]) -> None:
     env_text, path_text = render_github(snap.delta, dict(env))
     for var, text in (("GITHUB_ENV", env_text), ("GITHUB_PATH", path_text)):
         if text:
-            with open(env[var], "a", encoding="utf-8", newline="\n") as fh:
-                fh.write(text)
+            try:   # the runner's own file: appended in place; a FIFO nobody reads is refused, not waited on
+                append_user_file(env[var], text.encode("utf-8"))
+            except OSError as exc:
+                raise InputFileError(f"${var} ({env[var]}): cannot append to it: {exc.strerror or exc}",
+                                     "run this inside a GitHub Actions step, or use --format sh/ps1") from None
     say(f"envmgr: appended {env_text.count(chr(10))} line(s) to $GITHUB_ENV and "
         f"{path_text.count(chr(10))} to $GITHUB_PATH for the next steps")

@@ -17,7 +17,7 @@ import click
 from envmgr.discover import discover
 from envmgr.discover.model import Inventory
 from envmgr.errors import ApplyFailed, CannotWrite, CheckFailed, EnvmgrError, PlanRejected, UsageError
-from envmgr.files.atomic import atomic_write
+from envmgr.files.atomic import atomic_write, write_user_file
 from envmgr.files.nested import loads_json
 from envmgr.host.base import WINDOWS, Host
 from envmgr.msbuild.apply import Outcome, apply_copies, undo_last
@@ -176,10 +176,11 @@ def run_plan_file(host: Host, path: str) -> int:
     """The elevated process: trust nothing in the file; check it against a plan made here and now."""
 
     result: dict[str, Any] = {"ok": False}
+    doc: dict[str, Any] | None = None   # no result file beside a plan never read (C10: --apply-plan /dev/zero)
     try:
+        ops = _ops(host)              # a recorded machine is refused before the plan is opened
         doc = load_plan_file(path)
         inv, facts = _facts(host)
-        ops = _ops(host)
         copies = validate(doc, make_plan(facts), ops)
         outcome = apply_copies(ops, Store(), copies)
         result = {"ok": True, "outcome": outcome_json(outcome)}
@@ -191,7 +192,8 @@ def run_plan_file(host: Host, path: str) -> int:
         raise
     finally:
         try:
-            atomic_write(path + ".result.json", json.dumps(result, indent=2).encode("utf-8"), backup=False)
+            if doc is not None:
+                write_user_file(path + ".result.json", json.dumps(result, indent=2).encode("utf-8"), regular_only=True)
         except OSError:
             pass
 

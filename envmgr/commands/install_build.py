@@ -115,7 +115,7 @@ def _reuse(key: wheels.WheelKey, is_cuda: bool, wheel_index: str | None, publish
         hit, origin = from_index(wheel_index, key, is_cuda), "index"
     if hit is None:
         return None
-    index = configured_index(wheel_index) or "" if origin == "index" else ""
+    index = wheelremote.redact(configured_index(wheel_index) or "") if origin == "index" else ""   # shown: no token
     publish_installed(publish_to, hit.path)
     return Installed(_pip_install(python, hit.path, pip_opts, no_deps, env), origin, hit.wheel, str(hit.path),
                      hit.build_seconds, hit.folder.name, index)

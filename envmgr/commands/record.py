@@ -10,7 +10,7 @@ from envmgr.cli.flags import check_output_file, check_pythons
 from envmgr.cli.main import Ctx
 from envmgr.discover import discover
 from envmgr.errors import EnvmgrError, InputFileError, NoMatchError, UsageError
-from envmgr.files.atomic import atomic_write
+from envmgr.files.atomic import write_user_file
 from envmgr.files.utf8 import shown
 from envmgr.host.machinefile import machine_document
 from envmgr.output import Spinner, say
@@ -19,7 +19,8 @@ from envmgr.snapshot.selectors import Selectors
 
 @click.command("record")
 @click.option("-o", "--output", "output", required=True, metavar="FILE",
-              help="Machine file to write (TOML). An existing file is kept as FILE.bak.")
+              help="Machine file to write (TOML). An existing file is kept as FILE.bak; "
+                   "a device or FIFO is written in place.")
 @click.option("--python", "pythons", multiple=True, metavar="EXE",
               help="Also record pip-installed CUDA of this Python (repeatable).")
 @click.option("--description", default="", help="A line saying what this machine is.")
@@ -57,7 +58,7 @@ def command(obj: Ctx, output: str, pythons: tuple[str, ...], description: str, c
     doc = machine_document(rec, version=__version__, description=description)
     data = _utf8(tomlkit.dumps(doc))
     try:
-        saved = atomic_write(output, data)
+        saved = write_user_file(output, data, backup=True)
     except OSError as exc:
         raise InputFileError(f"{output}: cannot write: {exc.strerror or exc}",
                              "choose a writable path for -o") from None

@@ -11,10 +11,12 @@ from envmgr.cli.main import Ctx
 from envmgr.cli.options import RecipeArgs, Selection, environment_for, recipe_options, refuse_records, selector_options
 from envmgr.doctor.logscan import render_matches, scan_path
 from envmgr.errors import InputFileError, UsageError
+from envmgr.files.atomic import hold_for_writing
 from envmgr.output import Painter
 from envmgr.snapshot.activation import activation_delta
 
 STOPPED = {129: "SIGHUP", 130: "Ctrl+C", 143: "SIGTERM"}     # 128 + N
+_held_log: int | None = None   # --log FIFO: our writer end, so its reader never sees an early end of file
 
 
 class RunCommand(click.Command):
@@ -72,9 +74,9 @@ def _check_log_file(log_file: str) -> None:
 
     if not log_file.strip():
         raise UsageError("--log needs a file name", "e.g. --log build.log")
-    try:
-        with open(log_file, "ab"):
-            pass
+    global _held_log
+    try:   # a FIFO nobody reads is refused, not waited on; one with a reader is held open until we exit
+        _held_log = hold_for_writing(log_file)
     except OSError as exc:
         raise InputFileError(f"--log {log_file}: cannot write it: {exc.strerror or exc}",
                              "give a file in a folder that exists and that you can write") from None

@@ -9,7 +9,7 @@ import click
 
 from envmgr.cli.main import Ctx
 from envmgr.errors import InputFileError, UsageError
-from envmgr.files.atomic import atomic_write
+from envmgr.files.atomic import write_user_file
 from envmgr.output import Painter, Spinner, emit_json
 from envmgr.verify.anyrun import AnyVerdict, verify_any
 from envmgr.verify.render import render_verdict, verdict_json
@@ -83,7 +83,7 @@ def _check_python(python: str) -> None:
 def _save(path: str, run: ChildRun) -> None:
     text = f"# stdout (exit code {run.returncode})\n{run.stdout}# stderr\n{run.log}"
     try:
-        atomic_write(path, text.encode("utf-8"), backup=False)
+        write_user_file(path, text.encode("utf-8"))
     except OSError as exc:
         raise InputFileError(f"--save-output {path}: cannot write: {exc.strerror or exc}",
                              "choose a writable path") from None

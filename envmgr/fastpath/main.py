@@ -120,12 +120,33 @@ def read_entry(opts: dict[str, Any], env: Mapping[str, str]) -> dict[str, Any] |
             data = marshal.loads(fh.read())
     except (OSError, ValueError, EOFError, TypeError):
         return None
-    if not isinstance(data, dict) or data.get("v") != 1 or data.get("platform") != "linux":
+    if not isinstance(data, dict) or data.get("v") != 1 or data.get("platform") != "linux" or not well_formed(data):
         return None
-    if entry_token(entry) != data["entry"] or not still_valid(data["validity"]):
+    if entry_token(entry) != data.get("entry") or not still_valid(data["validity"]):
         return None
     data["fast_file"] = entry[:-5] + ".fast"
     return data
+
+
+_OPS = ("set", "prepend", "append", "unset", "remove")
+
+
+def well_formed(data: dict[str, Any]) -> bool:
+    """KEY.fast holds what cache/fast.answers writes, with those types: a damaged or foreign file is
+    no answer (the full CLI then reads the entry), never a TypeError halfway through printing."""
+    out, ops, validity = data.get("out"), data.get("ops"), data.get("validity")
+    return (isinstance(out, dict) and all(isinstance(k, str) and isinstance(v, (str, bytes)) for k, v in out.items())
+            and isinstance(ops, (list, tuple)) and all(_well_formed_op(op) for op in ops)
+            and isinstance(data.get("marker"), str) and isinstance(validity, dict)
+            and all(isinstance(p, str) and isinstance(t, str) for p, t in validity.items()))
+
+
+def _well_formed_op(op: object) -> bool:
+    if not isinstance(op, tuple) or len(op) != 3:
+        return False
+    name, kind, value = op
+    return (isinstance(name, str) and kind in _OPS
+            and (isinstance(value, str) or isinstance(value, tuple) and all(isinstance(v, str) for v in value)))
 
 
 def _delta(data: dict[str, Any]) -> EnvDelta:

@@ -96,15 +96,39 @@ def write_sh_slot(slot: str, data: dict[str, Any], args: list[str], env: Mapping
 
 def write_slot(render: Callable[..., str | None], slot: str, data: dict[str, Any] | None, args: list[str],
                env: Mapping[str, str], fast_file: str) -> None:
-    """Write the slot `render` makes (atomically), or remove a stale one; never fails the caller."""
+    """Write the slot `render` makes (atomically), or remove a stale one; never fails the caller.
+    ENVMGR_SLOT is a path from outside: only a regular file (or none) is written or removed, no
+    folder is made for it but envmgr's own `<cache>/reactivate`, and its stamps go beside it only then."""
     from envmgr import __file__ as version_file
-    from envmgr.files.atomic import atomic_write
+    from envmgr.files.atomic import write_user_file
 
     try:
+        if not _slot_place(slot, env):
+            return
         text = render(data, args, env, slot + ".stamps", [fast_file, version_file])
         if text is None:
             os.unlink(slot)
         else:
-            atomic_write(slot, text.encode("utf-8"), backup=False)
+            write_user_file(slot, text.encode("utf-8"), regular_only=True)
     except Exception:  # broad on purpose; an optimisation: envmgr answers without it
         pass
+
+
+def _slot_place(slot: str, env: Mapping[str, str]) -> bool:
+    """The slot is a regular file or absent, in a folder that exists (made when it is <cache>/reactivate)."""
+    import stat
+
+    try:
+        st = os.lstat(slot)
+    except FileNotFoundError:
+        st = None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        return False    # a link, a device, a FIFO, a folder: not a slot envmgr wrote
+    folder = os.path.dirname(os.path.abspath(slot))
+    if not os.path.isdir(folder):     # the first slot of all: only envmgr's own folder is made
+        from envmgr.host.dirs import cache_dir  # platformdirs: only on this rare branch
+
+        if folder != os.path.join(os.path.abspath(env.get("ENVMGR_CACHE_DIR") or cache_dir()), "reactivate"):
+            return False
+        os.makedirs(folder, exist_ok=True)
+    return True

@@ -12,6 +12,7 @@ from pathlib import Path, PurePath, PurePosixPath, PureWindowsPath
 from typing import Any
 
 from envmgr.errors import InputFileError
+from envmgr.files import names
 from envmgr.files.schema import MACHINE, check, check_version
 from envmgr.files.tomlfast import loads
 from envmgr.files.tomlread import load_toml, read_text_file
@@ -142,7 +143,14 @@ class RecordedHost:
                     raise InputFileError(f"{self.origin}: {where} uses `from` but the record has no folder")
                 from envmgr.files.read import TEXT_LIMIT, read_regular
 
-                ref = (self.base_dir / value["from"]).resolve()
+                base = self.base_dir.resolve()
+                try:   # a record from someone else must not read this machine's files (S5: /etc/passwd)
+                    ref = (base / names.relative_inside(value["from"])).resolve()
+                    if base not in ref.parents:
+                        raise names.BadName("leads outside the record's folder (through a link)")
+                except names.BadName as exc:
+                    raise InputFileError(f"{self.origin}: {where}: `from` {exc}",
+                                         "keep referenced files in the record's folder or below it") from None
                 try:
                     return read_regular(ref, TEXT_LIMIT)
                 except OSError as exc:

@@ -8,18 +8,20 @@ included, the plan it makes itself from a fresh discovery.
 """
 from __future__ import annotations
 
-import json
 import time
-from pathlib import Path, PureWindowsPath
+from pathlib import PureWindowsPath
 from typing import Any
 
 from envmgr.errors import InputFileError, PlanRejected
+from envmgr.files.nested import loads_json
+from envmgr.files.read import read_regular
 from envmgr.msbuild.fileops import FileOps
 from envmgr.msbuild.names import integration_version, same
 from envmgr.msbuild.plan import FileAction, Plan
 
 PLAN_KIND = "envmgr-msbuild-plan"
 _FIELDS = ("source", "dest", "source_sha256", "dest_sha256")
+PLAN_LIMIT = 16 * 1024 * 1024   # a plan lists a few dozen copies: a few kB
 
 
 def plan_document(plan: Plan) -> dict[str, Any]:
@@ -30,8 +32,11 @@ def plan_document(plan: Plan) -> dict[str, Any]:
 
 def load_plan_file(path: str) -> dict[str, Any]:
     try:
-        doc: dict[str, Any] = json.loads(Path(path).read_text("utf-8"))
-    except (OSError, ValueError) as exc:
+        doc: dict[str, Any] = loads_json(read_regular(path, PLAN_LIMIT).decode("utf-8"))   # a FIFO: refused at once
+    except OSError as exc:
+        raise InputFileError(f"{path}: not a readable plan file ({exc.strerror or exc})",
+                             "make a new plan with envmgr fix-msbuild") from None
+    except ValueError as exc:
         raise InputFileError(f"{path}: not a readable plan file ({exc})",
                              "make a new plan with envmgr fix-msbuild") from None
     ok = (isinstance(doc, dict) and doc.get("kind") == PLAN_KIND and doc.get("schema") == 1

@@ -32,6 +32,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from envmgr.errors import InputFileError
+from envmgr.files import names
 from envmgr.files.atomic import replace
 from envmgr.wheels import staging
 from envmgr.wheels import store as wheels
@@ -236,8 +237,9 @@ def publish(entries: list[wheels.Entry], dest: Path, skipped: list[str] | None =
         for project in {dest / e.key.package for e in entries}:
             staging.sweep(project)   # what a killed publisher left (M9)
         for entry in entries:
-            project = dest / entry.key.package
-            target = project / entry.folder.name
+            # _read_entry checked both names; a path built from them must still stay in DEST
+            target = Path(names.under(dest, names.project_name(entry.key.package), names.digest(entry.folder.name)))
+            project = target.parent
             there = wheels._read_entry(target) if target.is_dir() else None
             if there is not None and there.key == entry.key and intact(there):
                 status = "present"   # never rewritten: the first published build of a key stays
@@ -257,6 +259,8 @@ def publish(entries: list[wheels.Entry], dest: Path, skipped: list[str] | None =
             settle(dest / PAGE, lambda: render_root(dest))
     except OSError as exc:
         raise unwritable(dest, exc) from None
+    except names.BadName as exc:   # entries come from _read_entry, which checked them: not reached
+        raise InputFileError(f"{exc}; nothing more was published", "run `envmgr wheels clear`") from None
     return done
 
 
@@ -272,7 +276,7 @@ def cached_entries(package: str | None = None) -> tuple[list[wheels.Entry], list
     good, skipped = [], []
     for e in wheels.entries():
         if not isinstance(e, wheels.Entry):
-            skipped.append(f"{e}: unreadable entry.json")
+            skipped.append(f"{e}: unreadable entry.json (or its key's package or wheel is not a name)")
         elif package and e.key.package != wheels.normalize(package):
             continue
         elif not intact(e):

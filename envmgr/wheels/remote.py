@@ -9,23 +9,32 @@ and only when an index is used.
 """
 from __future__ import annotations
 
+import errno
 import hashlib
-import json
 import os
 import re
+import stat
 import tempfile
+import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
-from urllib.parse import unquote, urljoin, urlsplit
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote, urljoin, urlsplit, urlunsplit
 
 from envmgr.errors import InputFileError
+from envmgr.files import names
+from envmgr.files.nested import loads_json
+from envmgr.files.read import read_regular
 from envmgr.files.tomlread import load_toml, read_text_file
 from envmgr.host import dirs
 from envmgr.host.process import setting
 from envmgr.wheels import store as wheels
 from envmgr.wheels.index import parse_links
+
+if TYPE_CHECKING:   # urllib.request is imported only when an index is read
+    import urllib.request
 
 TIMEOUT_S = 20
 _SHA = re.compile(r"sha256=([0-9a-fA-F]{64})")
@@ -92,12 +101,52 @@ def config_file() -> Path:
 
 
 # --- reading an index -----------------------------------------------------------------------------
+# Everything an index sends is bounded: a page or key file by PAGE_LIMIT and DEADLINE_S for the whole
+# answer (a server that drips a byte every few seconds, or streams forever, is given up on), a wheel
+# by WHEEL_LIMIT and a rate it must keep after DEADLINE_S. A folder index is read from regular files
+# only: a FIFO or /dev/zero in its place is refused at once.
+
+PAGE_LIMIT = 16 * 1024 * 1024
+WHEEL_LIMIT = 8 * 1024 * 1024 * 1024
+DEADLINE_S = 60.0
+MIN_RATE = 100 * 1024           # bytes/s a download must average once DEADLINE_S has passed
+
 
 def base_url(index: str) -> str:
-    """The index root as a URL ending in '/': http(s) and file URLs as given, a folder as file:."""
+    """The index root as a URL whose path ends in '/': http(s) and file URLs as given (credentials and
+    query kept), a folder as file:. ValueError for a URL that does not parse."""
     if re.match(r"^(https?|file)://", index, re.I):
-        return index if index.endswith("/") else index + "/"
+        parts = urlsplit(index)
+        path = parts.path if parts.path.endswith("/") else parts.path + "/"
+        return urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
     return Path(index).expanduser().resolve().as_uri() + "/"
+
+
+def join(base: str, ref: str) -> str:
+    """urljoin, keeping base's query on a URL of the same server that has none of its own (an index
+    whose token is a query value: every page, key file and wheel under it needs it)."""
+    out = urljoin(base, ref)
+    b, o = urlsplit(base), urlsplit(out)
+    if b.query and not o.query and (b.scheme, b.netloc) == (o.scheme, o.netloc):
+        out = urlunsplit((o.scheme, o.netloc, o.path, b.query, o.fragment))
+    return out
+
+
+def redact(url: str) -> str:
+    """url fit for a message or a log: a password and query values become ****, as pip shows them.
+    A folder (`C:\\wheels` is no URL with scheme 'c') is returned as given."""
+    if not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", url):
+        return url
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return re.sub(r"//[^/@]*@", "//****@", url)
+    netloc = parts.netloc
+    if "@" in netloc:
+        user, _, host = netloc.rpartition("@")
+        netloc = f"{user.partition(':')[0]}:****@{host}" if ":" in user else f"****@{host}"
+    query = "&".join(f"{k}=****" if sep else k for k, sep, _ in (q.partition("=") for q in parts.query.split("&")))
+    return urlunsplit((parts.scheme, netloc, parts.path, query if parts.query else "", parts.fragment))
 
 
 def _local_path(url: str) -> Path:
@@ -107,50 +156,148 @@ def _local_path(url: str) -> Path:
     return Path(path)
 
 
-def read(url: str, sink: Callable[[bytes], object] | None = None) -> bytes:
-    """The bytes at url (or stream them to sink): Missing for 404, Unreachable for the rest."""
+def read(url: str, sink: Callable[[bytes], object] | None = None, *, limit: int | None = None) -> bytes:
+    """The bytes at url (or stream them to sink): Missing for 404, Unreachable for the rest (a
+    message with the URL redacted). At most `limit` bytes; a page within DEADLINE_S, a stream (sink)
+    at MIN_RATE after it. `limit` defaults to PAGE_LIMIT."""
+    limit = PAGE_LIMIT if limit is None else limit
     if url.lower().startswith("file:"):
         path = _local_path(url)
-        if url.endswith("/"):              # what a static web server answers for a folder
+        if url.split("?")[0].endswith("/"):     # what a static web server answers for a folder
             path = path / "index.html"
         try:
-            data = path.read_bytes()
+            return _read_local(path, sink, limit)
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
             raise Missing(f"{path}: no such file") from None
         except OSError as exc:
             raise Unreachable(f"{path}: {exc.strerror or exc}") from None
-        if sink is None:
-            return data
-        sink(data)
-        return b""
-    return _read_http(url, sink)
+    return _read_http(url, sink, limit)
 
 
-def _read_http(url: str, sink: Callable[[bytes], object] | None) -> bytes:
-    import urllib.error
+def _read_local(path: Path, sink: Callable[[bytes], object] | None, limit: int) -> bytes:
+    if sink is None:
+        return read_regular(path, limit)
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "it is a folder", str(path))
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+            raise OSError(errno.EINVAL, "not a regular file" if not stat.S_ISREG(st.st_mode) else
+                          f"larger than {limit >> 20} MiB", str(path))
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            sink(block)
+    return b""
+
+
+def _credentials(url: str) -> tuple[str, tuple[str, str] | None]:
+    """(url without user:password@, (user, password) or None): urllib does not read userinfo."""
+    parts = urlsplit(url)
+    if parts.username is None:
+        return url, None
+    host = parts.hostname or ""
+    netloc = (f"[{host}]" if ":" in host else host) + (f":{parts.port}" if parts.port else "")
+    clean = urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+    return clean, (unquote(parts.username), unquote(parts.password or ""))
+
+
+def _opener(url: str, auth: tuple[str, str] | None) -> urllib.request.OpenerDirector:
+    """urllib's opener; with credentials, Basic auth sent up front to this server only (a redirect
+    elsewhere does not carry it: the handler adds it as an unredirected header, per URL prefix)."""
     import urllib.request
 
-    request = urllib.request.Request(url, headers={"User-Agent": "envmgr", "Accept": "text/html, */*"})
+    if auth is None:
+        return urllib.request.build_opener()
+    parts = urlsplit(url)
+    manager = urllib.request.HTTPPasswordMgrWithPriorAuth()
+    manager.add_password(None, f"{parts.scheme}://{parts.netloc}/", auth[0], auth[1], is_authenticated=True)
+    return urllib.request.build_opener(urllib.request.HTTPBasicAuthHandler(manager))
+
+
+def _read_http(url: str, sink: Callable[[bytes], object] | None, limit: int) -> bytes:
+    shown = redact(url)
     try:
-        with urllib.request.urlopen(request, timeout=TIMEOUT_S) as response:
-            if sink is None:
-                data: bytes = response.read()
-                return data
-            for block in iter(lambda: response.read(1 << 20), b""):
-                sink(block)
-            return b""
-    except urllib.error.HTTPError as exc:
+        clean, auth = _credentials(url)
+        import urllib.request
+
+        request = urllib.request.Request(clean, headers={"User-Agent": "envmgr", "Accept": "text/html, */*"})
+        opener = _opener(clean, auth)
+    except ValueError as exc:                  # `http://[::1`, a port that is no number
+        raise Unreachable(f"{shown}: not a valid URL ({exc})") from None
+    got: list[bytes] = []
+    state = _Transfer(sink or got.append, limit)
+    worker = threading.Thread(target=state.run, args=(opener, request), daemon=True)
+    worker.start()
+    started = time.monotonic()
+    while worker.is_alive():
+        worker.join(0.2)
+        late = time.monotonic() - started - DEADLINE_S
+        if worker.is_alive() and late > 0 and (sink is None or state.count < MIN_RATE * (DEADLINE_S + late)):
+            state.stop.set()
+            raise Unreachable(f"{shown}: no complete answer in {DEADLINE_S:.0f} s" if sink is None else
+                              f"{shown}: slower than {MIN_RATE >> 10} KiB/s after {DEADLINE_S:.0f} s")
+    if state.error is not None:
+        raise _http_error(state.error, shown)
+    return b"".join(got)
+
+
+class _Transfer:
+    """One HTTP answer read in a worker thread, block by block, stopping at a limit or when told."""
+
+    def __init__(self, sink: Callable[[bytes], object], limit: int) -> None:
+        self.sink, self.limit, self.count = sink, limit, 0
+        self.stop = threading.Event()
+        self.error: BaseException | None = None
+
+    def run(self, opener: urllib.request.OpenerDirector, request: urllib.request.Request) -> None:
+        try:
+            with opener.open(request, timeout=TIMEOUT_S) as response:
+                while not self.stop.is_set():
+                    block = response.read1(1 << 16)
+                    if self.stop.is_set():
+                        return
+                    if not block:    # read1 says nothing when the server closes before Content-Length
+                        if getattr(response, "length", None):
+                            raise _Cut(f"the connection closed after {self.count} bytes, "
+                                       f"{response.length} more announced")
+                        return
+                    self.count += len(block)
+                    if self.count > self.limit:
+                        raise _Cut(f"the answer is larger than {self.limit >> 20} MiB")
+                    self.sink(block)
+        except BaseException as exc:  # broad on purpose: handed to the waiting thread, which says it in one line
+            self.error = exc
+
+
+class _Cut(Exception):
+    """An answer stopped short of the limits or of what the server announced (said as the reason)."""
+
+
+def _http_error(exc: BaseException, shown: str) -> BaseException:
+    import http.client
+    import urllib.error
+
+    if isinstance(exc, urllib.error.HTTPError):
         if exc.code in (404, 410):
-            raise Missing(f"{url}: HTTP {exc.code}") from None
-        raise Unreachable(f"{url}: HTTP {exc.code} {exc.reason}") from None
-    except (urllib.error.URLError, OSError, ValueError) as exc:
+            return Missing(f"{shown}: HTTP {exc.code}")
+        return Unreachable(f"{shown}: HTTP {exc.code} {_one_line(exc.reason)}")
+    if isinstance(exc, _Cut):
+        return Unreachable(f"{shown}: {exc}")
+    if isinstance(exc, (urllib.error.URLError, OSError, ValueError, http.client.HTTPException)):
         reason = getattr(exc, "reason", None) or exc
-        raise Unreachable(f"{url}: {getattr(reason, 'strerror', None) or reason}") from None
+        text = getattr(reason, "strerror", None) or reason
+        return Unreachable(f"{shown}: {_one_line(text) or type(exc).__name__}")
+    return exc   # anything else is a bug of ours: not hidden
+
+
+def _one_line(text: object) -> str:
+    return " ".join(str(text).split())
 
 
 def candidates(page: bytes, page_url: str) -> tuple[list[Candidate], int]:
     """The envmgr wheels on a project page, and how many distribution links it has in all.
-    A page with no distribution link at all is not an index page."""
+    A page with no distribution link at all is not an index page. A key that is not a table of
+    strings (or nested beyond reason) is no key."""
 
     links = parse_links(page.decode("utf-8", "replace"))
     dists = [link for link in links if _DIST.search(link.href.split("#")[0])]
@@ -160,12 +307,12 @@ def candidates(page: bytes, page_url: str) -> tuple[list[Candidate], int]:
         if raw is None:
             continue
         try:
-            key = wheels.WheelKey(**json.loads(raw))
+            key = wheels.key_from(loads_json(raw))
         except (ValueError, TypeError):
             key = None
         sha = _SHA.search(link.href.partition("#")[2])
         found.append(Candidate(link.text or link.href.split("#")[0].rsplit("/", 1)[-1],
-                               urljoin(page_url, link.href.split("#")[0]), sha.group(1).lower() if sha else None, key))
+                               join(page_url, link.href.split("#")[0]), sha.group(1).lower() if sha else None, key))
     return found, len(dists)
 
 
@@ -193,29 +340,34 @@ def fetch(index: str, key: wheels.WheelKey, is_cuda: bool, say: Callable[[str], 
     if not re.match(r"^(https?|file)://", index, re.I) and not os.path.isdir(os.path.expanduser(index)):
         say(f"the wheel index folder {index} does not exist; building instead")
         return None
-    page_url = f"{base_url(index)}{key.package}/"
+    shown = redact(index)            # a password or token in the URL is never printed
+    try:
+        page_url = join(base_url(index), names.project_name(key.package) + "/")
+    except ValueError as exc:        # `http://[::1` (names.BadName is a ValueError too)
+        say(f"the wheel index {shown} is not a usable URL ({_one_line(exc)}); building instead")
+        return None
     try:
         page = read(page_url)
     except Missing:
-        say(f"the wheel index {index} has no page for {key.package} ({page_url}); building instead")
+        say(f"the wheel index {shown} has no page for {key.package} ({redact(page_url)}); building instead")
         return None
     except Unreachable as exc:
-        say(f"the wheel index {index} cannot be reached ({exc}); building instead")
+        say(f"the wheel index {shown} cannot be reached ({exc}); building instead")
         return None
     found, dists = candidates(page, page_url)
     if not dists:
-        say(f"{page_url} is not a PEP 503 index page (no links to wheels or sdists); building instead")
+        say(f"{redact(page_url)} is not a PEP 503 index page (no links to wheels or sdists); building instead")
         return None
     matching = [c for c in found if c.key == key]
     if not matching:
         _say_refused(found, key, say)
-        say(f"the wheel index {index} has no wheel for this key ({key.digest()}); building instead")
+        say(f"the wheel index {shown} has no wheel for this key ({key.digest()}); building instead")
         return None
     for cand in matching:
         try:
             return _download(cand, key, is_cuda, say)
         except Refused as exc:
-            say(f"refused {cand.url}: {exc}")
+            say(f"refused {redact(cand.url)}: {exc}")
         except OSError as exc:
             say(f"could not store {cand.filename} in the local cache ({exc.strerror or exc})")
     say("no usable wheel for this key in the index; building instead")
@@ -234,40 +386,48 @@ def _say_refused(found: list[Candidate], key: wheels.WheelKey, say: Callable[[st
 
 
 def _key_file(cand: Candidate, key: wheels.WheelKey) -> dict[str, Any]:
-    url = urljoin(cand.url, wheels.SIDECAR)
+    url = join(cand.url, wheels.SIDECAR)
+    shown = redact(url)
     try:
-        data: dict[str, Any] = json.loads(read(url).decode("utf-8"))
+        data: dict[str, Any] = loads_json(read(url).decode("utf-8"))
     except Missing:
-        raise Refused(f"its key file {url} is missing") from None
+        raise Refused(f"its key file {shown} is missing") from None
     except Unreachable as exc:
         raise Refused(f"its key file cannot be read ({exc})") from None
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise Refused(f"its key file {url} is not valid JSON ({exc})") from None
+    except (UnicodeDecodeError, ValueError) as exc:   # loads_json: too deep is a ValueError too
+        raise Refused(f"its key file {shown} is not valid JSON ({_one_line(exc)})") from None
     try:
-        file_key = wheels.WheelKey(**data["key"])
-    except (KeyError, TypeError) as exc:
-        raise Refused(f"its key file {url} is malformed (no usable 'key': {exc})") from None
+        file_key = wheels.key_from(data["key"])
+        if not isinstance(data.get("build_seconds", 0.0), (int, float)) or not isinstance(data.get("created", ""), str):
+            raise TypeError("build_seconds is not a number or created not a string")
+    except (KeyError, TypeError, ValueError) as exc:
+        raise Refused(f"its key file {shown} is malformed (no usable 'key': {_one_line(exc)})") from None
     if file_key != key or data.get("sha256") != cand.sha256 or data.get("wheel") != cand.filename:
-        raise Refused(f"its key file {url} disagrees with the index page (key, sha256 or file name)")
+        raise Refused(f"its key file {shown} disagrees with the index page (key, sha256 or file name)")
     return data
 
 
 def _download(cand: Candidate, key: wheels.WheelKey, is_cuda: bool, say: Callable[[str], object]) -> wheels.Entry:
     if cand.sha256 is None:
         raise Refused("its link has no #sha256= hash")
+    try:   # the link text becomes a file name: a name, never a path (S1: `/abs/x`, `../../x`)
+        if names.wheel_project(cand.filename) != key.package:
+            raise names.BadName(f"{cand.filename!r} is a wheel of another project")
+    except names.BadName as exc:
+        raise Refused(str(exc)) from None
     data = _key_file(cand, key)
     root = wheels.wheels_dir()
     root.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".download-", dir=root))
     try:
-        path = tmp / cand.filename
+        path = Path(names.under(tmp, cand.filename))
         digest = hashlib.sha256()
         with open(path, "wb") as fh:
             def sink(block: bytes) -> None:
                 digest.update(block)
                 fh.write(block)
             try:
-                read(cand.url, sink)
+                read(cand.url, sink, limit=WHEEL_LIMIT)
             except (Missing, Unreachable) as exc:
                 raise Refused(f"the wheel cannot be downloaded ({exc})") from None
         if digest.hexdigest() != cand.sha256:

@@ -27,6 +27,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from envmgr.cache.store import cache_dir
 from envmgr.doctor.devicecode import BINARY_NAME, LOOKED_FOR, BinaryCode, DeviceCode, from_json, read_binary
 from envmgr.errors import CheckFailed
+from envmgr.files import names
 from envmgr.files.atomic import atomic_write
 from envmgr.files.nested import loads_json
 from envmgr.host.base import Host
@@ -178,15 +179,27 @@ def check_wheel(path: Path, package: str, cuda: bool) -> list[str]:
     return cuda_problems(code)
 
 
+def key_from(data: object) -> WheelKey:
+    """A WheelKey from parsed JSON: every field present and a string, the package a PEP 503 name
+    (it becomes a folder name); TypeError or ValueError (names.BadName) otherwise."""
+    if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
+        raise TypeError("a key is a table of strings")
+    key = WheelKey(**data)
+    names.project_name(key.package)
+    return key
+
+
 def _read_entry(folder: Path) -> Entry | None:
+    """The entry in folder; None when its entry.json is unreadable, or names a key or a wheel that
+    is not a name (a tampered or merged cache: `../x` must never become a path)."""
     try:
         data = loads_json((folder / SIDECAR).read_text(encoding="utf-8"))
-        if data.get("schema") != ENTRY_SCHEMA:
+        if not isinstance(data, dict) or data.get("schema") != ENTRY_SCHEMA:
             return None
-        return Entry(WheelKey(**data["key"]), folder, str(data["wheel"]), str(data["sha256"]),
+        return Entry(key_from(data["key"]), folder, names.wheel_filename(data["wheel"]), str(data["sha256"]),
                      float(data.get("build_seconds", 0.0)), str(data.get("created", "")),
                      from_json(data.get("device_code")))
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, RecursionError, MemoryError):
         return None
 
 
@@ -243,22 +256,33 @@ def store(key: WheelKey, wheel: Path, build_seconds: float, cuda: bool, created:
 
 
 def entries() -> list[Entry | Path]:
-    """Every entry; a folder whose entry.json is unreadable comes back as its Path."""
+    """Every entry; a folder whose entry.json is unreadable comes back as its Path. Only folders
+    named by a key digest are entries: anything else under <cache>/wheels is not envmgr's."""
     root = wheels_dir()
     out: list[Entry | Path] = []
     for folder in sorted(root.iterdir()) if root.is_dir() else []:
-        if folder.is_dir() and not folder.name.startswith("."):
+        if names.is_digest(folder.name) and folder.is_dir() and not folder.is_symlink():
             out.append(_read_entry(folder) or folder)
     return out
 
 
+# envmgr's own leftovers: a build's or a download's temporary folder, a staging folder of store()
+_LEFTOVER = re.compile(r"^\.(build-|download-|[0-9a-f]{20}\.\d+\.tmp$)")
+
+
 def clear() -> int:
+    """Remove envmgr's entries (a digest-named folder holding entry.json) and its own leftovers;
+    nothing else: <cache>/wheels may sit in a folder others use too (a CI cache root)."""
     root = wheels_dir()
     count = 0
     for folder in sorted(root.iterdir()) if root.is_dir() else []:
-        if folder.is_dir():
+        if not folder.is_dir() or folder.is_symlink():
+            continue
+        if names.is_digest(folder.name) and (folder / SIDECAR).is_file():
             shutil.rmtree(folder, ignore_errors=True)
-            count += not folder.name.startswith(".")
+            count += 1
+        elif _LEFTOVER.match(folder.name):
+            shutil.rmtree(folder, ignore_errors=True)
     return count
 
 

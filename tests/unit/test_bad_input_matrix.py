@@ -74,6 +74,8 @@ def bad(tmp_path_factory) -> Path:
         "m-file-int.toml": 'schema = 1\n[files]\n"C:\\\\a.txt" = 5\n',
         "m-dword.toml": 'schema = 1\n[registry."HKLM\\\\SOFTWARE\\\\X"]\nA = { type = "REG_DWORD", value = "one" }\n',
         "m-encoding.toml": 'schema = 1\n[[commands]]\nargv = ["x"]\nstdout = { text = "a", encoding = "nope" }\n',
+        # `from` reads only inside the record's folder (issue 22 S5): a FIFO there is still refused at once
+        "m-from-fifo.toml": 'schema = 1\n[files]\n"C:\\\\a.txt" = { from = "fifo.toml" }\n',
         "m-from-zero.toml": 'schema = 1\n[files]\n"C:\\\\a.txt" = { from = "/dev/zero" }\n',
         "m-python.toml": 'schema = 1\nplatform = "linux"\n[python]\nexecutable = 5\n',
         "s-no-platform.toml": "schema = 1\n",
@@ -399,7 +401,8 @@ HANG_ROWS = [
     ("from-dev-zero", ["--machine", M, "export", "--from", "/dev/zero"], 2, "not a regular file"),
     ("from-fifo", ["--machine", M, "export", "--from", "{d}/fifo.toml"], 2, "not a regular file"),
     ("record-o-fifo", ["--machine", M, "record", "-o", "{d}/fifo.toml"], 2, "{d}/fifo.toml: cannot write: "),
-    ("machine-from-dev-zero", ["--machine", "{d}/m-from-zero.toml", "list"], 2, "not a regular file"),
+    ("machine-from-fifo", ["--machine", "{d}/m-from-fifo.toml", "list"], 2, "not a regular file"),
+    ("machine-from-dev-zero", ["--machine", "{d}/m-from-zero.toml", "list"], 2, "leaves its folder"),
 ]
 
 

@@ -14,8 +14,10 @@ from tests.conftest import ROOT
 PACKAGE = ROOT / "envmgr"
 # Exceptions that never leave their module: each is caught there and becomes a listed problem or a
 # result (wheelremote: which candidate of an index to try next; vswhere: an installer record that
-# discovery lists as broken, habit 2; tomlfast: a document its fast parse does not fit, parsed by tomllib).
+# discovery lists as broken, habit 2; tomlfast: a document its fast parse does not fit, parsed by tomllib;
+# names: a name from outside that is no name, which its callers refuse or skip in their own terms).
 INTERNAL = {("wheels/remote.py", "Missing"), ("wheels/remote.py", "Unreachable"), ("wheels/remote.py", "Refused"),
+            ("wheels/remote.py", "_Cut"), ("files/names.py", "BadName"),
             ("discover/vswhere.py", "VswhereError"), ("files/tomlfast.py", "_Mismatch")}
 
 

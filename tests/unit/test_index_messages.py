@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from envmgr.wheels import remote
-from tests.conftest import ROOT
+from tests.conftest import CUDA_SO, ROOT, sample_bytes
 
 
 @pytest.fixture
@@ -58,7 +58,7 @@ def _entry(cache: Path, package: str, wheel_name: str | None = None) -> Path:
     folder.mkdir(parents=True)
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
-        zf.writestr(f"{package}/lib/lib{package}-cuda.so", b"\x7fELF")
+        zf.writestr(f"{package}/lib/lib{package}-cuda.so", sample_bytes(CUDA_SO))
     wheel = folder / f"{package}-1.0-py3-none-any.whl"
     wheel.write_bytes(buf.getvalue())
     (folder / "entry.json").write_text(json.dumps({
