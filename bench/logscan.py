@@ -7,6 +7,8 @@ The logs are made of real samples from tests/corpus, repeated up to the size (no
   ordinary          a successful CMake/MSBuild configure log (no failure text at all)
   wrapped-msbuild   the MSBuild F04 excerpt, hard-wrapped at 120 columns like MSBuild's console logger
   crlf-ansi         the ordinary log with CRLF line ends and ANSI colour on every line
+  fixed-width       the ordinary log as a fixed-width console writes it: every line cut into 87-column
+                    pieces and padded to 87 (issue 23: such a log was taken for one wrapped line)
 Each runs `python -m envmgr doctor --log FILE --json` in a fresh process; the peak RSS is that
 process's ru_maxrss (os.wait4). Targets: < 20 s and < 200 MB for 200 MB.
 Results go to bench/results/<date>-logscan-<machine>.md and .json.
@@ -34,7 +36,9 @@ SAMPLES = {
     "ordinary": "cmake-vs2022-generator-cuda-identification-ok-ci-cuda11.7.99.txt",
     "wrapped-msbuild": "msbuild-cuda11.8-host_config-unsupported-msvc14.40-vs2022-buildtools-llama-cpp-python-EXCERPT.txt",
     "crlf-ansi": "cmake-vs2022-generator-cuda-identification-ok-ci-cuda11.7.99.txt",
+    "fixed-width": "cmake-vs2022-generator-cuda-identification-ok-ci-cuda11.7.99.txt",
 }
+FIXED = 87
 
 
 def _unit(kind: str) -> bytes:
@@ -49,6 +53,8 @@ def _unit(kind: str) -> bytes:
                 out.append("       " + rest[:113])
                 rest = rest[113:]
         lines = out
+    if kind == "fixed-width":
+        lines = [line[k: k + FIXED].ljust(FIXED) for line in lines for k in range(0, max(len(line), 1), FIXED)]
     if kind == "crlf-ansi":
         return "".join(f"\x1b[33m{l}\x1b[0m\x1b[K\r\n" for l in lines).encode()
     return ("\n".join(lines) + "\n").encode()

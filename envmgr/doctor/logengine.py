@@ -49,14 +49,20 @@ def _split(text: str, ansi: re.Pattern[str]) -> list[str]:
     return text.split("\n")
 
 
+MIN_WIDTH = 40       # a console narrower than this is not taken for a wrapping one
+MAX_PIECES = 64      # physical lines one wrapped logical line may span: beyond it, a run of lines of the
+                     # wrap width is a fixed-width log (padded table, truncating console), not wrapping
+
+
 def wrap_width(batches: Iterable[list[str]], head: int = 16 << 20) -> int | None:
     """The console width a logger hard-wrapped at: many long lines of one length and none longer.
-    Read from the first `head` characters only: a console logger keeps one width for the whole run."""
+    Read from the first `head` characters only: a console logger keeps one width for the whole run.
+    The width is only a candidate: `logical_lines` joins a run of such lines only with evidence."""
     long: Counter = Counter()
     seen = 0
     for lines in batches:
         lens = list(map(len, lines))
-        long.update(filter((78).__lt__, lens))
+        long.update(filter((MIN_WIDTH - 1).__lt__, lens))
         seen += sum(lens)
         if seen > head:
             break
@@ -66,42 +72,95 @@ def wrap_width(batches: Iterable[list[str]], head: int = 16 << 20) -> int | None
     return width if n >= 3 and width == max(long) else None
 
 
+_BOX = frozenset("|+│┃║┆┊╎")
+
+
+def _continues(a: str, b: str) -> bool:
+    """Whether `b` can be the continuation of the wrapped piece `a`: `a` is not padded (a table row ends
+    in spaces) nor a box-drawn row, and `b` holds text."""
+    return bool(b.strip()) and not a.endswith("  ") and a[-1:] not in _BOX
+
+
+def _wrapped(run: list[str], width: int) -> bool:
+    """Evidence that `run` (pieces of exactly `width`, then a shorter last piece) is one hard-wrapped
+    line: a bounded run, a last piece that is shorter and holds text, and every cut continuable."""
+    tail = run[-1]
+    if len(run) > MAX_PIECES or not 0 < len(tail.strip()) or len(tail) >= width:
+        return False
+    return all(_continues(a, b) for a, b in zip(run, run[1:]))
+
+
+class _Joiner:
+    """The state of `logical_lines` across batches: the open run of lines of the wrap width."""
+
+    def __init__(self, width: int) -> None:
+        self.width = width
+        self.run: list[tuple[int, str]] = []     # (line number, text): lines of `width`, not yet decided
+        self.fixed = False                       # inside a run longer than MAX_PIECES: no joining
+
+    def push(self, no: int, line: str, nums: list[int], texts: list[str]) -> None:
+        if len(line) == self.width:
+            if self.fixed:
+                nums.append(no)
+                texts.append(line)
+                return
+            self.run.append((no, line))
+            if len(self.run) > MAX_PIECES:
+                self.fixed = True
+                self.flush(nums, texts)
+            return
+        self.fixed = False
+        if self.run and _wrapped([t for _, t in self.run] + [line], self.width):
+            first = self.run[0]
+            nums.append(first[0])
+            texts.append(first[1] + "".join(t.lstrip() for _, t in self.run[1:]) + line.lstrip())
+            self.run = []
+            return
+        self.flush(nums, texts)
+        nums.append(no)
+        texts.append(line)
+
+    def flush(self, nums: list[int], texts: list[str]) -> None:
+        for no, text in self.run:
+            nums.append(no)
+            texts.append(text)
+        self.run = []
+
+
 def logical_lines(batches: Iterable[list[str]], width: int | None) -> Iterator[tuple[list[int], list[str]]]:
-    """(first physical line numbers, texts) per batch, hard-wrapped continuation lines joined back."""
+    """(first physical line numbers, texts) per batch, hard-wrapped continuation lines joined back where
+    the lines show wrapping (`_wrapped`); at most MAX_PIECES lines make one, so no log becomes one line."""
     no = 0
     if not width:
         for lines in batches:
             yield list(range(no + 1, no + 1 + len(lines))), lines
             no += len(lines)
         return
-    carry: tuple[int, str] | None = None      # a wrapped line still open at the end of a batch
+    joiner = _Joiner(width)
     for lines in batches:
         nums: list[int] = []
-        texts, i, n = [], 0, len(lines)
+        texts: list[str] = []
         lens = list(map(len, lines))
+        i, n = 0, len(lines)
         while i < n:
-            if carry is None:
-                try:   # copy the unwrapped run up to the next line of exactly `width` at C speed
+            if not joiner.run and not joiner.fixed:
+                try:   # copy the run up to the next line of exactly `width` at C speed
                     j = lens.index(width, i)
                 except ValueError:
                     j = n
                 nums.extend(range(no + i + 1, no + j + 1))
                 texts.extend(lines[i:j])
-                if j == n:
+                i = j
+                if i == n:
                     break
-                carry, i = (no + j + 1, lines[j]), j + 1
-                continue
-            start, text = carry
-            text += lines[i].lstrip()
-            carry = (start, text) if lens[i] == width else None
-            if carry is None:
-                nums.append(start)
-                texts.append(text)
+            joiner.push(no + i + 1, lines[i], nums, texts)
             i += 1
         no += n
         yield nums, texts
-    if carry is not None:
-        yield [carry[0]], [carry[1]]
+    nums, texts = [], []
+    joiner.flush(nums, texts)
+    if nums:
+        yield nums, texts
 
 
 @dataclass
