@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from envmgr.doctor.catalog import CATALOG, Failure
+from envmgr.doctor.logclean import repair, strip_batch
 from envmgr.doctor.logengine import Scanner, logical_lines, physical_lines, wrap_width
 from envmgr.doctor.logread import LogInputError, stream_text
 from envmgr.doctor.signatures import NEAR_WORDS, PRECEDENCE, SIGNATURES
@@ -126,15 +127,20 @@ def _infer(text: str, facts: dict[str, Any]) -> tuple[str, dict] | None:
 def scan_path(path: str | Path) -> LogScan:
     """Two streaming passes over the file (the wrap width, then the scan); InputFileError for bad input."""
 
-    width = wrap_width(physical_lines(_stream(path), _ANSI))
-    return _scan(physical_lines(_stream(path), _ANSI), width)
+    width = wrap_width(_lines(path))
+    return _scan(_lines(path), width)
+
+
+def _lines(path: str | Path):
+    """The file's lines in batches, ANSI codes gone and what a paste adds around them cut (logclean)."""
+    return map(strip_batch, physical_lines(_stream(path), _ANSI))
 
 
 def _scan(batches, width: int | None) -> LogScan:
     fact_rxs = (*_CUDA_FACTS, *(rx for rx, _ in _MSVC_FACTS))
     scanner = Scanner(SIGNATURES, NEAR_WORDS, fact_rxs, _FAILED, msvc_from=len(_CUDA_FACTS))
     for nums, texts in logical_lines(batches, width):
-        scanner.feed(nums, texts)
+        scanner.feed(*repair(nums, texts))
     scanner.finish()
     # The lines that hold the first match of each fact regex give log_facts the same answer as the log.
     facts = log_facts("\n".join(line for _, line in sorted(scanner.fact_lines.values())))

@@ -1,0 +1,159 @@
+"""A log as users paste it, made back into the tool's own text (issue 23 item 2).
+
+Two stages, both over batches of lines and both skipped at the cost of a few substring searches when a
+batch has none of their marks (a 200 MB log of ordinary lines pays nothing else):
+
+`strip_batch` (line for line, before wrapped lines are joined): Markdown code fences become blank
+lines, quote prefixes (`> `, `>> `) and the prefixes CI services and loggers put before every line
+(ISO timestamps, `[12:00:01]`, Docker BuildKit's `#7 12.3 `, VS Code's `[build] `) are cut off.
+
+`repair` (per logical line, after joining): HTML entities decoded (`&lt;`, `&quot;`, `&#39;`); the
+escapes of a Python bytes/str repr or a JSON string (`b'...\\r\\n...'`) turned back into lines, with
+`\\xNN` byte runs decoded; mojibake (UTF-8 text shown through CP1252, CP1251, CP866 or GBK) undone
+where the round trip gives valid UTF-8. Lines made from one physical line keep its line number.
+"""
+from __future__ import annotations
+
+import re
+
+_FENCE = re.compile(r"^[ \t]*(?:```|~~~)[\w+-]*[ \t]*$", re.M)
+_QUOTE = re.compile(r"^(?:[ \t]{0,3}>(?: |$|(?=>)))+", re.M)
+_PREFIX = re.compile(
+    r"^(?:\ufeff)?(?:"
+    r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?(?:[ \t]+\|)?[ \t]"   # ISO / Actions
+    r"|\[\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\][ \t]?"            # [2024-01-01 ...]
+    r"|\[?\d\d:\d\d:\d\d(?:[.,]\d+)?\]?[ \t]"                                                # 12:00:01 / [..]
+    r"|#\d+ \d+\.\d+ "                                                                        # BuildKit
+    r"|\[(?:build|cmake|driver|proc|main|ctest)\] "                                           # VS Code
+    r")+", re.M)
+SAMPLE = 64              # lines of a batch looked at for a line prefix: a logger puts it on every line
+
+_ENTITY = re.compile(r"&(?:[A-Za-z]{2,8}|#\d{1,6}|#[xX][0-9A-Fa-f]{1,6});")
+_ESCAPED_NL = re.compile(r"\\r\\n|\\n(?![a-z])|(?<=[.;,)\]'\"!?])\\n")
+_REPR_ESC = re.compile(r"\\(?:x([0-9a-fA-F]{2})|([\\'\"])|t|r)")
+_HEX_RUN = re.compile(r"(?:\\x[0-9a-fA-F]{2})+")
+_NON_ASCII_RUN = re.compile(r"[^\x00-\x7f](?:[^\x00-\x20]*[^\x00-\x7f])?")   # within one word
+_MOJIBAKE_CODECS = ("cp1252", "cp1251", "cp866", "gbk", "latin-1")
+MAX_LINE = 1 << 20        # a longer line is left as it is (escapes, mojibake): bounded work per line
+
+
+def strip_batch(lines: list[str]) -> list[str]:
+    """The batch with fences blanked and line prefixes cut; always as many lines as given."""
+    body = "\n".join(lines)
+    changed = False
+    if "```" in body or "~~~" in body:
+        body, changed = _FENCE.sub("", body), True
+    if body.startswith((">", " >")) or "\n>" in body or "\n >" in body:
+        body, changed = _QUOTE.sub("", body), True
+    if any(_PREFIX.match(l) for l in lines[:: max(1, len(lines) // SAMPLE)]):
+        body, changed = _PREFIX.sub("", body), True
+    return body.split("\n") if changed else lines
+
+
+def repair(nums: list[int], texts: list[str]) -> tuple[list[int], list[str]]:
+    """Entities, repr escapes and mojibake repaired; a repr's embedded line breaks become lines."""
+    body = "\n".join(texts)
+    entities = "&" in body and _ENTITY.search(body) is not None
+    escapes = "\\n" in body or "\\x" in body
+    if not (entities or escapes or not body.isascii()):
+        return nums, texts
+    out_nums: list[int] = []
+    out_texts: list[str] = []
+    for no, text in zip(nums, texts):
+        for piece in repair_line(text, entities):
+            out_nums.append(no)
+            out_texts.append(piece)
+    return out_nums, out_texts
+
+
+def repair_line(text: str, entities: bool = True) -> list[str]:
+    if len(text) > MAX_LINE:
+        return [text]
+    if entities and "&" in text:
+        text = _unescape(text)
+    pieces = _unrepr(text) if ("\\n" in text or "\\x" in text) else [text]
+    return [p if p.isascii() else unmojibake(p) for p in pieces]
+
+
+def _unescape(text: str) -> str:
+    import html   # only for a log that holds entities
+
+    return html.unescape(text)
+
+
+def _unrepr(text: str) -> list[str]:
+    """A line holding a Python/JSON repr (escaped line breaks, doubled backslashes, \\xNN bytes): the
+    text it stands for, split at its line breaks. A Windows path (`C:\\new\\nvcc`) is no line break:
+    `\\n` counts only as `\\r\\n`, before a non-letter or after punctuation, or in text whose backslashes
+    are doubled."""
+    doubled = "\\\\" in text
+    if not (doubled or "\\r\\n" in text or _ESCAPED_NL.search(text) or _HEX_RUN.search(text)):
+        return [text]
+    if doubled:
+        parts = re.split(r"(?<!\\)\\r\\n|(?<!\\)\\n", text)
+    else:
+        parts = _ESCAPED_NL.split(text)
+    return [_unescape_repr(p) if doubled or "\\x" in p else p for p in parts]
+
+
+def _unescape_repr(part: str) -> str:
+    part = _HEX_RUN.sub(_hex_bytes, part)
+
+    def one(m: re.Match[str]) -> str:
+        if m.group(2):
+            return m.group(2)
+        return {"t": "\t", "r": ""}.get(m.group(0)[1], m.group(0))
+    return _REPR_ESC.sub(one, part)
+
+
+def _hex_bytes(m: re.Match[str]) -> str:
+    raw = bytes.fromhex(m.group(0).replace("\\x", ""))
+    for codec in ("utf-8", "gbk", "cp1251", "cp1252"):
+        try:
+            return raw.decode(codec)
+        except UnicodeDecodeError:
+            continue
+    return m.group(0)
+
+
+def unmojibake(text: str) -> str:
+    """The line's words that are UTF-8 shown through a legacy code page, decoded back. A code page is
+    taken for the line when encoding its non-ASCII words in it gives UTF-8 of fewer characters, at least
+    twice as many of them valid as lost (bytes the code page could not show were dropped or replaced);
+    real text in any language decodes to almost nothing but losses. Words already right stay."""
+    runs = [m for m in _NON_ASCII_RUN.finditer(text) if len(m.group(0)) >= 2]
+    if not runs:
+        return text
+    for codec in _MOJIBAKE_CODECS:
+        fixed = _decoded(runs, codec)
+        if fixed is None:
+            continue
+        good = sum(len(f) - f.count("\ufffd") for _, f in fixed)
+        lost = sum(f.count("\ufffd") for _, f in fixed)
+        if good >= max(1, 2 * lost) and any(not f.isascii() and len(f) < len(m.group(0)) for m, f in fixed):
+            out, pos = [], 0
+            for m, f in fixed:
+                if len(f) < len(m.group(0)) and len(f) > f.count("\ufffd"):
+                    out += [text[pos:m.start()], f.replace("\ufffd", "")]
+                    pos = m.end()
+            return "".join(out) + text[pos:]
+    return text
+
+
+def _decoded(runs: list, codec: str) -> list | None:
+    try:
+        return [(m, _encode(m.group(0), codec).decode("utf-8", errors="replace")) for m in runs]
+    except UnicodeEncodeError:
+        return None
+
+
+def _encode(run: str, codec: str) -> bytes:
+    """`run` in `codec`; a C1 control character (U+0080-U+009F) stands for its own byte, as Windows shows
+    the bytes cp1251/cp1252 leave undefined (the second byte of UTF-8's И is 0x98)."""
+    try:
+        return run.encode(codec)
+    except UnicodeEncodeError:
+        if codec not in ("cp1251", "cp1252", "gbk"):
+            raise
+    return b"".join(bytes([ord(c)]) if "\x80" <= c <= "\x9f" else b"\xff" if c == "\ufffd" else c.encode(codec)
+                    for c in run)
