@@ -135,6 +135,27 @@ COMPUTE_CAPABILITIES = (
     ComputeCapability("8.0", "11.0", "A100", _ARCHS),
 )
 
+# The CUDA releases that build an architecture, for archs older than the table above (a build log that asks
+# an nvcc for an arch outside its span failed because of it): the first CUDA with the arch, and the first
+# CUDA without it (None: still built). CUDA 9.0 dropped sm_2x, 11.0 sm_3x but 35/37, 12.0 sm_35/37, 13.0
+# everything below sm_75 (CUDA_MAJORS above). [NVIDIA CUDA release notes, "Deprecated and dropped features"]
+ARCH_SPANS = (
+    ("7.5", "10.0", None), ("7.2", "10.0", "13.0"), ("7.0", "9.0", "13.0"), ("6.0", "8.0", "13.0"),
+    ("5.0", "6.0", "13.0"), ("3.5", "5.0", "12.0"), ("3.0", "4.2", "11.0"), ("2.0", "3.0", "9.0"),
+)
+
+
+def arch_span(cc: str) -> tuple[str, str | None] | None:
+    """(first CUDA, first CUDA without it) for compute capability `cc` ("6.1" -> the 6.0 row), or None
+    for an arch the tables do not know. From 8.0 the first CUDA is COMPUTE_CAPABILITIES'."""
+    want = Version.of(cc)
+    if want >= (8, 0):
+        first = min_cuda_for(cc)
+        return (first, None) if first else None
+    row = next((r for r in ARCH_SPANS if Version.of(r[0]) <= want), None)
+    return (row[1], row[2]) if row else None
+
+
 # Used only when the driver cannot report compute_cap; first match wins. [NVIDIA's CUDA GPUs table]
 GPU_NAMES = (
     (r"RTX PRO \d+ Blackwell|RTX 50\d\d", "12.0"),

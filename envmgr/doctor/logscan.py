@@ -17,6 +17,7 @@ from typing import Any
 
 from envmgr.doctor.catalog import CATALOG, Failure
 from envmgr.doctor.logclean import repair, strip_batch
+from envmgr.doctor.logfacts import FactScanner, decide
 from envmgr.doctor.logengine import Scanner, logical_lines, physical_lines, wrap_width
 from envmgr.doctor.logread import LogInputError, stream_text
 from envmgr.doctor.signatures import NEAR_WORDS, PRECEDENCE, SIGNATURES
@@ -139,17 +140,22 @@ def _lines(path: str | Path):
 def _scan(batches, width: int | None) -> LogScan:
     fact_rxs = (*_CUDA_FACTS, *(rx for rx, _ in _MSVC_FACTS))
     scanner = Scanner(SIGNATURES, NEAR_WORDS, fact_rxs, _FAILED, msvc_from=len(_CUDA_FACTS))
+    facts = FactScanner()
     for nums, texts in logical_lines(batches, width):
-        scanner.feed(*repair(nums, texts))
+        nums, texts = repair(nums, texts)
+        scanner.feed(nums, texts)
+        facts.feed(nums, texts)
     scanner.finish()
     # The lines that hold the first match of each fact regex give log_facts the same answer as the log.
-    facts = log_facts("\n".join(line for _, line in sorted(scanner.fact_lines.values())))
+    versions = log_facts("\n".join(line for _, line in sorted(scanner.fact_lines.values())))
     hits = dict(scanner.hits)
     inferred = None
     if not hits.keys() & {"F04", "F05"} and "failed" in scanner.anchors:
         deciding = "\n".join(scanner.anchors[k][2] for k in ("failed", "allow") if k in scanner.anchors)
-        inferred = _infer(deciding, facts)
-    matches = [_match(fid, hit, facts) for fid, hit in hits.items()]
+        inferred = _infer(deciding, versions)
+    matches = [_match(fid, hit, versions) for fid, hit in hits.items()]
+    if not matches and not inferred:
+        matches = _anchored(facts)
     if inferred:
         anchor = scanner.anchors.get("ccbin") or scanner.anchors["failed"]
         matches.append(LogMatch(inferred[0], anchor[1], anchor[2].strip(), CATALOG[inferred[0]],
@@ -158,6 +164,13 @@ def _scan(batches, width: int | None) -> LogScan:
     matches.sort(key=lambda m: (m.line_no, m.id))
     near = () if matches else _near(scanner.near)
     return LogScan(_rank(matches), near, scanner.lines_read)
+
+
+def _anchored(facts) -> list[LogMatch]:
+    """No signature matched: the ids the facts decide (logfacts.decide), each at its anchor's line."""
+    return [LogMatch(d.id, d.fact.line_no, d.fact.line.strip(), CATALOG[d.id],
+                     {"signature": f"anchor:{d.rule}", **d.details}, 1, ((d.fact.line_no, d.fact.line.strip()),),
+                     (f"anchor:{d.rule}",)) for d in decide(facts)]
 
 
 def _match(fid: str, hit, facts: dict) -> LogMatch:

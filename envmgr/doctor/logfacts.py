@@ -1,0 +1,309 @@
+"""Facts read from a log, and the catalog id they decide (issue 23 item 1).
+
+The signatures of signatures.py each know one tool's sentence. A log in another tool's words, another
+language or another wrapper still carries things that do not change with the wording: error codes
+(MSB3721, C1189, STL1002, LNK1181), Windows error numbers and their system messages in every language
+(126 / 0x8007007E "module not found", 127 "procedure not found", 193 "not a valid Win32 application"),
+file names (cudart64_12.dll, libcuda.so.1, host_config.h, -lcublas), the versions a decision rests on
+(the CUDA a driver supports, the CUDA a binary needs; an nvcc and the architecture asked of it) and the
+runtimes' own status phrases (`offloaded 0/`, `BLAS = 0`). `FactScanner` collects them while the log
+streams (a needle gates each regex, a few values per kind are kept); `decide` names catalog ids from
+what was found together. logscan uses the decision where no signature matched.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..knowledge import arch_span, cuda_at_least
+
+KEEP = 8          # values kept per fact kind (the first ones)
+
+
+@dataclass(frozen=True)
+class FactRx:
+    kind: str
+    regex: re.Pattern[str]
+    needles: tuple[str, ...]      # one of these literals is in every match
+
+
+def _fx(kind: str, pattern: str, needles, flags: int = 0) -> FactRx:
+    return FactRx(kind, re.compile(pattern, flags), (needles,) if isinstance(needles, str) else tuple(needles))
+
+
+# Windows' own messages for loader errors, as the system prints them in each language (FormatMessage text).
+_MOD_NOT_FOUND = (
+    "The specified module could not be found", "Das angegebene Modul wurde nicht gefunden",
+    "Le module spécifié est introuvable", "No se puede encontrar el módulo especificado",
+    "Impossibile trovare il modulo specificato", "Não foi possível encontrar o módulo especificado",
+    "Не найден указанный модуль", "找不到指定的模块", "找不到指定的模組", "指定されたモジュールが見つかりません",
+    "지정된 모듈을 찾을 수 없습니다", "Nie można odnaleźć określonego modułu", "Belirtilen modül bulunamadı",
+    "Kan opgegeven module niet vinden", "Nelze nalézt zadaný modul")
+_PROC_NOT_FOUND = (
+    "The specified procedure could not be found", "Die angegebene Prozedur wurde nicht gefunden",
+    "La procédure spécifiée est introuvable", "No se encontró el proceso especificado",
+    "Impossibile trovare la procedura specificata", "Não foi possível encontrar o procedimento especificado",
+    "Не найдена указанная процедура", "找不到指定的程序", "指定されたプロシージャが見つかりません",
+    "지정된 프로시저를 찾을 수 없습니다", "Nie można odnaleźć określonej procedury", "Belirtilen yordam bulunamadı")
+_BAD_IMAGE = ("is not a valid Win32 application", "ist keine zulässige Win32-Anwendung",
+              "n'est pas une application Win32 valide", "не является приложением Win32",
+              "不是有效的 Win32 应用程序", "有効な Win32 アプリケーションではありません")
+
+
+def _alts(phrases) -> str:
+    return "|".join(re.escape(p) for p in phrases)
+
+
+_CUDA_LIB = r"(?:cudart|cublasLt|cublas|cudnn\w*|nvrtc|cufft|curand|cusparse|cusolver|nvJitLink|nvcuda|nvToolsExt|cupti)"
+_CUDA_DLL = r"(?:" + _CUDA_LIB + r"(?:64)?(?:_\w+)?|ggml[\w-]*|llama|onnxruntime_providers_cuda|torch_cuda\w*|c10_cuda|caffe2_nvrtc)\.dll"
+
+FACTS: tuple[FactRx, ...] = (
+    # codes
+    _fx("msb", r"\b(MSB\d{4})\b", "MSB"),
+    _fx("c1189", r"\bC1189\b", "C1189"),
+    _fx("stl", r"\bSTL(1002)\b", "STL1002"),
+    _fx("lnk", r"\bLNK(\d{4})\b[^\n]*?(?P<file>[\w.-]+\.lib)?", "LNK"),
+    _fx("winerr", r"WinError (\d+)|LoadLibrary\w*(?:\(\))?[^\n]{0,60}?\berror(?: code)?[ :]*(\d+)|"
+                  r"(?i:error (?:code )?)(126|127|193)\b|0x(8007007[EeFf]|800700[Cc]1)",
+        ("WinError", "LoadLibrary", "126", "127", "193", "0x8007")),
+    _fx("mod_missing", _alts(_MOD_NOT_FOUND), tuple(p[:6] for p in _MOD_NOT_FOUND)),
+    _fx("proc_missing", _alts(_PROC_NOT_FOUND), tuple(p[:6] for p in _PROC_NOT_FOUND)),
+    _fx("bad_image", _alts(_BAD_IMAGE), ("Win32",)),
+    _fx("dll_load", r"DLL load failed|Could not find module|Unable to load DLL|DllNotFoundException|"
+                    r"Failed to load (?:shared )?library|failed to load|Could not load (?:library|dynamic library|\")|"
+                    r"LoadLibrary|Could not locate", ("DLL", "ould not", "Unable to load", "ailed to load", "LoadLibrary")),
+    # file names
+    _fx("cuda_dll", r"\b(" + _CUDA_DLL + r")\b", ".dll", re.I),
+    _fx("cuda_so", r"\b(lib(?:cuda|cudart|cublasLt|cublas|cudnn\w*|nvrtc|nvidia-ml|ggml-cuda|cufft|curand|cusparse)"
+                   r"\.so(?:\.\d+)*)\b[^\n]*?(cannot open shared object|No such file|not found|cannot find)?",
+        ".so"),
+    # the linker's own line (`/usr/bin/ld: <cannot find, any language> -lcublas`), not a command line
+    _fx("lib_missing", r"(?:^|[\s/])(?:ld|ld\.\w+|collect2)\s*:[^\n]*?-l(cublasLt|cublas|curand|cusparse|cusolver|cufft|"
+                       r"nvrtc|cudart|cuda)\b", "-l"),
+    _fx("host_config", r"host_config\.h", "host_config.h"),
+    _fx("yvals", r"yvals_core\.h", "yvals_core.h"),
+    # nvcc and the toolkit
+    _fx("nvcc_fatal", r"nvcc fatal\s*:\s*([^\n]{0,160})", "nvcc fatal"),
+    _fx("nvcc_missing",
+        r"which: no nvcc in|nvcc(?:\.exe)?'? (?:was |is )?not found|nvcc: (?:[Cc]ommand )?not found|"
+        r"'nvcc' is not recognized|nvcc[:：] (?:Befehl nicht gefunden|コマンドが見つかりません|未找到命令|команда не найдена)|"
+        r"(?i:could not find nvcc|failed to find nvcc|unable to find nvcc|cannot find nvcc)|"
+        r"No such file or directory: '(?P<path>[^'\n]*nvcc)'|CUDA_NVCC_EXECUTABLE[^\n]*NOTFOUND",
+        ("nvcc", "NVCC", "Nvcc")),
+    _fx("toolkit_missing", r"Could NOT find CUDA(?:Toolkit)?\b|(?i:specify CUDA_TOOLKIT_ROOT_DIR)|"
+                           r"CUDA_TOOLKIT_ROOT_DIR[^\n]*NOTFOUND|(?i:cuda toolkit (?:was )?not found)",
+        ("Could NOT find CUDA", "CUDA_TOOLKIT_ROOT_DIR", "pecify CUDA", "oolkit not found", "oolkit was not found",
+         "OOLKIT_ROOT_DIR")),
+    _fx("nvcc_cuda", r"(?i:cuda)[\\/]+v?(\d+\.\d+)[\\/]+bin[\\/]+nvcc|release (\d+\.\d+), V\d", ("nvcc", "release")),
+    _fx("targets_cuda", r"BuildCustomizations[\\/]+CUDA (\d+\.\d+)\.(?:targets|props)", "BuildCustomizations"),
+    _fx("arch", r"(?:arch(?:itecture)?[= ]'?|code=|gpu-architecture[ =]'?)(?:compute|sm)_(\d+)[a-z]?", ("arch", "code=")),
+    _fx("empty_arch", r"compute_'|arch=compute_,|(?:compute|sm)_(?=[\s'\",]|$)", ("compute_", "sm_")),
+    _fx("arch_list_empty", r"_get_cuda_arch_flags[^\n]*|arch_list\[-1\]|(?i:automatic GPU detection failed)",
+        ("_get_cuda_arch_flags", "arch_list[-1]", "GPU detection failed", "GPU Detection failed")),
+    _fx("host_compiler", r"unsupported (GNU|clang|Microsoft Visual Studio) version|"
+                         r"The version \('[\d.]+'\) of the host compiler \('(\w+)'\) is not supported|"
+                         r"Visual Studio \d+(?: Update [^\n]*)? is not supported|host compiler targets unsupported OS",
+        ("unsupported", "not supported")),
+    # run time
+    _fx("no_kernel", r"(?i:no kernel image is available)|CUDA_ERROR_NO_BINARY_FOR_GPU|cudaErrorNoKernelImageForDevice|"
+                     r"with CUDA capability (sm_\d+) is not compatible with the current PyTorch",
+        ("kernel image", "NO_BINARY_FOR_GPU", "NoKernelImage", "is not compatible")),
+    _fx("driver_old", r"driver (?:on your system )?is too old(?: \(found version (\d+)\))?|"
+                      r"CUDA driver version is insufficient|cudaErrorInsufficientDriver|CUDA_ERROR_INSUFFICIENT_DRIVER",
+        ("too old", "insufficient", "InsufficientDriver", "INSUFFICIENT_DRIVER")),
+    _fx("driver_cuda", r"CUDA Version: (\d+\.\d+)", "CUDA Version"),
+    _fx("cpu_only", r"not compiled with GPU offload support|offloaded 0/\d+ layers|\bBLAS = 0\b|"
+                    r"assigned to device CPU|no usable GPU found|(?i:llama_cublas|ggml_cuda) *= *(?:off|0)\b",
+        ("GPU offload", "offloaded 0/", "BLAS = 0", "device CPU", "usable GPU", "LLAMA_CUBLAS", "llama_cublas",
+         "GGML_CUDA", "ggml_cuda")),
+    _fx("cuda_init", r"failed to initialize CUDA|CUDA initialization: |cudaErrorInitializationError|"
+                     r"CUDA_ERROR_NOT_INITIALIZED|system not yet initialized",
+        ("initialize CUDA", "CUDA initialization", "Initialization", "NOT_INITIALIZED", "not yet initialized")),
+    # toolchain and environment
+    _fx("cl_missing", r"Cannot find compiler 'cl\.exe'|'cl(?:\.exe)?' is not recognized|cl\.exe: (?:command )?not found|"
+                      r"Error checking compiler version for cl|\['cl'\]|(?i:vcvars(?:all|64)\.bat)[^\n]{0,40}?(?i:could not be found|not found)|"
+                      r"(?i:unable to find vcvarsall)",
+        ("cl.exe", "'cl'", "for cl", "vcvars", "VCVARS", "Vcvars")),
+    _fx("ccbin_conflict", r"cl\.exe[^\n]{0,80}?(?:different|differs)[^\n]{0,80}?-ccbin|-ccbin[^\n]{0,80}?(?:different|differs)",
+        "-ccbin"),
+    _fx("torch_cuda_pair", r"(?i:(?:installed|detected|nvcc) cuda version)[^\n]{0,20}?(\d+\.\d+)[^\n]{0,120}?"
+                           r"(?i:torch|pytorch)[^\n]{0,60}?(\d+\.\d+)|CUDAMismatchException|CUDA_MISMATCH",
+        ("CUDA version", "CUDA Version", "cuda version", "CUDAMismatch", "CUDA_MISMATCH")),
+    _fx("cmake_parse", r"Parse error in command line argument|(?i:unrecognized arguments?):|no such option: -C|"
+                       r"Unknown argument -?D?\w*CUDA\w*", ("Parse error", "nrecognized argument", "no such option",
+                                                             "Unknown argument")),
+    _fx("semicolon_cmd", r"\b\d{2,3}(?:-real|-virtual)?: (?:command )?not found|'\d{2,3}' is not recognized",
+        ("not found", "not recognized")),
+    _fx("path_long", r"(?i:path(?:, file name, or both)? (?:is |are )?too long)|less than 260 characters|"
+                     r"MAX_PATH|输入行太长|The input line is too long|命令行太长", ("too long", "260 characters", "MAX_PATH",
+                                                                             "太长", "too Long")),
+    _fx("add_dll_directory", r"add_dll_directory", "add_dll_directory"),
+    _fx("old_flag", r"-D(LLAMA_CUBLAS|LLAMA_CUDA|GGML_CUBLAS|LLAMA_CLBLAST|LLAMA_HIPBLAS|LLAMA_METAL)\b",
+        ("LLAMA_", "GGML_CUBLAS")),
+    _fx("time_limit", r"(?i:exceeded the maximum (?:execution )?time|timed out after|time limit|has timed out|"
+                      r"The operation was canceled\.)", ("time limit", "maximum time", "maximum execution", "timed out",
+                                                         "Time limit", "TIME LIMIT", "was canceled")),
+    # where the log comes from
+    _fx("windows", r"[A-Z]:\\\\?[\w$ ()~.-]+|\.exe\b|\.dll\b|MSBuild|Microsoft", (":\\", ".exe", ".dll", "MSBuild",
+                                                                                  "Microsoft")),
+    _fx("linux", r"/usr/|/home/|/opt/|\.so\b|/bin/sh|/bin/bash|\bapt(?:-get)? |ubuntu|Ubuntu",
+        ("/usr/", "/home/", "/opt/", ".so", "/bin/", "apt", "buntu")),
+)
+
+
+@dataclass
+class Fact:
+    kind: str
+    value: str
+    line_no: int
+    line: str
+
+
+@dataclass
+class FactScanner:
+    """Feed (line numbers, texts) batches; `facts` holds the first KEEP distinct values of each kind."""
+
+    facts: dict = field(default_factory=dict)       # kind -> [Fact]
+    counts: dict = field(default_factory=dict)      # kind -> matches seen
+
+    def feed(self, nums: list[int], texts: list[str]) -> None:
+        if not texts:
+            return
+        body = "\n".join(texts)
+        starts: list[int] | None = None
+        for fx in FACTS:
+            if len(self.facts.get(fx.kind, ())) >= KEEP or not any(n in body for n in fx.needles):
+                continue
+            first = min(p for n in fx.needles if (p := body.find(n)) >= 0)
+            for m in fx.regex.finditer(body, body.rfind("\n", 0, first) + 1):
+                if starts is None:
+                    starts = _starts(texts)
+                self._keep(fx.kind, m, nums, texts, starts)
+                if len(self.facts.get(fx.kind, ())) >= KEEP:
+                    break
+
+    def _keep(self, kind: str, m: re.Match[str], nums, texts, starts) -> None:
+        import bisect
+
+        value = next((g for g in m.groups() if g), m.group(0))
+        self.counts[kind] = self.counts.get(kind, 0) + 1
+        have = self.facts.setdefault(kind, [])
+        if any(f.value == value for f in have):
+            return
+        i = bisect.bisect_right(starts, m.start()) - 1
+        have.append(Fact(kind, value, nums[i], texts[i]))
+
+    def first(self, kind: str) -> Fact | None:
+        found = self.facts.get(kind)
+        return found[0] if found else None
+
+    def values(self, kind: str) -> list[str]:
+        return [f.value for f in self.facts.get(kind, ())]
+
+
+def _starts(texts: list[str]) -> list[int]:
+    from itertools import accumulate
+
+    return [0, *accumulate(len(t) + 1 for t in texts)]
+
+
+@dataclass(frozen=True)
+class Decision:
+    id: str
+    rule: str
+    fact: Fact
+    details: dict
+
+
+_LOADER = {"126", "127", "193", "8007007E", "8007007e", "8007007F", "8007007f", "800700C1", "800700c1"}
+
+
+def decide(fs: FactScanner) -> list[Decision]:
+    """Catalog ids from the facts found together, first line first; a weak rule (an old flag name alone)
+    only where nothing else was decided."""
+    out: dict[str, Decision] = {}
+
+    def add(fid: str, rule: str, fact: Fact | None, **details) -> None:
+        if fact is not None and fid not in out:
+            out[fid] = Decision(fid, rule, fact, {k: v for k, v in details.items() if v})
+
+    _compiler_rules(fs, add)
+    _toolkit_rules(fs, add)
+    _runtime_rules(fs, add)
+    _environment_rules(fs, add)
+    if not out:
+        add("F09", "old-flag-name", fs.first("old_flag"), flag=fs.first("old_flag") and fs.first("old_flag").value)
+    return sorted(out.values(), key=lambda d: d.fact.line_no)
+
+
+def _compiler_rules(fs: FactScanner, add) -> None:
+    add("F05", "stl1002", fs.first("stl"))
+    for f in fs.facts.get("host_compiler", ()):
+        text = f.line
+        if re.search(r"Microsoft|Visual Studio|\('cl'\)|MSVC", text):
+            add("F04", "host-compiler-msvc", f)
+        elif re.search(r"GNU|gcc|g\+\+|clang", text):
+            add("F21", "host-compiler-gcc-clang", f)
+    if fs.first("c1189") and (fs.first("host_config") or fs.first("c1189").line.find("Visual Studio") >= 0):
+        add("F04", "c1189-host-config", fs.first("c1189"))
+    add("F06", "cl-not-found", fs.first("cl_missing"))
+    add("F06", "ccbin-conflict", fs.first("ccbin_conflict"))
+
+
+def _toolkit_rules(fs: FactScanner, add) -> None:
+    nvcc = fs.values("nvcc_cuda")
+    failed = bool(set(fs.values("msb")) & {"MSB3721", "MSB3722"}) or fs.first("nvcc_fatal") is not None
+    targets = fs.first("targets_cuda")
+    if targets and failed and nvcc and nvcc[0] != targets.value and "MSB4019" not in fs.values("msb"):
+        add("F02", "targets-vs-nvcc", targets, props=targets.value, nvcc=nvcc[0])
+    if "MSB4019" in fs.values("msb") and targets:
+        add("F01", "msb4019-cuda-props", fs.facts["msb"][fs.values("msb").index("MSB4019")], cuda=targets.value)
+    add("F12", "empty-arch", fs.first("empty_arch") if failed or fs.first("nvcc_fatal") else None)
+    add("F12", "no-gpu-arch-list", fs.first("arch_list_empty"))
+    if failed and nvcc:
+        for f in fs.facts.get("arch", ()):
+            span = arch_span(f"{int(f.value) // 10}.{int(f.value) % 10}")
+            if span and (not cuda_at_least(nvcc[0], span[0]) or (span[1] and cuda_at_least(nvcc[0], span[1]))):
+                add("F13", "arch-outside-nvcc", f, arch=f"sm_{f.value}", nvcc=nvcc[0])
+    for f in fs.facts.get("nvcc_missing", ()):
+        linux = fs.first("linux") is not None and fs.first("windows") is None
+        add("F22" if linux or "which:" in f.line or "/" in f.value else "F07", "nvcc-missing", f)
+    add("F07", "toolkit-missing", fs.first("toolkit_missing"))
+    for f in fs.facts.get("lib_missing", ()):
+        add("F23" if f.value == "cuda" else "F24", "linker-lib-missing", f, component=f.value)
+    pair = fs.first("torch_cuda_pair")
+    if pair and (pair.value.startswith(("CUDAMismatch", "CUDA_MISMATCH")) or _two_versions(pair.line)):
+        add("F08", "cuda-vs-torch", pair)
+
+
+def _two_versions(line: str) -> bool:
+    found = re.findall(r"\b(\d{1,2}\.\d)\b", line)
+    return len(set(found)) >= 2
+
+
+def _runtime_rules(fs: FactScanner, add) -> None:
+    add("F14", "no-kernel-image", fs.first("no_kernel"))
+    add("F17", "driver-too-old", fs.first("driver_old"))
+    add("F18", "cpu-only", fs.first("cpu_only"))
+    add("F18", "cuda-init-failed", fs.first("cuda_init"))
+    winerr = fs.values("winerr")
+    if fs.first("add_dll_directory") and set(winerr) & {"2", "3"}:
+        add("F16", "add-dll-directory-missing-folder", fs.facts["winerr"][0])
+    loader = next((f for f in fs.facts.get("winerr", ()) if f.value in _LOADER), None)
+    loader = loader or fs.first("mod_missing") or fs.first("proc_missing") or fs.first("bad_image")
+    if loader is None and fs.first("dll_load") and fs.first("cuda_dll"):
+        loader = fs.first("dll_load")
+    if loader is not None:
+        add("F15", "windows-loader", loader, dll=fs.first("cuda_dll") and fs.first("cuda_dll").value)
+    for f in fs.facts.get("cuda_so", ()):
+        if re.search(r"cannot open shared object|No such file|not found|cannot find", f.line):
+            add("F23", "shared-object-missing", f, lib=f.value)
+
+
+def _environment_rules(fs: FactScanner, add) -> None:
+    parse = fs.first("cmake_parse")
+    if parse and re.search(r"-D|CMAKE", parse.line):
+        add("F10", "cmake-arguments", parse)
+    add("F10", "semicolon-split-list", fs.first("semicolon_cmd"))
+    add("F11", "path-too-long", fs.first("path_long"))
+    add("F20", "time-limit", fs.first("time_limit"))
