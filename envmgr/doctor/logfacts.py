@@ -87,13 +87,15 @@ FACTS: tuple[FactRx, ...] = (
     _fx("nvcc_missing",
         r"which: no nvcc in|nvcc(?:\.exe)?'? (?:was |is )?not found|nvcc: (?:[Cc]ommand )?not found|"
         r"'nvcc' is not recognized|nvcc[:：] (?:Befehl nicht gefunden|コマンドが見つかりません|未找到命令|команда не найдена)|"
-        r"(?i:could not find nvcc|failed to find nvcc|unable to find nvcc|cannot find nvcc)|"
+        r"(?i:(?:could not|failed to|unable to|cannot) find [`'\"]?nvcc)|"
         r"No such file or directory: '(?P<path>[^'\n]*nvcc)'|CUDA_NVCC_EXECUTABLE[^\n]*NOTFOUND",
         ("nvcc", "NVCC", "Nvcc")),
     _fx("toolkit_missing", r"Could NOT find CUDA(?:Toolkit)?\b|(?i:specify CUDA_TOOLKIT_ROOT_DIR)|"
                            r"CUDA_TOOLKIT_ROOT_DIR[^\n]*NOTFOUND|(?i:cuda toolkit (?:was )?not found)",
         ("Could NOT find CUDA", "CUDA_TOOLKIT_ROOT_DIR", "pecify CUDA", "oolkit not found", "oolkit was not found",
          "OOLKIT_ROOT_DIR")),
+    _fx("cmake_error", r"CMake Error at [^\n]*?(\w+)\.cmake:\d+", "CMake Error at"),
+    _fx("toolkit_dir", r"(?i:cuda)[\\/]+v(\d+\.\d+)(?![\d.])", ("CUDA", "cuda", "Cuda")),
     _fx("nvcc_cuda", r"(?i:cuda)[\\/]+v?(\d+\.\d+)[\\/]+bin[\\/]+nvcc|release (\d+\.\d+), V\d", ("nvcc", "release")),
     _fx("targets_cuda", r"BuildCustomizations[\\/]+CUDA (\d+\.\d+)\.(?:targets|props)", "BuildCustomizations"),
     _fx("arch", r"(?:arch(?:itecture)?[= ]'?|code=|gpu-architecture[ =]'?)(?:compute|sm)_(\d+)[a-z]?", ("arch", "code=")),
@@ -112,18 +114,26 @@ FACTS: tuple[FactRx, ...] = (
                       r"CUDA driver version is insufficient|cudaErrorInsufficientDriver|CUDA_ERROR_INSUFFICIENT_DRIVER",
         ("too old", "insufficient", "InsufficientDriver", "INSUFFICIENT_DRIVER")),
     _fx("driver_cuda", r"CUDA Version: (\d+\.\d+)", "CUDA Version"),
-    _fx("cpu_only", r"not compiled with GPU offload support|offloaded 0/\d+ layers|\bBLAS = 0\b|"
+    _fx("cpu_only", r"(?i:not compiled with GPU offload support)|offloaded 0/\d+ layers|\bBLAS = 0\b|"
                     r"assigned to device CPU|no usable GPU found|(?i:llama_cublas|ggml_cuda) *= *(?:off|0)\b",
         ("GPU offload", "offloaded 0/", "BLAS = 0", "device CPU", "usable GPU", "LLAMA_CUBLAS", "llama_cublas",
          "GGML_CUDA", "ggml_cuda")),
     _fx("cuda_init", r"failed to initialize CUDA|CUDA initialization: |cudaErrorInitializationError|"
+                     r"CUDA error:? 3\b[^\n]*initialization error|"
                      r"CUDA_ERROR_NOT_INITIALIZED|system not yet initialized",
-        ("initialize CUDA", "CUDA initialization", "Initialization", "NOT_INITIALIZED", "not yet initialized")),
+        ("initialize CUDA", "CUDA initialization", "Initialization", "NOT_INITIALIZED", "not yet initialized",
+         "initialization error")),
+    # CMAKE_ARGS in another shell's syntax: cmd keeps the quotes of set X="..." in the value and does not know
+    # $env:X; PowerShell's `set X=...` sets no environment variable
+    _fx("shell_syntax", r"(?<!PS )(?<![\w:\\])[A-Z]:\\[^>\n]*>\s*(?:set\s+\"?CMAKE_ARGS=\"|\$env:CMAKE_ARGS)|"
+                        r"PS [A-Z]:\\[^>\n]*>\s*set\s+CMAKE_ARGS=|'\$env:CMAKE_ARGS[^'\n]*' is not recognized",
+        ("CMAKE_ARGS",)),
+    _fx("cmake_args", r"CMAKE_ARGS|cmake\.args|-D[A-Z][A-Z0-9_]+=", ("CMAKE_ARGS", "cmake.args", "-D")),
     # toolchain and environment
     _fx("cl_missing", r"Cannot find compiler 'cl\.exe'|'cl(?:\.exe)?' is not recognized|cl\.exe: (?:command )?not found|"
-                      r"Error checking compiler version for cl|\['cl'\]|(?i:vcvars(?:all|64)\.bat)[^\n]{0,40}?(?i:could not be found|not found)|"
+                      r"Error checking compiler version for\s+cl\b|\['cl'\]|(?i:vcvars(?:all|64)\.bat)[^\n]{0,40}?(?i:could not be found|not found)|"
                       r"(?i:unable to find vcvarsall)",
-        ("cl.exe", "'cl'", "for cl", "vcvars", "VCVARS", "Vcvars")),
+        ("cl.exe", "'cl'", "compiler version for", "vcvars", "VCVARS", "Vcvars")),
     _fx("ccbin_conflict", r"cl\.exe[^\n]{0,80}?(?:different|differs)[^\n]{0,80}?-ccbin|-ccbin[^\n]{0,80}?(?:different|differs)",
         "-ccbin"),
     _fx("torch_cuda_pair", r"(?i:(?:installed|detected|nvcc) cuda version)[^\n]{0,20}?(\d+\.\d+)[^\n]{0,120}?"
@@ -132,8 +142,11 @@ FACTS: tuple[FactRx, ...] = (
     _fx("cmake_parse", r"Parse error in command line argument|(?i:unrecognized arguments?):|no such option: -C|"
                        r"Unknown argument -?D?\w*CUDA\w*", ("Parse error", "nrecognized argument", "no such option",
                                                              "Unknown argument")),
-    _fx("semicolon_cmd", r"\b\d{2,3}(?:-real|-virtual)?: (?:command )?not found|'\d{2,3}' is not recognized",
-        ("not found", "not recognized")),
+    _fx("semicolon_cmd", r"\b\d{2,3}(?:-real|-virtual)?: (?:command )?not found|'\d{2,3}' is not recognized|"
+                         r"unrecognized arguments: \d{2,3}(?:-real|-virtual)?\b", ("not found", "not recognized",
+                                                                                  "unrecognized arguments")),
+    # a DLL folder that is gone (os.add_dll_directory of CUDA_PATH\bin, VULKAN_SDK\Bin, a conda env's bin)
+    _fx("bin_missing", r"\[WinError [23]\][^\n]*?'[^'\n]*?[\\/](?i:bin)[\\/]*'", "WinError"),
     _fx("path_long", r"(?i:path(?:, file name, or both)? (?:is |are )?too long)|less than 260 characters|"
                      r"MAX_PATH|输入行太长|The input line is too long|命令行太长", ("too long", "260 characters", "MAX_PATH",
                                                                              "太长", "too Long")),
@@ -231,8 +244,6 @@ def decide(fs: FactScanner) -> list[Decision]:
     _toolkit_rules(fs, add)
     _runtime_rules(fs, add)
     _environment_rules(fs, add)
-    if not out:
-        add("F09", "old-flag-name", fs.first("old_flag"), flag=fs.first("old_flag") and fs.first("old_flag").value)
     return sorted(out.values(), key=lambda d: d.fact.line_no)
 
 
@@ -256,6 +267,9 @@ def _toolkit_rules(fs: FactScanner, add) -> None:
     targets = fs.first("targets_cuda")
     if targets and failed and nvcc and nvcc[0] != targets.value and "MSB4019" not in fs.values("msb"):
         add("F02", "targets-vs-nvcc", targets, props=targets.value, nvcc=nvcc[0])
+    toolkits = fs.values("toolkit_dir")
+    if targets and failed and toolkits and targets.value not in toolkits and "MSB4019" not in fs.values("msb"):
+        add("F02", "targets-vs-toolkit", targets, props=targets.value, toolkit=toolkits[0])
     if "MSB4019" in fs.values("msb") and targets:
         add("F01", "msb4019-cuda-props", fs.facts["msb"][fs.values("msb").index("MSB4019")], cuda=targets.value)
     add("F12", "empty-arch", fs.first("empty_arch") if failed or fs.first("nvcc_fatal") else None)
@@ -265,9 +279,11 @@ def _toolkit_rules(fs: FactScanner, add) -> None:
             span = arch_span(f"{int(f.value) // 10}.{int(f.value) % 10}")
             if span and (not cuda_at_least(nvcc[0], span[0]) or (span[1] and cuda_at_least(nvcc[0], span[1]))):
                 add("F13", "arch-outside-nvcc", f, arch=f"sm_{f.value}", nvcc=nvcc[0])
+    cmake = {"CMakeDetermineCUDACompiler", "FindCUDAToolkit", "FindCUDA"} & set(fs.values("cmake_error"))
     for f in fs.facts.get("nvcc_missing", ()):
         linux = fs.first("linux") is not None and fs.first("windows") is None
-        add("F22" if linux or "which:" in f.line or "/" in f.value else "F07", "nvcc-missing", f)
+        # CMake's own search for a CUDA compiler (F07) as against a shell or script on Linux (F22)
+        add("F07" if cmake or not (linux or "which:" in f.line or "/" in f.value) else "F22", "nvcc-missing", f)
     add("F07", "toolkit-missing", fs.first("toolkit_missing"))
     for f in fs.facts.get("lib_missing", ()):
         add("F23" if f.value == "cuda" else "F24", "linker-lib-missing", f, component=f.value)
@@ -289,6 +305,7 @@ def _runtime_rules(fs: FactScanner, add) -> None:
     winerr = fs.values("winerr")
     if fs.first("add_dll_directory") and set(winerr) & {"2", "3"}:
         add("F16", "add-dll-directory-missing-folder", fs.facts["winerr"][0])
+    add("F16", "dll-folder-missing", fs.first("bin_missing"))
     loader = next((f for f in fs.facts.get("winerr", ()) if f.value in _LOADER), None)
     loader = loader or fs.first("mod_missing") or fs.first("proc_missing") or fs.first("bad_image")
     if loader is None and fs.first("dll_load") and fs.first("cuda_dll"):
@@ -302,8 +319,9 @@ def _runtime_rules(fs: FactScanner, add) -> None:
 
 def _environment_rules(fs: FactScanner, add) -> None:
     parse = fs.first("cmake_parse")
-    if parse and re.search(r"-D|CMAKE", parse.line):
+    if parse and (re.search(r"-D|CMAKE", parse.line) or fs.first("cmake_args")):
         add("F10", "cmake-arguments", parse)
+    add("F10", "cmake-args-shell-syntax", fs.first("shell_syntax"))
     add("F10", "semicolon-split-list", fs.first("semicolon_cmd"))
     add("F11", "path-too-long", fs.first("path_long"))
     add("F20", "time-limit", fs.first("time_limit"))

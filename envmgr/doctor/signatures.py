@@ -243,7 +243,10 @@ SIGNATURES: tuple[Signature, ...] = (
          + r"[ \t]*\n(?:[ \t]*\n)*(?P<names>(?:[ \t]+[A-Za-z_]\w*[ \t]*\n)+)", extract=_unused_vars,
          needle="Manually-specified", span=40),
     # F10: CMAKE_ARGS quoting.
-    _sig("F10", "extra-path", r"Ignoring extra path from command line:\s*(?P<arg>[^\n]*)", needle="extra path"),
+    # Not when the extra path is a source file: CMake was run as the compiler (CC/CXX set to cmake), a
+    # failure of its own (train log onnxruntime #17517).
+    _sig("F10", "extra-path", r"Ignoring extra path from command line:\s*(?P<arg>[^\n]*)", needle="extra path",
+         check=lambda m: not re.search(r"\.(?:c|cc|cpp|cxx|cu|o|obj)\"?\s*$", m.group("arg"))),
     _sig("F10", "skbuild-ignored", r"Unsupported CMAKE_ARGS ignored:\s*(?P<arg>[^\n]*)", needle="CMAKE_ARGS"),
     _sig("F10", "cmd-syntax", words("'CMAKE_ARGS' is not recognized as an internal or external command"),
          needle="CMAKE_ARGS"),
