@@ -64,7 +64,7 @@ FACTS: tuple[FactRx, ...] = (
     _fx("stl", r"\bSTL(1002)\b", "STL1002"),
     _fx("lnk", r"\bLNK(\d{4})\b[^\n]*?(?P<file>[\w.-]+\.lib)?", "LNK"),
     _fx("winerr", r"WinError (\d+)|LoadLibrary\w*(?:\(\))?[^\n]{0,60}?\berror(?: code)?[ :]*(\d+)|"
-                  r"(?i:error (?:code )?)(126|127|193)\b|0x(8007007[EeFf]|800700[Cc]1)",
+                  r"(?<!\] )(?i:error (?:code )?)(126|127|193)\b|0x(8007007[EeFf]|800700[Cc]1)",
         ("WinError", "LoadLibrary", "126", "127", "193", "0x8007")),
     _fx("mod_missing", _alts(_MOD_NOT_FOUND), tuple(p[:6] for p in _MOD_NOT_FOUND)),
     _fx("proc_missing", _alts(_PROC_NOT_FOUND), tuple(p[:6] for p in _PROC_NOT_FOUND)),
@@ -81,6 +81,10 @@ FACTS: tuple[FactRx, ...] = (
     _fx("lib_missing", r"(?:^|[\s/])(?:ld|ld\.\w+|collect2)\s*:[^\n]*?-l(cublasLt|cublas|curand|cusparse|cusolver|cufft|"
                        r"nvrtc|cudart|cuda)\b", "-l"),
     _fx("host_config", r"host_config\.h", "host_config.h"),
+    # a CUDA component CMake could not give the project: an imported target or a FindCUDA library variable
+    _fx("component_missing", r"(?<!\w)CUDA::(\w+)\"?\s+but\s+the\s+target\s+was\s+not\s+found|"
+                             r"CUDA_(cublas\w*|curand|cusparse|cusolver|cufft|nvrtc|npp\w*)_LIBRARY[^\n]*?(?:NOTFOUND|\(ADVANCED\))",
+        ("CUDA::", "_LIBRARY")),
     _fx("yvals", r"yvals_core\.h", "yvals_core.h"),
     # nvcc and the toolkit
     _fx("nvcc_fatal", r"nvcc fatal\s*:\s*([^\n]{0,160})", "nvcc fatal"),
@@ -88,11 +92,12 @@ FACTS: tuple[FactRx, ...] = (
         r"which: no nvcc in|nvcc(?:\.exe)?'? (?:was |is )?not found|nvcc: (?:[Cc]ommand )?not found|"
         r"'nvcc' is not recognized|nvcc[:：] (?:Befehl nicht gefunden|コマンドが見つかりません|未找到命令|команда не найдена)|"
         r"(?i:(?:could not|failed to|unable to|cannot) find [`'\"]?nvcc)|"
-        r"No such file or directory: '(?P<path>[^'\n]*nvcc)'|CUDA_NVCC_EXECUTABLE[^\n]*NOTFOUND",
+        r"No such file or directory: '(?P<path>[^'\n]*nvcc)'|CUDA_NVCC_EXECUTABLE[^\n]*NOTFOUND|"
+        r"(?P<enoent>[\w/.-]*nvcc): No such file or directory",
         ("nvcc", "NVCC", "Nvcc")),
-    _fx("toolkit_missing", r"Could NOT find CUDA(?:Toolkit)?\b|(?i:specify CUDA_TOOLKIT_ROOT_DIR)|"
+    _fx("toolkit_missing", r"Could NOT find CUDA(?:Toolkit)?\b|CMAKE_CUDA_COMPILER-NOTFOUND|(?i:specify CUDA_TOOLKIT_ROOT_DIR)|"
                            r"CUDA_TOOLKIT_ROOT_DIR[^\n]*NOTFOUND|(?i:cuda toolkit (?:was )?not found)",
-        ("Could NOT find CUDA", "CUDA_TOOLKIT_ROOT_DIR", "pecify CUDA", "oolkit not found", "oolkit was not found",
+        ("Could NOT find CUDA", "CUDA_TOOLKIT_ROOT_DIR", "CMAKE_CUDA_COMPILER-NOTFOUND", "pecify CUDA", "oolkit not found", "oolkit was not found",
          "OOLKIT_ROOT_DIR")),
     _fx("cmake_error", r"CMake Error at [^\n]*?(\w+)\.cmake:\d+", "CMake Error at"),
     _fx("toolkit_dir", r"(?i:cuda)[\\/]+v(\d+\.\d+)(?![\d.])", ("CUDA", "cuda", "Cuda")),
@@ -102,10 +107,12 @@ FACTS: tuple[FactRx, ...] = (
     _fx("empty_arch", r"compute_'|arch=compute_,|(?:compute|sm)_(?=[\s'\",]|$)", ("compute_", "sm_")),
     _fx("arch_list_empty", r"_get_cuda_arch_flags[^\n]*|arch_list\[-1\]|(?i:automatic GPU detection failed)",
         ("_get_cuda_arch_flags", "arch_list[-1]", "GPU detection failed", "GPU Detection failed")),
-    _fx("host_compiler", r"unsupported (GNU|clang|Microsoft Visual Studio) version|"
+    _fx("host_compiler", r"(?i:unsupported (GNU|clang|Microsoft Visual Studio) version)|"
                          r"The version \('[\d.]+'\) of the host compiler \('(\w+)'\) is not supported|"
                          r"Visual Studio \d+(?: Update [^\n]*)? is not supported|host compiler targets unsupported OS",
-        ("unsupported", "not supported")),
+        ("nsupported", "not supported")),
+    _fx("no_vs", r"(?i:could not find (?:any|specified) instance\s+of\s+visual studio)|Make command was:\s*\"?nmake\b",
+        ("instance", "nmake")),
     # run time
     _fx("no_kernel", r"(?i:no kernel image is available)|CUDA_ERROR_NO_BINARY_FOR_GPU|cudaErrorNoKernelImageForDevice|"
                      r"with CUDA capability (sm_\d+) is not compatible with the current PyTorch",
@@ -253,10 +260,11 @@ def _compiler_rules(fs: FactScanner, add) -> None:
         text = f.line
         if re.search(r"Microsoft|Visual Studio|\('cl'\)|MSVC", text):
             add("F04", "host-compiler-msvc", f)
-        elif re.search(r"GNU|gcc|g\+\+|clang", text):
+        elif re.search(r"GNU|gcc|g\+\+|clang", text, re.I):
             add("F21", "host-compiler-gcc-clang", f)
     if fs.first("c1189") and (fs.first("host_config") or fs.first("c1189").line.find("Visual Studio") >= 0):
         add("F04", "c1189-host-config", fs.first("c1189"))
+    add("F03", "no-visual-studio", fs.first("no_vs"))
     add("F06", "cl-not-found", fs.first("cl_missing"))
     add("F06", "ccbin-conflict", fs.first("ccbin_conflict"))
 
@@ -282,9 +290,12 @@ def _toolkit_rules(fs: FactScanner, add) -> None:
     cmake = {"CMakeDetermineCUDACompiler", "FindCUDAToolkit", "FindCUDA"} & set(fs.values("cmake_error"))
     for f in fs.facts.get("nvcc_missing", ()):
         linux = fs.first("linux") is not None and fs.first("windows") is None
-        # CMake's own search for a CUDA compiler (F07) as against a shell or script on Linux (F22)
-        add("F07" if cmake or not (linux or "which:" in f.line or "/" in f.value) else "F22", "nvcc-missing", f)
+        # CMake's own search for a CUDA compiler, or Windows (F07), as against a shell, make or a script (F22)
+        windows = fs.first("windows") is not None and not linux
+        add("F07" if cmake or windows else "F22", "nvcc-missing", f)
     add("F07", "toolkit-missing", fs.first("toolkit_missing"))
+    for f in fs.facts.get("component_missing", ()):
+        add("F24", "component-not-found", f, component=f.value)
     for f in fs.facts.get("lib_missing", ()):
         add("F23" if f.value == "cuda" else "F24", "linker-lib-missing", f, component=f.value)
     pair = fs.first("torch_cuda_pair")
@@ -313,7 +324,8 @@ def _runtime_rules(fs: FactScanner, add) -> None:
     if loader is not None:
         add("F15", "windows-loader", loader, dll=fs.first("cuda_dll") and fs.first("cuda_dll").value)
     for f in fs.facts.get("cuda_so", ()):
-        if re.search(r"cannot open shared object|No such file|not found|cannot find", f.line):
+        if re.search(r"(?i:cannot open shared object|No such file|not found|cannot find|couldn't open|could not open|"
+                     r"unable to (?:find|load|open)|failed to load)", f.line):
             add("F23", "shared-object-missing", f, lib=f.value)
 
 
