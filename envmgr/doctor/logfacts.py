@@ -12,8 +12,10 @@ what was found together. logscan uses the decision where no signature matched.
 """
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
+from itertools import accumulate
 
 from ..knowledge import arch_span, cuda_at_least
 
@@ -203,8 +205,6 @@ class FactScanner:
                     break
 
     def _keep(self, kind: str, m: re.Match[str], nums, texts, starts) -> None:
-        import bisect
-
         value = next((g for g in m.groups() if g), m.group(0))
         self.counts[kind] = self.counts.get(kind, 0) + 1
         have = self.facts.setdefault(kind, [])
@@ -222,8 +222,6 @@ class FactScanner:
 
 
 def _starts(texts: list[str]) -> list[int]:
-    from itertools import accumulate
-
     return [0, *accumulate(len(t) + 1 for t in texts)]
 
 
