@@ -14,6 +14,7 @@ where the round trip gives valid UTF-8. Lines made from one physical line keep i
 """
 from __future__ import annotations
 
+import html
 import re
 
 _FENCE = re.compile(r"^[ \t]*(?:```|~~~)[\w+-]*[ \t]*$", re.M)
@@ -76,8 +77,6 @@ def repair_line(text: str, entities: bool = True) -> list[str]:
 
 
 def _unescape(text: str) -> str:
-    import html   # only for a log that holds entities
-
     return html.unescape(text)
 
 

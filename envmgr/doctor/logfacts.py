@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from itertools import accumulate
 
-from ..knowledge import arch_span, cuda_at_least
+from envmgr.knowledge import arch_span, cuda_at_least
 
 KEEP = 8          # values kept per fact kind (the first ones)
 
