@@ -431,4 +431,5 @@ def _gated(rx: re.Pattern[str], needles: tuple[str, ...], body: str, lo: int, hi
 
 
 _CCBIN = re.compile(r"-ccbin[^\n]*MSVC")
-_ALLOW = re.compile(r"-allow-unsupported-compiler")
+# the flag given, not host_config.h's #error text that suggests it ("'-allow-unsupported-compiler' can be used")
+_ALLOW = re.compile(r"(?<!')-allow-unsupported-compiler(?!' can be used)")

@@ -107,12 +107,15 @@ FACTS: tuple[FactRx, ...] = (
     _fx("targets_cuda", r"BuildCustomizations[\\/]+CUDA (\d+\.\d+)\.(?:targets|props)", "BuildCustomizations"),
     _fx("arch", r"(?:arch(?:itecture)?[= ]'?|code=|gpu-architecture[ =]'?)(?:compute|sm)_(\d+)[a-z]?", ("arch", "code=")),
     _fx("empty_arch", r"compute_'|arch=compute_,|(?:compute|sm)_(?=[\s'\",]|$)", ("compute_", "sm_")),
+    # no GPU visible while building: torch's arch list came out empty, FindCUDA fell back to its common list
+    # (true even where the build then fails for another reason, as in one clean train log)
     _fx("arch_list_empty", r"_get_cuda_arch_flags[^\n]*|arch_list\[-1\]|(?i:automatic GPU detection failed)",
         ("_get_cuda_arch_flags", "arch_list[-1]", "GPU detection failed", "GPU Detection failed")),
     _fx("host_compiler", r"(?i:unsupported (GNU|clang|Microsoft Visual Studio) version)|"
                          r"The version \('[\d.]+'\) of the host compiler \('(\w+)'\) is not supported|"
-                         r"Visual Studio \d+(?: Update [^\n]*)? is not supported|host compiler targets unsupported OS",
-        ("nsupported", "not supported")),
+                         r"Visual Studio \d+(?: Update [^\n]*)? is not supported|host compiler targets unsupported OS|"
+                         r"'-allow-unsupported-compiler' can be used to override this version check",
+        ("nsupported", "not supported", "-allow-unsupported-compiler")),
     _fx("no_vs", r"(?i:could not find (?:any|specified) instance\s+of\s+visual studio)|Make command was:\s*\"?nmake\b",
         ("instance", "nmake")),
     # run time
@@ -256,6 +259,8 @@ def _compiler_rules(fs: FactScanner, add) -> None:
     add("F05", "stl1002", fs.first("stl"))
     for f in fs.facts.get("host_compiler", ()):
         text = f.line
+        if "can be used to override" in text:   # the #error's tail alone: which compiler, from the log's platform
+            text = "MSVC" if fs.first("windows") and not fs.first("linux") else "GNU"
         if re.search(r"Microsoft|Visual Studio|\('cl'\)|MSVC", text):
             add("F04", "host-compiler-msvc", f)
         elif re.search(r"GNU|gcc|g\+\+|clang", text, re.I):

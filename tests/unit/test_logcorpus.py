@@ -25,6 +25,8 @@ TRAIN_MISSES = {
         "waf left the nvcc command empty; only 'No such file or directory: -shared' remains",
     "logs/F09/autodefense-pip-llama-cpp-python-0.3.16-cmake_args-llama_cublas-cut.txt":
         "cut before CMake's message; an old flag name alone is no evidence (LLAMA_CUBLAS was right once)",
+    "logs/F12/nvidia-docker-797-scenereco-caffe-build-all-known-archs-no-kernel-image.txt":
+        "the log shows the symptom (no kernel image, F14); the header names the build's arch choice",
     "logs/F13/few-shot-detection-compute_61-usr-bin-nvcc.txt":
         "the catalog's precedence names F22 (the distribution's /usr/bin/nvcc ran), as for the fsdet log of "
         "tests/corpus; the header says F13",
@@ -35,6 +37,10 @@ TRAIN_MISSES = {
         "a build from source with no message saying a wheel was wanted",
     "logs/F20/beellama-cpp-build-slows-at-fattn-mma-instances.txt": "a slow build has no message",
     "logs/F20/llama.cpp-ci-windows-cuda-jobs-50-minutes.txt": "durations in prose",
+    "logs/F20/disco-colab-xformers-ptxas-sm_90-4-hours.txt": "the hours are in prose",
+    "logs/F20/flash-attention-1567-2.5.6-ustc-mirror-building-wheel-stuck.txt": "pip's spinner, no time",
+    "logs/F20/flash-attention-1628-2.6.3-hangs-forever-EXCERPT.txt": "a hang has no message",
+    "logs/F20/hip-ad-requirements-flash-attn-building-wheel-never-finishes.txt": "pip's spinner, no time",
     "logs/F20/neurosandbox-llama-cpp-python-0.3.1-building-wheel-stuck-cuda12.4.txt": "pip's spinner, no time",
     "logs/F20/textgen-llama-cpp-python-building-wheel-stuck.txt": "pip's spinner, no time",
     "logs/F22/chatglm.cpp-wsl-windows-cuda-via-mnt-c-cudart-not-found-zh.txt":
@@ -42,6 +48,12 @@ TRAIN_MISSES = {
     "logs/F22/gpu-burn-103-empty-cudapath-include-slash-include.txt":
         "an empty CUDAPATH shows only as a missing cublas_v2.h (F24)",
     "logs/F24/stylegan2-ada-conda-compiler-bias_act-cublas_v2.h-EXCERPT.txt": "cut before the compiler's error",
+}
+
+# Clean train logs that name an id, and why that id is true there (a warning-level truth, not the failure).
+TRAIN_CLEAN_NAMED = {
+    "logs/clean/b-instant-ngp-cuda10.2-arch-fallback-then-fmt-cmake-compile-features.txt":
+        "F12 is true (no GPU was visible, CMake fell back to common archs); the build then fails in fmt's CMake",
 }
 
 ROWS = load_index() if INDEX.is_file() else []
@@ -89,7 +101,7 @@ def test_train_log_names_its_cause(name, tmp_path):
     assert found.decisive is not None and found.decisive.id in expect, [m.id for m in found.matches]
 
 
-@pytest.mark.parametrize("name", sorted(e.file for e in TRAIN if not e.expect))
+@pytest.mark.parametrize("name", sorted(e.file for e in TRAIN if not e.expect and e.file not in TRAIN_CLEAN_NAMED))
 def test_train_clean_log_names_nothing(name, tmp_path):
     assert scan_corpus_log(name, tmp_path).matches == ()
 
