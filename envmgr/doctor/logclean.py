@@ -5,7 +5,8 @@ batch has none of their marks (a 200 MB log of ordinary lines pays nothing else)
 
 `strip_batch` (line for line, before wrapped lines are joined): Markdown code fences become blank
 lines, quote prefixes (`> `, `>> `) and the prefixes CI services and loggers put before every line
-(ISO timestamps, `[12:00:01]`, Docker BuildKit's `#7 12.3 `, VS Code's `[build] `) are cut off.
+(ISO timestamps, `[12:00:01]`, Docker BuildKit's `#7 12.3 `, docker compose's `app-1  | `,
+VS Code's `[build] `) are cut off.
 
 `repair` (per logical line, after joining): HTML entities decoded (`&lt;`, `&quot;`, `&#39;`); the
 escapes of a Python bytes/str repr or a JSON string (`b'...\\r\\n...'`) turned back into lines, with
@@ -26,6 +27,7 @@ _PREFIX = re.compile(
     r"|\[?\d\d:\d\d:\d\d(?:[.,]\d+)?\]?[ \t]"                                                # 12:00:01 / [..]
     r"|#\d+ \d+\.\d+ "                                                                        # BuildKit
     r"|\[(?:build|cmake|driver|proc|main|ctest)\] "                                           # VS Code
+    r"|[\w.-]+[-_]\d+[ \t]+\|[ \t]"                                                        # docker compose
     r")+", re.M)
 SAMPLE = 64              # lines of a batch looked at for a line prefix: a logger puts it on every line
 
