@@ -27,10 +27,21 @@ class FactRx:
     kind: str
     regex: re.Pattern[str]
     needles: tuple[str, ...]      # one of these literals is in every match
+    keep: int = KEEP              # distinct values kept (1 where only the first is read)
+    head: bool = False            # looked for in the first HEAD characters only (where the log comes from)
+
+
+# Kinds whose rules read more than the first value (a list of codes, versions, archs or names).
+_MANY = {"msb", "winerr", "cuda_dll", "cuda_so", "lib_missing", "component_missing", "nvcc_fatal", "nvcc_missing",
+         "cmake_error", "toolkit_dir", "nvcc_cuda", "arch", "host_compiler", "lnk"}
+
+
+HEAD = 4 << 20    # characters of a log that tell its platform
 
 
 def _fx(kind: str, pattern: str, needles, flags: int = 0) -> FactRx:
-    return FactRx(kind, re.compile(pattern, flags), (needles,) if isinstance(needles, str) else tuple(needles))
+    return FactRx(kind, re.compile(pattern, flags), (needles,) if isinstance(needles, str) else tuple(needles),
+                  KEEP if kind in _MANY else 1, kind in ("windows", "linux"))
 
 
 # Windows' own messages for loader errors, as the system prints them in each language (FormatMessage text).
@@ -52,6 +63,13 @@ _BAD_IMAGE = ("is not a valid Win32 application", "ist keine zulässige Win32-An
               "不是有效的 Win32 应用程序", "有効な Win32 アプリケーションではありません")
 
 
+# Needles for the phrases above: the parts that locate them (a non-ASCII needle costs nothing in an ASCII
+# log; in another it is looked for in the UTF-8 bytes).
+_LOADER_NEEDLES = ("specified", "angegebene", "spécifié", "specifica",
+                   "Не найден", "找不到指定", "指定された", "지정된", "określon", "Belirtilen", "opgegeven", "zadaný",
+                   "não pôde", "Не найдена")
+
+
 def _alts(phrases) -> str:
     return "|".join(re.escape(p) for p in phrases)
 
@@ -67,9 +85,9 @@ FACTS: tuple[FactRx, ...] = (
     _fx("lnk", r"\bLNK(\d{4})\b[^\n]*?(?P<file>[\w.-]+\.lib)?", "LNK"),
     _fx("winerr", r"WinError (\d+)|LoadLibrary\w*(?:\(\))?[^\n]{0,60}?\berror(?: code)?[ :]*(\d+)|"
                   r"(?<!\] )(?i:error (?:code )?)(126|127|193)\b|0x(8007007[EeFf]|800700[Cc]1)",
-        ("WinError", "LoadLibrary", "126", "127", "193", "0x8007")),
-    _fx("mod_missing", _alts(_MOD_NOT_FOUND), tuple(p[:6] for p in _MOD_NOT_FOUND)),
-    _fx("proc_missing", _alts(_PROC_NOT_FOUND), tuple(p[:6] for p in _PROC_NOT_FOUND)),
+        ("WinError", "LoadLibrary", "rror 1", "rror code", "0x8007")),
+    _fx("mod_missing", _alts(_MOD_NOT_FOUND), _LOADER_NEEDLES),
+    _fx("proc_missing", _alts(_PROC_NOT_FOUND), _LOADER_NEEDLES),
     _fx("bad_image", _alts(_BAD_IMAGE), ("Win32",)),
     _fx("dll_load", r"DLL load failed|Could not find module|Unable to load DLL|DllNotFoundException|"
                     r"Failed to load (?:shared )?library|failed to load|Could not load (?:library|dynamic library|\")|"
@@ -81,7 +99,7 @@ FACTS: tuple[FactRx, ...] = (
         ".so"),
     # the linker's own line (`/usr/bin/ld: <cannot find, any language> -lcublas`), not a command line
     _fx("lib_missing", r"(?:^|[\s/])(?:ld|ld\.\w+|collect2)\s*:[^\n]*?-l(cublasLt|cublas|curand|cusparse|cusolver|cufft|"
-                       r"nvrtc|cudart|cuda)\b", "-l"),
+                       r"nvrtc|cudart|cuda)\b", ("-lcu", "-lnvrtc")),
     _fx("host_config", r"host_config\.h", "host_config.h"),
     # a CUDA component CMake could not give the project: an imported target or a FindCUDA library variable
     _fx("component_missing", r"(?<!\w)CUDA::(\w+)\"?\s+but\s+the\s+target\s+was\s+not\s+found|"
@@ -96,26 +114,26 @@ FACTS: tuple[FactRx, ...] = (
         r"(?i:(?:could not|failed to|unable to|cannot) find [`'\"]?nvcc)|"
         r"No such file or directory: '(?P<path>[^'\n]*nvcc)'|CUDA_NVCC_EXECUTABLE[^\n]*NOTFOUND|"
         r"(?P<enoent>[\w/.-]*nvcc): No such file or directory",
-        ("nvcc", "NVCC", "Nvcc")),
+        ("nvcc", "NVCC")),
     _fx("toolkit_missing", r"Could NOT find CUDA(?:Toolkit)?\b|CMAKE_CUDA_COMPILER-NOTFOUND|(?i:specify CUDA_TOOLKIT_ROOT_DIR)|"
                            r"CUDA_TOOLKIT_ROOT_DIR[^\n]*NOTFOUND|(?i:cuda toolkit (?:was )?not found)",
-        ("Could NOT find CUDA", "CUDA_TOOLKIT_ROOT_DIR", "CMAKE_CUDA_COMPILER-NOTFOUND", "pecify CUDA", "oolkit not found", "oolkit was not found",
-         "OOLKIT_ROOT_DIR")),
+        ("Could NOT find CUDA", "CUDA_TOOLKIT_ROOT_DIR", "CMAKE_CUDA_COMPILER-NOTFOUND", "oolkit not found",
+         "oolkit was not found")),
     _fx("cmake_error", r"CMake Error at [^\n]*?(\w+)\.cmake:\d+", "CMake Error at"),
-    _fx("toolkit_dir", r"(?i:cuda)[\\/]+v(\d+\.\d+)(?![\d.])", ("CUDA", "cuda", "Cuda")),
-    _fx("nvcc_cuda", r"(?i:cuda)[\\/]+v?(\d+\.\d+)[\\/]+bin[\\/]+nvcc|release (\d+\.\d+), V\d", ("nvcc", "release")),
+    _fx("toolkit_dir", r"(?i:cuda)[\\/]+v(\d+\.\d+)(?![\d.])", ("CUDA\\", "CUDA/", "cuda\\", "cuda/")),
+    _fx("nvcc_cuda", r"(?i:cuda)[\\/]+v?(\d+\.\d+)[\\/]+bin[\\/]+nvcc|release (\d+\.\d+), V\d", ("nvcc", "release ")),
     _fx("targets_cuda", r"BuildCustomizations[\\/]+CUDA (\d+\.\d+)\.(?:targets|props)", "BuildCustomizations"),
     _fx("arch", r"(?:arch(?:itecture)?[= ]'?|code=|gpu-architecture[ =]'?)(?:compute|sm)_(\d+)[a-z]?", ("arch", "code=")),
     _fx("empty_arch", r"compute_'|arch=compute_,|(?:compute|sm)_(?=[\s'\",]|$)", ("compute_", "sm_")),
     # no GPU visible while building: torch's arch list came out empty, FindCUDA fell back to its common list
     # (true even where the build then fails for another reason, as in one clean train log)
     _fx("arch_list_empty", r"_get_cuda_arch_flags[^\n]*|arch_list\[-1\]|(?i:automatic GPU detection failed)",
-        ("_get_cuda_arch_flags", "arch_list[-1]", "GPU detection failed", "GPU Detection failed")),
+        ("_get_cuda_arch_flags", "arch_list[-1]", "etection failed")),
     _fx("host_compiler", r"(?i:unsupported (GNU|clang|Microsoft Visual Studio) version)|"
                          r"The version \('[\d.]+'\) of the host compiler \('(\w+)'\) is not supported|"
                          r"Visual Studio \d+(?: Update [^\n]*)? is not supported|host compiler targets unsupported OS|"
                          r"'-allow-unsupported-compiler' can be used to override this version check",
-        ("nsupported", "not supported", "-allow-unsupported-compiler")),
+        ("upported",)),
     _fx("no_vs", r"(?i:could not find (?:any|specified) instance\s+of\s+visual studio)|Make command was:\s*\"?nmake\b",
         ("instance", "nmake")),
     # run time
@@ -124,17 +142,15 @@ FACTS: tuple[FactRx, ...] = (
         ("kernel image", "NO_BINARY_FOR_GPU", "NoKernelImage", "is not compatible")),
     _fx("driver_old", r"driver (?:on your system )?is too old(?: \(found version (\d+)\))?|"
                       r"CUDA driver version is insufficient|cudaErrorInsufficientDriver|CUDA_ERROR_INSUFFICIENT_DRIVER",
-        ("too old", "insufficient", "InsufficientDriver", "INSUFFICIENT_DRIVER")),
+        ("too old", "nsufficient", "INSUFFICIENT")),
     _fx("driver_cuda", r"CUDA Version: (\d+\.\d+)", "CUDA Version"),
     _fx("cpu_only", r"(?i:not compiled with GPU offload support)|offloaded 0/\d+ layers|\bBLAS = 0\b|"
-                    r"assigned to device CPU|no usable GPU found|(?i:llama_cublas|ggml_cuda) *= *(?:off|0)\b",
-        ("GPU offload", "offloaded 0/", "BLAS = 0", "device CPU", "usable GPU", "LLAMA_CUBLAS", "llama_cublas",
-         "GGML_CUDA", "ggml_cuda")),
+                    r"assigned to device CPU|no usable GPU found",
+        ("GPU offload", "offloaded 0/", "BLAS = 0", "device CPU", "usable GPU")),
     _fx("cuda_init", r"failed to initialize CUDA|CUDA initialization: |cudaErrorInitializationError|"
                      r"CUDA error:? 3\b[^\n]*initialization error|"
                      r"CUDA_ERROR_NOT_INITIALIZED|system not yet initialized",
-        ("initialize CUDA", "CUDA initialization", "Initialization", "NOT_INITIALIZED", "not yet initialized",
-         "initialization error")),
+        ("nitializ", "NITIALIZ")),
     # CMAKE_ARGS in another shell's syntax: cmd keeps the quotes of set X="..." in the value and does not know
     # $env:X; PowerShell's `set X=...` sets no environment variable
     _fx("shell_syntax", r"(?<!PS )(?<![\w:\\])[A-Z]:\\[^>\n]*>\s*(?:set\s+\"?CMAKE_ARGS=\"|\$env:CMAKE_ARGS)|"
@@ -145,7 +161,7 @@ FACTS: tuple[FactRx, ...] = (
     _fx("cl_missing", r"Cannot find compiler 'cl\.exe'|'cl(?:\.exe)?' is not recognized|cl\.exe: (?:command )?not found|"
                       r"Error checking compiler version for\s+cl\b|\['cl'\]|(?i:vcvars(?:all|64)\.bat)[^\n]{0,40}?(?i:could not be found|not found)|"
                       r"(?i:unable to find vcvarsall)",
-        ("cl.exe", "'cl'", "compiler version for", "vcvars", "VCVARS", "Vcvars")),
+        ("cl.exe", "'cl'", "compiler version for", "vcvars", "VCVARS")),
     _fx("ccbin_conflict", r"cl\.exe[^\n]{0,80}?(?:different|differs)[^\n]{0,80}?-ccbin|-ccbin[^\n]{0,80}?(?:different|differs)",
         "-ccbin"),
     _fx("torch_cuda_pair", r"(?i:(?:installed|detected|nvcc) cuda version)[^\n]{0,20}?(\d+\.\d+)[^\n]{0,120}?"
@@ -163,11 +179,8 @@ FACTS: tuple[FactRx, ...] = (
                      r"MAX_PATH|输入行太长|The input line is too long|命令行太长", ("too long", "260 characters", "MAX_PATH",
                                                                              "太长", "too Long")),
     _fx("add_dll_directory", r"add_dll_directory", "add_dll_directory"),
-    _fx("old_flag", r"-D(LLAMA_CUBLAS|LLAMA_CUDA|GGML_CUBLAS|LLAMA_CLBLAST|LLAMA_HIPBLAS|LLAMA_METAL)\b",
-        ("LLAMA_", "GGML_CUBLAS")),
     _fx("time_limit", r"(?i:exceeded the maximum (?:execution )?time|timed out after|time limit|has timed out|"
-                      r"The operation was canceled\.)", ("time limit", "maximum time", "maximum execution", "timed out",
-                                                         "Time limit", "TIME LIMIT", "was canceled")),
+                      r"The operation was canceled\.)", ("ime limit", "TIME LIMIT", "maximum", "timed out", "was canceled")),
     # where the log comes from
     _fx("windows", r"[A-Z]:\\\\?[\w$ ()~.-]+|\.exe\b|\.dll\b|MSBuild|Microsoft", (":\\", ".exe", ".dll", "MSBuild",
                                                                                   "Microsoft")),
@@ -190,21 +203,38 @@ class FactScanner:
 
     facts: dict = field(default_factory=dict)       # kind -> [Fact]
     counts: dict = field(default_factory=dict)      # kind -> matches seen
+    read: int = 0                                   # characters fed so far
 
     def feed(self, nums: list[int], texts: list[str]) -> None:
+        """Each fact's regex runs only on the lines around the first OCCURRENCES places its needles occur in
+        this batch (a few lines, as a message may wrap), so a batch costs a substring search per needle
+        and a few short regex runs, however often a failure repeats."""
         if not texts:
             return
         body = "\n".join(texts)
+        wanted = [fx for fx in FACTS
+                  if len(self.facts.get(fx.kind, ())) < fx.keep and not (fx.head and self.read > HEAD)]
+        self.read += len(body)
+        # A str holding a non-ASCII character is searched 2 or 4 bytes a character: ask its UTF-8 bytes instead
+        raw = None if body.isascii() else body.encode("utf-8", "surrogatepass")
+        needles = {n for fx in wanted for n in fx.needles}
+        present = {n for n in needles if n in body} if raw is None else \
+            {n for n in needles if _NEEDLE_BYTES.get(n, b"\0") in raw}
         starts: list[int] | None = None
-        for fx in FACTS:
-            if len(self.facts.get(fx.kind, ())) >= KEEP or not any(n in body for n in fx.needles):
+        for fx in wanted:
+            needles = [n for n in fx.needles if n in present]
+            if not needles:
                 continue
-            first = min(p for n in fx.needles if (p := body.find(n)) >= 0)
-            for m in fx.regex.finditer(body, body.rfind("\n", 0, first) + 1):
-                if starts is None:
-                    starts = _starts(texts)
-                self._keep(fx.kind, m, nums, texts, starts)
-                if len(self.facts.get(fx.kind, ())) >= KEEP:
+            seen: set[int] = set()
+            for lo, hi in _regions(body, needles):
+                for m in fx.regex.finditer(body, lo, hi):
+                    if m.start() in seen:
+                        continue
+                    seen.add(m.start())
+                    if starts is None:
+                        starts = _starts(texts)
+                    self._keep(fx.kind, m, nums, texts, starts)
+                if len(self.facts.get(fx.kind, ())) >= fx.keep:
                     break
 
     def _keep(self, kind: str, m: re.Match[str], nums, texts, starts) -> None:
@@ -222,6 +252,36 @@ class FactScanner:
 
     def values(self, kind: str) -> list[str]:
         return [f.value for f in self.facts.get(kind, ())]
+
+
+_NEEDLE_BYTES = {n: n.encode("utf-8") for fx in FACTS for n in fx.needles}
+OCCURRENCES = 16     # needle places looked at per fact and batch
+_AROUND = 2          # lines before and after a needle's line that a match may span
+
+
+def _regions(body: str, needles: list[str]):
+    """(lo, hi) spans of `body` around the first OCCURRENCES places of the needles, merged, in order."""
+    places = []
+    for n in needles:
+        pos = body.find(n)
+        while pos >= 0 and len(places) < 4 * OCCURRENCES:
+            places.append(pos)
+            nl = body.find("\n", pos)
+            pos = body.find(n, nl + 1) if nl >= 0 else -1
+    spans: list[list[int]] = []
+    for pos in sorted(places)[:OCCURRENCES]:
+        lo = pos
+        for _ in range(_AROUND + 1):
+            lo = body.rfind("\n", 0, lo - 1) + 1 if lo > 0 else 0
+        hi = pos
+        for _ in range(_AROUND + 1):
+            nl = body.find("\n", hi + 1)
+            hi = len(body) if nl < 0 else nl
+        if spans and lo <= spans[-1][1]:
+            spans[-1][1] = max(spans[-1][1], hi)
+        else:
+            spans.append([lo, hi])
+    return spans
 
 
 def _starts(texts: list[str]) -> list[int]:

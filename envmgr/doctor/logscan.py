@@ -144,7 +144,8 @@ def _scan(batches, width: int | None) -> LogScan:
     for nums, texts in logical_lines(batches, width):
         nums, texts = repair(nums, texts)
         scanner.feed(nums, texts)
-        facts.feed(nums, texts)
+        if not scanner.hits:        # the facts decide only where no signature matched
+            facts.feed(nums, texts)
     scanner.finish()
     # The lines that hold the first match of each fact regex give log_facts the same answer as the log.
     versions = log_facts("\n".join(line for _, line in sorted(scanner.fact_lines.values())))
