@@ -33,7 +33,7 @@ class FactRx:
 
 # Kinds whose rules read more than the first value (a list of codes, versions, archs or names).
 _MANY = {"msb", "winerr", "cuda_dll", "cuda_so", "lib_missing", "component_missing", "nvcc_fatal", "nvcc_missing",
-         "cmake_error", "toolkit_dir", "nvcc_cuda", "arch", "host_compiler", "lnk"}
+         "cmake_error", "toolkit_dir", "nvcc_cuda", "arch", "host_compiler", "lnk", "header_missing"}
 
 
 HEAD = 4 << 20    # characters of a log that tell its platform
@@ -111,10 +111,11 @@ FACTS: tuple[FactRx, ...] = (
     _fx("nvcc_missing",
         r"which: no nvcc in|nvcc(?:\.exe)?'? (?:was |is )?not found|nvcc: (?:[Cc]ommand )?not found|"
         r"'nvcc' is not recognized|nvcc[:：] (?:Befehl nicht gefunden|コマンドが見つかりません|未找到命令|команда не найдена)|"
-        r"(?i:(?:could not|failed to|unable to|cannot) find [`'\"]?nvcc)|"
+        r"(?i:(?:could not|can't|failed to|unable to|cannot) find (?:compiler )?[`'\"]?nvcc)|"
+        r"unable to execute '(?P<exec>[^'\n]*nvcc)': No such file|\bcicc: not found|"
         r"No such file or directory: '(?P<path>[^'\n]*nvcc)'|CUDA_NVCC_EXECUTABLE[^\n]*NOTFOUND|"
         r"(?P<enoent>[\w/.-]*nvcc): No such file or directory",
-        ("nvcc", "NVCC")),
+        ("nvcc", "NVCC", "cicc")),
     _fx("toolkit_missing", r"Could NOT find CUDA(?:Toolkit)?\b|CMAKE_CUDA_COMPILER-NOTFOUND|(?i:specify CUDA_TOOLKIT_ROOT_DIR)|"
                            r"CUDA_TOOLKIT_ROOT_DIR[^\n]*NOTFOUND|(?i:cuda toolkit (?:was )?not found)",
         ("Could NOT find CUDA", "CUDA_TOOLKIT_ROOT_DIR", "CMAKE_CUDA_COMPILER-NOTFOUND", "oolkit not found",
@@ -137,6 +138,19 @@ FACTS: tuple[FactRx, ...] = (
     _fx("no_vs", r"(?i:could not find (?:any|specified) instance\s+of\s+visual studio)|Make command was:\s*\"?nmake\b",
         ("instance", "nmake")),
     # run time
+    # torch in a container or on a host without the NVIDIA driver (F23), a CPU-only torch wheel (F19: the
+    # CUDA wheel was wanted), nvcc refusing the host compiler's target (MinGW g++: F06)
+    _fx("no_driver", r"Found no NVIDIA driver on your system", "Found no NVIDIA driver"),
+    _fx("cpu_wheel", r"Torch not compiled with CUDA enabled|libbitsandbytes_cpu\.(?:so|dll)",
+        ("not compiled with CUDA", "libbitsandbytes_cpu")),
+    _fx("host_os", r"(?i:host compiler targets unsupported OS)", ("unsupported OS", "Unsupported OS")),
+    _fx("header_missing", r"\b((?:cu|nv|npp)\w*\.h)[\"'>]?[:\s]+(?:fatal error:\s*)?(?:No such file or directory|file not found)|"
+                          r"Cannot open include file:\s*'((?:cu|nv|npp)\w*\.h)'|\b(libdevice)\b[^\n]*(?i:not found|No such file|missing)|"
+                          r"error in open: [^\n]*(libdevice)", ("No such file", "not found", "Cannot open include", "libdevice")),
+    # a DLL that exists but whose dependencies do not load (CPython, torch, .NET word it so), or a loader
+    # that names the DLL it could not load without a reason (Lua)
+    _fx("dll_dep", r"or one of its dependencies|(?i:cannot|can't|could not) load '[^'\n]*\.dll'",
+        ("one of its dependencies", "load '")),
     _fx("no_kernel", r"(?i:no kernel image is available)|CUDA_ERROR_NO_BINARY_FOR_GPU|cudaErrorNoKernelImageForDevice|"
                      r"with CUDA capability (sm_\d+) is not compatible with the current PyTorch",
         ("kernel image", "NO_BINARY_FOR_GPU", "NoKernelImage", "is not compatible")),
@@ -328,6 +342,7 @@ def _compiler_rules(fs: FactScanner, add) -> None:
     if fs.first("c1189") and (fs.first("host_config") or fs.first("c1189").line.find("Visual Studio") >= 0):
         add("F04", "c1189-host-config", fs.first("c1189"))
     add("F03", "no-visual-studio", fs.first("no_vs"))
+    add("F06", "host-compiler-target-os", fs.first("host_os"))
     add("F06", "cl-not-found", fs.first("cl_missing"))
     add("F06", "ccbin-conflict", fs.first("ccbin_conflict"))
 
@@ -357,6 +372,8 @@ def _toolkit_rules(fs: FactScanner, add) -> None:
         windows = fs.first("windows") is not None and not linux
         add("F07" if cmake or windows else "F22", "nvcc-missing", f)
     add("F07", "toolkit-missing", fs.first("toolkit_missing"))
+    for f in fs.facts.get("header_missing", ()):
+        add("F24", "component-header-missing", f, header=f.value)
     for f in fs.facts.get("component_missing", ()):
         add("F24", "component-not-found", f, component=f.value)
     for f in fs.facts.get("lib_missing", ()):
@@ -373,6 +390,8 @@ def _two_versions(line: str) -> bool:
 
 def _runtime_rules(fs: FactScanner, add) -> None:
     add("F14", "no-kernel-image", fs.first("no_kernel"))
+    add("F23", "no-nvidia-driver", fs.first("no_driver"))
+    add("F19", "cpu-only-wheel", fs.first("cpu_wheel"))
     add("F17", "driver-too-old", fs.first("driver_old"))
     add("F18", "cpu-only", fs.first("cpu_only"))
     add("F18", "cuda-init-failed", fs.first("cuda_init"))
@@ -381,7 +400,7 @@ def _runtime_rules(fs: FactScanner, add) -> None:
         add("F16", "add-dll-directory-missing-folder", fs.facts["winerr"][0])
     add("F16", "dll-folder-missing", fs.first("bin_missing"))
     loader = next((f for f in fs.facts.get("winerr", ()) if f.value in _LOADER), None)
-    loader = loader or fs.first("mod_missing") or fs.first("proc_missing") or fs.first("bad_image")
+    loader = loader or fs.first("mod_missing") or fs.first("proc_missing") or fs.first("bad_image") or fs.first("dll_dep")
     if loader is None and fs.first("dll_load") and fs.first("cuda_dll"):
         loader = fs.first("dll_load")
     if loader is not None:

@@ -125,6 +125,12 @@ def _unused_vars(m: re.Match[str]) -> dict:
     return {"unused": [n.strip() for n in m.group("names").splitlines() if n.strip()]}
 
 
+def _flag_unused(m: re.Match[str]) -> bool:
+    """An unused variable that names a GPU build flag (LLAMA_CUDA, GGML_CUBLAS, ...): CMake lists every unused -D,
+    and a harmless one (CUDNN_HOME, a toolchain hint) is no F09 (clean train logs)."""
+    return re.search(r"\b(?:LLAMA|GGML|WHISPER)_|CUBLAS|CUDA", m.group("names")) is not None
+
+
 def _stale_path(m: re.Match[str]) -> bool:
     path = m.group("path").lower()
     return "cuda" in path or "hip" in path or "nvidia" in path
@@ -241,7 +247,7 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("F09", "unused-variables",
          words("Manually-specified variables were not used by the project:")
          + r"[ \t]*\n(?:[ \t]*\n)*(?P<names>(?:[ \t]+[A-Za-z_]\w*[ \t]*\n)+)", extract=_unused_vars,
-         needle="Manually-specified", span=40),
+         needle="Manually-specified", span=40, check=_flag_unused),
     # F10: CMAKE_ARGS quoting.
     # Not when the extra path is a source file: CMake was run as the compiler (CC/CXX set to cmake), a
     # failure of its own (train log onnxruntime #17517).

@@ -48,12 +48,50 @@ TRAIN_MISSES = {
     "logs/F22/gpu-burn-103-empty-cudapath-include-slash-include.txt":
         "an empty CUDAPATH shows only as a missing cublas_v2.h (F24)",
     "logs/F24/stylegan2-ada-conda-compiler-bias_act-cublas_v2.h-EXCERPT.txt": "cut before the compiler's error",
+    "logs/F02/instant-ngp-1067-vs2022-cuda-11.8-targets-empty-toolkitdir-iinclude-ibin.txt":
+        "not studied yet (corpus merged at 16:05)",
+    "logs/F03/instant-ngp-985-vs2019-no-windows-sdk-corecrt-h-compileridcuda-zh.txt":
+        "a missing corecrt.h (no Windows SDK) has no anchor yet",
+    "logs/F04/cupy-release-tools-pr66-cuda11.2-nvcc-cannot-find-supported-vs.txt":
+        "not studied yet (corpus merged at 16:05)",
+    "logs/F04/llama.cpp-17547-vs2026-msvc-19.50-cuda-12.8-toolset-cuda-path-broken.txt":
+        "not studied yet (corpus merged at 16:05)",
+    "logs/F08/hvm1-440-cargo-cc-nvcc-cuda11.8-picked-over-cuda12-host_config.txt":
+        "not studied yet (corpus merged at 16:05)",
+    "logs/F10/morpheus-906-conda-cmake_args-quoted-into-one-token-ar-command.txt":
+        "not studied yet (corpus merged at 16:05)",
+    "logs/F18/cortex.cpp-cuda-init-no-device-cpu-buffers-iso-timestamps.txt":
+        "'no CUDA-capable device' reads as F17's signature",
+    "logs/F18/llama.cpp-6184-b2477-no-cuda-devices-found-cuda-disabled-EXCERPT.txt":
+        "not studied yet (corpus merged at 16:05)",
+    "logs/F19/mineru-pip-torch-2.3.1-aliyun-cpu-wheel-windows.txt":
+        "a CPU wheel's file name only (+cpu) in pip's output",
+    "logs/F20/audiox-stuck-building-wheel-flash-attn-title.txt":
+        "pip's spinner, no time",
+    "logs/F20/flash-attention-1038-building-wheel-spinner-long-time.txt":
+        "pip's spinner, no time",
+    "logs/F20/flash-attention-1912-2.8.3-mirror-installation-stuck-EXCERPT.txt":
+        "pip's spinner, no time",
+    "logs/F20/flash-attention-945-2.5.7-tuna-cpu-below-1pct-EXCERPT.txt":
+        "pip's spinner, no time",
+    "logs/F20/node-llama-cpp-311-download-cuda-single-threaded-slow.txt":
+        "slowness in prose",
+    "logs/F20/tensorrt-llm-2469-build_wheel-h100-more-than-2-hours-EXCERPT.txt":
+        "the hours are in prose",
+    "logs/F23/detectron2-3104-win10-docker-gtx1660-found-no-nvidia-driver-EXCERPT.txt":
+        "cut before torch's message",
+    "logs/F23/kaggle-rcic-docker-run-privileged-no-gpus-found-no-driver-EXCERPT.txt":
+        "cut before torch's message",
 }
 
 # Clean train logs that name an id, and why that id is true there (a warning-level truth, not the failure).
 TRAIN_CLEAN_NAMED = {
     "logs/clean/b-instant-ngp-cuda10.2-arch-fallback-then-fmt-cmake-compile-features.txt":
         "F12 is true (no GPU was visible, CMake fell back to common archs); the build then fails in fmt's CMake",
+    "logs/clean/b-neuralrgbd-no-gpu-cpu-torch-script-assumes-cuda.txt":
+        "F19 reads 'Torch not compiled with CUDA enabled' (true of the wheel); the header blames the script",
+    "logs/clean/b-ollama-cuda-visible-devices-minus1-cpu-only-intended.txt":
+        "F17's 'no CUDA-capable device is detected' is true; CPU was intended (CUDA_VISIBLE_DEVICES=-1)",
 }
 
 ROWS = load_index() if INDEX.is_file() else []
