@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections import deque
 from dataclasses import dataclass, field
 from itertools import accumulate
 
@@ -28,7 +29,6 @@ class FactRx:
     regex: re.Pattern[str]
     needles: tuple[str, ...]      # one of these literals is in every match
     keep: int = KEEP              # distinct values kept (1 where only the first is read)
-    head: bool = False            # looked for in the first HEAD characters only (where the log comes from)
 
 
 # Kinds whose rules read more than the first value (a list of codes, versions, archs or names).
@@ -36,12 +36,13 @@ _MANY = {"msb", "winerr", "cuda_dll", "cuda_so", "lib_missing", "component_missi
          "cmake_error", "toolkit_dir", "nvcc_cuda", "arch", "host_compiler", "lnk", "header_missing"}
 
 
-HEAD = 4 << 20    # characters of a log that tell its platform
+HEAD = 4 << 20    # characters read from the start of a log ...
+TAIL = 4 << 20    # ... and from its end
 
 
 def _fx(kind: str, pattern: str, needles, flags: int = 0) -> FactRx:
     return FactRx(kind, re.compile(pattern, flags), (needles,) if isinstance(needles, str) else tuple(needles),
-                  KEEP if kind in _MANY else 1, kind in ("windows", "linux"))
+                  KEEP if kind in _MANY else 1)
 
 
 # Windows' own messages for loader errors, as the system prints them in each language (FormatMessage text).
@@ -218,17 +219,38 @@ class FactScanner:
     facts: dict = field(default_factory=dict)       # kind -> [Fact]
     counts: dict = field(default_factory=dict)      # kind -> matches seen
     read: int = 0                                   # characters fed so far
+    tail: deque = field(default_factory=deque)      # batches past the head, the last TAIL characters of them
+    held: int = 0                                   # characters in `tail`
 
     def feed(self, nums: list[int], texts: list[str]) -> None:
+        """The first HEAD characters are read as they come, the last TAIL at `finish` (a failure's facts are at
+        the start of a log, where it says what it builds with, or at its end, where it stops): a 200 MB log
+        costs its facts on 8 MiB of text, not on all of it."""
+        if self.read < HEAD:
+            self.read += sum(map(len, texts)) + len(texts)
+            self._facts(nums, texts)
+            return
+        size = sum(map(len, texts)) + len(texts)
+        self.tail.append((nums, texts, size))
+        self.held += size
+        while len(self.tail) > 1 and self.held - self.tail[0][2] >= TAIL:
+            self.held -= self.tail.popleft()[2]
+
+    def finish(self) -> "FactScanner":
+        while self.tail:
+            nums, texts, _ = self.tail.popleft()
+            self._facts(nums, texts)
+        self.held = 0
+        return self
+
+    def _facts(self, nums: list[int], texts: list[str]) -> None:
         """Each fact's regex runs only on the lines around the first OCCURRENCES places its needles occur in
         this batch (a few lines, as a message may wrap), so a batch costs a substring search per needle
         and a few short regex runs, however often a failure repeats."""
         if not texts:
             return
         body = "\n".join(texts)
-        wanted = [fx for fx in FACTS
-                  if len(self.facts.get(fx.kind, ())) < fx.keep and not (fx.head and self.read > HEAD)]
-        self.read += len(body)
+        wanted = [fx for fx in FACTS if len(self.facts.get(fx.kind, ())) < fx.keep]
         # A str holding a non-ASCII character is searched 2 or 4 bytes a character: ask its UTF-8 bytes instead
         raw = None if body.isascii() else body.encode("utf-8", "surrogatepass")
         needles = {n for fx in wanted for n in fx.needles}

@@ -147,6 +147,8 @@ def _scan(batches, width: int | None) -> LogScan:
         if not scanner.hits:        # the facts decide only where no signature matched
             facts.feed(nums, texts)
     scanner.finish()
+    if not scanner.hits:
+        facts.finish()
     # The lines that hold the first match of each fact regex give log_facts the same answer as the log.
     versions = log_facts("\n".join(line for _, line in sorted(scanner.fact_lines.values())))
     hits = dict(scanner.hits)
