@@ -37,6 +37,7 @@ _REPR_ESC = re.compile(r"\\(?:x([0-9a-fA-F]{2})|([\\'\"])|t|r)")
 _HEX_RUN = re.compile(r"(?:\\x[0-9a-fA-F]{2})+")
 _NON_ASCII_RUN = re.compile(r"[^\x00-\x7f](?:[^\x00-\x20]*[^\x00-\x7f])?")   # within one word
 _MOJIBAKE_CODECS = ("cp1252", "cp1251", "cp866", "gbk", "latin-1")
+MEMO = 4096              # repaired lines remembered per log
 MAX_LINE = 1 << 20        # a longer line is left as it is (escapes, mojibake): bounded work per line
 
 
@@ -53,19 +54,29 @@ def strip_batch(lines: list[str]) -> list[str]:
     return body.split("\n") if changed else lines
 
 
-def repair(nums: list[int], texts: list[str]) -> tuple[list[int], list[str]]:
-    """Entities, repr escapes and mojibake repaired; a repr's embedded line breaks become lines."""
+def repair(nums: list[int], texts: list[str], memo: dict | None = None) -> tuple[list[int], list[str]]:
+    """Entities, repr escapes and mojibake repaired; a repr's embedded line breaks become lines. Only lines
+    that hold a mark are looked at; `memo` keeps the answers for lines seen before (a log that repeats)."""
     body = "\n".join(texts)
     entities = "&" in body and _ENTITY.search(body) is not None
     escapes = "\\n" in body or "\\x" in body
     if not (entities or escapes or not body.isascii()):
         return nums, texts
+    memo = {} if memo is None else memo
     out_nums: list[int] = []
     out_texts: list[str] = []
     for no, text in zip(nums, texts):
-        for piece in repair_line(text, entities):
+        if text.isascii() and "&" not in text and "\\" not in text:
             out_nums.append(no)
-            out_texts.append(piece)
+            out_texts.append(text)
+            continue
+        pieces = memo.get(text)
+        if pieces is None:
+            pieces = repair_line(text, entities)
+            if len(memo) < MEMO and len(text) < 4096:
+                memo[text] = pieces
+        out_nums.extend([no] * len(pieces))
+        out_texts.extend(pieces)
     return out_nums, out_texts
 
 

@@ -81,39 +81,38 @@ def _continues(a: str, b: str) -> bool:
     return bool(b.strip()) and not a.endswith("  ") and a[-1:] not in _BOX
 
 
-def _wrapped(run: list[str], width: int) -> bool:
-    """Evidence that `run` (pieces of exactly `width`, then a shorter last piece) is one hard-wrapped
-    line: a bounded run, a last piece that is shorter and holds text, and every cut continuable."""
-    tail = run[-1]
-    if len(run) > MAX_PIECES or not 0 < len(tail.strip()) or len(tail) >= width:
-        return False
-    return all(_continues(a, b) for a, b in zip(run, run[1:]))
-
-
 class _Joiner:
-    """The state of `logical_lines` across batches: the open run of lines of the wrap width."""
+    """The state of `logical_lines` across batches: the open run of lines of the wrap width. A run is one
+    hard-wrapped line when it is bounded (MAX_PIECES), its last piece is shorter and holds text, and every
+    cut is continuable (`_continues`); each cut is checked once, as the run grows."""
 
     def __init__(self, width: int) -> None:
         self.width = width
-        self.run: list[tuple[int, str]] = []     # (line number, text): lines of `width`, not yet decided
+        self.run: list[str] = []                 # lines of `width`, not yet decided
+        self.first = 0                           # the line number of run[0] (the run's lines are consecutive)
+        self.cuts_ok = True                      # every cut inside the run is continuable
         self.fixed = False                       # inside a run longer than MAX_PIECES: no joining
 
     def push(self, no: int, line: str, nums: list[int], texts: list[str]) -> None:
+        run = self.run
         if len(line) == self.width:
             if self.fixed:
                 nums.append(no)
                 texts.append(line)
                 return
-            self.run.append((no, line))
-            if len(self.run) > MAX_PIECES:
+            if run:
+                self.cuts_ok = self.cuts_ok and _continues(run[-1], line)
+            else:
+                self.first, self.cuts_ok = no, True
+            run.append(line)
+            if len(run) > MAX_PIECES:
                 self.fixed = True
                 self.flush(nums, texts)
             return
         self.fixed = False
-        if self.run and _wrapped([t for _, t in self.run] + [line], self.width):
-            first = self.run[0]
-            nums.append(first[0])
-            texts.append(first[1] + "".join(t.lstrip() for _, t in self.run[1:]) + line.lstrip())
+        if run and self.cuts_ok and len(line) < self.width and line.strip() and _continues(run[-1], line):
+            nums.append(self.first)
+            texts.append(run[0] + "".join(t.lstrip() for t in run[1:]) + line.lstrip())
             self.run = []
             return
         self.flush(nums, texts)
@@ -121,15 +120,14 @@ class _Joiner:
         texts.append(line)
 
     def flush(self, nums: list[int], texts: list[str]) -> None:
-        for no, text in self.run:
-            nums.append(no)
-            texts.append(text)
+        nums.extend(range(self.first, self.first + len(self.run)))
+        texts.extend(self.run)
         self.run = []
 
 
 def logical_lines(batches: Iterable[list[str]], width: int | None) -> Iterator[tuple[list[int], list[str]]]:
     """(first physical line numbers, texts) per batch, hard-wrapped continuation lines joined back where
-    the lines show wrapping (`_wrapped`); at most MAX_PIECES lines make one, so no log becomes one line."""
+    the lines show wrapping (`_Joiner`); at most MAX_PIECES lines make one, so no log becomes one line."""
     no = 0
     if not width:
         for lines in batches:

@@ -141,8 +141,9 @@ def _scan(batches, width: int | None) -> LogScan:
     fact_rxs = (*_CUDA_FACTS, *(rx for rx, _ in _MSVC_FACTS))
     scanner = Scanner(SIGNATURES, NEAR_WORDS, fact_rxs, _FAILED, msvc_from=len(_CUDA_FACTS))
     facts = FactScanner()
+    memo: dict = {}
     for nums, texts in logical_lines(batches, width):
-        nums, texts = repair(nums, texts)
+        nums, texts = repair(nums, texts, memo)
         scanner.feed(nums, texts)
         if not scanner.hits:        # the facts decide only where no signature matched
             facts.feed(nums, texts)
