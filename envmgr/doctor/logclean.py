@@ -49,7 +49,7 @@ def strip_batch(lines: list[str]) -> list[str]:
         body, changed = _FENCE.sub("", body), True
     if body.startswith((">", " >")) or "\n>" in body or "\n >" in body:
         body, changed = _QUOTE.sub("", body), True
-    if any(_PREFIX.match(l) for l in lines[:: max(1, len(lines) // SAMPLE)]):
+    if any(_PREFIX.match(line) for line in lines[:: max(1, len(lines) // SAMPLE)]):
         body, changed = _PREFIX.sub("", body), True
     return body.split("\n") if changed else lines
 
@@ -65,7 +65,7 @@ def repair(nums: list[int], texts: list[str], memo: dict | None = None) -> tuple
     memo = {} if memo is None else memo
     out_nums: list[int] = []
     out_texts: list[str] = []
-    for no, text in zip(nums, texts):
+    for no, text in zip(nums, texts, strict=True):
         if text.isascii() and "&" not in text and "\\" not in text:
             out_nums.append(no)
             out_texts.append(text)

@@ -75,8 +75,10 @@ def _alts(phrases) -> str:
     return "|".join(re.escape(p) for p in phrases)
 
 
-_CUDA_LIB = r"(?:cudart|cublasLt|cublas|cudnn\w*|nvrtc|cufft|curand|cusparse|cusolver|nvJitLink|nvcuda|nvToolsExt|cupti)"
-_CUDA_DLL = r"(?:" + _CUDA_LIB + r"(?:64)?(?:_\w+)?|ggml[\w-]*|llama|onnxruntime_providers_cuda|torch_cuda\w*|c10_cuda|caffe2_nvrtc)\.dll"
+_CUDA_LIB = (r"(?:cudart|cublasLt|cublas|cudnn\w*|nvrtc|cufft|curand|cusparse|cusolver|nvJitLink|nvcuda|"
+             r"nvToolsExt|cupti)")
+_CUDA_DLL = (r"(?:" + _CUDA_LIB + r"(?:64)?(?:_\w+)?|ggml[\w-]*|llama|onnxruntime_providers_cuda|torch_cuda\w*|"
+             r"c10_cuda|caffe2_nvrtc)\.dll")
 
 FACTS: tuple[FactRx, ...] = (
     # codes
@@ -92,14 +94,16 @@ FACTS: tuple[FactRx, ...] = (
     _fx("bad_image", _alts(_BAD_IMAGE), ("Win32",)),
     _fx("dll_load", r"DLL load failed|Could not find module|Unable to load DLL|DllNotFoundException|"
                     r"Failed to load (?:shared )?library|failed to load|Could not load (?:library|dynamic library|\")|"
-                    r"LoadLibrary|Could not locate", ("DLL", "ould not", "Unable to load", "ailed to load", "LoadLibrary")),
+                    r"LoadLibrary|Could not locate",
+        ("DLL", "ould not", "Unable to load", "ailed to load", "LoadLibrary")),
     # file names
     _fx("cuda_dll", r"\b(" + _CUDA_DLL + r")\b", ".dll", re.I),
     _fx("cuda_so", r"\b(lib(?:cuda|cudart|cublasLt|cublas|cudnn\w*|nvrtc|nvidia-ml|ggml-cuda|cufft|curand|cusparse)"
                    r"\.so(?:\.\d+)*)\b[^\n]*?(cannot open shared object|No such file|not found|cannot find)?",
         ".so"),
     # the linker's own line (`/usr/bin/ld: <cannot find, any language> -lcublas`), not a command line
-    _fx("lib_missing", r"(?:^|[\s/])(?:ld|ld\.\w+|collect2)\s*:[^\n]*?-l(cublasLt|cublas|curand|cusparse|cusolver|cufft|"
+    _fx("lib_missing", r"(?:^|[\s/])(?:ld|ld\.\w+|collect2)\s*:[^\n]*?"
+                       r"-l(cublasLt|cublas|curand|cusparse|cusolver|cufft|"
                        r"nvrtc|cudart|cuda)\b", ("-lcu", "-lnvrtc")),
     _fx("host_config", r"host_config\.h", "host_config.h"),
     # a CUDA component CMake could not give the project: an imported target or a FindCUDA library variable
@@ -111,13 +115,15 @@ FACTS: tuple[FactRx, ...] = (
     _fx("nvcc_fatal", r"nvcc fatal\s*:\s*([^\n]{0,160})", "nvcc fatal"),
     _fx("nvcc_missing",
         r"which: no nvcc in|nvcc(?:\.exe)?'? (?:was |is )?not found|nvcc: (?:[Cc]ommand )?not found|"
-        r"'nvcc' is not recognized|nvcc[:：] (?:Befehl nicht gefunden|コマンドが見つかりません|未找到命令|команда не найдена)|"
+        r"'nvcc' is not recognized|"
+        r"nvcc[:：] (?:Befehl nicht gefunden|コマンドが見つかりません|未找到命令|команда не найдена)|"
         r"(?i:(?:could not|can't|failed to|unable to|cannot) find (?:compiler )?[`'\"]?nvcc)|"
         r"unable to execute '(?P<exec>[^'\n]*nvcc)': No such file|\bcicc: not found|"
         r"No such file or directory: '(?P<path>[^'\n]*nvcc)'|CUDA_NVCC_EXECUTABLE[^\n]*NOTFOUND|"
         r"(?P<enoent>[\w/.-]*nvcc): No such file or directory",
         ("nvcc", "NVCC", "cicc")),
-    _fx("toolkit_missing", r"Could NOT find CUDA(?:Toolkit)?\b|CMAKE_CUDA_COMPILER-NOTFOUND|(?i:specify CUDA_TOOLKIT_ROOT_DIR)|"
+    _fx("toolkit_missing", r"Could NOT find CUDA(?:Toolkit)?\b|CMAKE_CUDA_COMPILER-NOTFOUND|"
+                           r"(?i:specify CUDA_TOOLKIT_ROOT_DIR)|"
                            r"CUDA_TOOLKIT_ROOT_DIR[^\n]*NOTFOUND|(?i:cuda toolkit (?:was )?not found)",
         ("Could NOT find CUDA", "CUDA_TOOLKIT_ROOT_DIR", "CMAKE_CUDA_COMPILER-NOTFOUND", "oolkit not found",
          "oolkit was not found")),
@@ -125,7 +131,8 @@ FACTS: tuple[FactRx, ...] = (
     _fx("toolkit_dir", r"(?i:cuda)[\\/]+v(\d+\.\d+)(?![\d.])", ("CUDA\\", "CUDA/", "cuda\\", "cuda/")),
     _fx("nvcc_cuda", r"(?i:cuda)[\\/]+v?(\d+\.\d+)[\\/]+bin[\\/]+nvcc|release (\d+\.\d+), V\d", ("nvcc", "release ")),
     _fx("targets_cuda", r"BuildCustomizations[\\/]+CUDA (\d+\.\d+)\.(?:targets|props)", "BuildCustomizations"),
-    _fx("arch", r"(?:arch(?:itecture)?[= ]'?|code=|gpu-architecture[ =]'?)(?:compute|sm)_(\d+)[a-z]?", ("arch", "code=")),
+    _fx("arch", r"(?:arch(?:itecture)?[= ]'?|code=|gpu-architecture[ =]'?)(?:compute|sm)_(\d+)[a-z]?",
+        ("arch", "code=")),
     _fx("empty_arch", r"compute_'|arch=compute_,|(?:compute|sm)_(?=[\s'\",]|$)", ("compute_", "sm_")),
     # no GPU visible while building: torch's arch list came out empty, FindCUDA fell back to its common list
     # (true even where the build then fails for another reason, as in one clean train log)
@@ -145,9 +152,11 @@ FACTS: tuple[FactRx, ...] = (
     _fx("cpu_wheel", r"Torch not compiled with CUDA enabled|libbitsandbytes_cpu\.(?:so|dll)",
         ("not compiled with CUDA", "libbitsandbytes_cpu")),
     _fx("host_os", r"(?i:host compiler targets unsupported OS)", ("unsupported OS", "Unsupported OS")),
-    _fx("header_missing", r"\b((?:cu|nv|npp)\w*\.h)[\"'>]?[:\s]+(?:fatal error:\s*)?(?:No such file or directory|file not found)|"
-                          r"Cannot open include file:\s*'((?:cu|nv|npp)\w*\.h)'|\b(libdevice)\b[^\n]*(?i:not found|No such file|missing)|"
-                          r"error in open: [^\n]*(libdevice)", ("No such file", "not found", "Cannot open include", "libdevice")),
+    _fx("header_missing", r"\b((?:cu|nv|npp)\w*\.h)[\"'>]?[:\s]+(?:fatal error:\s*)?"
+                          r"(?:No such file or directory|file not found)|"
+                          r"Cannot open include file:\s*'((?:cu|nv|npp)\w*\.h)'|"
+                          r"\b(libdevice)\b[^\n]*(?i:not found|No such file|missing)|error in open: [^\n]*(libdevice)",
+        ("No such file", "not found", "Cannot open include", "libdevice")),
     # a DLL that exists but whose dependencies do not load (CPython, torch, .NET word it so), or a loader
     # that names the DLL it could not load without a reason (Lua)
     _fx("dll_dep", r"or one of its dependencies|(?i:cannot|can't|could not) load '[^'\n]*\.dll'",
@@ -173,11 +182,14 @@ FACTS: tuple[FactRx, ...] = (
         ("CMAKE_ARGS",)),
     _fx("cmake_args", r"CMAKE_ARGS|cmake\.args|-D[A-Z][A-Z0-9_]+=", ("CMAKE_ARGS", "cmake.args", "-D")),
     # toolchain and environment
-    _fx("cl_missing", r"Cannot find compiler 'cl\.exe'|'cl(?:\.exe)?' is not recognized|cl\.exe: (?:command )?not found|"
-                      r"Error checking compiler version for\s+cl\b|\['cl'\]|(?i:vcvars(?:all|64)\.bat)[^\n]{0,40}?(?i:could not be found|not found)|"
+    _fx("cl_missing", r"Cannot find compiler 'cl\.exe'|'cl(?:\.exe)?' is not recognized|"
+                      r"cl\.exe: (?:command )?not found|"
+                      r"Error checking compiler version for\s+cl\b|\['cl'\]|"
+                      r"(?i:vcvars(?:all|64)\.bat)[^\n]{0,40}?(?i:could not be found|not found)|"
                       r"(?i:unable to find vcvarsall)",
         ("cl.exe", "'cl'", "compiler version for", "vcvars", "VCVARS")),
-    _fx("ccbin_conflict", r"cl\.exe[^\n]{0,80}?(?:different|differs)[^\n]{0,80}?-ccbin|-ccbin[^\n]{0,80}?(?:different|differs)",
+    _fx("ccbin_conflict",
+        r"cl\.exe[^\n]{0,80}?(?:different|differs)[^\n]{0,80}?-ccbin|-ccbin[^\n]{0,80}?(?:different|differs)",
         "-ccbin"),
     _fx("torch_cuda_pair", r"(?i:(?:installed|detected|nvcc) cuda version)[^\n]{0,20}?(\d+\.\d+)[^\n]{0,120}?"
                            r"(?i:torch|pytorch)[^\n]{0,60}?(\d+\.\d+)|CUDAMismatchException|CUDA_MISMATCH",
@@ -191,11 +203,12 @@ FACTS: tuple[FactRx, ...] = (
     # a DLL folder that is gone (os.add_dll_directory of CUDA_PATH\bin, VULKAN_SDK\Bin, a conda env's bin)
     _fx("bin_missing", r"\[WinError [23]\][^\n]*?'[^'\n]*?[\\/](?i:bin)[\\/]*'", "WinError"),
     _fx("path_long", r"(?i:path(?:, file name, or both)? (?:is |are )?too long)|less than 260 characters|"
-                     r"MAX_PATH|输入行太长|The input line is too long|命令行太长", ("too long", "260 characters", "MAX_PATH",
-                                                                             "太长", "too Long")),
+                     r"MAX_PATH|输入行太长|The input line is too long|命令行太长",
+        ("too long", "260 characters", "MAX_PATH", "太长", "too Long")),
     _fx("add_dll_directory", r"add_dll_directory", "add_dll_directory"),
     _fx("time_limit", r"(?i:exceeded the maximum (?:execution )?time|timed out after|time limit|has timed out|"
-                      r"The operation was canceled\.)", ("ime limit", "TIME LIMIT", "maximum", "timed out", "was canceled")),
+                      r"The operation was canceled\.)",
+        ("ime limit", "TIME LIMIT", "maximum", "timed out", "was canceled")),
     # where the log comes from
     _fx("windows", r"[A-Z]:\\\\?[\w$ ()~.-]+|\.exe\b|\.dll\b|MSBuild|Microsoft", (":\\", ".exe", ".dll", "MSBuild",
                                                                                   "Microsoft")),
@@ -236,7 +249,7 @@ class FactScanner:
         while len(self.tail) > 1 and self.held - self.tail[0][2] >= TAIL:
             self.held -= self.tail.popleft()[2]
 
-    def finish(self) -> "FactScanner":
+    def finish(self) -> FactScanner:
         while self.tail:
             nums, texts, _ = self.tail.popleft()
             self._facts(nums, texts)
@@ -253,9 +266,9 @@ class FactScanner:
         wanted = [fx for fx in FACTS if len(self.facts.get(fx.kind, ())) < fx.keep]
         # A str holding a non-ASCII character is searched 2 or 4 bytes a character: ask its UTF-8 bytes instead
         raw = None if body.isascii() else body.encode("utf-8", "surrogatepass")
-        needles = {n for fx in wanted for n in fx.needles}
-        present = {n for n in needles if n in body} if raw is None else \
-            {n for n in needles if _NEEDLE_BYTES.get(n, b"\0") in raw}
+        every = {n for fx in wanted for n in fx.needles}
+        present = {n for n in every if n in body} if raw is None else \
+            {n for n in every if _NEEDLE_BYTES.get(n, b"\0") in raw}
         starts: list[int] | None = None
         for fx in wanted:
             needles = [n for n in fx.needles if n in present]
@@ -297,7 +310,7 @@ _AROUND = 2          # lines before and after a needle's line that a match may s
 
 def _regions(body: str, needles: list[str]):
     """(lo, hi) spans of `body` around the first OCCURRENCES places of the needles, merged, in order."""
-    places = []
+    places: list[int] = []
     for n in needles:
         pos = body.find(n)
         while pos >= 0 and len(places) < 4 * OCCURRENCES:
@@ -361,8 +374,9 @@ def _compiler_rules(fs: FactScanner, add) -> None:
             add("F04", "host-compiler-msvc", f)
         elif re.search(r"GNU|gcc|g\+\+|clang", text, re.I):
             add("F21", "host-compiler-gcc-clang", f)
-    if fs.first("c1189") and (fs.first("host_config") or fs.first("c1189").line.find("Visual Studio") >= 0):
-        add("F04", "c1189-host-config", fs.first("c1189"))
+    c1189 = fs.first("c1189")
+    if c1189 and (fs.first("host_config") or "Visual Studio" in c1189.line):
+        add("F04", "c1189-host-config", c1189)
     add("F03", "no-visual-studio", fs.first("no_vs"))
     add("F06", "host-compiler-target-os", fs.first("host_os"))
     add("F06", "cl-not-found", fs.first("cl_missing"))
@@ -422,11 +436,13 @@ def _runtime_rules(fs: FactScanner, add) -> None:
         add("F16", "add-dll-directory-missing-folder", fs.facts["winerr"][0])
     add("F16", "dll-folder-missing", fs.first("bin_missing"))
     loader = next((f for f in fs.facts.get("winerr", ()) if f.value in _LOADER), None)
-    loader = loader or fs.first("mod_missing") or fs.first("proc_missing") or fs.first("bad_image") or fs.first("dll_dep")
+    for kind in ("mod_missing", "proc_missing", "bad_image", "dll_dep"):
+        loader = loader or fs.first(kind)
     if loader is None and fs.first("dll_load") and fs.first("cuda_dll"):
         loader = fs.first("dll_load")
     if loader is not None:
-        add("F15", "windows-loader", loader, dll=fs.first("cuda_dll") and fs.first("cuda_dll").value)
+        dll = fs.first("cuda_dll")
+        add("F15", "windows-loader", loader, dll=dll.value if dll else None)
     for f in fs.facts.get("cuda_so", ()):
         if re.search(r"(?i:cannot open shared object|No such file|not found|cannot find|couldn't open|could not open|"
                      r"unable to (?:find|load|open)|failed to load)", f.line):

@@ -17,8 +17,8 @@ from typing import Any
 
 from envmgr.doctor.catalog import CATALOG, Failure
 from envmgr.doctor.logclean import repair, strip_batch
-from envmgr.doctor.logfacts import FactScanner, decide
 from envmgr.doctor.logengine import Scanner, logical_lines, physical_lines, wrap_width
+from envmgr.doctor.logfacts import FactScanner, decide
 from envmgr.doctor.logread import LogInputError, stream_text
 from envmgr.doctor.signatures import NEAR_WORDS, PRECEDENCE, SIGNATURES
 from envmgr.errors import InputFileError
