@@ -4,7 +4,7 @@
 # DEST/tree.tar.gz: this checkout's envmgr (git archive HEAD); DEST/sdist: the two PyPI sdists as
 # downloaded (stable-diffusion-cpp-python 0.4.7, 20 MB; pywhispercpp 1.5.1, 10 MB); DEST/wheels:
 # Python 3.12 manylinux wheels of envmgr's dependencies and the builds' (scikit-build-core for the
-# isolated stable-diffusion build; setuptools and setuptools-scm (<9: 10 needs vcs-versioning) for pywhispercpp's --no-build-isolation).
+# isolated stable-diffusion build, with PyPI's cmake and ninja, which its isolated build asks pip for; setuptools and setuptools-scm (<9: 10 needs vcs-versioning) for pywhispercpp's --no-build-isolation).
 set -euo pipefail
 D=$1; mkdir -p "$D/sdist" "$D/wheels"
 git archive --format=tar.gz -o "$D/tree.tar.gz" HEAD envmgr templates shells tests/gpu pyproject.toml README.md
@@ -12,5 +12,5 @@ cp "$2" "$3" "$D/sdist/"
 python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
     --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
     -d "$D/wheels" click tomlkit platformdirs colorama packaging psutil pefile pyelftools \
-    scikit-build-core pathspec setuptools "setuptools-scm<9" wheel
+    scikit-build-core pathspec setuptools "setuptools-scm<9" wheel "cmake>=3.21" ninja
 du -sh "$D"

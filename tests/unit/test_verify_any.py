@@ -93,3 +93,23 @@ def test_a_windows_dll_on_linux_is_found_but_does_not_load(tmp_path):
     s = steps(doc)
     assert code == 1 and s["load"]["status"] == "fail" and s["load"]["summary"] == "1 of 1 native libraries do not load"
     assert any("invalid ELF header" in e for e in s["load"]["evidence"])
+
+
+def test_system_info_without_backends_cannot_tell_and_is_not_called_cpu_only():
+    """stable-diffusion-cpp-python 0.4.7, CUDA build, H100 (bench/results/2026-11-25-issue21-gpu-proof.md):
+    sd_get_system_info() lists CPU features only. Before, verify called that wheel (cubin sm_90, native on
+    the GPU) F18 'a CPU backend'; whisper.cpp-style info that lists backends without CUDA still is F18."""
+    from envmgr.verify.anyjudge import AnyInputs, _smoke
+    from envmgr.verify.report import ChildRun
+
+    sd_info = ("System Info: \n    SSE3 = 1 |     AVX = 1 |     AVX2 = 1 |     AVX512 = 1 |     AVX512_VBMI = 1 |"
+               "     AVX512_VNNI = 1 |     FMA = 1 |     NEON = 0 |     ARM_FMA = 0 |     F16C = 1 |     FP16_VA = 0 |"
+               "     WASM_SIMD = 0 |     VSX = 0 | ")
+
+    def smoke(info: str):
+        rec = {"ok": True, "kind": "system_info", "function": "f", "system_info": info}
+        return _smoke(AnyInputs(ChildRun({"smoke": rec}, ("smoke",), "", 0), "p"))
+
+    assert smoke(sd_info).status == "warn" and not smoke(sd_info).failure
+    assert smoke("AVX = 1 | CUDA = 0 | COREML = 0 | OPENVINO = 0").failure == "F18"
+    assert smoke("CPU : SSE3 = 1 | CUDA : ARCHS = 900 |").status == "ok"
