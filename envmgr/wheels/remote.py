@@ -159,8 +159,8 @@ def _local_path(url: str) -> Path:
 def read(url: str, sink: Callable[[bytes], object] | None = None, *, limit: int | None = None) -> bytes:
     """The bytes at url (or stream them to sink): Missing for 404, Unreachable for the rest (a
     message with the URL redacted). At most `limit` bytes; a page within DEADLINE_S, a stream (sink)
-    at MIN_RATE after it. `limit` defaults to PAGE_LIMIT."""
-    limit = PAGE_LIMIT if limit is None else limit
+    at MIN_RATE after it. `limit` defaults to PAGE_LIMIT for a page, WHEEL_LIMIT for a stream (sink)."""
+    limit = (PAGE_LIMIT if sink is None else WHEEL_LIMIT) if limit is None else limit
     if url.lower().startswith("file:"):
         path = _local_path(url)
         if url.split("?")[0].endswith("/"):     # what a static web server answers for a folder

@@ -340,3 +340,18 @@ def test_s6_install_reports_the_index_without_its_token(tmp_path, server, monkey
     monkeypatch.setattr(install_build, "_pip_install", lambda *a: 0)       # no pip: what is tested is the report
     done = install_build._reuse(KEY, True, url, None, sys.executable, [], True, {})
     assert done is not None and done.origin == "index" and done.index == url.replace("s3cr3t", "****")
+
+
+def test_c2_read_caps_a_page_at_page_limit_and_a_stream_at_wheel_limit(tmp_path, monkeypatch):
+    """read(url) is a page; read(url, sink) streams a wheel (wheels/prebuilt.py reuses it): each its cap."""
+    page = tmp_path / "big"
+    page.write_bytes(b"x" * 3000)
+    monkeypatch.setattr(wheelremote, "PAGE_LIMIT", 1000)
+    monkeypatch.setattr(wheelremote, "WHEEL_LIMIT", 5000)
+    with pytest.raises(wheelremote.Unreachable, match="too large|larger than"):
+        wheelremote.read(page.as_uri())
+    got: list[bytes] = []
+    wheelremote.read(page.as_uri(), got.append)
+    assert b"".join(got) == b"x" * 3000
+    with pytest.raises(wheelremote.Unreachable):
+        wheelremote.read(page.as_uri(), got.append, limit=100)
