@@ -63,7 +63,7 @@ def run_cli(*args: str, env: dict | None = None, host=None) -> CliResult:
     from envmgr.cli.main import Ctx, cli
 
     runner = CliRunner()
-    base = {"NO_COLOR": "1", "ENVMGR_MACHINE": None, "ENVMGR_WINEPREFIX": None}
+    base = {"NO_COLOR": "1", "ENVMGR_MACHINE": None, "ENVMGR_WINEPREFIX": None, "ENVMGR_PREBUILT_INDEX": ""}
     obj = Ctx(host=host) if host is not None else None
     result = runner.invoke(cli, list(args), env={**base, **(env or {})}, catch_exceptions=False, obj=obj)
     return CliResult(result.exit_code, result.stdout, result.stderr)

@@ -8,8 +8,10 @@ import click
 
 from envmgr.cli.main import Ctx
 from envmgr.cli.options import RecipeArgs, Selection, recipe_options, selector_options
+from envmgr.commands import install_closure
 from envmgr.commands.install_build import InstallOptions, install_wheel
 from envmgr.commands.install_flow import flow_package, start_flow
+from envmgr.commands.install_prebuilt import Options
 
 
 @click.command("install", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
@@ -22,16 +24,26 @@ from envmgr.commands.install_flow import flow_package, start_flow
 @click.option("--publish", "publish_to", metavar="DIR", help="Then publish the wheel into this index folder.")
 @click.option("--fix", is_flag=True, help="llama-cpp-python flow: take the recipe's safe route past doctor findings.")
 @click.option("--prebuilt-lib", metavar="DIR", help="llama-cpp-python flow: use this llama.cpp CUDA build folder.")
+@click.option("--prebuilt-index", multiple=True, metavar="URL|DIR", help="llama-cpp-python flow: read published "
+              "CUDA wheels here before building (repeatable; default: [wheels] prebuilt in config.toml, else "
+              "llama-cpp-python's whl/cuXYZ indexes).")
+@click.option("--no-prebuilt", is_flag=True, help="llama-cpp-python flow: skip the prebuilt indexes.")
+@click.option("--dry-run", is_flag=True, help="llama-cpp-python flow: print the routes and the prebuilt plan "
+              "(every wheel seen, the one chosen, why not the others); install nothing.")
+@click.option("--undo-dll-fix", metavar="MANIFEST", help="Remove the CUDA DLLs an earlier --fix copied into "
+              "llama_cpp\\lib (Windows DLL closure), as its manifest lists them; nothing else.")
 @click.option("--json", "as_json", is_flag=True, help="llama-cpp-python flow: print the report as JSON.")
-@click.argument("pip_args", nargs=-1, required=True, type=click.UNPROCESSED, metavar="[PIP OPTIONS] SPEC")
+@click.argument("pip_args", nargs=-1, type=click.UNPROCESSED, metavar="[PIP OPTIONS] SPEC")
 @click.pass_obj
 def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, no_deps: bool, rebuild: bool, wheel_index: str | None,
             publish_to: str | None, pip_args: tuple[str, ...], fix: bool = False, prebuilt_lib: str | None = None,
-            as_json: bool = False) -> None:
+            as_json: bool = False, prebuilt_index: tuple[str, ...] = (), no_prebuilt: bool = False,
+            dry_run: bool = False, undo_dll_fix: str | None = None) -> None:
     """Build SPEC with a recipe once, cache the wheel, and pip install it (here or into --python EXE).
 
     \b
       envmgr install llama-cpp-python [SPEC]     doctor, build or cache, install, verify, report
+      envmgr install llama-cpp-python --dry-run  the routes: cache, team index, prebuilt wheels, build
       envmgr install --prebuilt-lib DIR llama-cpp-python   your llama.cpp CUDA build, verified
       envmgr install --recipe llama-cpp-python "llama-cpp-python==0.3.36"
       envmgr install --recipe llama-cpp-python --python .venv/bin/python ./llama_cpp_python-0.3.36.tar.gz
@@ -40,10 +52,15 @@ def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, no_deps: bool, r
     tag, platform): the same key in any venv installs the cached wheel in seconds. pip options
     (before SPEC) go to both `pip wheel` and `pip install`. The first --python is the target.
     """
+    if undo_dll_fix:
+        sys.exit(install_closure.undo(undo_dll_fix))
+    if not pip_args:
+        raise click.UsageError("Missing argument '[PIP OPTIONS] SPEC'.")
     args = [a for a in pip_args if a != "--"] if pip_args[:1] == ("--",) else list(pip_args)
 
     options = InstallOptions(no_deps, rebuild, wheel_index, publish_to)
     if flow_package(recipe.name, args, prebuilt_lib):
-        sys.exit(start_flow(obj, args, fix, prebuilt_lib, as_json, selection, recipe, options))
+        routes = Options(tuple(prebuilt_index), no_prebuilt, dry_run)
+        sys.exit(start_flow(obj, args, fix, prebuilt_lib, as_json, selection, recipe, options, routes))
     sys.exit(install_wheel(obj, args, selection, recipe, options).code)
 

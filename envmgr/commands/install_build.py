@@ -42,6 +42,10 @@ class Installed:
     index: str = ""        # the wheel index it came from (origin "index")
 
 
+# The routes between the team index and a build: (python, pip options, no_deps, env) -> Installed or None.
+BeforeBuild = Callable[[str, list[str], bool, dict[str, str]], "Installed | None"]
+
+
 @dataclass(frozen=True)
 class InstallOptions:
     """install's own options beside the selection and the recipe."""
@@ -52,8 +56,10 @@ class InstallOptions:
 
 
 def install_wheel(obj: Ctx, args: list[str], selection: Selection, recipe_args: RecipeArgs,
-                  options: InstallOptions) -> Installed:
-    """Build SPEC (the last of args) with the recipe, or take its wheel from the cache or the index; pip install it."""
+                  options: InstallOptions, before_build: BeforeBuild | None = None, dry_run: bool = False) -> Installed:
+    """Build SPEC (the last of args) with the recipe, or take its wheel from the cache or the index; pip install it.
+    before_build(python, pip_opts, no_deps, env): the routes between the team index and a build (the install
+    flow's prebuilt indexes); its Installed ends the search. dry_run: the cache is looked up, nothing else done."""
 
     recipe, no_deps = recipe_args.name, options.no_deps
     wheel_index, publish_to = options.wheel_index, options.publish_to
@@ -73,11 +79,18 @@ def install_wheel(obj: Ctx, args: list[str], selection: Selection, recipe_args: 
         return wheels.WheelKey(name, version, source, cuda_version if is_cuda else "", archs, generator,
                                cmake_args, py_tag, platform)
 
+    if dry_run:
+        return _dry(key_for, info, is_cuda, wheel_index, options.rebuild, before_build, python, pip_opts, no_deps,
+                    env)
     if info.name and info.version and info.source and not options.rebuild:
         reused = _reuse(key_for(info.name, info.version, info.source), is_cuda, wheel_index, publish_to,
                         python, pip_opts, no_deps, env)
         if reused is not None:
             return reused
+    if before_build is not None:
+        done = before_build(python, pip_opts, no_deps, env)
+        if done is not None:
+            return done
     _say_why_built(spec, info)
     start = time.perf_counter()
     entry_or_path = _build(python, spec, pip_opts, env, key_for, info, is_cuda, start,
@@ -87,6 +100,26 @@ def install_wheel(obj: Ctx, args: list[str], selection: Selection, recipe_args: 
     return Installed(_pip_install(python, entry_or_path, pip_opts, no_deps, env),
                      "source" if info.source is None else "built", path.name, str(path), seconds,
                      "" if info.source is None else path.parent.name)
+
+
+def _dry(key_for: Callable[[str, str, str], wheels.WheelKey], info: wheels.SpecInfo, is_cuda: bool,
+         wheel_index: str | None, rebuild: bool, before_build: BeforeBuild | None, python: str,
+         pip_opts: list[str], no_deps: bool, env: dict[str, str]) -> Installed:
+    """--dry-run: the wheel cache looked up and the team index named (not asked); the later routes planned."""
+    if not (info.name and info.version and info.source):
+        say("envmgr: route 1-2, wheel cache and team index: the spec pins no version (or is a source): not looked up")
+    elif rebuild:
+        say("envmgr: route 1-2, wheel cache and team index: skipped (--rebuild)")
+    else:
+        key = key_for(info.name, info.version, info.source)
+        hit = wheels.lookup(key, is_cuda, lambda m: say(f"envmgr: {m}"))
+        index = configured_index(wheel_index)
+        say(f"envmgr: route 1, wheel cache: {'holds ' + hit.wheel if hit else 'no wheel'} for key {key.digest()}")
+        say(f"envmgr: route 2, team index: {index + ' would be asked' if index else 'none configured'}")
+        if hit is not None:
+            return Installed(0, "cache", hit.wheel, str(hit.path), hit.build_seconds, hit.folder.name)
+    done = before_build(python, pip_opts, no_deps, env) if before_build is not None else None
+    return done or Installed(0, "plan", "", "", 0.0)
 
 
 def _install_args(args: list[str], recipe: str | None, publish_to: str | None) -> tuple[str, list[str]]:

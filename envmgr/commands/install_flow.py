@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sys
 import time
 from collections.abc import Callable, Iterable
@@ -25,17 +26,21 @@ from packaging.requirements import Requirement
 from envmgr import spawn
 from envmgr.cli.main import Ctx
 from envmgr.cli.options import RecipeArgs, Selection
-from envmgr.commands import install_build, install_fix
+from envmgr.commands import install_build, install_closure, install_fix
 from envmgr.commands.install_build import Installed
 from envmgr.commands.install_fix import FixReport
+from envmgr.commands.install_prebuilt import Chooser, Options, applies, sources
 from envmgr.doctor.checks import FAIL, Facts, Finding
 from envmgr.doctor.run import gather, run_checks
-from envmgr.errors import CheckFailed, ChildFailed, InputFileError
+from envmgr.errors import CheckFailed, ChildFailed, EnvmgrError, InputFileError, UsageError
 from envmgr.host.base import Host
 from envmgr.output import Painter, emit_json, say
 from envmgr.verify.render import render_verdict, verdict_json
 from envmgr.verify.run import Verdict, verify
 from envmgr.wheels.store import normalize
+
+# install_wheel as the flow calls it: (recipe, pip arguments, before_build=/dry_run=) -> Installed.
+InvokeInstall = Callable[..., Installed]
 
 # The recipe each package takes by default.
 PACKAGE_RECIPES = {"llama-cpp-python": "llama-cpp-python"}
@@ -101,21 +106,36 @@ _VALUE_OPTS = {"--find-links", "-f", "--index-url", "-i", "--extra-index-url", "
                "--target", "-t", "--root", "--platform", "--python-version", "--only-binary", "--no-binary"}
 
 
-def run_flow(obj: Ctx, invoke_install: Callable[[str, list[str]], Installed], *, package: str, recipe: str | None,
+def run_flow(obj: Ctx, invoke_install: InvokeInstall, *, package: str, recipe: str | None,
              args: list[str], python: str | None, prebuilt: str | None, fix: bool, selection: Selection,
-             as_json: bool) -> int:
+             as_json: bool, routes: Options | None = None) -> int:
     pip_opts, spec = split_args(package, args)
     chosen = recipe or (PREBUILT_RECIPE if prebuilt else PACKAGE_RECIPES)[package]
     why = "--recipe" if recipe else ("--prebuilt-lib" if prebuilt else f"the package {package}")
     rep = Report(package, chosen, why, spec)
+    routes = routes or Options()
     lib_dir = _check_prebuilt(obj.local, prebuilt) if prebuilt else None     # bad input stops before anything slow
     say(f"envmgr: {package}: recipe {chosen} (from {why}); spec {spec}")
     t0 = time.perf_counter()
-    _doctor(obj, selection, fix, rep, skip_build_checks=bool(prebuilt))
+    # The prebuilt route needs no build, so doctor's build findings wait for the build route; with no
+    # prebuilt index (--no-prebuilt, an empty list) they stop the flow before any route, as before.
+    use_prebuilt = not lib_dir and applies(recipe, spec, package) and (bool(sources(routes)[0]) or routes.dry_run)
+    if routes.dry_run and not use_prebuilt:
+        raise UsageError("--dry-run plans `envmgr install llama-cpp-python [==VERSION]` (the routes to a wheel); "
+                         "it has no plan for --prebuilt-lib, --recipe or a source spec",
+                         "drop --dry-run, or give the package as a requirement")
+    facts, build_error = _doctor(obj, selection, fix, rep, skip_build_checks=bool(prebuilt), defer=use_prebuilt)
     rep.timings["doctor"] = time.perf_counter() - t0
     env = None
     if lib_dir:
         env = _prebuilt(obj.local, lib_dir, python, pip_opts, spec, rep)
+    elif use_prebuilt:
+        chooser = Chooser(obj, facts, package, spec, routes, build_error, python or sys.executable)
+        say_routes(rep, build_error, routes)
+        _build_and_install(invoke_install, chosen, pip_opts, spec, rep, chooser)
+        if routes.dry_run:
+            return _dry_report(rep, chooser, as_json)
+        install_closure.close(obj, facts, python or sys.executable, fix, rep)   # Windows: before "done"
     else:
         _build_and_install(invoke_install, chosen, pip_opts, spec, rep)
 
@@ -144,7 +164,10 @@ def sort_findings(findings: Iterable[Finding], fix: bool,
     return [f for f in found if f not in routed], routed
 
 
-def _doctor(obj: Ctx, selection: Selection, fix: bool, rep: Report, skip_build_checks: bool) -> None:
+def _doctor(obj: Ctx, selection: Selection, fix: bool, rep: Report, skip_build_checks: bool,
+            defer: bool = False) -> tuple[Facts, CheckFailed | None]:
+    """(facts, the build's blocking error or None): raised at once unless defer (a route before the build
+    may need no build: the prebuilt indexes), then raised when the build route is reached."""
     facts, findings = _findings(obj, selection)
     blocking, routed = sort_findings(findings, fix, skip_build_checks)
     msbuild = None
@@ -155,10 +178,14 @@ def _doctor(obj: Ctx, selection: Selection, fix: bool, rep: Report, skip_build_c
                         (f"{f.id} {f.title}: {f.summary}", *(f"  fix: {x}" for x in (f.fix, f.fix_command) if x),
                          *(install_fix.stop_error(msbuild) if msbuild is not None and f.id in msbuild.ids else ())))
         safe = [f.id for f in blocking if f.id in RECIPE_ROUTES and not fix]
-        raise CheckFailed(f"envmgr doctor found {len(blocking)} blocking problem(s): "
-                          f"{', '.join(f.id for f in blocking)}; nothing was built",
-                          ("add --fix to take the safe route for " + ", ".join(safe) + "; " if safe else "")
-                          + "see `envmgr doctor` for the evidence", details=details)
+        error = CheckFailed(f"envmgr doctor found {len(blocking)} blocking problem(s): "
+                            f"{', '.join(f.id for f in blocking)}; nothing was built",
+                            ("add --fix to take the safe route for " + ", ".join(safe) + "; " if safe else "")
+                            + "see `envmgr doctor` for the evidence", details=details)
+        if not defer:
+            raise error
+        rep.lines.append(f"doctor: {', '.join(f.id for f in blocking)} block(s) the build route only")
+        return facts, error
     if msbuild is not None:
         for line in install_fix.apply(msbuild, facts, rep.fixes):
             say(f"envmgr: --fix: {line[len('fixed '):]}")
@@ -168,20 +195,71 @@ def _doctor(obj: Ctx, selection: Selection, fix: bool, rep: Report, skip_build_c
         rep.lines.append(rep.fixes.add(f.id, "route", RECIPE_ROUTES[f.id]))
     rep.lines.append(f"doctor: no blocking finding (CUDA {facts.cuda.short if facts.cuda else '?'}, "
                      f"{len(facts.inv.gpus)} GPU(s))")
+    return facts, None
 
 
-def _build_and_install(invoke_install: Callable[[str, list[str]], Installed], recipe: str, pip_opts: list[str],
-                       spec: str, rep: Report) -> None:
+def _build_and_install(invoke_install: InvokeInstall, recipe: str, pip_opts: list[str], spec: str, rep: Report,
+                       chooser: Chooser | None = None) -> None:
     t0 = time.perf_counter()
-    done = invoke_install(recipe, [*pip_opts, spec])      # install_wheel's Installed: it says where the wheel came from
+    extra = {"before_build": chooser, "dry_run": chooser.opts.dry_run} if chooser is not None else {}
+    try:
+        done = invoke_install(recipe, [*pip_opts, spec], **extra)   # install_wheel's Installed: where it came from
+    except EnvmgrError as exc:
+        if chooser is None or chooser.ran:
+            raise
+        # No build environment (no toolkit, no Visual Studio): the cache and team routes need its key,
+        # the prebuilt route does not.
+        say(f"envmgr: routes 1-2 (wheel cache, team index) skipped: {exc.message}")
+        chooser.build_error = chooser.build_error or exc
+        chooser.skipped = exc.message
+        fallback = chooser(chooser.python, pip_opts, False, dict(chooser.obj.env))
+        if fallback is None:   # nothing fits and no build is possible here: the reason the build cannot start
+            raise
+        done = fallback
     seconds = time.perf_counter() - t0
     rep.timings["build_install"] = seconds
+    if done.origin == "plan":
+        return
     if done.code != 0:
         raise ChildFailed(f"pip install of {done.wheel} failed (exit {done.code}); nothing was verified",
                           "see pip's output above; the wheel stays in the cache", done.code)
     rep.wheel = {"origin": done.origin, "file": done.wheel, "path": done.path, "digest": done.digest or None,
                  "build_seconds": round(done.build_seconds, 1), "index": done.index or None}
+    chosen = chooser.chosen if chooser is not None else None
+    if done.origin == "prebuilt" and chosen is not None:
+        rep.wheel.update({"url": chosen.cand.url, "cuda": chosen.cand.cuda or None, "runs": chosen.how,
+                          "via": chosen.via, "device_code": chosen.code})
+        rep.lines.append(f"prebuilt wheel from {done.index}: {done.wheel} (CUDA {chosen.cand.cuda or '?'}; "
+                         f"{chosen.reason}); installed in {seconds:.1f} s, nothing built")
+        return
     rep.lines.append(_wheel_line(done, seconds))
+
+
+def say_routes(rep: Report, build_error: EnvmgrError | None, routes: Options) -> None:
+    """The routes in their order, before any is tried."""
+    indexes, source = sources(routes)
+    ids = re.findall(r"\bF\d\d\b", build_error.message) if build_error else []
+    build = f"blocked by doctor: {', '.join(ids) or build_error.message}" if build_error else f"recipe {rep.recipe}"
+    say("envmgr: routes: 1 wheel cache -> 2 team index -> 3 prebuilt indexes "
+        f"({len(indexes)} from {source}) -> 4 build ({build})"
+        + ("; --dry-run: nothing is installed" if routes.dry_run else ""))
+
+
+def _dry_report(rep: Report, chooser: Chooser, as_json: bool) -> int:
+    route = chooser.route
+    if as_json:
+        emit_json({"schema": 1, "package": rep.package, "spec": rep.spec, "dry_run": True,
+                   "recipe": rep.recipe, "doctor": rep.lines,
+                   "cache": rep.wheel if rep.wheel else ({"skipped": chooser.skipped} if chooser.skipped else None),
+                   "prebuilt": route.to_json() if route else None,
+                   "build": {"blocked_by": chooser.build_error.message if chooser.build_error else None,
+                             "needed": route is not None and (route.plan is None or route.plan.chosen is None)}})
+        return 0
+    chosen = route.plan.chosen if route and route.plan else None
+    click.echo(f"envmgr install {rep.package} --dry-run: " + (
+        f"would install the prebuilt {chosen.cand.filename} from {chosen.cand.index} ({chosen.reason})" if chosen
+        else "route 3 found no wheel" if route else "the wheel cache holds it"))
+    return 0
 
 
 def _wheel_line(done: Installed, seconds: float) -> str:
@@ -279,32 +357,45 @@ def _finish(verdict: Verdict, rep: Report, as_json: bool) -> int:
 
 
 def start_flow(obj: Ctx, args: list[str], fix: bool, prebuilt: str | None, as_json: bool, selection: Selection,
-               recipe_args: RecipeArgs, options: install_build.InstallOptions) -> int:
+               recipe_args: RecipeArgs, options: install_build.InstallOptions, routes: Options | None = None) -> int:
     """Entered from `install` (commands/install.py); flags given after the package are taken here too."""
-    rest, i = [], 0
-    while i < len(args):
-        a = args[i]
-        if a == "--fix":
-            fix = True
-        elif a == "--json":
-            as_json = True
-        elif a == "--prebuilt-lib" and i + 1 < len(args):
-            prebuilt, i = args[i + 1], i + 1
-        elif a.startswith("--prebuilt-lib="):
-            prebuilt = a.split("=", 1)[1]
-        else:
-            rest.append(a)
-        i += 1
+    rest, fix, prebuilt, as_json, routes = _flow_flags(args, fix, prebuilt, as_json, routes or Options())
     package = flow_package(recipe_args.name, rest, prebuilt) or "llama-cpp-python"
     if rest and rest[0] != package and flow_package(None, rest[:1], None) is None and prebuilt:
         rest = [package, *rest]        # `install --prebuilt-lib DIR SPEC`
     if not rest:
         rest = [package]
 
-    def invoke_install(recipe: str, pip_args: list[str]) -> Installed:
-        return install_build.install_wheel(obj, pip_args, selection, replace(recipe_args, name=recipe), options)
+    def invoke_install(recipe: str, pip_args: list[str], **extra: Any) -> Installed:
+        return install_build.install_wheel(obj, pip_args, selection, replace(recipe_args, name=recipe), options,
+                                           **extra)
 
     with spawn.children_print_to_stderr() if as_json else contextlib.nullcontext():   # stdout: the JSON alone
         return run_flow(obj, invoke_install, package=package, recipe=recipe_args.name, args=rest,
                         python=selection.target_python, prebuilt=prebuilt, fix=fix, selection=selection,
-                        as_json=as_json)
+                        as_json=as_json, routes=routes)
+
+
+def _flow_flags(args: list[str], fix: bool, prebuilt: str | None, as_json: bool,
+                routes: Options) -> tuple[list[str], bool, str | None, bool, Options]:
+    """The flow's own flags, wherever they stand among the pip arguments."""
+    rest, i, indexes, off, dry = [], 0, list(routes.indexes), routes.off, routes.dry_run
+    while i < len(args):
+        a = args[i]
+        if a in ("--fix", "--json", "--no-prebuilt", "--dry-run"):
+            fix, as_json = fix or a == "--fix", as_json or a == "--json"
+            off, dry = off or a == "--no-prebuilt", dry or a == "--dry-run"
+        elif a in ("--prebuilt-lib", "--prebuilt-index") and i + 1 < len(args):
+            if a == "--prebuilt-lib":
+                prebuilt = args[i + 1]
+            else:
+                indexes.append(args[i + 1])
+            i += 1
+        elif a.startswith(("--prebuilt-lib=", "--prebuilt-index=")):
+            name, value = a.split("=", 1)
+            prebuilt = value if name == "--prebuilt-lib" else prebuilt
+            indexes += [value] if name == "--prebuilt-index" else []
+        else:
+            rest.append(a)
+        i += 1
+    return rest, fix, prebuilt, as_json, Options(tuple(indexes), off, dry)

@@ -17,7 +17,7 @@ PACKAGE = ROOT / "envmgr"
 # discovery lists as broken, habit 2; tomlfast: a document its fast parse does not fit, parsed by tomllib;
 # names: a name from outside that is no name, which its callers refuse or skip in their own terms).
 INTERNAL = {("wheels/remote.py", "Missing"), ("wheels/remote.py", "Unreachable"), ("wheels/remote.py", "Refused"),
-            ("wheels/remote.py", "_Cut"), ("files/names.py", "BadName"),
+            ("wheels/remote.py", "_Cut"), ("wheels/pick.py", "Unusable"), ("files/names.py", "BadName"),
             ("discover/vswhere.py", "VswhereError"), ("files/tomlfast.py", "_Mismatch")}
 
 

@@ -1,0 +1,263 @@
+"""Which published CUDA wheel this machine can run: pure, from the wheels' names, their index folders'
+CUDA, their device code, and the machine's driver, GPUs and target Python.
+
+A wheel is refused, with its reason, when
+- its name is not a wheel of the package, or its version is not the pinned one;
+- none of its tags is one the target Python accepts (`py3-none-win_amd64` fits every CPython 3 on
+  64-bit Windows, `cp312-cp312-manylinux_2_31_x86_64` only 3.12 on Linux);
+- its folder's CUDA is one the driver cannot run: newer than the driver's CUDA (nvidia-smi's "CUDA
+  Version") in another major, or below the driver table's minimum for that major (knowledge.py); a
+  newer minor of the driver's major runs through minor-version compatibility, but its PTX cannot be
+  JIT-compiled by that driver;
+- its device code does not cover every GPU: a cubin for the GPU's SM (native), else PTX of a compute
+  capability <= the GPU's ("through PTX JIT": the first load compiles), else nothing runs there
+  (doctor/gpufit.py's rules, with its PTX ISA floor for the driver).
+The order: native before PTX, then the newest version the spec allows, then the newest CUDA. Reading
+device code needs the wheel itself (a download), so the candidates are examined in that order and the
+first native one ends the search; the rest are "not examined", said so.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from typing import Protocol
+
+from packaging.specifiers import SpecifierSet
+from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
+from packaging.version import InvalidVersion
+from packaging.version import Version as PkgVersion
+
+from envmgr import knowledge
+from envmgr.doctor import gpufit
+from envmgr.version import Version, mm
+
+NATIVE, PTX_JIT = gpufit.NATIVE, gpufit.PTX_JIT
+CHOSEN, REFUSED, FITS, NOT_EXAMINED = "chosen", "refused", "fits", "not examined"
+MAX_EXAMINED = 8          # wheels downloaded to read their device code, per plan
+_CU_FOLDER = re.compile(r"(?:^|[/-])cu(\d{2,3})(?:/|$)")
+
+
+class Code(Protocol):
+    """What a pick reads of a wheel: doctor/devicecode.py's DeviceCode (its cubins, PTX, CUDA imports)."""
+    @property
+    def cubin(self) -> tuple[str, ...]: ...
+    @property
+    def ptx(self) -> tuple[str, ...]: ...
+    @property
+    def cuda_imports(self) -> tuple[str, ...]: ...
+
+
+class Unusable(Exception):
+    """A candidate whose wheel could not be read (404, hash, truncated zip): the message is the reason."""
+
+
+@dataclass(frozen=True)
+class Machine:
+    gpus: tuple[tuple[str, str], ...]   # (name, compute capability "8.9"), one per GPU
+    driver: str = ""                    # "576.80"; "" when no driver answered
+    driver_cuda: str = ""               # the driver's CUDA version (nvidia-smi's header), "" unknown
+    windows: bool = False
+    tags: tuple[str, ...] = ()          # every tag the target Python accepts ("cp312-cp312-win_amd64")
+    python: str = ""                    # in words: "cp312 on win_amd64"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    url: str
+    filename: str
+    index: str              # the index (folder) it was listed in
+    cuda: str = ""          # "12.4" (the folder's cuXYZ, or the release tag's); "" unknown
+    sha256: str | None = None
+
+
+ReadCode = Callable[[Candidate], Code]     # a candidate's device code, or Unusable
+
+
+@dataclass(frozen=True)
+class Judged:
+    cand: Candidate
+    verdict: str            # chosen | refused | fits | not examined
+    reason: str
+    version: str = ""
+    how: str = ""           # native | ptx-jit (examined and fitting)
+    via: str = ""           # "sm_89", "compute_80"
+    code: str = ""          # the device code in words ("cubin sm_75 sm_90; PTX compute_90")
+
+    def to_json(self) -> dict[str, str | None]:
+        return {"file": self.cand.filename, "url": self.cand.url, "index": self.cand.index,
+                "cuda": self.cand.cuda or None, "version": self.version or None, "verdict": self.verdict,
+                "reason": self.reason, "runs": self.how or None, "via": self.via or None,
+                "device_code": self.code or None}
+
+
+@dataclass(frozen=True)
+class Plan:
+    judged: tuple[Judged, ...]
+    machine: Machine
+
+    @property
+    def chosen(self) -> Judged | None:
+        return next((j for j in self.judged if j.verdict == CHOSEN), None)
+
+
+def cuda_of_url(url: str) -> str:
+    """"12.4" from an index folder `…/whl/cu124` or a release tag `…/v0.3.16-cu124/`; "" otherwise."""
+    m = _CU_FOLDER.search(url.rstrip("/") + "/")
+    return f"{m.group(1)[:-1]}.{m.group(1)[-1]}" if m else ""
+
+
+# ---- the driver ---------------------------------------------------------------------------------
+
+def driver_runs(cuda: str, m: Machine) -> tuple[bool, bool, str]:
+    """(runs, PTX JIT possible, why) for a wheel built with `cuda` on this driver."""
+    if not m.driver and not m.driver_cuda:
+        return False, False, "no NVIDIA driver answered (nvidia-smi): nothing proves a CUDA wheel runs here"
+    want = mm(cuda)
+    if m.driver_cuda:
+        have = mm(m.driver_cuda)
+        if want <= have:
+            return True, True, f"the driver runs CUDA <= {m.driver_cuda}"
+        if want.major == have.major:
+            return True, False, (f"CUDA {cuda} through minor-version compatibility (the driver's CUDA is "
+                                 f"{m.driver_cuda}: its PTX cannot be JIT-compiled here)")
+        return False, False, (f"CUDA {cuda} needs a newer driver: this one ({m.driver or '?'}) runs "
+                              f"CUDA <= {m.driver_cuda}")
+    floor = knowledge.driver_minimum(cuda, m.windows)
+    if floor is None:
+        return False, False, f"CUDA {cuda}: envmgr's driver table has no row for CUDA {want.major}"
+    if Version.of(m.driver) < Version.of(floor):
+        return False, False, f"CUDA {cuda} needs driver {floor} or newer; this one is {m.driver}"
+    return True, True, f"driver {m.driver} >= {floor}, CUDA {want.major}'s minimum (its own CUDA version unknown)"
+
+
+# ---- the GPU ------------------------------------------------------------------------------------
+
+def covers(code: Code, m: Machine, jit_ok: bool, driver_why: str = "") -> tuple[str, str, str]:
+    """(native | ptx-jit | "", via, why) for every GPU of the machine, by doctor/gpufit.py's rules (a cubin
+    for the GPU's SM, else PTX at or below its compute capability that the driver can compile); code has
+    .cubin, .ptx and, when known, .ptx_isa."""
+    hows, vias = [], []
+    for name, cc in m.gpus:
+        fit = gpufit.fit(code.cubin, code.ptx, cc, name, getattr(code, "ptx_isa", ""), m.driver, m.windows)
+        if fit.how == gpufit.NONE:
+            return "", "", f"no device code for {name} (compute capability {cc}) runs there: {fit.detail}"
+        if fit.how == gpufit.PTX_JIT and not jit_ok:
+            return "", "", (f"{name} (compute capability {cc}) would need PTX JIT of {fit.via}, and the driver is "
+                             f"older than the CUDA that wrote it ({driver_why})")
+        hows.append(fit.how)
+        vias.append(fit.via)
+    how = NATIVE if all(h == gpufit.NATIVE for h in hows) else PTX_JIT
+    via = ", ".join(dict.fromkeys(vias))
+    if how == NATIVE:
+        return how, via, f"native cubin {via} for {_gpus(m)}"
+    return how, via, f"through PTX JIT ({via}) for {_gpus(m)}: the first load compiles the kernels"
+
+
+def _gpus(m: Machine) -> str:
+    return ", ".join(f"{name} ({cc})" for name, cc in m.gpus)
+
+
+def _words(code: Code) -> str:
+    parts = [("cubin " + " ".join(code.cubin)) if code.cubin else "", ("PTX " + " ".join(code.ptx)) if code.ptx else ""]
+    return "; ".join(p for p in parts if p) or "no cubin or PTX at all"
+
+
+# ---- the plan -----------------------------------------------------------------------------------
+
+def _tags(filename: str, package: str) -> tuple[str, frozenset[str]]:
+    """(version, tags) of a wheel of `package`; Unusable when the name says otherwise."""
+    try:
+        name, version, _, tags = parse_wheel_filename(filename)
+    except (InvalidWheelFilename, InvalidVersion):
+        raise Unusable("not a wheel file name") from None
+    if name != canonicalize_name(package):
+        raise Unusable(f"a wheel of {name}, not {package}")
+    return str(version), frozenset(str(t) for t in tags)
+
+
+def first_refusal(cand: Candidate, m: Machine, package: str, spec: SpecifierSet) -> tuple[str, str]:
+    """(version, why not) from what needs no download; why is "" when the candidate is worth reading."""
+    try:
+        version, tags = _tags(cand.filename, package)
+    except Unusable as exc:
+        return "", str(exc)
+    if not spec.contains(version, prereleases=True):
+        return version, f"version {version} does not match {spec}"
+    if not tags & set(m.tags):
+        return version, f"its tags {', '.join(sorted(tags))} do not fit the target Python ({m.python})"
+    if not m.gpus:
+        return version, "no NVIDIA GPU visible: nothing proves a CUDA wheel runs here"
+    if cand.cuda:
+        ok, _, why = driver_runs(cand.cuda, m)
+        if not ok:
+            return version, why
+    return version, ""
+
+
+def _order(item: tuple[Candidate, str]) -> tuple[PkgVersion, Version]:
+    cand, version = item
+    return PkgVersion(version), mm(cand.cuda)
+
+
+def plan(cands: Iterable[Candidate], m: Machine, package: str, spec: str | SpecifierSet, read_code: ReadCode,
+         limit: int = MAX_EXAMINED) -> Plan:
+    """Judge every candidate; read_code(cand) gives its DeviceCode (.cubin .ptx .cuda_imports) or raises Unusable."""
+    spec = spec if isinstance(spec, SpecifierSet) else SpecifierSet(spec)
+    judged: dict[Candidate, Judged] = {}
+    worth = []
+    for cand in dict.fromkeys(cands):
+        version, why = first_refusal(cand, m, package, spec)
+        if why:
+            judged[cand] = Judged(cand, REFUSED, why, version)
+        else:
+            worth.append((cand, version))
+    best: Judged | None = None
+    examined = 0
+    for cand, version in sorted(worth, key=_order, reverse=True):
+        if (best is not None and best.how == NATIVE) or examined >= limit:
+            why = "ranked below the chosen native wheel" if best and best.how == NATIVE else \
+                f"not examined: {limit} wheels were read already (pin a version to narrow the search)"
+            judged[cand] = Judged(cand, NOT_EXAMINED, why, version)
+            continue
+        examined += 1
+        j = examine(cand, version, m, read_code)
+        if j.verdict == FITS and (best is None or (best.how == PTX_JIT and j.how == NATIVE)):
+            best = j
+        judged[cand] = j
+    if best is not None:
+        judged[best.cand] = replace(best, verdict=CHOSEN)
+        for cand, j in judged.items():
+            if j.verdict == FITS:
+                below = f"ranked below {best.cand.filename} (CUDA {best.cand.cuda or '?'})"
+                judged[cand] = replace(j, reason=f"{j.reason}; {below}")
+    return Plan(tuple(judged[c] for c in dict.fromkeys(cands)), m)
+
+
+def examine(cand: Candidate, version: str, m: Machine, read_code: ReadCode) -> Judged:
+    """The candidate judged on its device code (and, for a folder of unknown CUDA, on its CUDA imports)."""
+    try:
+        code = read_code(cand)
+    except Unusable as exc:
+        return Judged(cand, REFUSED, str(exc), version)
+    words = _words(code)
+    cuda = cand.cuda or cuda_of_imports(code.cuda_imports)
+    if not cuda:
+        return Judged(cand, REFUSED, "its CUDA is unknown (no cuXYZ folder or release tag, no CUDA import)", version,
+                      code=words)
+    ok, jit_ok, why = driver_runs(cuda, m)
+    if not ok:
+        return Judged(cand, REFUSED, why, version, code=words)
+    how, via, fit_why = covers(code, m, jit_ok, why)
+    if not how:
+        return Judged(cand, REFUSED, fit_why, version, code=words)
+    return Judged(cand, FITS, fit_why, version, how, via, words)
+
+
+def cuda_of_imports(imports: Iterable[str]) -> str:
+    """"12" from libcudart.so.12 / cudart64_12.dll / cublas64_13.dll: the major only."""
+    for name in imports:
+        m = re.match(r"^(?:lib)?(?:cudart|cublas|cublasLt)(?:64)?[_.](?:so\.)?(\d+)", name, re.IGNORECASE)
+        if m:
+            return m.group(1)
+    return ""

@@ -1,0 +1,248 @@
+"""Published CUDA wheels: llama-cpp-python's per-CUDA indexes (or any PEP 503 index or wheel folder),
+read into pick.py's candidates, and a candidate's wheel downloaded and its device code read.
+
+The official layout (llama-cpp-python's .github/workflows/generate-index-from-release.yaml and
+scripts/releases-to-pep-503.sh, read at commit 3691546f of abetlen/llama-cpp-python, 2026-08-17; its
+README names the folders): GitHub Pages serves `https://abetlen.github.io/llama-cpp-python/whl/cuXYZ/`
+for cu118 cu121 cu122 cu123 cu124 cu125 cu130 cu132; each folder has `index.html` linking
+`llama-cpp-python/`, and `llama-cpp-python/index.html` has `<h1>Links for llama-cpp-python</h1>`, one
+`<h2>vX.Y.Z</h2>` per release and one `<a href="URL">URL</a><br>` per wheel, URL being the release
+asset `https://github.com/abetlen/llama-cpp-python/releases/download/vX.Y.Z-cuXYZ/<wheel>`. No link
+carries a `#sha256=`; a hash is checked where an index gives one. The same wheel file name appears in
+several folders (the CUDA is the folder's, not the name's), so a candidate is its URL.
+
+Everything read is hostile: pages and wheels have size caps, link targets must be wheel basenames, a
+zip member is read only below a size cap. Fetching is remote.py's (Missing / Unreachable).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from envmgr.doctor import devicecode
+from envmgr.errors import InputFileError
+from envmgr.files.atomic import atomic_write
+from envmgr.files.tomlread import tomllib
+from envmgr.host import dirs
+from envmgr.wheels import remote
+from envmgr.wheels import store as wheels
+from envmgr.wheels.index import parse_links
+from envmgr.wheels.pick import Candidate, Unusable, cuda_of_url
+
+OFFICIAL = "https://abetlen.github.io/llama-cpp-python/whl/"
+OFFICIAL_CUDA = ("cu132", "cu130", "cu125", "cu124", "cu123", "cu122", "cu121", "cu118")
+MAX_PAGE = 8 << 20
+MAX_WHEEL = 2 << 30
+MAX_FOLDER_WHEELS = 20000
+_WHEEL_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*\.whl$")
+_SHA = re.compile(r"sha256=([0-9a-fA-F]{64})")
+FACTS = "facts.json"
+
+
+@dataclass(frozen=True)
+class Listing:
+    index: str
+    candidates: tuple[Candidate, ...] = ()
+    problem: str = ""          # why nothing was listed (404, unreachable, not a PEP 503 page)
+    unreachable: bool = False
+
+
+def default_indexes() -> tuple[str, ...]:
+    return tuple(f"{OFFICIAL}{folder}/" for folder in OFFICIAL_CUDA)
+
+
+def configured(flags: tuple[str, ...], off: bool) -> tuple[tuple[str, ...], str]:
+    """(the prebuilt indexes, where they came from): --prebuilt-index, else [wheels] prebuilt, else the official."""
+    if off:
+        return (), "--no-prebuilt"
+    if flags:
+        return tuple(flags), "--prebuilt-index"
+    path = dirs.config_dir() / "config.toml"
+    if path.is_file():
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise InputFileError(f"{path}: not a readable TOML file ({exc})",
+                                 'fix it: [wheels] prebuilt = ["https://…/whl/cu124/"]') from None
+        table = data.get("wheels") if isinstance(data.get("wheels"), dict) else {}
+        value = table.get("prebuilt")
+        if value is not None:
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise InputFileError(f"{path}: [wheels] prebuilt must be a list of URLs or folders",
+                                     'e.g. [wheels] prebuilt = ["https://abetlen.github.io/llama-cpp-python/whl/cu124/"]')
+            return tuple(v for v in value if v), f"[wheels] prebuilt in {path}"
+    return default_indexes(), "llama-cpp-python's published cuXYZ indexes"
+
+
+# ---- listing ------------------------------------------------------------------------------------
+
+def parse_page(page: bytes, page_url: str, index: str) -> tuple[Candidate, ...]:
+    """The wheel links of a PEP 503 project page (absolute release URLs or relative ones)."""
+    found = []
+    for link in parse_links(page[:MAX_PAGE].decode("utf-8", "replace")):
+        target, _, fragment = link.href.partition("#")
+        url = remote.join(page_url, target.strip())
+        if urlsplit(url).scheme.lower() not in ("http", "https", "file"):
+            continue
+        name = unquote(urlsplit(url).path.rsplit("/", 1)[-1])
+        if not _WHEEL_NAME.match(name):
+            continue
+        sha = _SHA.search(fragment)
+        found.append(Candidate(url, name, index, cuda_of_url(index) or cuda_of_url(url),
+                               sha.group(1).lower() if sha else None))
+    return tuple(found)
+
+
+def _is_url(index: str) -> bool:
+    return bool(re.match(r"^(https?|file)://", index, re.IGNORECASE))
+
+
+def list_index(index: str, package: str) -> Listing:
+    """One index's candidates for package: a PEP 503 root (URL or folder), or a plain folder of wheels."""
+    if not _is_url(index):
+        folder = Path(index).expanduser()
+        if not folder.is_dir():
+            return Listing(index, problem=f"no such folder {index}")
+        if not (folder / package / "index.html").is_file():
+            return _flat_folder(folder, index)
+    try:
+        page_url = f"{remote.base_url(index)}{package}/"
+    except ValueError as exc:
+        return Listing(index, problem=f"not a URL ({exc})")
+    try:
+        page = remote.read(page_url, limit=MAX_PAGE)
+    except remote.Missing as exc:
+        return Listing(index, problem=f"no page for {package} ({exc})")
+    except remote.Unreachable as exc:
+        return Listing(index, problem=f"cannot be reached ({exc})", unreachable=True)
+    if len(page) > MAX_PAGE:
+        return Listing(index, problem=f"its page for {package} is over {MAX_PAGE >> 20} MiB: not read")
+    found = parse_page(page, page_url, index)
+    if not found:
+        return Listing(index, problem=f"{remote.redact(page_url)} lists no wheels (not a PEP 503 project page, or an "
+                                      "empty one)")
+    return Listing(index, found)
+
+
+def _flat_folder(folder: Path, index: str) -> Listing:
+    names = sorted(p.name for p in folder.iterdir() if _WHEEL_NAME.match(p.name))[:MAX_FOLDER_WHEELS]
+    if not names:
+        return Listing(index, problem=f"{index} holds no wheels and no {{package}}/index.html")
+    return Listing(index, tuple(Candidate((folder / n).resolve().as_uri(), n, index, cuda_of_url(str(folder.resolve())))
+                                for n in names))
+
+
+def list_all(indexes: Iterable[str], package: str, say: Callable[[str], None]) -> list[Listing]:
+    """Every index's listing, said in one line each; an unreachable host is asked once."""
+    out: list[Listing] = []
+    dead: dict[str, str] = {}
+    for index in indexes:
+        host = urlsplit(index).netloc if _is_url(index) else ""
+        if host and host in dead:
+            out.append(Listing(index, problem=f"not asked: {dead[host]}", unreachable=True))
+            continue      # said once, for the first folder of that host
+        listing = list_index(index, package)
+        if listing.unreachable and host:
+            dead[host] = f"{host} could not be reached"
+        say(f"prebuilt index {remote.redact(index)}: " + (listing.problem or f"{len(listing.candidates)} wheel(s)"))
+        out.append(listing)
+    return out
+
+
+# ---- a candidate's wheel ------------------------------------------------------------------------
+
+def downloads_dir() -> Path:
+    return dirs.cache_dir() / "prebuilt"
+
+
+def _slot(cand: Candidate) -> Path:
+    return downloads_dir() / hashlib.sha256(cand.url.encode("utf-8")).hexdigest()[:24]
+
+
+def read_code(cand: Candidate) -> devicecode.DeviceCode:
+    """The wheel's device code, from the download cache or a fresh download; Unusable says why not."""
+    slot = _slot(cand)
+    facts = _cached_facts(slot, cand)
+    if facts is not None:
+        return facts
+    root = downloads_dir()
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=".download-", dir=root))
+    except OSError as exc:
+        raise Unusable(f"the download cache {root} cannot be written ({exc.strerror or exc})") from None
+    try:
+        path = tmp / cand.filename
+        sha = _download(cand, path)
+        code = wheel_code(path)
+        data = {"url": cand.url, "wheel": cand.filename, "sha256": sha, "size": path.stat().st_size,
+                "device_code": code.to_json()}
+        atomic_write(tmp / FACTS, json.dumps(data, indent=1).encode("utf-8"), backup=False)
+        shutil.rmtree(slot, ignore_errors=True)
+        os.replace(tmp, slot)
+    except OSError as exc:
+        raise Unusable(f"could not keep the download ({exc.strerror or exc})") from None
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return code
+
+
+def downloaded(cand: Candidate) -> tuple[Path, str]:
+    """(the downloaded wheel's path, its sha256) after read_code."""
+    data = json.loads((_slot(cand) / FACTS).read_text(encoding="utf-8"))
+    return _slot(cand) / cand.filename, str(data["sha256"])
+
+
+def _cached_facts(slot: Path, cand: Candidate) -> devicecode.DeviceCode | None:
+    try:
+        data = json.loads((slot / FACTS).read_text(encoding="utf-8"))
+        size = (slot / cand.filename).stat().st_size
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("url") != cand.url or data.get("size") != size:
+        return None
+    if cand.sha256 and data.get("sha256") != cand.sha256:
+        return None
+    return devicecode.from_json(data.get("device_code"))
+
+
+def _download(cand: Candidate, path: Path) -> str:
+    digest, size = hashlib.sha256(), [0]
+    with open(path, "wb") as fh:
+        def sink(block: bytes) -> None:
+            size[0] += len(block)      # remote.read stops at MAX_WHEEL (limit=)
+            digest.update(block)
+            fh.write(block)
+        try:
+            data = remote.read(cand.url, sink, limit=MAX_WHEEL)
+            if data:
+                sink(data)
+        except remote.Missing as exc:
+            raise Unusable(f"the wheel is missing on the server ({exc})") from None
+        except remote.Unreachable as exc:
+            raise Unusable(f"the wheel cannot be downloaded ({exc})") from None
+    sha = digest.hexdigest()
+    if cand.sha256 and sha != cand.sha256:
+        raise Unusable(f"the downloaded wheel ({size[0]} bytes) does not match the index's sha256 "
+                       f"({cand.sha256[:12]}…; got {sha[:12]}…): corrupted or replaced")
+    return sha
+
+
+def wheel_code(path: Path) -> devicecode.DeviceCode:
+    """The device code of every native library in the wheel (wheels/store.py's reader, issue 21);
+    Unusable for a broken zip or a CPU-only wheel."""
+    code, problems = wheels.inspect_wheel(path)
+    if code is None:
+        raise Unusable(f"not a readable wheel: {'; '.join(problems)} (truncated or corrupted)")
+    problems = wheels.cuda_problems(code)
+    if problems:
+        raise Unusable(problems[0])
+    return code
