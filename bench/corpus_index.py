@@ -132,7 +132,7 @@ def _seen(name: str, expect: tuple[str, ...], url: str) -> Entry:
 def new_entries(seen_threads: set[str]) -> tuple[list[Entry], list[str]]:
     """The annotated logs of tests/corpus/logs, and the problems found in their headers."""
     out, problems = [], []
-    for path in sorted(LOGS.glob("*/*.txt")):
+    for path in sorted(LOGS.glob("*/*.txt"), key=lambda p: p.relative_to(CORPUS).as_posix()):   # Windows sorts paths case-blind
         rel = path.relative_to(CORPUS).as_posix()
         if not _FOLDER.match(path.parent.name):
             problems.append(f"{rel}: folder is not F01..F24 or clean")

@@ -136,7 +136,8 @@ def _flat_folder(folder: Path, index: str) -> Listing:
     names = sorted(p.name for p in folder.iterdir() if _WHEEL_NAME.match(p.name))[:MAX_FOLDER_WHEELS]
     if not names:
         return Listing(index, problem=f"{index} holds no wheels and no {{package}}/index.html")
-    return Listing(index, tuple(Candidate((folder / n).resolve().as_uri(), n, index, cuda_of_url(str(folder.resolve())))
+    cuda = cuda_of_url(folder.resolve().as_uri())     # a URI: '/' before the folder name on Windows too
+    return Listing(index, tuple(Candidate((folder / n).resolve().as_uri(), n, index, cuda)
                                 for n in names))
 
 

@@ -8,6 +8,7 @@ was built) as llama_cpp/lib/libggml-cuda.so.
 """
 from __future__ import annotations
 
+import sys
 import zipfile
 from pathlib import Path
 
@@ -39,7 +40,12 @@ PAGE = f"""<!DOCTYPE html>
 """
 
 
-def wheel(folder: Path, version: str, lib: Path, tag: str = "py3-none-manylinux_2_17_x86_64") -> Path:
+# The target Python's platform tag comes from this machine's Python, even with --machine (a known limit of
+# the pick, docs/json.md): the test wheels carry the tag of the platform the suite runs on.
+HERE_TAG = "py3-none-win_amd64" if sys.platform == "win32" else "py3-none-manylinux_2_17_x86_64"
+
+
+def wheel(folder: Path, version: str, lib: Path, tag: str = HERE_TAG) -> Path:
     path = folder / f"llama_cpp_python-{version}-{tag}.whl"
     folder.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(path, "w") as zf:
