@@ -52,8 +52,17 @@ def atomic_write(path: str | os.PathLike[str], data: bytes, *, backup: bool = Tr
     if backup and target.exists():
         saved = target.with_name(target.name + ".bak")
         shutil.copy2(target, saved)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    _through_temp(str(target.parent), target.name, data, None, target)
+    return saved
+
+
+def _through_temp(folder: str, name: str, data: bytes, mode: int | None, target: str | os.PathLike[str]) -> None:
+    """data into a temporary file beside the target (with `mode`, when given), fsynced, then renamed over
+    it; on any failure, Ctrl-C included, the temporary file is removed and the target left as it was."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
     try:
+        if mode is not None:
+            os.chmod(tmp, mode)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
@@ -65,7 +74,6 @@ def atomic_write(path: str | os.PathLike[str], data: bytes, *, backup: bool = Tr
         except OSError:
             pass
         raise
-    return saved
 
 
 def _where(path: str) -> tuple[str, os.stat_result | None, bool]:
@@ -129,20 +137,8 @@ def write_user_file(path: str | os.PathLike[str], data: bytes, *, backup: bool =
     if backup and st is not None:
         saved = Path(target + ".bak")
         shutil.copy2(target, saved)
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=folder)
-    try:
-        os.chmod(tmp, stat.S_IMODE(st.st_mode) if st is not None else 0o666 & ~_umask())
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    mode = stat.S_IMODE(st.st_mode) if st is not None else 0o666 & ~_umask()
+    _through_temp(folder, os.path.basename(target), data, mode, target)
     return saved
 
 

@@ -50,12 +50,7 @@ class LiveHost:
 
     @property
     def memory_mib(self) -> int | None:
-        import psutil  # here, not at the top: every command imports the host, few ask for memory
-
-        try:
-            return int(psutil.virtual_memory().total // (1 << 20))
-        except (OSError, RuntimeError, AttributeError):
-            return None
+        return memory_mib()
 
     def local_path(self, path: str) -> str | None:
         return path
@@ -237,3 +232,13 @@ def _decode(data: bytes | None, encoding: str | None) -> str:
         return ""
     text = data.decode(encoding, errors="replace")
     return text[1:] if text.startswith("\ufeff") else text
+
+
+def memory_mib() -> int | None:
+    """This machine's memory in MiB (None when psutil cannot tell): LiveHost's and WineHost's answer."""
+    import psutil  # here, not at the top: every command imports the host, few ask for memory
+
+    try:
+        return int(psutil.virtual_memory().total // (1 << 20))
+    except (OSError, RuntimeError, AttributeError):
+        return None

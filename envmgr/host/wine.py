@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import PureWindowsPath
 
 from envmgr.host.base import WINDOWS, Completed, FileStat, Interpreter, RegValue, normalize_key, which_in
+from envmgr.host.live import memory_mib
 from envmgr.host.regquery import parse_reg_query, parse_reg_subkeys
 from envmgr.winenv import WindowsEnv, expand
 
@@ -288,12 +289,7 @@ class WineHost:
 
     @property
     def memory_mib(self) -> int | None:
-        import psutil  # here, not at the top: every command imports the host, few ask for memory
-
-        try:
-            return int(psutil.virtual_memory().total // (1 << 20))
-        except (OSError, RuntimeError, AttributeError):
-            return None
+        return memory_mib()   # Windows programs under Wine use this machine's memory
 
     def local_path(self, path: str) -> str | None:
         return self.unix_path(path)
