@@ -40,9 +40,11 @@ def command(obj: Ctx, package: str | None, python: str | None, n_tokens: int, ti
     \b
     Any other PACKAGE: in a child of the target Python, import it and load its native libraries with
     the real loader (doctor --dll's diagnosis when one fails); read their device code (cubin/PTX) and
-    say how the GPUs here run it; then its smoke test where there is one (stable-diffusion-cpp-python,
-    pywhispercpp: system info naming CUDA; a torch extension: loaded in the torch process, a tensor
-    computed on the GPU). The report names the level of proof reached: loaded, reported or ran.
+    say how the GPUs here run it; then a smoke test chosen by what it is: a torch extension is loaded
+    in the torch process and a tensor computed on the GPU; a library with ggml inside (whisper.cpp,
+    stable-diffusion.cpp and other ggml bindings) lists its ggml devices and computes a small add on
+    its CUDA device; else the package's system info where envmgr knows it. The report names the level
+    of proof reached: loaded, reported or ran.
     \b
     Exit codes: 0 proven; 1 not (not installed, no native code, CPU-only, no GPU, F14); 2 bad usage.
     \b

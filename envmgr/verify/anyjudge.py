@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from envmgr.doctor.devicecode import DeviceCode
 from envmgr.doctor.gpufit import NATIVE, NONE, PTX_JIT, Fit
@@ -65,6 +66,7 @@ def _died(i: AnyInputs, name: str) -> Step | None:
         return None
     doing = {"": "starting", "package": "importing the package", "import": "importing the package",
              "loading": "loading a native library with the real loader", "load": "running its smoke test",
+             "smoke-start": "computing on the GPU through the package's own ggml",
              "smoke": "shutting down"}.get(i.run.last_stage, "running")
     return Step(name, FAIL, f"the child Python {how} while {doing}",
                 (f"last stage reported: {i.run.last_stage or '(none)'}", *log_tail(i.run.log)),
@@ -166,6 +168,8 @@ def _smoke(i: AnyInputs) -> Step | None:
     if not rec.get("ok"):
         return Step("smoke", FAIL, f"its smoke test failed: {rec.get('error_type')}: {str(rec.get('error'))[:300]}",
                     log_tail(i.run.log))
+    if rec.get("kind") == "ggml":
+        return _smoke_ggml(i, rec)
     if rec.get("kind") == "torch":
         ev = (f"torch {rec.get('torch')} (CUDA {rec.get('torch_cuda')}), device {rec.get('device')}",)
         if rec.get("cuda_available") and rec.get("tensor_sum_on_gpu") == 8.0:
@@ -184,3 +188,20 @@ def _smoke(i: AnyInputs) -> Step | None:
                     "backend runs (the device code above is the evidence)", ev)
     return Step("smoke", FAIL, "its system info lists backends and CUDA is not one: a CPU backend", ev, "F18",
                 "rebuild it with CUDA (envmgr install --recipe NAME SPEC)")
+
+
+def _smoke_ggml(i: AnyInputs, rec: dict[str, Any]) -> Step:
+    """ggml's own backend registry in the package's library: its devices, and a + b on its CUDA device."""
+    devices = [str(d) for d in rec.get("devices") or []][:16]
+    ev = (f"ggml in {rec.get('library')}", *(f"ggml device {d}" for d in devices))
+    on = rec.get("computed_on")
+    if not on:
+        return Step("smoke", FAIL, f"its ggml lists {len(devices)} device(s) and no CUDA one although this "
+                    "machine has an NVIDIA GPU: it runs on the CPU", ev + log_tail(i.run.log, 6), "F18",
+                    "a CUDA build whose CUDA backend found no device (the log above says why), or no CUDA "
+                    "backend at all: rebuild it with CUDA (envmgr install --recipe NAME SPEC)", "envmgr doctor")
+    if rec.get("status") == 0 and rec.get("result") == [2.0, 4.0, 6.0, 8.0]:
+        return Step("smoke", OK, f"its own ggml computed [1,2,3,4] + [1,2,3,4] on {on}: ran on the GPU", ev)
+    return Step("smoke", FAIL, f"its ggml on {on} returned status {rec.get('status')} and {rec.get('result')} "
+                "for [1,2,3,4] + [1,2,3,4]", ev + log_tail(i.run.log, 6), "",
+                "a broken CUDA backend: check the driver against its CUDA (envmgr doctor)", "envmgr doctor")

@@ -8,6 +8,12 @@ One line per stage on stdout, `ENVMGR-VERIFY {json}`, flushed at once (a crash i
 earlier ones with the parent, which reports the signal). The stages: package (where it is, its native
 libraries, its top-level modules), import (per module), load (per native library, ctypes with the
 platform's loader), smoke (the package's own report of CUDA), done.
+
+The smoke test is chosen by what the package is, not by its name first: a package that requires torch
+gets torch's (its library loaded in the torch process, a tensor on the GPU); a library that exports
+ggml's backend registry (llama.cpp, whisper.cpp, stable-diffusion.cpp and any other ggml binding) gets
+ggml's: its own devices listed, and a 4-element add computed on its CUDA device through its own ggml;
+otherwise the package's system info where envmgr knows the function.
 """
 import ctypes
 import json
@@ -119,6 +125,95 @@ def smoke_system_info(module, attr):
     return {"kind": "system_info", "function": module + "." + attr, "system_info": str(text)[:4000]}
 
 
+# ggml's public C API (ggml.h, ggml-backend.h, ggml-alloc.h), stable since the backend registry (2024):
+# (name, restype, argtypes). Types as pointers: the probe never reads a struct's fields.
+_P, _S, _I64 = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int64
+
+
+class _InitParams(ctypes.Structure):        # struct ggml_init_params, passed by value
+    _fields_ = [("mem_size", ctypes.c_size_t), ("mem_buffer", ctypes.c_void_p), ("no_alloc", ctypes.c_bool)]
+
+
+GGML_API: tuple = (
+    ("ggml_backend_dev_count", _S, []), ("ggml_backend_dev_get", _P, [_S]),
+    ("ggml_backend_dev_name", ctypes.c_char_p, [_P]), ("ggml_backend_dev_description", ctypes.c_char_p, [_P]),
+    ("ggml_backend_dev_init", _P, [_P, ctypes.c_char_p]), ("ggml_backend_free", None, [_P]),
+    ("ggml_tensor_overhead", _S, []), ("ggml_graph_overhead", _S, []),
+    ("ggml_init", _P, [_InitParams]), ("ggml_free", None, [_P]),
+    ("ggml_new_tensor_1d", _P, [_P, ctypes.c_int, _I64]), ("ggml_add", _P, [_P, _P, _P]),
+    ("ggml_new_graph", _P, [_P]), ("ggml_build_forward_expand", None, [_P, _P]),
+    ("ggml_backend_alloc_ctx_tensors", _P, [_P, _P]), ("ggml_backend_buffer_free", None, [_P]),
+    ("ggml_backend_tensor_set", None, [_P, _P, _S, _S]), ("ggml_backend_tensor_get", None, [_P, _P, _S, _S]),
+    ("ggml_backend_graph_compute", ctypes.c_int, [_P, _P]),
+)
+GGML_TYPE_F32 = 0
+
+
+def ggml_api(libs):
+    """The first loaded library through which all of GGML_API resolves (dlsym searches its dependencies)."""
+    for path in libs:
+        try:
+            lib = ctypes.CDLL(path)
+            fns = {}
+            for name, restype, argtypes in GGML_API:
+                fn = getattr(lib, name)
+                fn.restype, fn.argtypes = restype, argtypes
+                fns[name] = fn
+            return path, fns
+        except (OSError, AttributeError):
+            continue
+    return None, None
+
+
+def ggml_devices(g):
+    out = []
+    for i in range(min(int(g["ggml_backend_dev_count"]()), 64)):
+        dev = g["ggml_backend_dev_get"](i)
+        name = (g["ggml_backend_dev_name"](dev) or b"").decode("utf-8", "replace")
+        desc = (g["ggml_backend_dev_description"](dev) or b"").decode("utf-8", "replace")
+        out.append((dev, name, desc))
+    return out
+
+
+def ggml_add_on(g, dev):
+    """a + b on one device through the library's own ggml: [1, 2, 3, 4] + [1, 2, 3, 4]."""
+    backend = g["ggml_backend_dev_init"](dev, None)
+    if not backend:
+        raise RuntimeError("ggml_backend_dev_init returned NULL")
+    ctx = g["ggml_init"](_InitParams(g["ggml_tensor_overhead"]() * 8 + g["ggml_graph_overhead"](), None, True))
+    buf = None
+    try:
+        a = g["ggml_new_tensor_1d"](ctx, GGML_TYPE_F32, 4)
+        b = g["ggml_new_tensor_1d"](ctx, GGML_TYPE_F32, 4)
+        c = g["ggml_add"](ctx, a, b)
+        graph = g["ggml_new_graph"](ctx)
+        g["ggml_build_forward_expand"](graph, c)
+        buf = g["ggml_backend_alloc_ctx_tensors"](ctx, backend)
+        data = (ctypes.c_float * 4)(1.0, 2.0, 3.0, 4.0)
+        for t in (a, b):
+            g["ggml_backend_tensor_set"](t, ctypes.cast(data, _P), 0, 16)
+        status = g["ggml_backend_graph_compute"](backend, graph)
+        result = (ctypes.c_float * 4)()
+        g["ggml_backend_tensor_get"](c, ctypes.cast(result, _P), 0, 16)
+        return int(status), [float(x) for x in result]
+    finally:
+        if buf:
+            g["ggml_backend_buffer_free"](buf)
+        g["ggml_free"](ctx)
+        g["ggml_backend_free"](backend)
+
+
+def smoke_ggml(path, g, want="CUDA"):
+    devices = ggml_devices(g)
+    info = {"kind": "ggml", "library": path, "devices": [n + ": " + d for _, n, d in devices]}
+    target = next(((dev, n) for dev, n, _ in devices if n.upper().startswith(want)), None)
+    if target is not None:
+        emit("smoke-start", device=target[1])   # a crash inside the backend names the device
+        info["computed_on"] = target[1]
+        info["status"], info["result"] = ggml_add_on(g, target[0])
+    return info
+
+
 SMOKE = {
     "stable-diffusion-cpp-python": lambda: smoke_system_info("stable_diffusion_cpp.stable_diffusion_cpp",
                                                              "sd_get_system_info"),
@@ -143,9 +238,13 @@ def main(argv):
             emit("import", module=module, ok=True)
         except BaseException as exc:
             emit("import", module=module, ok=False, error_type=type(exc).__name__, error=str(exc)[:2000])
-    emit("load", libraries=load_all(facts["libraries"]))
+    load_records = load_all(facts["libraries"])
+    emit("load", libraries=load_records)
     key = re.sub(r"[-_.]+", "-", facts["name"]).lower()
-    smoke = SMOKE.get(key) or (smoke_torch if uses_torch else None)
+    smoke = smoke_torch if uses_torch else None
+    if smoke is None:
+        path, g = ggml_api([rec["path"] for rec in load_records if rec.get("ok")])
+        smoke = (lambda: smoke_ggml(path, g)) if g else SMOKE.get(key)
     if smoke is not None:
         try:
             emit("smoke", ok=True, **smoke())
