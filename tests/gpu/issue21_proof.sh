@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Issue 21's GPU proof, run on the device machine (no network) in two parts (each under 10 minutes):
+# Issue 21's GPU proof, run on the device machine (no network) in parts (each under 10 minutes):
 #   bash tests/gpu/issue21_proof.sh BUNDLE sd      stable-diffusion-cpp-python: recipe build + verify,
 #                                                  plain `pip wheel` of the same sdist, that wheel caught
-#   bash tests/gpu/issue21_proof.sh BUNDLE rest    pywhispercpp the same way; torch-extension on a tiny
-#                                                  CUDAExtension against the machine's torch
+#   bash tests/gpu/issue21_proof.sh BUNDLE pw      pywhispercpp the same way
+#   bash tests/gpu/issue21_proof.sh BUNDLE te      torch-extension on a tiny CUDAExtension against the
+#                                                  machine's torch, beside plain `pip wheel`
+#   (BUNDLE rest: te then pw, as the first runs did)
 # BUNDLE (made by tests/gpu/issue21_prepare.sh): tree.tar.gz (this branch's envmgr), sdist/, wheels/.
 # Every step is timed; lines "STEP name rc seconds" go to stdout and $OUT/steps-PART.txt.
 set -uo pipefail
@@ -53,8 +55,8 @@ if [ "$PART" = sd ]; then
     PY2=$(venv $W/vsd2)
     step sd_plain_wheel_caught $E install --recipe stable-diffusion-cpp-python --python "$PY2" --no-deps \
         "${FL[@]}" "$(ls $W/plain/*.whl | head -1)"
-else
-    PW=$(ls "$B"/sdist/pywhispercpp-*.tar.gz)
+fi
+if [ "$PART" = te ] || [ "$PART" = rest ]; then
     PT=$(venv $W/vpt)
     step te_recipe_install $E install --recipe torch-extension --python "$PT" --no-deps --no-build-isolation \
         "${FL[@]}" $W/src/tests/gpu/tinyext
@@ -62,8 +64,11 @@ else
     $E verify tinyext --python "$PT" --json >"$OUT/te-verify.json" 2>/dev/null
     step te_kernel "$PT" -c "import torch, tinyext_cuda; x = torch.arange(4., device='cuda'); print(tinyext_cuda.add_one(x).tolist())"
     step te_plain_pip_wheel "$PT" -m pip wheel --no-deps --no-build-isolation "${FL[@]}" -w $W/plain-te $W/src/tests/gpu/tinyext
+fi
+if [ "$PART" = pw ] || [ "$PART" = rest ]; then
+    PW=$(ls "$B"/sdist/pywhispercpp-*.tar.gz)
     PY=$(venv $W/vpw)
-    step pw_recipe_install timeout 330 $E install --recipe pywhispercpp --python "$PY" --no-deps --no-build-isolation \
+    step pw_recipe_install timeout 480 $E install --recipe pywhispercpp --python "$PY" --no-deps --no-build-isolation \
         "${FL[@]}" "$PW"
     step pw_verify $E verify pywhispercpp --python "$PY"
     $E verify pywhispercpp --python "$PY" --json >"$OUT/pw-verify.json" 2>/dev/null

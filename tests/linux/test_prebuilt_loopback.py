@@ -29,6 +29,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import need, run_cli
+from tests.official_index import asset_dir, asset_url, official_pages
 
 pytestmark = [pytest.mark.linux]
 NVCC = Path("/usr/local/cuda-13.0/bin/nvcc")
@@ -74,22 +75,6 @@ def make_wheel(folder: Path, version: str, lib: bytes) -> Path:
     return folder / name
 
 
-def official_pages(root: Path, cu: str, releases: dict[str, list[str]], base: str) -> None:
-    """whl/<cu>/index.html and whl/<cu>/llama-cpp-python/index.html as releases-to-pep-503.sh lays them out."""
-    top = root / "llama-cpp-python" / "whl" / cu
-    (top / "llama-cpp-python").mkdir(parents=True, exist_ok=True)
-    (top / "index.html").write_text('<!DOCTYPE html>\n<html>\n  <head></head>\n  <body>\n'
-                                    '    <a href="llama-cpp-python/">llama-cpp-python</a>\n    <br>\n'
-                                    '  </body>\n</html>\n\n')
-    body = ["<!DOCTYPE html>", "<html>", "  <body>", "    <h1>Links for llama-cpp-python</h1>"]
-    for release, urls in releases.items():
-        body.append(f"    <h2>{release}</h2>")
-        for url in urls:
-            body += [f'    <a href="{url}">{url}</a>', "    <br>"]
-    body += ["  </body>", "</html>", ""]
-    (top / "llama-cpp-python" / "index.html").write_text("\n".join(body) + "\n")
-
-
 class Quiet(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args) -> None:
         pass
@@ -110,9 +95,8 @@ def server(tmp_path):
 
 def publish(root: Path, base: str, cu: str, version: str, lib: bytes) -> str:
     """A release asset at its GitHub-shaped path; returns its URL."""
-    wheel = make_wheel(root / "abetlen" / "llama-cpp-python" / "releases" / "download" / f"v{version}-{cu}",
-                       version, lib)
-    return f"{base}/abetlen/llama-cpp-python/releases/download/v{version}-{cu}/{wheel.name}"
+    wheel = make_wheel(asset_dir(root, cu, version), version, lib)
+    return asset_url(base, cu, version, wheel.name)
 
 
 def dry_run(tmp_path, *indexes: str, spec: str = "llama-cpp-python", machine: Path = MACHINE):
@@ -129,9 +113,9 @@ def by_cuda(data) -> dict[str, dict]:
 def test_the_plan_over_an_official_layout_picks_native_and_says_why_not_the_others(tmp_path, server, libs):
     root, base = server
     official_pages(root, "cu124", {"v0.3.16": [publish(root, base, "cu124", "0.3.16", libs["sm75-sm89"])],
-                                   "v0.3.15": [publish(root, base, "cu124", "0.3.15", libs["sm75-sm89"])]}, base)
-    official_pages(root, "cu125", {"v0.3.16": [publish(root, base, "cu125", "0.3.16", libs["ptx80"])]}, base)
-    official_pages(root, "cu130", {"v0.3.16": [publish(root, base, "cu130", "0.3.16", libs["sm75-sm89"])]}, base)
+                                   "v0.3.15": [publish(root, base, "cu124", "0.3.15", libs["sm75-sm89"])]})
+    official_pages(root, "cu125", {"v0.3.16": [publish(root, base, "cu125", "0.3.16", libs["ptx80"])]})
+    official_pages(root, "cu130", {"v0.3.16": [publish(root, base, "cu130", "0.3.16", libs["sm75-sm89"])]})
     folders = [f"{base}/llama-cpp-python/whl/{cu}/" for cu in ("cu130", "cu125", "cu124", "cu126")]
     r = dry_run(tmp_path, *folders)
     assert r.code == 0, r.stderr
@@ -160,7 +144,7 @@ def test_the_plan_over_an_official_layout_picks_native_and_says_why_not_the_othe
 def test_a_pin_and_a_gpu_only_ptx_covers(tmp_path, server, libs):
     root, base = server
     official_pages(root, "cu124", {"v0.3.16": [publish(root, base, "cu124", "0.3.16", libs["sm90-ptx90"])],
-                                   "v0.3.15": [publish(root, base, "cu124", "0.3.15", libs["ptx80"])]}, base)
+                                   "v0.3.15": [publish(root, base, "cu124", "0.3.15", libs["ptx80"])]})
     folder = f"{base}/llama-cpp-python/whl/cu124/"
     r = dry_run(tmp_path, folder, machine=NEW_DRIVER)
     c = by_cuda(r.json())
@@ -179,9 +163,9 @@ def test_hostile_indexes_truncated_wheel_wrong_hash_and_a_page_that_is_not_pep_5
     cut = publish(root, base, "cu125", "0.3.16", libs["sm75-sm89"])
     path = root / cut.split(base + "/", 1)[1]
     path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
-    official_pages(root, "cu125", {"v0.3.16": [cut]}, base)
+    official_pages(root, "cu125", {"v0.3.16": [cut]})
     # a mirror that publishes hashes (PEP 503 #sha256=): the one for cu124 is wrong
-    official_pages(root, "cu124", {"v0.3.16": [good + "#sha256=" + hashlib.sha256(b"other").hexdigest()]}, base)
+    official_pages(root, "cu124", {"v0.3.16": [good + "#sha256=" + hashlib.sha256(b"other").hexdigest()]})
     (root / "llama-cpp-python" / "whl" / "cu123" / "llama-cpp-python").mkdir(parents=True)
     (root / "llama-cpp-python" / "whl" / "cu123" / "llama-cpp-python" / "index.html").write_text('{"not": "html"}')
     folders = [f"{base}/llama-cpp-python/whl/{cu}/" for cu in ("cu125", "cu124", "cu123")]
@@ -214,7 +198,7 @@ def test_the_chosen_wheel_is_cached_like_a_built_one_and_installed(tmp_path, ser
 
     root, base = server
     url = publish(root, base, "cu124", "0.3.16", libs["sm75-sm89"])
-    official_pages(root, "cu124", {"v0.3.16": [url]}, base)
+    official_pages(root, "cu124", {"v0.3.16": [url]})
     py = make_venv(tmp_path / "venv")
     env = {"ENVMGR_CACHE_DIR": str(tmp_path / "cache"), "ENVMGR_CONFIG_DIR": str(tmp_path / "config"),
            "ENVMGR_WHEEL_INDEX": "", "ENVMGR_PREBUILT_INDEX": f"{base}/llama-cpp-python/whl/cu124/",
