@@ -5,7 +5,8 @@
 #   bash tests/gpu/issue21_proof.sh BUNDLE pw      pywhispercpp the same way
 #   bash tests/gpu/issue21_proof.sh BUNDLE te      torch-extension on a tiny CUDAExtension against the
 #                                                  machine's torch, beside plain `pip wheel`
-#   (BUNDLE rest: te then pw, as the first runs did)
+#   (BUNDLE rest: te then pw, as the first runs did; BUNDLE pwsd: the recipe install and verify of pw,
+#   then of sd, without the plain builds, for a second verify run)
 # BUNDLE (made by tests/gpu/issue21_prepare.sh): tree.tar.gz (this branch's envmgr), sdist/, wheels/.
 # Every step is timed; lines "STEP name rc seconds" go to stdout and $OUT/steps-PART.txt.
 set -uo pipefail
@@ -77,5 +78,17 @@ if [ "$PART" = pw ] || [ "$PART" = rest ]; then
     PY3=$(venv $W/vpw3)
     step pw_plain_wheel_caught $E install --recipe pywhispercpp --python "$PY3" --no-deps "${FL[@]}" \
         "$(ls $W/plain/*.whl | head -1)"
+fi
+if [ "$PART" = pwsd ]; then
+    for pkg in pywhispercpp stable-diffusion-cpp-python; do
+        short=${pkg%%-*}; sdist=$(ls "$B"/sdist/${pkg//-/_}-*.tar.gz "$B"/sdist/$pkg-*.tar.gz 2>/dev/null | head -1)
+        PY=$(venv $W/v2$short)
+        iso=(); [ $pkg = pywhispercpp ] && iso=(--no-build-isolation)
+        step "${short}_recipe_install" timeout 330 $E install --recipe $pkg --python "$PY" --no-deps "${iso[@]}" \
+            "${FL[@]}" "$sdist"
+        step "${short}_verify" $E verify $pkg --python "$PY"
+        $E verify $pkg --python "$PY" --json >"$OUT/$short-verify2.json" 2>/dev/null
+    done
+    $E wheels list --json >"$OUT/pwsd-wheels.json" 2>/dev/null
 fi
 cat "$OUT/steps-$PART.txt"

@@ -24,6 +24,9 @@ def test_pywhispercpp_gets_its_switches_as_variables_and_nothing_that_picks_anot
     assert env["GGML_CUDA"] == "1" and env["CMAKE_CUDA_ARCHITECTURES"] == "86-real;89-real"
     assert "'" not in env["CMAKE_ARGS"] and "ARCHITECTURES" not in env["CMAKE_ARGS"]
     assert {"GGML_VULKAN", "GGML_METAL", "WHISPER_COREML", "LLAMA_CUBLAS"} <= set(dropped)
+    # a non-editable build gets no RUNPATH of its own: without $ORIGIN, _pywhispercpp cannot find
+    # libwhisper.so.1 beside it (verify on the H100, bench/results/2026-11-25-issue21-gpu-proof.md)
+    assert env["CMAKE_INSTALL_RPATH"] == "$ORIGIN" and env["CMAKE_BUILD_WITH_INSTALL_RPATH"] == "ON"
 
 
 def test_torch_extension_archs_max_jobs_and_distutils_only_on_windows():
