@@ -12,7 +12,9 @@
 set -uo pipefail
 B=$(cd "$1" && pwd); PART=$2
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
-W=/tmp/i21; mkdir -p $W/src; tar xzf "$B/tree.tar.gz" -C $W/src
+W=/tmp/i21; mkdir -p $W/src
+if [ -f "$B/tree.tar.gz" ]; then tar xzf "$B/tree.tar.gz" -C $W/src   # else: this checkout (run from its root)
+else cp -r envmgr templates shells tests pyproject.toml README.md $W/src/; fi
 python3 -m pip install -q --no-index --no-deps --target $W/site "$B"/wheels/*.whl >/dev/null 2>&1
 export PYTHONPATH=$W/src:$W/site PYTHONUNBUFFERED=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 export ENVMGR_CACHE_DIR=$W/cache ENVMGR_CONFIG_DIR=$W/config
