@@ -53,7 +53,8 @@ def target_tags(local: Host, python: str) -> tuple[tuple[str, ...], str]:
     done = local.run([python, "-c", pytags.FACTS_SCRIPT], timeout=60)
     lines = done.stdout.strip().splitlines()[:2]
     facts, own = (_json_line(lines, i) for i in (0, 1))     # a crash after line 1 leaves the facts (pytags.py)
-    why_not = "" if done.ok else f"its packaging.tags failed: {done.describe_failure()}"
+    why_not = "" if done.ok else ("its own packaging.tags did not answer: " + (
+        "timed out" if done.timed_out else f"exit code {done.returncode}"))
     tags, words = pytags.accepted(facts, own if isinstance(own, list) else None, why_not) \
         if isinstance(facts, dict) else ((), "")
     if not tags:
