@@ -4,15 +4,17 @@ process of the target Python (wheels/closure.py); the fix offered, applied only 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from envmgr.cli.main import Ctx
 from envmgr.commands.install_fix import FixReport
+from envmgr.discover.cuda import discover_cuda
 from envmgr.doctor.checks import Facts
 from envmgr.errors import InputFileError
 from envmgr.host import dirs
 from envmgr.host.base import WINDOWS, Host, join
 from envmgr.output import say
+from envmgr.verify.plain import plain_host
 from envmgr.wheels import closure
 
 
@@ -20,6 +22,7 @@ class Reporting(Protocol):
     """The install flow's report, as far as the closure writes into it."""
     lines: list[str]
     fixes: FixReport
+    closure: dict[str, Any] | None
 
 
 _WHERE = ("import importlib.util, sys, sysconfig\ns = importlib.util.find_spec('llama_cpp')\n"
@@ -37,34 +40,58 @@ def lib_dir(local: Host, python: str) -> tuple[str, str]:
 
 
 def close(obj: Ctx, facts: Facts | None, python: str, fix: bool, rep: Reporting) -> None:
-    """Check the closure (Windows only); say and record what is missing, the fix, and what --fix changed."""
+    """Check the closure (Windows only) as a plain new process of the target Python would load it; say and
+    record what is missing, the fix, and what --fix changed (then check again)."""
     local = obj.local
     if local.platform != WINDOWS:
         return
-    lib, site = lib_dir(local, python)
+    plain, _, _ = plain_host(local)
+    lib, site = lib_dir(plain, python)
     if not lib:
         return
-    found = closure.check(local, python, lib)
+    found = closure.check(plain, python, lib)
+    rep.closure = {"lib_dir": lib, "checked": list(found.checked), "missing": list(found.missing),
+                   "why": list(found.why), "fix": None, "fixed": [], "missing_after": None, "manifest": None,
+                   "undo": None}
     if not found.missing:
         if found.checked:
             rep.lines.append(f"DLL closure: the CUDA DLLs of {', '.join(found.checked)} resolve under "
                              "llama_cpp's loader")
         return
-    bins = {t.short: t.bin_dirs for t in facts.inv.cuda} if facts is not None and obj.here else {}
-    plan = closure.plan_fix(local, found, bins, (site,))
+    plan = closure.plan_fix(plain, found, _toolkit_bins(obj, facts), (site,))
+    rep.closure["fix"] = plan.offer
     say(f"envmgr: DLL closure: {', '.join(found.missing)} do not resolve under llama_cpp's loader (F15): "
         + "; ".join(found.why[:3]))
     if not fix or not plan.copies:
         say(f"envmgr: the fix{'' if plan.copies else ' (not applied: nothing here to copy)'}: {plan.offer}"
             + (" (add --fix to apply it)" if plan.copies else ""))
-        rep.lines.append(f"DLL closure: missing {', '.join(found.missing)}; fix offered: {plan.offer}")
+        rep.lines.append(f"DLL closure: missing {', '.join(found.missing)}; fix offered: {plan.offer}"
+                         + (" (add --fix to apply it)" if plan.copies else ""))
         return
+    _apply(plain, python, lib, plan, rep)
+
+
+def _toolkit_bins(obj: Ctx, facts: Facts | None) -> dict[str, tuple[str, ...]]:
+    """{"12.9": bin folders} of the toolkits on this machine (doctor's, or found now under --machine, whose
+    record describes another machine's)."""
+    kits = facts.inv.cuda if facts is not None and obj.here else discover_cuda(obj.local)
+    return {t.short: t.bin_dirs for t in kits if t.short != "?" and t.bin_dirs}
+
+
+def _apply(plain: Host, python: str, lib: str, plan: closure.FixPlan, rep: Reporting) -> None:
     lines, manifest = closure.apply(plan, dirs.data_dir() / "dll-fixes")
     for line in lines:
         say(f"envmgr: --fix: {line}")
-    undo = f"envmgr install --undo-dll-fix {manifest}"
-    rep.lines.append(rep.fixes.add("F15", "dll-copied", "; ".join(lines), manifest=str(manifest), undo=undo))
-    say(f"envmgr: undo with: {undo}")
+    after = closure.check(plain, python, lib)
+    undo = f"envmgr install --undo-dll-fix {manifest}" if manifest.is_file() else None
+    assert rep.closure is not None
+    rep.closure.update({"fixed": [c.name for c in plan.copies], "missing_after": list(after.missing),
+                        "manifest": str(manifest) if undo else None, "undo": undo})
+    state = (f"still missing {', '.join(after.missing)}" if after.missing
+             else "every CUDA DLL now resolves under llama_cpp's loader")
+    rep.lines.append(rep.fixes.add("F15", "dll-copied", "; ".join(lines) + f"; {state}",
+                                   manifest=str(manifest) if undo else None, undo=undo))
+    say(f"envmgr: DLL closure after --fix: {state}" + (f"; undo with: {undo}" if undo else ""))
 
 
 def undo(manifest: str) -> int:

@@ -71,6 +71,7 @@ class Report:
     wheel: dict[str, Any] | None = None      # where the wheel came from, as install_wheel said (docs/json.md)
     prebuilt: str | None = None    # the --prebuilt-lib folder
     fixes: FixReport = field(default_factory=FixReport)   # what --fix did (docs/json.md "fixes")
+    closure: dict[str, Any] | None = None   # Windows: the CUDA DLL closure (docs/json.md "dll_closure")
 
 
 def flow_package(recipe: str | None, args: list[str], prebuilt: str | None) -> str | None:
@@ -135,13 +136,15 @@ def run_flow(obj: Ctx, invoke_install: InvokeInstall, *, package: str, recipe: s
         _build_and_install(invoke_install, chosen, pip_opts, spec, rep, chooser)
         if routes.dry_run:
             return _dry_report(rep, chooser, as_json)
-        install_closure.close(obj, facts, python or sys.executable, fix, rep)   # Windows: before "done"
     else:
         _build_and_install(invoke_install, chosen, pip_opts, spec, rep)
+    if not lib_dir:     # Windows, any wheel (prebuilt, cached, indexed, built): its CUDA DLLs, before "done"
+        install_closure.close(obj, facts, python or sys.executable, fix, rep)
 
     say("envmgr: verifying: a tiny model on the GPU, every layer offloaded")
     t1 = time.perf_counter()
-    verdict = verify(obj.local, python, package, env=env)   # where pip installed: this machine
+    # where pip installed (this machine), in a plain process (verify/plain.py): no recipe environment
+    verdict = verify(obj.local, python, package, extra_env=env)
     rep.timings["verify"] = time.perf_counter() - t1
     return _finish(verdict, rep, as_json)
 
@@ -296,6 +299,7 @@ def _check_prebuilt(local: Host, folder: str) -> str:
 
 def _prebuilt(local: Host, full: str, python: str | None, pip_opts: list[str], spec: str,
              rep: Report) -> dict[str, str]:
+    """Install the package without its library if needed; the variable verify's plain process then gets."""
     rep.prebuilt = full
     rep.lines.append(f"prebuilt library: {full} (LLAMA_CPP_LIB_PATH)")
     if not _installed(local, python):
@@ -303,9 +307,7 @@ def _prebuilt(local: Host, full: str, python: str | None, pip_opts: list[str], s
         code = _pip_no_lib(local, python, pip_opts, spec)
         if code != 0:
             raise CheckFailed(f"pip install of {spec} (-DLLAMA_BUILD=OFF) failed with exit {code}", "see pip's output")
-    env = dict(local.env)
-    env["LLAMA_CPP_LIB_PATH"] = full
-    return env
+    return {"LLAMA_CPP_LIB_PATH": full}
 
 
 def _python(local: Host, python: str | None) -> str:
@@ -340,7 +342,7 @@ def _finish(verdict: Verdict, rep: Report, as_json: bool) -> int:
         emit_json({"schema": 1, "package": rep.package, "recipe": rep.recipe, "recipe_from": rep.recipe_why,
                    "spec": rep.spec, "ok": verdict.ok, "wheel": rep.wheel, "prebuilt_lib": rep.prebuilt,
                    "gpu": gpu, "layers_offloaded": f"{off[0]}/{off[1]}" if off else None,
-                   "fixes": rep.fixes.items, "report": rep.lines,
+                   "fixes": rep.fixes.items, "dll_closure": rep.closure, "report": rep.lines,
                    "seconds": {k: round(v, 1) for k, v in rep.timings.items()},
                    "verify": verdict_json(verdict)})
     else:

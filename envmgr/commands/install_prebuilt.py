@@ -17,16 +17,12 @@ from envmgr.commands.install_build import Installed, _pip_install
 from envmgr.discover.driver import driver_cuda
 from envmgr.doctor.checks import Facts
 from envmgr.errors import CheckFailed, EnvmgrError
+from envmgr.files.nested import loads_json
 from envmgr.host.base import Host
 from envmgr.host.process import setting
 from envmgr.output import say
-from envmgr.wheels import pick, prebuilt
+from envmgr.wheels import pick, prebuilt, pytags
 from envmgr.wheels import store as wheels
-
-_TAGS = ("import sys\ntry:\n    from packaging import tags\nexcept ImportError:\n"
-         "    from pip._vendor.packaging import tags\n"
-         "import sysconfig\nprint(sysconfig.get_platform())\nfor t in tags.sys_tags():\n    print(t)\n")
-MAX_TAGS = 5000
 
 
 @dataclass
@@ -52,13 +48,25 @@ class Route:
 
 
 def target_tags(local: Host, python: str) -> tuple[tuple[str, ...], str]:
-    """(every tag the target Python accepts, best first; "cp312 on linux_x86_64")."""
-    done = local.run([python, "-c", _TAGS], timeout=60)
-    lines = done.stdout.split() if done.ok else []
-    if len(lines) < 2:
-        return (), f"{python} (its tags could not be read: {done.describe_failure()})"
-    plat, tags = lines[0].replace("-", "_").replace(".", "_"), tuple(lines[1:MAX_TAGS + 1])
-    return tags, f"{tags[0].split('-')[0]} on {plat}"
+    """(every tag the TARGET Python accepts, best first; "cp312 on linux_x86_64"), from a bounded child run of
+    it (wheels/pytags.py): its own sys_tags() when it has packaging or pip, else derived from its facts."""
+    done = local.run([python, "-c", pytags.FACTS_SCRIPT], timeout=60)
+    lines = done.stdout.strip().splitlines()[:2]
+    facts, own = (_json_line(lines, i) for i in (0, 1))     # a crash after line 1 leaves the facts (pytags.py)
+    why_not = "" if done.ok else ("its own packaging.tags did not answer: " + (
+        "timed out" if done.timed_out else f"exit code {done.returncode}"))
+    tags, words = pytags.accepted(facts, own if isinstance(own, list) else None, why_not) \
+        if isinstance(facts, dict) else ((), "")
+    if not tags:
+        return (), f"{python} (its tags could not be read: {done.describe_failure() if not done.ok else 'no answer'})"
+    return tags, words
+
+
+def _json_line(lines: list[str], i: int) -> Any:
+    try:
+        return loads_json(lines[i]) if i < len(lines) else None
+    except ValueError:
+        return None
 
 
 def machine(host: Host, local: Host, facts: Facts | None, python: str) -> pick.Machine:

@@ -26,10 +26,12 @@ from envmgr.verify.run import Verdict, canonical_package, verify
               help="Give up on the child Python after this long.")
 @click.option("--save-output", metavar="FILE", help="Also write the child's raw output (stage records, then "
               "llama.cpp's log) to FILE, e.g. for a bug report.")
+@click.option("--inherit-env", is_flag=True, help="Run the child in the environment envmgr runs in, as it is "
+              "(default: a plain process: that environment less an active envmgr environment).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (docs/json.md, verify).")
 @click.pass_obj
 def command(obj: Ctx, package: str | None, python: str | None, n_tokens: int, timeout: int, save_output: str | None,
-            as_json: bool) -> None:
+            as_json: bool, inherit_env: bool = False) -> None:
     """Prove that PACKAGE (default llama-cpp-python; any installed distribution) runs on the GPU.
 
     \b
@@ -46,6 +48,10 @@ def command(obj: Ctx, package: str | None, python: str | None, n_tokens: int, ti
     its CUDA device; else the package's system info where envmgr knows it. The report names the level
     of proof reached: loaded, reported or ran.
     \b
+    The child is a plain new process of the target Python: the environment envmgr was started in, less
+    an envmgr environment active in it (envmgr shell, Enter-Envmgr), so no recipe's vcvars or CUDA
+    PATH helps it; a pass means your own `python` works. --inherit-env keeps envmgr's environment.
+    \b
     Exit codes: 0 proven; 1 not (not installed, no native code, CPU-only, no GPU, F14); 2 bad usage.
     \b
       envmgr verify
@@ -61,10 +67,11 @@ def command(obj: Ctx, package: str | None, python: str | None, n_tokens: int, ti
         _check_python(python)
     if name == "llama-cpp-python":
         with Spinner("verifying: import, backend, devices, a tiny model on the GPU"):
-            verdict: Verdict | AnyVerdict = verify(obj.host, python, name, n_tokens=n_tokens, timeout=timeout)
+            verdict: Verdict | AnyVerdict = verify(obj.host, python, name, n_tokens=n_tokens, timeout=timeout,
+                                                     inherit_env=inherit_env)
     else:
         with Spinner(f"verifying {name}: import, native libraries, device code against the GPUs, smoke test"):
-            verdict = verify_any(obj.host, python or sys.executable, name, timeout=timeout)
+            verdict = verify_any(obj.host, python or sys.executable, name, timeout=timeout, inherit_env=inherit_env)
     if save_output:
         _save(save_output, verdict.run)
     if as_json:

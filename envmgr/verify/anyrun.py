@@ -19,6 +19,7 @@ from envmgr.errors import EnvmgrError, UsageError
 from envmgr.host.base import WINDOWS, Host
 from envmgr.verify.analyze import FAIL, Step
 from envmgr.verify.anyjudge import PROOF_WORDS, AnyInputs, judge
+from envmgr.verify.plain import PLAIN, plain_host
 from envmgr.verify.report import ChildRun, parse_run
 
 CHILD = Path(__file__).with_name("child_any.py")
@@ -34,6 +35,8 @@ class AnyVerdict:
     proof: str            # "loaded" | "reported" | "ran"; "" when not verified
     seconds: float
     model_bytes: int = 0
+    environment: str = PLAIN     # verify/plain.py
+    environment_words: str = ""
 
     @property
     def ok(self) -> bool:
@@ -48,10 +51,11 @@ class AnyVerdict:
         return PROOF_WORDS.get(self.proof, "")
 
 
-def verify_any(host: Host, python: str, package: str, *, timeout: float,
-               env: dict[str, str] | None = None) -> AnyVerdict:
+def verify_any(host: Host, python: str, package: str, *, timeout: float, inherit_env: bool = False) -> AnyVerdict:
+    """child_any.py in a plain new process of `python` (verify/plain.py), judged."""
     t0 = time.perf_counter()
-    done = host.run([python, str(CHILD), package], timeout=timeout, env=env)
+    host, mode, words = plain_host(host, inherit_env)
+    done = host.run([python, str(CHILD), package], timeout=timeout)
     if done.start_error:
         raise UsageError(f"--python {python}: cannot be run ({done.start_error})",
                          "give a Python executable, e.g. --python .venv/bin/python")
@@ -67,7 +71,7 @@ def verify_any(host: Host, python: str, package: str, *, timeout: float,
     lines += tuple(f"nvidia-smi: {p}" for p in problems)
     dll_ev, dll_cmd = _dll_diagnosis(host, run, python)
     steps, proof = judge(AnyInputs(run, package, code, fits, lines, dll_ev, dll_cmd))
-    return AnyVerdict(package, python, steps, run, proof, time.perf_counter() - t0)
+    return AnyVerdict(package, python, steps, run, proof, time.perf_counter() - t0, 0, mode, words)
 
 
 def read_libraries(host: Host, paths: list[str]) -> DeviceCode:

@@ -17,7 +17,7 @@ _STYLE = {OK: ("green",), WARN: ("yellow",), FAIL: ("red", "bold"), SKIPPED: ("d
 def verdict_json(v: Verdict | AnyVerdict) -> dict[str, Any]:
     fail = v.failure
     return {
-        "schema": SCHEMA, "package": v.package, "python": v.python, "ok": v.ok,
+        "schema": SCHEMA, "package": v.package, "python": v.python, "environment": v.environment, "ok": v.ok,
         "gpu_did_the_work": v.ok,
         "failure": fail.failure or None if fail else None,
         "steps": [{"name": s.name, "status": s.status, "summary": s.summary, "evidence": list(s.evidence),
@@ -32,7 +32,8 @@ def verdict_json(v: Verdict | AnyVerdict) -> dict[str, Any]:
 
 
 def render_verdict(v: Verdict | AnyVerdict, paint: Callable[..., str]) -> str:
-    out = [paint(f"envmgr verify {v.package} ({v.python})", "bold")]
+    out = [paint(f"envmgr verify {v.package} ({v.python}" + (f", {v.environment_words}" if v.environment_words
+                                                             else "") + ")", "bold")]
     for s in v.steps:
         tag = paint(f"{s.status.upper():7}", *_STYLE[s.status])
         fid = f" [{s.failure}]" if s.failure else ""

@@ -25,6 +25,7 @@ from envmgr.host.base import WINDOWS, Host, join
 from envmgr.verify.analyze import FAIL, Inputs, Step, analyze, passed
 from envmgr.verify.anyrun import read_libraries
 from envmgr.verify.gguf import TinyLlama, write_tiny_llama
+from envmgr.verify.plain import PLAIN, plain_host
 from envmgr.verify.report import ChildRun, parse_run
 
 CHILD = Path(__file__).with_name("child.py")
@@ -43,6 +44,8 @@ class Verdict:
     run: ChildRun
     model_bytes: int
     seconds: float
+    environment: str = PLAIN     # verify/plain.py: "plain" (the user's own python) or "inherited"
+    environment_words: str = ""
 
     @property
     def ok(self) -> bool:
@@ -92,10 +95,13 @@ def _quote(text: str) -> str:
 
 
 def verify(host: Host, python: str | None, package: str = "llama-cpp-python", *, n_tokens: int = N_TOKENS,
-           timeout: float = TIMEOUT, env: dict[str, str] | None = None) -> Verdict:
-    """Run the verifier's child in `python` (None: envmgr's own interpreter) and judge it."""
+           timeout: float = TIMEOUT, extra_env: dict[str, str] | None = None, inherit_env: bool = False) -> Verdict:
+    """Run the verifier's child in a plain new process of `python` (None: envmgr's own interpreter;
+    verify/plain.py), with extra_env added (the install flow's LLAMA_CPP_LIB_PATH), and judge it."""
 
     exe = python or sys.executable
+    host, mode, words = plain_host(host, inherit_env)
+    env = {**host.env, **extra_env} if extra_env else None
     spec = TinyLlama()
     t0 = time.perf_counter()
     folder = tempfile.mkdtemp(prefix="envmgr-verify-")
@@ -117,7 +123,7 @@ def verify(host: Host, python: str | None, package: str = "llama-cpp-python", *,
         if code.cubin or code.ptx else ()
     steps = analyze(Inputs(run, exe, install_command(python), gpus, gpu_problems, n_tokens, dll_ev, dll_cmd,
                            fits, code.summary()))
-    return Verdict(package, exe, steps, run, size, time.perf_counter() - t0)
+    return Verdict(package, exe, steps, run, size, time.perf_counter() - t0, mode, words)
 
 
 def _dll_diagnosis(host: Host, run: ChildRun, python: str) -> tuple[tuple[str, ...], str]:

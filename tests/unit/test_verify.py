@@ -223,6 +223,16 @@ FAKES = {
             sys.stderr.flush()
             os.abort()
         """,
+    # A build whose library resolves only through an envmgr environment's variables (the recipe's CUDA
+    # lib folder): in the user's own plain shell the load fails as a missing libcudart does.
+    "needs_recipe_env": """
+        import os
+        if "/opt/recipe-cuda/lib64" not in os.environ.get("LD_LIBRARY_PATH", "").split(os.pathsep):
+            raise RuntimeError("Failed to load shared library 'libllama.so': libcudart.so.12: cannot open "
+                               "shared object file: No such file or directory")
+        def llama_supports_gpu_offload(): return False
+        def llama_print_system_info(): return b"CPU : SSE3 = 1 | AVX2 = 1 |"
+        """,
 }
 
 
@@ -266,6 +276,29 @@ def test_cli_cpu_only_install_is_exit_1_f18(run_envmgr, tmp_path):
     assert code == 1 and data["failure"] == "F18" and data["gpu_did_the_work"] is False
     step = next(s for s in data["steps"] if s["name"] == "backend")
     assert step["fix_command"].startswith("envmgr install llama-cpp-python")
+
+
+@_full_python
+def test_cli_verifies_in_a_plain_process_without_the_active_envmgr_environment(run_envmgr, tmp_path, monkeypatch):
+    """Run inside an activated envmgr environment (ENVMGR_ACTIVE/ENVMGR_RESTORE as `envmgr shell` sets them,
+    the recipe's LD_LIBRARY_PATH among its changes), verify's child is a plain process: the activation is
+    left out, so a library that loads only through it fails, as it would in a new terminal. --inherit-env
+    keeps envmgr's environment: the same package then imports (and is judged CPU-only, its next truth)."""
+    monkeypatch.setenv("ENVMGR_ACTIVE", "cuda-12.4")
+    monkeypatch.setenv("ENVMGR_RESTORE", json.dumps({"LD_LIBRARY_PATH": None}))
+    monkeypatch.setenv("LD_LIBRARY_PATH", "/opt/recipe-cuda/lib64")
+    site = fake_package(tmp_path, "needs_recipe_env")
+    code, out = run_envmgr("verify", "--json", pythonpath=site)
+    plain = json.loads(out)
+    library = next(s for s in plain["steps"] if s["name"] == "library")
+    assert code == 1 and plain["environment"] == "plain" and library["status"] == FAIL
+    assert "libcudart.so.12" in json.dumps(library)
+    code, out = run_envmgr("verify", "--json", "--inherit-env", pythonpath=site)
+    inherited = json.loads(out)
+    assert code == 1 and inherited["environment"] == "inherited" and inherited["failure"] == "F18"
+    assert next(s for s in inherited["steps"] if s["name"] == "library")["status"] == OK
+    code, out = run_envmgr("verify", pythonpath=site)
+    assert "a plain process (the active envmgr environment cuda-12.4 left out)" in out.splitlines()[0]
 
 
 @pytest.mark.parametrize("kind,signal_name", [("segv", "SIGSEGV"), ("abort_in_cuda_init", "SIGABRT")])
