@@ -3,7 +3,7 @@
     python bench/corpus_index.py            # writes tests/corpus/logs/INDEX.tsv
     python bench/corpus_index.py --check    # exit 1 when INDEX.tsv is not what the files say
 
-Every log under tests/corpus/logs/<F01..F24 or clean>/<slug>.txt starts with annotation lines
+Every log under tests/corpus/logs/<F01..F25 or clean>/<slug>.txt starts with annotation lines
 (`# SOURCE: <url>`, `# EXPECT: F04` or `none`, `# PROJECT: owner/repo`, `# LANG: en`, `# NOTE: ...`),
 then the log as the user pasted it. The split is decided once, by a stable hash of the source *thread*
 (the URL without fragment or query, lower-case host, no trailing slash): 70% `train`, 30% `held_out`.
@@ -135,7 +135,7 @@ def new_entries(seen_threads: set[str]) -> tuple[list[Entry], list[str]]:
     for path in sorted(LOGS.glob("*/*.txt"), key=lambda p: p.relative_to(CORPUS).as_posix()):   # Windows sorts paths case-blind
         rel = path.relative_to(CORPUS).as_posix()
         if not _FOLDER.match(path.parent.name):
-            problems.append(f"{rel}: folder is not F01..F24 or clean")
+            problems.append(f"{rel}: folder is not F01..F25 or clean")
             continue
         h = read_header(path)
         missing = [k for k in ("SOURCE", "EXPECT", "PROJECT", "LANG") if not h.get(k)]

@@ -1,4 +1,4 @@
-"""The failure catalog F01–F24 as data: what went wrong, why, and the fix (facts/failures.md §2).
+"""The failure catalog F01–F25 as data: what went wrong, why, and the fix (facts/failures.md §2).
 
 Short paraphrases only; failures.md holds the evidence and the sources. `fix_command` is an envmgr
 command (or the one pip line) that repairs or avoids the failure, where one exists.
@@ -150,6 +150,12 @@ _ROWS = (
             "Add the component to this toolkit: NVIDIA installer's library component, apt/conda "
             "libcublas-dev (or cuda-libraries-dev), pip nvidia-cublas(-cu12); or select a complete toolkit.",
             None, BOTH),
+    Failure("F25", "A compiler was killed: out of memory (too many parallel jobs)",
+            "Each nvcc job (cicc, cudafe++, ptxas, the host compiler) of a heavy CUDA file takes several GiB; "
+            "as many jobs as cores (ninja's default, make -j, MAX_JOBS unset) exhaust the memory.",
+            "Build fewer jobs at once (MAX_JOBS for torch extensions, CMAKE_BUILD_PARALLEL_LEVEL for CMake), "
+            "about one per 4 GiB of memory, and fewer architectures.",
+            "envmgr shell --recipe torch-extension", BOTH),
 )
 
 CATALOG: dict[str, Failure] = {f.id: f for f in _ROWS}

@@ -9,7 +9,16 @@ tests/linux/test_devicecode_oracle.py on binaries from nvcc 13.0 and NVIDIA's Wi
 Where the fat binaries are: nvcc puts them in the ELF section `.nv_fatbin` (`__nv_relfatbin` for
 relocatable device code), and in the PE section `.nv_fatb` (PE names are cut at 8 bytes); the host
 registration wrapper (`.nvFatBinSegment` / `.nvFatBi`) points at them. A section holds one fat binary
-per translation unit, each 8-byte aligned.
+per translation unit, each 8-byte aligned. A linker that merged `.nv_fatbin` into another section
+(`.rodata`) leaves only the wrappers: {u32 magic 0x466243B1, u32 version, pointer to the fat binary,
+pointer}; their pointers are followed (the value in place, else the R_*_RELATIVE relocation's addend,
+as lld leaves it) to the fat binaries that no device-code section holds. cuobjdump finds them so too.
+
+What runs: with relocatable device code (-rdc, CMake's CUDA_SEPARABLE_COMPILATION) `__nv_relfatbin`
+holds each object's code as the device linker's input, and `.nv_fatbin` the linked image the runtime
+loads; cuobjdump lists only the latter unless given -all. Entries of `__nv_relfatbin` are kept, marked
+`relocatable`, and left out of `cubin`/`ptx`: their PTX is no JIT route (bitsandbytes 0.50.1 built for
+90: PTX compute_90 in `__nv_relfatbin`, the linked image sm_90 only).
 
 Container header (16 bytes): u32 magic 0xBA55ED50, u16 version, u16 header size, u64 size of the entries.
 Entry header (its own size in the second u32): u16 kind (1 PTX, 2 ELF cubin), u16 version, u32 header size,
@@ -24,7 +33,7 @@ import mmap
 import re
 import struct
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pefile
@@ -38,6 +47,10 @@ _MAGIC = struct.pack("<I", FATBIN_MAGIC)
 MAX_FATBINS = 65536           # per binary; cuBLASLt has a few thousand
 MAX_ENTRIES = 1 << 20
 _ELF_SECTIONS = (".nv_fatbin", "__nv_relfatbin")
+_RELOCATABLE = "__nv_relfatbin"
+_WRAPPER_MAGIC = 0x466243B1               # the registration wrapper's (.nvFatBinSegment)
+_RELATIVE = {8, 1027}                      # R_X86_64_RELATIVE / R_386_RELATIVE, R_AARCH64_RELATIVE
+MAX_RELOCATION_BYTES = 256 << 20
 _PE_SECTIONS = (".nv_fatb",)
 _KINDS = {1: "ptx", 2: "cubin"}
 _FLAG_ARCH_SPECIFIC, _FLAG_FAMILY = 0x100000, 0x200000
@@ -56,6 +69,7 @@ class FatEntry:
     arch: str                 # "sm_90a" for a cubin, "compute_90" for PTX
     compressed: bool = False
     ptx_isa: str = ""         # "9.0": the PTX ISA version (PTX only)
+    relocatable: bool = False  # from __nv_relfatbin: the device linker's input, not what the runtime loads
 
 
 @dataclass(frozen=True)
@@ -69,11 +83,11 @@ class BinaryCode:
 
     @property
     def cubin(self) -> tuple[str, ...]:
-        return arch_sorted({e.arch for e in self.entries if e.kind == "cubin"})
+        return arch_sorted({e.arch for e in self.entries if e.kind == "cubin" and not e.relocatable})
 
     @property
     def ptx(self) -> tuple[str, ...]:
-        return arch_sorted({e.arch for e in self.entries if e.kind == "ptx"})
+        return arch_sorted({e.arch for e in self.entries if e.kind == "ptx" and not e.relocatable})
 
     @property
     def cuda_imports(self) -> tuple[str, ...]:
@@ -178,19 +192,22 @@ def _read_elf(data: Data, name: str) -> BinaryCode:
         return BinaryCode(name, "elf", machine, problems=(str(exc),))
     entries: list[FatEntry] = []
     problems: list[str] = []
-    for sname, _type, off, size, _link in sections:
+    spans: list[tuple[int, int]] = []
+    for sname, _type, off, size, _link, _addr in sections:
         if sname in _ELF_SECTIONS:
             if off + size > len(data):
                 problems.append(f"{sname} is cut: the file ends {off + size - len(data)} bytes early")
             found, why = parse_fatbins(data, off, min(off + size, len(data)))
-            entries += found
+            entries += [replace(e, relocatable=True) for e in found] if sname == _RELOCATABLE else found
             problems += why
-    needed, why = _elf_needed(data, sections, is64)
-    return BinaryCode(name, "elf", machine, tuple(entries), needed, tuple(problems) + why)
+            spans.append((off, off + size))
+    found, why = _wrapped_fatbins(data, sections, is64, spans)
+    needed, why_needed = _elf_needed(data, sections, is64)
+    return BinaryCode(name, "elf", machine, tuple(entries) + found, needed, tuple(problems) + why + why_needed)
 
 
-def _elf_sections(data: Data, is64: bool) -> list[tuple[str, int, int, int, int]]:
-    """[(name, type, offset, size, link)] in table order; ValueError when the table is cut or garbled."""
+def _elf_sections(data: Data, is64: bool) -> list[Section]:
+    """[(name, type, offset, size, link, address)] in table order; ValueError when the table is cut or garbled."""
     if is64:
         shoff, = struct.unpack_from("<Q", data, 40)
         shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 58)
@@ -207,21 +224,76 @@ def _elf_sections(data: Data, is64: bool) -> list[tuple[str, int, int, int, int]
     raw = []
     for i in range(shnum):
         f = struct.unpack_from(fmt, data, shoff + i * shentsize)
-        raw.append((f[0], f[1], f[4], f[5], f[6]))   # name, type, offset, size, link
-    _, _, stroff, strsize, _ = raw[shstrndx]
+        raw.append((f[0], f[1], f[4], f[5], f[6], f[3]))   # name, type, offset, size, link, address
+    _, _, stroff, strsize, _, _ = raw[shstrndx]
     strtab = bytes(data[stroff:stroff + min(strsize, 1 << 20)])
-    return [(strtab[n:strtab.find(b"\0", n)].decode("ascii", "replace"), t, off, size, link)
-            for n, t, off, size, link in raw]
+    return [(strtab[n:strtab.find(b"\0", n)].decode("ascii", "replace"), t, off, size, link, addr)
+            for n, t, off, size, link, addr in raw]
 
 
-Section = tuple[str, int, int, int, int]   # name, type, offset, size, link
+Section = tuple[str, int, int, int, int, int]   # name, type, offset, size, link, address
+_NOBITS, _RELA = 8, 4
+
+
+def _wrapped_fatbins(data: Data, sections: list[Section], is64: bool,
+                     spans: list[tuple[int, int]]) -> tuple[tuple[FatEntry, ...], tuple[str, ...]]:
+    """The fat binaries the .nvFatBinSegment wrappers point at outside every device-code section."""
+    seg = next((s for s in sections if s[0] == ".nvFatBinSegment" and s[1] != _NOBITS), None)
+    if seg is None:
+        return (), ()
+    _n, _t, off, size, _l, addr = seg
+    step, fmt = (24, "<IIQ") if is64 else (16, "<III")
+    wrappers: list[tuple[int, int]] = []
+    for p in range(off, min(off + size, len(data), off + step * MAX_FATBINS) - step + 1, step):
+        magic, _version, ptr = struct.unpack_from(fmt, data, p)
+        if magic == _WRAPPER_MAGIC:
+            wrappers.append((p, ptr))
+    addends = _relative_addends(data, sections, is64, {addr + p - off + 8 for p, ptr in wrappers if not ptr})
+    entries: list[FatEntry] = []
+    problems: list[str] = []
+    done: set[int] = set()
+    for p, ptr in wrappers:
+        where = _file_offset(sections, ptr or addends.get(addr + p - off + 8, 0))
+        if where is None or where in done or any(a <= where < b for a, b in spans):
+            continue
+        done.add(where)
+        if bytes(data[where:where + 4]) != _MAGIC or where + 16 > len(data):
+            problems.append(f"a .nvFatBinSegment wrapper points at no fat binary (file offset {where})")
+            continue
+        _magic, _ver, hsize, fsize = struct.unpack_from("<IHHQ", data, where)
+        found, why = parse_fatbins(data, where, min(len(data), where + hsize + fsize))
+        entries += found
+        problems += why
+    return tuple(entries), tuple(problems)
+
+
+def _file_offset(sections: list[Section], address: int) -> int | None:
+    """The file offset of a virtual address, through the section that holds it; None outside every one."""
+    for _n, kind, off, size, _l, addr in sections:
+        if address and kind != _NOBITS and addr and addr <= address < addr + size:
+            return off + address - addr
+    return None
+
+
+def _relative_addends(data: Data, sections: list[Section], is64: bool, wanted: set[int]) -> dict[int, int]:
+    """{address: addend} of the R_*_RELATIVE relocations (RELA) at the wanted addresses."""
+    found: dict[int, int] = {}
+    for _n, kind, off, size, _l, _a in sections if wanted else ():
+        if kind != _RELA or off + size > len(data) or size > MAX_RELOCATION_BYTES:
+            continue
+        fmt = "<QQq" if is64 else "<IIi"
+        step = struct.calcsize(fmt)
+        for where, info, addend in struct.iter_unpack(fmt, bytes(data[off:off + size - size % step])):
+            if where in wanted and (info & (0xFFFFFFFF if is64 else 0xFF)) in _RELATIVE:
+                found[where] = addend
+    return found
 
 
 def _elf_needed(data: Data, sections: list[Section], is64: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
     dyn = next((s for s in sections if s[0] == ".dynamic"), None)
     if dyn is None:
         return (), ()
-    _n, _t, off, size, link = dyn
+    _n, _t, off, size, link, _a = dyn
     if link >= len(sections) or off + size > len(data):
         return (), (".dynamic is cut or its string table is missing",)
     stroff, strsize = sections[link][2], sections[link][3]

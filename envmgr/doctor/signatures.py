@@ -393,6 +393,33 @@ SIGNATURES: tuple[Signature, ...] = (
          needle="Unable to find"),
 )
 
+# F25: the kernel's OOM killer (or a container's memory limit) killed a compiler of a parallel build: nvcc names
+# the tool and the signal, gcc's driver the program; MSVC (C1060/C1002, codes every locale prints) runs out of heap.
+# gcc's and MSVC's words count only in a CUDA build (a .cu file, nvcc or the word cuda, any case, in the lines
+# above): the same words in a C++ project's log are no failure of this catalog (logs/clean keeps such logs).
+_CUDA_BUILD = re.compile(r"\.cu\b|\bnvcc\b|(?i:\bcuda\b)")
+_CUDA_LINES = 30
+
+
+def _in_cuda_build(m: re.Match[str]) -> bool:
+    text, start = m.string, m.start()
+    for _ in range(_CUDA_LINES):
+        start = text.rfind("\n", 0, start - 1) if start > 0 else -1
+        if start < 0:
+            start = 0
+            break
+    return _CUDA_BUILD.search(text, start, m.end()) is not None
+
+
+SIGNATURES += (
+    _sig("F25", "nvcc-tool-killed", r"nvcc error\s*:\s*'(?P<tool>[\w+.-]+)' died due to signal 9\b",
+         needle="died due to signal 9"),
+    _sig("F25", "gcc-killed", r"fatal error: Killed signal terminated program (?P<tool>[\w+.-]+)",
+         needle="Killed signal terminated", check=_in_cuda_build),
+    _sig("F25", "msvc-out-of-heap", r"\b(?P<code>C1060|C1002)\b[^\n]*?out of heap space", needle="out of heap space",
+         check=_in_cuda_build),
+)
+
 # Words that point at an id although no signature matched: the near misses of a log we do not know.
 NEAR_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("F01", ("CUDA toolset", "BuildCustomizations")),
@@ -417,6 +444,7 @@ NEAR_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("F22", ("CUDA_HOME", "/usr/bin/nvcc")),
     ("F23", ("libcuda",)),
     ("F24", ("cublas", "CUDA::")),
+    ("F25", ("Killed", "signal 9", "heap space")),
 )
 
 # (winner, loser, why): when both ids match, the first names the cause of the second.

@@ -251,6 +251,7 @@ RECIPE = Table({
     "package": Str(), "cmake_args": _STR_LIST, "cuda_architectures": Bool(), "generator": Str(),
     "short_temp": Bool(), "drop_env": _STR_LIST, "env": Map(Str()), "params": Map(Str()),
     "required_files": Map(_STR_LIST), "architectures_env": Str(),
+    "architectures_define": Str(),
 }, required=("schema", "kind"))
 
 _CONTENT_TABLE = {"text": Str(), "from": Str(), "hex": Hex(), "size": Int()}

@@ -37,6 +37,9 @@ class Recipe:
     params: tuple[tuple[str, str], ...] = ()
     required_files: tuple[tuple[str, tuple[str, ...]], ...] = ()
     architectures_env: str = ""   # a variable for the CUDA architectures instead of CMAKE_ARGS (pywhispercpp)
+    # a CMake variable of the project's own for plain architectures ("86;89"), instead of
+    # CMAKE_CUDA_ARCHITECTURES, which such a project overwrites (bitsandbytes' COMPUTE_CAPABILITY)
+    architectures_define: str = ""
 
 
 @dataclass(frozen=True)
@@ -83,7 +86,7 @@ def parse_recipe(text: str, origin: str) -> Recipe:
         generator=g("generator", "auto"), short_temp=g("short_temp", False), drop_env=tuple(g("drop_env", ())),
         env=tuple(g("env", {}).items()), params=tuple(g("params", {}).items()),
         required_files=tuple((k, tuple(v)) for k, v in g("required_files", {}).items()),
-        architectures_env=g("architectures_env", ""))
+        architectures_env=g("architectures_env", ""), architectures_define=g("architectures_define", ""))
 
 
 def load_recipes(problems: list[tuple[str, InputFileError]] | None = None) -> dict[str, Recipe]:
@@ -202,7 +205,12 @@ def _short_ascii(path: str) -> bool:
 def _cmake_ops(recipe: Recipe, ctx: RecipeContext, notes: list[str]) -> list[VarOp]:
     args = list(recipe.cmake_args)
     ops: list[VarOp] = []
-    if recipe.cuda_architectures:
+    if recipe.cuda_architectures and recipe.architectures_define:
+        # plain numbers: the project makes each one real and adds PTX for the newest itself
+        archs, why = cuda_architectures(ctx)
+        args.append(f"-D{recipe.architectures_define}={archs}")
+        notes.append(f"CUDA architectures {archs} as {recipe.architectures_define} from {why}")
+    elif recipe.cuda_architectures:
         archs, why = cuda_architectures(ctx)
         if not ctx.arch_list and ctx.gpu_caps:
             # what `native` would give: machine code for these GPUs only, no PTX (measured on an H200:

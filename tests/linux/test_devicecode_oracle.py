@@ -112,3 +112,69 @@ def test_nvidia_windows_dlls_list_as_cuobjdump_lists_their_fat_binaries(spec, tm
     fatbin.write_bytes(sections[0].get_data()[:sections[0].Misc_VirtualSize])
     want = oracle(cuobjdump, fatbin)
     assert want[0] and ours(got) == want
+
+
+def _object(cuda: Path, out: Path, *extra: str) -> Path:
+    done = subprocess.run([str(cuda / "bin" / "nvcc"), "-c", "-Xcompiler", "-fPIC", *extra, "-o", str(out),
+                           str(KERNEL), "-gencode", "arch=compute_75,code=sm_75",
+                           "-gencode", "arch=compute_90,code=compute_90"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-800:]
+    return out
+
+
+def _link(cuda: Path, lib: Path, *args: str) -> Path:
+    done = subprocess.run(["g++", "-shared", "-o", str(lib), *args, f"-L{cuda / 'lib'}", "-lcudart"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-800:]
+    return lib
+
+
+@pytest.mark.parametrize("linker", ["bfd", "gold"])
+def test_fat_binaries_merged_into_rodata_are_found_through_the_wrappers(linker, tmp_path, cuda_13_0, cuobjdump):
+    """A link that put the fat binary in .rodata (the object's .nv_fatbin renamed .rodata.nvfb, which the
+    default linker scripts merge into .rodata): only .nvFatBinSegment's wrapper leads to it, as cuobjdump
+    follows it."""
+    obj = _object(cuda_13_0, tmp_path / "k.o")
+    moved = tmp_path / "k-rodata.o"
+    subprocess.run(["objcopy", "--rename-section", ".nv_fatbin=.rodata.nvfb", str(obj), str(moved)], check=True)
+    lib = _link(cuda_13_0, tmp_path / f"librodata-{linker}.so", f"-fuse-ld={linker}", str(moved))
+    data = lib.read_bytes()
+    names = [s[0] for s in dc._elf_sections(data, True)]
+    assert ".nv_fatbin" not in names and ".nvFatBinSegment" in names
+    want = oracle(cuobjdump, lib)
+    got = dc.read_binary(data, lib.name)
+    assert want == (["sm_75"], ["compute_90"]) and ours(got) == want and got.problems == ()
+
+
+def test_a_wrapper_pointer_left_to_its_relocation_is_followed(tmp_path, cuda_13_0):
+    """The same library with the wrapper's pointer field cleared, as a linker that leaves RELA addends out of
+    the section (lld without --apply-dynamic-relocs) writes it: the R_X86_64_RELATIVE addend leads on.
+    cuobjdump does not follow relocations ("Invalid fatbin header"): the in-place result is the reference."""
+    obj = _object(cuda_13_0, tmp_path / "k.o")
+    moved = tmp_path / "k-rodata.o"
+    subprocess.run(["objcopy", "--rename-section", ".nv_fatbin=.rodata.nvfb", str(obj), str(moved)], check=True)
+    data = bytearray(_link(cuda_13_0, tmp_path / "librodata.so", str(moved)).read_bytes())
+    seg = next(s for s in dc._elf_sections(data, True) if s[0] == ".nvFatBinSegment")
+    assert any(data[seg[2] + 8:seg[2] + 16])
+    before = dc.read_binary(data, "librodata.so")
+    data[seg[2] + 8:seg[2] + 16] = bytes(8)
+    after = dc.read_binary(data, "librodata.so")
+    assert after.cubin == before.cubin == ("sm_75",) and after.ptx == ("compute_90",) and after.problems == ()
+
+
+def test_relocatable_device_code_lists_what_the_runtime_loads(tmp_path, cuda_13_0, cuobjdump):
+    """-rdc: __nv_relfatbin holds the object's code for the device linker (cuobjdump shows it only with -all),
+    .nv_fatbin the linked image, which has no PTX: `cubin`/`ptx` are the linked image's."""
+    obj = _object(cuda_13_0, tmp_path / "k.o", "-rdc=true")
+    lib = tmp_path / "librdc.so"
+    done = subprocess.run([str(cuda_13_0 / "bin" / "nvcc"), "-shared", "-Xcompiler", "-fPIC", "-o", str(lib),
+                           str(obj), "-gencode", "arch=compute_75,code=sm_75",
+                           "-gencode", "arch=compute_90,code=compute_90"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-800:]
+    got = dc.read_binary(lib.read_bytes(), lib.name)
+    everything = subprocess.run([str(cuobjdump), "-all", "--list-elf", "--list-ptx", str(lib)],
+                                capture_output=True, text=True).stdout
+    assert ours(got) == (_ELF.findall(everything), [f"compute_{a}" for a in _PTX.findall(everything)])
+    loaded = oracle(cuobjdump, lib)
+    assert (list(got.cubin), list(got.ptx)) == loaded and got.problems == ()
+    assert any(e.relocatable and e.kind == "ptx" for e in got.entries)

@@ -109,3 +109,36 @@ def test_device_code_summary_and_json_round_trip():
 
 def test_arch_order_is_numeric():
     assert dc.arch_sorted(["sm_120", "sm_75", "sm_90a", "sm_86"]) == ("sm_75", "sm_86", "sm_90a", "sm_120")
+
+
+RODATA = (SAMPLES / "libtiny_cuda-fatbin-in-rodata.so").read_bytes()
+
+
+def _segment(data: bytes) -> tuple[int, int]:
+    """(file offset, address) of .nvFatBinSegment."""
+    seg = next(s for s in dc._elf_sections(data, True) if s[0] == ".nvFatBinSegment")
+    return seg[2], seg[5]
+
+
+def test_a_fat_binary_outside_every_device_code_section_is_found_through_its_wrapper():
+    """No .nv_fatbin: the fat binary sits in .rodata (README.md), and cuobjdump lists ELF sm_75, PTX sm_90."""
+    assert ".nv_fatbin" not in [s[0] for s in dc._elf_sections(RODATA, True)]
+    got = dc.read_binary(RODATA, "librodata.so")
+    assert [e.arch for e in got.entries] == ["sm_75", "compute_90"] and got.problems == ()
+    assert got.cubin == ("sm_75",) and got.ptx == ("compute_90",) and got.has_device_code
+
+
+def test_a_wrapper_that_points_at_no_fat_binary_is_a_problem():
+    data = bytearray(RODATA)
+    off, _ = _segment(RODATA)
+    text = next(s[5] for s in dc._elf_sections(RODATA, True) if s[0] == ".text")
+    struct.pack_into("<Q", data, off + 8, text)          # machine code, not a fat binary
+    got = dc.read_binary(bytes(data), "bad.so")
+    assert got.entries == () and any("points at no fat binary" in p for p in got.problems)
+    struct.pack_into("<Q", data, off + 8, 1 << 60)       # outside every section: nothing to read, no problem
+    assert dc.read_binary(bytes(data), "far.so").entries == ()
+
+
+def test_a_cut_file_or_segment_with_wrappers_reads_without_an_exception():
+    for cut in range(0, len(RODATA), 61):
+        assert isinstance(dc.read_binary(RODATA[:cut], "cut"), dc.BinaryCode)

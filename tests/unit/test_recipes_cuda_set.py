@@ -1,7 +1,9 @@
 """The built-in recipes of issue 21: stable-diffusion-cpp-python, pywhispercpp, torch-extension."""
 from __future__ import annotations
 
-from envmgr.recipes.recipe import RecipeContext, apply_recipe, get_recipe, max_jobs
+import shlex
+
+from envmgr.recipes.recipe import RecipeContext, apply_recipe, get_recipe, max_jobs, parse_recipe
 
 
 def _vars(name: str, ctx: RecipeContext) -> tuple[dict, list, tuple]:
@@ -45,3 +47,31 @@ def test_max_jobs_rule():
     assert max_jobs(4, 1 << 20)[0] == 4       # core bound
     assert max_jobs(8, None)[0] == 8          # memory unknown: the cores
     assert max_jobs(1, 1024)[0] == 1          # never 0
+
+
+def test_bitsandbytes_selects_the_cuda_backend_and_its_own_architecture_variable():
+    """bitsandbytes 0.50.1's CMakeLists builds the CPU library unless COMPUTE_BACKEND=cuda and overwrites
+    CMAKE_CUDA_ARCHITECTURES from COMPUTE_CAPABILITY (plain numbers; it adds -real and the newest PTX itself)."""
+    env, dropped, notes = _vars("bitsandbytes", RecipeContext("linux", cuda_short="13.0", gpu_caps=("9.0",),
+                                                              ninja="/usr/bin/ninja", cpu_count=16))
+    assert env["CMAKE_ARGS"] == "-DCOMPUTE_BACKEND=cuda -DCOMPUTE_CAPABILITY=90"
+    assert "CMAKE_CUDA_ARCHITECTURES" not in env["CMAKE_ARGS"] and "-real" not in env["CMAKE_ARGS"]
+    assert env["CMAKE_GENERATOR"] == "Ninja" and "BNB_SKIP_CMAKE" in dropped
+    assert any("COMPUTE_CAPABILITY from the GPUs found" in n for n in notes)
+
+
+def test_bitsandbytes_architectures_survive_scikit_build_cores_split():
+    """Two GPUs, or none (the toolkit's fixed list): the ';' list stays one argument after shlex.split,
+    as scikit-build-core splits CMAKE_ARGS."""
+    two, _, _ = _vars("bitsandbytes", RecipeContext("windows", cuda_short="12.8", gpu_caps=("8.6", "8.9")))
+    assert shlex.split(two["CMAKE_ARGS"]) == ["-DCOMPUTE_BACKEND=cuda", "-DCOMPUTE_CAPABILITY=86;89"]
+    none, _, notes = _vars("bitsandbytes", RecipeContext("linux", cuda_short="13.0"))
+    assert shlex.split(none["CMAKE_ARGS"])[1] == "-DCOMPUTE_CAPABILITY=75;80;86;89;90;100;120"
+    assert any("no GPU visible" in n for n in notes)
+
+
+def test_a_user_recipe_may_name_its_own_architecture_variable():
+    r = parse_recipe('schema = 1\nkind = "cmake"\ncuda_architectures = true\narchitectures_define = "GPU_ARCHS"\n',
+                     "mine.toml")
+    delta, _ = apply_recipe(r, RecipeContext("linux", cuda_short="13.0", arch_list="8.9"))
+    assert {op.name: op.value for op in delta.ops}["CMAKE_ARGS"] == "-DGPU_ARCHS=89"
