@@ -138,14 +138,15 @@ def logical_lines(batches: Iterable[list[str]], width: int | None) -> Iterator[t
     for lines in batches:
         nums: list[int] = []
         texts: list[str] = []
-        lens = list(map(len, lines))
+        # one byte per line, 1 where the line has the wrap width: the runs to copy are found at C speed
+        wide = bytes(map(width.__eq__, map(len, lines)))
         i, n = 0, len(lines)
         while i < n:
-            if not joiner.run and not joiner.fixed:
-                try:   # copy the run up to the next line of exactly `width` at C speed
-                    j = lens.index(width, i)
-                except ValueError:
-                    j = n
+            if not joiner.run:
+                # not in a run: copy up to the next line of the width; in a fixed-width run (beyond
+                # MAX_PIECES, no joining): copy up to the next line of another length
+                j = wide.find(0 if joiner.fixed else 1, i)
+                j = n if j < 0 else j
                 nums.extend(range(no + i + 1, no + j + 1))
                 texts.extend(lines[i:j])
                 i = j
