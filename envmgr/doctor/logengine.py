@@ -192,7 +192,7 @@ def literal_prefixes(pattern: str) -> tuple[str, ...]:
     needle for a regex written elsewhere (logscan's fact regexes), so it need not run on every window."""
     out = []
     for branch in pattern.split("|"):
-        lit, i = "", 1 if branch.startswith("^") else 0
+        lit, i = "", _after_lookarounds(branch, 1 if branch.startswith("^") else 0)
         while i < len(branch):
             c = branch[i]
             if c == "\\" and i + 1 < len(branch) and branch[i + 1] in ".+()[]\\/-?*":
@@ -203,10 +203,32 @@ def literal_prefixes(pattern: str) -> tuple[str, ...]:
                     lit = lit[:-1]
                 break
             lit, i = lit + c, i + 1
-        if len(lit) < 4 or "(" in branch[:1]:
+        if len(lit) < 4:
             return ()
         out.append(lit)
     return tuple(out)
+
+
+_LOOKAROUND = ("(?<!", "(?<=", "(?!", "(?=")
+
+
+def _after_lookarounds(branch: str, i: int) -> int:
+    """Where a branch's first consumed character is: past the zero-width assertions it starts with (a match
+    of `(?<!')-allow` starts at `-allow`, so that literal is still its needle)."""
+    while branch.startswith(_LOOKAROUND, i):
+        depth, j = 0, i
+        while j < len(branch):
+            if branch[j] == "\\":
+                j += 2
+                continue
+            depth += {"(": 1, ")": -1}.get(branch[j], 0)
+            j += 1
+            if depth == 0:
+                break
+        if depth:
+            return len(branch)        # unbalanced: no literal
+        i = j
+    return i
 
 
 def _line_start(body: str, pos: int, back: int) -> int:
