@@ -138,14 +138,15 @@ def logical_lines(batches: Iterable[list[str]], width: int | None) -> Iterator[t
     for lines in batches:
         nums: list[int] = []
         texts: list[str] = []
-        lens = list(map(len, lines))
+        # one byte per line, 1 where the line has the wrap width: the runs to copy are found at C speed
+        wide = bytes(map(width.__eq__, map(len, lines)))
         i, n = 0, len(lines)
         while i < n:
-            if not joiner.run and not joiner.fixed:
-                try:   # copy the run up to the next line of exactly `width` at C speed
-                    j = lens.index(width, i)
-                except ValueError:
-                    j = n
+            if not joiner.run:
+                # not in a run: copy up to the next line of the width; in a fixed-width run (beyond
+                # MAX_PIECES, no joining): copy up to the next line of another length
+                j = wide.find(0 if joiner.fixed else 1, i)
+                j = n if j < 0 else j
                 nums.extend(range(no + i + 1, no + j + 1))
                 texts.extend(lines[i:j])
                 i = j
@@ -191,7 +192,7 @@ def literal_prefixes(pattern: str) -> tuple[str, ...]:
     needle for a regex written elsewhere (logscan's fact regexes), so it need not run on every window."""
     out = []
     for branch in pattern.split("|"):
-        lit, i = "", 1 if branch.startswith("^") else 0
+        lit, i = "", _after_lookarounds(branch, 1 if branch.startswith("^") else 0)
         while i < len(branch):
             c = branch[i]
             if c == "\\" and i + 1 < len(branch) and branch[i + 1] in ".+()[]\\/-?*":
@@ -202,10 +203,32 @@ def literal_prefixes(pattern: str) -> tuple[str, ...]:
                     lit = lit[:-1]
                 break
             lit, i = lit + c, i + 1
-        if len(lit) < 4 or "(" in branch[:1]:
+        if len(lit) < 4:
             return ()
         out.append(lit)
     return tuple(out)
+
+
+_LOOKAROUND = ("(?<!", "(?<=", "(?!", "(?=")
+
+
+def _after_lookarounds(branch: str, i: int) -> int:
+    """Where a branch's first consumed character is: past the zero-width assertions it starts with (a match
+    of `(?<!')-allow` starts at `-allow`, so that literal is still its needle)."""
+    while branch.startswith(_LOOKAROUND, i):
+        depth, j = 0, i
+        while j < len(branch):
+            if branch[j] == "\\":
+                j += 2
+                continue
+            depth += {"(": 1, ")": -1}.get(branch[j], 0)
+            j += 1
+            if depth == 0:
+                break
+        if depth:
+            return len(branch)        # unbalanced: no literal
+        i = j
+    return i
 
 
 def _line_start(body: str, pos: int, back: int) -> int:

@@ -79,6 +79,8 @@ TRAIN_MISSES = {
         "cut before torch's message",
     "logs/F23/kaggle-rcic-docker-run-privileged-no-gpus-found-no-driver-EXCERPT.txt":
         "cut before torch's message",
+    "logs/F16/llama-cpp-python-pr2349-add_dll_directory-stale-cuda_path-11.2-winerror3-quoted.txt":
+        "the quoted message alone: WinError 3 on a CUDA bin folder, no add_dll_directory frame",
 }
 
 # Clean train logs that name an id, and why that id is true there (a warning-level truth, not the failure).

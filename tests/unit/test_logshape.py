@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from envmgr.doctor.logengine import MAX_PIECES, logical_lines
+from envmgr.doctor.logengine import _ALLOW, MAX_PIECES, _gated, literal_prefixes, logical_lines
 from envmgr.doctor.logscan import scan_path
 from tests.conftest import CORPUS
 
@@ -78,3 +78,28 @@ def test_joining_is_the_same_across_batch_boundaries():
     flat = lambda batches: [(n, t) for ns, ts in batches for n, t in zip(ns, ts)]   # noqa: E731
     assert flat(one_by_one) == flat(whole)
     assert len(flat(whole)) == 20 * 2 + MAX_PIECES + 3 + 1
+
+
+def test_a_fixed_width_run_keeps_every_line_number_across_batches():
+    # runs longer than MAX_PIECES (copied at C speed) between lines of another length, cut into odd batches
+    width = 87
+    lines = [f"{f'row {k}':<{width}}" for k in range(3 * MAX_PIECES)] + ["short"] + ["z" * width] * 2 + ["end"]
+    lines = lines * 3
+    batches = [lines[k: k + 37] for k in range(0, len(lines), 37)]
+    out = [(n, t) for ns, ts in logical_lines(batches, width) for n, t in zip(ns, ts, strict=True)]
+    assert out[: 3 * MAX_PIECES] == [(k + 1, lines[k]) for k in range(3 * MAX_PIECES)]
+    # the padded rows stay lines; "zzz..." twice then "end" is a wrapped line (cut mid-word, shorter last piece)
+    assert len(out) == len(lines) - 2 * 3 and out[-1] == (len(lines) - 2, "z" * 2 * width + "end")
+
+
+def test_a_leading_lookbehind_keeps_the_literal_as_needle():
+    # the flag anchor starts with a zero-width (?<!'): its literal is still where every match starts, so the
+    # regex runs from that literal on, not over every window of a log that never passes the flag
+    assert literal_prefixes(_ALLOW.pattern) == ("-allow-unsupported-compiler",)
+    assert literal_prefixes(r"^(?!x)abcd|(?<=\))efgh") == ("abcd", "efgh")
+    assert literal_prefixes(r"(?<!x(abcd") == () and literal_prefixes(r"(abcd)") == ()
+    body = ("host_config.h: '-allow-unsupported-compiler' can be used to override this version check\n"
+            "nvcc.exe -x cu -allow-unsupported-compiler -g\n")
+    m = _gated(_ALLOW, literal_prefixes(_ALLOW.pattern), body, 0, len(body))
+    assert m is not None and m.start() == body.index("-x cu") + 6
+    assert _gated(_ALLOW, literal_prefixes(_ALLOW.pattern), body.split("\n")[0], 0, 90) is None
