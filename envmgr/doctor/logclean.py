@@ -38,6 +38,9 @@ _REPR_ESC = re.compile(r"\\(?:x([0-9a-fA-F]{2})|([\\'\"])|t|r|u([0-9a-fA-F]{4}))
 _HEX_RUN = re.compile(r"(?:\\x[0-9a-fA-F]{2})+")
 _NON_ASCII_RUN = re.compile(r"[^\x00-\x7f](?:[^\x00-\x20]*[^\x00-\x7f])?")   # within one word
 _MOJIBAKE_CODECS = ("cp1252", "cp1251", "cp866", "gbk", "latin-1")
+# Typographic quotes (a localised tool's, a web page's or an editor's) as the ASCII ones the tools print in
+# English: the anchors quote an arch ('compute_120a'), a path or a DLL name either way.
+_QUOTES = str.maketrans("\u2018\u2019\u201a\u201b\u2032\u201c\u201d\u201e\u201f\u2033", "\'\'\'\'\'\"\"\"\"\"")
 MEMO = 4096              # repaired lines remembered per log
 MAX_LINE = 1 << 20        # a longer line is left as it is (escapes, mojibake): bounded work per line
 
@@ -87,7 +90,7 @@ def repair_line(text: str, entities: bool = True) -> list[str]:
     if entities and "&" in text:
         text = _unescape(text)
     pieces = _unrepr(text) if ("\\n" in text or "\\x" in text) else [text]
-    return [p if p.isascii() else unmojibake(p) for p in pieces]
+    return [p if p.isascii() else unmojibake(p).translate(_QUOTES) for p in pieces]
 
 
 def _unescape(text: str) -> str:

@@ -1,12 +1,13 @@
 """The anchors of doctor/logfacts.py hold when a train log is pasted another way (issue 23 items 1 and 2).
 
 Every case is a real train log of tests/corpus/logs (its source in its header), changed the way users paste
-logs: a Python bytes repr, a JSON string, a CI service's annotation prefix. What the scan names must not
+logs: a Python bytes repr, a JSON string, typographic quotes, a CI service's annotation prefix. What the scan names must not
 change. No held-out log is read here (bench/diagnosis.py alone measures those).
 """
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -40,6 +41,8 @@ PASTES = {
     "bytes-repr": lambda t: repr(t.encode("utf-8")),
     # a JSON string: \" around CMake's "native", Chinese text as \uXXXX
     "json-string": lambda t: json.dumps(t),
+    # typographic quotes (a web page's, an editor's or a localised console's) around nvcc's arch and CMake's value
+    "smart-quotes": lambda t: re.sub(r'"([^"\n]*)"', "\u201c\\1\u201d", re.sub(r"'([^'\n]*)'", "\u2018\\1\u2019", t)),
     # Azure Pipelines / GitHub Actions: a timestamp and an annotation before every line
     "ci-annotation": lambda t: "\n".join(f"2024-05-01T10:00:00.1234567Z ##[error]{line}" if line.strip() else line
                                          for line in t.split("\n")),
@@ -49,6 +52,8 @@ CASES = [
     ("logs/F12/pixtrack-docker-build-cuda_architectures-native-no-gpu.txt", "json-string"),
     ("logs/F03/instant-ngp-985-vs2019-no-windows-sdk-corecrt-h-compileridcuda-zh.txt", "json-string"),
     ("logs/F08/dect-1-detected-cuda-12.1-vs-torch-11.8.txt", "ci-annotation"),
+    ("nvcc-fatal-unsupported-gpu-architecture-compute_20-findcuda-make-BPA-EXCERPT.txt", "smart-quotes"),
+    ("logs/F12/pixtrack-docker-build-cuda_architectures-native-no-gpu.txt", "smart-quotes"),
 ]
 
 
