@@ -1,8 +1,8 @@
 """The anchors of doctor/logfacts.py hold when a train log is pasted another way (issue 23 items 1 and 2).
 
-Every case is a real train log of tests/corpus/logs (its source in its header), changed the way users paste
-logs: a Python bytes repr, a JSON string, typographic quotes, a CI service's annotation prefix. What the scan names must not
-change. No held-out log is read here (bench/diagnosis.py alone measures those).
+Every case is a real train log of tests/corpus/logs (its source in its header), changed the way users
+paste logs: a Python bytes repr, a JSON string, typographic quotes, a CI service's annotation prefix. What
+the scan names must not change. No held-out log is read here (bench/diagnosis.py alone measures those).
 """
 from __future__ import annotations
 
