@@ -153,7 +153,7 @@ def main() -> int:
         RESULTS.mkdir(exist_ok=True)
         stem = f"{datetime.now(timezone.utc):%Y-%m-%d}-{a.stem}"
         head = [f"# doctor --log on the diagnosis corpus ({stem})", "",
-                "`python bench/diagnosis.py --save`: every log of tests/corpus/logs/INDEX.tsv and tests/corpus's own "
+                f"`python bench/diagnosis.py {' '.join(sys.argv[1:])}`: every log of tests/corpus/logs/INDEX.tsv and tests/corpus's own "
                 "failure and clean logs, scanned as `doctor --log` scans a file (annotation lines blanked). "
                 "A benchmark: anchors are learned from `train` only; a held-out miss is not fixed by a signature "
                 "for that log.", "",
