@@ -27,16 +27,20 @@ _PREFIX = re.compile(
     r"|\[?\d\d:\d\d:\d\d(?:[.,]\d+)?\]?[ \t]"                                                # 12:00:01 / [..]
     r"|#\d+ \d+\.\d+ "                                                                        # BuildKit
     r"|\[(?:build|cmake|driver|proc|main|ctest)\] "                                           # VS Code
+    r"|##\[(?:error|warning|debug|command|section|group|endgroup|info)\][ \t]?"                 # Azure/Actions
     r"|[\w.-]+[-_]\d+[ \t]+\|[ \t]"                                                        # docker compose
     r")+", re.M)
 SAMPLE = 64              # lines of a batch looked at for a line prefix: a logger puts it on every line
 
 _ENTITY = re.compile(r"&(?:[A-Za-z]{2,8}|#\d{1,6}|#[xX][0-9A-Fa-f]{1,6});")
 _ESCAPED_NL = re.compile(r"\\r\\n|\\n(?![a-z])|(?<=[.;,)\]'\"!?])\\n")
-_REPR_ESC = re.compile(r"\\(?:x([0-9a-fA-F]{2})|([\\'\"])|t|r)")
+_REPR_ESC = re.compile(r"\\(?:x([0-9a-fA-F]{2})|([\\'\"])|t|r|u([0-9a-fA-F]{4}))")
 _HEX_RUN = re.compile(r"(?:\\x[0-9a-fA-F]{2})+")
 _NON_ASCII_RUN = re.compile(r"[^\x00-\x7f](?:[^\x00-\x20]*[^\x00-\x7f])?")   # within one word
 _MOJIBAKE_CODECS = ("cp1252", "cp1251", "cp866", "gbk", "latin-1")
+# Typographic quotes (a localised tool's, a web page's or an editor's) as the ASCII ones the tools print in
+# English: the anchors quote an arch ('compute_120a'), a path or a DLL name either way.
+_QUOTES = str.maketrans("\u2018\u2019\u201a\u201b\u2032\u201c\u201d\u201e\u201f\u2033", "\'\'\'\'\'\"\"\"\"\"")
 MEMO = 4096              # repaired lines remembered per log
 MAX_LINE = 1 << 20        # a longer line is left as it is (escapes, mojibake): bounded work per line
 
@@ -86,7 +90,7 @@ def repair_line(text: str, entities: bool = True) -> list[str]:
     if entities and "&" in text:
         text = _unescape(text)
     pieces = _unrepr(text) if ("\\n" in text or "\\x" in text) else [text]
-    return [p if p.isascii() else unmojibake(p) for p in pieces]
+    return [p if p.isascii() else unmojibake(p).translate(_QUOTES) for p in pieces]
 
 
 def _unescape(text: str) -> str:
@@ -105,7 +109,9 @@ def _unrepr(text: str) -> list[str]:
         parts = re.split(r"(?<!\\)\\r\\n|(?<!\\)\\n", text)
     else:
         parts = _ESCAPED_NL.split(text)
-    return [_unescape_repr(p) if doubled or "\\x" in p else p for p in parts]
+    # a repr or JSON string escapes its quotes (\' \") and, in JSON, non-ASCII text (\uXXXX)
+    return [_unescape_repr(p) if doubled or "\\x" in p or "\\'" in p or '\\"' in p or "\\u" in p else p
+            for p in parts]
 
 
 def _unescape_repr(part: str) -> str:
@@ -114,8 +120,14 @@ def _unescape_repr(part: str) -> str:
     def one(m: re.Match[str]) -> str:
         if m.group(2):
             return m.group(2)
+        if m.group(3):
+            return _char(int(m.group(3), 16))
         return {"t": "\t", "r": ""}.get(m.group(0)[1], m.group(0))
     return _REPR_ESC.sub(one, part)
+
+
+def _char(code: int) -> str:
+    return "\ufffd" if 0xD800 <= code <= 0xDFFF else chr(code)   # half a surrogate pair: no character
 
 
 def _hex_bytes(m: re.Match[str]) -> str:

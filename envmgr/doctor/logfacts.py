@@ -21,6 +21,7 @@ from itertools import accumulate
 from envmgr.knowledge import arch_span, cuda_at_least
 
 KEEP = 8          # values kept per fact kind (the first ones)
+LAST = 60         # the log's last lines, kept for the state it ends in (a build still running)
 
 
 @dataclass(frozen=True)
@@ -106,6 +107,8 @@ FACTS: tuple[FactRx, ...] = (
                        r"-l(cublasLt|cublas|curand|cusparse|cusolver|cufft|"
                        r"nvrtc|cudart|cuda)\b", ("-lcu", "-lnvrtc")),
     _fx("host_config", r"host_config\.h", "host_config.h"),
+    # host_config.h's #error on a Windows toolkit path: only its MSVC version check fires under cl
+    _fx("host_config_win", r"[A-Za-z]:[\\/][^\n]*?[\\/]host_config\.h\(\d+\)\s*:\s*fatal", "host_config.h"),
     # a CUDA component CMake could not give the project: an imported target or a FindCUDA library variable
     _fx("component_missing", r"(?<!\w)CUDA::(\w+)\"?\s+but\s+the\s+target\s+was\s+not\s+found|"
                              r"CUDA_(cublas\w*|curand|cusparse|cusolver|cufft|nvrtc|npp\w*)_LIBRARY[^\n]*?(?:NOTFOUND|\(ADVANCED\))",
@@ -141,16 +144,32 @@ FACTS: tuple[FactRx, ...] = (
     _fx("host_compiler", r"(?i:unsupported (GNU|clang|Microsoft Visual Studio) version)|"
                          r"The version \('[\d.]+'\) of the host compiler \('(\w+)'\) is not supported|"
                          r"Visual Studio \d+(?: Update [^\n]*)? is not supported|host compiler targets unsupported OS|"
-                         r"'-allow-unsupported-compiler' can be used to override this version check",
+                         r"'-allow-unsupported-compiler' can be used to override this version check|"
+                         r"cannot find a supported version of Microsoft Visual Studio",
         ("upported",)),
     _fx("no_vs", r"(?i:could not find (?:any|specified) instance\s+of\s+visual studio)|Make command was:\s*\"?nmake\b",
         ("instance", "nmake")),
+    # the Windows SDK (UCRT headers) missing: MSVC's C1083 or a compiler's "No such file" on its headers
+    _fx("sdk_missing", r"\b(corecrt(?:_\w+)?\.h|winsdkver\.h|sdkddkver\.h|windows\.h)\b[^\n]*?"
+                       r"(?:No such file|file not found|cannot open|Cannot open)|"
+                       r"\bC1083\b[^\n]*?\b(corecrt(?:_\w+)?\.h|winsdkver\.h|sdkddkver\.h|windows\.h)\b",
+        ("corecrt", "winsdkver", "sdkddkver", "windows.h", "C1083")),
+    # a Linux build (WSL) handed the Windows toolkit through the /mnt/<drive> mount
+    _fx("wsl_windows_cuda", r"/mnt/[a-z]/[^\n]*?NVIDIA GPU Computing Toolkit/CUDA", "/mnt/"),
+    # a toolkit prefix variable that was empty when a command line was made: -I$(CUDA)/include is -I/include,
+    # $(CudaToolkitDir)include is /Iinclude
+    _fx("empty_prefix", r"(?:^|\s)(-I/include|-L/lib(?:64)?|/Iinclude /Ibin)(?=\s|$)|(?:^|\s)(/bin/nvcc)(?=\s|:|$)",
+        ("-I/include", "-L/lib", "/Iinclude", "/bin/nvcc")),
     # run time
     # torch in a container or on a host without the NVIDIA driver (F23), a CPU-only torch wheel (F19: the
     # CUDA wheel was wanted), nvcc refusing the host compiler's target (MinGW g++: F06)
     _fx("no_driver", r"Found no NVIDIA driver on your system", "Found no NVIDIA driver"),
     _fx("cpu_wheel", r"Torch not compiled with CUDA enabled|libbitsandbytes_cpu\.(?:so|dll)",
         ("not compiled with CUDA", "libbitsandbytes_cpu")),
+    # a CPU torch wheel by its name: a +cpu local version, or a plain torch wheel for Windows (PyPI and its
+    # mirrors carry only CPU builds of torch for win_amd64; CUDA ones are torch-X+cuNNN from PyTorch's index)
+    _fx("cpu_wheel_file", r"\btorch-\d+(?:\.\d+)*(?:\+cpu|(?:%2B|\+)cpu)[\w.-]*\.whl|"
+                          r"\btorch-\d+(?:\.\d+)*-cp\d+-cp\d+m?-win_amd64\.whl", ("torch-",)),
     _fx("host_os", r"(?i:host compiler targets unsupported OS)", ("unsupported OS", "Unsupported OS")),
     _fx("header_missing", r"\b((?:cu|nv|npp)\w*\.h)[\"'>]?[:\s]+(?:fatal error:\s*)?"
                           r"(?:No such file or directory|file not found)|"
@@ -169,8 +188,8 @@ FACTS: tuple[FactRx, ...] = (
         ("too old", "nsufficient", "INSUFFICIENT")),
     _fx("driver_cuda", r"CUDA Version: (\d+\.\d+)", "CUDA Version"),
     _fx("cpu_only", r"(?i:not compiled with GPU offload support)|offloaded 0/\d+ layers|\bBLAS = 0\b|"
-                    r"assigned to device CPU|no usable GPU found",
-        ("GPU offload", "offloaded 0/", "BLAS = 0", "device CPU", "usable GPU")),
+                    r"assigned to device CPU|no usable GPU found|CUDA will be disabled",
+        ("GPU offload", "offloaded 0/", "BLAS = 0", "device CPU", "usable GPU", "will be disabled")),
     _fx("cuda_init", r"failed to initialize CUDA|CUDA initialization: |cudaErrorInitializationError|"
                      r"CUDA error:? 3\b[^\n]*initialization error|"
                      r"CUDA_ERROR_NOT_INITIALIZED|system not yet initialized",
@@ -234,6 +253,7 @@ class FactScanner:
     read: int = 0                                   # characters fed so far
     tail: deque = field(default_factory=deque)      # batches past the head, the last TAIL characters of them
     held: int = 0                                   # characters in `tail`
+    last: deque = field(default_factory=lambda: deque(maxlen=LAST))   # (line_no, text): the log's last lines
 
     def feed(self, nums: list[int], texts: list[str]) -> None:
         """The first HEAD characters are read as they come, the last TAIL at `finish` (a failure's facts are at
@@ -257,6 +277,10 @@ class FactScanner:
         return self
 
     def _facts(self, nums: list[int], texts: list[str]) -> None:
+        self.last.extend(zip(nums[-LAST:], texts[-LAST:], strict=True))
+        self._find(nums, texts)
+
+    def _find(self, nums: list[int], texts: list[str]) -> None:
         """Each fact's regex runs only on the lines around the first OCCURRENCES places its needles occur in
         this batch (a few lines, as a message may wrap), so a batch costs a substring search per needle
         and a few short regex runs, however often a failure repeats."""
@@ -361,6 +385,8 @@ def decide(fs: FactScanner) -> list[Decision]:
     _toolkit_rules(fs, add)
     _runtime_rules(fs, add)
     _environment_rules(fs, add)
+    if not out:      # weak: only where the log names no cause at all
+        add("F20", "build-still-running", unfinished(fs.last))
     return sorted(out.values(), key=lambda d: d.fact.line_no)
 
 
@@ -378,6 +404,8 @@ def _compiler_rules(fs: FactScanner, add) -> None:
     if c1189 and (fs.first("host_config") or "Visual Studio" in c1189.line):
         add("F04", "c1189-host-config", c1189)
     add("F03", "no-visual-studio", fs.first("no_vs"))
+    add("F03", "windows-sdk-missing", fs.first("sdk_missing"))
+    add("F04", "host-config-windows", fs.first("host_config_win"))
     add("F06", "host-compiler-target-os", fs.first("host_os"))
     add("F06", "cl-not-found", fs.first("cl_missing"))
     add("F06", "ccbin-conflict", fs.first("ccbin_conflict"))
@@ -402,6 +430,13 @@ def _toolkit_rules(fs: FactScanner, add) -> None:
             if span and (not cuda_at_least(nvcc[0], span[0]) or (span[1] and cuda_at_least(nvcc[0], span[1]))):
                 add("F13", "arch-outside-nvcc", f, arch=f"sm_{f.value}", nvcc=nvcc[0])
     cmake = {"CMakeDetermineCUDACompiler", "FindCUDAToolkit", "FindCUDA"} & set(fs.values("cmake_error"))
+    wsl = fs.first("wsl_windows_cuda")
+    add("F22", "wsl-windows-toolkit", wsl)
+    for f in fs.facts.get("empty_prefix", ()):
+        # $(CudaToolkitDir) empty in MSBuild's CUDA targets (F02), a Makefile's CUDA prefix variable empty (F22)
+        add("F02" if f.value.startswith("/I") else "F22", "empty-toolkit-prefix", f)
+    if wsl or fs.first("empty_prefix"):
+        return       # what follows (no toolkit, no cuBLAS header) comes from that
     for f in fs.facts.get("nvcc_missing", ()):
         linux = fs.first("linux") is not None and fs.first("windows") is None
         # CMake's own search for a CUDA compiler, or Windows (F07), as against a shell, make or a script (F22)
@@ -428,6 +463,7 @@ def _runtime_rules(fs: FactScanner, add) -> None:
     add("F14", "no-kernel-image", fs.first("no_kernel"))
     add("F23", "no-nvidia-driver", fs.first("no_driver"))
     add("F19", "cpu-only-wheel", fs.first("cpu_wheel"))
+    add("F19", "cpu-only-wheel-file", fs.first("cpu_wheel_file"))
     add("F17", "driver-too-old", fs.first("driver_old"))
     add("F18", "cpu-only", fs.first("cpu_only"))
     add("F18", "cuda-init-failed", fs.first("cuda_init"))
@@ -443,10 +479,38 @@ def _runtime_rules(fs: FactScanner, add) -> None:
     if loader is not None:
         dll = fs.first("cuda_dll")
         add("F15", "windows-loader", loader, dll=dll.value if dll else None)
+    for f in fs.facts.get("cuda_dll", ()):    # a CUDA DLL named as missing, in any tool's words
+        if _MISSING.search(f.line):
+            add("F15", "cuda-dll-missing", f, dll=f.value)
     for f in fs.facts.get("cuda_so", ()):
         if re.search(r"(?i:cannot open shared object|No such file|not found|cannot find|couldn't open|could not open|"
                      r"unable to (?:find|load|open)|failed to load)", f.line):
             add("F23", "shared-object-missing", f, lib=f.value)
+
+
+_MISSING = re.compile(r"(?i:not found|cannot be (?:found|loaded)|could not be (?:found|loaded)|"
+                      r"(?:couldn't|could not|cannot|can't|unable to|failed to) (?:find|load|open|locate)|"
+                      r"is missing|was not found|no such file)")
+
+# pip at work on a wheel: its spinner, "started" or "still running" (a build's own progress lines are no
+# evidence: a clean train log is a build's progress, pasted while it went well)
+_PROGRESS = re.compile(r"Building wheels? for (?:collected packages:|\S+ \([^)\n]*\)(?:: (?:started|still running)|"
+                       r" \.\.\.[ \t|/\\-]*$))|Running setup\.py bdist_wheel for \S+ \.\.\.[ \t|/\\-]*$")
+# what a build step ends with, or a failure says
+_OUTCOME = re.compile(r"(?i:error|fail|fatal|traceback|exception|success|killed|terminated|abort|denied|warning)|"
+                      r"\.\.\. done|: finished|Built target|Created wheel|Stored in directory|Linking")
+
+
+def unfinished(last) -> Fact | None:
+    """The last progress line of a build when nothing after it says how the step ended: the log was copied
+    while the build still ran (a spinner, a compile line), so it took long enough for someone to stop and ask."""
+    found = None
+    for no, text in last:
+        if _PROGRESS.search(text):
+            found = Fact("unfinished", text.strip(), no, text)
+        elif found is not None and _OUTCOME.search(text):
+            found = None
+    return found
 
 
 def _environment_rules(fs: FactScanner, add) -> None:

@@ -70,6 +70,7 @@ _CUDA_FACTS = (  # most trustworthy first: what nvcc said about itself, then wha
 _MSVC_FACTS = (
     (re.compile(r"-ccbin\s+\"?[^\"\n]*?MSVC[\\/]+(14\.\d+)\.\d+"), "-ccbin"),
     (re.compile(r"CXX compiler identification is MSVC 19\.(\d+)"), "cl"),
+    (re.compile(r"with host compiler MSVC 19\.(\d+)"), "cl"),
     (re.compile(r"C compiler identification is MSVC 19\.(\d+)"), "cl"),
     (re.compile(r"C/C\+\+ Optimizing Compiler Version 19\.(\d+)"), "cl"),
     (re.compile(r"MSVC[\\/]+(14\.\d+)\.\d+[\\/]+bin"), "toolset path"),

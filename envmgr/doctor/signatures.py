@@ -131,6 +131,9 @@ def _flag_unused(m: re.Match[str]) -> bool:
     return re.search(r"\b(?:LLAMA|GGML|WHISPER)_|CUBLAS|CUDA", m.group("names")) is not None
 
 
+_DRIVER_REASON = re.compile(r"(?i)driver|insufficient")
+
+
 def _stale_path(m: re.Match[str]) -> bool:
     path = m.group("path").lower()
     return "cuda" in path or "hip" in path or "nvidia" in path
@@ -292,9 +295,15 @@ SIGNATURES: tuple[Signature, ...] = (
          needle="unsupported", key="display"),
     _sig("F17", "ptx-toolchain", words("the provided PTX was compiled with an unsupported toolchain"),
          needle="unsupported", key="PTX"),
+    # ggml's CUDA init names the runtime's reason: a driver one is F17; any other (no device, an initialization
+    # error) leaves ggml on the CPU, F18 (train logs: a cortex.cpp run, an ollama run on purpose without GPUs).
     _sig("F17", "ggml-init-failed", r"ggml_cuda_init: failed to initialize CUDA: (?P<reason>[^\n]*)",
-         needle="ggml_cuda_init"),
-    _sig("F17", "no-device", words("no CUDA-capable device is detected"), needle="CUDA-capable"),
+         needle="ggml_cuda_init", check=lambda m: _DRIVER_REASON.search(m.group("reason")) is not None),
+    _sig("F18", "ggml-init-failed-cpu", r"ggml_cuda_init: failed to initialize CUDA: (?P<reason>[^\n]*)",
+         needle="ggml_cuda_init", check=lambda m: _DRIVER_REASON.search(m.group("reason")) is None),
+    # cudaErrorNoDevice: the runtime sees no GPU (none there, none passed into the container, hidden): the program
+    # runs on the CPU or stops; the driver is not too old (that is cudaErrorInsufficientDriver, F17).
+    _sig("F18", "no-device", words("no CUDA-capable device is detected"), needle="CUDA-capable"),
     # F15: Windows DLL loading (CPython's message is English; WinError 126 is the localised one).
     _sig("F15", "dll-not-loadable",
          r"Could not find module '(?P<path>[^'\n]*?(?P<dll>[\w.+-]+\.dll))' \(or one of its dependencies\)",
@@ -366,6 +375,10 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("F22", "nvcc-not-on-path", r"\bnvcc: (?:[Cc]ommand )?not found", needle="nvcc: ", key="not found"),
     _sig("F22", "cuda-home-not-set", words("CUDA_HOME environment variable is not set."), needle="CUDA_HOME"),
     _sig("F22", "distro-nvcc-failed", r"command '(?P<nvcc>/usr/bin/nvcc)' failed", needle="/usr/bin/nvcc"),
+    # A Makefile's toolkit prefix variable was empty: -I$(CUDA_PATH)/include became -I/include, so the toolkit's
+    # headers (cublas_v2.h) are looked for in /include (train log gpu-burn #103).
+    _sig("F22", "empty-cuda-prefix", r"(?:^|\s)-I/include(?=\s)[^\n]*\.(?:cu|cpp|cc|c)\b", flags=re.M,
+         needle="-I/include"),
     # F23: libcuda.so.1 and friends (Docker, no driver).
     _sig("F23", "libcuda-needed", r"(?P<lib>libcuda\.so\.1), needed by (?P<by>\S+), not found",
          needle="not found", key="needed by"),
@@ -436,8 +449,8 @@ NEAR_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("F13", ("Unsupported gpu", "gpu architecture")),
     ("F14", ("kernel image",)),
     ("F15", ("WinError",)),
-    ("F17", ("is insufficient", "CUDA-capable")),
-    ("F18", ("offloaded 0/",)),
+    ("F17", ("is insufficient",)),
+    ("F18", ("offloaded 0/", "CUDA-capable")),
     ("F19", ("Building from source",)),
     ("F20", ("still running", "time limit")),
     ("F21", ("unsupported",)),
@@ -458,4 +471,5 @@ PRECEDENCE: tuple[tuple[str, str, str], ...] = (
     ("F04", "F06", "host_config.h refused the compiler nvcc found"),
     ("F22", "F13", "the distribution's old nvcc in /usr/bin ran, not the toolkit that knows this architecture"),
     ("F08", "F13", "the nvcc that ran is another CUDA than the one the build was set up for"),
+    ("F22", "F24", "the toolkit's folder was not set: its headers and libraries were looked for elsewhere"),
 )

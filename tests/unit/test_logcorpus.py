@@ -27,54 +27,32 @@ TRAIN_MISSES = {
         "cut before CMake's message; an old flag name alone is no evidence (LLAMA_CUBLAS was right once)",
     "logs/F12/nvidia-docker-797-scenereco-caffe-build-all-known-archs-no-kernel-image.txt":
         "the log shows the symptom (no kernel image, F14); the header names the build's arch choice",
-    "logs/F18/llama-cpp-python-300-blas-0-n_gpu_layers-10-EXCERPT.txt": "cut before the BLAS = 0 line",
-    "logs/F18/llama-cpp-python-502-pip-reinstall-0.1.73-then-blas-0-EXCERPT.txt": "cut before the run's output",
-    "logs/F18/llama.cpp-b547-cublas-build-no-ngl-cpu-only-EXCERPT.txt": "no -ngl: nothing in the text says CPU",
+    "logs/F18/llama-cpp-python-300-blas-0-n_gpu_layers-10-EXCERPT.txt":
+        "cut before the BLAS = 0 line",
+    "logs/F18/llama-cpp-python-502-pip-reinstall-0.1.73-then-blas-0-EXCERPT.txt":
+        "cut before the run's output",
+    "logs/F18/llama.cpp-b547-cublas-build-no-ngl-cpu-only-EXCERPT.txt":
+        "no -ngl: nothing in the text says CPU",
     "logs/F19/llama-cpp-python-1947-wrong-index-whl-124-pep517-build-EXCERPT.txt":
         "a build from source with no message saying a wheel was wanted",
-    "logs/F20/beellama-cpp-build-slows-at-fattn-mma-instances.txt": "a slow build has no message",
-    "logs/F20/llama.cpp-ci-windows-cuda-jobs-50-minutes.txt": "durations in prose",
-    "logs/F20/disco-colab-xformers-ptxas-sm_90-4-hours.txt": "the hours are in prose",
-    "logs/F20/flash-attention-1567-2.5.6-ustc-mirror-building-wheel-stuck.txt": "pip's spinner, no time",
-    "logs/F20/flash-attention-1628-2.6.3-hangs-forever-EXCERPT.txt": "a hang has no message",
-    "logs/F20/hip-ad-requirements-flash-attn-building-wheel-never-finishes.txt": "pip's spinner, no time",
-    "logs/F20/neurosandbox-llama-cpp-python-0.3.1-building-wheel-stuck-cuda12.4.txt": "pip's spinner, no time",
-    "logs/F20/textgen-llama-cpp-python-building-wheel-stuck.txt": "pip's spinner, no time",
-    "logs/F22/chatglm.cpp-wsl-windows-cuda-via-mnt-c-cudart-not-found-zh.txt":
-        "WSL using the Windows toolkit reads as CMake's 'Could NOT find CUDAToolkit' (F07)",
-    "logs/F22/gpu-burn-103-empty-cudapath-include-slash-include.txt":
-        "an empty CUDAPATH shows only as a missing cublas_v2.h (F24)",
-    "logs/F24/stylegan2-ada-conda-compiler-bias_act-cublas_v2.h-EXCERPT.txt": "cut before the compiler's error",
-    "logs/F02/instant-ngp-1067-vs2022-cuda-11.8-targets-empty-toolkitdir-iinclude-ibin.txt":
-        "not studied yet (corpus merged at 16:05)",
-    "logs/F03/instant-ngp-985-vs2019-no-windows-sdk-corecrt-h-compileridcuda-zh.txt":
-        "a missing corecrt.h (no Windows SDK) has no anchor yet",
-    "logs/F04/cupy-release-tools-pr66-cuda11.2-nvcc-cannot-find-supported-vs.txt":
-        "not studied yet (corpus merged at 16:05)",
-    "logs/F04/llama.cpp-17547-vs2026-msvc-19.50-cuda-12.8-toolset-cuda-path-broken.txt":
-        "not studied yet (corpus merged at 16:05)",
-    "logs/F08/hvm1-440-cargo-cc-nvcc-cuda11.8-picked-over-cuda12-host_config.txt":
-        "not studied yet (corpus merged at 16:05)",
+    "logs/F20/beellama-cpp-build-slows-at-fattn-mma-instances.txt":
+        "CMake's progress lines alone: a clean train log (a build going well) has the same shape",
+    "logs/F20/llama.cpp-ci-windows-cuda-jobs-50-minutes.txt":
+        "durations in prose",
+    "logs/F20/disco-colab-xformers-ptxas-sm_90-4-hours.txt":
+        "ptxas -v's progress lines; the hours are in prose",
+    "logs/F24/stylegan2-ada-conda-compiler-bias_act-cublas_v2.h-EXCERPT.txt":
+        "cut before the compiler's error",
     "logs/F10/morpheus-906-conda-cmake_args-quoted-into-one-token-ar-command.txt":
-        "not studied yet (corpus merged at 16:05)",
-    "logs/F18/cortex.cpp-cuda-init-no-device-cpu-buffers-iso-timestamps.txt":
-        "'no CUDA-capable device' reads as F17's signature",
-    "logs/F18/llama.cpp-6184-b2477-no-cuda-devices-found-cuda-disabled-EXCERPT.txt":
-        "not studied yet (corpus merged at 16:05)",
-    "logs/F19/mineru-pip-torch-2.3.1-aliyun-cpu-wheel-windows.txt":
-        "a CPU wheel's file name only (+cpu) in pip's output",
-    "logs/F20/audiox-stuck-building-wheel-flash-attn-title.txt":
-        "pip's spinner, no time",
-    "logs/F20/flash-attention-1038-building-wheel-spinner-long-time.txt":
-        "pip's spinner, no time",
+        "CMAKE_ARGS glued into the archiver's quoted command; an anchor for it would fire on any quoted command",
     "logs/F20/flash-attention-1912-2.8.3-mirror-installation-stuck-EXCERPT.txt":
-        "pip's spinner, no time",
+        "cut before pip starts the build (the last line is a requirement)",
     "logs/F20/flash-attention-945-2.5.7-tuna-cpu-below-1pct-EXCERPT.txt":
-        "pip's spinner, no time",
+        "cut before pip starts the build (the last line is a requirement)",
     "logs/F20/node-llama-cpp-311-download-cuda-single-threaded-slow.txt":
         "slowness in prose",
     "logs/F20/tensorrt-llm-2469-build_wheel-h100-more-than-2-hours-EXCERPT.txt":
-        "the hours are in prose",
+        "make's progress lines; the hours are in prose",
     "logs/F23/detectron2-3104-win10-docker-gtx1660-found-no-nvidia-driver-EXCERPT.txt":
         "cut before torch's message",
     "logs/F23/kaggle-rcic-docker-run-privileged-no-gpus-found-no-driver-EXCERPT.txt":
@@ -90,7 +68,8 @@ TRAIN_CLEAN_NAMED = {
     "logs/clean/b-neuralrgbd-no-gpu-cpu-torch-script-assumes-cuda.txt":
         "F19 reads 'Torch not compiled with CUDA enabled' (true of the wheel); the header blames the script",
     "logs/clean/b-ollama-cuda-visible-devices-minus1-cpu-only-intended.txt":
-        "F17's 'no CUDA-capable device is detected' is true; CPU was intended (CUDA_VISIBLE_DEVICES=-1)",
+        "F18's 'no CUDA-capable device is detected' is true (it runs on the CPU); that was intended "
+        "(CUDA_VISIBLE_DEVICES=-1, in the issue's title only)",
 }
 
 ROWS = load_index() if INDEX.is_file() else []
