@@ -7,8 +7,9 @@
 #    workflow builds them, each with one architecture set: A `90-real` (0.3.36), B `80-virtual` (PTX
 #    only; the same source labelled 0.3.36.post1, because an official folder holds one wheel per version
 #    and tag: so B is the NEWER one and the pick must still prefer A's native code), C `75-real`.
-#    All three with -DGGML_CUDA_FA=OFF (FlashAttention kernels not compiled) to fit the device time;
-#    that changes how long a build takes, not what kind of device code a wheel holds.
+#    All three with -DGGML_CUDA_FA=OFF in CMAKE_ARGS, meant to skip the FlashAttention kernels to fit the
+#    device time. The 2026-11-25 run suggests it did not take (the wheels' system info still lists
+#    FA_QUANTS, each build took 255-291 s): kind of device code, not build time, is what this proves.
 # 2. A loopback (127.0.0.1) copy of the official layout (tests/official_index.py): folder cu130 with A
 #    and B; a second server root whose cu130 holds B only; a third with C only.
 # 3. In fresh venvs, each with a fresh envmgr cache: `install --dry-run --json`, then `install`, then
