@@ -59,6 +59,12 @@ TRAIN_MISSES = {
         "cut before torch's message",
     "logs/F16/llama-cpp-python-pr2349-add_dll_directory-stale-cuda_path-11.2-winerror3-quoted.txt":
         "the quoted message alone: WinError 3 on a CUDA bin folder, no add_dll_directory frame",
+    "logs/F25/catalyst-pr1000-linux-arm64-ci-cc1plus-killed-revert-jobs.txt":
+        "cc1plus killed in a build with nothing of CUDA in the text (the anchor wants a CUDA build)",
+    "logs/F25/onednn-506-ubuntu18.10-make-j-cc1plus-killed-EXCERPT.txt":
+        "cc1plus killed in a CPU-only make -j (the anchor wants a CUDA build)",
+    "logs/F25/paddle-serving-1160-make-j10-cpu-server-cc1plus-killed-zh.txt":
+        "cc1plus killed in a CPU-only make -j10 (the anchor wants a CUDA build)",
 }
 
 # Clean train logs that name an id, and why that id is true there (a warning-level truth, not the failure).
