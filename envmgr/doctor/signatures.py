@@ -70,16 +70,21 @@ _NVCC_RUN = re.compile(r"(?i:cuda)[\\/]+v(\d+\.\d+)[\\/]+bin[\\/]+nvcc")
 _ECHO_LINES = 16
 
 
+def _lines_above(text: str, pos: int, lines: int) -> int:
+    """Where the text `lines` lines above position `pos` starts (0 at the top of the text)."""
+    start = pos
+    for _ in range(lines):
+        start = text.rfind("\n", 0, start - 1) if start > 0 else -1
+        if start < 0:
+            return 0
+    return start
+
+
 def _nvcc_run(m: re.Match[str]) -> str | None:
     if m.group("nvcc"):
         return m.group("nvcc")
-    text, start = m.string, m.start()
-    for _ in range(_ECHO_LINES):
-        start = text.rfind("\n", 0, start - 1) if start > 0 else -1
-        if start < 0:
-            start = 0
-            break
-    found = _NVCC_RUN.findall(text, start, m.start())
+    start = _lines_above(m.string, m.start(), _ECHO_LINES)
+    found = _NVCC_RUN.findall(m.string, start, m.start())
     return found[-1] if found else None
 
 
@@ -415,13 +420,7 @@ _CUDA_LINES = 30
 
 
 def _in_cuda_build(m: re.Match[str]) -> bool:
-    text, start = m.string, m.start()
-    for _ in range(_CUDA_LINES):
-        start = text.rfind("\n", 0, start - 1) if start > 0 else -1
-        if start < 0:
-            start = 0
-            break
-    return _CUDA_BUILD.search(text, start, m.end()) is not None
+    return _CUDA_BUILD.search(m.string, _lines_above(m.string, m.start(), _CUDA_LINES), m.end()) is not None
 
 
 SIGNATURES += (
