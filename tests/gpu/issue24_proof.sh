@@ -15,6 +15,7 @@
 # 3. In fresh venvs, each with a fresh envmgr cache: `install --dry-run --json`, then `install`, then
 #    `verify` (a tiny llama model, every layer on the GPU) for A+B and for B; for C the plan (refused,
 #    build) and, when time is left, the build route itself (the user recipe adds -DGGML_CUDA_FA=OFF).
+# I24_ONLY=c: only the third case (C built, its plan, the build route), for a call of its own.
 # Rehearsal without a GPU: I24_WHEELS_FROM=DIR takes DIR/wheels-{A,B,C}/*.whl instead of building.
 # Lines "STEP name rc seconds" go to $OUT/steps.txt; each step's output to $OUT/steps.log.
 set -uo pipefail
@@ -64,6 +65,7 @@ build() {   # build NAME ARCHS SOURCE  (I24_WHEELS_FROM=DIR: take DIR/wheels-NAM
     CMAKE_ARGS="-DGGML_CUDA=on -DGGML_CUDA_FA=OFF -DCMAKE_CUDA_ARCHITECTURES=$2" CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) \
         step "build_$1" python3 -m pip wheel --no-deps "${FL[@]}" -w "$W/wheels-$1" "$3"
 }
+if [ "${I24_ONLY:-}" != c ]; then
 build A 90-real "$SDIST"
 build B 80-virtual "$W/src-post1"
 A=$(ls $W/wheels-A/*.whl); B=$(ls $W/wheels-B/*.whl)
@@ -94,6 +96,7 @@ scenario() {   # scenario NAME PORT
 }
 scenario ab 8724
 scenario b 8725
+fi
 
 # 3. C (75-real): refused, then the build route
 build C 75-real "$SDIST"
