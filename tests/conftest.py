@@ -39,6 +39,21 @@ def _under_wine() -> bool:
 
 
 UNDER_WINE = _under_wine()
+
+
+def _no_wmi(*_args: object) -> None:
+    raise OSError("WMI is not asked under Wine 8 (tests/conftest.py)")
+
+
+if UNDER_WINE:
+    # CPython 3.12+ asks WMI first in platform.system()/win32_ver()/uname(); under Wine 8 that query
+    # reaches propsys.VariantToString, which Wine 8 does not implement, and the process dies (now and
+    # then: CI of 2026-11-25, 3.13 tier, importing hypothesis). platform falls back to
+    # sys.getwindowsversion() and the environment on OSError, as it does where WMI is unavailable.
+    import platform
+
+    if hasattr(platform, "_wmi_query"):
+        platform._wmi_query = _no_wmi
 # The linux, wine and winpy folders hold Linux-only tiers (real nvcc/gcc, Wine, POSIX signals at import
 # time): on Windows their modules are not imported at all, rather than imported and then deselected.
 collect_ignore = ["linux", "wine", "winpy"] if sys.platform == "win32" else []
