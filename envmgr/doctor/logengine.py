@@ -72,6 +72,27 @@ def wrap_width(batches: Iterable[list[str]], head: int = 16 << 20) -> int | None
     return width if n >= 3 and width == max(long) else None
 
 
+WEAK_MAX = 4 << 20   # characters: a log read again with a weak wrap width is a paste, not a build's full output
+
+
+def weak_wrap_width(batches: Iterable[list[str]]) -> int | None:
+    """The width of a paste that a console or an editor cut at a fixed column where only one or two lines
+    were that long (too few for `wrap_width`): its longest line, when one or two lines have that length.
+    None for a log larger than WEAK_MAX. logscan tries it only where the log named nothing."""
+    long: Counter = Counter()
+    seen = 0
+    for lines in batches:
+        lens = list(map(len, lines))
+        long.update(filter((MIN_WIDTH - 1).__lt__, lens))
+        seen += sum(lens)
+        if seen > WEAK_MAX:
+            return None
+    if not long:
+        return None
+    width = max(long)
+    return width if long[width] <= 2 else None
+
+
 _BOX = frozenset("|+│┃║┆┊╎")
 
 
@@ -79,6 +100,13 @@ def _continues(a: str, b: str) -> bool:
     """Whether `b` can be the continuation of the wrapped piece `a`: `a` is not padded (a table row ends
     in spaces) nor a box-drawn row, and `b` holds text."""
     return bool(b.strip()) and not a.endswith("  ") and a[-1:] not in _BOX
+
+
+def _unindent(piece: str) -> str:
+    """A continuation piece without the indent a console puts before it; one leading space is no indent but
+    the space the cut fell before (`...cannot open shared` / ` object file`), and stays."""
+    rest = piece.lstrip()
+    return " " + rest if len(piece) - len(rest) == 1 and piece[0] == " " else rest
 
 
 class _Joiner:
@@ -112,7 +140,7 @@ class _Joiner:
         self.fixed = False
         if run and self.cuts_ok and len(line) < self.width and line.strip() and _continues(run[-1], line):
             nums.append(self.first)
-            texts.append(run[0] + "".join(t.lstrip() for t in run[1:]) + line.lstrip())
+            texts.append(run[0] + "".join(map(_unindent, run[1:])) + _unindent(line))
             self.run = []
             return
         self.flush(nums, texts)

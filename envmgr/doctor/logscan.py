@@ -17,7 +17,7 @@ from typing import Any
 
 from envmgr.doctor.catalog import CATALOG, Failure
 from envmgr.doctor.logclean import repair, strip_batch
-from envmgr.doctor.logengine import Scanner, logical_lines, physical_lines, wrap_width
+from envmgr.doctor.logengine import Scanner, logical_lines, physical_lines, weak_wrap_width, wrap_width
 from envmgr.doctor.logfacts import FactScanner, decide
 from envmgr.doctor.logread import LogInputError, stream_text
 from envmgr.doctor.signatures import NEAR_WORDS, PRECEDENCE, SIGNATURES
@@ -127,10 +127,17 @@ def _infer(text: str, facts: dict[str, Any]) -> tuple[str, dict] | None:
 # ---------------------------------------------------------------- scanning
 
 def scan_path(path: str | Path) -> LogScan:
-    """Two streaming passes over the file (the wrap width, then the scan); InputFileError for bad input."""
+    """Two streaming passes over the file (the wrap width, then the scan); InputFileError for bad input.
+    A paste that named nothing and had no wrap width is read once more with its longest line's length as
+    the width (`weak_wrap_width`: one or two lines cut at a column, too few for `wrap_width`)."""
 
     width = wrap_width(_lines(path))
-    return _scan(_lines(path), width)
+    found = _scan(_lines(path), width)
+    if found.matches or width:
+        return found
+    weak = weak_wrap_width(_lines(path))
+    again = _scan(_lines(path), weak) if weak else found
+    return again if again.matches else found
 
 
 def _lines(path: str | Path):

@@ -57,8 +57,6 @@ TRAIN_MISSES = {
         "cut before torch's message",
     "logs/F23/kaggle-rcic-docker-run-privileged-no-gpus-found-no-driver-EXCERPT.txt":
         "cut before torch's message",
-    "logs/F16/llama-cpp-python-pr2349-add_dll_directory-stale-cuda_path-11.2-winerror3-quoted.txt":
-        "the quoted message alone: WinError 3 on a CUDA bin folder, no add_dll_directory frame",
     "logs/F25/catalyst-pr1000-linux-arm64-ci-cc1plus-killed-revert-jobs.txt":
         "cc1plus killed in a build with nothing of CUDA in the text (the anchor wants a CUDA build)",
     "logs/F25/onednn-506-ubuntu18.10-make-j-cc1plus-killed-EXCERPT.txt":
