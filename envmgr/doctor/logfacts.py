@@ -18,6 +18,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from itertools import accumulate
 
+from envmgr.doctor.signatures import GPU_WANTED
 from envmgr.knowledge import arch_span, cuda_at_least
 
 KEEP = 8          # values kept per fact kind (the first ones)
@@ -141,6 +142,11 @@ FACTS: tuple[FactRx, ...] = (
     # (true even where the build then fails for another reason, as in one clean train log)
     _fx("arch_list_empty", r"_get_cuda_arch_flags[^\n]*|arch_list\[-1\]|(?i:automatic GPU detection failed)",
         ("_get_cuda_arch_flags", "arch_list[-1]", "etection failed")),
+    # an architecture list the build was given (a CMake variable, torch's list): a failed detection's fallback
+    # is then not what the build compiles for
+    _fx("arch_given", r"(?i:architectures? from CMake variable)|\b\w*CUDA_ARCHITECTURES=\"?\d|"
+                      r"TORCH_CUDA_ARCH_LIST=[\"']?\d",
+        ("from CMake variable", "from cmake variable", "_ARCHITECTURES=", "TORCH_CUDA_ARCH_LIST=")),
     _fx("host_compiler", r"(?i:unsupported (GNU|clang|Microsoft Visual Studio) version)|"
                          r"The version \('[\d.]+'\) of the host compiler \('(\w+)'\) is not supported|"
                          r"Visual Studio \d+(?: Update [^\n]*)? is not supported|host compiler targets unsupported OS|"
@@ -190,6 +196,9 @@ FACTS: tuple[FactRx, ...] = (
     _fx("cpu_only", r"(?i:not compiled with GPU offload support)|offloaded 0/\d+ layers|\bBLAS = 0\b|"
                     r"assigned to device CPU|no usable GPU found|CUDA will be disabled",
         ("GPU offload", "offloaded 0/", "BLAS = 0", "device CPU", "usable GPU", "will be disabled")),
+    # a run that asked for the GPU: layers to offload, a CUDA allocation, the container given the GPUs
+    _fx("gpu_wanted", GPU_WANTED, ("offload", "Offload", "OFFLOAD", "gpu_layers", "gpu-layers", "GPU layers", "to GPU",
+                                   "cuda_host_malloc", "main_gpu", "-ngl", "--gpus")),
     _fx("cuda_init", r"failed to initialize CUDA|CUDA initialization: |cudaErrorInitializationError|"
                      r"CUDA error:? 3\b[^\n]*initialization error|"
                      r"CUDA_ERROR_NOT_INITIALIZED|system not yet initialized",
@@ -423,7 +432,7 @@ def _toolkit_rules(fs: FactScanner, add) -> None:
     if "MSB4019" in fs.values("msb") and targets:
         add("F01", "msb4019-cuda-props", fs.facts["msb"][fs.values("msb").index("MSB4019")], cuda=targets.value)
     add("F12", "empty-arch", fs.first("empty_arch") if failed or fs.first("nvcc_fatal") else None)
-    add("F12", "no-gpu-arch-list", fs.first("arch_list_empty"))
+    add("F12", "no-gpu-arch-list", None if fs.first("arch_given") else fs.first("arch_list_empty"))
     if failed and nvcc:
         for f in fs.facts.get("arch", ()):
             span = arch_span(f"{int(f.value) // 10}.{int(f.value) % 10}")
@@ -466,7 +475,11 @@ def _runtime_rules(fs: FactScanner, add) -> None:
     add("F19", "cpu-only-wheel-file", fs.first("cpu_wheel_file"))
     add("F17", "driver-too-old", fs.first("driver_old"))
     add("F18", "cpu-only", fs.first("cpu_only"))
-    add("F18", "cuda-init-failed", fs.first("cuda_init"))
+    init = fs.first("cuda_init")
+    # ggml's start-up probe finding no device is F18 only where the run wanted the GPU (a CPU run probes too)
+    if init and "cuda_init" in init.line and "CUDA-capable" in init.line and not fs.first("gpu_wanted"):
+        init = None
+    add("F18", "cuda-init-failed", init)
     winerr = fs.values("winerr")
     if fs.first("add_dll_directory") and set(winerr) & {"2", "3"}:
         add("F16", "add-dll-directory-missing-folder", fs.facts["winerr"][0])

@@ -67,13 +67,8 @@ TRAIN_MISSES = {
 
 # Clean train logs that name an id, and why that id is true there (a warning-level truth, not the failure).
 TRAIN_CLEAN_NAMED = {
-    "logs/clean/b-instant-ngp-cuda10.2-arch-fallback-then-fmt-cmake-compile-features.txt":
-        "F12 is true (no GPU was visible, CMake fell back to common archs); the build then fails in fmt's CMake",
     "logs/clean/b-neuralrgbd-no-gpu-cpu-torch-script-assumes-cuda.txt":
         "F19 reads 'Torch not compiled with CUDA enabled' (true of the wheel); the header blames the script",
-    "logs/clean/b-ollama-cuda-visible-devices-minus1-cpu-only-intended.txt":
-        "F18's 'no CUDA-capable device is detected' is true (it runs on the CPU); that was intended "
-        "(CUDA_VISIBLE_DEVICES=-1, in the issue's title only)",
 }
 
 ROWS = load_index() if INDEX.is_file() else []
