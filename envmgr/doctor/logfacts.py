@@ -42,6 +42,11 @@ HEAD = 4 << 20    # characters read from the start of a log ...
 TAIL = 4 << 20    # ... and from its end
 
 
+# hours, half an hour or more, or the reporter's "a long time", "stuck", "never finishes"
+_LONG = (r"(?:\b\d+\s*\+?\s*(?:hours?|hrs?)\b|\b(?:[3-9]\d|\d{3})\s*\+?\s*(?:minutes?|mins?)\b|long time|stuck|"
+         r"never finish\w*|forever)")
+
+
 def _fx(kind: str, pattern: str, needles, flags: int = 0) -> FactRx:
     return FactRx(kind, re.compile(pattern, flags), (needles,) if isinstance(needles, str) else tuple(needles),
                   KEEP if kind in _MANY else 1)
@@ -193,9 +198,13 @@ FACTS: tuple[FactRx, ...] = (
                       r"CUDA driver version is insufficient|cudaErrorInsufficientDriver|CUDA_ERROR_INSUFFICIENT_DRIVER",
         ("too old", "nsufficient", "INSUFFICIENT")),
     _fx("driver_cuda", r"CUDA Version: (\d+\.\d+)", "CUDA Version"),
+    # the runtimes' own words for a model left on the CPU: nothing offloaded, no VRAM used, no GPU taken
     _fx("cpu_only", r"(?i:not compiled with GPU offload support)|offloaded 0/\d+ layers|\bBLAS = 0\b|"
-                    r"assigned to device CPU|no usable GPU found|CUDA will be disabled",
-        ("GPU offload", "offloaded 0/", "BLAS = 0", "device CPU", "usable GPU", "will be disabled")),
+                    r"assigned to device CPU|no usable GPU found|CUDA will be disabled|"
+                    r"offloading 0 (?:repeating )?layers to GPU|VRAM used:? 0(?:\.0+)? M(?:i)?B\b|"
+                    r"no compatible GPUs were discovered",
+        ("GPU offload", "offloaded 0/", "BLAS = 0", "device CPU", "usable GPU", "will be disabled", "offloading 0 ",
+         "VRAM used", "compatible GPUs")),
     # a run that asked for the GPU: layers to offload, a CUDA allocation, the container given the GPUs
     _fx("gpu_wanted", GPU_WANTED, ("offload", "Offload", "OFFLOAD", "gpu_layers", "gpu-layers", "GPU layers", "to GPU",
                                    "cuda_host_malloc", "main_gpu", "-ngl", "--gpus")),
@@ -234,6 +243,22 @@ FACTS: tuple[FactRx, ...] = (
                      r"MAX_PATH|输入行太长|The input line is too long|命令行太长",
         ("too long", "260 characters", "MAX_PATH", "太长", "too Long")),
     _fx("add_dll_directory", r"add_dll_directory", "add_dll_directory"),
+    # a build known to compile for a long time (flash-attention's and xformers' kernels, llama.cpp's fattn template
+    # instances, vLLM, mamba): its sdist fetched by pip, its wheel being built, or its kernels being compiled
+    _fx("heavy_build", r"(?i:\b(?:flash[_-]attn|xformers|vllm|mamba[_-]ssm|causal[_-]conv1d|tensorrt[_-]llm)"
+                       r"-\d[\w.+-]*\.(?:tar\.gz|zip)\b|Building wheel for (?:flash[_-]attn|xformers|vllm|mamba[_-]ssm|"
+                       r"causal[_-]conv1d|tensorrt[_-]llm)\b)|template-instances[\\/]+fattn|"
+                       r"ptxas info\s*:[^\n]*flash_(?:fwd|bwd)|\bflash_(?:fwd|bwd)\w*\.cu\b",
+        ("tar.gz", ".zip", "Building wheel for", "template-instances", "flash_fwd", "flash_bwd")),
+    # a build said to be slow or stuck, in the reporter's words: hours, half an hour or more, "a long time", stuck
+    _fx("slow_build", r"(?i:\b(?:build|compil\w*|wheel|cmake|ninja|CI)\b[^\n]{0,80}?" + _LONG + "|"
+                      + _LONG + r"[^\n]{0,80}?\b(?:build|compil\w*|wheel|cmake|ninja|CI)\b)",
+        ("hour", "Hour", "HOUR", "min", "Min", "MIN", "long time", "Long time", "stuck", "Stuck", "STUCK", "finish",
+         "forever")),
+    # a container started without the GPUs (no --gpus, no NVIDIA runtime), and then CUDA called in it
+    _fx("docker_no_gpus", r"\bdocker run\b(?![^\n]*(?:--gpus|--runtime[= ]nvidia|nvidia))[^\n]*", "docker run"),
+    _fx("cuda_call", r"\b_check_driver\b|\b_lazy_init\b|_cuda_init\(|\.cuda\(\)", ("_check_driver", "_lazy_init",
+                                                                                  "_cuda_init(", ".cuda()")),
     _fx("time_limit", r"(?i:exceeded the maximum (?:execution )?time|timed out after|time limit|has timed out|"
                       r"The operation was canceled\.)",
         ("ime limit", "TIME LIMIT", "maximum", "timed out", "was canceled")),
@@ -396,6 +421,8 @@ def decide(fs: FactScanner) -> list[Decision]:
     _environment_rules(fs, add)
     if not out:      # weak: only where the log names no cause at all
         add("F20", "build-still-running", unfinished(fs.last))
+        add("F20", "heavy-build-unfinished", heavy_unfinished(fs.first("heavy_build"), fs.last))
+        add("F20", "build-said-slow", fs.first("slow_build"))
     return sorted(out.values(), key=lambda d: d.fact.line_no)
 
 
@@ -471,6 +498,8 @@ def _two_versions(line: str) -> bool:
 def _runtime_rules(fs: FactScanner, add) -> None:
     add("F14", "no-kernel-image", fs.first("no_kernel"))
     add("F23", "no-nvidia-driver", fs.first("no_driver"))
+    if not (fs.first("cpu_wheel") or fs.first("driver_old")) and fs.first("cuda_call"):
+        add("F23", "container-without-gpus", fs.first("docker_no_gpus"))
     add("F19", "cpu-only-wheel", fs.first("cpu_wheel"))
     add("F19", "cpu-only-wheel-file", fs.first("cpu_wheel_file"))
     add("F17", "driver-too-old", fs.first("driver_old"))
@@ -524,6 +553,20 @@ def unfinished(last) -> Fact | None:
         elif found is not None and _OUTCOME.search(text):
             found = None
     return found
+
+
+def heavy_unfinished(heavy: Fact | None, last) -> Fact | None:
+    """A build known to take long (`heavy_build`) in the log's last lines with nothing after it that says how it
+    ended: the log was copied while that build still ran (pip stuck on flash-attn, ptxas on its kernels)."""
+    if heavy is None or not last or heavy.line_no < last[0][0]:
+        return None
+    return None if any(no > heavy.line_no and _BUILD_END.search(text) for no, text in last) else heavy
+
+
+# how a build ended (pip's own "... done" of metadata or of a download is no end of the build)
+_BUILD_END = re.compile(r"(?i:error|fail|fatal|traceback|exception|successfully|killed|terminated|abort|denied)|"
+                        r"Building wheel for \S+ \([^)\n]*\)(?: \.\.\. \w|: finished)|Created wheel|"
+                        r"Stored in directory|Built target|\[100%\]")
 
 
 def _environment_rules(fs: FactScanner, add) -> None:
