@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from envmgr.doctor.logclean import repair_line
 from envmgr.doctor.logfacts import unfinished
 from envmgr.doctor.logscan import scan_path
 from tests.conftest import CORPUS
@@ -46,6 +47,15 @@ PASTES = {
     # Azure Pipelines / GitHub Actions: a timestamp and an annotation before every line
     "ci-annotation": lambda t: "\n".join(f"2024-05-01T10:00:00.1234567Z ##[error]{line}" if line.strip() else line
                                          for line in t.split("\n")),
+    # Docker's json-file log driver (docker logs' source, /var/lib/docker/containers/*/*-json.log): a JSON object
+    # per line, its text a JSON string with the line break in it
+    "docker-json": lambda t: "\n".join(json.dumps({"log": line + "\n", "stream": "stderr",
+                                                   "time": "2024-05-01T10:00:00.123456789Z"}, separators=(",", ":"))
+                                       for line in t.split("\n")),
+    # the CRI format kubectl and containerd write: a timestamp, the stream and a partial/full tag before every line
+    "cri": lambda t: "\n".join(f"2024-05-01T10:00:00.123456789Z stderr F {line}" for line in t.split("\n")),
+    # a program that printed the captured output split into lines: the repr of a list of str
+    "list-repr": lambda t: repr(t.split("\n")),
 }
 CASES = [
     ("nvcc-fatal-unsupported-gpu-architecture-compute_120a-pip-EXCERPT.txt", "bytes-repr"),
@@ -54,6 +64,12 @@ CASES = [
     ("logs/F08/dect-1-detected-cuda-12.1-vs-torch-11.8.txt", "ci-annotation"),
     ("nvcc-fatal-unsupported-gpu-architecture-compute_20-findcuda-make-BPA-EXCERPT.txt", "smart-quotes"),
     ("logs/F12/pixtrack-docker-build-cuda_architectures-native-no-gpu.txt", "smart-quotes"),
+    ("logs/F08/dect-1-detected-cuda-12.1-vs-torch-11.8.txt", "docker-json"),
+    ("logs/F24/oneflow-conda-env-cuda-cublas_static-target-not-found-EXCERPT.txt", "docker-json"),
+    ("logs/F08/pytorch-sparse-189-detected-cuda-11.2-vs-torch-10.2-colab.txt", "cri"),
+    ("cmake3.22-cuda_architectures-native-compute_native-unsupported-cuda12.3-colmap-EXCERPT.txt", "list-repr"),
+    ("logs/F13/detectron2-272-rtx2060-cuda9.2-compute_75-quoted.txt", "list-repr"),
+    ("logs/F24/oneflow-conda-env-cuda-cublas_static-target-not-found-EXCERPT.txt", "list-repr"),
 ]
 
 
@@ -143,3 +159,11 @@ def test_a_fallback_arch_list_is_f12_only_where_no_arch_was_given(tmp_path):
     assert named(ngp, tmp_path) is None
     no_given = re.sub(r"(?m)^-- Obtained target architecture from CMake variable.*\n", "", ngp)
     assert named(no_given, tmp_path) == "F12"
+
+
+def test_a_command_argument_list_is_not_split_into_lines():
+    # subprocess's argv in a traceback stays one line (its items hold no spaces); a list of output lines is split
+    argv = "['cmake', '-DGGML_CUDA=on', '-DCMAKE_CUDA_ARCHITECTURES=native', '..']"
+    assert repair_line(argv) == [argv]
+    out = "['-- Configuring incomplete', 'CMake Error at CMakeLists.txt:1 (message):', \"  it's bad\"]"
+    assert repair_line(out) == ["-- Configuring incomplete", "CMake Error at CMakeLists.txt:1 (message):", "  it's bad"]
