@@ -131,3 +131,27 @@ def test_hard_wrapped_paste_names_the_same_cause(name, width):
     assert any(len(line) == width for line in wrapped.split("\n"))
     found = scan(wrapped)
     assert found.decisive is not None and found.decisive.id == LOGS[name][0][0][0]
+
+
+def _word_wrap(text: str, width: int) -> str:
+    """What an editor or a mail client does to a long line: break it at the last space before `width` (a word
+    longer than the width is cut)."""
+    out = []
+    for line in text.split("\n"):
+        while len(line) > width:
+            cut = line.rfind(" ", 0, width + 1)
+            cut = width if cut <= 0 else cut
+            out.append(line[:cut])
+            line = line[cut:].lstrip(" ") if line[cut:cut + 1] == " " else line[cut:]
+        out.append(line)
+    return "\n".join(out)
+
+
+@pytest.mark.parametrize("width", [80, 100])
+@pytest.mark.parametrize("name", WRAPPED[1:])
+def test_word_wrapped_paste_names_the_same_cause(name, width):
+    # broken at spaces, lines of many lengths: no wrap width; a line is joined to the next where that line's first
+    # word would not have fitted after it
+    wrapped = _word_wrap(log(name), width)
+    found = scan(wrapped)
+    assert found.decisive is not None and found.decisive.id == LOGS[name][0][0][0]
