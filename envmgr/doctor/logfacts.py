@@ -35,7 +35,8 @@ class FactRx:
 
 # Kinds whose rules read more than the first value (a list of codes, versions, archs or names).
 _MANY = {"msb", "winerr", "cuda_dll", "cuda_so", "lib_missing", "component_missing", "nvcc_fatal", "nvcc_missing",
-         "cmake_error", "toolkit_dir", "nvcc_cuda", "arch", "host_compiler", "lnk", "header_missing"}
+         "cmake_error", "toolkit_dir", "nvcc_cuda", "arch", "host_compiler", "lnk", "header_missing",
+         "wheel_index", "sdist_build"}
 
 
 HEAD = 4 << 20    # characters read from the start of a log ...
@@ -202,9 +203,10 @@ FACTS: tuple[FactRx, ...] = (
     _fx("cpu_only", r"(?i:not compiled with GPU offload support)|offloaded 0/\d+ layers|\bBLAS = 0\b|"
                     r"assigned to device CPU|no usable GPU found|CUDA will be disabled|"
                     r"offloading 0 (?:repeating )?layers to GPU|VRAM used:? 0(?:\.0+)? M(?:i)?B\b|"
-                    r"no compatible GPUs were discovered",
+                    r"no compatible GPUs were discovered|gpu[_-]layers option will be ignored|"
+                    r"\binference compute\b[^\n]*\blibrary=cpu\b",
         ("GPU offload", "offloaded 0/", "BLAS = 0", "device CPU", "usable GPU", "will be disabled", "offloading 0 ",
-         "VRAM used", "compatible GPUs")),
+         "VRAM used", "compatible GPUs", "layers option will be ignored", "library=cpu")),
     # a run that asked for the GPU: layers to offload, a CUDA allocation, the container given the GPUs
     _fx("gpu_wanted", GPU_WANTED, ("offload", "Offload", "OFFLOAD", "gpu_layers", "gpu-layers", "GPU layers", "to GPU",
                                    "cuda_host_malloc", "main_gpu", "-ngl", "--gpus")),
@@ -255,6 +257,11 @@ FACTS: tuple[FactRx, ...] = (
                       + _LONG + r"[^\n]{0,80}?\b(?:build|compil\w*|wheel|cmake|ninja|CI)\b)",
         ("hour", "Hour", "HOUR", "min", "Min", "MIN", "long time", "Long time", "stuck", "Stuck", "STUCK", "finish",
          "forever")),
+    # a package's own wheel index (its name in the URL: abetlen.github.io/llama-cpp-python/whl/cu124), and pip
+    # building a package from its sdist: where both name one package, the index gave no wheel that fit (F19)
+    _fx("wheel_index", r"https?://[^\s,'\"]*?/(?:whl|wheels?)\b[^\s,'\"]*", ("/whl", "/wheel")),
+    _fx("sdist_build", r"Building wheels? for ([\w.-]+) \(|Running setup\.py (?:bdist_wheel|install) for ([\w.-]+)",
+        ("Building wheel", "Running setup.py")),
     # a container started without the GPUs (no --gpus, no NVIDIA runtime), and then CUDA called in it
     _fx("docker_no_gpus", r"\bdocker run\b(?![^\n]*(?:--gpus|--runtime[= ]nvidia|nvidia))[^\n]*", "docker run"),
     _fx("cuda_call", r"\b_check_driver\b|\b_lazy_init\b|_cuda_init\(|\.cuda\(\)", ("_check_driver", "_lazy_init",
@@ -502,6 +509,7 @@ def _runtime_rules(fs: FactScanner, add) -> None:
         add("F23", "container-without-gpus", fs.first("docker_no_gpus"))
     add("F19", "cpu-only-wheel", fs.first("cpu_wheel"))
     add("F19", "cpu-only-wheel-file", fs.first("cpu_wheel_file"))
+    add("F19", "own-wheel-index-unused", _own_index_unused(fs))
     add("F17", "driver-too-old", fs.first("driver_old"))
     add("F18", "cpu-only", fs.first("cpu_only"))
     init = fs.first("cuda_init")
@@ -553,6 +561,19 @@ def unfinished(last) -> Fact | None:
         elif found is not None and _OUTCOME.search(text):
             found = None
     return found
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _own_index_unused(fs: FactScanner) -> Fact | None:
+    """pip built a package from source although a wheel index of that package (its name in the URL) was given."""
+    urls = [_norm(f.value) for f in fs.facts.get("wheel_index", ())]
+    for f in fs.facts.get("sdist_build", ()):
+        if f.value != "collected" and any(_norm(f.value) in url for url in urls):
+            return f
+    return None
 
 
 def heavy_unfinished(heavy: Fact | None, last) -> Fact | None:

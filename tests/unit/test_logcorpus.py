@@ -33,8 +33,6 @@ TRAIN_MISSES = {
         "cut before the run's output",
     "logs/F18/llama.cpp-b547-cublas-build-no-ngl-cpu-only-EXCERPT.txt":
         "no -ngl: nothing in the text says CPU",
-    "logs/F19/llama-cpp-python-1947-wrong-index-whl-124-pep517-build-EXCERPT.txt":
-        "a build from source with no message saying a wheel was wanted",
     "logs/F24/stylegan2-ada-conda-compiler-bias_act-cublas_v2.h-EXCERPT.txt":
         "cut before the compiler's error",
     "logs/F10/morpheus-906-conda-cmake_args-quoted-into-one-token-ar-command.txt":

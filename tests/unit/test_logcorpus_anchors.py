@@ -167,3 +167,21 @@ def test_a_command_argument_list_is_not_split_into_lines():
     assert repair_line(argv) == [argv]
     out = "['-- Configuring incomplete', 'CMake Error at CMakeLists.txt:1 (message):', \"  it's bad\"]"
     assert repair_line(out) == ["-- Configuring incomplete", "CMake Error at CMakeLists.txt:1 (message):", "  it's bad"]
+
+
+def test_pip_building_a_package_its_own_wheel_index_was_given_for_is_f19(tmp_path):
+    # the index of llama-cpp-python's CUDA wheels was given (as .../whl/124, a folder with no wheels), and pip built
+    # llama-cpp-python's sdist
+    name = "logs/F19/llama-cpp-python-1947-wrong-index-whl-124-pep517-build-EXCERPT.txt"
+    text = train_text(name)
+    assert named(text, tmp_path) == "F19"
+    # the index of another project (PyTorch's) and a build of llama-cpp-python: no such evidence
+    other = text.replace("abetlen.github.io/llama-cpp-python/whl/124", "download.pytorch.org/whl/cu124")
+    assert named(other, tmp_path) is None
+
+
+def test_runtime_words_for_a_model_on_the_cpu_are_f18(tmp_path):
+    for line in ("warning: no usable GPU found, --gpu-layers option will be ignored",
+                 'time=2024-09-01T10:00:00 level=INFO source=types.go:107 msg="inference compute" id=0 library=cpu '
+                 'compute="" driver=0.0 name="" total="31.2 GiB" available="25.1 GiB"'):
+        assert named(line + "\n", tmp_path) == "F18"
