@@ -128,7 +128,8 @@ def _unlist(text: str) -> list[str]:
     body = text.strip()
     if not (body.startswith("[") and body.endswith("]")):
         return [text]
-    items, pos = [], 1
+    items: list[str] = []
+    pos = 1
     for m in _LITERAL.finditer(body, 1, len(body) - 1):
         gap = body[pos:m.start()]
         if (items and not _LIST_SEP.fullmatch(gap)) or (not items and gap.strip()):
