@@ -208,8 +208,8 @@ FACTS: tuple[FactRx, ...] = (
         ("GPU offload", "offloaded 0/", "BLAS = 0", "device CPU", "usable GPU", "will be disabled", "offloading 0 ",
          "VRAM used", "compatible GPUs", "layers option will be ignored", "library=cpu")),
     # a run that asked for the GPU: layers to offload, a CUDA allocation, the container given the GPUs
-    _fx("gpu_wanted", GPU_WANTED, ("offload", "Offload", "OFFLOAD", "gpu_layers", "gpu-layers", "GPU layers", "to GPU",
-                                   "cuda_host_malloc", "main_gpu", "-ngl", "--gpus")),
+    _fx("gpu_wanted", GPU_WANTED,
+        ("offload", "Offload", "gpu_layers", "gpu-layers", "to GPU", "cuda_host_malloc", "-ngl", "--gpus")),
     _fx("cuda_init", r"failed to initialize CUDA|CUDA initialization: |cudaErrorInitializationError|"
                      r"CUDA error:? 3\b[^\n]*initialization error|"
                      r"CUDA_ERROR_NOT_INITIALIZED|system not yet initialized",
@@ -255,8 +255,7 @@ FACTS: tuple[FactRx, ...] = (
     # a build said to be slow or stuck, in the reporter's words: hours, half an hour or more, "a long time", stuck
     _fx("slow_build", r"(?i:\b(?:build|compil\w*|wheel|cmake|ninja|CI)\b[^\n]{0,80}?" + _LONG + "|"
                       + _LONG + r"[^\n]{0,80}?\b(?:build|compil\w*|wheel|cmake|ninja|CI)\b)",
-        ("hour", "Hour", "HOUR", "min", "Min", "MIN", "long time", "Long time", "stuck", "Stuck", "STUCK", "finish",
-         "forever")),
+        ("hour", "hrs", "minute", "mins", "long time", "stuck", "STUCK", "finish", "forever")),
     # a package's own wheel index (its name in the URL: abetlen.github.io/llama-cpp-python/whl/cu124), and pip
     # building a package from its sdist: where both name one package, the index gave no wheel that fit (F19)
     _fx("wheel_index", r"https?://[^\s,'\"]*?/(?:whl|wheels?)\b[^\s,'\"]*", ("/whl", "/wheel")),

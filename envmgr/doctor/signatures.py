@@ -139,7 +139,7 @@ def _flag_unused(m: re.Match[str]) -> bool:
 _DRIVER_REASON = re.compile(r"(?i)driver|insufficient")
 
 
-GPU_WANTED = r"(?i:offload|gpu[_ -]layers|to GPU\b|cuda_host_malloc|main_gpu)|-ngl\b|--gpus\b"
+GPU_WANTED = r"(?i:offload|gpu[_-]layers|to GPU\b)|cuda_host_malloc|-ngl\b|--gpus\b"
 _GPU_WANTED = re.compile(GPU_WANTED)
 
 
