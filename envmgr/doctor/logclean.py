@@ -6,16 +6,19 @@ batch has none of their marks (a 200 MB log of ordinary lines pays nothing else)
 `strip_batch` (line for line, before wrapped lines are joined): Markdown code fences become blank
 lines, quote prefixes (`> `, `>> `) and the prefixes CI services and loggers put before every line
 (ISO timestamps, `[12:00:01]`, Docker BuildKit's `#7 12.3 `, docker compose's `app-1  | `,
-VS Code's `[build] `) are cut off.
+VS Code's `[build] `, the CRI format's `stderr F ` after its timestamp) are cut off, and a line of Docker's
+json-file log (`{"log":"...\\n","stream":"stderr","time":"..."}`) becomes the text it holds.
 
 `repair` (per logical line, after joining): HTML entities decoded (`&lt;`, `&quot;`, `&#39;`); the
 escapes of a Python bytes/str repr or a JSON string (`b'...\\r\\n...'`) turned back into lines, with
-`\\xNN` byte runs decoded; mojibake (UTF-8 text shown through CP1252, CP1251, CP866 or GBK) undone
+`\\xNN` byte runs decoded; the repr of a list of output lines (`['-- Found CUDA', 'CMake Error ...']`) one line
+per item; mojibake (UTF-8 text shown through CP1252, CP1251, CP866 or GBK) undone
 where the round trip gives valid UTF-8. Lines made from one physical line keep its line number.
 """
 from __future__ import annotations
 
 import html
+import json
 import re
 
 _FENCE = re.compile(r"^[ \t]*(?:```|~~~)[\w+-]*[ \t]*$", re.M)
@@ -29,7 +32,11 @@ _PREFIX = re.compile(
     r"|\[(?:build|cmake|driver|proc|main|ctest)\] "                                           # VS Code
     r"|##\[(?:error|warning|debug|command|section|group|endgroup|info)\][ \t]?"                 # Azure/Actions
     r"|[\w.-]+[-_]\d+[ \t]+\|[ \t]"                                                        # docker compose
+    r"|(?<=[Z\d] )(?:stdout|stderr) [FP] "                               # CRI (kubectl, containerd): after its time
     r")+", re.M)
+# Docker's json-file log driver: one JSON object per line, the line itself a JSON string
+_DOCKER_JSON = re.compile(r'^\{\s*"log"\s*:\s*"((?:[^"\\]|\\.)*)"\s*,\s*"stream"\s*:\s*"\w+"'
+                          r'(?:\s*,\s*"\w+"\s*:\s*"[^"]*")*\s*\}\s*$')
 SAMPLE = 64              # lines of a batch looked at for a line prefix: a logger puts it on every line
 
 _ENTITY = re.compile(r"&(?:[A-Za-z]{2,8}|#\d{1,6}|#[xX][0-9A-Fa-f]{1,6});")
@@ -55,7 +62,20 @@ def strip_batch(lines: list[str]) -> list[str]:
         body, changed = _QUOTE.sub("", body), True
     if any(_PREFIX.match(line) for line in lines[:: max(1, len(lines) // SAMPLE)]):
         body, changed = _PREFIX.sub("", body), True
-    return body.split("\n") if changed else lines
+    lines = body.split("\n") if changed else lines
+    return list(map(_docker_line, lines)) if '"log"' in body else lines
+
+
+def _docker_line(line: str) -> str:
+    """A line of Docker's json-file log: the text it holds (its line break and any inner one dropped)."""
+    m = _DOCKER_JSON.match(line) if line.startswith("{") and len(line) < MAX_LINE else None
+    if m is None:
+        return line
+    try:
+        text = json.loads('"' + m.group(1) + '"')
+    except ValueError:
+        return line
+    return text.rstrip("\r\n").replace("\r", "").replace("\n", " ")
 
 
 def repair(nums: list[int], texts: list[str], memo: dict | None = None) -> tuple[list[int], list[str]]:
@@ -64,13 +84,14 @@ def repair(nums: list[int], texts: list[str], memo: dict | None = None) -> tuple
     body = "\n".join(texts)
     entities = "&" in body and _ENTITY.search(body) is not None
     escapes = "\\n" in body or "\\x" in body
-    if not (entities or escapes or not body.isascii()):
+    listed = "', " in body or '", ' in body
+    if not (entities or escapes or listed or not body.isascii()):
         return nums, texts
     memo = {} if memo is None else memo
     out_nums: list[int] = []
     out_texts: list[str] = []
     for no, text in zip(nums, texts, strict=True):
-        if text.isascii() and "&" not in text and "\\" not in text:
+        if text.isascii() and "&" not in text and "\\" not in text and not (listed and text.lstrip().startswith("[")):
             out_nums.append(no)
             out_texts.append(text)
             continue
@@ -89,8 +110,36 @@ def repair_line(text: str, entities: bool = True) -> list[str]:
         return [text]
     if entities and "&" in text:
         text = _unescape(text)
-    pieces = _unrepr(text) if ("\\n" in text or "\\x" in text) else [text]
+    if "\\n" in text or "\\x" in text:
+        pieces = _unrepr(text)
+    else:
+        pieces = _unlist(text) if text.lstrip()[:1] == "[" else [text]
     return [p if p.isascii() else unmojibake(p).translate(_QUOTES) for p in pieces]
+
+
+_LITERAL = re.compile(r"'(?:[^'\\\n]|\\.)*'" + r'|"(?:[^"\\\n]|\\.)*"')
+_LIST_SEP = re.compile(r"\s*,\s*")
+
+
+def _unlist(text: str) -> list[str]:
+    """A line that is the repr of a list of output lines (`['-- Found CUDA', 'CMake Error at ...', ...]`, what a
+    program prints for captured output split into lines): one line per item. A command's argument list
+    (`['cmake', '-DGGML_CUDA=on']`) stays: at most half of its non-blank items hold a space."""
+    body = text.strip()
+    if not (body.startswith("[") and body.endswith("]")):
+        return [text]
+    items: list[str] = []
+    pos = 1
+    for m in _LITERAL.finditer(body, 1, len(body) - 1):
+        gap = body[pos:m.start()]
+        if (items and not _LIST_SEP.fullmatch(gap)) or (not items and gap.strip()):
+            return [text]
+        items.append(m.group(0)[1:-1])
+        pos = m.end()
+    words = [i for i in items if i.strip()]
+    if len(items) < 2 or body[pos:-1].strip(" ,") or 2 * sum(" " in i.strip() for i in words) <= len(words):
+        return [text]
+    return [_unescape_repr(i) if "\\" in i else i for i in items]
 
 
 def _unescape(text: str) -> str:

@@ -72,13 +72,96 @@ def wrap_width(batches: Iterable[list[str]], head: int = 16 << 20) -> int | None
     return width if n >= 3 and width == max(long) else None
 
 
+WEAK_MAX = 4 << 20   # characters: a log read again with a weak wrap width is a paste, not a build's full output
+
+
+def weak_wrap_width(batches: Iterable[list[str]]) -> int | None:
+    """The width of a paste that a console or an editor cut at a fixed column where only one or two lines
+    were that long (too few for `wrap_width`): its longest line, when one or two lines have that length.
+    None for a log larger than WEAK_MAX. logscan tries it only where the log named nothing."""
+    long: Counter = Counter()
+    seen = 0
+    for lines in batches:
+        lens = list(map(len, lines))
+        long.update(filter((MIN_WIDTH - 1).__lt__, lens))
+        seen += sum(lens)
+        if seen > WEAK_MAX:
+            return None
+    if not long:
+        return None
+    width = max(long)
+    return width if long[width] <= 2 else None
+
+
 _BOX = frozenset("|+│┃║┆┊╎")
+
+
+def _first_word(line: str) -> int:
+    word = line.lstrip()
+    cut = word.find(" ")
+    return len(word) if cut < 0 else cut
+
+
+def _soft_cut(a: str, b: str, width: int) -> bool:
+    """Whether `b` continues `a` in a text word-wrapped at `width`: `a` holds at least a quarter of the width (a long
+    word such as a path goes whole to the next line), does not end in padding nor a box, and `b`'s first word would
+    not have fitted after it."""
+    return (width // 4 <= len(a) <= width and bool(b.strip()) and not a.endswith("  ")
+            and a[-1:] not in _BOX and len(a) + 1 + _first_word(b) > width)
+
+
+def soft_wrap_width(batches: Iterable[list[str]]) -> int | None:
+    """The width a paste was word-wrapped at (an editor, a mail client, a forum): its longest line, where a line
+    ends with a next line whose first word would not have fitted after it (`_soft_cut`). None beyond WEAK_MAX."""
+    lines: list[str] = []
+    seen = 0
+    for batch in batches:
+        lines += batch
+        seen += sum(map(len, batch))
+        if seen > WEAK_MAX:
+            return None
+    width = max(map(len, lines), default=0)
+    if width < MIN_WIDTH:
+        return None
+    cuts = sum(_soft_cut(a, b, width) for a, b in zip(lines, lines[1:], strict=False))
+    return width if cuts else None
+
+
+def soft_lines(batches: Iterable[list[str]], width: int) -> Iterator[tuple[list[int], list[str]]]:
+    """(first physical line numbers, texts) with word-wrapped lines joined back with a space (`_soft_cut`), at most
+    MAX_PIECES physical lines to one."""
+    no, num, pieces = 0, 0, 0
+    text: str | None = None
+    last = ""
+    for batch in batches:
+        nums: list[int] = []
+        texts: list[str] = []
+        for line in batch:
+            no += 1
+            if text is not None and pieces < MAX_PIECES and _soft_cut(last, line, width):
+                text, last, pieces = text + " " + line.lstrip(), line, pieces + 1
+                continue
+            if text is not None:
+                nums.append(num)
+                texts.append(text)
+            num, text, last, pieces = no, line, line, 1
+        yield nums, texts
+    if text is not None:
+        yield [num], [text]
+
 
 
 def _continues(a: str, b: str) -> bool:
     """Whether `b` can be the continuation of the wrapped piece `a`: `a` is not padded (a table row ends
     in spaces) nor a box-drawn row, and `b` holds text."""
     return bool(b.strip()) and not a.endswith("  ") and a[-1:] not in _BOX
+
+
+def _unindent(piece: str) -> str:
+    """A continuation piece without the indent a console puts before it; one leading space is no indent but
+    the space the cut fell before (`...cannot open shared` / ` object file`), and stays."""
+    rest = piece.lstrip()
+    return " " + rest if len(piece) - len(rest) == 1 and piece[0] == " " else rest
 
 
 class _Joiner:
@@ -112,7 +195,7 @@ class _Joiner:
         self.fixed = False
         if run and self.cuts_ok and len(line) < self.width and line.strip() and _continues(run[-1], line):
             nums.append(self.first)
-            texts.append(run[0] + "".join(t.lstrip() for t in run[1:]) + line.lstrip())
+            texts.append(run[0] + "".join(map(_unindent, run[1:])) + _unindent(line))
             self.run = []
             return
         self.flush(nums, texts)

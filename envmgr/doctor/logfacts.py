@@ -18,6 +18,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from itertools import accumulate
 
+from envmgr.doctor.signatures import GPU_WANTED
 from envmgr.knowledge import arch_span, cuda_at_least
 
 KEEP = 8          # values kept per fact kind (the first ones)
@@ -34,11 +35,17 @@ class FactRx:
 
 # Kinds whose rules read more than the first value (a list of codes, versions, archs or names).
 _MANY = {"msb", "winerr", "cuda_dll", "cuda_so", "lib_missing", "component_missing", "nvcc_fatal", "nvcc_missing",
-         "cmake_error", "toolkit_dir", "nvcc_cuda", "arch", "host_compiler", "lnk", "header_missing"}
+         "cmake_error", "toolkit_dir", "nvcc_cuda", "arch", "host_compiler", "lnk", "header_missing",
+         "wheel_index", "sdist_build"}
 
 
 HEAD = 4 << 20    # characters read from the start of a log ...
 TAIL = 4 << 20    # ... and from its end
+
+
+# hours, half an hour or more, or the reporter's "a long time", "stuck", "never finishes"
+_LONG = (r"(?:\b\d+\s*\+?\s*(?:hours?|hrs?)\b|\b(?:[3-9]\d|\d{3})\s*\+?\s*(?:minutes?|mins?)\b|long time|stuck|"
+         r"never finish\w*|forever)")
 
 
 def _fx(kind: str, pattern: str, needles, flags: int = 0) -> FactRx:
@@ -141,6 +148,11 @@ FACTS: tuple[FactRx, ...] = (
     # (true even where the build then fails for another reason, as in one clean train log)
     _fx("arch_list_empty", r"_get_cuda_arch_flags[^\n]*|arch_list\[-1\]|(?i:automatic GPU detection failed)",
         ("_get_cuda_arch_flags", "arch_list[-1]", "etection failed")),
+    # an architecture list the build was given (a CMake variable, torch's list): a failed detection's fallback
+    # is then not what the build compiles for
+    _fx("arch_given", r"(?i:architectures? from CMake variable)|\b\w*CUDA_ARCHITECTURES=\"?\d|"
+                      r"TORCH_CUDA_ARCH_LIST=[\"']?\d",
+        ("from CMake variable", "from cmake variable", "_ARCHITECTURES=", "TORCH_CUDA_ARCH_LIST=")),
     _fx("host_compiler", r"(?i:unsupported (GNU|clang|Microsoft Visual Studio) version)|"
                          r"The version \('[\d.]+'\) of the host compiler \('(\w+)'\) is not supported|"
                          r"Visual Studio \d+(?: Update [^\n]*)? is not supported|host compiler targets unsupported OS|"
@@ -187,9 +199,17 @@ FACTS: tuple[FactRx, ...] = (
                       r"CUDA driver version is insufficient|cudaErrorInsufficientDriver|CUDA_ERROR_INSUFFICIENT_DRIVER",
         ("too old", "nsufficient", "INSUFFICIENT")),
     _fx("driver_cuda", r"CUDA Version: (\d+\.\d+)", "CUDA Version"),
+    # the runtimes' own words for a model left on the CPU: nothing offloaded, no VRAM used, no GPU taken
     _fx("cpu_only", r"(?i:not compiled with GPU offload support)|offloaded 0/\d+ layers|\bBLAS = 0\b|"
-                    r"assigned to device CPU|no usable GPU found|CUDA will be disabled",
-        ("GPU offload", "offloaded 0/", "BLAS = 0", "device CPU", "usable GPU", "will be disabled")),
+                    r"assigned to device CPU|no usable GPU found|CUDA will be disabled|"
+                    r"offloading 0 (?:repeating )?layers to GPU|VRAM used:? 0(?:\.0+)? M(?:i)?B\b|"
+                    r"no compatible GPUs were discovered|gpu[_-]layers option will be ignored|"
+                    r"\binference compute\b[^\n]*\blibrary=cpu\b",
+        ("GPU offload", "offloaded 0/", "BLAS = 0", "device CPU", "usable GPU", "will be disabled", "offloading 0 ",
+         "VRAM used", "compatible GPUs", "layers option will be ignored", "library=cpu")),
+    # a run that asked for the GPU: layers to offload, a CUDA allocation, the container given the GPUs
+    _fx("gpu_wanted", GPU_WANTED,
+        ("offload", "Offload", "gpu_layers", "gpu-layers", "to GPU", "cuda_host_malloc", "-ngl", "--gpus")),
     _fx("cuda_init", r"failed to initialize CUDA|CUDA initialization: |cudaErrorInitializationError|"
                      r"CUDA error:? 3\b[^\n]*initialization error|"
                      r"CUDA_ERROR_NOT_INITIALIZED|system not yet initialized",
@@ -225,6 +245,26 @@ FACTS: tuple[FactRx, ...] = (
                      r"MAX_PATH|输入行太长|The input line is too long|命令行太长",
         ("too long", "260 characters", "MAX_PATH", "太长", "too Long")),
     _fx("add_dll_directory", r"add_dll_directory", "add_dll_directory"),
+    # a build known to compile for a long time (flash-attention's and xformers' kernels, llama.cpp's fattn template
+    # instances, vLLM, mamba): its sdist fetched by pip, its wheel being built, or its kernels being compiled
+    _fx("heavy_build", r"(?i:\b(?:flash[_-]attn|xformers|vllm|mamba[_-]ssm|causal[_-]conv1d|tensorrt[_-]llm)"
+                       r"-\d[\w.+-]*\.(?:tar\.gz|zip)\b|Building wheel for (?:flash[_-]attn|xformers|vllm|mamba[_-]ssm|"
+                       r"causal[_-]conv1d|tensorrt[_-]llm)\b)|template-instances[\\/]+fattn|"
+                       r"ptxas info\s*:[^\n]*flash_(?:fwd|bwd)|\bflash_(?:fwd|bwd)\w*\.cu\b",
+        ("tar.gz", ".zip", "Building wheel for", "template-instances", "flash_fwd", "flash_bwd")),
+    # a build said to be slow or stuck, in the reporter's words: hours, half an hour or more, "a long time", stuck
+    _fx("slow_build", r"(?i:\b(?:build|compil\w*|wheel|cmake|ninja|CI)\b[^\n]{0,80}?" + _LONG + "|"
+                      + _LONG + r"[^\n]{0,80}?\b(?:build|compil\w*|wheel|cmake|ninja|CI)\b)",
+        ("hour", "hrs", "minute", "mins", "long time", "stuck", "STUCK", "finish", "forever")),
+    # a package's own wheel index (its name in the URL: abetlen.github.io/llama-cpp-python/whl/cu124), and pip
+    # building a package from its sdist: where both name one package, the index gave no wheel that fit (F19)
+    _fx("wheel_index", r"https?://[^\s,'\"]*?/(?:whl|wheels?)\b[^\s,'\"]*", ("/whl", "/wheel")),
+    _fx("sdist_build", r"Building wheels? for ([\w.-]+) \(|Running setup\.py (?:bdist_wheel|install) for ([\w.-]+)",
+        ("Building wheel", "Running setup.py")),
+    # a container started without the GPUs (no --gpus, no NVIDIA runtime), and then CUDA called in it
+    _fx("docker_no_gpus", r"\bdocker run\b(?![^\n]*(?:--gpus|--runtime[= ]nvidia|nvidia))[^\n]*", "docker run"),
+    _fx("cuda_call", r"\b_check_driver\b|\b_lazy_init\b|_cuda_init\(|\.cuda\(\)", ("_check_driver", "_lazy_init",
+                                                                                  "_cuda_init(", ".cuda()")),
     _fx("time_limit", r"(?i:exceeded the maximum (?:execution )?time|timed out after|time limit|has timed out|"
                       r"The operation was canceled\.)",
         ("ime limit", "TIME LIMIT", "maximum", "timed out", "was canceled")),
@@ -387,6 +427,8 @@ def decide(fs: FactScanner) -> list[Decision]:
     _environment_rules(fs, add)
     if not out:      # weak: only where the log names no cause at all
         add("F20", "build-still-running", unfinished(fs.last))
+        add("F20", "heavy-build-unfinished", heavy_unfinished(fs.first("heavy_build"), fs.last))
+        add("F20", "build-said-slow", fs.first("slow_build"))
     return sorted(out.values(), key=lambda d: d.fact.line_no)
 
 
@@ -423,7 +465,7 @@ def _toolkit_rules(fs: FactScanner, add) -> None:
     if "MSB4019" in fs.values("msb") and targets:
         add("F01", "msb4019-cuda-props", fs.facts["msb"][fs.values("msb").index("MSB4019")], cuda=targets.value)
     add("F12", "empty-arch", fs.first("empty_arch") if failed or fs.first("nvcc_fatal") else None)
-    add("F12", "no-gpu-arch-list", fs.first("arch_list_empty"))
+    add("F12", "no-gpu-arch-list", None if fs.first("arch_given") else fs.first("arch_list_empty"))
     if failed and nvcc:
         for f in fs.facts.get("arch", ()):
             span = arch_span(f"{int(f.value) // 10}.{int(f.value) % 10}")
@@ -462,11 +504,18 @@ def _two_versions(line: str) -> bool:
 def _runtime_rules(fs: FactScanner, add) -> None:
     add("F14", "no-kernel-image", fs.first("no_kernel"))
     add("F23", "no-nvidia-driver", fs.first("no_driver"))
+    if not (fs.first("cpu_wheel") or fs.first("driver_old")) and fs.first("cuda_call"):
+        add("F23", "container-without-gpus", fs.first("docker_no_gpus"))
     add("F19", "cpu-only-wheel", fs.first("cpu_wheel"))
     add("F19", "cpu-only-wheel-file", fs.first("cpu_wheel_file"))
+    add("F19", "own-wheel-index-unused", _own_index_unused(fs))
     add("F17", "driver-too-old", fs.first("driver_old"))
     add("F18", "cpu-only", fs.first("cpu_only"))
-    add("F18", "cuda-init-failed", fs.first("cuda_init"))
+    init = fs.first("cuda_init")
+    # ggml's start-up probe finding no device is F18 only where the run wanted the GPU (a CPU run probes too)
+    if init and "cuda_init" in init.line and "CUDA-capable" in init.line and not fs.first("gpu_wanted"):
+        init = None
+    add("F18", "cuda-init-failed", init)
     winerr = fs.values("winerr")
     if fs.first("add_dll_directory") and set(winerr) & {"2", "3"}:
         add("F16", "add-dll-directory-missing-folder", fs.facts["winerr"][0])
@@ -511,6 +560,33 @@ def unfinished(last) -> Fact | None:
         elif found is not None and _OUTCOME.search(text):
             found = None
     return found
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _own_index_unused(fs: FactScanner) -> Fact | None:
+    """pip built a package from source although a wheel index of that package (its name in the URL) was given."""
+    urls = [_norm(f.value) for f in fs.facts.get("wheel_index", ())]
+    for f in fs.facts.get("sdist_build", ()):
+        if f.value != "collected" and any(_norm(f.value) in url for url in urls):
+            return f
+    return None
+
+
+def heavy_unfinished(heavy: Fact | None, last) -> Fact | None:
+    """A build known to take long (`heavy_build`) in the log's last lines with nothing after it that says how it
+    ended: the log was copied while that build still ran (pip stuck on flash-attn, ptxas on its kernels)."""
+    if heavy is None or not last or heavy.line_no < last[0][0]:
+        return None
+    return None if any(no > heavy.line_no and _BUILD_END.search(text) for no, text in last) else heavy
+
+
+# how a build ended (pip's own "... done" of metadata or of a download is no end of the build)
+_BUILD_END = re.compile(r"(?i:error|fail|fatal|traceback|exception|successfully|killed|terminated|abort|denied)|"
+                        r"Building wheel for \S+ \([^)\n]*\)(?: \.\.\. \w|: finished)|Created wheel|"
+                        r"Stored in directory|Built target|\[100%\]")
 
 
 def _environment_rules(fs: FactScanner, add) -> None:

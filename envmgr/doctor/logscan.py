@@ -17,7 +17,16 @@ from typing import Any
 
 from envmgr.doctor.catalog import CATALOG, Failure
 from envmgr.doctor.logclean import repair, strip_batch
-from envmgr.doctor.logengine import Scanner, logical_lines, physical_lines, wrap_width
+from envmgr.doctor.logengine import (
+    WEAK_MAX,
+    Scanner,
+    logical_lines,
+    physical_lines,
+    soft_lines,
+    soft_wrap_width,
+    weak_wrap_width,
+    wrap_width,
+)
 from envmgr.doctor.logfacts import FactScanner, decide
 from envmgr.doctor.logread import LogInputError, stream_text
 from envmgr.doctor.signatures import NEAR_WORDS, PRECEDENCE, SIGNATURES
@@ -127,10 +136,29 @@ def _infer(text: str, facts: dict[str, Any]) -> tuple[str, dict] | None:
 # ---------------------------------------------------------------- scanning
 
 def scan_path(path: str | Path) -> LogScan:
-    """Two streaming passes over the file (the wrap width, then the scan); InputFileError for bad input."""
+    """Two streaming passes over the file (the wrap width, then the scan); InputFileError for bad input.
+    A paste that named nothing and had no wrap width is read once more with its longest line's length as
+    the width (`weak_wrap_width`: one or two lines cut at a column, too few for `wrap_width`), and then with its
+    word-wrapped lines joined (`soft_wrap_width`: an editor or a mail client broke lines at spaces)."""
 
     width = wrap_width(_lines(path))
-    return _scan(_lines(path), width)
+    found = _scan(logical_lines(_lines(path), width))
+    if found.matches or _size(path) > WEAK_MAX:      # a paste is small: a build's whole output is read once
+        return found
+    weak = None if width else weak_wrap_width(_lines(path))
+    again = _scan(logical_lines(_lines(path), weak)) if weak else found
+    if again.matches:
+        return again
+    soft = soft_wrap_width(_lines(path))
+    again = _scan(soft_lines(_lines(path), soft)) if soft else found
+    return again if again.matches else found
+
+
+def _size(path: str | Path) -> int:
+    try:
+        return Path(path).stat().st_size
+    except OSError:
+        return 0
 
 
 def _lines(path: str | Path):
@@ -138,12 +166,12 @@ def _lines(path: str | Path):
     return map(strip_batch, physical_lines(_stream(path), _ANSI))
 
 
-def _scan(batches, width: int | None) -> LogScan:
+def _scan(logical) -> LogScan:
     fact_rxs = (*_CUDA_FACTS, *(rx for rx, _ in _MSVC_FACTS))
     scanner = Scanner(SIGNATURES, NEAR_WORDS, fact_rxs, _FAILED, msvc_from=len(_CUDA_FACTS))
     facts = FactScanner()
     memo: dict = {}
-    for nums, texts in logical_lines(batches, width):
+    for nums, texts in logical:
         nums, texts = repair(nums, texts, memo)
         scanner.feed(nums, texts)
         if not scanner.hits:        # the facts decide only where no signature matched

@@ -139,6 +139,15 @@ def _flag_unused(m: re.Match[str]) -> bool:
 _DRIVER_REASON = re.compile(r"(?i)driver|insufficient")
 
 
+GPU_WANTED = r"(?i:offload|gpu[_-]layers|to GPU\b)|cuda_host_malloc|-ngl\b|--gpus\b"
+_GPU_WANTED = re.compile(GPU_WANTED)
+
+
+def _gpu_wanted(m: re.Match[str]) -> bool:
+    """The lines that came with a ggml CUDA probe ask for GPU work (the window the match was found in)."""
+    return _GPU_WANTED.search(m.string) is not None
+
+
 def _stale_path(m: re.Match[str]) -> bool:
     path = m.group("path").lower()
     return "cuda" in path or "hip" in path or "nvidia" in path
@@ -304,11 +313,14 @@ SIGNATURES: tuple[Signature, ...] = (
     # error) leaves ggml on the CPU, F18 (train logs: a cortex.cpp run, an ollama run on purpose without GPUs).
     _sig("F17", "ggml-init-failed", r"ggml_cuda_init: failed to initialize CUDA: (?P<reason>[^\n]*)",
          needle="ggml_cuda_init", check=lambda m: _DRIVER_REASON.search(m.group("reason")) is not None),
+    # ggml probes CUDA at every start and goes on with the CPU: the probe failing is F18 where the run wanted the GPU
+    # (layers to offload, a CUDA allocation that then failed), not in a run meant for the CPU (a clean train log)
     _sig("F18", "ggml-init-failed-cpu", r"ggml_cuda_init: failed to initialize CUDA: (?P<reason>[^\n]*)",
-         needle="ggml_cuda_init", check=lambda m: _DRIVER_REASON.search(m.group("reason")) is None),
+         needle="ggml_cuda_init", check=lambda m: _DRIVER_REASON.search(m.group("reason")) is None and _gpu_wanted(m)),
     # cudaErrorNoDevice: the runtime sees no GPU (none there, none passed into the container, hidden): the program
     # runs on the CPU or stops; the driver is not too old (that is cudaErrorInsufficientDriver, F17).
-    _sig("F18", "no-device", words("no CUDA-capable device is detected"), needle="CUDA-capable"),
+    _sig("F18", "no-device", words("no CUDA-capable device is detected"), needle="CUDA-capable",
+         check=lambda m: "ggml_cuda_init" not in _line_before(m) or _gpu_wanted(m)),
     # F15: Windows DLL loading (CPython's message is English; WinError 126 is the localised one).
     _sig("F15", "dll-not-loadable",
          r"Could not find module '(?P<path>[^'\n]*?(?P<dll>[\w.+-]+\.dll))' \(or one of its dependencies\)",

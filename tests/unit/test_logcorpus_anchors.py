@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from envmgr.doctor.logclean import repair_line
 from envmgr.doctor.logfacts import unfinished
 from envmgr.doctor.logscan import scan_path
 from tests.conftest import CORPUS
@@ -46,6 +47,15 @@ PASTES = {
     # Azure Pipelines / GitHub Actions: a timestamp and an annotation before every line
     "ci-annotation": lambda t: "\n".join(f"2024-05-01T10:00:00.1234567Z ##[error]{line}" if line.strip() else line
                                          for line in t.split("\n")),
+    # Docker's json-file log driver (docker logs' source, /var/lib/docker/containers/*/*-json.log): a JSON object
+    # per line, its text a JSON string with the line break in it
+    "docker-json": lambda t: "\n".join(json.dumps({"log": line + "\n", "stream": "stderr",
+                                                   "time": "2024-05-01T10:00:00.123456789Z"}, separators=(",", ":"))
+                                       for line in t.split("\n")),
+    # the CRI format kubectl and containerd write: a timestamp, the stream and a partial/full tag before every line
+    "cri": lambda t: "\n".join(f"2024-05-01T10:00:00.123456789Z stderr F {line}" for line in t.split("\n")),
+    # a program that printed the captured output split into lines: the repr of a list of str
+    "list-repr": lambda t: repr(t.split("\n")),
 }
 CASES = [
     ("nvcc-fatal-unsupported-gpu-architecture-compute_120a-pip-EXCERPT.txt", "bytes-repr"),
@@ -54,6 +64,12 @@ CASES = [
     ("logs/F08/dect-1-detected-cuda-12.1-vs-torch-11.8.txt", "ci-annotation"),
     ("nvcc-fatal-unsupported-gpu-architecture-compute_20-findcuda-make-BPA-EXCERPT.txt", "smart-quotes"),
     ("logs/F12/pixtrack-docker-build-cuda_architectures-native-no-gpu.txt", "smart-quotes"),
+    ("logs/F08/dect-1-detected-cuda-12.1-vs-torch-11.8.txt", "docker-json"),
+    ("logs/F24/oneflow-conda-env-cuda-cublas_static-target-not-found-EXCERPT.txt", "docker-json"),
+    ("logs/F08/pytorch-sparse-189-detected-cuda-11.2-vs-torch-10.2-colab.txt", "cri"),
+    ("cmake3.22-cuda_architectures-native-compute_native-unsupported-cuda12.3-colmap-EXCERPT.txt", "list-repr"),
+    ("logs/F13/detectron2-272-rtx2060-cuda9.2-compute_75-quoted.txt", "list-repr"),
+    ("logs/F24/oneflow-conda-env-cuda-cublas_static-target-not-found-EXCERPT.txt", "list-repr"),
 ]
 
 
@@ -90,3 +106,82 @@ def test_no_cuda_device_is_cpu_fallback_and_a_driver_reason_is_f17(tmp_path):
     driver = text.replace("no CUDA-capable device is detected",
                           "CUDA driver version is insufficient for CUDA runtime version")
     assert named(driver, tmp_path) == "F17"
+
+
+def test_a_heavy_build_the_log_ends_in_is_f20_until_it_ends(tmp_path):
+    # pip fetched flash-attn's sdist and the paste stops there (the reporter: "stuck for a long time"); the
+    # metadata step's "... done" is no end of the build, pip's own end of the wheel is
+    name = "logs/F20/flash-attention-1912-2.8.3-mirror-installation-stuck-EXCERPT.txt"
+    text = train_text(name).rstrip("\n")
+    assert named(text, tmp_path) == "F20"
+    done = "\n  Building wheel for flash-attn (setup.py) ... done\nSuccessfully installed flash-attn-2.8.3"
+    assert named(text + done, tmp_path) is None
+    # llama.cpp's fattn template instances and ptxas on flash kernels are such builds too
+    assert named(train_text("logs/F20/beellama-cpp-build-slows-at-fattn-mma-instances.txt"), tmp_path) == "F20"
+    assert named(train_text("logs/F20/disco-colab-xformers-ptxas-sm_90-4-hours.txt"), tmp_path) == "F20"
+
+
+def test_a_build_said_to_take_hours_is_f20(tmp_path):
+    for name in ("logs/F20/tensorrt-llm-2469-build_wheel-h100-more-than-2-hours-EXCERPT.txt",
+                 "logs/F20/llama.cpp-ci-windows-cuda-jobs-50-minutes.txt",
+                 "logs/F20/node-llama-cpp-311-download-cuda-single-threaded-slow.txt"):
+        text = train_text(name)
+        assert named(text, tmp_path) == "F20"
+    # minutes below half an hour are no slow build; a duration with no build in the line is none either
+    assert named("The build took 12 minutes on CI.\n", tmp_path) is None
+    assert named("I waited 3 hours for the download to start.\n", tmp_path) is None
+
+
+def test_a_container_started_without_gpus_then_calling_cuda_is_f23(tmp_path):
+    name = "logs/F23/kaggle-rcic-docker-run-privileged-no-gpus-found-no-driver-EXCERPT.txt"
+    text = train_text(name)
+    assert named(text, tmp_path) == "F23"
+    # the same container given the GPUs: the cut traceback names nothing
+    assert named(text.replace("--privileged", "--privileged --gpus all"), tmp_path) is None
+    # a container without GPUs whose program never calls CUDA (clean train log plantcv's libGL) is no F23
+    assert named(train_text("logs/clean/b-plantcv-docker-libGL.so.1.txt"), tmp_path) is None
+
+
+def test_ggml_probe_without_a_device_is_f18_only_where_the_gpu_was_wanted(tmp_path):
+    ollama = train_text("logs/clean/b-ollama-cuda-visible-devices-minus1-cpu-only-intended.txt")
+    assert named(ollama, tmp_path) is None
+    asked = ollama + "\nllm_load_tensors: offloading 33 repeating layers to GPU\n"
+    assert named(asked, tmp_path) == "F18"
+    # the runtimes' words for nothing on the GPU
+    for line in ("llama_model_load_internal: [cublas] offloading 0 layers to GPU",
+                 "llama_model_load_internal: [cublas] total VRAM used: 0 MB",
+                 'time=2024-05-01T10:00:00 level=INFO msg="no compatible GPUs were discovered"'):
+        assert named(line + "\n", tmp_path) == "F18"
+
+
+def test_a_fallback_arch_list_is_f12_only_where_no_arch_was_given(tmp_path):
+    ngp = train_text("logs/clean/b-instant-ngp-cuda10.2-arch-fallback-then-fmt-cmake-compile-features.txt")
+    assert named(ngp, tmp_path) is None
+    no_given = re.sub(r"(?m)^-- Obtained target architecture from CMake variable.*\n", "", ngp)
+    assert named(no_given, tmp_path) == "F12"
+
+
+def test_a_command_argument_list_is_not_split_into_lines():
+    # subprocess's argv in a traceback stays one line (its items hold no spaces); a list of output lines is split
+    argv = "['cmake', '-DGGML_CUDA=on', '-DCMAKE_CUDA_ARCHITECTURES=native', '..']"
+    assert repair_line(argv) == [argv]
+    out = "['-- Configuring incomplete', 'CMake Error at CMakeLists.txt:1 (message):', \"  it's bad\"]"
+    assert repair_line(out) == ["-- Configuring incomplete", "CMake Error at CMakeLists.txt:1 (message):", "  it's bad"]
+
+
+def test_pip_building_a_package_its_own_wheel_index_was_given_for_is_f19(tmp_path):
+    # the index of llama-cpp-python's CUDA wheels was given (as .../whl/124, a folder with no wheels), and pip built
+    # llama-cpp-python's sdist
+    name = "logs/F19/llama-cpp-python-1947-wrong-index-whl-124-pep517-build-EXCERPT.txt"
+    text = train_text(name)
+    assert named(text, tmp_path) == "F19"
+    # the index of another project (PyTorch's) and a build of llama-cpp-python: no such evidence
+    other = text.replace("abetlen.github.io/llama-cpp-python/whl/124", "download.pytorch.org/whl/cu124")
+    assert named(other, tmp_path) is None
+
+
+def test_runtime_words_for_a_model_on_the_cpu_are_f18(tmp_path):
+    for line in ("warning: no usable GPU found, --gpu-layers option will be ignored",
+                 'time=2024-09-01T10:00:00 level=INFO source=types.go:107 msg="inference compute" id=0 library=cpu '
+                 'compute="" driver=0.0 name="" total="31.2 GiB" available="25.1 GiB"'):
+        assert named(line + "\n", tmp_path) == "F18"

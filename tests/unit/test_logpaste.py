@@ -105,3 +105,53 @@ def test_strip_keeps_the_line_count():
     lines = ["```", "> 2024-05-01T10:11:12Z -- ok", "[build] No CUDA toolset found.", "~~~", "plain"]
     assert strip_batch(lines) == ["", "-- ok", "No CUDA toolset found.", "", "plain"]
     assert strip_batch(["1>C:\\x.cu(1): error", "  2>done"]) == ["1>C:\\x.cu(1): error", "  2>done"]
+
+
+def _hard_wrap(text: str, width: int) -> str:
+    """What a console, an e-mail client or a forum does to a long line: cut every `width` characters."""
+    return "\n".join(piece for line in text.split("\n")
+                     for piece in ([line] if len(line) <= width else
+                                   [line[i:i + width] for i in range(0, len(line), width)]))
+
+
+WRAPPED = ("llama.cpp-cuda-error-209-no-kernel-image-ggml-cuda-EXCERPT.txt",            # one line cut: no width
+           "msbuild-imported-project-cuda-props-not-found-vs2022.txt",                  # cuts that fell before a space
+           "llama-server-libcublas.so.11-cannot-open-shared-object-llama.cpp-EXCERPT.txt",
+           "python-import-llama_cpp-winerror3-stale-cuda_path.txt",
+           "slurm-step-cancelled-due-to-time-limit-cuda-compile-trilinos-panzer-EXCERPT.txt",
+           "torch-cpp_extension-g++9.3-greater-than-maximum-cuda10.2-deep-hough-EXCERPT.txt", F04)
+
+
+@pytest.mark.parametrize("width", [80, 90])
+@pytest.mark.parametrize("name", WRAPPED)
+def test_hard_wrapped_paste_names_the_same_cause(name, width):
+    # a paste cut at a column: one or two long lines are too few for the wrap width, and a cut that fell
+    # just before a space keeps that space when the pieces are joined
+    wrapped = _hard_wrap(log(name), width)
+    assert any(len(line) == width for line in wrapped.split("\n"))
+    found = scan(wrapped)
+    assert found.decisive is not None and found.decisive.id == LOGS[name][0][0][0]
+
+
+def _word_wrap(text: str, width: int) -> str:
+    """What an editor or a mail client does to a long line: break it at the last space before `width` (a word
+    longer than the width is cut)."""
+    out = []
+    for line in text.split("\n"):
+        while len(line) > width:
+            cut = line.rfind(" ", 0, width + 1)
+            cut = width if cut <= 0 else cut
+            out.append(line[:cut])
+            line = line[cut:].lstrip(" ") if line[cut:cut + 1] == " " else line[cut:]
+        out.append(line)
+    return "\n".join(out)
+
+
+@pytest.mark.parametrize("width", [80, 100])
+@pytest.mark.parametrize("name", WRAPPED[1:])
+def test_word_wrapped_paste_names_the_same_cause(name, width):
+    # broken at spaces, lines of many lengths: no wrap width; a line is joined to the next where that line's first
+    # word would not have fitted after it
+    wrapped = _word_wrap(log(name), width)
+    found = scan(wrapped)
+    assert found.decisive is not None and found.decisive.id == LOGS[name][0][0][0]
