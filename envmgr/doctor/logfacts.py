@@ -161,6 +161,16 @@ FACTS: tuple[FactRx, ...] = (
         ("upported",)),
     _fx("no_vs", r"(?i:could not find (?:any|specified) instance\s+of\s+visual studio)|Make command was:\s*\"?nmake\b",
         ("instance", "nmake")),
+    # setuptools/distutils finding no MSVC (any Python package with C code on Windows), in its own words
+    _fx("msvc_required", r"Microsoft Visual C\+\+ 1\d\.\d(?: or greater)? is required", "Visual C++"),
+    # CMake enabling C or C++ without a compiler; on Windows with CMake's `cl` named but not on PATH (no vcvars)
+    _fx("no_compiler", r"No CMAKE_(?:C|CXX)_COMPILER could be found|CMAKE_(?:C|CXX)_COMPILER not set, after EnableLanguage|"
+                       r"(?<![\w-])cl(?:\.exe)?(?:\s|\[\w+\])*is not a full path",
+        ("_COMPILER could be found", "not set, after EnableLanguage", "not a full path")),
+    # the build was about Visual Studio (a generator named, its tools, its prompt): a missing compiler is then MSVC's
+    _fx("vs_context", r"(?i:visual studio|vcvars\w*\.bat|developer command prompt)|\bMSVC\b",
+        ("isual Studio", "isual studio", "ISUAL STUDIO", "vcvars", "VCVARS", "eveloper Command", "eveloper command",
+         "MSVC")),
     # the Windows SDK (UCRT headers) missing: MSVC's C1083 or a compiler's "No such file" on its headers
     _fx("sdk_missing", r"\b(corecrt(?:_\w+)?\.h|winsdkver\.h|sdkddkver\.h|windows\.h)\b[^\n]*?"
                        r"(?:No such file|file not found|cannot open|Cannot open)|"
@@ -446,6 +456,10 @@ def _compiler_rules(fs: FactScanner, add) -> None:
     if c1189 and (fs.first("host_config") or "Visual Studio" in c1189.line):
         add("F04", "c1189-host-config", c1189)
     add("F03", "no-visual-studio", fs.first("no_vs"))
+    add("F03", "setuptools-no-msvc", fs.first("msvc_required"))
+    windows = fs.first("windows") is not None and fs.first("linux") is None
+    nocc = fs.first("no_compiler")
+    add("F03", "no-compiler-windows", nocc if nocc and (fs.first("vs_context") or windows) else None)
     add("F03", "windows-sdk-missing", fs.first("sdk_missing"))
     add("F04", "host-config-windows", fs.first("host_config_win"))
     add("F06", "host-compiler-target-os", fs.first("host_os"))
