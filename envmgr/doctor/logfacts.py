@@ -269,6 +269,16 @@ FACTS: tuple[FactRx, ...] = (
     # a package's own wheel index (its name in the URL: abetlen.github.io/llama-cpp-python/whl/cu124), and pip
     # building a package from its sdist: where both name one package, the index gave no wheel that fit (F19)
     _fx("wheel_index", r"https?://[^\s,'\"]*?/(?:whl|wheels?)\b[^\s,'\"]*", ("/whl", "/wheel")),
+    # a CUDA build of a wheel (a +cuNNN local version) that no index holds for this Python and platform
+    _fx("cuda_wheel_missing", r"(?:No matching distribution found for|satisfies the requirement)\s+"
+                              r"([\w.-]+\s*={2,3}\s*[\w.]+\+cu\d{2,3})\b", "+cu"),
+    # a Makefile build asked for CUDA (GGML_CUDA=1 make), its build-info lines (I CFLAGS: ...) and any trace of
+    # CUDA in what it compiles: asked, printed, and none is a CPU build (the flag did not reach the Makefile)
+    _fx("cuda_asked_make", r"\b(?:GGML|LLAMA|WHISPER)_(?:CUDA|CUBLAS)=(?:1|ON|on)\b(?![^\n]*-D)",
+        ("_CUDA=", "_CUBLAS=")),
+    _fx("make_info", r"^I (?:CFLAGS|CXXFLAGS|LDFLAGS):", "I CFLAGS:", re.M),
+    _fx("cuda_compiled", r"GGML_USE_CU(?:DA|BLAS)|\bnvcc\b|-lcudart\b|\bcuda_runtime\b", ("GGML_USE_CU", "nvcc",
+                                                                                       "-lcudart", "cuda_runtime")),
     _fx("sdist_build", r"Building wheels? for ([\w.-]+) \(|Running setup\.py (?:bdist_wheel|install) for ([\w.-]+)",
         ("Building wheel", "Running setup.py")),
     # a container started without the GPUs (no --gpus, no NVIDIA runtime), and then CUDA called in it
@@ -525,6 +535,10 @@ def _runtime_rules(fs: FactScanner, add) -> None:
     add("F19", "own-wheel-index-unused", _own_index_unused(fs))
     add("F17", "driver-too-old", fs.first("driver_old"))
     add("F18", "cpu-only", fs.first("cpu_only"))
+    asked = fs.first("cuda_asked_make")
+    add("F18", "cuda-flag-not-in-build", asked if asked and fs.first("make_info") and not fs.first("cuda_compiled")
+        else None)
+    add("F19", "cuda-wheel-not-found", fs.first("cuda_wheel_missing"))
     init = fs.first("cuda_init")
     # ggml's start-up probe finding no device is F18 only where the run wanted the GPU (a CPU run probes too)
     if init and "cuda_init" in init.line and "CUDA-capable" in init.line and not fs.first("gpu_wanted"):

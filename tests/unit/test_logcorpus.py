@@ -33,6 +33,12 @@ TRAIN_MISSES = {
         "cut before the run's output",
     "logs/F18/llama.cpp-b547-cublas-build-no-ngl-cpu-only-EXCERPT.txt":
         "no -ngl: nothing in the text says CPU",
+    "logs/F19/llama-cpp-python-1872-extra-index-cu121-newer-pypi-version-builds-wheel-prose.txt":
+        "prose: the index URL is given, but no pip output shows the sdist being built",
+    "logs/F19/xformers-1148-py3.9-torch2.5.1-cu124-sdist-tar-gz-build-EXCERPT.txt":
+        "only the sdist download shows it (no wheel for Python 3.9); an anchor on a package name would be per-case",
+    "logs/F19/yolov10-218-zh-windows-pip-torch-default-cpu-build-cuda-false.txt":
+        "prose: is_available() False has many causes; the CPU wheel is only said in the reply's words",
     "logs/F24/stylegan2-ada-conda-compiler-bias_act-cublas_v2.h-EXCERPT.txt":
         "cut before the compiler's error",
     "logs/F10/morpheus-906-conda-cmake_args-quoted-into-one-token-ar-command.txt":

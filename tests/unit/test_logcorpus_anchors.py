@@ -185,3 +185,37 @@ def test_runtime_words_for_a_model_on_the_cpu_are_f18(tmp_path):
                  'time=2024-09-01T10:00:00 level=INFO source=types.go:107 msg="inference compute" id=0 library=cpu '
                  'compute="" driver=0.0 name="" total="31.2 GiB" available="25.1 GiB"'):
         assert named(line + "\n", tmp_path) == "F18"
+
+
+def test_no_compiler_for_cmake_is_f03_only_where_the_build_is_about_visual_studio(tmp_path):
+    # scikit-build's Ninja (Visual Studio 17 2022) attempt without the C++ tools
+    text = train_text("logs/F03/private-gpt-331-llama-cpp-python-skbuild-ninja-vs17-no-cmake_c_compiler-EXCERPT.txt")
+    assert named(text, tmp_path) == "F03"
+    # the same CMake words with nothing of Visual Studio or Windows around them (a Linux box without gcc): no F03
+    linux = "\n".join(line for line in text.splitlines() if "Visual Studio" not in line)
+    assert named(linux, tmp_path) != "F03"
+    # CMake's `cl` not on PATH (a console without vcvars), even with a wrapper's [CMake] prefix on every line
+    khiops = train_text("logs/F03/khiops-56-vscode-cmake-prefix-cl-not-full-path-after-vs-update.txt")
+    assert named(khiops, tmp_path) == "F03"
+
+
+def test_setuptools_finding_no_msvc_is_f03_in_any_language_around_it(tmp_path):
+    for name in ("logs/F03/readptu-2-setup-py-install-buildtools-2019-msvc-14.0-required.txt",
+                 "logs/F03/mojimoji-9-ja-win7-py3.6-msvc-14.0-required-build-tools-link-expired.txt",
+                 "logs/F03/opennre-214-zh-requirements-msvc-14.0-required.txt"):
+        assert named(train_text(name), tmp_path) == "F03", name
+
+
+def test_a_cuda_make_flag_that_never_reaches_the_compile_lines_is_f18(tmp_path):
+    text = train_text("logs/F18/whisper.cpp-2297-docker-ggml_cuda-1-make-no-cuda-flags-EXCERPT.txt")
+    assert named(text, tmp_path) == "F18"
+    # the flag reached the build (its define in the flags): no evidence of a CPU build
+    cuda = text.replace("I CFLAGS:   -I.", "I CFLAGS:   -I. -DGGML_USE_CUDA", 1)
+    assert named(cuda, tmp_path) is None
+
+
+def test_a_cuda_wheel_no_index_holds_for_this_python_is_f19(tmp_path):
+    text = train_text("logs/F19/onetrainer-138-torch-2.1.2-cu118-no-matching-distribution-python-version.txt")
+    assert named(text, tmp_path) == "F19"
+    # a plain version pip cannot find is not about a CUDA wheel
+    assert named(text.replace("+cu118", ""), tmp_path) is None
