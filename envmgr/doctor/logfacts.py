@@ -164,7 +164,8 @@ FACTS: tuple[FactRx, ...] = (
     # setuptools/distutils finding no MSVC (any Python package with C code on Windows), in its own words
     _fx("msvc_required", r"Microsoft Visual C\+\+ 1\d\.\d(?: or greater)? is required", "Visual C++"),
     # CMake enabling C or C++ without a compiler; on Windows with CMake's `cl` named but not on PATH (no vcvars)
-    _fx("no_compiler", r"No CMAKE_(?:C|CXX)_COMPILER could be found|CMAKE_(?:C|CXX)_COMPILER not set, after EnableLanguage|"
+    _fx("no_compiler", r"No CMAKE_(?:C|CXX)_COMPILER could be found|"
+                       r"CMAKE_(?:C|CXX)_COMPILER not set, after EnableLanguage|"
                        r"(?<![\w-])cl(?:\.exe)?(?:\s|\[\w+\])*is not a full path",
         ("_COMPILER could be found", "not set, after EnableLanguage", "not a full path")),
     # the build was about Visual Studio (a generator named, its tools, its prompt): a missing compiler is then MSVC's
