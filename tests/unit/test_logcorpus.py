@@ -45,12 +45,6 @@ TRAIN_MISSES = {
         "CMAKE_ARGS glued into the archiver's quoted command; an anchor for it would fire on any quoted command",
     "logs/F23/detectron2-3104-win10-docker-gtx1660-found-no-nvidia-driver-EXCERPT.txt":
         "cut before torch's message",
-    "logs/F25/catalyst-pr1000-linux-arm64-ci-cc1plus-killed-revert-jobs.txt":
-        "cc1plus killed in a build with nothing of CUDA in the text (the anchor wants a CUDA build)",
-    "logs/F25/onednn-506-ubuntu18.10-make-j-cc1plus-killed-EXCERPT.txt":
-        "cc1plus killed in a CPU-only make -j (the anchor wants a CUDA build)",
-    "logs/F25/paddle-serving-1160-make-j10-cpu-server-cc1plus-killed-zh.txt":
-        "cc1plus killed in a CPU-only make -j10 (the anchor wants a CUDA build)",
 }
 
 # Clean train logs that name an id, and why that id is true there (a warning-level truth, not the failure).
