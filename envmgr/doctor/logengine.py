@@ -54,18 +54,25 @@ MAX_PIECES = 64      # physical lines one wrapped logical line may span: beyond 
                      # wrap width is a fixed-width log (padded table, truncating console), not wrapping
 
 
-def wrap_width(batches: Iterable[list[str]], head: int = 16 << 20) -> int | None:
-    """The console width a logger hard-wrapped at: many long lines of one length and none longer.
-    Read from the first `head` characters only: a console logger keeps one width for the whole run.
-    The width is only a candidate: `logical_lines` joins a run of such lines only with evidence."""
+def _long_lengths(batches: Iterable[list[str]], limit: int) -> tuple[Counter, bool]:
+    """(how many lines have each length of MIN_WIDTH or more, in the first `limit` characters; whether
+    that was the whole text)."""
     long: Counter = Counter()
     seen = 0
     for lines in batches:
         lens = list(map(len, lines))
         long.update(filter((MIN_WIDTH - 1).__lt__, lens))
         seen += sum(lens)
-        if seen > head:
-            break
+        if seen > limit:
+            return long, False
+    return long, True
+
+
+def wrap_width(batches: Iterable[list[str]], head: int = 16 << 20) -> int | None:
+    """The console width a logger hard-wrapped at: many long lines of one length and none longer.
+    Read from the first `head` characters only: a console logger keeps one width for the whole run.
+    The width is only a candidate: `logical_lines` joins a run of such lines only with evidence."""
+    long, _ = _long_lengths(batches, head)
     if not long:
         return None
     width, n = long.most_common(1)[0]
@@ -79,15 +86,8 @@ def weak_wrap_width(batches: Iterable[list[str]]) -> int | None:
     """The width of a paste that a console or an editor cut at a fixed column where only one or two lines
     were that long (too few for `wrap_width`): its longest line, when one or two lines have that length.
     None for a log larger than WEAK_MAX. logscan tries it only where the log named nothing."""
-    long: Counter = Counter()
-    seen = 0
-    for lines in batches:
-        lens = list(map(len, lines))
-        long.update(filter((MIN_WIDTH - 1).__lt__, lens))
-        seen += sum(lens)
-        if seen > WEAK_MAX:
-            return None
-    if not long:
+    long, whole = _long_lengths(batches, WEAK_MAX)
+    if not long or not whole:
         return None
     width = max(long)
     return width if long[width] <= 2 else None
