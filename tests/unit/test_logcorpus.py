@@ -17,7 +17,7 @@ from envmgr.doctor.logscan import scan_path
 from tests.conftest import CORPUS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from corpus_index import INDEX, entries, load_index, read_log, render, split_of, thread_of  # noqa: E402
+from corpus_index import INDEX, entries, load_index, read_log, render, split_of, thread_of
 
 # Train logs the scan does not name correctly, and why (no anchor is written for one log's wording).
 TRAIN_MISSES = {
