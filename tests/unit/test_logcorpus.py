@@ -51,6 +51,8 @@ TRAIN_MISSES = {
         "only ninja's 'FAILED: [code=9]' and the CI runner's low-memory warning; no compiler says it was killed",
     "logs/F25/fastllm-274-zh-cuda11.6-docker-make-cc1plus-killed-cut-EXCERPT.txt":
         "cut inside the kill line ('Killed signal te'), before the compiler's name",
+    "logs/F25/vllm-3180-pip-source-build-nvcc-job-bare-killed-max_jobs-EXCERPT.txt":
+        "a bare 'Killed' line after an nvcc job names no compiler; an anchor on it would fire on any killed process",
 }
 
 # Clean train logs that name an id, and why that id is true there (a warning-level truth, not the failure).
