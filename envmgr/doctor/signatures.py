@@ -440,6 +440,9 @@ SIGNATURES += (
          needle="died due to signal 9"),
     _sig("F25", "gcc-killed", r"fatal error: Killed signal terminated program (?P<tool>[\w+.-]+)",
          needle="Killed signal terminated", check=_in_cuda_build),
+    # gcc 6 and older word the same kill as an internal compiler error
+    _sig("F25", "gcc-ice-killed", r"internal compiler error: Killed \(program (?P<tool>[\w+.-]+)\)",
+         needle="internal compiler error: Killed", check=_in_cuda_build),
     _sig("F25", "msvc-out-of-heap", r"\b(?P<code>C1060|C1002)\b[^\n]*?out of heap space", needle="out of heap space",
          check=_in_cuda_build),
 )

@@ -45,8 +45,6 @@ TRAIN_MISSES = {
         "CMAKE_ARGS glued into the archiver's quoted command; an anchor for it would fire on any quoted command",
     "logs/F23/detectron2-3104-win10-docker-gtx1660-found-no-nvidia-driver-EXCERPT.txt":
         "cut before torch's message",
-    "logs/F25/arrayfire-2156-tx2-cuda8-nvcc-device-cc1plus-killed-make.txt":
-        "gcc 5's older wording 'internal compiler error: Killed (program cc1plus)', not the anchored one",
     "logs/F25/exchcxx-46-ci-ninja-failed-code-9-nvcc-builtin-cu-low-memory-EXCERPT.txt":
         "only ninja's 'FAILED: [code=9]' and the CI runner's low-memory warning; no compiler says it was killed",
     "logs/F25/fastllm-274-zh-cuda11.6-docker-make-cc1plus-killed-cut-EXCERPT.txt":
