@@ -187,12 +187,22 @@ FACTS: tuple[FactRx, ...] = (
     # torch in a container or on a host without the NVIDIA driver (F23), a CPU-only torch wheel (F19: the
     # CUDA wheel was wanted), nvcc refusing the host compiler's target (MinGW g++: F06)
     _fx("no_driver", r"Found no NVIDIA driver on your system", "Found no NVIDIA driver"),
-    _fx("cpu_wheel", r"Torch not compiled with CUDA enabled|libbitsandbytes_cpu\.(?:so|dll)",
-        ("not compiled with CUDA", "libbitsandbytes_cpu")),
+    # an installed package built without CUDA in its own words (torch, CTranslate2's "package"), bitsandbytes'
+    # CPU library, or a report (zh/ja) that the torch installed is the CPU version ("CPU版")
+    _fx("cpu_wheel", r"Torch not compiled with CUDA enabled|\bpackage (?:was )?not compiled with CUDA support|"
+                     r"libbitsandbytes_cpu\.(?:so|dll)|(?i:torch)[^\n]{0,40}?(?i:cpu) ?版",
+        ("not compiled with CUDA", "libbitsandbytes_cpu", "cpu版", "CPU版", "cpu 版", "CPU 版")),
     # a CPU torch wheel by its name: a +cpu local version, or a plain torch wheel for Windows (PyPI and its
     # mirrors carry only CPU builds of torch for win_amd64; CUDA ones are torch-X+cuNNN from PyTorch's index)
     _fx("cpu_wheel_file", r"\btorch-\d+(?:\.\d+)*(?:\+cpu|(?:%2B|\+)cpu)[\w.-]*\.whl|"
-                          r"\btorch-\d+(?:\.\d+)*-cp\d+-cp\d+m?-win_amd64\.whl", ("torch-",)),
+                          r"\btorch-\d+(?:\.\d+)*-cp\d+-cp\d+m?-win_amd64\.whl|"
+                          r"\btorch(?:[ \t]+|==)\d+(?:\.\d+)+\+cpu\b", ("torch-", "torch ", "torch==")),
+    # torch's collect_env: a torch built without CUDA ("CUDA used to build PyTorch: None") on a machine whose
+    # NVIDIA GPU it lists; its version tells a source build (+git, a0: F18) from a CPU wheel (F19)
+    _fx("torch_no_cuda", r"CUDA used to build PyTorch: (?:None|Could not collect)", "CUDA used to build PyTorch"),
+    _fx("torch_version", r"PyTorch version: (\S+)", "PyTorch version"),
+    _fx("gpu_listed", r"GPU models and configuration:[^\n]*?(?:NVIDIA|GeForce|Tesla|Quadro|RTX)",
+        "GPU models and configuration"),
     _fx("host_os", r"(?i:host compiler targets unsupported OS)", ("unsupported OS", "Unsupported OS")),
     _fx("header_missing", r"\b((?:cu|nv|npp)\w*\.h)[\"'>]?[:\s]+(?:fatal error:\s*)?"
                           r"(?:No such file or directory|file not found)|"
@@ -215,9 +225,14 @@ FACTS: tuple[FactRx, ...] = (
                     r"assigned to device CPU|no usable GPU found|CUDA will be disabled|"
                     r"offloading 0 (?:repeating )?layers to GPU|VRAM used:? 0(?:\.0+)? M(?:i)?B\b|"
                     r"no compatible GPUs were discovered|gpu[_-]layers option will be ignored|"
-                    r"\binference compute\b[^\n]*\blibrary=cpu\b",
+                    r"\binference compute\b[^\n]*\blibrary=cpu\b|"
+                    # ollama with only its CPU runner, or no GPU library it can load; onnxruntime without its
+                    # CUDA provider (the CPU package, or both packages in one environment)
+                    r"\brunners=\[cpu\]|compatible gpu libraries\\?\"? compatible=\[\]|"
+                    r"'?CUDAExecutionProvider'? (?:is )?not (?:in )?available",
         ("GPU offload", "offloaded 0/", "BLAS = 0", "device CPU", "usable GPU", "will be disabled", "offloading 0 ",
-         "VRAM used", "compatible GPUs", "layers option will be ignored", "library=cpu")),
+         "VRAM used", "compatible GPUs", "layers option will be ignored", "library=cpu", "runners=[cpu]",
+         "compatible=[]", "CUDAExecutionProvider")),
     # a run that asked for the GPU: layers to offload, a CUDA allocation, the container given the GPUs
     _fx("gpu_wanted", GPU_WANTED,
         ("offload", "Offload", "gpu_layers", "gpu-layers", "to GPU", "cuda_host_malloc", "-ngl", "--gpus")),
@@ -534,6 +549,7 @@ def _runtime_rules(fs: FactScanner, add) -> None:
     add("F19", "cpu-only-wheel", fs.first("cpu_wheel"))
     add("F19", "cpu-only-wheel-file", fs.first("cpu_wheel_file"))
     add("F19", "own-wheel-index-unused", _own_index_unused(fs))
+    _torch_build_rules(fs, add)
     add("F17", "driver-too-old", fs.first("driver_old"))
     add("F18", "cpu-only", fs.first("cpu_only"))
     asked = fs.first("cuda_asked_make")
@@ -589,6 +605,24 @@ def unfinished(last) -> Fact | None:
         elif found is not None and _OUTCOME.search(text):
             found = None
     return found
+
+
+# packages that pip should only ever install as wheels: building one from its sdist means no wheel fitted this
+# Python (a 32-bit or too new interpreter) or platform
+_WHEEL_ONLY = {"torch", "pytorch", "tensorflow", "tensorflow-gpu", "jaxlib"}
+
+
+def _torch_build_rules(fs: FactScanner, add) -> None:
+    """A torch without CUDA on a machine with an NVIDIA GPU (collect_env), and a wheel-only package built from
+    source."""
+    built = fs.first("torch_no_cuda")
+    if built and fs.first("gpu_listed"):
+        version = fs.first("torch_version")
+        source = version is not None and re.search(r"\+git|a0\b|\.dev", version.value) is not None
+        add("F18" if source else "F19", "torch-without-cuda-with-gpu", built,
+            torch=version.value if version else None)
+    sdist = next((f for f in fs.facts.get("sdist_build", ()) if _norm(f.value) in _WHEEL_ONLY), None)
+    add("F19", "wheel-only-package-built", sdist, package=sdist.value if sdist else None)
 
 
 def _norm(name: str) -> str:
