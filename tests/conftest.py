@@ -103,6 +103,15 @@ def corpus(name: str) -> str:
     return (CORPUS / name).read_bytes().decode("utf-8")
 
 
+@pytest.fixture
+def envmgr_dirs(tmp_path, monkeypatch) -> Path:
+    """envmgr's cache and config folders under tmp_path and no team index; returns the cache folder."""
+    monkeypatch.setenv("ENVMGR_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("ENVMGR_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.delenv("ENVMGR_WHEEL_INDEX", raising=False)
+    return tmp_path / "cache"
+
+
 def need(present: bool, why: str, *, required: bool = False) -> None:
     """Skip when what a test needs is missing; fail instead under CI, or always when `required`."""
     if present:

@@ -55,6 +55,11 @@ def analyze(i: Inputs) -> tuple[Step, ...]:
     return tuple(steps)
 
 
+def first_failure(steps: tuple[Step, ...]) -> Step | None:
+    """The step that stopped a verification, if one did."""
+    return next((s for s in steps if s.status == FAIL), None)
+
+
 def passed(steps: tuple[Step, ...]) -> bool:
     """The GPU did the work: nothing failed and the offload was counted."""
     return all(s.status != FAIL for s in steps) and any(s.name == "offload" and s.status == OK for s in steps)

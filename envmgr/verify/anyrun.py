@@ -17,7 +17,7 @@ from envmgr.doctor.elf import resolve_elf
 from envmgr.doctor.gpufit import fit
 from envmgr.errors import EnvmgrError, UsageError
 from envmgr.host.base import WINDOWS, Host
-from envmgr.verify.analyze import FAIL, Step
+from envmgr.verify.analyze import Step, first_failure
 from envmgr.verify.anyjudge import PROOF_WORDS, AnyInputs, judge
 from envmgr.verify.plain import PLAIN, plain_host
 from envmgr.verify.report import ChildRun, parse_run
@@ -44,7 +44,7 @@ class AnyVerdict:
 
     @property
     def failure(self) -> Step | None:
-        return next((s for s in self.steps if s.status == FAIL), None)
+        return first_failure(self.steps)
 
     @property
     def proof_text(self) -> str:

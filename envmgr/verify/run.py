@@ -22,7 +22,7 @@ from envmgr.doctor.elf import resolve_elf
 from envmgr.doctor.gpufit import fit
 from envmgr.errors import EnvmgrError, UsageError
 from envmgr.host.base import WINDOWS, Host, join
-from envmgr.verify.analyze import FAIL, Inputs, Step, analyze, passed
+from envmgr.verify.analyze import Inputs, Step, analyze, first_failure, passed
 from envmgr.verify.anyrun import read_libraries
 from envmgr.verify.gguf import TinyLlama, write_tiny_llama
 from envmgr.verify.plain import PLAIN, plain_host
@@ -53,7 +53,7 @@ class Verdict:
 
     @property
     def failure(self) -> Step | None:
-        return next((s for s in self.steps if s.status == FAIL), None)
+        return first_failure(self.steps)
 
     @property
     def proof(self) -> str:

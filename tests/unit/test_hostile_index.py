@@ -23,15 +23,9 @@ from envmgr.wheels import remote as wheelremote
 from envmgr.wheels import store as wheels
 from tests.unit.test_wheelindex import KEY, WHEEL, published, said
 
-pytestmark = pytest.mark.usefixtures("cache_dir")
+pytestmark = pytest.mark.usefixtures("envmgr_dirs")
 
 
-@pytest.fixture(autouse=True)
-def cache_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("ENVMGR_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("ENVMGR_CONFIG_DIR", str(tmp_path / "config"))
-    monkeypatch.delenv("ENVMGR_WHEEL_INDEX", raising=False)
-    return tmp_path / "cache"
 
 
 def files_under(root: Path) -> set[Path]:

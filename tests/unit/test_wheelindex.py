@@ -31,11 +31,8 @@ WHEEL = "fakecuda-1.2.3-py3-none-any.whl"
 
 
 @pytest.fixture(autouse=True)
-def cache_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("ENVMGR_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("ENVMGR_CONFIG_DIR", str(tmp_path / "config"))
-    monkeypatch.delenv("ENVMGR_WHEEL_INDEX", raising=False)
-    return tmp_path / "cache"
+def cache_dir(envmgr_dirs):
+    return envmgr_dirs
 
 
 def fake_wheel(folder: Path, *, cuda: bool = True, extra: str = "") -> Path:
