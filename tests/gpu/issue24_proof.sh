@@ -7,9 +7,11 @@
 #    workflow builds them, each with one architecture set: A `90-real` (0.3.36), B `80-virtual` (PTX
 #    only; the same source labelled 0.3.36.post1, because an official folder holds one wheel per version
 #    and tag: so B is the NEWER one and the pick must still prefer A's native code), C `75-real`.
-#    All three with -DGGML_CUDA_FA=OFF in CMAKE_ARGS, meant to skip the FlashAttention kernels to fit the
-#    device time. The 2026-11-25 run suggests it did not take (the wheels' system info still lists
-#    FA_QUANTS, each build took 255-291 s): kind of device code, not build time, is what this proves.
+#    All three with -DGGML_CUDA_FA=OFF in CMAKE_ARGS. It saves no build time: in llama.cpp 0.3.36's ggml
+#    it only defines GGML_CUDA_NO_FA, and every fattn template instance is still compiled (each build
+#    took 248-291 s). Kind of device code, not build time, is what this proves.
+# C alone needs two calls of 600 s: `I24_ONLY=c I24_BUILD_IF_BELOW=0` builds C (keep /tmp/i24/wheels-C),
+# then `I24_ONLY=c I24_WHEELS_FROM=<folder holding wheels-C>` on the same warm machine runs the rest.
 # 2. A loopback (127.0.0.1) copy of the official layout (tests/official_index.py): folder cu130 with A
 #    and B; a second server root whose cu130 holds B only; a third with C only.
 # 3. In fresh venvs, each with a fresh envmgr cache: `install --dry-run --json`, then `install`, then
@@ -65,18 +67,18 @@ build() {   # build NAME ARCHS SOURCE  (I24_WHEELS_FROM=DIR: take DIR/wheels-NAM
     CMAKE_ARGS="-DGGML_CUDA=on -DGGML_CUDA_FA=OFF -DCMAKE_CUDA_ARCHITECTURES=$2" CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) \
         step "build_$1" python3 -m pip wheel --no-deps "${FL[@]}" -w "$W/wheels-$1" "$3"
 }
-if [ "${I24_ONLY:-}" != c ]; then
-build A 90-real "$SDIST"
-build B 80-virtual "$W/src-post1"
-A=$(ls $W/wheels-A/*.whl); B=$(ls $W/wheels-B/*.whl)
-ls -la $W/wheels-*/ | tee -a "$OUT/machine.txt"
-
 # 2. the loopback servers, one per scenario
 serve() {   # serve NAME PORT WHEEL...: the official layout under $W/www-NAME, on 127.0.0.1:PORT
     local name=$1 port=$2; shift 2
     python3 "$ROOT/tests/official_index.py" "$W/www-$name" "http://127.0.0.1:$port" cu130 "$@" >/dev/null
     (cd "$W/www-$name" && exec python3 -m http.server --bind 127.0.0.1 "$port" >/dev/null 2>&1) &
 }
+if [ "${I24_ONLY:-}" != c ]; then
+build A 90-real "$SDIST"
+build B 80-virtual "$W/src-post1"
+A=$(ls $W/wheels-A/*.whl); B=$(ls $W/wheels-B/*.whl)
+ls -la $W/wheels-*/ | tee -a "$OUT/machine.txt"
+
 serve ab 8724 "$A" "$B"
 serve b 8725 "$B"
 sleep 1
