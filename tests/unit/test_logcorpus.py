@@ -57,6 +57,8 @@ TRAIN_MISSES = {
         "cut inside the kill line ('Killed signal te'), before the compiler's name",
     "logs/F25/vllm-3180-pip-source-build-nvcc-job-bare-killed-max_jobs-EXCERPT.txt":
         "a bare 'Killed' line after an nvcc job names no compiler; an anchor on it would fire on any killed process",
+    "logs/F25/homepoint-45-raspberry-pi-esp-idf-xtensa-cc1plus-killed-swap.txt":
+        "a cross compiler's driver (xtensa-esp32-elf-g++) reports the kill; the scan keeps it only as a near F25",
 }
 
 # Clean train logs that name an id, and why that id is true there (a warning-level truth, not the failure).
