@@ -301,6 +301,29 @@ FACTS: tuple[FactRx, ...] = (
     _fx("docker_no_gpus", r"\bdocker run\b(?![^\n]*(?:--gpus|--runtime[= ]nvidia|nvidia))[^\n]*", "docker run"),
     _fx("cuda_call", r"\b_check_driver\b|\b_lazy_init\b|_cuda_init\(|\.cuda\(\)", ("_check_driver", "_lazy_init",
                                                                                   "_cuda_init(", ".cuda()")),
+    # F25: a compiler killed (SIGKILL: the kernel's OOM killer, a container's memory limit) or out of memory, in the
+    # words of whoever saw it: nvcc naming its tool, gcc's driver (cut anywhere after "Killed"), collect2, the
+    # shell's report of a child killed by signal 9 (a line of its own, in glibc's words of each locale), the exit
+    # status a build tool shows for it (137 = 128 + 9; nvcc exits 9 when its tool was killed: make's "Error 9",
+    # ninja's "[code=9]"), the kernel's OOM-killer line, and compilers' own out-of-memory codes and messages
+    _fx("tool_killed", r"'([\w+.-]+)' died due to signal 9\b|(?:fatal error|internal compiler error): Killed\b"
+                       r"(?: signal terminated program ([\w+.-]+)| \(program ([\w+.-]+)\))?|"
+                       r"\b([\w+.-]+) terminated with signal 9\b",
+        ("signal 9", "error: Killed")),
+    _fx("job_killed", r"(?m:^[ \t]*(?:Killed|Getötet|已杀死|強制終了|Убито|Processus arrêté|Terminado \(killed\))[ \t]*$)|"
+                      r"(?m:line \d+: +\d+ Killed\b)|\*\*\* \[[^\n]*\] (?:Error (?:137|9)|Killed)\b|"
+                      r"\[code=(?:9|137)\]|(?i:exit (?:status|code)[:= ]+137\b)|"
+                      r"(?i:returned (?:a )?non-zero (?:exit status|code):? 137\b)|\bsignal: killed\b",
+        ("Killed", "Getötet", "已杀死", "強制終了", "Убито", "Processus arrêté", "Terminado (killed)", "Error 137",
+         "Error 9", "code=", "137", "signal: killed")),
+    _fx("compiler_oom", r"\b(?:C1060|C1002|C1076|C3859)\b|virtual memory exhausted|out of memory allocating|"
+                        r"(?:cc1plus|cc1|cicc|ptxas|nvcc|cudafe\+\+|ld)(?:\.exe)?: (?:fatal error: )?out of memory|"
+                        r"Out of memory: Kill(?:ed)? process \d+ \((?:cc1plus|cc1|cicc|ptxas|cudafe\+\+|nvcc|ld)\)|"
+                        r"LLVM ERROR: out of memory",
+        ("C1060", "C1002", "C1076", "C3859", "memory exhausted", "out of memory", "Out of memory")),
+    # a CUDA compile in the log: nvcc or one of its tools run, a .cu source, CMake's CUDA object
+    _fx("cuda_compile", r"\bnvcc\b|\.cu\b|\b(?:cicc|ptxas|cudafe\+\+)\b|Building CUDA object|-x cu\b",
+        ("nvcc", ".cu", "cicc", "ptxas", "cudafe", "CUDA object", "-x cu")),
     _fx("time_limit", r"(?i:exceeded the maximum (?:execution )?time|timed out after|time limit|has timed out|"
                       r"The operation was canceled\.)",
         ("ime limit", "TIME LIMIT", "maximum", "timed out", "was canceled")),
@@ -461,6 +484,7 @@ def decide(fs: FactScanner) -> list[Decision]:
     _toolkit_rules(fs, add)
     _runtime_rules(fs, add)
     _environment_rules(fs, add)
+    _memory_rules(fs, add)
     if not out:      # weak: only where the log names no cause at all
         add("F20", "build-still-running", unfinished(fs.last))
         add("F20", "heavy-build-unfinished", heavy_unfinished(fs.first("heavy_build"), fs.last))
@@ -660,3 +684,20 @@ def _environment_rules(fs: FactScanner, add) -> None:
     add("F10", "semicolon-split-list", fs.first("semicolon_cmd"))
     add("F11", "path-too-long", fs.first("path_long"))
     add("F20", "time-limit", fs.first("time_limit"))
+
+
+_NVCC_TOOLS = {"cicc", "cudafe", "cudafe++", "ptxas", "nvlink", "fatbinary", "nvcc"}
+
+
+def _memory_rules(fs: FactScanner, add) -> None:
+    """F25: a compiler killed or out of memory in a build that compiles CUDA (nvcc's own tools need no more; the
+    same words in a build without CUDA are outside the catalog)."""
+    killed = fs.first("tool_killed")
+    if killed and killed.value in _NVCC_TOOLS:
+        add("F25", "nvcc-tool-killed", killed, tool=killed.value)
+    if fs.first("cuda_compile") is None:
+        return
+    tool = killed.value if killed and re.fullmatch(r"[\w+.-]+", killed.value) else None
+    add("F25", "compiler-killed", killed, tool=tool)
+    add("F25", "compiler-out-of-memory", fs.first("compiler_oom"))
+    add("F25", "job-killed", fs.first("job_killed"))

@@ -51,12 +51,6 @@ TRAIN_MISSES = {
         "CMAKE_ARGS glued into the archiver's quoted command; an anchor for it would fire on any quoted command",
     "logs/F23/detectron2-3104-win10-docker-gtx1660-found-no-nvidia-driver-EXCERPT.txt":
         "cut before torch's message",
-    "logs/F25/exchcxx-46-ci-ninja-failed-code-9-nvcc-builtin-cu-low-memory-EXCERPT.txt":
-        "only ninja's 'FAILED: [code=9]' and the CI runner's low-memory warning; no compiler says it was killed",
-    "logs/F25/fastllm-274-zh-cuda11.6-docker-make-cc1plus-killed-cut-EXCERPT.txt":
-        "cut inside the kill line ('Killed signal te'), before the compiler's name",
-    "logs/F25/vllm-3180-pip-source-build-nvcc-job-bare-killed-max_jobs-EXCERPT.txt":
-        "a bare 'Killed' line after an nvcc job names no compiler; an anchor on it would fire on any killed process",
 }
 
 # Clean train logs that name an id, and why that id is true there (a warning-level truth, not the failure).

@@ -219,3 +219,24 @@ def test_a_cuda_wheel_no_index_holds_for_this_python_is_f19(tmp_path):
     assert named(text, tmp_path) == "F19"
     # a plain version pip cannot find is not about a CUDA wheel
     assert named(text.replace("+cu118", ""), tmp_path) is None
+
+
+def test_a_compiler_killed_in_a_cuda_build_is_f25_in_any_tool_words(tmp_path):
+    # sh's bare report of a child killed by SIGKILL in a ninja build of nvcc jobs (vllm #3180), in glibc's words
+    # for other locales too
+    vllm = train_text("logs/F25/vllm-3180-pip-source-build-nvcc-job-bare-killed-max_jobs-EXCERPT.txt")
+    assert named(vllm, tmp_path) == "F25"
+    assert named(vllm.replace("      Killed\n", "      已杀死\n"), tmp_path) == "F25"
+    # ninja's exit code of an nvcc whose tool was killed (ExchCXX #46), and make's word for a 137 exit
+    exch = train_text("logs/F25/exchcxx-46-ci-ninja-failed-code-9-nvcc-builtin-cu-low-memory-EXCERPT.txt")
+    assert named(exch, tmp_path) == "F25"
+    make = re.sub(r"FAILED: \[code=9\] (\S+)", r"make[2]: *** [\1] Error 137", exch)
+    assert "[code=9]" not in make and named(make, tmp_path) == "F25"
+    # gcc's kill line cut after "Killed" (fastllm #274), and gcc's own out-of-memory words in that build
+    fastllm = train_text("logs/F25/fastllm-274-zh-cuda11.6-docker-make-cc1plus-killed-cut-EXCERPT.txt")
+    assert named(fastllm, tmp_path) == "F25"
+    oom = fastllm.replace("c++: fatal error: Killed signal te", "virtual memory exhausted: Cannot allocate memory")
+    assert named(oom, tmp_path) == "F25"
+    # the same kill words in a build that compiles no CUDA are outside the catalog
+    assert named("[3/9] Building CXX object a.cpp.o\nKilled\nFAILED: [code=137] a.cpp.o\n", tmp_path) is None
+    assert named(train_text("logs/clean/darkflame-715-cc1-killed-signal-sqlite-make-EXCERPT.txt"), tmp_path) is None
