@@ -310,7 +310,8 @@ FACTS: tuple[FactRx, ...] = (
                        r"(?: signal terminated program ([\w+.-]+)| \(program ([\w+.-]+)\))?|"
                        r"\b([\w+.-]+) terminated with signal 9\b",
         ("signal 9", "error: Killed")),
-    _fx("job_killed", r"(?m:^[ \t]*(?:Killed|Getötet|已杀死|強制終了|Убито|Processus arrêté|Terminado \(killed\))[ \t]*$)|"
+    _fx("job_killed", r"(?m:^[ \t]*(?:Killed|Getötet|已杀死|強制終了|Убито|Processus arrêté|Terminado \(killed\))"
+                      r"[ \t]*$)|"
                       r"(?m:line \d+: +\d+ Killed\b)|\*\*\* \[[^\n]*\] (?:Error (?:137|9)|Killed)\b|"
                       r"\[code=(?:9|137)\]|(?i:exit (?:status|code)[:= ]+137\b)|"
                       r"(?i:returned (?:a )?non-zero (?:exit status|code):? 137\b)|\bsignal: killed\b",
