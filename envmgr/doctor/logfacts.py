@@ -262,6 +262,21 @@ FACTS: tuple[FactRx, ...] = (
     _fx("cmake_parse", r"Parse error in command line argument|(?i:unrecognized arguments?):|no such option: -C|"
                        r"Unknown argument -?D?\w*CUDA\w*", ("Parse error", "nrecognized argument", "no such option",
                                                              "Unknown argument")),
+    # a CMake -D setting run as a command or taken for a variable name (an unquoted or space-split CMAKE_ARGS value:
+    # `$env:CMAKE_ARGS = -DX=on`, `CMAKE_ARGS= -DX=on pip ...`, `export CMAKE_ARGS= -DX=on`), in the shells' words
+    _fx("flag_as_command", r"'(-D[A-Z]\w*(?:=[^'\n]*)?)'\s+(?:is not recognized|n'est pas reconnu|wird nicht als|"
+                           r"no se reconoce|non è riconosciuto|不是内部或外部命令)|"
+                           r"(?:^|\s)(-D[A-Z]\w*=\S*): (?:command )?not found|"
+                           r"`(-D[A-Z]\w*=[^'\n]*)': not a valid identifier",
+        ("'-D", "-D", "`-D")),
+    # llama.cpp made LLAMA_CUBLAS a FATAL_ERROR when it moved to GGML_CUDA (mid 2024); llama-cpp-python 0.2.80 and
+    # later vendor that CMake: the old flag given to one of them fails the configure (a version pair decides)
+    _fx("cublas_flag", r"(?:\b|(?<=-D))LLAMA_CUBLAS=(?:on|ON|1|true|TRUE)\b", "LLAMA_CUBLAS="),
+    _fx("llama_cpp_python", r"(?i:llama[_-]cpp[_-]python)(?:-|==)(\d+\.\d+\.\d+)\b",
+        ("llama_cpp_python", "llama-cpp-python", "Llama-cpp-python", "LLAMA_CPP_PYTHON")),
+    _fx("build_failed", r"did not run successfully|Failed to build|(?i:error: subprocess-exited-with-error)|"
+                        r"Configuring incomplete|CMake Error", ("did not run", "Failed to build", "rror: subprocess",
+                                                                "Configuring incomplete", "CMake Error")),
     _fx("semicolon_cmd", r"\b\d{2,3}(?:-real|-virtual)?: (?:command )?not found|'\d{2,3}' is not recognized|"
                          r"unrecognized arguments: \d{2,3}(?:-real|-virtual)?\b", ("not found", "not recognized",
                                                                                   "unrecognized arguments")),
@@ -683,6 +698,10 @@ def _environment_rules(fs: FactScanner, add) -> None:
         add("F10", "cmake-arguments", parse)
     add("F10", "cmake-args-shell-syntax", fs.first("shell_syntax"))
     add("F10", "semicolon-split-list", fs.first("semicolon_cmd"))
+    add("F10", "cmake-flag-run-as-command", fs.first("flag_as_command"))
+    flag, pkg = fs.first("cublas_flag"), fs.first("llama_cpp_python")
+    if flag and pkg and fs.first("build_failed") and tuple(map(int, pkg.value.split("."))) >= (0, 2, 80):
+        add("F09", "removed-flag-for-version", flag, llama_cpp_python=pkg.value)
     add("F11", "path-too-long", fs.first("path_long"))
     add("F20", "time-limit", fs.first("time_limit"))
 

@@ -259,8 +259,10 @@ SIGNATURES: tuple[Signature, ...] = (
          r"compiler identification is NVIDIA (?P<nvcc>\d+\.\d+)", check=_toolkit_differs,
          needle="Found CUDAToolkit", span=40),
     # F09: old flag names (the CMake message wraps "Use GGML_CUDA instead" onto its own line).
-    _sig("F09", "deprecated-flag", r"\b(?P<flag>(?:LLAMA|GGML|WHISPER)_\w+)\s+is\s+deprecated\b",
-         needle="deprecated"),
+    # ggml's CMake and Makefile say deprecated (a warning, or FATAL_ERROR for LLAMA_CUBLAS) or removed
+    _sig("F09", "deprecated-flag",
+         r"\b(?P<flag>(?:LLAMA|GGML|WHISPER)_\w+)\s+(?:is|has\s+been)\s+(?:deprecated|removed)\b",
+         needle=("deprecated", "removed")),
     _sig("F09", "unused-variables",
          words("Manually-specified variables were not used by the project:")
          + r"[ \t]*\n(?:[ \t]*\n)*(?P<names>(?:[ \t]+[A-Za-z_]\w*[ \t]*\n)+)", extract=_unused_vars,

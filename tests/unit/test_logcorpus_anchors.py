@@ -240,3 +240,26 @@ def test_a_compiler_killed_in_a_cuda_build_is_f25_in_any_tool_words(tmp_path):
     # the same kill words in a build that compiles no CUDA are outside the catalog
     assert named("[3/9] Building CXX object a.cpp.o\nKilled\nFAILED: [code=137] a.cpp.o\n", tmp_path) is None
     assert named(train_text("logs/clean/darkflame-715-cc1-killed-signal-sqlite-make-EXCERPT.txt"), tmp_path) is None
+
+
+def test_llama_cublas_given_to_a_llama_cpp_python_that_vendors_ggml_cuda_is_f09(tmp_path):
+    # the pip run is cut before CMake's FATAL_ERROR; the flag and the sdist's version decide (AutoDefense #4)
+    name = "logs/F09/autodefense-pip-llama-cpp-python-0.3.16-cmake_args-llama_cublas-cut.txt"
+    text = train_text(name)
+    assert named(text, tmp_path) == "F09"
+    # the same flag with a llama-cpp-python from before the rename was right then: nothing is named
+    assert named(text.replace("0.3.16", "0.2.26"), tmp_path) is None
+    # and the new flag name with the new version is no F09 either
+    assert named(text.replace("LLAMA_CUBLAS", "GGML_CUDA"), tmp_path) is None
+
+
+def test_a_cmake_setting_run_as_a_command_is_f10(tmp_path):
+    # llama-cpp-python #2068 in cmd's words, then the same mistake in PowerShell's and bash's: the value of
+    # CMAKE_ARGS given unquoted or after a space, so the shell runs the -D setting as a command
+    text = train_text("logs/F10/llama-cpp-python-2068-bash-env-prefix-in-cmd-not-recognized.txt")
+    assert named(text, tmp_path) == "F10"
+    ps = ("-DGGML_CUDA=on : The term '-DGGML_CUDA=on' is not recognized as the name of a cmdlet, function, "
+          "script file, or operable program.\n")
+    assert named(ps, tmp_path) == "F10"
+    assert named("bash: -DGGML_CUDA=ON: command not found\n", tmp_path) == "F10"
+    assert named("bash: export: `-DGGML_CUDA=on': not a valid identifier\n", tmp_path) == "F10"
