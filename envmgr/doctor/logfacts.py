@@ -18,7 +18,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from itertools import accumulate
 
-from envmgr.doctor.signatures import GPU_WANTED
+from envmgr.doctor.signatures import ARCH_GIVEN, GPU_WANTED
 from envmgr.knowledge import arch_span, cuda_at_least
 
 KEEP = 8          # values kept per fact kind (the first ones)
@@ -150,8 +150,7 @@ FACTS: tuple[FactRx, ...] = (
         ("_get_cuda_arch_flags", "arch_list[-1]", "etection failed")),
     # an architecture list the build was given (a CMake variable, torch's list): a failed detection's fallback
     # is then not what the build compiles for
-    _fx("arch_given", r"(?i:architectures? from CMake variable)|\b\w*CUDA_ARCHITECTURES=\"?\d|"
-                      r"TORCH_CUDA_ARCH_LIST=[\"']?\d",
+    _fx("arch_given", ARCH_GIVEN,
         ("from CMake variable", "from cmake variable", "_ARCHITECTURES=", "TORCH_CUDA_ARCH_LIST=")),
     _fx("host_compiler", r"(?i:unsupported (GNU|clang|Microsoft Visual Studio) version)|"
                          r"The version \('[\d.]+'\) of the host compiler \('(\w+)'\) is not supported|"

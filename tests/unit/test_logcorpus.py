@@ -23,8 +23,6 @@ from corpus_index import INDEX, entries, load_index, read_log, render, split_of,
 TRAIN_MISSES = {
     "logs/F07/wire-cell-toolkit-waf-empty-nvcc-filenotfounderror-shared.txt":
         "waf left the nvcc command empty; only 'No such file or directory: -shared' remains",
-    "logs/F12/nvidia-docker-797-scenereco-caffe-build-all-known-archs-no-kernel-image.txt":
-        "the log shows the symptom (no kernel image, F14); the header names the build's arch choice",
     "logs/F18/llama-cpp-python-300-blas-0-n_gpu_layers-10-EXCERPT.txt":
         "cut before the BLAS = 0 line",
     "logs/F18/llama-cpp-python-502-pip-reinstall-0.1.73-then-blas-0-EXCERPT.txt":

@@ -263,3 +263,16 @@ def test_a_cmake_setting_run_as_a_command_is_f10(tmp_path):
     assert named(ps, tmp_path) == "F10"
     assert named("bash: -DGGML_CUDA=ON: command not found\n", tmp_path) == "F10"
     assert named("bash: export: `-DGGML_CUDA=on': not a valid identifier\n", tmp_path) == "F10"
+
+
+def test_no_kernel_image_after_a_failed_arch_detection_is_f12(tmp_path):
+    # Caffe configured in `docker build` (no GPU visible) fell back to its list, then no kernel image at run time
+    # (nvidia-docker #797): the build's guess is the cause, the run's error its symptom
+    name = "logs/F12/nvidia-docker-797-scenereco-caffe-build-all-known-archs-no-kernel-image.txt"
+    text = train_text(name)
+    assert named(text, tmp_path) == "F12"
+    guessed = "-- Automatic GPU detection failed. Building for all known architectures.\n"
+    assert guessed in text and named(text.replace(guessed, ""), tmp_path) == "F14"
+    # the same fallback where the build was given its architectures names nothing (clean train log instant-ngp)
+    assert named(text.replace(guessed, guessed + "-- Obtained target architecture from CMake variable\n"),
+                 tmp_path) == "F14"
