@@ -279,6 +279,11 @@ FACTS: tuple[FactRx, ...] = (
     _fx("semicolon_cmd", r"\b\d{2,3}(?:-real|-virtual)?: (?:command )?not found|'\d{2,3}' is not recognized|"
                          r"unrecognized arguments: \d{2,3}(?:-real|-virtual)?\b", ("not found", "not recognized",
                                                                                   "unrecognized arguments")),
+    # a command whose program was an empty variable, so its first flag ran as the program (waf's, setuptools' or a
+    # Makefile's NVCC left empty): Python's ENOENT or the shell naming a flag (a -D setting is flag_as_command's)
+    _fx("flag_as_program", r"\[Errno 2\][^\n]*?: '(-(?!D[A-Z])[A-Za-z][\w-]*)'|"
+                           r"(?:^|\s)(-(?!D[A-Z])[A-Za-z][\w-]*): (?:command )?not found",
+        ("[Errno 2]", "not found")),
     # a DLL folder that is gone (os.add_dll_directory of CUDA_PATH\bin, VULKAN_SDK\Bin, a conda env's bin)
     _fx("bin_missing", r"\[WinError [23]\][^\n]*?'[^'\n]*?[\\/](?i:bin)[\\/]*'", "WinError"),
     _fx("path_long", r"(?i:path(?:, file name, or both)? (?:is |are )?too long)|less than 260 characters|"
@@ -564,6 +569,7 @@ def _toolkit_rules(fs: FactScanner, add) -> None:
         windows = fs.first("windows") is not None and not linux
         add("F07" if cmake or windows else "F22", "nvcc-missing", f)
     add("F07", "toolkit-missing", fs.first("toolkit_missing"))
+    add("F07", "cuda-compiler-empty", fs.first("flag_as_program") if fs.first("cuda_compile") else None)
     for f in fs.facts.get("header_missing", ()):
         add("F24", "component-header-missing", f, header=f.value)
     for f in fs.facts.get("component_missing", ()):

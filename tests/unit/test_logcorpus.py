@@ -21,8 +21,6 @@ from corpus_index import INDEX, entries, load_index, read_log, render, split_of,
 
 # Train logs the scan does not name correctly, and why (no anchor is written for one log's wording).
 TRAIN_MISSES = {
-    "logs/F07/wire-cell-toolkit-waf-empty-nvcc-filenotfounderror-shared.txt":
-        "waf left the nvcc command empty; only 'No such file or directory: -shared' remains",
     "logs/F18/llama-cpp-python-300-blas-0-n_gpu_layers-10-EXCERPT.txt":
         "cut before the BLAS = 0 line",
     "logs/F18/llama-cpp-python-502-pip-reinstall-0.1.73-then-blas-0-EXCERPT.txt":

@@ -276,3 +276,11 @@ def test_no_kernel_image_after_a_failed_arch_detection_is_f12(tmp_path):
     # the same fallback where the build was given its architectures names nothing (clean train log instant-ngp)
     assert named(text.replace(guessed, guessed + "-- Obtained target architecture from CMake variable\n"),
                  tmp_path) == "F14"
+
+
+def test_a_cuda_compile_whose_program_is_its_first_flag_is_f07(tmp_path):
+    # waf's CUDA tool left the nvcc command empty, so Python ran '-shared' (wire-cell-toolkit #275)
+    text = train_text("logs/F07/wire-cell-toolkit-waf-empty-nvcc-filenotfounderror-shared.txt")
+    assert named(text, tmp_path) == "F07"
+    # the same empty program in a command that compiles no CUDA is no failure of this catalog
+    assert named(text.replace(".cu", ".cpp"), tmp_path) is None
