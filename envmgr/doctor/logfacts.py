@@ -160,6 +160,14 @@ FACTS: tuple[FactRx, ...] = (
         ("upported",)),
     _fx("no_vs", r"(?i:could not find (?:any|specified) instance\s+of\s+visual studio)|Make command was:\s*\"?nmake\b",
         ("instance", "nmake")),
+    # other build tools finding no Visual C++ tools, in their own words: rustc's MSVC targets without link.exe,
+    # node-gyp's Visual Studio search, classic scikit-build's generator search, MSBuild's C++ targets missing
+    # (MSB4019 on Microsoft.Cpp.*.props: VCTargetsPath empty, no C++ workload), CMake failing to ask MSBuild for it
+    _fx("no_vc_tools", r"linker `link\.exe` not found|`link\.exe` was not found|"
+                       r"gyp ERR! find VS|could not find any Visual Studio installation|"
+                       r"could not get a working generator for your system|to get the value of VCTargetsPath|"
+                       r"MSB4019[^\n]*?Microsoft\.Cpp\.[\w.]*?(?:props|targets)",
+        ("link.exe", "find VS", "Visual Studio installation", "working generator", "VCTargetsPath", "MSB4019")),
     # setuptools/distutils finding no MSVC (any Python package with C code on Windows), in its own words
     _fx("msvc_required", r"Microsoft Visual C\+\+ 1\d\.\d(?: or greater)? is required", "Visual C++"),
     # CMake enabling C or C++ without a compiler; on Windows with CMake's `cl` named but not on PATH (no vcvars)
@@ -526,6 +534,10 @@ def _compiler_rules(fs: FactScanner, add) -> None:
     if c1189 and (fs.first("host_config") or "Visual Studio" in c1189.line):
         add("F04", "c1189-host-config", c1189)
     add("F03", "no-visual-studio", fs.first("no_vs"))
+    add("F03", "no-vc-tools", fs.first("no_vc_tools"))
+    # MSBuild's codes (every locale): the platform toolset or the Windows SDK the project asks for is not installed
+    add("F03", "msbuild-toolset-or-sdk-missing",
+        next((f for f in fs.facts.get("msb", ()) if f.value in ("MSB8020", "MSB8036")), None))
     add("F03", "setuptools-no-msvc", fs.first("msvc_required"))
     windows = fs.first("windows") is not None and fs.first("linux") is None
     nocc = fs.first("no_compiler")

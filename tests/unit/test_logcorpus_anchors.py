@@ -284,3 +284,43 @@ def test_a_cuda_compile_whose_program_is_its_first_flag_is_f07(tmp_path):
     assert named(text, tmp_path) == "F07"
     # the same empty program in a command that compiles no CUDA is no failure of this catalog
     assert named(text.replace(".cu", ".cpp"), tmp_path) is None
+
+
+# Excerpts of public issue threads that are not in the corpus (no train log shows these tools' words): the
+# F03 anchors of other build tools and of MSBuild's codes.
+# https://github.com/xmrig/xmrig-nvidia/issues/55 (CMake with -T v140 on VS 2017 without the v140 tools)
+XMRIG_NVIDIA_55 = r"""CMake Error at CMakeLists.txt:2 (project):
+  Failed to run MSBuild command:
+
+    C:/Program Files (x86)/Microsoft Visual Studio/2017/Community/MSBuild/15.0/Bin/MSBuild.exe
+
+  to get the value of VCTargetsPath:
+
+    Microsoft (R) Build Engine version 15.4.8.50001 for .NET Framework
+    Copyright (C) Microsoft Corporation. All rights reserved.
+
+    Build started 5-12-2017 10:34:38.
+    Project "C:\xmrig-nvidia-master\build\CMakeFiles\3.10.0\VCTargetsPath.vcxproj" on node 1 (default targets).
+""" + (r"    C:\Program Files (x86)\Microsoft Visual Studio\2017\Community\Common7\IDE\VC\VCTargets"
+       r"\Microsoft.Cpp.Platform.targets(57,5): error MSB8020: The build tools for v140 (Platform Toolset = 'v140')"
+       r" cannot be found. To build using the v140 build tools, please install v140 build tools." "\n")
+# https://github.com/rust-lang/rust/issues/114700 (cargo on Windows, no Visual C++ tools found)
+RUST_114700 = """   Compiling untitled v0.1.0 (C:\\Users\\lennard\\CLionProjects\\untitled)
+error: linker `link.exe` not found
+  |
+  = note: program not found
+
+note: the msvc targets depend on the msvc linker but `link.exe` was not found
+"""
+
+
+def test_other_tools_finding_no_visual_cpp_tools_is_f03(tmp_path):
+    assert named(XMRIG_NVIDIA_55, tmp_path) == "F03"
+    # MSBuild's code alone, in a localised console (the code is the same in every language)
+    code_only = XMRIG_NVIDIA_55.replace("to get the value of VCTargetsPath:", "").replace(
+        "The build tools for v140 (Platform Toolset = 'v140') cannot be found.",
+        "Die Buildtools für v140 (Plattformtoolset = \"v140\") wurden nicht gefunden.")
+    assert "VCTargetsPath:" not in code_only and named(code_only, tmp_path) == "F03"
+    assert named(RUST_114700, tmp_path) == "F03"
+    # linking that ran and failed is another matter (Ribasim #2608's "linking with `link.exe` failed")
+    assert named("error: linking with `link.exe` failed: exit code: 1\n", tmp_path) is None
