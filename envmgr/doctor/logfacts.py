@@ -34,8 +34,8 @@ class FactRx:
 
 
 # Kinds whose rules read more than the first value (a list of codes, versions, archs or names).
-_MANY = {"msb", "winerr", "cuda_dll", "cuda_so", "lib_missing", "component_missing", "nvcc_fatal", "nvcc_missing",
-         "cmake_error", "toolkit_dir", "nvcc_cuda", "arch", "host_compiler", "lnk", "header_missing",
+_MANY = {"msb", "winerr", "cuda_dll", "cuda_so", "lib_missing", "lib_missing_msvc", "component_missing", "nvcc_fatal",
+         "nvcc_missing", "cmake_error", "toolkit_dir", "nvcc_cuda", "arch", "host_compiler", "lnk", "header_missing",
          "wheel_index", "sdist_build"}
 
 
@@ -109,6 +109,9 @@ FACTS: tuple[FactRx, ...] = (
     _fx("cuda_so", r"\b(lib(?:cuda|cudart|cublasLt|cublas|cudnn\w*|nvrtc|nvidia-ml|ggml-cuda|cufft|curand|cusparse)"
                    r"\.so(?:\.\d+)*)\b[^\n]*?(cannot open shared object|No such file|not found|cannot find)?",
         ".so"),
+    # MSVC's linker: LNK1181 (cannot open input file, any language) on a toolkit library
+    _fx("lib_missing_msvc", r"\bLNK1181\b[^\n]*?\b(cublasLt|cublas|curand|cusparse|cusolver|cufft|nvrtc|cudart_static|"
+                            r"cudadevrt|nvJitLink|nvToolsExt\w*)\.lib\b", "LNK1181"),
     # the linker's own line (`/usr/bin/ld: <cannot find, any language> -lcublas`), not a command line
     _fx("lib_missing", r"(?:^|[\s/])(?:ld|ld\.\w+|collect2)\s*:[^\n]*?"
                        r"-l(cublasLt|cublas|curand|cusparse|cusolver|cufft|"
@@ -125,8 +128,13 @@ FACTS: tuple[FactRx, ...] = (
     _fx("nvcc_fatal", r"nvcc fatal\s*:\s*([^\n]{0,160})", "nvcc fatal"),
     _fx("nvcc_missing",
         r"which: no nvcc in|nvcc(?:\.exe)?'? (?:was |is )?not found|nvcc: (?:[Cc]ommand )?not found|"
-        r"'nvcc' is not recognized|"
-        r"nvcc[:：] (?:Befehl nicht gefunden|コマンドが見つかりません|未找到命令|команда не найдена)|"
+        # cmd's and PowerShell's "not recognized", and bash's "command not found", as each locale words them
+        r"'nvcc(?:\.exe)?' (?:is not recognized|n'est pas reconnu|wird nicht als|no se reconoce|non è riconosciuto|"
+        r"não é reconhecido|不是内部或外部命令)|"
+        r"nvcc ?[:：] (?:Befehl nicht gefunden|コマンドが見つかりません|未找到命令|команда не найдена|"
+        r"commande introuvable|orden no encontrada|comando não encontrado|comando non trovato|명령을 찾을 수 없습니다)|"
+        # distutils/setuptools on Python 3.10 and later: the compiler it spawns is not there
+        r"command '(?P<spawn>[^'\n]*nvcc)' failed: No such file|"
         r"(?i:(?:could not|can't|failed to|unable to|cannot) find (?:compiler )?[`'\"]?nvcc)|"
         r"unable to execute '(?P<exec>[^'\n]*nvcc)': No such file|\bcicc: not found|"
         r"No such file or directory: '(?P<path>[^'\n]*nvcc)'|CUDA_NVCC_EXECUTABLE[^\n]*NOTFOUND|"
@@ -214,8 +222,10 @@ FACTS: tuple[FactRx, ...] = (
     _fx("header_missing", r"\b((?:cu|nv|npp)\w*\.h)[\"'>]?[:\s]+(?:fatal error:\s*)?"
                           r"(?:No such file or directory|file not found)|"
                           r"Cannot open include file:\s*'((?:cu|nv|npp)\w*\.h)'|"
+                          # MSVC's C1083 in any language: the code, then the header in that locale's quotes
+                          r"\bC1083\b[^\n]*?[\"'“„«「]((?:cu|nv|npp)\w*\.h)[\"'”“»」]|"
                           r"\b(libdevice)\b[^\n]*(?i:not found|No such file|missing)|error in open: [^\n]*(libdevice)",
-        ("No such file", "not found", "Cannot open include", "libdevice")),
+        ("No such file", "not found", "Cannot open include", "libdevice", "C1083")),
     # a DLL that exists but whose dependencies do not load (CPython, torch, .NET word it so), or a loader
     # that names the DLL it could not load without a reason (Lua)
     _fx("dll_dep", r"or one of its dependencies|(?i:cannot|can't|could not) load '[^'\n]*\.dll'",
@@ -584,6 +594,8 @@ def _toolkit_rules(fs: FactScanner, add) -> None:
     add("F07", "cuda-compiler-empty", fs.first("flag_as_program") if fs.first("cuda_compile") else None)
     for f in fs.facts.get("header_missing", ()):
         add("F24", "component-header-missing", f, header=f.value)
+    for f in fs.facts.get("lib_missing_msvc", ()):
+        add("F24", "msvc-linker-lib-missing", f, component=f.value)
     for f in fs.facts.get("component_missing", ()):
         add("F24", "component-not-found", f, component=f.value)
     for f in fs.facts.get("lib_missing", ()):

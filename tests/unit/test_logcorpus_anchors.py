@@ -324,3 +324,20 @@ def test_other_tools_finding_no_visual_cpp_tools_is_f03(tmp_path):
     assert named(RUST_114700, tmp_path) == "F03"
     # linking that ran and failed is another matter (Ribasim #2608's "linking with `link.exe` failed")
     assert named("error: linking with `link.exe` failed: exit code: 1\n", tmp_path) is None
+
+
+def test_a_missing_nvcc_or_toolkit_component_in_other_locales(tmp_path):
+    # bash's "command not found" for nvcc in Chinese (faster-rcnn make.sh), then as French and Spanish bash word it
+    text = train_text("logs/F22/faster-rcnn-pytorch-make.sh-nvcc-not-found-zh-shell.txt")
+    assert "nvcc: 未找到命令" in text and named(text, tmp_path) == "F22"
+    for words in ("nvcc : commande introuvable", "nvcc: orden no encontrada", "nvcc: comando não encontrado"):
+        assert named(text.replace("nvcc: 未找到命令", words), tmp_path) == "F22"
+    # MSVC's C1083 as a localised console printed it (instant-ngp #985, “...” quotes), on a cuBLAS header: F24
+    ngp = train_text("logs/F03/instant-ngp-985-vs2019-no-windows-sdk-corecrt-h-compileridcuda-zh.txt")
+    line = next(line for line in ngp.splitlines() if "C1083" in line)
+    cublas = line.replace("crtdefs.h", "example.cu").replace("“corecrt.h”", "“cublas_v2.h”")
+    assert named(cublas + "\n", tmp_path) == "F24"
+    # the linker's LNK1181 in another language's quotes, on a toolkit library (hand-made: no train log shows
+    # LNK1181; the code and the file name are what the anchor reads, whatever the words around them)
+    lnk = 'LINK : fatal error LNK1181: Eingabedatei "cublas.lib" kann nicht geöffnet werden.\n'
+    assert named(lnk, tmp_path) == "F24"
