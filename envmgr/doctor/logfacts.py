@@ -506,7 +506,8 @@ class Decision:
     details: dict
 
 
-_LOADER = {"126", "127", "193", "8007007E", "8007007e", "8007007F", "8007007f", "800700C1", "800700c1"}
+# module not found, procedure not found, not a valid Win32 image, a DLL's initialisation routine failed
+_LOADER = {"126", "127", "193", "1114", "8007007E", "8007007e", "8007007F", "8007007f", "800700C1", "800700c1"}
 
 
 def decide(fs: FactScanner) -> list[Decision]:
@@ -653,7 +654,10 @@ def _runtime_rules(fs: FactScanner, add) -> None:
 
 _MISSING = re.compile(r"(?i:not found|cannot be (?:found|loaded)|could not be (?:found|loaded)|"
                       r"(?:couldn't|could not|cannot|can't|unable to|failed to) (?:find|load|open|locate)|"
-                      r"is missing|was not found|no such file)")
+                      r"is missing|was not found|no such file|"
+                      # Windows' loader dialog and tools in other languages (the DLL's name is on the line)
+                      r"nicht gefunden|introuvable|no se encontr|non è stato trovato|não foi encontrad|"
+                      r"找不到|見つかりません|찾을 수 없|не найден)")
 
 # pip at work on a wheel: its spinner, "started" or "still running" (a build's own progress lines are no
 # evidence: a clean train log is a build's progress, pasted while it went well)

@@ -182,7 +182,7 @@ SIGNATURES: tuple[Signature, ...] = (
     # Localised MSBuild quotes the path its own way (zh “…”, de „…“, fr « … », ja 「…」); a project whose
     # CUDA version property is empty imports "CUDA .props" (brian2genn #127).
     _sig("F01", "cuda-props-not-found",
-         r"(?:MSB4019|imported\s+project)[^\"“”„«»「」\n]*[\"“„«「]\s?(?P<path>[^\"“”„«»「」\n]*?"
+         r"(?:MSB4019|MSB4226|imported\s+project)[^\"“”„«»「」\n]*[\"“„«「]\s?(?P<path>[^\"“”„«»「」\n]*?"
          r"(?:[\\/](?P<vc>v1[4-9]0))?[\\/]+BuildCustomizations[\\/]+CUDA (?P<cuda>\d+\.\d+)?\.(?:props|targets))"
          r"\s?[\"”“»」]", needle="BuildCustomizations"),
     # F02: one CUDA's MSBuild targets drive another CUDA's nvcc (unsloth #4518).

@@ -341,3 +341,21 @@ def test_a_missing_nvcc_or_toolkit_component_in_other_locales(tmp_path):
     # LNK1181; the code and the file name are what the anchor reads, whatever the words around them)
     lnk = 'LINK : fatal error LNK1181: Eingabedatei "cublas.lib" kann nicht geöffnet werden.\n'
     assert named(lnk, tmp_path) == "F24"
+
+
+def test_msbuild_and_loader_codes_in_any_language(tmp_path):
+    # MSBuild 16+ reports a missing import with fallback search paths as MSB4226 (the code every locale prints);
+    # the Chinese error list of a train log, with that code
+    zh = train_text("vs2017-error-list-msb4019-cuda10.0-props-not-found-chinese-EXCERPT.txt")
+    assert named(zh, tmp_path) == "F01"
+    assert named(zh.replace("MSB4019", "MSB4226"), tmp_path) == "F01"
+    # torch's loader line (ai-toolkit), its WinError 1114 (a DLL's initialisation routine failed) with the tail cut
+    text = train_text("logs/F15/ai-toolkit-flux-torch-2.4.0-cu121-fbgemm.dll-EXCERPT.txt")
+    line = next(line for line in text.splitlines() if "WinError 126" in line)
+    cut = line.replace("[WinError 126] The specified module could not be found.",
+                       "[WinError 1114] A dynamic link library (DLL) initialization routine failed.")
+    cut = cut.split(" or one of its dependencies")[0]
+    assert named(cut + "\n", tmp_path) == "F15"
+    # Windows' loader dialog in German, naming a CUDA DLL (hand-made: no train log holds the dialog's text)
+    dialog = ("Die Ausführung des Codes kann nicht fortgesetzt werden, da cublas64_12.dll nicht gefunden wurde.\n")
+    assert named(dialog, tmp_path) == "F15"
