@@ -286,6 +286,14 @@ FACTS: tuple[FactRx, ...] = (
                            r"(?:^|\s)(-D[A-Z]\w*=\S*): (?:command )?not found|"
                            r"`(-D[A-Z]\w*=[^'\n]*)': not a valid identifier",
         ("'-D", "-D", "`-D")),
+    # a Windows path whose backslashes a POSIX split (shlex, as scikit-build-core splits CMAKE_ARGS; bash) ate: the
+    # drive runs into the folder name (C:Program FilesNVIDIA...); or CMake taking for its source folder a setting
+    # (-D NAME=value split from its -D: pvpgn-server #125) or the tail of a path split at its space
+    # (...\GPU Computing Toolkit\CUDA\v8.0 unquoted: caffe #5876)
+    _fx("args_mangled", r"(?<![\w\\/])[A-Za-z]:(?:Program Files(?: \(x86\))?|ProgramData|Users)[A-Za-z]|"
+                        r"The source directory \"[^\"\n]*?(?:[\\/](?:-D)?[A-Z][A-Z0-9_]*=|"
+                        r"[\\/]Toolkit[\\/]CUDA[\\/]v\d|[\\/]Files(?: \(x86\))?[\\/])",
+        (":Program", ":Users", "source directory")),
     # llama.cpp made LLAMA_CUBLAS a FATAL_ERROR when it moved to GGML_CUDA (mid 2024); llama-cpp-python 0.2.80 and
     # later vendor that CMake: the old flag given to one of them fails the configure (a version pair decides)
     _fx("cublas_flag", r"(?:\b|(?<=-D))LLAMA_CUBLAS=(?:on|ON|1|true|TRUE)\b", "LLAMA_CUBLAS="),
@@ -732,6 +740,7 @@ def _environment_rules(fs: FactScanner, add) -> None:
     add("F10", "cmake-args-shell-syntax", fs.first("shell_syntax"))
     add("F10", "semicolon-split-list", fs.first("semicolon_cmd"))
     add("F10", "cmake-flag-run-as-command", fs.first("flag_as_command"))
+    add("F10", "arguments-mangled", fs.first("args_mangled"))
     flag, pkg = fs.first("cublas_flag"), fs.first("llama_cpp_python")
     if flag and pkg and fs.first("build_failed") and tuple(map(int, pkg.value.split("."))) >= (0, 2, 80):
         add("F09", "removed-flag-for-version", flag, llama_cpp_python=pkg.value)

@@ -359,3 +359,21 @@ def test_msbuild_and_loader_codes_in_any_language(tmp_path):
     # Windows' loader dialog in German, naming a CUDA DLL (hand-made: no train log holds the dialog's text)
     dialog = ("Die Ausführung des Codes kann nicht fortgesetzt werden, da cublas64_12.dll nicht gefunden wurde.\n")
     assert named(dialog, tmp_path) == "F15"
+
+
+def test_cmake_arguments_split_or_mangled_by_a_shell_are_f10(tmp_path):
+    # https://github.com/pvpgn/pvpgn-server/issues/125: `-D WITH_MYSQL=true` (a space after -D) on an old CMake
+    pvpgn = ('/pvpgn-master# cmake -D CMAKE_INSTALL_PREFIX=/var/www/pvpgn -D WITH_MYSQL=true\n'
+             'CMake Error: The source directory "/var/www/pvpgn-master/WITH_MYSQL=true" does not exist.\n'
+             'Specify --help for usage, or press the help button on the CMake GUI.\n')
+    assert named(pvpgn, tmp_path) == "F10"
+    # https://github.com/BVLC/caffe/issues/5876: an unquoted -DCUDNN_ROOT=C:\Program Files\NVIDIA GPU Computing
+    # Toolkit\CUDA\v8.0 split at its spaces (the issue's title)
+    caffe = 'CMake Error: The source directory "[cafffe_dir]/caffe/build/Toolkit/CUDA/v8.0" does not exist.\n'
+    assert named(caffe, tmp_path) == "F10"
+    # a source folder that is simply not there is no argument problem (CMake's words in many threads)
+    assert named('CMake Error: The source directory "/root/build" does not exist.\n', tmp_path) is None
+    # a backslash path after a POSIX split (hand-made: no train log shows one; shlex drops unquoted backslashes)
+    eaten = ("CMake Error at CMakeLists.txt:4 (find_package):\n"
+             "  Could not find CUDAToolkit in C:Program FilesNVIDIA GPU Computing ToolkitCUDAv12.4\n")
+    assert named(eaten, tmp_path) == "F10"
