@@ -367,8 +367,10 @@ FACTS: tuple[FactRx, ...] = (
                         r"Out of memory: Kill(?:ed)? process \d+ \((?:cc1plus|cc1|cicc|ptxas|cudafe\+\+|nvcc|ld)\)|"
                         r"LLVM ERROR: out of memory",
         ("C1060", "C1002", "C1076", "C3859", "memory exhausted", "out of memory", "Out of memory")),
-    # a CUDA compile in the log: nvcc or one of its tools run, a .cu source, CMake's CUDA object
-    _fx("cuda_compile", r"\bnvcc\b|\.cu\b|\b(?:cicc|ptxas|cudafe\+\+)\b|Building CUDA object|-x cu\b",
+    # a CUDA compile in the log: nvcc or one of its tools run, a .cu source compiled (-c x.cu) or its object, CMake's
+    # CUDA object (a .cu path alone is no compile: a kernel's assertion at run time names its .cu file)
+    _fx("cuda_compile", r"\bnvcc\b|\.cu(?:\.\d+)?\.o(?:bj)?\b|-c [^\s'\"]+\.cu\b|\b(?:cicc|ptxas|cudafe\+\+)\b|"
+                        r"Building CUDA object|-x cu\b",
         ("nvcc", ".cu", "cicc", "ptxas", "cudafe", "CUDA object", "-x cu")),
     _fx("time_limit", r"(?i:exceeded the maximum (?:execution )?time|timed out after|time limit|has timed out|"
                       r"The operation was canceled\.)",

@@ -377,3 +377,14 @@ def test_cmake_arguments_split_or_mangled_by_a_shell_are_f10(tmp_path):
     eaten = ("CMake Error at CMakeLists.txt:4 (find_package):\n"
              "  Could not find CUDAToolkit in C:Program FilesNVIDIA GPU Computing ToolkitCUDAv12.4\n")
     assert named(eaten, tmp_path) == "F10"
+
+
+def test_a_process_killed_at_run_time_is_no_compiler_killed(tmp_path):
+    # a run whose CUDA error names the kernel's .cu file (llama.cpp's ggml-cuda), then the shell's "Killed": a .cu
+    # path at run time is no compile, so no F25 (the run's own error still names its cause)
+    text = train_text("llama.cpp-cuda-error-209-no-kernel-image-ggml-cuda-EXCERPT.txt")
+    assert named(text, tmp_path) == "F14"
+    cu = next(line for line in text.splitlines() if re.search(r"\.cu:\d", line))
+    # the same line with the runtime's out-of-memory error (cudaErrorMemoryAllocation, 2), then the kill
+    oom = re.sub(r"CUDA error \d+ (at \S+\.cu:\d+): .*", r"CUDA error 2 \1: out of memory", cu)
+    assert oom != cu and named(oom + "\nKilled\n", tmp_path) is None
