@@ -18,7 +18,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from itertools import accumulate
 
-from envmgr.doctor.signatures import GPU_WANTED
+from envmgr.doctor.signatures import ARCH_GIVEN, GPU_WANTED
 from envmgr.knowledge import arch_span, cuda_at_least
 
 KEEP = 8          # values kept per fact kind (the first ones)
@@ -34,8 +34,8 @@ class FactRx:
 
 
 # Kinds whose rules read more than the first value (a list of codes, versions, archs or names).
-_MANY = {"msb", "winerr", "cuda_dll", "cuda_so", "lib_missing", "component_missing", "nvcc_fatal", "nvcc_missing",
-         "cmake_error", "toolkit_dir", "nvcc_cuda", "arch", "host_compiler", "lnk", "header_missing",
+_MANY = {"msb", "winerr", "cuda_dll", "cuda_so", "lib_missing", "lib_missing_msvc", "component_missing", "nvcc_fatal",
+         "nvcc_missing", "cmake_error", "toolkit_dir", "nvcc_cuda", "arch", "host_compiler", "lnk", "header_missing",
          "wheel_index", "sdist_build"}
 
 
@@ -109,6 +109,9 @@ FACTS: tuple[FactRx, ...] = (
     _fx("cuda_so", r"\b(lib(?:cuda|cudart|cublasLt|cublas|cudnn\w*|nvrtc|nvidia-ml|ggml-cuda|cufft|curand|cusparse)"
                    r"\.so(?:\.\d+)*)\b[^\n]*?(cannot open shared object|No such file|not found|cannot find)?",
         ".so"),
+    # MSVC's linker: LNK1181 (cannot open input file, any language) on a toolkit library
+    _fx("lib_missing_msvc", r"\bLNK1181\b[^\n]*?\b(cublasLt|cublas|curand|cusparse|cusolver|cufft|nvrtc|cudart_static|"
+                            r"cudadevrt|nvJitLink|nvToolsExt\w*)\.lib\b", "LNK1181"),
     # the linker's own line (`/usr/bin/ld: <cannot find, any language> -lcublas`), not a command line
     _fx("lib_missing", r"(?:^|[\s/])(?:ld|ld\.\w+|collect2)\s*:[^\n]*?"
                        r"-l(cublasLt|cublas|curand|cusparse|cusolver|cufft|"
@@ -125,8 +128,13 @@ FACTS: tuple[FactRx, ...] = (
     _fx("nvcc_fatal", r"nvcc fatal\s*:\s*([^\n]{0,160})", "nvcc fatal"),
     _fx("nvcc_missing",
         r"which: no nvcc in|nvcc(?:\.exe)?'? (?:was |is )?not found|nvcc: (?:[Cc]ommand )?not found|"
-        r"'nvcc' is not recognized|"
-        r"nvcc[:：] (?:Befehl nicht gefunden|コマンドが見つかりません|未找到命令|команда не найдена)|"
+        # cmd's and PowerShell's "not recognized", and bash's "command not found", as each locale words them
+        r"'nvcc(?:\.exe)?' (?:is not recognized|n'est pas reconnu|wird nicht als|no se reconoce|non è riconosciuto|"
+        r"não é reconhecido|不是内部或外部命令)|"
+        r"nvcc ?[:：] (?:Befehl nicht gefunden|コマンドが見つかりません|未找到命令|команда не найдена|"
+        r"commande introuvable|orden no encontrada|comando não encontrado|comando non trovato|명령을 찾을 수 없습니다)|"
+        # distutils/setuptools on Python 3.10 and later: the compiler it spawns is not there
+        r"command '(?P<spawn>[^'\n]*nvcc)' failed: No such file|"
         r"(?i:(?:could not|can't|failed to|unable to|cannot) find (?:compiler )?[`'\"]?nvcc)|"
         r"unable to execute '(?P<exec>[^'\n]*nvcc)': No such file|\bcicc: not found|"
         r"No such file or directory: '(?P<path>[^'\n]*nvcc)'|CUDA_NVCC_EXECUTABLE[^\n]*NOTFOUND|"
@@ -150,8 +158,7 @@ FACTS: tuple[FactRx, ...] = (
         ("_get_cuda_arch_flags", "arch_list[-1]", "etection failed")),
     # an architecture list the build was given (a CMake variable, torch's list): a failed detection's fallback
     # is then not what the build compiles for
-    _fx("arch_given", r"(?i:architectures? from CMake variable)|\b\w*CUDA_ARCHITECTURES=\"?\d|"
-                      r"TORCH_CUDA_ARCH_LIST=[\"']?\d",
+    _fx("arch_given", ARCH_GIVEN,
         ("from CMake variable", "from cmake variable", "_ARCHITECTURES=", "TORCH_CUDA_ARCH_LIST=")),
     _fx("host_compiler", r"(?i:unsupported (GNU|clang|Microsoft Visual Studio) version)|"
                          r"The version \('[\d.]+'\) of the host compiler \('(\w+)'\) is not supported|"
@@ -161,6 +168,14 @@ FACTS: tuple[FactRx, ...] = (
         ("upported",)),
     _fx("no_vs", r"(?i:could not find (?:any|specified) instance\s+of\s+visual studio)|Make command was:\s*\"?nmake\b",
         ("instance", "nmake")),
+    # other build tools finding no Visual C++ tools, in their own words: rustc's MSVC targets without link.exe,
+    # node-gyp's Visual Studio search, classic scikit-build's generator search, MSBuild's C++ targets missing
+    # (MSB4019 on Microsoft.Cpp.*.props: VCTargetsPath empty, no C++ workload), CMake failing to ask MSBuild for it
+    _fx("no_vc_tools", r"linker `link\.exe` not found|`link\.exe` was not found|"
+                       r"gyp ERR! find VS|could not find any Visual Studio installation|"
+                       r"could not get a working generator for your system|to get the value of VCTargetsPath|"
+                       r"MSB4019[^\n]*?Microsoft\.Cpp\.[\w.]*?(?:props|targets)",
+        ("link.exe", "find VS", "Visual Studio installation", "working generator", "VCTargetsPath", "MSB4019")),
     # setuptools/distutils finding no MSVC (any Python package with C code on Windows), in its own words
     _fx("msvc_required", r"Microsoft Visual C\+\+ 1\d\.\d(?: or greater)? is required", "Visual C++"),
     # CMake enabling C or C++ without a compiler; on Windows with CMake's `cl` named but not on PATH (no vcvars)
@@ -207,8 +222,10 @@ FACTS: tuple[FactRx, ...] = (
     _fx("header_missing", r"\b((?:cu|nv|npp)\w*\.h)[\"'>]?[:\s]+(?:fatal error:\s*)?"
                           r"(?:No such file or directory|file not found)|"
                           r"Cannot open include file:\s*'((?:cu|nv|npp)\w*\.h)'|"
+                          # MSVC's C1083 in any language: the code, then the header in that locale's quotes
+                          r"\bC1083\b[^\n]*?[\"'“„«「]((?:cu|nv|npp)\w*\.h)[\"'”“»」]|"
                           r"\b(libdevice)\b[^\n]*(?i:not found|No such file|missing)|error in open: [^\n]*(libdevice)",
-        ("No such file", "not found", "Cannot open include", "libdevice")),
+        ("No such file", "not found", "Cannot open include", "libdevice", "C1083")),
     # a DLL that exists but whose dependencies do not load (CPython, torch, .NET word it so), or a loader
     # that names the DLL it could not load without a reason (Lua)
     _fx("dll_dep", r"or one of its dependencies|(?i:cannot|can't|could not) load '[^'\n]*\.dll'",
@@ -262,9 +279,37 @@ FACTS: tuple[FactRx, ...] = (
     _fx("cmake_parse", r"Parse error in command line argument|(?i:unrecognized arguments?):|no such option: -C|"
                        r"Unknown argument -?D?\w*CUDA\w*", ("Parse error", "nrecognized argument", "no such option",
                                                              "Unknown argument")),
+    # a CMake -D setting run as a command or taken for a variable name (an unquoted or space-split CMAKE_ARGS value:
+    # `$env:CMAKE_ARGS = -DX=on`, `CMAKE_ARGS= -DX=on pip ...`, `export CMAKE_ARGS= -DX=on`), in the shells' words
+    _fx("flag_as_command", r"'(-D[A-Z]\w*(?:=[^'\n]*)?)'\s+(?:is not recognized|n'est pas reconnu|wird nicht als|"
+                           r"no se reconoce|non è riconosciuto|不是内部或外部命令)|"
+                           r"(?:^|\s)(-D[A-Z]\w*=\S*): (?:command )?not found|"
+                           r"`(-D[A-Z]\w*=[^'\n]*)': not a valid identifier",
+        ("'-D", "-D", "`-D")),
+    # a Windows path whose backslashes a POSIX split (shlex, as scikit-build-core splits CMAKE_ARGS; bash) ate: the
+    # drive runs into the folder name (C:Program FilesNVIDIA...); or CMake taking for its source folder a setting
+    # (-D NAME=value split from its -D: pvpgn-server #125) or the tail of a path split at its space
+    # (...\GPU Computing Toolkit\CUDA\v8.0 unquoted: caffe #5876)
+    _fx("args_mangled", r"(?<![\w\\/])[A-Za-z]:(?:Program Files(?: \(x86\))?|ProgramData|Users)[A-Za-z]|"
+                        r"The source directory \"[^\"\n]*?(?:[\\/](?:-D)?[A-Z][A-Z0-9_]*=|"
+                        r"[\\/]Toolkit[\\/]CUDA[\\/]v\d|[\\/]Files(?: \(x86\))?[\\/])",
+        (":Program", ":Users", "source directory")),
+    # llama.cpp made LLAMA_CUBLAS a FATAL_ERROR when it moved to GGML_CUDA (mid 2024); llama-cpp-python 0.2.80 and
+    # later vendor that CMake: the old flag given to one of them fails the configure (a version pair decides)
+    _fx("cublas_flag", r"(?:\b|(?<=-D))LLAMA_CUBLAS=(?:on|ON|1|true|TRUE)\b", "LLAMA_CUBLAS="),
+    _fx("llama_cpp_python", r"(?i:llama[_-]cpp[_-]python)(?:-|==)(\d+\.\d+\.\d+)\b",
+        ("llama_cpp_python", "llama-cpp-python", "Llama-cpp-python", "LLAMA_CPP_PYTHON")),
+    _fx("build_failed", r"did not run successfully|Failed to build|(?i:error: subprocess-exited-with-error)|"
+                        r"Configuring incomplete|CMake Error", ("did not run", "Failed to build", "rror: subprocess",
+                                                                "Configuring incomplete", "CMake Error")),
     _fx("semicolon_cmd", r"\b\d{2,3}(?:-real|-virtual)?: (?:command )?not found|'\d{2,3}' is not recognized|"
                          r"unrecognized arguments: \d{2,3}(?:-real|-virtual)?\b", ("not found", "not recognized",
                                                                                   "unrecognized arguments")),
+    # a command whose program was an empty variable, so its first flag ran as the program (waf's, setuptools' or a
+    # Makefile's NVCC left empty): Python's ENOENT or the shell naming a flag (a -D setting is flag_as_command's)
+    _fx("flag_as_program", r"\[Errno 2\][^\n]*?: '(-(?!D[A-Z])[A-Za-z][\w-]*)'|"
+                           r"(?:^|\s)(-(?!D[A-Z])[A-Za-z][\w-]*): (?:command )?not found",
+        ("[Errno 2]", "not found")),
     # a DLL folder that is gone (os.add_dll_directory of CUDA_PATH\bin, VULKAN_SDK\Bin, a conda env's bin)
     _fx("bin_missing", r"\[WinError [23]\][^\n]*?'[^'\n]*?[\\/](?i:bin)[\\/]*'", "WinError"),
     _fx("path_long", r"(?i:path(?:, file name, or both)? (?:is |are )?too long)|less than 260 characters|"
@@ -301,6 +346,32 @@ FACTS: tuple[FactRx, ...] = (
     _fx("docker_no_gpus", r"\bdocker run\b(?![^\n]*(?:--gpus|--runtime[= ]nvidia|nvidia))[^\n]*", "docker run"),
     _fx("cuda_call", r"\b_check_driver\b|\b_lazy_init\b|_cuda_init\(|\.cuda\(\)", ("_check_driver", "_lazy_init",
                                                                                   "_cuda_init(", ".cuda()")),
+    # F25: a compiler killed (SIGKILL: the kernel's OOM killer, a container's memory limit) or out of memory, in the
+    # words of whoever saw it: nvcc naming its tool, gcc's driver (cut anywhere after "Killed"), collect2, the
+    # shell's report of a child killed by signal 9 (a line of its own, in glibc's words of each locale), the exit
+    # status a build tool shows for it (137 = 128 + 9; nvcc exits 9 when its tool was killed: make's "Error 9",
+    # ninja's "[code=9]"), the kernel's OOM-killer line, and compilers' own out-of-memory codes and messages
+    _fx("tool_killed", r"'([\w+.-]+)' died due to signal 9\b|(?:fatal error|internal compiler error): Killed\b"
+                       r"(?: signal terminated program ([\w+.-]+)| \(program ([\w+.-]+)\))?|"
+                       r"\b([\w+.-]+) terminated with signal 9\b",
+        ("signal 9", "error: Killed")),
+    _fx("job_killed", r"(?m:^[ \t]*(?:Killed|Getötet|已杀死|強制終了|Убито|Processus arrêté|Terminado \(killed\))"
+                      r"[ \t]*$)|"
+                      r"(?m:line \d+: +\d+ Killed\b)|\*\*\* \[[^\n]*\] (?:Error (?:137|9)|Killed)\b|"
+                      r"\[code=(?:9|137)\]|(?i:exit (?:status|code)[:= ]+137\b)|"
+                      r"(?i:returned (?:a )?non-zero (?:exit status|code):? 137\b)|\bsignal: killed\b",
+        ("Killed", "Getötet", "已杀死", "強制終了", "Убито", "Processus arrêté", "Terminado (killed)", "Error 137",
+         "Error 9", "code=", "137", "signal: killed")),
+    _fx("compiler_oom", r"\b(?:C1060|C1002|C1076|C3859)\b|virtual memory exhausted|out of memory allocating|"
+                        r"(?:cc1plus|cc1|cicc|ptxas|nvcc|cudafe\+\+|ld)(?:\.exe)?: (?:fatal error: )?out of memory|"
+                        r"Out of memory: Kill(?:ed)? process \d+ \((?:cc1plus|cc1|cicc|ptxas|cudafe\+\+|nvcc|ld)\)|"
+                        r"LLVM ERROR: out of memory",
+        ("C1060", "C1002", "C1076", "C3859", "memory exhausted", "out of memory", "Out of memory")),
+    # a CUDA compile in the log: nvcc or one of its tools run, a .cu source compiled (-c x.cu) or its object, CMake's
+    # CUDA object (a .cu path alone is no compile: a kernel's assertion at run time names its .cu file)
+    _fx("cuda_compile", r"\bnvcc\b|\.cu(?:\.\d+)?\.o(?:bj)?\b|-c [^\s'\"]+\.cu\b|\b(?:cicc|ptxas|cudafe\+\+)\b|"
+                        r"Building CUDA object|-x cu\b",
+        ("nvcc", ".cu", "cicc", "ptxas", "cudafe", "CUDA object", "-x cu")),
     _fx("time_limit", r"(?i:exceeded the maximum (?:execution )?time|timed out after|time limit|has timed out|"
                       r"The operation was canceled\.)",
         ("ime limit", "TIME LIMIT", "maximum", "timed out", "was canceled")),
@@ -445,7 +516,8 @@ class Decision:
     details: dict
 
 
-_LOADER = {"126", "127", "193", "8007007E", "8007007e", "8007007F", "8007007f", "800700C1", "800700c1"}
+# module not found, procedure not found, not a valid Win32 image, a DLL's initialisation routine failed
+_LOADER = {"126", "127", "193", "1114", "8007007E", "8007007e", "8007007F", "8007007f", "800700C1", "800700c1"}
 
 
 def decide(fs: FactScanner) -> list[Decision]:
@@ -461,6 +533,7 @@ def decide(fs: FactScanner) -> list[Decision]:
     _toolkit_rules(fs, add)
     _runtime_rules(fs, add)
     _environment_rules(fs, add)
+    _memory_rules(fs, add)
     if not out:      # weak: only where the log names no cause at all
         add("F20", "build-still-running", unfinished(fs.last))
         add("F20", "heavy-build-unfinished", heavy_unfinished(fs.first("heavy_build"), fs.last))
@@ -482,6 +555,10 @@ def _compiler_rules(fs: FactScanner, add) -> None:
     if c1189 and (fs.first("host_config") or "Visual Studio" in c1189.line):
         add("F04", "c1189-host-config", c1189)
     add("F03", "no-visual-studio", fs.first("no_vs"))
+    add("F03", "no-vc-tools", fs.first("no_vc_tools"))
+    # MSBuild's codes (every locale): the platform toolset or the Windows SDK the project asks for is not installed
+    add("F03", "msbuild-toolset-or-sdk-missing",
+        next((f for f in fs.facts.get("msb", ()) if f.value in ("MSB8020", "MSB8036")), None))
     add("F03", "setuptools-no-msvc", fs.first("msvc_required"))
     windows = fs.first("windows") is not None and fs.first("linux") is None
     nocc = fs.first("no_compiler")
@@ -525,8 +602,11 @@ def _toolkit_rules(fs: FactScanner, add) -> None:
         windows = fs.first("windows") is not None and not linux
         add("F07" if cmake or windows else "F22", "nvcc-missing", f)
     add("F07", "toolkit-missing", fs.first("toolkit_missing"))
+    add("F07", "cuda-compiler-empty", fs.first("flag_as_program") if fs.first("cuda_compile") else None)
     for f in fs.facts.get("header_missing", ()):
         add("F24", "component-header-missing", f, header=f.value)
+    for f in fs.facts.get("lib_missing_msvc", ()):
+        add("F24", "msvc-linker-lib-missing", f, component=f.value)
     for f in fs.facts.get("component_missing", ()):
         add("F24", "component-not-found", f, component=f.value)
     for f in fs.facts.get("lib_missing", ()):
@@ -584,7 +664,10 @@ def _runtime_rules(fs: FactScanner, add) -> None:
 
 _MISSING = re.compile(r"(?i:not found|cannot be (?:found|loaded)|could not be (?:found|loaded)|"
                       r"(?:couldn't|could not|cannot|can't|unable to|failed to) (?:find|load|open|locate)|"
-                      r"is missing|was not found|no such file)")
+                      r"is missing|was not found|no such file|"
+                      # Windows' loader dialog and tools in other languages (the DLL's name is on the line)
+                      r"nicht gefunden|introuvable|no se encontr|non è stato trovato|não foi encontrad|"
+                      r"找不到|見つかりません|찾을 수 없|не найден)")
 
 # pip at work on a wheel: its spinner, "started" or "still running" (a build's own progress lines are no
 # evidence: a clean train log is a build's progress, pasted while it went well)
@@ -658,5 +741,27 @@ def _environment_rules(fs: FactScanner, add) -> None:
         add("F10", "cmake-arguments", parse)
     add("F10", "cmake-args-shell-syntax", fs.first("shell_syntax"))
     add("F10", "semicolon-split-list", fs.first("semicolon_cmd"))
+    add("F10", "cmake-flag-run-as-command", fs.first("flag_as_command"))
+    add("F10", "arguments-mangled", fs.first("args_mangled"))
+    flag, pkg = fs.first("cublas_flag"), fs.first("llama_cpp_python")
+    if flag and pkg and fs.first("build_failed") and tuple(map(int, pkg.value.split("."))) >= (0, 2, 80):
+        add("F09", "removed-flag-for-version", flag, llama_cpp_python=pkg.value)
     add("F11", "path-too-long", fs.first("path_long"))
     add("F20", "time-limit", fs.first("time_limit"))
+
+
+_NVCC_TOOLS = {"cicc", "cudafe", "cudafe++", "ptxas", "nvlink", "fatbinary", "nvcc"}
+
+
+def _memory_rules(fs: FactScanner, add) -> None:
+    """F25: a compiler killed or out of memory in a build that compiles CUDA (nvcc's own tools need no more; the
+    same words in a build without CUDA are outside the catalog)."""
+    killed = fs.first("tool_killed")
+    if killed and killed.value in _NVCC_TOOLS:
+        add("F25", "nvcc-tool-killed", killed, tool=killed.value)
+    if fs.first("cuda_compile") is None:
+        return
+    tool = killed.value if killed and re.fullmatch(r"[\w+.-]+", killed.value) else None
+    add("F25", "compiler-killed", killed, tool=tool)
+    add("F25", "compiler-out-of-memory", fs.first("compiler_oom"))
+    add("F25", "job-killed", fs.first("job_killed"))

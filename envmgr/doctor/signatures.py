@@ -137,6 +137,10 @@ def _flag_unused(m: re.Match[str]) -> bool:
 
 
 _DRIVER_REASON = re.compile(r"(?i)driver|insufficient")
+# an architecture list the build was given (CMake's message, a *_CUDA_ARCHITECTURES value, torch's list)
+ARCH_GIVEN = (r"(?i:architectures? from CMake variable)|\b\w*CUDA_ARCHITECTURES=\"?\d|"
+              r"TORCH_CUDA_ARCH_LIST=[\"']?\d")
+_ARCH_GIVEN = re.compile(ARCH_GIVEN)
 
 
 GPU_WANTED = r"(?i:offload|gpu[_-]layers|to GPU\b)|cuda_host_malloc|-ngl\b|--gpus\b"
@@ -178,7 +182,7 @@ SIGNATURES: tuple[Signature, ...] = (
     # Localised MSBuild quotes the path its own way (zh “…”, de „…“, fr « … », ja 「…」); a project whose
     # CUDA version property is empty imports "CUDA .props" (brian2genn #127).
     _sig("F01", "cuda-props-not-found",
-         r"(?:MSB4019|imported\s+project)[^\"“”„«»「」\n]*[\"“„«「]\s?(?P<path>[^\"“”„«»「」\n]*?"
+         r"(?:MSB4019|MSB4226|imported\s+project)[^\"“”„«»「」\n]*[\"“„«「]\s?(?P<path>[^\"“”„«»「」\n]*?"
          r"(?:[\\/](?P<vc>v1[4-9]0))?[\\/]+BuildCustomizations[\\/]+CUDA (?P<cuda>\d+\.\d+)?\.(?:props|targets))"
          r"\s?[\"”“»」]", needle="BuildCustomizations"),
     # F02: one CUDA's MSBuild targets drive another CUDA's nvcc (unsloth #4518).
@@ -259,8 +263,10 @@ SIGNATURES: tuple[Signature, ...] = (
          r"compiler identification is NVIDIA (?P<nvcc>\d+\.\d+)", check=_toolkit_differs,
          needle="Found CUDAToolkit", span=40),
     # F09: old flag names (the CMake message wraps "Use GGML_CUDA instead" onto its own line).
-    _sig("F09", "deprecated-flag", r"\b(?P<flag>(?:LLAMA|GGML|WHISPER)_\w+)\s+is\s+deprecated\b",
-         needle="deprecated"),
+    # ggml's CMake and Makefile say deprecated (a warning, or FATAL_ERROR for LLAMA_CUBLAS) or removed
+    _sig("F09", "deprecated-flag",
+         r"\b(?P<flag>(?:LLAMA|GGML|WHISPER)_\w+)\s+(?:is|has\s+been)\s+(?:deprecated|removed)\b",
+         needle=("deprecated", "removed")),
     _sig("F09", "unused-variables",
          words("Manually-specified variables were not used by the project:")
          + r"[ \t]*\n(?:[ \t]*\n)*(?P<names>(?:[ \t]+[A-Za-z_]\w*[ \t]*\n)+)", extract=_unused_vars,
@@ -281,6 +287,10 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("F11", "input-line-too-long", words("The input line is too long"), needle="too long"),
     # F12: arch=native without a GPU. Listed before F13: its text also says "Unsupported gpu architecture".
     _sig("F12", "native-no-gpu", r"Cannot find valid GPU for '-arch=native'", needle="Cannot ", key="valid GPU"),
+    # FindCUDA's CUDA_SELECT_NVCC_ARCH_FLAGS (and Caffe's copy) asked the driver for the GPUs at configure time, found
+    # none and fell back to a fixed list: the build's archs are a guess unless the build was given a list itself
+    _sig("F12", "arch-detection-failed", r"(?i:automatic GPU detection failed)[^\n]*", needle=("detection failed",),
+         check=lambda m: _ARCH_GIVEN.search(m.string) is None),
     _sig("F12", "native-garbage", r"compute_No CUDA devices found", needle="compute_No"),
     # CMake >= 3.24 resolves "native" itself (real log: this machine, tests/corpus/SOURCES.md).
     _sig("F12", "cmake-native-no-gpu", r"CUDA_ARCHITECTURES\s+is\s+set\s+to\s+\"native\",\s+but\s+no\s+GPU\s+was"
@@ -477,6 +487,7 @@ NEAR_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
 # (winner, loser, why): when both ids match, the first names the cause of the second.
 PRECEDENCE: tuple[tuple[str, str, str], ...] = (
     ("F12", "F13", "'native' with no GPU visible leaves nvcc an architecture it may not know"),
+    ("F12", "F14", "with no GPU visible at build time the build guessed its architectures, and missed this GPU's"),
     ("F02", "F13", "the targets of one CUDA passed their architecture list to another CUDA's nvcc"),
     ("F24", "F07", "the toolkit was found; it lacks the component the build needs"),
     ("F24", "F12", "a missing component stops the build whatever the architecture"),

@@ -21,12 +21,6 @@ from corpus_index import INDEX, entries, load_index, read_log, render, split_of,
 
 # Train logs the scan does not name correctly, and why (no anchor is written for one log's wording).
 TRAIN_MISSES = {
-    "logs/F07/wire-cell-toolkit-waf-empty-nvcc-filenotfounderror-shared.txt":
-        "waf left the nvcc command empty; only 'No such file or directory: -shared' remains",
-    "logs/F09/autodefense-pip-llama-cpp-python-0.3.16-cmake_args-llama_cublas-cut.txt":
-        "cut before CMake's message; an old flag name alone is no evidence (LLAMA_CUBLAS was right once)",
-    "logs/F12/nvidia-docker-797-scenereco-caffe-build-all-known-archs-no-kernel-image.txt":
-        "the log shows the symptom (no kernel image, F14); the header names the build's arch choice",
     "logs/F18/llama-cpp-python-300-blas-0-n_gpu_layers-10-EXCERPT.txt":
         "cut before the BLAS = 0 line",
     "logs/F18/llama-cpp-python-502-pip-reinstall-0.1.73-then-blas-0-EXCERPT.txt":
@@ -51,14 +45,6 @@ TRAIN_MISSES = {
         "CMAKE_ARGS glued into the archiver's quoted command; an anchor for it would fire on any quoted command",
     "logs/F23/detectron2-3104-win10-docker-gtx1660-found-no-nvidia-driver-EXCERPT.txt":
         "cut before torch's message",
-    "logs/F25/exchcxx-46-ci-ninja-failed-code-9-nvcc-builtin-cu-low-memory-EXCERPT.txt":
-        "only ninja's 'FAILED: [code=9]' and the CI runner's low-memory warning; no compiler says it was killed",
-    "logs/F25/fastllm-274-zh-cuda11.6-docker-make-cc1plus-killed-cut-EXCERPT.txt":
-        "cut inside the kill line ('Killed signal te'), before the compiler's name",
-    "logs/F25/vllm-3180-pip-source-build-nvcc-job-bare-killed-max_jobs-EXCERPT.txt":
-        "a bare 'Killed' line after an nvcc job names no compiler; an anchor on it would fire on any killed process",
-    "logs/F25/homepoint-45-raspberry-pi-esp-idf-xtensa-cc1plus-killed-swap.txt":
-        "a cross compiler's driver (xtensa-esp32-elf-g++) reports the kill; the scan keeps it only as a near F25",
 }
 
 # Clean train logs that name an id, and why that id is true there (a warning-level truth, not the failure).

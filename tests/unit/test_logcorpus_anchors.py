@@ -219,3 +219,172 @@ def test_a_cuda_wheel_no_index_holds_for_this_python_is_f19(tmp_path):
     assert named(text, tmp_path) == "F19"
     # a plain version pip cannot find is not about a CUDA wheel
     assert named(text.replace("+cu118", ""), tmp_path) is None
+
+
+def test_a_compiler_killed_in_a_cuda_build_is_f25_in_any_tool_words(tmp_path):
+    # sh's bare report of a child killed by SIGKILL in a ninja build of nvcc jobs (vllm #3180), in glibc's words
+    # for other locales too
+    vllm = train_text("logs/F25/vllm-3180-pip-source-build-nvcc-job-bare-killed-max_jobs-EXCERPT.txt")
+    assert named(vllm, tmp_path) == "F25"
+    assert named(vllm.replace("      Killed\n", "      已杀死\n"), tmp_path) == "F25"
+    # ninja's exit code of an nvcc whose tool was killed (ExchCXX #46), and make's word for a 137 exit
+    exch = train_text("logs/F25/exchcxx-46-ci-ninja-failed-code-9-nvcc-builtin-cu-low-memory-EXCERPT.txt")
+    assert named(exch, tmp_path) == "F25"
+    make = re.sub(r"FAILED: \[code=9\] (\S+)", r"make[2]: *** [\1] Error 137", exch)
+    assert "[code=9]" not in make and named(make, tmp_path) == "F25"
+    # gcc's kill line cut after "Killed" (fastllm #274), and gcc's own out-of-memory words in that build
+    fastllm = train_text("logs/F25/fastllm-274-zh-cuda11.6-docker-make-cc1plus-killed-cut-EXCERPT.txt")
+    assert named(fastllm, tmp_path) == "F25"
+    oom = fastllm.replace("c++: fatal error: Killed signal te", "virtual memory exhausted: Cannot allocate memory")
+    assert named(oom, tmp_path) == "F25"
+    # the same kill words in a build that compiles no CUDA are outside the catalog
+    assert named("[3/9] Building CXX object a.cpp.o\nKilled\nFAILED: [code=137] a.cpp.o\n", tmp_path) is None
+    assert named(train_text("logs/clean/darkflame-715-cc1-killed-signal-sqlite-make-EXCERPT.txt"), tmp_path) is None
+
+
+def test_llama_cublas_given_to_a_llama_cpp_python_that_vendors_ggml_cuda_is_f09(tmp_path):
+    # the pip run is cut before CMake's FATAL_ERROR; the flag and the sdist's version decide (AutoDefense #4)
+    name = "logs/F09/autodefense-pip-llama-cpp-python-0.3.16-cmake_args-llama_cublas-cut.txt"
+    text = train_text(name)
+    assert named(text, tmp_path) == "F09"
+    # the same flag with a llama-cpp-python from before the rename was right then: nothing is named
+    assert named(text.replace("0.3.16", "0.2.26"), tmp_path) is None
+    # and the new flag name with the new version is no F09 either
+    assert named(text.replace("LLAMA_CUBLAS", "GGML_CUDA"), tmp_path) is None
+
+
+def test_a_cmake_setting_run_as_a_command_is_f10(tmp_path):
+    # llama-cpp-python #2068 in cmd's words, then the same mistake in PowerShell's and bash's: the value of
+    # CMAKE_ARGS given unquoted or after a space, so the shell runs the -D setting as a command
+    text = train_text("logs/F10/llama-cpp-python-2068-bash-env-prefix-in-cmd-not-recognized.txt")
+    assert named(text, tmp_path) == "F10"
+    ps = ("-DGGML_CUDA=on : The term '-DGGML_CUDA=on' is not recognized as the name of a cmdlet, function, "
+          "script file, or operable program.\n")
+    assert named(ps, tmp_path) == "F10"
+    assert named("bash: -DGGML_CUDA=ON: command not found\n", tmp_path) == "F10"
+    assert named("bash: export: `-DGGML_CUDA=on': not a valid identifier\n", tmp_path) == "F10"
+
+
+def test_no_kernel_image_after_a_failed_arch_detection_is_f12(tmp_path):
+    # Caffe configured in `docker build` (no GPU visible) fell back to its list, then no kernel image at run time
+    # (nvidia-docker #797): the build's guess is the cause, the run's error its symptom
+    name = "logs/F12/nvidia-docker-797-scenereco-caffe-build-all-known-archs-no-kernel-image.txt"
+    text = train_text(name)
+    assert named(text, tmp_path) == "F12"
+    guessed = "-- Automatic GPU detection failed. Building for all known architectures.\n"
+    assert guessed in text and named(text.replace(guessed, ""), tmp_path) == "F14"
+    # the same fallback where the build was given its architectures names nothing (clean train log instant-ngp)
+    assert named(text.replace(guessed, guessed + "-- Obtained target architecture from CMake variable\n"),
+                 tmp_path) == "F14"
+
+
+def test_a_cuda_compile_whose_program_is_its_first_flag_is_f07(tmp_path):
+    # waf's CUDA tool left the nvcc command empty, so Python ran '-shared' (wire-cell-toolkit #275)
+    text = train_text("logs/F07/wire-cell-toolkit-waf-empty-nvcc-filenotfounderror-shared.txt")
+    assert named(text, tmp_path) == "F07"
+    # the same empty program in a command that compiles no CUDA is no failure of this catalog
+    assert named(text.replace(".cu", ".cpp"), tmp_path) is None
+
+
+# Excerpts of public issue threads that are not in the corpus (no train log shows these tools' words): the
+# F03 anchors of other build tools and of MSBuild's codes.
+# https://github.com/xmrig/xmrig-nvidia/issues/55 (CMake with -T v140 on VS 2017 without the v140 tools)
+XMRIG_NVIDIA_55 = r"""CMake Error at CMakeLists.txt:2 (project):
+  Failed to run MSBuild command:
+
+    C:/Program Files (x86)/Microsoft Visual Studio/2017/Community/MSBuild/15.0/Bin/MSBuild.exe
+
+  to get the value of VCTargetsPath:
+
+    Microsoft (R) Build Engine version 15.4.8.50001 for .NET Framework
+    Copyright (C) Microsoft Corporation. All rights reserved.
+
+    Build started 5-12-2017 10:34:38.
+    Project "C:\xmrig-nvidia-master\build\CMakeFiles\3.10.0\VCTargetsPath.vcxproj" on node 1 (default targets).
+""" + (r"    C:\Program Files (x86)\Microsoft Visual Studio\2017\Community\Common7\IDE\VC\VCTargets"
+       r"\Microsoft.Cpp.Platform.targets(57,5): error MSB8020: The build tools for v140 (Platform Toolset = 'v140')"
+       r" cannot be found. To build using the v140 build tools, please install v140 build tools." "\n")
+# https://github.com/rust-lang/rust/issues/114700 (cargo on Windows, no Visual C++ tools found)
+RUST_114700 = """   Compiling untitled v0.1.0 (C:\\Users\\lennard\\CLionProjects\\untitled)
+error: linker `link.exe` not found
+  |
+  = note: program not found
+
+note: the msvc targets depend on the msvc linker but `link.exe` was not found
+"""
+
+
+def test_other_tools_finding_no_visual_cpp_tools_is_f03(tmp_path):
+    assert named(XMRIG_NVIDIA_55, tmp_path) == "F03"
+    # MSBuild's code alone, in a localised console (the code is the same in every language)
+    code_only = XMRIG_NVIDIA_55.replace("to get the value of VCTargetsPath:", "").replace(
+        "The build tools for v140 (Platform Toolset = 'v140') cannot be found.",
+        "Die Buildtools für v140 (Plattformtoolset = \"v140\") wurden nicht gefunden.")
+    assert "VCTargetsPath:" not in code_only and named(code_only, tmp_path) == "F03"
+    assert named(RUST_114700, tmp_path) == "F03"
+    # linking that ran and failed is another matter (Ribasim #2608's "linking with `link.exe` failed")
+    assert named("error: linking with `link.exe` failed: exit code: 1\n", tmp_path) is None
+
+
+def test_a_missing_nvcc_or_toolkit_component_in_other_locales(tmp_path):
+    # bash's "command not found" for nvcc in Chinese (faster-rcnn make.sh), then as French and Spanish bash word it
+    text = train_text("logs/F22/faster-rcnn-pytorch-make.sh-nvcc-not-found-zh-shell.txt")
+    assert "nvcc: 未找到命令" in text and named(text, tmp_path) == "F22"
+    for words in ("nvcc : commande introuvable", "nvcc: orden no encontrada", "nvcc: comando não encontrado"):
+        assert named(text.replace("nvcc: 未找到命令", words), tmp_path) == "F22"
+    # MSVC's C1083 as a localised console printed it (instant-ngp #985, “...” quotes), on a cuBLAS header: F24
+    ngp = train_text("logs/F03/instant-ngp-985-vs2019-no-windows-sdk-corecrt-h-compileridcuda-zh.txt")
+    line = next(line for line in ngp.splitlines() if "C1083" in line)
+    cublas = line.replace("crtdefs.h", "example.cu").replace("“corecrt.h”", "“cublas_v2.h”")
+    assert named(cublas + "\n", tmp_path) == "F24"
+    # the linker's LNK1181 in another language's quotes, on a toolkit library (hand-made: no train log shows
+    # LNK1181; the code and the file name are what the anchor reads, whatever the words around them)
+    lnk = 'LINK : fatal error LNK1181: Eingabedatei "cublas.lib" kann nicht geöffnet werden.\n'
+    assert named(lnk, tmp_path) == "F24"
+
+
+def test_msbuild_and_loader_codes_in_any_language(tmp_path):
+    # MSBuild 16+ reports a missing import with fallback search paths as MSB4226 (the code every locale prints);
+    # the Chinese error list of a train log, with that code
+    zh = train_text("vs2017-error-list-msb4019-cuda10.0-props-not-found-chinese-EXCERPT.txt")
+    assert named(zh, tmp_path) == "F01"
+    assert named(zh.replace("MSB4019", "MSB4226"), tmp_path) == "F01"
+    # torch's loader line (ai-toolkit), its WinError 1114 (a DLL's initialisation routine failed) with the tail cut
+    text = train_text("logs/F15/ai-toolkit-flux-torch-2.4.0-cu121-fbgemm.dll-EXCERPT.txt")
+    line = next(line for line in text.splitlines() if "WinError 126" in line)
+    cut = line.replace("[WinError 126] The specified module could not be found.",
+                       "[WinError 1114] A dynamic link library (DLL) initialization routine failed.")
+    cut = cut.split(" or one of its dependencies")[0]
+    assert named(cut + "\n", tmp_path) == "F15"
+    # Windows' loader dialog in German, naming a CUDA DLL (hand-made: no train log holds the dialog's text)
+    dialog = ("Die Ausführung des Codes kann nicht fortgesetzt werden, da cublas64_12.dll nicht gefunden wurde.\n")
+    assert named(dialog, tmp_path) == "F15"
+
+
+def test_cmake_arguments_split_or_mangled_by_a_shell_are_f10(tmp_path):
+    # https://github.com/pvpgn/pvpgn-server/issues/125: `-D WITH_MYSQL=true` (a space after -D) on an old CMake
+    pvpgn = ('/pvpgn-master# cmake -D CMAKE_INSTALL_PREFIX=/var/www/pvpgn -D WITH_MYSQL=true\n'
+             'CMake Error: The source directory "/var/www/pvpgn-master/WITH_MYSQL=true" does not exist.\n'
+             'Specify --help for usage, or press the help button on the CMake GUI.\n')
+    assert named(pvpgn, tmp_path) == "F10"
+    # https://github.com/BVLC/caffe/issues/5876: an unquoted -DCUDNN_ROOT=C:\Program Files\NVIDIA GPU Computing
+    # Toolkit\CUDA\v8.0 split at its spaces (the issue's title)
+    caffe = 'CMake Error: The source directory "[cafffe_dir]/caffe/build/Toolkit/CUDA/v8.0" does not exist.\n'
+    assert named(caffe, tmp_path) == "F10"
+    # a source folder that is simply not there is no argument problem (CMake's words in many threads)
+    assert named('CMake Error: The source directory "/root/build" does not exist.\n', tmp_path) is None
+    # a backslash path after a POSIX split (hand-made: no train log shows one; shlex drops unquoted backslashes)
+    eaten = ("CMake Error at CMakeLists.txt:4 (find_package):\n"
+             "  Could not find CUDAToolkit in C:Program FilesNVIDIA GPU Computing ToolkitCUDAv12.4\n")
+    assert named(eaten, tmp_path) == "F10"
+
+
+def test_a_process_killed_at_run_time_is_no_compiler_killed(tmp_path):
+    # a run whose CUDA error names the kernel's .cu file (llama.cpp's ggml-cuda), then the shell's "Killed": a .cu
+    # path at run time is no compile, so no F25 (the run's own error still names its cause)
+    text = train_text("llama.cpp-cuda-error-209-no-kernel-image-ggml-cuda-EXCERPT.txt")
+    assert named(text, tmp_path) == "F14"
+    cu = next(line for line in text.splitlines() if re.search(r"\.cu:\d", line))
+    # the same line with the runtime's out-of-memory error (cudaErrorMemoryAllocation, 2), then the kill
+    oom = re.sub(r"CUDA error \d+ (at \S+\.cu:\d+): .*", r"CUDA error 2 \1: out of memory", cu)
+    assert oom != cu and named(oom + "\nKilled\n", tmp_path) is None
