@@ -295,7 +295,8 @@ FACTS: tuple[FactRx, ...] = (
                         r"[\\/]Toolkit[\\/]CUDA[\\/]v\d|[\\/]Files(?: \(x86\))?[\\/])",
         (":Program", ":Users", "source directory")),
     # llama.cpp made LLAMA_CUBLAS a FATAL_ERROR when it moved to GGML_CUDA (mid 2024); llama-cpp-python 0.2.80 and
-    # later vendor that CMake: the old flag given to one of them fails the configure (a version pair decides)
+    # later vendor that CMake (0.2.79 still builds with it: llama-cpp-python #1616, "Build fail for version from
+    # 0.2.80 to 0.2.83"): the old flag given to one of them fails the configure (a version pair decides)
     _fx("cublas_flag", r"(?:\b|(?<=-D))LLAMA_CUBLAS=(?:on|ON|1|true|TRUE)\b", "LLAMA_CUBLAS="),
     _fx("llama_cpp_python", r"(?i:llama[_-]cpp[_-]python)(?:-|==)(\d+\.\d+\.\d+)\b",
         ("llama_cpp_python", "llama-cpp-python", "Llama-cpp-python", "LLAMA_CPP_PYTHON")),
