@@ -207,6 +207,13 @@ FACTS: tuple[FactRx, ...] = (
     _fx("cpu_wheel", r"Torch not compiled with CUDA enabled|\bpackage (?:was )?not compiled with CUDA support|"
                      r"libbitsandbytes_cpu\.(?:so|dll)|(?i:torch)[^\n]{0,40}?(?i:cpu) ?版",
         ("not compiled with CUDA", "libbitsandbytes_cpu", "cpu版", "CPU版", "cpu 版", "CPU 版")),
+    # the reporter's machine has no GPU (in their words): a CPU build is then the right one, not a wrong wheel (a
+    # clean train log: "Since I don't have a GPU ... a 'cpu only' installation of torch")
+    _fx("no_gpu_said", r"(?i:(?:don'?t|do not|doesn'?t|does not|didn'?t) (?:have|own) (?:a |an |any )?"
+                       r"(?:nvidia |cuda[- ]capable |dedicated |discrete )?(?:gpu|graphics card|video card)s?\b|"
+                       r"\b(?:machine|computer|laptop|server|pc|system|host|vm) (?:has|with) no (?:nvidia )?gpus?\b)|"
+                       r"没有(?:独立)?(?:显卡|GPU|gpu)",
+        ("have", "HAVE", "Have", "own", " no ", "没有")),
     # a CPU torch wheel by its name: a +cpu local version, or a plain torch wheel for Windows (PyPI and its
     # mirrors carry only CPU builds of torch for win_amd64; CUDA ones are torch-X+cuNNN from PyTorch's index)
     _fx("cpu_wheel_file", r"\btorch-\d+(?:\.\d+)*(?:\+cpu|(?:%2B|\+)cpu)[\w.-]*\.whl|"
@@ -627,8 +634,9 @@ def _runtime_rules(fs: FactScanner, add) -> None:
     add("F23", "no-nvidia-driver", fs.first("no_driver"))
     if not (fs.first("cpu_wheel") or fs.first("driver_old")) and fs.first("cuda_call"):
         add("F23", "container-without-gpus", fs.first("docker_no_gpus"))
-    add("F19", "cpu-only-wheel", fs.first("cpu_wheel"))
-    add("F19", "cpu-only-wheel-file", fs.first("cpu_wheel_file"))
+    if not fs.first("no_gpu_said"):     # a CPU build on a machine without a GPU is the right build
+        add("F19", "cpu-only-wheel", fs.first("cpu_wheel"))
+        add("F19", "cpu-only-wheel-file", fs.first("cpu_wheel_file"))
     add("F19", "own-wheel-index-unused", _own_index_unused(fs))
     _torch_build_rules(fs, add)
     add("F17", "driver-too-old", fs.first("driver_old"))

@@ -48,10 +48,7 @@ TRAIN_MISSES = {
 }
 
 # Clean train logs that name an id, and why that id is true there (a warning-level truth, not the failure).
-TRAIN_CLEAN_NAMED = {
-    "logs/clean/b-neuralrgbd-no-gpu-cpu-torch-script-assumes-cuda.txt":
-        "F19 reads 'Torch not compiled with CUDA enabled' (true of the wheel); the header blames the script",
-}
+TRAIN_CLEAN_NAMED: dict[str, str] = {}
 
 ROWS = load_index() if INDEX.is_file() else []
 TRAIN = [e for e in ROWS if e.split == "train" and e.origin == "new"]
