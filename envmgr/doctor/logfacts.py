@@ -36,7 +36,7 @@ class FactRx:
 # Kinds whose rules read more than the first value (a list of codes, versions, archs or names).
 _MANY = {"msb", "winerr", "cuda_dll", "cuda_so", "lib_missing", "lib_missing_msvc", "component_missing", "nvcc_fatal",
          "nvcc_missing", "cmake_error", "toolkit_dir", "nvcc_cuda", "arch", "host_compiler", "lnk", "header_missing",
-         "wheel_index", "sdist_build"}
+         "wheel_index", "sdist_build", "wheel_tags", "wheel_taken", "sdist_fetched"}
 
 
 HEAD = 4 << 20    # characters read from the start of a log ...
@@ -48,9 +48,9 @@ _LONG = (r"(?:\b\d+\s*\+?\s*(?:hours?|hrs?)\b|\b(?:[3-9]\d|\d{3})\s*\+?\s*(?:min
          r"never finish\w*|forever)")
 
 
-def _fx(kind: str, pattern: str, needles, flags: int = 0) -> FactRx:
+def _fx(kind: str, pattern: str, needles, flags: int = 0, keep: int | None = None) -> FactRx:
     return FactRx(kind, re.compile(pattern, flags), (needles,) if isinstance(needles, str) else tuple(needles),
-                  KEEP if kind in _MANY else 1)
+                  keep or (KEEP if kind in _MANY else 1))
 
 
 # Windows' own messages for loader errors, as the system prints them in each language (FormatMessage text).
@@ -350,6 +350,17 @@ FACTS: tuple[FactRx, ...] = (
                                                                                        "-lcudart", "cuda_runtime")),
     _fx("sdist_build", r"Building wheels? for ([\w.-]+) \(|Running setup\.py (?:bdist_wheel|install) for ([\w.-]+)",
         ("Building wheel", "Running setup.py")),
+    # pip's own words about the files it chose: a wheel whose tags do not fit this interpreter or platform
+    # (skipped by the finder, or refused when named), a wheel it took, and a source archive it took
+    _fx("wheel_tags", r"none of the wheel's tags (?:match|\([^)\n]*\) are compatible)[^\n]*?"
+                      r"[/\s]([A-Za-z0-9][\w.]*?)-\d[^/\s]*?\.whl|"
+                      r"([A-Za-z0-9][\w.]*?)-\d[^\s/'\"]*?\.whl is not a supported wheel on this platform",
+        ("wheel's tags", "not a supported wheel")),
+    _fx("wheel_taken", r"(?:Downloading|Using cached|Processing|File was already downloaded)\s+(?:\S*[/\\])?"
+                       r"([A-Za-z0-9][\w.]*?)-\d[^\s/]*?\.whl\b",
+        ("Downloading", "Using cached", "Processing", "already downloaded"), keep=4 * KEEP),
+    _fx("sdist_fetched", r"(?:Downloading|Using cached)\s+(?:\S*/)?([A-Za-z0-9][\w.]*?)-\d[\w.!+-]*?"
+                         r"\.(?:tar\.gz|zip|tar\.bz2)\b", ("Downloading", "Using cached")),
     # a container started without the GPUs (no --gpus, no NVIDIA runtime), and then CUDA called in it
     _fx("docker_no_gpus", r"\bdocker run\b(?![^\n]*(?:--gpus|--runtime[= ]nvidia|nvidia))[^\n]*", "docker run"),
     _fx("cuda_call", r"\b_check_driver\b|\b_lazy_init\b|_cuda_init\(|\.cuda\(\)", ("_check_driver", "_lazy_init",
@@ -639,6 +650,7 @@ def _runtime_rules(fs: FactScanner, add) -> None:
         add("F19", "cpu-only-wheel-file", fs.first("cpu_wheel_file"))
     add("F19", "own-wheel-index-unused", _own_index_unused(fs))
     _torch_build_rules(fs, add)
+    _wheel_rules(fs, add)
     add("F17", "driver-too-old", fs.first("driver_old"))
     add("F18", "cpu-only", fs.first("cpu_only"))
     asked = fs.first("cuda_asked_make")
@@ -717,6 +729,25 @@ def _torch_build_rules(fs: FactScanner, add) -> None:
     add("F19", "wheel-only-package-built", sdist, package=sdist.value if sdist else None)
 
 
+# packages whose CUDA builds are published as wheels: pip taking one's source archive (or none of its wheels
+# fitting) means no wheel was there for this interpreter, platform or torch, and pip compiles or gives up
+_CUDA_WHEELS = _WHEEL_ONLY | {"torchvision", "torchaudio", "xformers", "bitsandbytes", "onnxruntime-gpu", "vllm"}
+
+
+def _wheel_rules(fs: FactScanner, add) -> None:
+    """pip's own words about the file it chose: a wheel refused for its tags, a CUDA package's wheels all
+    skipped for their tags and none taken, a CUDA package's source archive taken."""
+    taken = {_norm(v) for v in fs.values("wheel_taken")}
+    for f in fs.facts.get("wheel_tags", ()):
+        refused = "not a supported wheel" in f.line
+        if refused or (_norm(f.value) in _CUDA_WHEELS and _norm(f.value) not in taken):
+            add("F19", "wheel-tags-mismatch", f, package=f.value)
+    if fs.first("slow_build") or unfinished(fs.last):     # said slow or still building: F20's question
+        return
+    sdist = next((f for f in fs.facts.get("sdist_fetched", ()) if _norm(f.value) in _CUDA_WHEELS), None)
+    add("F19", "cuda-package-sdist", sdist, package=sdist.value if sdist else None)
+
+
 def _norm(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
@@ -724,7 +755,7 @@ def _norm(name: str) -> str:
 def _own_index_unused(fs: FactScanner) -> Fact | None:
     """pip built a package from source although a wheel index of that package (its name in the URL) was given."""
     urls = [_norm(f.value) for f in fs.facts.get("wheel_index", ())]
-    for f in fs.facts.get("sdist_build", ()):
+    for f in (*fs.facts.get("sdist_build", ()), *fs.facts.get("sdist_fetched", ())):
         if f.value != "collected" and any(_norm(f.value) in url for url in urls):
             return f
     return None

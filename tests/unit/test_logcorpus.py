@@ -29,16 +29,10 @@ TRAIN_MISSES = {
         "no -ngl: nothing in the text says CPU",
     "logs/F19/llama-cpp-python-1872-extra-index-cu121-newer-pypi-version-builds-wheel-prose.txt":
         "prose: the index URL is given, but no pip output shows the sdist being built",
-    "logs/F19/xformers-1148-py3.9-torch2.5.1-cu124-sdist-tar-gz-build-EXCERPT.txt":
-        "only the sdist download shows it (no wheel for Python 3.9); an anchor on a package name would be per-case",
     "logs/F18/cog-845-example-model-libcudart.so.11.0-inference-on-cpu-prose.txt":
         "prose: TensorFlow prints a missing libcudart on GPU-less machines too; 'runs on my CPU' is the reporter's",
     "logs/F18/koboldcpp-723-linux-usecublas-no-gpulayers-runs-on-cpu-prose.txt":
         "prose: --usecublas without --gpulayers; no output of the run, only the reporter's 'uses the cpu'",
-    "logs/F19/pytorch-34798-pip-verbose-none-of-the-wheel-tags-match-torch-1.4.0-EXCERPT.txt":
-        "pip -v lists wheels that do not fit even when one does; the excerpt is cut before the sdist build",
-    "logs/F19/xformers-1161-comfyui-portable-torch2.5.1-cu124-xformers-0.0.28.post3-sdist-EXCERPT.txt":
-        "cut after the sdist download: a long build (F20) or no fitting wheel (F19) depends on what follows",
     "logs/F24/stylegan2-ada-conda-compiler-bias_act-cublas_v2.h-EXCERPT.txt":
         "cut before the compiler's error",
     "logs/F10/morpheus-906-conda-cmake_args-quoted-into-one-token-ar-command.txt":
