@@ -216,9 +216,14 @@ FACTS: tuple[FactRx, ...] = (
         ("have", "HAVE", "Have", "own", " no ", "没有")),
     # a CPU torch wheel by its name: a +cpu local version, or a plain torch wheel for Windows (PyPI and its
     # mirrors carry only CPU builds of torch for win_amd64; CUDA ones are torch-X+cuNNN from PyTorch's index)
-    _fx("cpu_wheel_file", r"\btorch-\d+(?:\.\d+)*(?:\+cpu|(?:%2B|\+)cpu)[\w.-]*\.whl|"
+    # (pip's wheel file, its "Successfully installed torch-X+cpu", its "Requirement already satisfied: torch in ...
+    # (X+cpu)", pip list, or the version torch prints of itself)
+    _fx("cpu_wheel_file", r"\btorch(?:vision|audio)?-\d+(?:\.\d+)*(?:%2B|\+)cpu\b|"
                           r"\btorch-\d+(?:\.\d+)*-cp\d+-cp\d+m?-win_amd64\.whl|"
-                          r"\btorch(?:[ \t]+|==)\d+(?:\.\d+)+\+cpu\b", ("torch-", "torch ", "torch==")),
+                          r"\btorch(?:vision|audio)?(?:[ \t]+|==)\d+(?:\.\d+)+\+cpu\b|"
+                          r"\btorch(?:vision|audio)?\b[^\n]{0,200}?\(\d+(?:\.\d+)+\+cpu\)|"
+                          r"^[ \t>]*['\"]?\d+\.\d+(?:\.\d+)?\+cpu['\"]?[ \t]*$",
+        ("torch-", "torch ", "torch==", "+cpu", "%2Bcpu"), re.M),
     # torch's collect_env: a torch built without CUDA ("CUDA used to build PyTorch: None") on a machine whose
     # NVIDIA GPU it lists; its version tells a source build (+git, a0: F18) from a CPU wheel (F19)
     _fx("torch_no_cuda", r"CUDA used to build PyTorch: (?:None|Could not collect)", "CUDA used to build PyTorch"),
@@ -253,10 +258,26 @@ FACTS: tuple[FactRx, ...] = (
                     # ollama with only its CPU runner, or no GPU library it can load; onnxruntime without its
                     # CUDA provider (the CPU package, or both packages in one environment)
                     r"\brunners=\[cpu\]|compatible gpu libraries\\?\"? compatible=\[\]|"
-                    r"'?CUDAExecutionProvider'? (?:is )?not (?:in )?available",
+                    r"'?CUDAExecutionProvider'? (?:is )?not (?:in )?available|"
+                    # ollama's list of the runners it carries, none of them a GPU one; koboldcpp's --usecublas
+                    # without its CUDA library; llama.cpp's advice after "not compiled with GPU offload support"
+                    r"Dynamic LLM libraries \[(?:cpu\w*[ ,]*)+\]|Non-BLAS library will be used|"
+                    r"information on enabling GPU BLAS support",
         ("GPU offload", "offloaded 0/", "BLAS = 0", "device CPU", "usable GPU", "will be disabled", "offloading 0 ",
          "VRAM used", "compatible GPUs", "layers option will be ignored", "library=cpu", "runners=[cpu]",
-         "compatible=[]", "CUDAExecutionProvider")),
+         "compatible=[]", "CUDAExecutionProvider", "Dynamic LLM libraries [", "Non-BLAS", "GPU BLAS support")),
+    # ggml's capability report of the build that runs: its system_info line (CUDA = 0: no CUDA compiled in) and
+    # the backends it loaded (only CPU ones: no GPU backend there to take the layers)
+    _fx("cuda_off_info", r"\b(?:CUDA|CUBLAS|cuBLAS) = 0\b", ("CUDA = 0", "CUBLAS = 0", "cuBLAS = 0")),
+    _fx("backend_loaded", r"load_backend: loaded (\w+) backend", "load_backend: loaded", keep=KEEP),
+    # CUDA asked of a ggml build or runner (a CMake/make flag, koboldcpp's --usecublas), and a ggml runner's
+    # command line (llama.cpp's main/llama-cli/server with a model file, koboldcpp): one without a layer count
+    # leaves every layer on the CPU (n_gpu_layers defaults to 0)
+    _fx("cuda_asked", r"-D(?:LLAMA|GGML|WHISPER|SD)_(?:CUBLAS|CUDA)=(?i:on|1|true)\b|--usecu(?:blas|da)\b|"
+                      r"\b(?:LLAMA|GGML)_(?:CUBLAS|CUDA)=1\b", ("_CUBLAS=", "_CUDA=", "--usecu")),
+    _fx("ggml_run", r"(?:^|[\s/\\>])(?:main|llama-cli|llama-server|server|llama-run|koboldcpp[\w.-]*)(?:\.exe)?[ \t]"
+                    r"[^\n]*?(?:(?:-m|--model)[ \t]+\S+\.(?:gguf|bin)\b|--usecu(?:blas|da)\b)[^\n]*",
+        ("-m ", "--model", "--usecu"), re.M),
     # a run that asked for the GPU: layers to offload, a CUDA allocation, the container given the GPUs
     _fx("gpu_wanted", GPU_WANTED,
         ("offload", "Offload", "gpu_layers", "gpu-layers", "to GPU", "cuda_host_malloc", "-ngl", "--gpus")),
@@ -662,6 +683,7 @@ def _runtime_rules(fs: FactScanner, add) -> None:
     if init and "cuda_init" in init.line and "CUDA-capable" in init.line and not fs.first("gpu_wanted"):
         init = None
     add("F18", "cuda-init-failed", init)
+    _ggml_rules(fs, add)
     winerr = fs.values("winerr")
     if fs.first("add_dll_directory") and set(winerr) & {"2", "3"}:
         add("F16", "add-dll-directory-missing-folder", fs.facts["winerr"][0])
@@ -679,8 +701,26 @@ def _runtime_rules(fs: FactScanner, add) -> None:
             add("F15", "cuda-dll-missing", f, dll=f.value)
     for f in fs.facts.get("cuda_so", ()):
         if re.search(r"(?i:cannot open shared object|No such file|not found|cannot find|couldn't open|could not open|"
+                     r"could not load|couldn't load|cannot load|"
                      r"unable to (?:find|load|open)|failed to load)", f.line):
             add("F23", "shared-object-missing", f, lib=f.value)
+
+
+_LAYERS = re.compile(r"-ngl\b|--n-gpu-layers|--gpu-?layers|n_gpu_layers")
+
+
+def _ggml_rules(fs: FactScanner, add) -> None:
+    """A ggml build or run that names no GPU work of its own: CUDA not compiled in or only CPU backends loaded
+    where the run wanted the GPU, and a run asked for CUDA that gave no layer count (F18)."""
+    wanted = fs.first("gpu_wanted")
+    asked = fs.first("cuda_asked")
+    add("F18", "cuda-not-in-build", fs.first("cuda_off_info") if wanted or asked else None)
+    loaded = fs.values("backend_loaded")
+    if wanted and loaded and all(v.upper() == "CPU" for v in loaded):
+        add("F18", "cpu-backend-only", fs.facts["backend_loaded"][0])
+    run = fs.first("ggml_run")
+    if run and not wanted and not _LAYERS.search(run.line) and (asked or "--usecu" in run.line):
+        add("F18", "gpu-asked-no-layers", run)
 
 
 _MISSING = re.compile(r"(?i:not found|cannot be (?:found|loaded)|could not be (?:found|loaded)|"

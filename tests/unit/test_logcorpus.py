@@ -25,14 +25,8 @@ TRAIN_MISSES = {
         "cut before the BLAS = 0 line",
     "logs/F18/llama-cpp-python-502-pip-reinstall-0.1.73-then-blas-0-EXCERPT.txt":
         "cut before the run's output",
-    "logs/F18/llama.cpp-b547-cublas-build-no-ngl-cpu-only-EXCERPT.txt":
-        "no -ngl: nothing in the text says CPU",
     "logs/F19/llama-cpp-python-1872-extra-index-cu121-newer-pypi-version-builds-wheel-prose.txt":
         "prose: the index URL is given, but no pip output shows the sdist being built",
-    "logs/F18/cog-845-example-model-libcudart.so.11.0-inference-on-cpu-prose.txt":
-        "prose: TensorFlow prints a missing libcudart on GPU-less machines too; 'runs on my CPU' is the reporter's",
-    "logs/F18/koboldcpp-723-linux-usecublas-no-gpulayers-runs-on-cpu-prose.txt":
-        "prose: --usecublas without --gpulayers; no output of the run, only the reporter's 'uses the cpu'",
     "logs/F24/stylegan2-ada-conda-compiler-bias_act-cublas_v2.h-EXCERPT.txt":
         "cut before the compiler's error",
     "logs/F10/morpheus-906-conda-cmake_args-quoted-into-one-token-ar-command.txt":
