@@ -205,8 +205,8 @@ FACTS: tuple[FactRx, ...] = (
     # an installed package built without CUDA in its own words (torch, CTranslate2's "package"), bitsandbytes'
     # CPU library, or a report (zh/ja) that the torch installed is the CPU version ("CPU版")
     _fx("cpu_wheel", r"Torch not compiled with CUDA enabled|\bpackage (?:was )?not compiled with CUDA support|"
-                     r"libbitsandbytes_cpu\.(?:so|dll)|(?i:torch)[^\n]{0,40}?(?i:cpu) ?版",
-        ("not compiled with CUDA", "libbitsandbytes_cpu", "cpu版", "CPU版", "cpu 版", "CPU 版")),
+                     r"libbitsandbytes_cpu\.(?:so|dll)|bitsandbytes was compiled without GPU support|(?i:torch)[^\n]{0,40}?(?i:cpu) ?版",
+        ("not compiled with CUDA", "libbitsandbytes_cpu", "compiled without GPU support", "cpu版", "CPU版", "cpu 版", "CPU 版")),
     # the reporter's machine has no GPU (in their words): a CPU build is then the right one, not a wrong wheel (a
     # clean train log: "Since I don't have a GPU ... a 'cpu only' installation of torch")
     _fx("no_gpu_said", r"(?i:(?:don'?t|do not|doesn'?t|does not|didn'?t) (?:have|own) (?:a |an |any )?"
@@ -262,8 +262,10 @@ FACTS: tuple[FactRx, ...] = (
                     # ollama's list of the runners it carries, none of them a GPU one; koboldcpp's --usecublas
                     # without its CUDA library; llama.cpp's advice after "not compiled with GPU offload support"
                     r"Dynamic LLM libraries \[(?:cpu\w*[ ,]*)+\]|Non-BLAS library will be used|"
-                    r"information on enabling GPU BLAS support",
-        ("GPU offload", "offloaded 0/", "BLAS = 0", "device CPU", "usable GPU", "will be disabled", "offloading 0 ",
+                    r"information on enabling GPU BLAS support|llama\.cpp was compiled without GPU support|"
+                    # whisper.cpp's GPU backend probe finding none (a CPU build, or no device it can use)
+                    r"_init_gpu: no GPU found",
+        ("compiled without GPU support", "no GPU found", "GPU offload", "offloaded 0/", "BLAS = 0", "device CPU", "usable GPU", "will be disabled", "offloading 0 ",
          "VRAM used", "compatible GPUs", "layers option will be ignored", "library=cpu", "runners=[cpu]",
          "compatible=[]", "CUDAExecutionProvider", "Dynamic LLM libraries [", "Non-BLAS", "GPU BLAS support")),
     # ggml's capability report of the build that runs: its system_info line (CUDA = 0: no CUDA compiled in) and
