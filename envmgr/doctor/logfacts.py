@@ -280,6 +280,11 @@ FACTS: tuple[FactRx, ...] = (
     _fx("ggml_run", r"(?:^|[\s/\\>])(?:main|llama-cli|llama-server|server|llama-run|koboldcpp[\w.-]*)(?:\.exe)?[ \t]"
                     r"[^\n]*?(?:(?:-m|--model)[ \t]+\S+\.(?:gguf|bin)\b|--usecu(?:blas|da)\b)[^\n]*",
         ("-m ", "--model", "--usecu"), re.M),
+    # a layer count of 0 given to a ggml run (llama.cpp's -ngl 0, llama-cpp-python's n_gpu_layers=0, koboldcpp's
+    # --gpulayers 0, a gpu_layers: 0 setting): every layer stays on the CPU
+    _fx("zero_layers", r"(?:\b(?i:n_gpu_layers|n-gpu-layers|gpu_layers|gpu-layers|gpulayers)['\"]?\s*[=:]?\s*|"
+                       r"(?<![\w-])-ngl[ \t=]+)0(?![\d.])",
+        ("gpu_layers", "gpu-layers", "gpulayers", "GPU_LAYERS", "-ngl")),
     # a run that asked for the GPU: layers to offload, a CUDA allocation, the container given the GPUs
     _fx("gpu_wanted", GPU_WANTED,
         ("offload", "Offload", "gpu_layers", "gpu-layers", "to GPU", "cuda_host_malloc", "-ngl", "--gpus")),
@@ -720,6 +725,7 @@ def _ggml_rules(fs: FactScanner, add) -> None:
     loaded = fs.values("backend_loaded")
     if wanted and loaded and all(v.upper() == "CPU" for v in loaded):
         add("F18", "cpu-backend-only", fs.facts["backend_loaded"][0])
+    add("F18", "zero-gpu-layers", fs.first("zero_layers"))
     run = fs.first("ggml_run")
     if run and not wanted and not _LAYERS.search(run.line) and (asked or "--usecu" in run.line):
         add("F18", "gpu-asked-no-layers", run)
