@@ -221,7 +221,7 @@ FACTS: tuple[FactRx, ...] = (
     _fx("cpu_wheel_file", r"\btorch(?:vision|audio)?-\d+(?:\.\d+)*(?:%2B|\+)cpu\b|"
                           r"\btorch-\d+(?:\.\d+)*-cp\d+-cp\d+m?-win_amd64\.whl|"
                           r"\btorch(?:vision|audio)?(?:[ \t]+|==)\d+(?:\.\d+)+\+cpu\b|"
-                          r"\btorch(?:vision|audio)?\b[^\n]{0,200}?\(\d+(?:\.\d+)+\+cpu\)|"
+                          r"(?i:torch)[^\n]{0,200}?(?:\(|you have )\d+(?:\.\d+)+\+cpu\b|"
                           r"^[ \t>]*['\"]?\d+\.\d+(?:\.\d+)?\+cpu['\"]?[ \t]*$",
         ("torch-", "torch ", "torch==", "+cpu", "%2Bcpu"), re.M),
     # torch's collect_env: a torch built without CUDA ("CUDA used to build PyTorch: None") on a machine whose
