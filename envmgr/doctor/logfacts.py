@@ -205,8 +205,14 @@ FACTS: tuple[FactRx, ...] = (
     # an installed package built without CUDA in its own words (torch, CTranslate2's "package"), bitsandbytes'
     # CPU library, or a report (zh/ja) that the torch installed is the CPU version ("CPU版")
     _fx("cpu_wheel", r"Torch not compiled with CUDA enabled|\bpackage (?:was )?not compiled with CUDA support|"
-                     r"libbitsandbytes_cpu\.(?:so|dll)|bitsandbytes was compiled without GPU support|(?i:torch)[^\n]{0,40}?(?i:cpu) ?版",
-        ("not compiled with CUDA", "libbitsandbytes_cpu", "compiled without GPU support", "cpu版", "CPU版", "cpu 版", "CPU 版")),
+                     r"libbitsandbytes_cpu\.(?:so|dll)|bitsandbytes was compiled without GPU support|"
+                     r"(?i:torch)[^\n]{0,40}?(?i:cpu) ?版",
+        ("not compiled with CUDA", "libbitsandbytes_cpu", "compiled without GPU support", "cpu版", "CPU版", "cpu 版",
+         "CPU 版")),
+    # the same report in English: the CPU version (build, wheel) of torch (its own kind: "cpu" is a common needle)
+    _fx("cpu_torch_said", r"(?i:\bcpu(?:[- ]only)? (?:version|build|wheel)s? of (?:py)?torch|"
+                          r"\b(?:py)?torch\b[^\n]{0,30}?\bcpu(?:[- ]only)? (?:version|build|wheel)s?\b)",
+        ("cpu", "CPU", "Cpu")),
     # the reporter's machine has no GPU (in their words): a CPU build is then the right one, not a wrong wheel (a
     # clean train log: "Since I don't have a GPU ... a 'cpu only' installation of torch")
     _fx("no_gpu_said", r"(?i:(?:don'?t|do not|doesn'?t|does not|didn'?t) (?:have|own) (?:a |an |any )?"
@@ -674,7 +680,7 @@ def _runtime_rules(fs: FactScanner, add) -> None:
     if not (fs.first("cpu_wheel") or fs.first("driver_old")) and fs.first("cuda_call"):
         add("F23", "container-without-gpus", fs.first("docker_no_gpus"))
     if not fs.first("no_gpu_said"):     # a CPU build on a machine without a GPU is the right build
-        add("F19", "cpu-only-wheel", fs.first("cpu_wheel"))
+        add("F19", "cpu-only-wheel", fs.first("cpu_wheel") or fs.first("cpu_torch_said"))
         add("F19", "cpu-only-wheel-file", fs.first("cpu_wheel_file"))
     add("F19", "own-wheel-index-unused", _own_index_unused(fs))
     _torch_build_rules(fs, add)
