@@ -270,8 +270,10 @@ FACTS: tuple[FactRx, ...] = (
                     r"Dynamic LLM libraries \[(?:cpu\w*[ ,]*)+\]|Non-BLAS library will be used|"
                     r"information on enabling GPU BLAS support|llama\.cpp was compiled without GPU support|"
                     # whisper.cpp's GPU backend probe finding none (a CPU build, or no device it can use)
-                    r"_init_gpu: no GPU found",
-        ("compiled without GPU support", "no GPU found", "GPU offload", "offloaded 0/", "BLAS = 0", "device CPU", "usable GPU", "will be disabled", "offloading 0 ",
+                    r"_init_gpu: no GPU found|"
+                    # TensorFlow's own word that it goes on without the GPU (after the libraries it could not load)
+                    r"Skipping registering GPU devices",
+        ("Skipping registering GPU", "compiled without GPU support", "no GPU found", "GPU offload", "offloaded 0/", "BLAS = 0", "device CPU", "usable GPU", "will be disabled", "offloading 0 ",
          "VRAM used", "compatible GPUs", "layers option will be ignored", "library=cpu", "runners=[cpu]",
          "compatible=[]", "CUDAExecutionProvider", "Dynamic LLM libraries [", "Non-BLAS", "GPU BLAS support")),
     # ggml's capability report of the build that runs: its system_info line (CUDA = 0: no CUDA compiled in) and
