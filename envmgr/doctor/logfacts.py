@@ -273,9 +273,10 @@ FACTS: tuple[FactRx, ...] = (
                     r"_init_gpu: no GPU found|"
                     # TensorFlow's own word that it goes on without the GPU (after the libraries it could not load)
                     r"Skipping registering GPU devices",
-        ("Skipping registering GPU", "compiled without GPU support", "no GPU found", "GPU offload", "offloaded 0/", "BLAS = 0", "device CPU", "usable GPU", "will be disabled", "offloading 0 ",
+        ("GPU offload", "offloaded 0/", "BLAS = 0", "device CPU", "usable GPU", "will be disabled", "offloading 0 ",
          "VRAM used", "compatible GPUs", "layers option will be ignored", "library=cpu", "runners=[cpu]",
-         "compatible=[]", "CUDAExecutionProvider", "Dynamic LLM libraries [", "Non-BLAS", "GPU BLAS support")),
+         "compatible=[]", "CUDAExecutionProvider", "Dynamic LLM libraries [", "Non-BLAS", "GPU BLAS support",
+         "compiled without GPU support", "no GPU found", "Skipping registering GPU")),
     # ggml's capability report of the build that runs: its system_info line (CUDA = 0: no CUDA compiled in) and
     # the backends it loaded (only CPU ones: no GPU backend there to take the layers)
     _fx("cuda_off_info", r"\b(?:CUDA|CUBLAS|cuBLAS) = 0\b", ("CUDA = 0", "CUBLAS = 0", "cuBLAS = 0")),
