@@ -265,6 +265,7 @@ FACTS: tuple[FactRx, ...] = (
                     # CUDA provider (the CPU package, or both packages in one environment)
                     r"\brunners=\[cpu\]|compatible gpu libraries\\?\"? compatible=\[\]|"
                     r"'?CUDAExecutionProvider'? (?:is )?not (?:in )?available|"
+                    r"Falling back to \['CPUExecutionProvider'\]|"
                     # ollama's list of the runners it carries, none of them a GPU one; koboldcpp's --usecublas
                     # without its CUDA library; llama.cpp's advice after "not compiled with GPU offload support"
                     r"Dynamic LLM libraries \[(?:cpu\w*[ ,]*)+\]|Non-BLAS library will be used|"
@@ -276,7 +277,7 @@ FACTS: tuple[FactRx, ...] = (
         ("GPU offload", "offloaded 0/", "BLAS = 0", "device CPU", "usable GPU", "will be disabled", "offloading 0 ",
          "VRAM used", "compatible GPUs", "layers option will be ignored", "library=cpu", "runners=[cpu]",
          "compatible=[]", "CUDAExecutionProvider", "Dynamic LLM libraries [", "Non-BLAS", "GPU BLAS support",
-         "compiled without GPU support", "no GPU found", "Skipping registering GPU")),
+         "compiled without GPU support", "no GPU found", "Skipping registering GPU", "Falling back to ['CPU")),
     # ggml's capability report of the build that runs: its system_info line (CUDA = 0: no CUDA compiled in) and
     # the backends it loaded (only CPU ones: no GPU backend there to take the layers)
     _fx("cuda_off_info", r"\b(?:CUDA|CUBLAS|cuBLAS) = 0\b", ("CUDA = 0", "CUBLAS = 0", "cuBLAS = 0")),
@@ -791,13 +792,18 @@ def _torch_build_rules(fs: FactScanner, add) -> None:
 _CUDA_WHEELS = _WHEEL_ONLY | {"torchvision", "torchaudio", "xformers", "bitsandbytes", "onnxruntime-gpu", "vllm"}
 
 
+# a CUDA build in a wheel's file name: a +cuNNN local version, or cuda/gpu in the project's name
+_CUDA_WHEEL_NAME = re.compile(r"[\w.]*(?:\+cu\d{2,3}|(?i:cuda|gpu))[\w.+-]*\.whl")
+
+
 def _wheel_rules(fs: FactScanner, add) -> None:
     """pip's own words about the file it chose: a wheel refused for its tags, a CUDA package's wheels all
     skipped for their tags and none taken, a CUDA package's source archive taken."""
     taken = {_norm(v) for v in fs.values("wheel_taken")}
     for f in fs.facts.get("wheel_tags", ()):
+        cuda = _norm(f.value) in _CUDA_WHEELS or _CUDA_WHEEL_NAME.search(f.line) is not None
         refused = "not a supported wheel" in f.line
-        if refused or (_norm(f.value) in _CUDA_WHEELS and _norm(f.value) not in taken):
+        if cuda and (refused or _norm(f.value) not in taken):
             add("F19", "wheel-tags-mismatch", f, package=f.value)
     if fs.first("slow_build") or unfinished(fs.last):     # said slow or still building: F20's question
         return

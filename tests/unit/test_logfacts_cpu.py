@@ -74,6 +74,9 @@ def test_pip_wheel_tag_lines_in_newer_and_refusing_words():
     refused = "ERROR: torch-2.1.2+cu121-cp311-cp311-win_amd64.whl is not a supported wheel on this platform."
     fs = facts(refused)
     assert [(d.id, d.rule) for d in decide(fs)] == [("F19", "wheel-tags-mismatch")]
+    # a refused wheel with no CUDA in it (a line made here) is outside the catalog
+    assert decide(facts("ERROR: PyAudio-0.2.11-cp37-cp37m-win_amd64.whl is not a supported wheel on this platform.")) \
+        == []
 
 
 def test_a_cuda_package_sdist_taken_is_f19_and_a_build_still_running_is_f20(tmp_path):
