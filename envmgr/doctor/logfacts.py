@@ -215,7 +215,7 @@ FACTS: tuple[FactRx, ...] = (
         ("cpu", "CPU", "Cpu")),
     # the reporter's machine has no GPU (in their words): a CPU build is then the right one, not a wrong wheel (a
     # clean train log: "Since I don't have a GPU ... a 'cpu only' installation of torch")
-    _fx("no_gpu_said", r"(?i:(?:don'?t|do not|doesn'?t|does not|didn'?t) (?:have|own) (?:a |an |any )?"
+    _fx("no_gpu_said", r"(?i:(?:don['’]?t|do not|doesn['’]?t|does not|didn['’]?t) (?:have|own) (?:a |an |any )?"
                        r"(?:nvidia |cuda[- ]capable |dedicated |discrete )?(?:gpu|graphics card|video card)s?\b|"
                        r"\b(?:machine|computer|laptop|server|pc|system|host|vm) (?:has|with) no (?:nvidia )?gpus?\b)|"
                        r"没有(?:独立)?(?:显卡|GPU|gpu)",

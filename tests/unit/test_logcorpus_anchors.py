@@ -70,6 +70,9 @@ CASES = [
     ("cmake3.22-cuda_architectures-native-compute_native-unsupported-cuda12.3-colmap-EXCERPT.txt", "list-repr"),
     ("logs/F13/detectron2-272-rtx2060-cuda9.2-compute_75-quoted.txt", "list-repr"),
     ("logs/F24/oneflow-conda-env-cuda-cublas_static-target-not-found-EXCERPT.txt", "list-repr"),
+    ("logs/F19/xformers-1161-comfyui-portable-torch2.5.1-cu124-xformers-0.0.28.post3-sdist-EXCERPT.txt", "ci-annotation"),
+    ("logs/F19/pytorch-34798-pip-verbose-none-of-the-wheel-tags-match-torch-1.4.0-EXCERPT.txt", "docker-json"),
+    ("logs/F18/llama.cpp-b547-cublas-build-no-ngl-cpu-only-EXCERPT.txt", "list-repr"),
 ]
 
 

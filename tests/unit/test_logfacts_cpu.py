@@ -52,6 +52,7 @@ def test_a_cpu_torch_on_a_machine_said_to_have_no_gpu_is_no_wrong_wheel(tmp_path
     f19 = train_text("logs/F19/pytorch-30664-miniconda-torch-not-compiled-with-cuda.txt")
     assert decisive(f19, tmp_path) == ("F19", "anchor:cpu-only-wheel")
     assert decisive(f19 + "\nI don't have a GPU on this laptop.\n", tmp_path) == (None, None)
+    assert decisive(f19 + "\nI don\u2019t have a GPU on this laptop.\n", tmp_path) == (None, None)
 
 
 def test_pip_skipping_every_torch_wheel_for_its_tags_is_f19_until_one_is_taken(tmp_path):
