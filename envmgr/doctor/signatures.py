@@ -179,6 +179,11 @@ def _component(m: re.Match[str]) -> dict:
 SIGNATURES: tuple[Signature, ...] = (
     # F01: the VS generator found no CUDA BuildCustomizations (CMake) / a vcxproj's import is missing.
     _sig("F01", "no-cuda-toolset", words("No CUDA toolset found."), needle="CUDA toolset"),
+    # CMAKE_GENERATOR_TOOLSET cuda=<toolkit folder> that holds no MSBuild integration (its
+    # extras/visual_studio_integration/MSBuildExtensions): Kitware/CMake Source/cmGlobalVisualStudio10Generator.cxx
+    _sig("F01", "custom-cuda-toolset-no-integration",
+         r"given\s+toolset\s+cuda=(?P<path>[^\n]*?)\s+" + words("cannot detect Visual Studio integration files"),
+         needle="integration files", span=4),
     # Localised MSBuild quotes the path its own way (zh “…”, de „…“, fr « … », ja 「…」); a project whose
     # CUDA version property is empty imports "CUDA .props" (brian2genn #127).
     _sig("F01", "cuda-props-not-found",
@@ -215,6 +220,11 @@ SIGNATURES: tuple[Signature, ...] = (
          + r"\s+\"(?P<generator>[^\"]+)\"", needle="build program"),
     _sig("F03", "unknown-generator", r"Could not create named generator (?P<generator>[^\n]+)",
          needle="ould not", key="named generator"),
+    # CMAKE_GENERATOR_TOOLSET version=14.xx names an MSVC toolset this Visual Studio does not have installed
+    # (Kitware/CMake Source/cmGlobalVisualStudio10Generator.cxx, AuxToolset::PropsMissing)
+    _sig("F03", "toolset-version-not-installed",
+         words("given toolset and version specification") + r"\s+(?P<toolset>\S+)\s+"
+         + words("does not seem to be installed at"), needle="does not seem to be installed", span=4),
     # F04: nvcc's host_config.h rejects the MSVC version (the #error text is English in every locale).
     _sig("F04", "host-config-msvc", words("unsupported Microsoft Visual Studio version!")
          + r"(?:\s+Only\s+the\s+versions\s+(?:between\s+(?P<lo>\d{4})\s+and\s+(?P<hi>\d{4})"
@@ -233,8 +243,16 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("F06", "cudafe-crash", r"'cudafe\+\+' died with status 0xC0000005", needle="cudafe++"),
     # F07: no nvcc / toolkit (CMake's own texts, and ggml's).
     _sig("F07", "no-cuda-compiler", words("No CMAKE_CUDA_COMPILER could be found."), needle="CMAKE_CUDA_COMPILER"),
-    _sig("F07", "cudacxx-missing", words("Could not find compiler set in environment variable CUDACXX:")
-         + r"\s*(?P<path>[^\s][^\n]*?)\.?[ \t]*$", flags=re.M, needle="ould not", key="CUDACXX"),
+    # CMake 4.3 reworded it "the compiler specified in the environment variable" (Kitware/CMake 108d86f28d,
+    # Modules/CMakeDetermineCUDACompiler.cmake)
+    _sig("F07", "cudacxx-missing", r"Could\s+not\s+find\s+(?:the\s+)?compiler\s+(?:set|specified)\s+in\s+(?:the\s+)?"
+         r"environment\s+variable\s+CUDACXX:\s*(?P<path>[^\s][^\n]*?)\.?[ \t]*$", flags=re.M, needle="ould not",
+         key="CUDACXX"),
+    # CMAKE_CUDA_COMPILER (or CUDACXX) names a program that is neither a path nor on PATH, or a path with no file:
+    # Kitware/CMake Source/cmGlobalGenerator.cxx (EnableLanguage)
+    _sig("F07", "cuda-compiler-not-a-path",
+         r"The\s+CMAKE_CUDA_COMPILER:\s+(?P<path>\S[^\n]*?)\s+is\s+not\s+a\s+full\s+path", needle="CMAKE_CUDA_COMPILER",
+         span=6),
     _sig("F07", "cuda-toolkit-not-found", r"\bCUDA Toolkit not found\b", needle="not found", key="Toolkit"),
     _sig("F07", "cuda-compiler-not-set", words("CMAKE_CUDA_COMPILER not set, after EnableLanguage"),
          needle="CMAKE_CUDA_COMPILER"),
