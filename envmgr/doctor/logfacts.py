@@ -83,6 +83,16 @@ def _alts(phrases) -> str:
     return "|".join(re.escape(p) for p in phrases)
 
 
+# cmd's and PowerShell's words for a program not on PATH, after its quoted name, in each locale (cmd quotes it
+# 'x' in some languages and "x" in others): en "is not recognized as" (both shells), de cmd 'Der Befehl "x" ist
+# entweder falsch geschrieben' (SCons' own tests expect it) and PowerShell 'Die Benennung "x" wurde nicht als Name
+# eines Cmdlet', fr, es, it, pt, zh (simplified and traditional), ja, ru as users quote them in public code
+_NOT_RECOGNIZED = _alts((
+    "is not recognized as", "ist entweder falsch geschrieben", "wurde nicht als Name", "wird nicht als",
+    "n'est pas reconnu", "no se reconoce como", "non è riconosciuto", "não é reconhecido", "不是内部或外部命令",
+    "不是內部或外部命令", "は、内部コマンドまたは外部コマンド", "не является внутренней или внешней"))
+
+
 _CUDA_LIB = (r"(?:cudart|cublasLt|cublas|cudnn\w*|nvrtc|cufft|curand|cusparse|cusolver|nvJitLink|nvcuda|"
              r"nvToolsExt|cupti)")
 _CUDA_DLL = (r"(?:" + _CUDA_LIB + r"(?:64)?(?:_\w+)?|ggml[\w-]*|llama|onnxruntime_providers_cuda|torch_cuda\w*|"
@@ -129,8 +139,7 @@ FACTS: tuple[FactRx, ...] = (
     _fx("nvcc_missing",
         r"which: no nvcc in|nvcc(?:\.exe)?'? (?:was |is )?not found|nvcc: (?:[Cc]ommand )?not found|"
         # cmd's and PowerShell's "not recognized", and bash's "command not found", as each locale words them
-        r"'nvcc(?:\.exe)?' (?:is not recognized|n'est pas reconnu|wird nicht als|no se reconoce|non è riconosciuto|"
-        r"não é reconhecido|不是内部或外部命令)|"
+        r"['\"]nvcc(?:\.exe)?['\"]\s*(?:" + _NOT_RECOGNIZED + r")|"
         r"nvcc ?[:：] (?:Befehl nicht gefunden|コマンドが見つかりません|未找到命令|команда не найдена|"
         r"commande introuvable|orden no encontrada|comando não encontrado|comando non trovato|명령을 찾을 수 없습니다)|"
         # distutils/setuptools on Python 3.10 and later: the compiler it spawns is not there
@@ -140,11 +149,13 @@ FACTS: tuple[FactRx, ...] = (
         r"No such file or directory: '(?P<path>[^'\n]*nvcc)'|CUDA_NVCC_EXECUTABLE[^\n]*NOTFOUND|"
         r"(?P<enoent>[\w/.-]*nvcc): No such file or directory",
         ("nvcc", "NVCC", "cicc")),
+    # (CMake's own search for the toolkit next to its nvcc: "Couldn't find CUDA library root.",
+    # Kitware/CMake Modules/Internal/CMakeCUDAFindToolkit.cmake)
     _fx("toolkit_missing", r"Could NOT find CUDA(?:Toolkit)?\b|CMAKE_CUDA_COMPILER-NOTFOUND|"
-                           r"(?i:specify CUDA_TOOLKIT_ROOT_DIR)|"
+                           r"(?i:specify CUDA_TOOLKIT_ROOT_DIR)|Couldn't find CUDA library root|"
                            r"CUDA_TOOLKIT_ROOT_DIR[^\n]*NOTFOUND|(?i:cuda toolkit (?:was )?not found)",
         ("Could NOT find CUDA", "CUDA_TOOLKIT_ROOT_DIR", "CMAKE_CUDA_COMPILER-NOTFOUND", "oolkit not found",
-         "oolkit was not found")),
+         "oolkit was not found", "CUDA library root")),
     _fx("cmake_error", r"CMake Error at [^\n]*?(\w+)\.cmake:\d+", "CMake Error at"),
     _fx("toolkit_dir", r"(?i:cuda)[\\/]+v(\d+\.\d+)(?![\d.])", ("CUDA\\", "CUDA/", "cuda\\", "cuda/")),
     _fx("nvcc_cuda", r"(?i:cuda)[\\/]+v?(\d+\.\d+)[\\/]+bin[\\/]+nvcc|release (\d+\.\d+), V\d", ("nvcc", "release ")),
@@ -240,10 +251,13 @@ FACTS: tuple[FactRx, ...] = (
     _fx("header_missing", r"\b((?:cu|nv|npp)\w*\.h)[\"'>]?[:\s]+(?:fatal error:\s*)?"
                           r"(?:No such file or directory|file not found)|"
                           r"Cannot open include file:\s*'((?:cu|nv|npp)\w*\.h)'|"
+                          # EDG's front end (nvcc's cudafe++, NVRTC): CuPy's install guide quotes it for cuda_fp16.h
+                          # (docs.cupy.dev/en/latest/install.html)
+                          r"cannot open source file \"((?:cu|nv|npp)\w*\.h)\"|"
                           # MSVC's C1083 in any language: the code, then the header in that locale's quotes
                           r"\bC1083\b[^\n]*?[\"'“„«「]((?:cu|nv|npp)\w*\.h)[\"'”“»」]|"
                           r"\b(libdevice)\b[^\n]*(?i:not found|No such file|missing)|error in open: [^\n]*(libdevice)",
-        ("No such file", "not found", "Cannot open include", "libdevice", "C1083")),
+        ("No such file", "not found", "Cannot open include", "libdevice", "C1083", "cannot open source file")),
     # a DLL that exists but whose dependencies do not load (CPython, torch, .NET word it so), or a loader
     # that names the DLL it could not load without a reason (Lua)
     _fx("dll_dep", r"or one of its dependencies|(?i:cannot|can't|could not) load '[^'\n]*\.dll'",
@@ -309,21 +323,29 @@ FACTS: tuple[FactRx, ...] = (
         ("CMAKE_ARGS",)),
     _fx("cmake_args", r"CMAKE_ARGS|cmake\.args|-D[A-Z][A-Z0-9_]+=", ("CMAKE_ARGS", "cmake.args", "-D")),
     # toolchain and environment
-    _fx("cl_missing", r"Cannot find compiler 'cl\.exe'|'cl(?:\.exe)?' is not recognized|"
+    _fx("cl_missing", r"Cannot find compiler 'cl\.exe'|['\"]cl(?:\.exe)?['\"]\s*(?:" + _NOT_RECOGNIZED + r")|"
                       r"cl\.exe: (?:command )?not found|"
                       r"Error checking compiler version for\s+cl\b|\['cl'\]|"
                       r"(?i:vcvars(?:all|64)\.bat)[^\n]{0,40}?(?i:could not be found|not found)|"
                       r"(?i:unable to find vcvarsall)",
-        ("cl.exe", "'cl'", "compiler version for", "vcvars", "VCVARS")),
+        ("cl.exe", "'cl'", "\"cl\"", "compiler version for", "vcvars", "VCVARS")),
     _fx("ccbin_conflict",
         r"cl\.exe[^\n]{0,80}?(?:different|differs)[^\n]{0,80}?-ccbin|-ccbin[^\n]{0,80}?(?:different|differs)",
         "-ccbin"),
     _fx("torch_cuda_pair", r"(?i:(?:installed|detected|nvcc) cuda version)[^\n]{0,20}?(\d+\.\d+)[^\n]{0,120}?"
                            r"(?i:torch|pytorch)[^\n]{0,60}?(\d+\.\d+)|CUDAMismatchException|CUDA_MISMATCH",
         ("CUDA version", "CUDA Version", "cuda version", "CUDAMismatch", "CUDA_MISMATCH")),
+    # (CMake's own: a -D, -G, -T or -A split from its value, Kitware/CMake Source/cmake.cxx)
     _fx("cmake_parse", r"Parse error in command line argument|(?i:unrecognized arguments?):|no such option: -C|"
-                       r"Unknown argument -?D?\w*CUDA\w*", ("Parse error", "nrecognized argument", "no such option",
-                                                             "Unknown argument")),
+                       r"Unknown argument -?D?\w*CUDA\w*|-D must be followed with VAR=VALUE|"
+                       r"No (?:generator|toolset|platform) specified for -[GTA]\b",
+        ("Parse error", "nrecognized argument", "no such option", "Unknown argument", "must be followed",
+         "specified for -")),
+    # quotes kept inside a CMake value (cmd's `set X="..."`, a quoted CMAKE_ARGS item): CMake's check of an
+    # architecture list (Kitware/CMake Modules/Internal/CMakeCUDAArchitecturesValidate.cmake); an unbalanced quote
+    # in CMAKE_ARGS, which scikit-build-core splits with shlex (CPython Lib/shlex.py's errors)
+    _fx("quoted_value", r"CMAKE_\w+_ARCHITECTURES contains literal quotes", "contains literal quotes"),
+    _fx("shlex_error", r"ValueError: No (?:closing quotation|escaped character)", "ValueError: No "),
     # a CMake -D setting run as a command or taken for a variable name (an unquoted or space-split CMAKE_ARGS value:
     # `$env:CMAKE_ARGS = -DX=on`, `CMAKE_ARGS= -DX=on pip ...`, `export CMAKE_ARGS= -DX=on`), in the shells' words
     _fx("flag_as_command", r"'(-D[A-Z]\w*(?:=[^'\n]*)?)'\s+(?:is not recognized|n'est pas reconnu|wird nicht als|"
@@ -429,9 +451,15 @@ FACTS: tuple[FactRx, ...] = (
     _fx("cuda_compile", r"\bnvcc\b|\.cu(?:\.\d+)?\.o(?:bj)?\b|-c [^\s'\"]+\.cu\b|\b(?:cicc|ptxas|cudafe\+\+)\b|"
                         r"Building CUDA object|-x cu\b",
         ("nvcc", ".cu", "cicc", "ptxas", "cudafe", "CUDA object", "-x cu")),
+    # CI services stopping a job at their limit: GitHub Actions, Travis, Azure Pipelines ("ran longer than the
+    # maximum time of"), gitlab-runner ("Job failed: execution took longer than 1h0m0s"), Jenkins' build-timeout
+    # plugin ("Build timed out (after N minutes)"), Travis' and CircleCI's no-output limits
     _fx("time_limit", r"(?i:exceeded the maximum (?:execution )?time|timed out after|time limit|has timed out|"
-                      r"The operation was canceled\.)",
-        ("ime limit", "TIME LIMIT", "maximum", "timed out", "was canceled")),
+                      r"The operation was canceled\.|ran longer than the maximum time|"
+                      r"Job failed: execution took longer than|Build timed out \(after|"
+                      r"No output has been received in the last|Too long with no output)",
+        ("ime limit", "TIME LIMIT", "maximum", "timed out", "was canceled", "took longer than",
+         "No output has been received", "Too long with no output")),
     # where the log comes from
     _fx("windows", r"[A-Z]:\\\\?[\w$ ()~.-]+|\.exe\b|\.dll\b|MSBuild|Microsoft", (":\\", ".exe", ".dll", "MSBuild",
                                                                                   "Microsoft")),
@@ -614,8 +642,10 @@ def _compiler_rules(fs: FactScanner, add) -> None:
     add("F03", "no-visual-studio", fs.first("no_vs"))
     add("F03", "no-vc-tools", fs.first("no_vc_tools"))
     # MSBuild's codes (every locale): the platform toolset or the Windows SDK the project asks for is not installed
+    # (MSB8037: the SDK version "for Desktop C++ <platform> Apps", VS 2019+'s Microsoft.Cpp.WindowsSDK.targets:
+    # ni/VireoSDK pull 705's log)
     add("F03", "msbuild-toolset-or-sdk-missing",
-        next((f for f in fs.facts.get("msb", ()) if f.value in ("MSB8020", "MSB8036")), None))
+        next((f for f in fs.facts.get("msb", ()) if f.value in ("MSB8020", "MSB8036", "MSB8037")), None))
     add("F03", "setuptools-no-msvc", fs.first("msvc_required"))
     windows = fs.first("windows") is not None and fs.first("linux") is None
     nocc = fs.first("no_compiler")
@@ -645,7 +675,8 @@ def _toolkit_rules(fs: FactScanner, add) -> None:
             span = arch_span(f"{int(f.value) // 10}.{int(f.value) % 10}")
             if span and (not cuda_at_least(nvcc[0], span[0]) or (span[1] and cuda_at_least(nvcc[0], span[1]))):
                 add("F13", "arch-outside-nvcc", f, arch=f"sm_{f.value}", nvcc=nvcc[0])
-    cmake = {"CMakeDetermineCUDACompiler", "FindCUDAToolkit", "FindCUDA"} & set(fs.values("cmake_error"))
+    cmake = {"CMakeDetermineCUDACompiler", "CMakeCUDAFindToolkit", "FindCUDAToolkit", "FindCUDA"} & \
+        set(fs.values("cmake_error"))
     wsl = fs.first("wsl_windows_cuda")
     add("F22", "wsl-windows-toolkit", wsl)
     for f in fs.facts.get("empty_prefix", ()):
@@ -843,6 +874,8 @@ def _environment_rules(fs: FactScanner, add) -> None:
     if parse and (re.search(r"-D|CMAKE", parse.line) or fs.first("cmake_args")):
         add("F10", "cmake-arguments", parse)
     add("F10", "cmake-args-shell-syntax", fs.first("shell_syntax"))
+    add("F10", "quotes-in-cmake-value", fs.first("quoted_value"))
+    add("F10", "cmake-args-unbalanced-quote", fs.first("shlex_error") if fs.first("cmake_args") else None)
     add("F10", "semicolon-split-list", fs.first("semicolon_cmd"))
     add("F10", "cmake-flag-run-as-command", fs.first("flag_as_command"))
     add("F10", "arguments-mangled", fs.first("args_mangled"))
