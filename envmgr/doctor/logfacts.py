@@ -68,8 +68,9 @@ _PROC_NOT_FOUND = (
     "Не найдена указанная процедура", "找不到指定的程序", "指定されたプロシージャが見つかりません",
     "지정된 프로시저를 찾을 수 없습니다", "Nie można odnaleźć określonej procedury", "Belirtilen yordam bulunamadı")
 _BAD_IMAGE = ("is not a valid Win32 application", "ist keine zulässige Win32-Anwendung",
-              "n'est pas une application Win32 valide", "не является приложением Win32",
-              "不是有效的 Win32 应用程序", "有効な Win32 アプリケーションではありません")
+              "no es una aplicación Win32 válida", "n'est pas une application Win32 valide",
+              "не является приложением Win32", "不是有效的 Win32 应用程序",
+              "有効な Win32 アプリケーションではありません")
 
 
 # Needles for the phrases above: the parts that locate them (a non-ASCII needle costs nothing in an ASCII
