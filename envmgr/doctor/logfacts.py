@@ -154,6 +154,8 @@ FACTS: tuple[FactRx, ...] = (
     # Kitware/CMake Modules/Internal/CMakeCUDAFindToolkit.cmake)
     _fx("toolkit_missing", r"Could NOT find CUDA(?:Toolkit)?\b|CMAKE_CUDA_COMPILER-NOTFOUND|"
                            r"(?i:specify CUDA_TOOLKIT_ROOT_DIR)|Couldn't find CUDA library root|"
+                           # FindCUDA's own words where the toolkit was not required (Modules/FindCUDA.cmake)
+                           r"CUDA_TOOLKIT_ROOT_DIR not found or specified|"
                            r"CUDA_TOOLKIT_ROOT_DIR[^\n]*NOTFOUND|(?i:cuda toolkit (?:was )?not found)",
         ("Could NOT find CUDA", "CUDA_TOOLKIT_ROOT_DIR", "CMAKE_CUDA_COMPILER-NOTFOUND", "oolkit not found",
          "oolkit was not found", "CUDA library root")),

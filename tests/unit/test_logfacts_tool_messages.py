@@ -44,6 +44,7 @@ CASES = [
     ("F07", CMAKE + "Modules/Internal/CMakeCUDAFindToolkit.cmake",
      "CMake Error at /usr/share/cmake-3.27/Modules/Internal/CMakeCUDAFindToolkit.cmake:149 (message):\n"
      "  Couldn't find CUDA library root.\n"),
+    ("F07", CMAKE + "Modules/FindCUDA.cmake", "-- CUDA_TOOLKIT_ROOT_DIR not found or specified\n"),
     ("F10", CMAKE + "Modules/Internal/CMakeCUDAArchitecturesValidate.cmake",
      "CMake Error at /usr/share/cmake-3.28/Modules/Internal/CMakeCUDAArchitecturesValidate.cmake:9 (message):\n"
      "  CMAKE_CUDA_ARCHITECTURES contains literal quotes:\n\n    \"86\"\n"),
