@@ -220,9 +220,11 @@ FACTS: tuple[FactRx, ...] = (
     # CPU library, or a report (zh/ja) that the torch installed is the CPU version ("CPU版")
     _fx("cpu_wheel", r"Torch not compiled with CUDA enabled|\bpackage (?:was )?not compiled with CUDA support|"
                      r"libbitsandbytes_cpu\.(?:so|dll)|bitsandbytes was compiled without GPU support|"
-                     r"(?i:torch)[^\n]{0,40}?(?i:cpu) ?版",
+                     r"(?i:torch)[^\n]{0,40}?(?i:cpu) ?版|"
+                     # JAX (jax/_src/xla_bridge.py) where it sees an NVIDIA GPU and has only its CPU jaxlib
+                     r"a CUDA-enabled jaxlib is not installed",
         ("not compiled with CUDA", "libbitsandbytes_cpu", "compiled without GPU support", "cpu版", "CPU版", "cpu 版",
-         "CPU 版")),
+         "CPU 版", "CUDA-enabled jaxlib")),
     # the same report in English: the CPU version (build, wheel) of torch (its own kind: "cpu" is a common needle)
     _fx("cpu_torch_said", r"(?i:\bcpu(?:[- ]only)? (?:version|build|wheel)s? of (?:py)?torch|"
                           r"\b(?:py)?torch\b[^\n]{0,30}?\bcpu(?:[- ]only)? (?:version|build|wheel)s?\b)",
@@ -274,6 +276,8 @@ FACTS: tuple[FactRx, ...] = (
     _fx("driver_cuda", r"CUDA Version: (\d+\.\d+)", "CUDA Version"),
     # the runtimes' own words for a model left on the CPU: nothing offloaded, no VRAM used, no GPU taken
     _fx("cpu_only", r"(?i:not compiled with GPU offload support)|offloaded 0/\d+ layers|\bBLAS = 0\b|"
+                    # llama.cpp common/arg.cpp (2024+) for -sm/-mg/-ts given to a build without a GPU backend
+                    r"compiled without support for GPU offload|"
                     r"assigned to device CPU|no usable GPU found|CUDA will be disabled|"
                     r"offloading 0 (?:repeating )?layers to GPU|VRAM used:? 0(?:\.0+)? M(?:i)?B\b|"
                     r"no compatible GPUs were discovered|gpu[_-]layers option will be ignored|"
@@ -315,10 +319,61 @@ FACTS: tuple[FactRx, ...] = (
     # a run that asked for the GPU: layers to offload, a CUDA allocation, the container given the GPUs
     _fx("gpu_wanted", GPU_WANTED,
         ("offload", "Offload", "gpu_layers", "gpu-layers", "to GPU", "cuda_host_malloc", "-ngl", "--gpus")),
+    # CUDA's start-up failing where a driver is there: ggml's and torch's own lines, the runtime's codes, JAX's
+    # CUDA plugin (jax/_src/xla_bridge.py warns only where it sees an NVIDIA GPU), ollama's probe of the driver
+    # library (ollama discover/gpu_info_nvcuda.c, gpu_info_cudart.c: "<lib> init failure: <code>"; 35 is
+    # cudaErrorInsufficientDriver, the driver rule's)
     _fx("cuda_init", r"failed to initialize CUDA|CUDA initialization: |cudaErrorInitializationError|"
                      r"CUDA error:? 3\b[^\n]*initialization error|"
-                     r"CUDA_ERROR_NOT_INITIALIZED|system not yet initialized",
-        ("nitializ", "NITIALIZ")),
+                     r"CUDA_ERROR_NOT_INITIALIZED|system not yet initialized|CUDA backend failed to initialize|"
+                     r"(?:cuda driver library|cudart) init failure: (?!35\b)\d+",
+        ("nitializ", "NITIALIZ", "init failure")),
+    # the runtimes' own words that they found no GPU they could use and went on with the CPU (or stopped). Each is
+    # printed on every machine without a GPU too, so it counts only where the log shows one was expected
+    # (gpu_seen, cuda_asked) and the reporter does not say there is none (no_gpu_said). Where from:
+    _fx("cpu_fallback",
+        # TensorFlow: tsl/cuda/cudart_stub.cc (2.14+, no libcuda), stream_executor/cuda/cuda_driver.cc (cuInit),
+        # and its notice on native Windows from 2.11 (no GPU build there)
+        r"Could not find cuda drivers on your machine|failed call to cuInit|"
+        r"GPU support is not available on native Windows|"
+        # JAX: jax/_src/xla_bridge.py, old and new wording of the same fallback
+        r"No GPU/TPU found, falling back to CPU|Unable to initialize backend 'cuda'|"
+        # torch: torch/amp/autocast_mode.py (autocast on CUDA without CUDA), c10/cuda (no device, driver init);
+        # openai-whisper: whisper/transcribe.py (fp16 asked, the model is on the CPU)
+        r"device_type of 'cuda', but CUDA is not available|"
+        r"CUDA driver initialization failed|FP16 is not supported on CPU|"
+        # vLLM: vllm/platforms/__init__.py picks the CPU platform, or none (then its device probe fails)
+        r"Automatically detected platform cpu|Failed to infer device type|"
+        # onnxruntime: onnxruntime_pybind_state.cc when the CUDA provider asked for does not load
+        r"Failed to create CUDAExecutionProvider|"
+        # stable-diffusion-webui's launch check of torch.cuda.is_available()
+        r"Torch is not able to use GPU|"
+        # ollama llm/memory.go: its estimate puts no layer on a GPU ("offload to cpu ... layers.offload=0")
+        r"\blayers\.offload=0\b",
+        ("cuda drivers", "cuInit", "native Windows", "No GPU/TPU", "backend 'cuda'", "but CUDA is not available",
+         "driver initialization failed", "FP16 is not supported", "platform cpu", "infer device type",
+         "CUDAExecutionProvider", "able to use GPU", "layers.offload=0")),
+    # pip reinstalling a wheel it built before from its own wheel cache: pip/_internal/operations/prepare.py logs
+    # "Using cached <wheel file>" with no size (a download from its HTTP cache carries "(<size>)"). PyPI has only
+    # the sdist of llama-cpp-python, so that wheel was built on this machine, and pip's cache key holds no
+    # CMAKE_ARGS: a CUDA flag given now does not rebuild it (the catalog's "pip reused a cached CPU wheel")
+    _fx("wheel_from_cache", r"Using cached (llama_cpp_python-\d[^\s/()]*\.whl)\b(?![ \t]*\()", "Using cached"),
+    # no CUDA device visible to a program that called CUDA, in other words than the runtime's "no CUDA-capable device
+    # is detected" (signatures.py): torch's c10/cuda/CUDAFunctions.cpp, the driver API's and runtime's error names
+    # (numba, CuPy, TF print them); as that one, F18 unless the reporter says the machine has no GPU
+    _fx("no_device", r"No CUDA GPUs are available|CUDA_ERROR_NO_DEVICE|cudaErrorNoDevice",
+        ("No CUDA GPUs", "NO_DEVICE", "NoDevice")),
+    # the log shows an NVIDIA GPU, or CUDA asked of the run: nvidia-smi's table, a GPU's name, a CUDA device or a
+    # layer count given, ollama's and ggml's CUDA devices, a CUDA build of a package
+    _fx("gpu_seen", r"NVIDIA-SMI \d|Driver Version: \d|\b(?:GeForce|Quadro|TITAN [A-Z])\b|\bTesla [A-Z]?\d|"
+                    r"\b(?:RTX|GTX) ?A?\d{3,4}\b|\bNVIDIA [AHLT]\d+[A-Z]?\b|\b[AH]100\b|"
+                    r"\bcuda:\d\b|\bdevice\s*[=:]\s*['\"]?cuda\b|--device[= ]+(?:cuda|gpu)\b|"
+                    r"CUDA_VISIBLE_DEVICES=['\"]?\d|\blibrary=cuda|"
+                    r"(?:-ngl|--n-gpu-layers|n_gpu_layers)[ =:]*(?:-1|[1-9])|"
+                    r"\b(?:tensorflow-gpu|onnxruntime-gpu)\b|\bjax\[cuda|\+cu\d{2,3}\b",
+        ("NVIDIA-SMI", "Driver Version", "GeForce", "Quadro", "TITAN", "Tesla", "RTX", "GTX", "NVIDIA ", "A100", "H100",
+         "cuda:", "device", "CUDA_VISIBLE_DEVICES", "library=cuda", "-ngl", "--n-gpu-layers", "n_gpu_layers",
+         "-gpu", "jax[cuda", "+cu")),
     # CMAKE_ARGS in another shell's syntax: cmd keeps the quotes of set X="..." in the value and does not know
     # $env:X; PowerShell's `set X=...` sets no environment variable
     _fx("shell_syntax", r"(?<!PS )(?<![\w:\\])[A-Z]:\\[^>\n]*>\s*(?:set\s+\"?CMAKE_ARGS=\"|\$env:CMAKE_ARGS)|"
@@ -622,11 +677,27 @@ def decide(fs: FactScanner) -> list[Decision]:
     _runtime_rules(fs, add)
     _environment_rules(fs, add)
     _memory_rules(fs, add)
+    _fallback_rule(fs, out, add)
     if not out:      # weak: only where the log names no cause at all
         add("F20", "build-still-running", unfinished(fs.last))
         add("F20", "heavy-build-unfinished", heavy_unfinished(fs.first("heavy_build"), fs.last))
         add("F20", "build-said-slow", fs.first("slow_build"))
     return sorted(out.values(), key=lambda d: d.fact.line_no)
+
+
+# causes that explain a run left on the CPU: no kernel for the GPU, a DLL or library that does not load, the driver
+# too old, a CPU build of the package, no driver or no GPU passed into the container
+_EXPLAIN_CPU = {"F14", "F15", "F17", "F19", "F23"}
+
+
+def _fallback_rule(fs: FactScanner, decided: dict, add) -> None:
+    """A runtime's own word that it went on with the CPU is F18 where the log shows a GPU was expected and
+    nothing more specific explains it (a CPU-only machine prints the same words: not F18 there)."""
+    if fs.first("no_gpu_said") or decided.keys() & _EXPLAIN_CPU:
+        return
+    add("F18", "no-cuda-device", fs.first("no_device"))
+    if fs.first("gpu_seen") or fs.first("cuda_asked"):
+        add("F18", "cpu-fallback-gpu-expected", fs.first("cpu_fallback"))
 
 
 def _compiler_rules(fs: FactScanner, add) -> None:
@@ -728,10 +799,17 @@ def _runtime_rules(fs: FactScanner, add) -> None:
     asked = fs.first("cuda_asked_make")
     add("F18", "cuda-flag-not-in-build", asked if asked and fs.first("make_info") and not fs.first("cuda_compiled")
         else None)
+    cached = fs.first("wheel_from_cache")
+    if cached and fs.first("cuda_asked"):
+        add("F18", "cached-wheel-reused", cached, wheel=cached.value)
     add("F19", "cuda-wheel-not-found", fs.first("cuda_wheel_missing"))
     init = fs.first("cuda_init")
     # ggml's start-up probe finding no device is F18 only where the run wanted the GPU (a CPU run probes too)
     if init and "cuda_init" in init.line and "CUDA-capable" in init.line and not fs.first("gpu_wanted"):
+        init = None
+    # torch's warning that the driver did not start, "you might not have a CUDA gpu": every CPU machine with a
+    # CUDA build of torch prints it (the fallback rule counts it where a GPU was expected)
+    if init and "might not have a CUDA gpu" in init.line:
         init = None
     add("F18", "cuda-init-failed", init)
     _ggml_rules(fs, add)
