@@ -340,19 +340,35 @@ FACTS: tuple[FactRx, ...] = (
         r"No GPU/TPU found, falling back to CPU|Unable to initialize backend 'cuda'|"
         # torch: torch/amp/autocast_mode.py (autocast on CUDA without CUDA), c10/cuda (no device, driver init);
         # openai-whisper: whisper/transcribe.py (fp16 asked, the model is on the CPU)
-        r"device_type of 'cuda', but CUDA is not available|"
-        r"CUDA driver initialization failed|FP16 is not supported on CPU|"
+        # torch: torch/amp/autocast_mode.py and grad_scaler.py (CUDA asked, not there), torch/serialization.py
+        # (a CUDA tensor loaded without CUDA), c10/cuda (the driver did not start)
+        r"(?:device_type of 'cuda'|GradScaler is enabled), but CUDA is not available|"
+        r"deserialize object on a CUDA device but torch\.cuda\.is_available\(\) is False|"
+        r"CUDA driver initialization failed|"
+        # openai-whisper (whisper/transcribe.py); whisper.cpp (src/whisper.cpp: its context's use_gpu)
+        r"FP16 is not supported on CPU|\buse gpu +(?:= 0|: false)\b|"
+        # the device chosen for the CPU: sentence-transformers (SentenceTransformer.py, older and newer key),
+        # transformers' pipelines (pipelines/base.py), Lightning's trainer summary, Stable-Baselines3's base class
+        r"\bUse pytorch device(?:_name)?: cpu\b|\bDevice set to use cpu\b|\bGPU available: False\b|"
+        r"\bUsing cpu device\b|"
+        # YOLOv5 / Ultralytics select_device (utils/torch_utils.py): a CUDA device asked, none there
+        r"Invalid CUDA '(?:--)?device[= ][^'\n]*' requested|"
+        # InsightFace (model_zoo): the ONNX session it made has only the CPU provider
+        r"Applied providers: \['CPUExecutionProvider'\]|"
         # vLLM: vllm/platforms/__init__.py picks the CPU platform, or none (then its device probe fails)
         r"Automatically detected platform cpu|Failed to infer device type|"
         # onnxruntime: onnxruntime_pybind_state.cc when the CUDA provider asked for does not load
         r"Failed to create CUDAExecutionProvider|"
         # stable-diffusion-webui's launch check of torch.cuda.is_available()
         r"Torch is not able to use GPU|"
-        # ollama llm/memory.go: its estimate puts no layer on a GPU ("offload to cpu ... layers.offload=0")
-        r"\blayers\.offload=0\b",
+        # ollama: llm/memory.go's estimate puts no layer on a GPU ("offload to cpu ... layers.offload=0"), and
+        # server/routes.go finds no VRAM at all (0.6+)
+        r"\blayers\.offload=0\b|\"total vram\"=\"0 B\"",
         ("cuda drivers", "cuInit", "native Windows", "No GPU/TPU", "backend 'cuda'", "but CUDA is not available",
          "driver initialization failed", "FP16 is not supported", "platform cpu", "infer device type",
-         "CUDAExecutionProvider", "able to use GPU", "layers.offload=0")),
+         "CUDAExecutionProvider", "able to use GPU", "layers.offload=0", "deserialize object", "use gpu",
+         "device: cpu", "device_name: cpu", "use cpu", "GPU available: False", "cpu device", "Invalid CUDA",
+         "Applied providers", "total vram")),
     # pip reinstalling a wheel it built before from its own wheel cache: pip/_internal/operations/prepare.py logs
     # "Using cached <wheel file>" with no size (a download from its HTTP cache carries "(<size>)"). PyPI has only
     # the sdist of llama-cpp-python, so that wheel was built on this machine, and pip's cache key holds no
@@ -368,12 +384,14 @@ FACTS: tuple[FactRx, ...] = (
     _fx("gpu_seen", r"NVIDIA-SMI \d|Driver Version: \d|\b(?:GeForce|Quadro|TITAN [A-Z])\b|\bTesla [A-Z]?\d|"
                     r"\b(?:RTX|GTX) ?A?\d{3,4}\b|\bNVIDIA [AHLT]\d+[A-Z]?\b|\b[AH]100\b|"
                     r"\bcuda:\d\b|\bdevice\s*[=:]\s*['\"]?cuda\b|--device[= ]+(?:cuda|gpu)\b|"
-                    r"CUDA_VISIBLE_DEVICES=['\"]?\d|\blibrary=cuda|"
+                    r"CUDA_VISIBLE_DEVICES=['\"]?\d|\blibrary=cuda|\bCUDA\d\b|"
                     r"(?:-ngl|--n-gpu-layers|n_gpu_layers)[ =:]*(?:-1|[1-9])|"
-                    r"\b(?:tensorflow-gpu|onnxruntime-gpu)\b|\bjax\[cuda|\+cu\d{2,3}\b",
+                    r"\b(?:tensorflow-gpu|onnxruntime-gpu)\b|\b(?:jax\[cuda|tensorflow\[and-cuda)|\+cu\d{2,3}\b|"
+                    # a container given the GPUs (docker, compose, Kubernetes)
+                    r"--gpus[= ]|--runtime[= ]nvidia\b|\bruntime: nvidia\b|\bnvidia\.com/gpu\b",
         ("NVIDIA-SMI", "Driver Version", "GeForce", "Quadro", "TITAN", "Tesla", "RTX", "GTX", "NVIDIA ", "A100", "H100",
-         "cuda:", "device", "CUDA_VISIBLE_DEVICES", "library=cuda", "-ngl", "--n-gpu-layers", "n_gpu_layers",
-         "-gpu", "jax[cuda", "+cu")),
+         "cuda:", "device", "CUDA_VISIBLE_DEVICES", "library=cuda", "CUDA0", "CUDA1", "CUDA2", "CUDA3", "-ngl",
+         "--n-gpu-layers", "n_gpu_layers", "-gpu", "jax[cuda", "and-cuda", "+cu", "--gpus", "nvidia")),
     # CMAKE_ARGS in another shell's syntax: cmd keeps the quotes of set X="..." in the value and does not know
     # $env:X; PowerShell's `set X=...` sets no environment variable
     _fx("shell_syntax", r"(?<!PS )(?<![\w:\\])[A-Z]:\\[^>\n]*>\s*(?:set\s+\"?CMAKE_ARGS=\"|\$env:CMAKE_ARGS)|"

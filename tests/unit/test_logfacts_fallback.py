@@ -20,10 +20,11 @@ from corpus_index import load_index, read_log
 
 ROWS = {e.file: e for e in load_index()}
 
-# a train clean log that shows an NVIDIA GPU (ggml's "Device 0: Tesla T4"), one whose reporter says there is none,
-# and one with no GPU in it at all (a CPU library's build)
+# train clean logs that show an NVIDIA GPU (ggml's "Device 0: Tesla T4", TensorFlow's "name: Quadro P6000", ggml's
+# CUDA0 buffers), one whose reporter says there is none, and one with no GPU in it at all (a CPU library's build)
 WITH_GPU = "logs/clean/b-llama-cpp-python-make-cublas-tesla-t4-found-device-EXCERPT.txt"
 TF_GPU = "logs/clean/b-tensorflow-2.x-opened-libcuda-found-quadro-p6000.txt"
+CUDA0 = "logs/clean/b-koboldcpp-1.78-offloaded-41-of-41-cuda0.txt"
 NO_GPU_SAID = "logs/clean/b-neuralrgbd-no-gpu-cpu-torch-script-assumes-cuda.txt"
 NO_GPU_SHOWN = "logs/clean/onednn-506-ubuntu18.10-make-j-cc1plus-killed-EXCERPT.txt"
 
@@ -43,6 +44,31 @@ FALLBACKS = [
      "'cuda', but CUDA is not available. Disabling", "torch-autocast"),
     # https://github.com/pytorch/pytorch (c10/cuda/CUDAFunctions.cpp, raised by torch.cuda's lazy init)
     ("RuntimeError: CUDA driver initialization failed, you might not have a CUDA gpu.", "torch-driver-init"),
+    # https://github.com/pytorch/pytorch/blob/main/torch/amp/grad_scaler.py
+    ("/venv/lib/python3.10/site-packages/torch/cuda/amp/grad_scaler.py:125: UserWarning: torch.cuda.amp.GradScaler "
+     "is enabled, but CUDA is not available.  Disabling.", "torch-gradscaler"),
+    # https://github.com/pytorch/pytorch/blob/main/torch/serialization.py
+    ("RuntimeError: Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If "
+     "you are running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map "
+     "your storages to the CPU.", "torch-load"),
+    # https://github.com/ggml-org/whisper.cpp/blob/master/src/whisper.cpp (its context parameters)
+    ("whisper_init_with_params_no_state: use gpu    = 0", "whisper.cpp-use-gpu"),
+    # https://github.com/UKPLab/sentence-transformers (sentence_transformers/SentenceTransformer.py)
+    ("INFO:sentence_transformers.SentenceTransformer:Use pytorch device_name: cpu", "sentence-transformers"),
+    # https://github.com/huggingface/transformers/blob/main/src/transformers/pipelines/base.py
+    ("Device set to use cpu", "transformers-pipeline"),
+    # https://github.com/Lightning-AI/pytorch-lightning (the trainer's accelerator summary)
+    ("GPU available: False, used: False", "lightning"),
+    # https://github.com/DLR-RM/stable-baselines3 (common/base_class.py, verbose=1)
+    ("Using cpu device", "stable-baselines3"),
+    # https://github.com/ultralytics/ultralytics (utils/torch_utils.py select_device)
+    ("ValueError: Invalid CUDA 'device=0' requested. Use 'device=cpu' or pass valid CUDA device(s) if available, "
+     "i.e. 'device=0' or 'device=0,1,2,3' for Multi-GPU.", "ultralytics"),
+    # https://github.com/deepinsight/insightface (python-package/insightface/model_zoo)
+    ("Applied providers: ['CPUExecutionProvider'], with options: {'CPUExecutionProvider': {}}", "insightface"),
+    # https://github.com/ollama/ollama (server/routes.go, 0.6+)
+    ('time=2026-01-04T04:31:12.245-06:00 level=INFO source=routes.go:1648 msg="entering low vram mode" '
+     '"total vram"="0 B" threshold="20.0 GiB"', "ollama-no-vram"),
     # https://github.com/openai/whisper/blob/main/whisper/transcribe.py
     ('/venv/lib/python3.10/site-packages/whisper/transcribe.py:114: UserWarning: FP16 is not supported on CPU; '
      'using FP32 instead', "whisper"),
@@ -85,7 +111,7 @@ def facts(text: str) -> FactScanner:
 
 @pytest.mark.parametrize("line", [f[0] for f in FALLBACKS], ids=[f[1] for f in FALLBACKS])
 def test_a_fallback_line_is_f18_where_the_log_shows_a_gpu(line, tmp_path):
-    for name in (WITH_GPU, TF_GPU):
+    for name in (WITH_GPU, TF_GPU, CUDA0):
         clean = train_text(name)
         assert decisive(clean, tmp_path) == (None, None)
         assert decisive(clean + "\n" + line + "\n", tmp_path) == ("F18", "anchor:cpu-fallback-gpu-expected")
