@@ -338,8 +338,6 @@ FACTS: tuple[FactRx, ...] = (
         r"GPU support is not available on native Windows|"
         # JAX: jax/_src/xla_bridge.py, old and new wording of the same fallback
         r"No GPU/TPU found, falling back to CPU|Unable to initialize backend 'cuda'|"
-        # torch: torch/amp/autocast_mode.py (autocast on CUDA without CUDA), c10/cuda (no device, driver init);
-        # openai-whisper: whisper/transcribe.py (fp16 asked, the model is on the CPU)
         # torch: torch/amp/autocast_mode.py and grad_scaler.py (CUDA asked, not there), torch/serialization.py
         # (a CUDA tensor loaded without CUDA), c10/cuda (the driver did not start)
         r"(?:device_type of 'cuda'|GradScaler is enabled), but CUDA is not available|"
