@@ -93,6 +93,7 @@ def main() -> int:
     ap.add_argument("--mb", type=int, default=200)
     ap.add_argument("--kinds", default=",".join(SAMPLES))
     ap.add_argument("--no-save", action="store_true")
+    ap.add_argument("--stem", default="logscan", help="result file name part (a second run of the day: logscan-2)")
     a = ap.parse_args()
     env = {**os.environ, "NO_COLOR": "1", "PYTHONPATH": str(ROOT)}
     rows = []
@@ -112,7 +113,7 @@ def main() -> int:
             path.unlink()
     if not a.no_save:
         RESULTS.mkdir(exist_ok=True)
-        stem = f"{datetime.now(timezone.utc):%Y-%m-%d}-logscan-{machine_name()}"
+        stem = f"{datetime.now(timezone.utc):%Y-%m-%d}-{a.stem}-{machine_name()}"
         meta = {"python": sys.version.split()[0], "cpus": os.cpu_count(), "mb": a.mb,
                 "target": "< 20 s and < 200 MB peak RSS per log",
                 "loadavg_before_after": [round(load_before[0], 2), round(os.getloadavg()[0], 2)]}
@@ -120,7 +121,7 @@ def main() -> int:
         lines = [f"# doctor --log on {a.mb} MiB logs ({stem})", "",
                  f"Python {meta['python']}, {meta['cpus']} CPUs, 1-minute load average "
                  f"{meta['loadavg_before_after'][0]} before and {meta['loadavg_before_after'][1]} after (other work "
-                 f"shares the machine). `python bench/logscan.py --mb {a.mb}`; "
+                 f"shares the machine). `python bench/logscan.py --mb {a.mb} --stem {a.stem}`; "
                  "each log is a real corpus sample repeated (see the script's docstring).", "",
                  "| log | MiB | lines | seconds | peak RSS MB | exit | ids (count) | target |", "|---|---|---|---|---|---|---|---|"]
         for r in rows:
