@@ -7,41 +7,8 @@ those).
 """
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-from envmgr.doctor.logfacts import FactScanner, decide
-from envmgr.doctor.logscan import scan_path
-from tests.conftest import CORPUS
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from corpus_index import load_index, read_log
-
-ROWS = {e.file: e for e in load_index()}
-
-
-def train_text(name: str) -> str:
-    e = ROWS[name]
-    assert e.split == "train"
-    return read_log(CORPUS / name, e.origin).decode("utf-8")
-
-
-def scan(text: str, tmp_path: Path):
-    path = tmp_path / "build.log"
-    path.write_bytes(text.encode("utf-8"))
-    return scan_path(path)
-
-
-def decisive(text: str, tmp_path: Path) -> tuple[str | None, str | None]:
-    found = scan(text, tmp_path).decisive
-    return (found.id, found.details.get("signature")) if found else (None, None)
-
-
-def facts(text: str) -> FactScanner:
-    lines = text.split("\n")
-    fs = FactScanner()
-    fs.feed(list(range(1, len(lines) + 1)), lines)
-    return fs.finish()
+from envmgr.doctor.logfacts import decide
+from tests.logtext import decisive, facts, scan, train_text
 
 
 def test_a_cpu_torch_on_a_machine_said_to_have_no_gpu_is_no_wrong_wheel(tmp_path):

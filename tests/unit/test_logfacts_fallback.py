@@ -6,19 +6,9 @@ tests/corpus/logs (their source in their header). No held-out log is read here.
 """
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
-from envmgr.doctor.logfacts import FactScanner
-from envmgr.doctor.logscan import scan_path
-from tests.conftest import CORPUS
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from corpus_index import load_index, read_log
-
-ROWS = {e.file: e for e in load_index()}
+from tests.logtext import decisive, facts, train_text
 
 # train clean logs that show an NVIDIA GPU (ggml's "Device 0: Tesla T4", TensorFlow's "name: Quadro P6000", ggml's
 # CUDA0 buffers), one whose reporter says there is none, and one with no GPU in it at all (a CPU library's build)
@@ -87,26 +77,6 @@ FALLBACKS = [
     ('time=2024-08-28T18:43:24.392Z level=INFO source=memory.go:309 msg="offload to cpu" layers.requested=-1 '
      'layers.model=33 layers.offload=0 layers.split="" memory.available="[7.3 GiB]"', "ollama-estimate"),
 ]
-
-
-def train_text(name: str) -> str:
-    e = ROWS[name]
-    assert e.split == "train"
-    return read_log(CORPUS / name, e.origin).decode("utf-8")
-
-
-def decisive(text: str, tmp_path: Path) -> tuple[str | None, str | None]:
-    path = tmp_path / "build.log"
-    path.write_bytes(text.encode("utf-8"))
-    found = scan_path(path).decisive
-    return (found.id, found.details.get("signature")) if found else (None, None)
-
-
-def facts(text: str) -> FactScanner:
-    lines = text.split("\n")
-    fs = FactScanner()
-    fs.feed(list(range(1, len(lines) + 1)), lines)
-    return fs.finish()
 
 
 @pytest.mark.parametrize("line", [f[0] for f in FALLBACKS], ids=[f[1] for f in FALLBACKS])
