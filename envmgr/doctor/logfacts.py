@@ -422,8 +422,7 @@ FACTS: tuple[FactRx, ...] = (
     _fx("shlex_error", r"ValueError: No (?:closing quotation|escaped character)", "ValueError: No "),
     # a CMake -D setting run as a command or taken for a variable name (an unquoted or space-split CMAKE_ARGS value:
     # `$env:CMAKE_ARGS = -DX=on`, `CMAKE_ARGS= -DX=on pip ...`, `export CMAKE_ARGS= -DX=on`), in the shells' words
-    _fx("flag_as_command", r"'(-D[A-Z]\w*(?:=[^'\n]*)?)'\s+(?:is not recognized|n'est pas reconnu|wird nicht als|"
-                           r"no se reconoce|non è riconosciuto|不是内部或外部命令)|"
+    _fx("flag_as_command", r"'(-D[A-Z]\w*(?:=[^'\n]*)?)'\s+(?:" + _NOT_RECOGNIZED + r")|"
                            r"(?:^|\s)(-D[A-Z]\w*=\S*): (?:command )?not found|"
                            r"`(-D[A-Z]\w*=[^'\n]*)': not a valid identifier",
         ("'-D", "-D", "`-D")),
