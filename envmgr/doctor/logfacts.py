@@ -184,12 +184,16 @@ FACTS: tuple[FactRx, ...] = (
         ("instance", "nmake")),
     # other build tools finding no Visual C++ tools, in their own words: rustc's MSVC targets without link.exe,
     # node-gyp's Visual Studio search, classic scikit-build's generator search, MSBuild's C++ targets missing
-    # (MSB4019 on Microsoft.Cpp.*.props: VCTargetsPath empty, no C++ workload), CMake failing to ask MSBuild for it
+    # (MSB4019 on Microsoft.Cpp.*.props: VCTargetsPath empty, no C++ workload), CMake failing to ask MSBuild for it,
+    # Meson (and meson-python) probing its Windows compiler list, which starts with cl, and finding none, or finding
+    # a cl that cannot link a program (no SDK libraries): mesonbuild/compilers/detect.py's own messages
     _fx("no_vc_tools", r"linker `link\.exe` not found|`link\.exe` was not found|"
                        r"gyp ERR! find VS|could not find any Visual Studio installation|"
                        r"could not get a working generator for your system|to get the value of VCTargetsPath|"
-                       r"MSB4019[^\n]*?Microsoft\.Cpp\.[\w.]*?(?:props|targets)",
-        ("link.exe", "find VS", "Visual Studio installation", "working generator", "VCTargetsPath", "MSB4019")),
+                       r"MSB4019[^\n]*?Microsoft\.Cpp\.[\w.]*?(?:props|targets)|"
+                       r"Unknown compiler\(s\): [^\n]*?'cl'|Compiler cl can ?not compile programs",
+        ("link.exe", "find VS", "Visual Studio installation", "working generator", "VCTargetsPath", "MSB4019",
+         "'cl'", "Compiler cl")),
     # setuptools/distutils finding no MSVC (any Python package with C code on Windows), in its own words
     _fx("msvc_required", r"Microsoft Visual C\+\+ 1\d\.\d(?: or greater)? is required", "Visual C++"),
     # CMake enabling C or C++ without a compiler; on Windows with CMake's `cl` named but not on PATH (no vcvars)
@@ -534,8 +538,9 @@ FACTS: tuple[FactRx, ...] = (
         ("ime limit", "TIME LIMIT", "maximum", "timed out", "was canceled", "took longer than",
          "No output has been received", "Too long with no output")),
     # where the log comes from
-    _fx("windows", r"[A-Z]:\\\\?[\w$ ()~.-]+|\.exe\b|\.dll\b|MSBuild|Microsoft", (":\\", ".exe", ".dll", "MSBuild",
-                                                                                  "Microsoft")),
+    # (also CMake's Visual Studio generators choosing an SDK, and the OS name Windows gives itself in %OS%)
+    _fx("windows", r"[A-Z]:\\\\?[\w$ ()~.-]+|\.exe\b|\.dll\b|MSBuild|Microsoft|Selecting Windows SDK version|"
+                   r"\bWindows_NT\b", (":\\", ".exe", ".dll", "MSBuild", "Microsoft", "Windows")),
     _fx("linux", r"/usr/|/home/|/opt/|\.so\b|/bin/sh|/bin/bash|\bapt(?:-get)? |ubuntu|Ubuntu",
         ("/usr/", "/home/", "/opt/", ".so", "/bin/", "apt", "buntu")),
 )

@@ -1,0 +1,50 @@
+"""No usable Visual Studio (F03) read from other build tools' own words and from Windows markers (issue 23).
+
+The train logs are real logs of tests/corpus/logs (their sources in INDEX.tsv); the composed samples are the
+messages as Meson and CMake print them (mesonbuild/compilers/detect.py; Kitware/CMake's Visual Studio
+generators), with the negative cases that keep the anchors to what the cause is.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.logtext import decisive, train_text
+
+TRAIN = [
+    # Meson on Windows probes its compiler list, which starts with cl, and finds none (no VS environment)
+    ("logs/F03/meson-5156-windows-unknown-compilers-cl-errno2-not-in-vs-env.txt", "anchor:no-vc-tools"),
+    # numpy's vendored Meson under pip: no compiler at all; the [['cl']] list is Meson's, not torch's call of cl
+    ("logs/F03/wan2gp-332-pip-numpy-meson-vswhere-parse-failed-unknown-compilers-winerror2.txt",
+     "anchor:no-vc-tools"),
+    # CMake finds no C compiler; 'Windows_NT' (the OS's own name) is the only Windows marker in the log
+    ("logs/F03/coreclr-2524-build-bat-vs2015-no-cmake_c_compiler.txt", "anchor:no-compiler-windows"),
+    # the VS generator selected a Windows SDK (an empty version) and found no C compiler
+    ("logs/F03/pycdc-264-empty-sdk-version-no-cmake_c_compiler.txt", "anchor:no-compiler-windows"),
+]
+
+
+@pytest.mark.parametrize(("name", "anchor"), TRAIN, ids=[Path(n).stem[:40] for n, _ in TRAIN])
+def test_train_logs_name_f03(name: str, anchor: str, tmp_path: Path) -> None:
+    assert decisive(train_text(name), tmp_path) == ("F03", anchor)
+
+
+MESON = "https://github.com/mesonbuild/meson/blob/master/mesonbuild/compilers/detect.py"
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # Meson's sanity check of an MSVC that cannot link a program (older Meson spells it "can not")
+    ("..\\meson.build:1:0: ERROR: Compiler cl cannot compile programs.\n", "F03"),
+    ("..\\..\\meson.build:1:0: ERROR: Compiler cl can not compile programs.\n", "F03"),
+    # the non-Windows list has no cl: a Linux/macOS host without a compiler is not Visual Studio's failure
+    ("meson.build:21:0: ERROR: Unknown compiler(s): [['cc'], ['gcc'], ['clang'], ['nvc'], ['pgcc'], ['icc'], "
+     "['icx']]\n", None),
+    ("meson.build:1:0: ERROR: Compiler cc cannot compile programs.\n", None),
+    # a VS generator that selected its SDK and identified MSVC: a working configure
+    ("-- Selecting Windows SDK version 10.0.22621.0 to target Windows 10.0.19045.\n"
+     "-- The C compiler identification is MSVC 19.38.33130.0\n-- Configuring done\n", None),
+], ids=["cl-cannot", "cl-can-not", "unix-list", "cc-cannot", "sdk-selected-ok"])
+def test_meson_and_vs_generator_messages(text: str, expected: str | None, tmp_path: Path) -> None:
+    """Samples composed from the format strings in MESON and in CMake's cmGlobalVisualStudio14Generator.cxx."""
+    assert decisive(text, tmp_path)[0] == expected
