@@ -180,8 +180,15 @@ FACTS: tuple[FactRx, ...] = (
                          r"'-allow-unsupported-compiler' can be used to override this version check|"
                          r"cannot find a supported version of Microsoft Visual Studio",
         ("upported",)),
-    _fx("no_vs", r"(?i:could not find (?:any|specified) instance\s+of\s+visual studio)|Make command was:\s*\"?nmake\b",
-        ("instance", "nmake")),
+    # ... or no VS environment script to be found by a tool looking for a Visual Studio (vcvars*.bat ships with the
+    # VC tools: distutils, vcpkg, build scripts; nvcc's own "configuration file 'vcvars64.bat' could not be found"
+    # is a VS it was given that lacks the x64 setup: cl_missing, F06), VS's own vsvars/VsDevCmd failing to locate
+    # its installation, a CI action finding no VS at all
+    _fx("no_vs", r"(?i:could not find (?:any|specified) instance\s+of\s+visual studio)|Make command was:\s*\"?nmake\b|"
+                 r"(?i:unable to find|could not (?:detect|find)|cannot find)\s+vcvars\w*\.bat|"
+                 r"Cannot determine the location of the VS (?:Common Tools folder|installation)|"
+                 r"Microsoft Visual Studio not found",
+        ("instance", "nmake", "vcvars", "VCVARS", "location of the VS", "isual Studio")),
     # other build tools finding no Visual C++ tools, in their own words: rustc's MSVC targets without link.exe,
     # node-gyp's Visual Studio search, classic scikit-build's generator search, MSBuild's C++ targets missing
     # (MSB4019 on Microsoft.Cpp.*.props: VCTargetsPath empty, no C++ workload), CMake failing to ask MSBuild for it,
@@ -404,8 +411,7 @@ FACTS: tuple[FactRx, ...] = (
     _fx("cl_missing", r"Cannot find compiler 'cl\.exe'|['\"]cl(?:\.exe)?['\"]\s*(?:" + _NOT_RECOGNIZED + r")|"
                       r"cl\.exe: (?:command )?not found|"
                       r"Error checking compiler version for\s+cl\b|\['cl'\]|"
-                      r"(?i:vcvars(?:all|64)\.bat)[^\n]{0,40}?(?i:could not be found|not found)|"
-                      r"(?i:unable to find vcvarsall)",
+                      r"(?i:vcvars(?:all|64)\.bat)[^\n]{0,40}?(?i:could not be found|not found)",
         ("cl.exe", "'cl'", "\"cl\"", "compiler version for", "vcvars", "VCVARS")),
     _fx("ccbin_conflict",
         r"cl\.exe[^\n]{0,80}?(?:different|differs)[^\n]{0,80}?-ccbin|-ccbin[^\n]{0,80}?(?:different|differs)",

@@ -22,7 +22,21 @@ TRAIN = [
     ("logs/F03/coreclr-2524-build-bat-vs2015-no-cmake_c_compiler.txt", "anchor:no-compiler-windows"),
     # the VS generator selected a Windows SDK (an empty version) and found no C compiler
     ("logs/F03/pycdc-264-empty-sdk-version-no-cmake_c_compiler.txt", "anchor:no-compiler-windows"),
+    # a tool looking for a Visual Studio finds no vcvarsall.bat (distutils, vcpkg), VS's own vsvars cannot locate
+    # its installation, a CI action finds no VS at all
+    ("logs/F03/pyctp-19-python2.7-setup-py-build-unable-to-find-vcvarsall.txt", "anchor:no-visual-studio"),
+    ("logs/F03/vcpkg-759-vs2017-incomplete-install-could-not-detect-vcvarsall.txt", "anchor:no-visual-studio"),
+    ("logs/F03/msvc-dev-cmd-83-gha-vsversion-16-not-on-runner-visual-studio-not-found.txt",
+     "anchor:no-visual-studio"),
+    ("logs/F03/clarifierex-4-vs14-cannot-determine-vs-installation-msbuild-not-recognized.txt",
+     "anchor:no-visual-studio"),
 ]
+
+
+def test_nvcc_missing_x64_vcvars_stays_f06(tmp_path: Path) -> None:
+    """nvcc's own message names the VS it was given (one without the x64 setup): nvcc cannot use cl (F06)."""
+    assert decisive(train_text("logs/F06/dlwin-vs2013-vcvars64.bat-could-not-be-found.txt"), tmp_path) == \
+        ("F06", "anchor:cl-not-found")
 
 
 @pytest.mark.parametrize(("name", "anchor"), TRAIN, ids=[Path(n).stem[:40] for n, _ in TRAIN])
