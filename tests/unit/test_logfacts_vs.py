@@ -1,8 +1,8 @@
 """No usable Visual Studio (F03) read from other build tools' own words and from Windows markers (issue 23).
 
 The train logs are real logs of tests/corpus/logs (their sources in INDEX.tsv); the composed samples are the
-messages as Meson and CMake print them (mesonbuild/compilers/detect.py; Kitware/CMake's Visual Studio
-generators), with the negative cases that keep the anchors to what the cause is.
+messages as cmd, Meson and CMake print them (cmd's "not recognized"; mesonbuild/compilers/detect.py; Kitware/CMake's
+Visual Studio generators), with the negative cases that keep the anchors to what the cause is.
 """
 from __future__ import annotations
 
@@ -48,17 +48,18 @@ MESON = "https://github.com/mesonbuild/meson/blob/master/mesonbuild/compilers/de
 
 
 @pytest.mark.parametrize(("text", "expected"), [
-    # Meson's sanity check of an MSVC that cannot link a program (older Meson spells it "can not")
-    ("..\\meson.build:1:0: ERROR: Compiler cl cannot compile programs.\n", "F03"),
-    ("..\\..\\meson.build:1:0: ERROR: Compiler cl can not compile programs.\n", "F03"),
+    # cmd, not a developer prompt: VS's own build programs are not on PATH (en; zh as cmd words it)
+    ("'msbuild' is not recognized as an internal or external command,\noperable program or batch file.\n", "F03"),
+    ("'nmake' 不是内部或外部命令，也不是可运行的程序\n或批处理文件。\n", "F03"),
     # the non-Windows list has no cl: a Linux/macOS host without a compiler is not Visual Studio's failure
     ("meson.build:21:0: ERROR: Unknown compiler(s): [['cc'], ['gcc'], ['clang'], ['nvc'], ['pgcc'], ['icc'], "
      "['icx']]\n", None),
-    ("meson.build:1:0: ERROR: Compiler cc cannot compile programs.\n", None),
+    # another program not on PATH is not Visual Studio's
+    ("'make' is not recognized as an internal or external command,\noperable program or batch file.\n", None),
     # a VS generator that selected its SDK and identified MSVC: a working configure
     ("-- Selecting Windows SDK version 10.0.22621.0 to target Windows 10.0.19045.\n"
      "-- The C compiler identification is MSVC 19.38.33130.0\n-- Configuring done\n", None),
-], ids=["cl-cannot", "cl-can-not", "unix-list", "cc-cannot", "sdk-selected-ok"])
-def test_meson_and_vs_generator_messages(text: str, expected: str | None, tmp_path: Path) -> None:
-    """Samples composed from the format strings in MESON and in CMake's cmGlobalVisualStudio14Generator.cxx."""
+], ids=["msbuild-not-recognized", "nmake-zh", "unix-list", "make-not-recognized", "sdk-selected-ok"])
+def test_vs_environment_messages(text: str, expected: str | None, tmp_path: Path) -> None:
+    """Samples composed from cmd's message, Meson's format string (MESON) and CMake's VS generators' status line."""
     assert decisive(text, tmp_path)[0] == expected
