@@ -180,16 +180,29 @@ FACTS: tuple[FactRx, ...] = (
                          r"'-allow-unsupported-compiler' can be used to override this version check|"
                          r"cannot find a supported version of Microsoft Visual Studio",
         ("upported",)),
-    _fx("no_vs", r"(?i:could not find (?:any|specified) instance\s+of\s+visual studio)|Make command was:\s*\"?nmake\b",
-        ("instance", "nmake")),
+    # ... or no VS environment script to be found by a tool looking for a Visual Studio (vcvars*.bat ships with the
+    # VC tools: distutils, vcpkg, build scripts; nvcc's own "configuration file 'vcvars64.bat' could not be found"
+    # is a VS it was given that lacks the x64 setup: cl_missing, F06), a CI action finding no VS at all, or the
+    # shell not knowing VS's own build programs (not a developer prompt). Needles shared with other facts: a new
+    # needle is a pass over every log (the 200 MiB bench), so VS's "Cannot determine the location of the VS
+    # installation" is read through the msbuild/nmake line that follows it, not by a needle of its own.
+    _fx("no_vs", r"(?i:could not find (?:any|specified) instance\s+of\s+visual studio)|Make command was:\s*\"?nmake\b|"
+                 r"(?i:unable to find|could not (?:detect|find)|cannot find)\s+vcvars\w*\.bat|"
+                 r"Microsoft Visual Studio not found|"
+                 r"['\"](?:nmake|msbuild)(?:\.exe)?['\"]\s*(?:" + _NOT_RECOGNIZED + r")",
+        ("instance", "nmake", "vcvars", "VCVARS", "isual Studio", "not recognized")),
     # other build tools finding no Visual C++ tools, in their own words: rustc's MSVC targets without link.exe,
     # node-gyp's Visual Studio search, classic scikit-build's generator search, MSBuild's C++ targets missing
-    # (MSB4019 on Microsoft.Cpp.*.props: VCTargetsPath empty, no C++ workload), CMake failing to ask MSBuild for it
+    # (MSB4019 on Microsoft.Cpp.*.props: VCTargetsPath empty, no C++ workload), CMake failing to ask MSBuild for it,
+    # Meson (and meson-python) probing its Windows compiler list, which starts with cl, and finding none
+    # (mesonbuild/compilers/detect.py's "Unknown compiler(s)")
     _fx("no_vc_tools", r"linker `link\.exe` not found|`link\.exe` was not found|"
                        r"gyp ERR! find VS|could not find any Visual Studio installation|"
                        r"could not get a working generator for your system|to get the value of VCTargetsPath|"
-                       r"MSB4019[^\n]*?Microsoft\.Cpp\.[\w.]*?(?:props|targets)",
-        ("link.exe", "find VS", "Visual Studio installation", "working generator", "VCTargetsPath", "MSB4019")),
+                       r"MSB4019[^\n]*?Microsoft\.Cpp\.[\w.]*?(?:props|targets)|"
+                       r"Unknown compiler\(s\): [^\n]*?'cl'",
+        ("link.exe", "find VS", "Visual Studio installation", "working generator", "VCTargetsPath", "MSB4019",
+         "'cl'")),
     # setuptools/distutils finding no MSVC (any Python package with C code on Windows), in its own words
     _fx("msvc_required", r"Microsoft Visual C\+\+ 1\d\.\d(?: or greater)? is required", "Visual C++"),
     # CMake enabling C or C++ without a compiler; on Windows with CMake's `cl` named but not on PATH (no vcvars)
@@ -400,8 +413,7 @@ FACTS: tuple[FactRx, ...] = (
     _fx("cl_missing", r"Cannot find compiler 'cl\.exe'|['\"]cl(?:\.exe)?['\"]\s*(?:" + _NOT_RECOGNIZED + r")|"
                       r"cl\.exe: (?:command )?not found|"
                       r"Error checking compiler version for\s+cl\b|\['cl'\]|"
-                      r"(?i:vcvars(?:all|64)\.bat)[^\n]{0,40}?(?i:could not be found|not found)|"
-                      r"(?i:unable to find vcvarsall)",
+                      r"(?i:vcvars(?:all|64)\.bat)[^\n]{0,40}?(?i:could not be found|not found)",
         ("cl.exe", "'cl'", "\"cl\"", "compiler version for", "vcvars", "VCVARS")),
     _fx("ccbin_conflict",
         r"cl\.exe[^\n]{0,80}?(?:different|differs)[^\n]{0,80}?-ccbin|-ccbin[^\n]{0,80}?(?:different|differs)",
@@ -534,8 +546,9 @@ FACTS: tuple[FactRx, ...] = (
         ("ime limit", "TIME LIMIT", "maximum", "timed out", "was canceled", "took longer than",
          "No output has been received", "Too long with no output")),
     # where the log comes from
-    _fx("windows", r"[A-Z]:\\\\?[\w$ ()~.-]+|\.exe\b|\.dll\b|MSBuild|Microsoft", (":\\", ".exe", ".dll", "MSBuild",
-                                                                                  "Microsoft")),
+    # (also CMake's Visual Studio generators choosing an SDK, and the OS name Windows gives itself in %OS%)
+    _fx("windows", r"[A-Z]:\\\\?[\w$ ()~.-]+|\.exe\b|\.dll\b|MSBuild|Microsoft|Selecting Windows SDK version|"
+                   r"\bWindows_NT\b", (":\\", ".exe", ".dll", "MSBuild", "Microsoft", "Windows")),
     _fx("linux", r"/usr/|/home/|/opt/|\.so\b|/bin/sh|/bin/bash|\bapt(?:-get)? |ubuntu|Ubuntu",
         ("/usr/", "/home/", "/opt/", ".so", "/bin/", "apt", "buntu")),
 )

@@ -33,6 +33,8 @@ TRAIN_MISSES = {
         "CMAKE_ARGS glued into the archiver's quoted command; an anchor for it would fire on any quoted command",
     "logs/F23/detectron2-3104-win10-docker-gtx1660-found-no-nvidia-driver-EXCERPT.txt":
         "cut before torch's message",
+    "logs/F01/vision-7604-jenkins-conda-cmake3.22-cuda11.7-call-stack-only-EXCERPT.txt":
+        "cut to CMake's call stack: the same frames carry 'No CUDA toolset found' and a failed CUDA compiler id",
 }
 
 # Clean train logs that name an id, and why that id is true there (a warning-level truth, not the failure).
