@@ -105,8 +105,10 @@ FACTS: tuple[FactRx, ...] = (
     _fx("c1189", r"\bC1189\b", "C1189"),
     _fx("stl", r"\bSTL(1002)\b", "STL1002"),
     _fx("lnk", r"\bLNK(\d{4})\b[^\n]*?(?P<file>[\w.-]+\.lib)?", "LNK"),
+    # Windows' loader error numbers in any runtime's words: CPython's [WinError N], LoadLibrary's "error N" (onnxruntime,
+    # .NET), CTranslate2's "Error code 126", Paddle's dynamic loader "(error code is 126)" (paddle/phi/backends/dynload)
     _fx("winerr", r"WinError (\d+)|LoadLibrary\w*(?:\(\))?[^\n]{0,60}?\berror(?: code)?[ :]*(\d+)|"
-                  r"(?<!\] )(?i:error (?:code )?)(126|127|193)\b|0x(8007007[EeFf]|800700[Cc]1)",
+                  r"(?<!\] )(?i:error (?:code )?(?:is )?)(126|127|193)\b|0x(8007007[EeFf]|800700[Cc]1)",
         ("WinError", "LoadLibrary", "rror 1", "rror code", "0x8007")),
     _fx("mod_missing", _alts(_MOD_NOT_FOUND), _LOADER_NEEDLES),
     _fx("proc_missing", _alts(_PROC_NOT_FOUND), _LOADER_NEEDLES),

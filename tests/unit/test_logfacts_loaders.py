@@ -1,0 +1,28 @@
+"""F15/F23 from the loaders' own words in runtimes the corpus lacked before (issue 23, round 8).
+
+The logs are TRAIN logs of tests/corpus/logs (their source in their header); no held-out log is read here.
+"""
+from __future__ import annotations
+
+import pytest
+
+from tests.logtext import decisive, facts, train_text
+
+# Paddle's dynamic loader names the library and Windows' error number in its own words: "(error code is 126)"
+PADDLE = [
+    "logs/F15/paddle-34566-run-check-cudnn64_7-error-code-126-zh.txt",
+    "logs/F15/video-subtitle-extractor-45-paddle-cudnn64_8-error-code-126-quoted.txt",
+    "logs/F15/paddleocr-11230-paddle-cudnn64_8-error-code-126-cuda11.8-zh-EXCERPT.txt",
+]
+
+
+@pytest.mark.parametrize("name", PADDLE)
+def test_paddle_loader_error_code_is_windows_126(name, tmp_path):
+    assert "126" in facts(train_text(name)).values("winerr")
+    assert decisive(train_text(name), tmp_path)[0] == "F15"
+
+
+def test_error_code_words_need_a_loader_number():
+    # another number after the same words is no loader error (an HTTP or an exit code)
+    assert facts("request failed (error code is 404)\n").values("winerr") == []
+    assert facts("(error code is 127)\n").values("winerr") == ["127"]
