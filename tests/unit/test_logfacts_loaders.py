@@ -26,3 +26,30 @@ def test_error_code_words_need_a_loader_number():
     # another number after the same words is no loader error (an HTTP or an exit code)
     assert facts("request failed (error code is 404)\n").values("winerr") == []
     assert facts("(error code is 127)\n").values("winerr") == ["127"]
+
+
+# TensorRT's loader names its own DLLs (nvinfer*, in trtexec's "Unable to open library: X.dll")
+TENSORRT = [
+    "logs/F15/depth-anything-tensorrt-19-trtexec-unable-to-open-nvinfer_plugin.dll.txt",
+    "logs/F15/tensorrt-4159-trtexec-unable-to-open-nvinfer_plugin_10.dll.txt",
+]
+
+
+@pytest.mark.parametrize("name", TENSORRT)
+def test_tensorrt_dll_unable_to_open(name, tmp_path):
+    assert any(v.lower().startswith("nvinfer") for v in facts(train_text(name)).values("cuda_dll"))
+    assert decisive(train_text(name), tmp_path)[0] == "F15"
+
+
+def test_a_dll_named_first_without_a_reason_is_read_again_where_its_line_says_missing():
+    # the depth-anything-tensorrt log names the DLL in prose first ("`nvinfer_plugin.dll` cannot be open"), then
+    # quotes the loader's line: both lines are kept, the second one decides
+    text = ("the `nvinfer_plugin.dll` cannot be open\n\n"
+            "Uncaught exception detected: Unable to open library: nvinfer_plugin.dll\n")
+    lines = [f.line_no for f in facts(text).facts["cuda_dll"]]
+    assert lines == [1, 3]
+
+
+def test_a_dll_repeated_on_many_lines_keeps_a_bounded_number():
+    text = "".join(f"Successfully opened dynamic library cudart64_110.dll ({i})\n" for i in range(50))
+    assert len(facts(text).facts["cuda_dll"]) == 3
