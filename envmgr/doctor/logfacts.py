@@ -128,7 +128,9 @@ FACTS: tuple[FactRx, ...] = (
         ("DLL", "ould not", "Unable to load", "ailed to load", "LoadLibrary")),
     # file names
     _fx("cuda_dll", r"\b(" + _CUDA_DLL + r")\b", ".dll", re.I),
-    _fx("cuda_so", r"\b(lib(?:cuda|cudart|cublasLt|cublas|cudnn\w*|nvrtc|nvidia-ml|ggml-cuda|cufft|curand|cusparse)"
+    # the driver's and the toolkit's runtime libraries as shared objects (the ones _CUDA_LIB names as DLLs)
+    _fx("cuda_so", r"\b(lib(?:cuda|cudart|cublasLt|cublas|cudnn\w*|nvrtc|nvidia-ml|ggml-cuda|cufft|curand|cusparse|"
+                   r"cusolver|nvJitLink|nvToolsExt|cupti)"
                    r"\.so(?:\.\d+)*)\b[^\n]*?(cannot open shared object|No such file|not found|cannot find)?",
         ".so"),
     # MSVC's linker: LNK1181 (cannot open input file, any language) on a toolkit library

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from envmgr.doctor.logfacts import decide
 from tests.logtext import decisive, facts, train_text
 
 # Paddle's dynamic loader names the library and Windows' error number in its own words: "(error code is 126)"
@@ -53,3 +54,24 @@ def test_a_dll_named_first_without_a_reason_is_read_again_where_its_line_says_mi
 def test_a_dll_repeated_on_many_lines_keeps_a_bounded_number():
     text = "".join(f"Successfully opened dynamic library cudart64_110.dll ({i})\n" for i in range(50))
     assert len(facts(text).facts["cuda_dll"]) == 3
+
+
+# a toolkit runtime library missing on Linux, in the loader's words, from runtimes the corpus lacked (jaxlib's cuSOLVER,
+# WasmEdge's GGML plugin)
+SHARED_OBJECTS = [
+    ("logs/F23/jax-602-import-jax-libcusolver.so.9.0-EXCERPT.txt", "libcusolver.so.9.0"),
+    ("logs/F23/llamaedge-19-wasmedge-load-library-failed-libcudart.so.12.txt", "libcudart.so.12"),
+]
+
+
+@pytest.mark.parametrize(("name", "lib"), SHARED_OBJECTS)
+def test_toolkit_shared_object_missing(name, lib, tmp_path):
+    assert lib in facts(train_text(name)).values("cuda_so")
+    assert decisive(train_text(name), tmp_path)[0] == "F23"
+
+
+def test_a_toolkit_library_opened_is_no_failure():
+    text = ("I tensorflow/stream_executor/platform/default/dso_loader.cc:49] Successfully opened dynamic library "
+            "libcusolver.so.10\n")
+    assert facts(text).values("cuda_so") == ["libcusolver.so.10"]
+    assert decide(facts(text)) == []
