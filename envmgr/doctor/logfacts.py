@@ -39,6 +39,12 @@ _MANY = {"msb", "winerr", "cuda_dll", "cuda_so", "lib_missing", "lib_missing_msv
          "wheel_index", "sdist_build", "wheel_tags", "wheel_taken", "sdist_fetched"}
 
 
+# Kinds whose rule reads the line around the value (a DLL or shared object named, and whether that line says it is
+# missing): the same name on another line is kept too, up to LINES_PER_NAME lines, as the first one may only list it
+_BY_LINE = {"cuda_dll", "cuda_so"}
+LINES_PER_NAME = 3
+
+
 HEAD = 4 << 20    # characters read from the start of a log ...
 TAIL = 4 << 20    # ... and from its end
 
@@ -49,8 +55,9 @@ _LONG = (r"(?:\b\d+\s*\+?\s*(?:hours?|hrs?)\b|\b(?:[3-9]\d|\d{3})\s*\+?\s*(?:min
 
 
 def _fx(kind: str, pattern: str, needles, flags: int = 0, keep: int | None = None) -> FactRx:
+    many = LINES_PER_NAME * KEEP if kind in _BY_LINE else KEEP if kind in _MANY else 1
     return FactRx(kind, re.compile(pattern, flags), (needles,) if isinstance(needles, str) else tuple(needles),
-                  keep or (KEEP if kind in _MANY else 1))
+                  keep or many)
 
 
 # Windows' own messages for loader errors, as the system prints them in each language (FormatMessage text).
@@ -96,8 +103,10 @@ _NOT_RECOGNIZED = _alts((
 
 _CUDA_LIB = (r"(?:cudart|cublasLt|cublas|cudnn\w*|nvrtc|cufft|curand|cusparse|cusolver|nvJitLink|nvcuda|"
              r"nvToolsExt|cupti)")
+# (with TensorRT's runtime and parsers, nvinfer*/nvonnxparser*/nvparsers, and cuDNN 8's own dependency zlibwapi: DLLs of
+# the CUDA stack that its runtimes load, TensorRT naming them in "Unable to open library: nvinfer_plugin_10.dll")
 _CUDA_DLL = (r"(?:" + _CUDA_LIB + r"(?:64)?(?:_\w+)?|ggml[\w-]*|llama|onnxruntime_providers_cuda|torch_cuda\w*|"
-             r"c10_cuda|caffe2_nvrtc)\.dll")
+             r"c10_cuda|caffe2_nvrtc|nvinfer\w*|nvonnxparser\w*|nvparsers\w*|zlibwapi)\.dll")
 
 FACTS: tuple[FactRx, ...] = (
     # codes
@@ -105,8 +114,10 @@ FACTS: tuple[FactRx, ...] = (
     _fx("c1189", r"\bC1189\b", "C1189"),
     _fx("stl", r"\bSTL(1002)\b", "STL1002"),
     _fx("lnk", r"\bLNK(\d{4})\b[^\n]*?(?P<file>[\w.-]+\.lib)?", "LNK"),
+    # Windows' loader error numbers in any runtime's words: CPython's [WinError N], LoadLibrary's "error N" (ORT,
+    # .NET), CTranslate2's "Error code 126", Paddle's dynamic loader "(error code is 126)" (phi/backends/dynload)
     _fx("winerr", r"WinError (\d+)|LoadLibrary\w*(?:\(\))?[^\n]{0,60}?\berror(?: code)?[ :]*(\d+)|"
-                  r"(?<!\] )(?i:error (?:code )?)(126|127|193)\b|0x(8007007[EeFf]|800700[Cc]1)",
+                  r"(?<!\] )(?i:error (?:code )?(?:is )?)(126|127|193)\b|0x(8007007[EeFf]|800700[Cc]1)",
         ("WinError", "LoadLibrary", "rror 1", "rror code", "0x8007")),
     _fx("mod_missing", _alts(_MOD_NOT_FOUND), _LOADER_NEEDLES),
     _fx("proc_missing", _alts(_PROC_NOT_FOUND), _LOADER_NEEDLES),
@@ -117,7 +128,9 @@ FACTS: tuple[FactRx, ...] = (
         ("DLL", "ould not", "Unable to load", "ailed to load", "LoadLibrary")),
     # file names
     _fx("cuda_dll", r"\b(" + _CUDA_DLL + r")\b", ".dll", re.I),
-    _fx("cuda_so", r"\b(lib(?:cuda|cudart|cublasLt|cublas|cudnn\w*|nvrtc|nvidia-ml|ggml-cuda|cufft|curand|cusparse)"
+    # the driver's and the toolkit's runtime libraries as shared objects (the ones _CUDA_LIB names as DLLs)
+    _fx("cuda_so", r"\b(lib(?:cuda|cudart|cublasLt|cublas|cudnn\w*|nvrtc|nvidia-ml|ggml-cuda|cufft|curand|cusparse|"
+                   r"cusolver|nvJitLink|nvToolsExt|cupti)"
                    r"\.so(?:\.\d+)*)\b[^\n]*?(cannot open shared object|No such file|not found|cannot find)?",
         ".so"),
     # MSVC's linker: LNK1181 (cannot open input file, any language) on a toolkit library
@@ -630,9 +643,12 @@ class FactScanner:
         value = next((g for g in m.groups() if g), m.group(0))
         self.counts[kind] = self.counts.get(kind, 0) + 1
         have = self.facts.setdefault(kind, [])
-        if any(f.value == value for f in have):
+        same = [f for f in have if f.value == value]
+        if same and (kind not in _BY_LINE or len(same) >= LINES_PER_NAME):
             return
         i = bisect.bisect_right(starts, m.start()) - 1
+        if any(f.line == texts[i] for f in same):
+            return
         have.append(Fact(kind, value, nums[i], texts[i]))
 
     def first(self, kind: str) -> Fact | None:
