@@ -242,13 +242,14 @@ FACTS: tuple[FactRx, ...] = (
     _fx("cpu_torch_said", r"(?i:\bcpu(?:[- ]only)? (?:version|build|wheel)s? of (?:py)?torch|"
                           r"\b(?:py)?torch\b[^\n]{0,30}?\bcpu(?:[- ]only)? (?:version|build|wheel)s?\b)",
         ("cpu", "CPU", "Cpu")),
-    # the reporter's words that the run is on the CPU or leaves the GPU unused ("gpu is not being used", "only running on
-    # CPU", "complete load is on cpu", "no longer uses CUDA"): F18's symptom itself where layers or CUDA were asked of it
+    # the reporter's words that the run is on the CPU or leaves the GPU unused ("gpu is not being used", "only
+    # running on CPU", "complete load is on cpu", "no longer uses CUDA"): F18's symptom where layers or CUDA were asked
     _fx("cpu_run_said", r"(?i:\b(?:gpu|cuda) (?:is |was |are )?(?:not|never) (?:being )?(?:used|utili[sz]ed)\b|"
-                        r"\b(?:not|no longer|never|n't) (?:be )?(?:using|uses?|utili[sz]ing|utili[sz]es?) (?:the |my |any )?"
-                        r"(?:gpu|cuda)\b|"
-                        r"\b(?:running|runs|ran|load is|loads|loaded|inference is|is) (?:only |always |still |entirely |"
-                        r"completely |just )?(?:running )?on (?:the |my )?cpu\b)",
+                        # (not a condition the reporter sets: "when not using gpu offloading, it works fine")
+                        r"(?<!when )(?<!if )(?<!while )\b(?:not|no longer|never|n't) (?:be )?"
+                        r"(?:using|uses?|utili[sz]ing|utili[sz]es?) (?:the |my |any )?(?:gpu|cuda)\b(?! ?offload)|"
+                        r"\b(?:running|runs|ran|load is|loads|loaded|inference is|is) "
+                        r"(?:only |always |still |entirely |completely |just )?(?:running )?on (?:the |my )?cpu\b)",
         ("cpu", "CPU", "Cpu", "not being used", "not used", "not utili", "not using", "no longer use", "n't use",
          "not use", "never use")),
     # the reporter's machine has no GPU (in their words): a CPU build is then the right one, not a wrong wheel (a
@@ -335,8 +336,8 @@ FACTS: tuple[FactRx, ...] = (
     # with no GPU backend to take them (a build with one lists a CUDA0/Metal/Vulkan0 buffer next to the CPU one)
     _fx("model_buffer", r"\b(?:llm_load_tensors|load_tensors): +(\w+) (?:model )?buffer size\b", "buffer size",
         keep=KEEP),
-    _fx("layers_asked", r"(?:(?<![\w-])-ngl|--n-gpu-layers|--gpu-?layers|\bn_gpu_layers|\bgpu_layers)['\"]?[ \t]*[=:]?[ \t]*"
-                        r"(?:-1|[1-9]\d*)\b", ("-ngl", "gpu-layers", "gpu_layers", "gpulayers")),
+    _fx("layers_asked", r"(?:(?<![\w-])-ngl|--n-gpu-layers|--gpu-?layers|\bn_gpu_layers|\bgpu_layers)['\"]?"
+                        r"[ \t]*[=:]?[ \t]*(?:-1|[1-9]\d*)\b", ("-ngl", "gpu-layers", "gpu_layers", "gpulayers")),
     # CUDA asked of a ggml build or runner (a CMake/make flag, koboldcpp's --usecublas), and a ggml runner's
     # command line (llama.cpp's main/llama-cli/server with a model file, koboldcpp): one without a layer count
     # leaves every layer on the CPU (n_gpu_layers defaults to 0)
