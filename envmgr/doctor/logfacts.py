@@ -246,7 +246,7 @@ FACTS: tuple[FactRx, ...] = (
     # running on CPU", "complete load is on cpu", "no longer uses CUDA"): F18's symptom where layers or CUDA were asked
     _fx("cpu_run_said", r"(?i:\b(?:gpu|cuda) (?:is |was |are )?(?:not|never) (?:being )?(?:used|utili[sz]ed)\b|"
                         # (not a condition the reporter sets: "when not using gpu offloading, it works fine")
-                        r"(?<!when )(?<!if )(?<!while )\b(?:not|no longer|never|n't) (?:be )?"
+                        r"(?<!when )(?<!if )(?<!while )(?:\b(?:not|no longer|never)|n't) (?:be )?"
                         r"(?:using|uses?|utili[sz]ing|utili[sz]es?) (?:the |my |any )?(?:gpu|cuda)\b(?! ?offload)|"
                         r"\b(?:running|runs|ran|load is|loads|loaded|inference is|is) "
                         r"(?:only |always |still |entirely |completely |just )?(?:running )?on (?:the |my )?cpu\b)",
@@ -342,7 +342,7 @@ FACTS: tuple[FactRx, ...] = (
     # command line (llama.cpp's main/llama-cli/server with a model file, koboldcpp): one without a layer count
     # leaves every layer on the CPU (n_gpu_layers defaults to 0)
     _fx("cuda_asked", r"-D(?:LLAMA|GGML|WHISPER|SD)_(?:CUBLAS|CUDA)=(?i:on|1|true)\b|--usecu(?:blas|da)\b|"
-                      r"\b(?:LLAMA|GGML)_(?:CUBLAS|CUDA)=1\b", ("_CUBLAS=", "_CUDA=", "--usecu")),
+                      r"\b(?:LLAMA|GGML|WHISPER|SD)_(?:CUBLAS|CUDA)=1\b", ("_CUBLAS=", "_CUDA=", "--usecu")),
     _fx("ggml_run", r"(?:^|[\s/\\>])(?:main|llama-cli|llama-server|server|llama-run|koboldcpp[\w.-]*)(?:\.exe)?[ \t]"
                     r"[^\n]*?(?:(?:-m|--model)[ \t]+\S+\.(?:gguf|bin)\b|--usecu(?:blas|da)\b)[^\n]*",
         ("-m ", "--model", "--usecu"), re.M),

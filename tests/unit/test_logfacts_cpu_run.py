@@ -69,6 +69,10 @@ def test_the_reporter_saying_it_runs_on_the_cpu_where_layers_were_asked(tmp_path
                  "logs/F18/llama-zip-19-n_gpu_layers-99-gpu-not-used-prose.txt",
                  "logs/F18/ctransformers-163-langchain-gpu_layers-50-load-on-cpu-prose.txt"):
         assert decisive(train_text(name), tmp_path) == ("F18", "anchor:cpu-run-said-gpu-asked"), name
+    # a ggml-family build flag asked of pip (whisper.cpp's WHISPER_CUDA=1) and "doesn't use the GPU"
+    whisper = train_text("logs/F18/pywhispercpp-125-whisper_cuda-1-pip-install-doesnt-use-gpu-prose.txt")
+    assert facts(whisper).first("cpu_run_said").value == "n't use the GPU"
+    assert decisive(whisper, tmp_path) == ("F18", "anchor:cpu-run-said-gpu-asked")
     # the same words with no layer count or CUDA asked (the count dropped here) say nothing of a GPU wanted
     assert decisive("used it but gpu is not being used\n", tmp_path) == (None, None)
     # a condition the reporter sets is no report of the symptom (a train clean log: garbage only when offloading)
