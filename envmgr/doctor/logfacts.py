@@ -774,7 +774,11 @@ def _fallback_rule(fs: FactScanner, decided: dict, add) -> None:
     add("F18", "no-cuda-device", fs.first("no_device"))
     if fs.first("gpu_seen") or fs.first("cuda_asked"):
         add("F18", "cpu-fallback-gpu-expected", fs.first("cpu_fallback"))
-    if fs.first("layers_asked") or fs.first("gpu_wanted") or fs.first("cuda_asked"):
+    # (not where the build's own flags show ggml's CUDA compiled in: the reporter's words then do not tell the cause;
+    # a bare "nvcc" is no such sign, reporters paste `nvcc --version` to show their toolkit)
+    compiled = fs.first("cuda_compiled")
+    asked = fs.first("layers_asked") or fs.first("gpu_wanted") or fs.first("cuda_asked")
+    if asked and (compiled is None or compiled.value == "nvcc"):
         add("F18", "cpu-run-said-gpu-asked", fs.first("cpu_run_said"))
 
 
