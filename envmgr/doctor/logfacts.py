@@ -255,6 +255,16 @@ FACTS: tuple[FactRx, ...] = (
     _fx("cpu_torch_said", r"(?i:\bcpu(?:[- ]only)? (?:version|build|wheel)s? of (?:py)?torch|"
                           r"\b(?:py)?torch\b[^\n]{0,30}?\bcpu(?:[- ]only)? (?:version|build|wheel)s?\b)",
         ("cpu", "CPU", "Cpu")),
+    # the reporter's words that the run is on the CPU or leaves the GPU unused ("gpu is not being used", "only
+    # running on CPU", "complete load is on cpu", "no longer uses CUDA"): F18's symptom where layers or CUDA were asked
+    _fx("cpu_run_said", r"(?i:\b(?:gpu|cuda) (?:is |was |are )?(?:not|never) (?:being )?(?:used|utili[sz]ed)\b|"
+                        # (not a condition the reporter sets: "when not using gpu offloading, it works fine")
+                        r"(?<!when )(?<!if )(?<!while )(?:\b(?:not|no longer|never)|n't) (?:be )?"
+                        r"(?:using|uses?|utili[sz]ing|utili[sz]es?) (?:the |my |any )?(?:gpu|cuda)\b(?! ?offload)|"
+                        r"\b(?:running|runs|ran|load is|loads|loaded|inference is|is) "
+                        r"(?:only |always |still |entirely |completely |just )?(?:running )?on (?:the |my )?cpu\b)",
+        ("cpu", "CPU", "Cpu", "not being used", "not used", "not utili", "not using", "no longer use", "n't use",
+         "not use", "never use")),
     # the reporter's machine has no GPU (in their words): a CPU build is then the right one, not a wrong wheel (a
     # clean train log: "Since I don't have a GPU ... a 'cpu only' installation of torch")
     _fx("no_gpu_said", r"(?i:(?:don['’]?t|do not|doesn['’]?t|does not|didn['’]?t) (?:have|own) (?:a |an |any )?"
@@ -301,7 +311,7 @@ FACTS: tuple[FactRx, ...] = (
         ("too old", "nsufficient", "INSUFFICIENT")),
     _fx("driver_cuda", r"CUDA Version: (\d+\.\d+)", "CUDA Version"),
     # the runtimes' own words for a model left on the CPU: nothing offloaded, no VRAM used, no GPU taken
-    _fx("cpu_only", r"(?i:not compiled with GPU offload support)|offloaded 0/\d+ layers|\bBLAS = 0\b|"
+    _fx("cpu_only", r"(?i:not compiled with GPU offload support)|offloaded 0/\d+ layers|\bBLAS ?= ?0\b|"
                     # llama.cpp common/arg.cpp (2024+) for -sm/-mg/-ts given to a build without a GPU backend
                     r"compiled without support for GPU offload|"
                     r"assigned to device CPU|no usable GPU found|CUDA will be disabled|"
@@ -320,20 +330,32 @@ FACTS: tuple[FactRx, ...] = (
                     # whisper.cpp's GPU backend probe finding none (a CPU build, or no device it can use)
                     r"_init_gpu: no GPU found|"
                     # TensorFlow's own word that it goes on without the GPU (after the libraries it could not load)
-                    r"Skipping registering GPU devices",
+                    r"Skipping registering GPU devices|"
+                    # ollama (0.1.22+) turning its GPU runners off on a CPU without AVX, older and newer words; LocalAI
+                    # finding the GPU but only a CPU build of its llama-cpp backend
+                    r"CPU does not have (?:AVX or AVX2|minimum vector extensions)[^\n]{0,12}?"
+                    r"(?:disabling GPU support|GPU inference disabled)|GPU device found but no CUDA backend",
         ("GPU offload", "offloaded 0/", "BLAS = 0", "device CPU", "usable GPU", "will be disabled", "offloading 0 ",
          "VRAM used", "compatible GPUs", "layers option will be ignored", "library=cpu", "runners=[cpu]",
          "compatible=[]", "CUDAExecutionProvider", "Dynamic LLM libraries [", "Non-BLAS", "GPU BLAS support",
-         "compiled without GPU support", "no GPU found", "Skipping registering GPU", "Falling back to ['CPU")),
+         "compiled without GPU support", "no GPU found", "Skipping registering GPU", "Falling back to ['CPU", "BLAS=0",
+         "CPU does not have", "no CUDA backend")),
     # ggml's capability report of the build that runs: its system_info line (CUDA = 0: no CUDA compiled in) and
     # the backends it loaded (only CPU ones: no GPU backend there to take the layers)
     _fx("cuda_off_info", r"\b(?:CUDA|CUBLAS|cuBLAS) = 0\b", ("CUDA = 0", "CUBLAS = 0", "cuBLAS = 0")),
     _fx("backend_loaded", r"load_backend: loaded (\w+) backend", "load_backend: loaded", keep=KEEP),
+    # where llama.cpp put the model's weights (its load log names each model buffer: CPU, CPU_Mapped, CUDA0 ...), and
+    # a layer count above 0 given to the run: weights all in CPU buffers although layers were asked is a build
+    # with no GPU backend to take them (a build with one lists a CUDA0/Metal/Vulkan0 buffer next to the CPU one)
+    _fx("model_buffer", r"\b(?:llm_load_tensors|load_tensors): +(\w+) (?:model )?buffer size\b", "buffer size",
+        keep=KEEP),
+    _fx("layers_asked", r"(?:(?<![\w-])-ngl|--n-gpu-layers|--gpu-?layers|\bn_gpu_layers|\bgpu_layers)['\"]?"
+                        r"[ \t]*[=:]?[ \t]*(?:-1|[1-9]\d*)\b", ("-ngl", "gpu-layers", "gpu_layers", "gpulayers")),
     # CUDA asked of a ggml build or runner (a CMake/make flag, koboldcpp's --usecublas), and a ggml runner's
     # command line (llama.cpp's main/llama-cli/server with a model file, koboldcpp): one without a layer count
     # leaves every layer on the CPU (n_gpu_layers defaults to 0)
     _fx("cuda_asked", r"-D(?:LLAMA|GGML|WHISPER|SD)_(?:CUBLAS|CUDA)=(?i:on|1|true)\b|--usecu(?:blas|da)\b|"
-                      r"\b(?:LLAMA|GGML)_(?:CUBLAS|CUDA)=1\b", ("_CUBLAS=", "_CUDA=", "--usecu")),
+                      r"\b(?:LLAMA|GGML|WHISPER|SD)_(?:CUBLAS|CUDA)=1\b", ("_CUBLAS=", "_CUDA=", "--usecu")),
     _fx("ggml_run", r"(?:^|[\s/\\>])(?:main|llama-cli|llama-server|server|llama-run|koboldcpp[\w.-]*)(?:\.exe)?[ \t]"
                     r"[^\n]*?(?:(?:-m|--model)[ \t]+\S+\.(?:gguf|bin)\b|--usecu(?:blas|da)\b)[^\n]*",
         ("-m ", "--model", "--usecu"), re.M),
@@ -387,12 +409,17 @@ FACTS: tuple[FactRx, ...] = (
         r"Torch is not able to use GPU|"
         # ollama: llm/memory.go's estimate puts no layer on a GPU ("offload to cpu ... layers.offload=0"), and
         # server/routes.go finds no VRAM at all (0.6+)
-        r"\blayers\.offload=0\b|\"total vram\"=\"0 B\"",
+        r"\blayers\.offload=0\b|\"total vram\"=\"0 B\"|"
+        # ollama 0.1.2x-0.1.3x (gpu/cpu_common.go): no AVX, so its GPU runners (built with AVX) are not used
+        r"CPU does not have vector extensions|"
+        # a runtime's own "falling back to CPU" (llamafile with -ngl and no GPU it can use; the same words in
+        # many wrappers), not onnxruntime's provider list (the cpu_only rule's)
+        r"(?i:falling back to (?:the )?CPU)(?! *\w*ExecutionProvider)",
         ("cuda drivers", "cuInit", "native Windows", "No GPU/TPU", "backend 'cuda'", "but CUDA is not available",
          "driver initialization failed", "FP16 is not supported", "platform cpu", "infer device type",
          "CUDAExecutionProvider", "able to use GPU", "layers.offload=0", "deserialize object", "use gpu",
          "device: cpu", "device_name: cpu", "use cpu", "GPU available: False", "cpu device", "Invalid CUDA",
-         "Applied providers", "total vram")),
+         "Applied providers", "total vram", "CPU does not have", "back to CPU", "back to cpu", "back to the CPU")),
     # pip reinstalling a wheel it built before from its own wheel cache: pip/_internal/operations/prepare.py logs
     # "Using cached <wheel file>" with no size (a download from its HTTP cache carries "(<size>)"). PyPI has only
     # the sdist of llama-cpp-python, so that wheel was built on this machine, and pip's cache key holds no
@@ -412,10 +439,12 @@ FACTS: tuple[FactRx, ...] = (
                     r"(?:-ngl|--n-gpu-layers|n_gpu_layers)[ =:]*(?:-1|[1-9])|"
                     r"\b(?:tensorflow-gpu|onnxruntime-gpu)\b|\b(?:jax\[cuda|tensorflow\[and-cuda)|\+cu\d{2,3}\b|"
                     # a container given the GPUs (docker, compose, Kubernetes)
-                    r"--gpus[= ]|--runtime[= ]nvidia\b|\bruntime: nvidia\b|\bnvidia\.com/gpu\b",
+                    r"--gpus[= ]|--runtime[= ]nvidia\b|\bruntime: nvidia\b|\bnvidia\.com/gpu\b|"
+                    # ollama's GPU probe (gpu/gpu.go, 0.1.2x) finding the NVIDIA GPU
+                    r"\bNvidia GPU detected\b",
         ("NVIDIA-SMI", "Driver Version", "GeForce", "Quadro", "TITAN", "Tesla", "RTX", "GTX", "NVIDIA ", "A100", "H100",
          "cuda:", "device", "CUDA_VISIBLE_DEVICES", "library=cuda", "CUDA0", "CUDA1", "CUDA2", "CUDA3", "-ngl",
-         "--n-gpu-layers", "n_gpu_layers", "-gpu", "jax[cuda", "and-cuda", "+cu", "--gpus", "nvidia")),
+         "--n-gpu-layers", "n_gpu_layers", "-gpu", "jax[cuda", "and-cuda", "+cu", "--gpus", "nvidia", "Nvidia GPU")),
     # CMAKE_ARGS in another shell's syntax: cmd keeps the quotes of set X="..." in the value and does not know
     # $env:X; PowerShell's `set X=...` sets no environment variable
     _fx("shell_syntax", r"(?<!PS )(?<![\w:\\])[A-Z]:\\[^>\n]*>\s*(?:set\s+\"?CMAKE_ARGS=\"|\$env:CMAKE_ARGS)|"
@@ -761,6 +790,12 @@ def _fallback_rule(fs: FactScanner, decided: dict, add) -> None:
     add("F18", "no-cuda-device", fs.first("no_device"))
     if fs.first("gpu_seen") or fs.first("cuda_asked"):
         add("F18", "cpu-fallback-gpu-expected", fs.first("cpu_fallback"))
+    # (not where the build's own flags show ggml's CUDA compiled in: the reporter's words then do not tell the cause;
+    # a bare "nvcc" is no such sign, reporters paste `nvcc --version` to show their toolkit)
+    compiled = fs.first("cuda_compiled")
+    asked = fs.first("layers_asked") or fs.first("gpu_wanted") or fs.first("cuda_asked")
+    if asked and (compiled is None or compiled.value == "nvcc"):
+        add("F18", "cpu-run-said-gpu-asked", fs.first("cpu_run_said"))
 
 
 def _compiler_rules(fs: FactScanner, add) -> None:
@@ -910,6 +945,9 @@ def _ggml_rules(fs: FactScanner, add) -> None:
     loaded = fs.values("backend_loaded")
     if wanted and loaded and all(v.upper() == "CPU" for v in loaded):
         add("F18", "cpu-backend-only", fs.facts["backend_loaded"][0])
+    buffers = fs.values("model_buffer")
+    if buffers and all(v.upper().startswith("CPU") for v in buffers) and fs.first("layers_asked"):
+        add("F18", "weights-on-cpu-layers-asked", fs.facts["model_buffer"][0])
     add("F18", "zero-gpu-layers", fs.first("zero_layers"))
     run = fs.first("ggml_run")
     if run and not wanted and not _LAYERS.search(run.line) and (asked or "--usecu" in run.line):

@@ -35,10 +35,23 @@ TRAIN_MISSES = {
         "cut before torch's message",
     "logs/F01/vision-7604-jenkins-conda-cmake3.22-cuda11.7-call-stack-only-EXCERPT.txt":
         "cut to CMake's call stack: the same frames carry 'No CUDA toolset found' and a failed CUDA compiler id",
+    "logs/F18/chatdocs-21-ctransformers-yml-gpu_layers-50-wont-use-gpu-prose.txt":
+        "prose: a layer count in a config file and 'use gpu but it won't work', no word of where it ran",
+    "logs/F18/ollama-10075-arch-0.6.3-cpu-backend-model-weights-buffer-cpu-EXCERPT.txt":
+        "only ollama's CPU backend and buffers, no sign of a GPU in the excerpt: a machine without one prints the same",
+    "logs/F18/ollama-9704-journal-zh-month-cpu-backend-only-no-cuda-in-system-line-EXCERPT.txt":
+        "only ollama's CPU backend lines, and no sign of a GPU in the excerpt: a machine without one prints the same",
 }
 
 # Clean train logs that name an id, and why that id is true there (a warning-level truth, not the failure).
 TRAIN_CLEAN_NAMED: dict[str, str] = {}
+
+# Clean train logs that name an id wrongly (false positives the bench counts), and why no anchor fixes them yet.
+TRAIN_CLEAN_FALSE_POSITIVES = {
+    "logs/clean/llama.cpp-5137-partial-offload-bug-all-on-cpu-baseline-offloaded-0-of-33-EXCERPT.txt":
+        "a CPU baseline run on purpose: llama.cpp prints 'offloaded 0/N layers to GPU' on every run without -ngl, and "
+        "the excerpt shows nothing else of the run; the zero-layers signature fires on it unconditionally",
+}
 
 ROWS = load_index() if INDEX.is_file() else []
 TRAIN = [e for e in ROWS if e.split == "train" and e.origin == "new"]
@@ -85,9 +98,17 @@ def test_train_log_names_its_cause(name, tmp_path):
     assert found.decisive is not None and found.decisive.id in expect, [m.id for m in found.matches]
 
 
-@pytest.mark.parametrize("name", sorted(e.file for e in TRAIN if not e.expect and e.file not in TRAIN_CLEAN_NAMED))
+@pytest.mark.parametrize("name", sorted(e.file for e in TRAIN if not e.expect and e.file not in TRAIN_CLEAN_NAMED
+                                         and e.file not in TRAIN_CLEAN_FALSE_POSITIVES))
 def test_train_clean_log_names_nothing(name, tmp_path):
     assert scan_corpus_log(name, tmp_path).matches == ()
+
+
+@pytest.mark.parametrize("name", sorted(TRAIN_CLEAN_FALSE_POSITIVES))
+def test_train_clean_false_positives_are_listed_while_they_last(name, tmp_path):
+    # the list stays honest: an entry goes once the log names nothing
+    assert next(e for e in TRAIN if e.file == name).expect == ()
+    assert scan_corpus_log(name, tmp_path).matches != ()
 
 
 @pytest.mark.parametrize("name", sorted(TRAIN_MISSES))
