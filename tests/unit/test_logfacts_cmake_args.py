@@ -1,0 +1,64 @@
+"""CMake's command line mangled by quoting (F10) told from the failures its words share (issue 23, round 8).
+
+`Could not create named generator X` is F03 when X is a whole generator name CMake lacks, and F10 when X is a
+piece of one: the first word of a multi-word name (`-G Unix Makefiles` unquoted), a name led by a space or
+carrying the shell's quotes, or one running into the next -D setting. A list of CMake settings passed as one
+quoted argument (conda's CMAKE_ARGS) leaves a program's path holding -DCMAKE_ settings. Train logs are read by
+name; the other samples are composed from CMake's own generator names (Source/cmake.cxx prints the list).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.logtext import decisive, facts, train_text
+
+TRAIN = [
+    ("logs/F10/caffe-builder-31-cmd-unquoted-generator-variable-EXCERPT.txt", "F10", "generator-name-cut"),
+    ("logs/F10/cmake-build-extension-pr45-generator-passed-with-literal-quotes-EXCERPT.txt", "F10",
+     "generator-name-cut"),
+    ("logs/F10/dynaflow-launcher-148-script-generator-unix-split-EXCERPT.txt", "F10", "generator-name-cut"),
+    ("logs/F10/neovim-30218-makefile-unquoted-cmake-generator-unix-EXCERPT.txt", "F10", "generator-name-cut"),
+    ("logs/F10/opencv-python-1086-powershell-cmake_args-generator-with-spaces-split-EXCERPT.txt", "F10",
+     "generator-name-cut"),
+    # a whole generator name an old CMake does not have stays F03
+    ("cmake-could-not-create-named-generator-vs2017-win64-old-cmake-wabt-EXCERPT.txt", "F03", "unknown-generator"),
+]
+
+
+@pytest.mark.parametrize(("name", "want", "signature"), TRAIN)
+def test_train_generator_logs(name, want, signature, tmp_path: Path):
+    assert decisive(train_text(name), tmp_path) == (want, signature)
+
+
+COMPOSED = [
+    ("CMake Error: Could not create named generator  Unix Makefiles\n", "F10"),       # led by a space
+    ("CMake Error: Could not create named generator Unix Makefiles//-DCMAKE_INSTALL_PREFIX=\n", "F10"),
+    ("CMake Error: Could not create named generator 'MinGW\n", "F10"),
+    ("CMake Error: Could not create named generator Sublime\n", "F10"),
+    ("CMake Error: Could not create named generator Unix MakeFiles\n", "F03"),        # a misspelt whole name
+    ("CMake Error: Could not create named generator Ninja Multi-Config\n", "F03"),    # too old a CMake
+    ("CMake Error: Could not create named generator Visual Studio 17 2022\n", "F03"),
+]
+
+
+@pytest.mark.parametrize(("text", "want"), COMPOSED)
+def test_generator_name_whole_or_cut(text, want, tmp_path: Path):
+    assert decisive(text, tmp_path)[0] == want
+
+
+def test_conda_cmake_args_in_one_quoted_argument(tmp_path: Path):
+    text = train_text("logs/F10/morpheus-906-conda-cmake_args-quoted-into-one-token-ar-command.txt")
+    assert decisive(text, tmp_path) == ("F10", "anchor:cmake-args-in-one-value")
+
+
+@pytest.mark.parametrize("line", [
+    # cmake itself given its settings in a quoted command line
+    'Running "/usr/bin/cmake -DCMAKE_BUILD_TYPE=Release -S . -B build"\n',
+    "subprocess.CalledProcessError: Command 'C:\\\\tools\\\\cmake.exe -DCMAKE_BUILD_TYPE=Release' returned 1\n",
+    # a compiler's own defines (no CMake variable)
+    '"/usr/bin/gcc -DNDEBUG=1 -O2 -c x.c" failed\n',
+])
+def test_settings_given_to_cmake_or_defines_are_no_f10(line):
+    assert facts(line).first("args_in_one_value") is None
