@@ -328,7 +328,9 @@ SIGNATURES: tuple[Signature, ...] = (
     # none and fell back to a fixed list: the build's archs are a guess unless the build was given a list itself
     _sig("F12", "arch-detection-failed", r"(?i:automatic GPU detection failed)[^\n]*", needle=("detection failed",),
          check=lambda m: _ARCH_GIVEN.search(m.string) is None),
-    _sig("F12", "native-garbage", r"compute_No CUDA devices found", needle="compute_No"),
+    # CMake's native probe (Modules/CMakeCUDACompilerABI.cu) prints either message when it finds no GPU, and the
+    # message becomes the architecture list nvcc is given
+    _sig("F12", "native-garbage", r"compute_No CUDA (?i:devices found|architecture detected)", needle="compute_No"),
     # CMake >= 3.24 resolves "native" itself (real log: this machine, tests/corpus/SOURCES.md).
     _sig("F12", "cmake-native-no-gpu", r"CUDA_ARCHITECTURES\s+is\s+set\s+to\s+\"native\",\s+but\s+no\s+GPU\s+was"
          r"\s+detected", needle="no GPU was"),

@@ -62,3 +62,12 @@ def test_conda_cmake_args_in_one_quoted_argument(tmp_path: Path):
 ])
 def test_settings_given_to_cmake_or_defines_are_no_f10(line):
     assert facts(line).first("args_in_one_value") is None
+
+
+# CMake's native architecture probe (Kitware/CMake Modules/CMakeCUDACompilerABI.cu) prints one of two messages
+# when it sees no GPU; CMAKE_CUDA_ARCHITECTURES_NATIVE then holds the message and nvcc is given it as an arch
+@pytest.mark.parametrize("probe", ["No CUDA devices found.", "No CUDA Devices found.",
+                                   "No CUDA architecture detected from any devices."])
+def test_native_probe_message_as_architecture_is_f12(probe, tmp_path: Path):
+    text = f"nvcc fatal   : Unsupported gpu architecture 'compute_{probe}'\nninja: build stopped: subcommand failed.\n"
+    assert decisive(text, tmp_path) == ("F12", "native-garbage")
