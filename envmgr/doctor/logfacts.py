@@ -446,9 +446,12 @@ FACTS: tuple[FactRx, ...] = (
          "cuda:", "device", "CUDA_VISIBLE_DEVICES", "library=cuda", "CUDA0", "CUDA1", "CUDA2", "CUDA3", "-ngl",
          "--n-gpu-layers", "n_gpu_layers", "-gpu", "jax[cuda", "and-cuda", "+cu", "--gpus", "nvidia", "Nvidia GPU")),
     # CMAKE_ARGS in another shell's syntax: cmd keeps the quotes of set X="..." in the value and does not know
-    # $env:X; PowerShell's `set X=...` sets no environment variable
+    # $env:X; PowerShell's `set X=...` sets no environment variable; a POSIX shell expands PowerShell's `$env` to
+    # nothing and runs `:CMAKE_ARGS=...` as a command (bash/sh "<word>: command not found", zsh "command not found:
+    # <word>")
     _fx("shell_syntax", r"(?<!PS )(?<![\w:\\])[A-Z]:\\[^>\n]*>\s*(?:set\s+\"?CMAKE_ARGS=\"|\$env:CMAKE_ARGS)|"
-                        r"PS [A-Z]:\\[^>\n]*>\s*set\s+CMAKE_ARGS=|'\$env:CMAKE_ARGS[^'\n]*' is not recognized",
+                        r"PS [A-Z]:\\[^>\n]*>\s*set\s+CMAKE_ARGS=|'\$env:CMAKE_ARGS[^'\n]*' is not recognized|"
+                        r"(?<![\w$]):CMAKE_ARGS=[^\n]*?: (?:command )?not found|command not found: :CMAKE_ARGS=",
         ("CMAKE_ARGS",)),
     _fx("cmake_args", r"CMAKE_ARGS|cmake\.args|-D[A-Z][A-Z0-9_]+=", ("CMAKE_ARGS", "cmake.args", "-D")),
     # toolchain and environment

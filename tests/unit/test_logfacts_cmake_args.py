@@ -71,3 +71,19 @@ def test_settings_given_to_cmake_or_defines_are_no_f10(line):
 def test_native_probe_message_as_architecture_is_f12(probe, tmp_path: Path):
     text = f"nvcc fatal   : Unsupported gpu architecture 'compute_{probe}'\nninja: build stopped: subcommand failed.\n"
     assert decisive(text, tmp_path) == ("F12", "native-garbage")
+
+
+# CMAKE_ARGS set in PowerShell's syntax in a POSIX shell: `$env` expands to nothing and the rest runs as a command
+# (bash's "<word>: command not found" and zsh's "command not found: <word>" formats)
+@pytest.mark.parametrize("text", [
+    '$ $env:CMAKE_ARGS="-DGGML_CUDA=on"\nbash: :CMAKE_ARGS=-DGGML_CUDA=on: command not found\n',
+    '% $env:CMAKE_ARGS="-DGGML_CUDA=on"\nzsh: command not found: :CMAKE_ARGS=-DGGML_CUDA=on\n',
+])
+def test_cmake_args_in_another_shells_syntax(text, tmp_path: Path):
+    assert decisive(text, tmp_path) == ("F10", "anchor:cmake-args-shell-syntax")
+
+
+def test_export_in_a_posix_shell_is_no_f10(tmp_path: Path):
+    text = ('$ export CMAKE_ARGS="-DGGML_CUDA=on"\n$ pip install llama-cpp-python\n'
+            "Successfully installed llama-cpp-python-0.3.16\n")
+    assert decisive(text, tmp_path) == (None, None)
