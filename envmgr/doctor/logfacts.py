@@ -485,9 +485,10 @@ FACTS: tuple[FactRx, ...] = (
         ("'-D", "-D", "`-D")),
     # a whole list of CMake settings passed as ONE argument (conda's compiler activation sets CMAKE_ARGS to
     # -DCMAKE_AR=... -DCMAKE_RANLIB=...; a script that quotes it makes the first setting's value hold the rest):
-    # a program that is not cmake, quoted together with -DCMAKE_ settings (Morpheus #906, fixed by dropping quotes)
+    # a program that is not cmake, quoted together with -DCMAKE_ settings (Morpheus #906, fixed by dropping quotes);
+    # CMAKE_INTDIR is a define CMake's multi-config generators give the compiler, not a setting
     _fx("args_in_one_value", r"[\"'](?:[A-Za-z]:)?[\\/][^\"'\s]*?[\w.+-]+(?<![\\/]cmake)(?<![\\/]cmake\.exe)"
-                             r" -DCMAKE_[A-Z_]+=", "-DCMAKE_"),
+                             r" -DCMAKE_(?!INTDIR=)[A-Z_]+=", "-DCMAKE_"),
     # a Windows path whose backslashes a POSIX split (shlex, as scikit-build-core splits CMAKE_ARGS; bash) ate: the
     # drive runs into the folder name (C:Program FilesNVIDIA...); or CMake taking for its source folder a setting
     # (-D NAME=value split from its -D: pvpgn-server #125) or the tail of a path split at its space

@@ -59,6 +59,8 @@ def test_conda_cmake_args_in_one_quoted_argument(tmp_path: Path):
     "subprocess.CalledProcessError: Command 'C:\\\\tools\\\\cmake.exe -DCMAKE_BUILD_TYPE=Release' returned 1\n",
     # a compiler's own defines (no CMake variable)
     '"/usr/bin/gcc -DNDEBUG=1 -O2 -c x.c" failed\n',
+    # the define CMake's multi-config generators pass to the compiler
+    '"C:/VS/bin/cl.exe -DCMAKE_INTDIR=\\"Release\\" /c x.cpp"\n',
 ])
 def test_settings_given_to_cmake_or_defines_are_no_f10(line):
     assert facts(line).first("args_in_one_value") is None
