@@ -446,9 +446,12 @@ FACTS: tuple[FactRx, ...] = (
          "cuda:", "device", "CUDA_VISIBLE_DEVICES", "library=cuda", "CUDA0", "CUDA1", "CUDA2", "CUDA3", "-ngl",
          "--n-gpu-layers", "n_gpu_layers", "-gpu", "jax[cuda", "and-cuda", "+cu", "--gpus", "nvidia", "Nvidia GPU")),
     # CMAKE_ARGS in another shell's syntax: cmd keeps the quotes of set X="..." in the value and does not know
-    # $env:X; PowerShell's `set X=...` sets no environment variable
+    # $env:X; PowerShell's `set X=...` sets no environment variable; a POSIX shell expands PowerShell's `$env` to
+    # nothing and runs `:CMAKE_ARGS=...` as a command (bash/sh "<word>: command not found", zsh "command not found:
+    # <word>")
     _fx("shell_syntax", r"(?<!PS )(?<![\w:\\])[A-Z]:\\[^>\n]*>\s*(?:set\s+\"?CMAKE_ARGS=\"|\$env:CMAKE_ARGS)|"
-                        r"PS [A-Z]:\\[^>\n]*>\s*set\s+CMAKE_ARGS=|'\$env:CMAKE_ARGS[^'\n]*' is not recognized",
+                        r"PS [A-Z]:\\[^>\n]*>\s*set\s+CMAKE_ARGS=|'\$env:CMAKE_ARGS[^'\n]*' is not recognized|"
+                        r"(?<![\w$]):CMAKE_ARGS=[^\n]*?: (?:command )?not found|command not found: :CMAKE_ARGS=",
         ("CMAKE_ARGS",)),
     _fx("cmake_args", r"CMAKE_ARGS|cmake\.args|-D[A-Z][A-Z0-9_]+=", ("CMAKE_ARGS", "cmake.args", "-D")),
     # toolchain and environment
@@ -480,6 +483,12 @@ FACTS: tuple[FactRx, ...] = (
                            r"(?:^|\s)(-D[A-Z]\w*=\S*): (?:command )?not found|"
                            r"`(-D[A-Z]\w*=[^'\n]*)': not a valid identifier",
         ("'-D", "-D", "`-D")),
+    # a whole list of CMake settings passed as ONE argument (conda's compiler activation sets CMAKE_ARGS to
+    # -DCMAKE_AR=... -DCMAKE_RANLIB=...; a script that quotes it makes the first setting's value hold the rest):
+    # a program that is not cmake, quoted together with -DCMAKE_ settings (Morpheus #906, fixed by dropping quotes);
+    # CMAKE_INTDIR is a define CMake's multi-config generators give the compiler, not a setting
+    _fx("args_in_one_value", r"[\"'](?:[A-Za-z]:)?[\\/][^\"'\s]*?[\w.+-]+(?<![\\/]cmake)(?<![\\/]cmake\.exe)"
+                             r" -DCMAKE_(?!INTDIR=)[A-Z_]+=", "-DCMAKE_"),
     # a Windows path whose backslashes a POSIX split (shlex, as scikit-build-core splits CMAKE_ARGS; bash) ate: the
     # drive runs into the folder name (C:Program FilesNVIDIA...); or CMake taking for its source folder a setting
     # (-D NAME=value split from its -D: pvpgn-server #125) or the tail of a path split at its space
@@ -1061,6 +1070,7 @@ def _environment_rules(fs: FactScanner, add) -> None:
     add("F10", "semicolon-split-list", fs.first("semicolon_cmd"))
     add("F10", "cmake-flag-run-as-command", fs.first("flag_as_command"))
     add("F10", "arguments-mangled", fs.first("args_mangled"))
+    add("F10", "cmake-args-in-one-value", fs.first("args_in_one_value"))
     flag, pkg = fs.first("cublas_flag"), fs.first("llama_cpp_python")
     if flag and pkg and fs.first("build_failed") and tuple(map(int, pkg.value.split("."))) >= (0, 2, 80):
         add("F09", "removed-flag-for-version", flag, llama_cpp_python=pkg.value)

@@ -136,6 +136,23 @@ def _flag_unused(m: re.Match[str]) -> bool:
     return re.search(r"\b(?:LLAMA|GGML|WHISPER)_|CUBLAS|CUDA", m.group("names")) is not None
 
 
+# CMake's generators whose names have more than one word, by their first word (Kitware/CMake's generator
+# list, printed under this error): a name that is only such a word was cut at its first space
+_GENERATOR_FIRST_WORDS = frozenset(("Unix", "MinGW", "MSYS", "NMake", "Borland", "Watcom", "Green", "Visual",
+                                    "CodeBlocks", "CodeLite", "Eclipse", "Kate", "Sublime"))
+_NAMED_GENERATOR = r"Could not create named generator (?P<generator>[^\n]+)"
+
+
+def _generator_cut(m: re.Match[str]) -> bool:
+    """The name CMake was given for -G is a piece of a generator's name, not an unknown generator: cut at its
+    first space (`-G Unix Makefiles` unquoted, CMAKE_ARGS split by a shell or shlex), led by a space, carrying
+    the shell's quotes (`"Ninja"` passed as one argument) or running into the next -D setting."""
+    raw = m.group("generator").rstrip()
+    name = raw.strip().strip("`")
+    return (raw != raw.lstrip() or name[:1] in "\"'" or name[-1:] in "\"'" or name in _GENERATOR_FIRST_WORDS
+            or re.search(r"-D[A-Z]", name) is not None)
+
+
 _DRIVER_REASON = re.compile(r"(?i)driver|insufficient")
 # an architecture list the build was given (CMake's message, a *_CUDA_ARCHITECTURES value, torch's list)
 ARCH_GIVEN = (r"(?i:architectures? from CMake variable)|\b\w*CUDA_ARCHITECTURES=\"?\d|"
@@ -218,8 +235,8 @@ SIGNATURES: tuple[Signature, ...] = (
          r"\s+but\s+platform\s+(?P<platform>\S+)\s+was specified", needle="does not support platform"),
     _sig("F03", "no-build-program", words("unable to find a build program corresponding to")
          + r"\s+\"(?P<generator>[^\"]+)\"", needle="build program"),
-    _sig("F03", "unknown-generator", r"Could not create named generator (?P<generator>[^\n]+)",
-         needle="ould not", key="named generator"),
+    _sig("F03", "unknown-generator", _NAMED_GENERATOR, needle="ould not", key="named generator",
+         check=lambda m: not _generator_cut(m)),
     # CMAKE_GENERATOR_TOOLSET version=14.xx names an MSVC toolset this Visual Studio does not have installed
     # (Kitware/CMake Source/cmGlobalVisualStudio10Generator.cxx, AuxToolset::PropsMissing)
     _sig("F03", "toolset-version-not-installed",
@@ -295,6 +312,8 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("F10", "extra-path", r"Ignoring extra path from command line:\s*(?P<arg>[^\n]*)", needle="extra path",
          check=lambda m: not re.search(r"\.(?:c|cc|cpp|cxx|cu|o|obj)\"?\s*$", m.group("arg"))),
     _sig("F10", "skbuild-ignored", r"Unsupported CMAKE_ARGS ignored:\s*(?P<arg>[^\n]*)", needle="CMAKE_ARGS"),
+    # the generator name reached CMake cut at a space or with the shell's quotes in it (F03 keeps a whole name)
+    _sig("F10", "generator-name-cut", _NAMED_GENERATOR, needle="ould not", key="named generator", check=_generator_cut),
     _sig("F10", "cmd-syntax", words("'CMAKE_ARGS' is not recognized as an internal or external command"),
          needle="CMAKE_ARGS"),
     # F11: long paths and long command lines (MSBuild codes survive localisation).
@@ -309,7 +328,9 @@ SIGNATURES: tuple[Signature, ...] = (
     # none and fell back to a fixed list: the build's archs are a guess unless the build was given a list itself
     _sig("F12", "arch-detection-failed", r"(?i:automatic GPU detection failed)[^\n]*", needle=("detection failed",),
          check=lambda m: _ARCH_GIVEN.search(m.string) is None),
-    _sig("F12", "native-garbage", r"compute_No CUDA devices found", needle="compute_No"),
+    # CMake's native probe (Modules/CMakeCUDACompilerABI.cu) prints either message when it finds no GPU, and the
+    # message becomes the architecture list nvcc is given
+    _sig("F12", "native-garbage", r"compute_No CUDA (?i:devices found|architecture detected)", needle="compute_No"),
     # CMake >= 3.24 resolves "native" itself (real log: this machine, tests/corpus/SOURCES.md).
     _sig("F12", "cmake-native-no-gpu", r"CUDA_ARCHITECTURES\s+is\s+set\s+to\s+\"native\",\s+but\s+no\s+GPU\s+was"
          r"\s+detected", needle="no GPU was"),

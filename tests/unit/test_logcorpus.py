@@ -29,8 +29,6 @@ TRAIN_MISSES = {
         "prose: the index URL is given, but no pip output shows the sdist being built",
     "logs/F24/stylegan2-ada-conda-compiler-bias_act-cublas_v2.h-EXCERPT.txt":
         "cut before the compiler's error",
-    "logs/F10/morpheus-906-conda-cmake_args-quoted-into-one-token-ar-command.txt":
-        "CMAKE_ARGS glued into the archiver's quoted command; an anchor for it would fire on any quoted command",
     "logs/F23/detectron2-3104-win10-docker-gtx1660-found-no-nvidia-driver-EXCERPT.txt":
         "cut before torch's message",
     "logs/F01/vision-7604-jenkins-conda-cmake3.22-cuda11.7-call-stack-only-EXCERPT.txt":
