@@ -36,7 +36,7 @@ class FactRx:
 # Kinds whose rules read more than the first value (a list of codes, versions, archs or names).
 _MANY = {"msb", "winerr", "cuda_dll", "cuda_so", "lib_missing", "lib_missing_msvc", "component_missing", "nvcc_fatal",
          "nvcc_missing", "cmake_error", "toolkit_dir", "nvcc_cuda", "arch", "host_compiler", "lnk", "header_missing",
-         "wheel_index", "sdist_build", "wheel_tags", "wheel_taken", "sdist_fetched"}
+         "wheel_index", "sdist_build", "wheel_tags", "wheel_taken", "sdist_fetched", "wheel_failed"}
 
 
 # Kinds whose rule reads the line around the value (a DLL or shared object named, and whether that line says it is
@@ -248,12 +248,17 @@ FACTS: tuple[FactRx, ...] = (
                      r"libbitsandbytes_cpu\.(?:so|dll)|bitsandbytes was compiled without GPU support|"
                      r"(?i:torch)[^\n]{0,40}?(?i:cpu) ?版|"
                      # JAX (jax/_src/xla_bridge.py) where it sees an NVIDIA GPU and has only its CPU jaxlib
-                     r"a CUDA-enabled jaxlib is not installed",
+                     r"a CUDA-enabled jaxlib is not installed|"
+                     # PaddlePaddle's core ("you have installed CPU version PaddlePaddle") and its model suites'
+                     # device checks ("using paddlepaddle cpu version", "using paddlepaddle-cpu") on use_gpu
+                     r"installed CPU version PaddlePaddle|(?i:using paddlepaddle[- ]cpu)",
         ("not compiled with CUDA", "libbitsandbytes_cpu", "compiled without GPU support", "cpu版", "CPU版", "cpu 版",
-         "CPU 版", "CUDA-enabled jaxlib")),
+         "CPU 版", "CUDA-enabled jaxlib", "CPU version PaddlePaddle", "addlepaddle cpu", "addlepaddle-cpu")),
     # the same report in English: the CPU version (build, wheel) of torch (its own kind: "cpu" is a common needle)
-    _fx("cpu_torch_said", r"(?i:\bcpu(?:[- ]only)? (?:version|build|wheel)s? of (?:py)?torch|"
-                          r"\b(?:py)?torch\b[^\n]{0,30}?\bcpu(?:[- ]only)? (?:version|build|wheel)s?\b)",
+    # (or that the CPU build came instead of the CUDA one)
+    _fx("cpu_torch_said", r"(?i:\bcpu(?:[- ]?only)? (?:version|build|wheel)s? (?:of (?:py)?torch|"
+                          r"instead of (?:the )?(?:cuda|gpu))|"
+                          r"\b(?:py)?torch\b[^\n]{0,80}?\bcpu(?:[- ]?only)? (?:version|build|wheel)s?\b)",
         ("cpu", "CPU", "Cpu")),
     # the reporter's words that the run is on the CPU or leaves the GPU unused ("gpu is not being used", "only
     # running on CPU", "complete load is on cpu", "no longer uses CUDA"): F18's symptom where layers or CUDA were asked
@@ -280,8 +285,13 @@ FACTS: tuple[FactRx, ...] = (
                           r"\btorch-\d+(?:\.\d+)*-cp\d+-cp\d+m?-win_amd64\.whl|"
                           r"\btorch(?:vision|audio)?(?:[ \t]+|==)\d+(?:\.\d+)+\+cpu\b|"
                           r"(?i:torch)[^\n]{0,200}?(?:\(|you have )\d+(?:\.\d+)+\+cpu\b|"
-                          r"^[ \t>]*['\"]?\d+\.\d+(?:\.\d+)?\+cpu['\"]?[ \t]*$",
-        ("torch-", "torch ", "torch==", "+cpu", "%2Bcpu"), re.M),
+                          r"^[ \t>]*['\"]?\d+\.\d+(?:\.\d+)?\+cpu['\"]?[ \t]*$|"
+                          # conda's CPU builds: the pytorch channel's build string (py3.8_cpu_0) and its mutex package
+                          # (pytorch-mutex 1.0 cpu), conda-forge's build strings (cpu_mkl_py.., cpu_generic_py..) and
+                          # its former package name (pytorch-cpu)
+                          r"\bpy\d(?:\.?\d+)?_cpu_\d+\b|\bpytorch-mutex[-\s=]+1\.0[-\s=]+cpu\b|"
+                          r"\bcpu_(?:mkl|generic)_py\d|\bpytorch[-_]cpu\b",
+        ("torch-", "torch ", "torch==", "+cpu", "%2Bcpu", "cpu_", "pytorch-mutex", "pytorch-cpu", "pytorch_cpu"), re.M),
     # torch's collect_env: a torch built without CUDA ("CUDA used to build PyTorch: None") on a machine whose
     # NVIDIA GPU it lists; its version tells a source build (+git, a0: F18) from a CPU wheel (F19)
     _fx("torch_no_cuda", r"CUDA used to build PyTorch: (?:None|Could not collect)", "CUDA used to build PyTorch"),
@@ -537,6 +547,10 @@ FACTS: tuple[FactRx, ...] = (
                                                                                        "-lcudart", "cuda_runtime")),
     _fx("sdist_build", r"Building wheels? for ([\w.-]+) \(|Running setup\.py (?:bdist_wheel|install) for ([\w.-]+)",
         ("Building wheel", "Running setup.py")),
+    # pip's own words for a wheel it failed to build from source (legacy and PEP 517 builds, pip 21 to 25)
+    _fx("wheel_failed", r"Failed building wheel for ([\w.-]+)|Failed to build ([\w.-]+)[ \t]*$|"
+                        r"Failed to build installable wheels for some pyproject\.toml based projects \(([\w.-]+)",
+        ("Failed building wheel", "Failed to build"), re.M),
     # pip's own words about the files it chose: a wheel whose tags do not fit this interpreter or platform
     # (skipped by the finder, or refused when named), a wheel it took, and a source archive it took
     _fx("wheel_tags", r"none of the wheel's tags (?:match|\([^)\n]*\) are compatible)[^\n]*?"
@@ -774,6 +788,9 @@ def decide(fs: FactScanner) -> list[Decision]:
         add("F20", "build-still-running", unfinished(fs.last))
         add("F20", "heavy-build-unfinished", heavy_unfinished(fs.first("heavy_build"), fs.last))
         add("F20", "build-said-slow", fs.first("slow_build"))
+    if not out:      # weak: a CUDA package's source build failed and nothing says why: no prebuilt wheel fitted
+        add("F19", "cuda-package-build-failed",
+            next((f for f in fs.facts.get("wheel_failed", ()) if _norm(f.value) in _CUDA_WHEELS), None))
     return sorted(out.values(), key=lambda d: d.fact.line_no)
 
 
@@ -1002,7 +1019,9 @@ def _torch_build_rules(fs: FactScanner, add) -> None:
 
 # packages whose CUDA builds are published as wheels: pip taking one's source archive (or none of its wheels
 # fitting) means no wheel was there for this interpreter, platform or torch, and pip compiles or gives up
-_CUDA_WHEELS = _WHEEL_ONLY | {"torchvision", "torchaudio", "xformers", "bitsandbytes", "onnxruntime-gpu", "vllm"}
+# (mmcv-full: PyPI has only its source; its CUDA builds are wheels on OpenMMLab's own index, one per torch and CUDA)
+_CUDA_WHEELS = _WHEEL_ONLY | {"torchvision", "torchaudio", "xformers", "bitsandbytes", "onnxruntime-gpu", "vllm",
+                              "mmcv-full"}
 
 
 # a CUDA build in a wheel's file name: a +cuNNN local version, or cuda/gpu in the project's name
