@@ -41,6 +41,10 @@ TRAIN_MISSES = {
         "only ollama's CPU backend and buffers, no sign of a GPU in the excerpt: a machine without one prints the same",
     "logs/F18/ollama-9704-journal-zh-month-cpu-backend-only-no-cuda-in-system-line-EXCERPT.txt":
         "only ollama's CPU backend lines, and no sign of a GPU in the excerpt: a machine without one prints the same",
+    "logs/F20/flash-attention-1560-windows-rtx5090-6-hours-building-no-build-isolation.txt":
+        "prose: the time is written '6h' (a digit and h has no literal needle to gate a regex on)",
+    "logs/F20/flash-attention-215-installation-freezes-a100-docker-prose.txt":
+        "prose: 'the result always freezes' after an install command, no build word, the output in screenshots",
 }
 
 # Clean train logs that name an id, and why that id is true there (a warning-level truth, not the failure).

@@ -1,0 +1,64 @@
+"""F19 (a CPU build or a source build where a prebuilt CUDA one was wanted) from what stays the same across
+frameworks and installers (issue 23, round 8).
+
+Every log is a TRAIN log of tests/corpus/logs (its source in its header), read and sometimes changed the way a
+test of the rule needs (a line added, said at the change). Single lines quoted from public threads carry their
+source; a line made here says so. No held-out log is read here.
+"""
+from __future__ import annotations
+
+from envmgr.doctor.logfacts import decide
+from tests.logtext import decisive, facts, train_text
+
+
+def test_paddlepaddle_saying_its_cpu_package_was_asked_for_the_gpu_is_f19(tmp_path):
+    core = train_text("logs/F19/senta-69-paddle-cpu-version-cannot-use-gpu-zh-title.txt")
+    assert decisive(core, tmp_path) == ("F19", "anchor:cpu-only-wheel")
+    suite = train_text("logs/F19/paddleclas-268-nvidia-docker-paddlepaddle-cpu-version-beside-gpu-package.txt")
+    assert decisive(suite, tmp_path) == ("F19", "anchor:cpu-only-wheel")
+    # the core's words as a PARL log quotes them (https://github.com/PaddlePaddle/PARL/pull/299)
+    parl = ("E0616 14:16:01.705137  1281 pybind.cc:1277] Cannot use GPU because you have installed CPU version "
+            "PaddlePaddle.")
+    assert [(d.id, d.rule) for d in decide(facts(parl))] == [("F19", "cpu-only-wheel")]
+    # the model suites' check_cuda wording (a line made here after their message)
+    made = "You can not set use_gpu = True in the model because you are using paddlepaddle-cpu."
+    assert [(d.id, d.rule) for d in decide(facts(made))] == [("F19", "cpu-only-wheel")]
+    # on a machine said to have no GPU the CPU package is the right one (a line added here)
+    assert decisive(core + "\nI don't have a GPU on this machine.\n", tmp_path) == (None, None)
+
+
+def test_condas_cpu_builds_of_pytorch_by_their_build_strings(tmp_path):
+    plan = train_text("logs/F19/pytorch-23778-conda-pytorch-nightly-cudatoolkit-10.0-plan-cpu-only-py3.7_cpu_0.txt")
+    assert decisive(plan, tmp_path) == ("F19", "anchor:cpu-only-wheel-file")
+    assert facts(plan).first("cpu_wheel_file").value.endswith("py3.7_cpu_0")
+    listed = train_text("logs/F19/pytorch-69202-conda-pytorch-1.9.0-cudatoolkit-11.3-cpu-only-py3.8_cpu_0.txt")
+    assert decisive(listed, tmp_path) == ("F19", "anchor:cpu-only-wheel-file")
+    # conda list's columns for the pytorch channel's mutex, and a conda-forge build string (lines made here)
+    assert facts("pytorch-mutex             1.0                         cpu    pytorch").first("cpu_wheel_file")
+    assert facts("  pytorch   conda-forge/linux-64::pytorch-2.1.0-cpu_mkl_py311h1234567_100").first("cpu_wheel_file")
+    # the CUDA builds' strings are no CPU build (lines made here)
+    for cuda in ("pytorch  1.9.0  py3.8_cuda11.1_cudnn8_0  pytorch", "pytorch-mutex  1.0  cuda  pytorch",
+                 "  pytorch   conda-forge/linux-64::pytorch-2.1.0-cuda118_py311h1234567_300"):
+        assert facts(cuda).first("cpu_wheel_file") is None, cuda
+
+
+def test_the_cpu_build_said_to_come_instead_of_the_cuda_one(tmp_path):
+    text = train_text("logs/F19/hoistformer-3-conda-pytorch-1.9.0-cudatoolkit-11.1-installs-cpu.txt")
+    assert decisive(text, tmp_path) == ("F19", "anchor:cpu-only-wheel")
+    assert "instead of cuda" in facts(text).first("cpu_torch_said").line
+    nightly = train_text("logs/F19/pytorch-65338-conda-pytorch-nightly-conda-forge-installs-cpuonly.txt")
+    assert "cpuonly version" in facts(nightly).first("cpu_torch_said").line
+
+
+def test_a_failed_source_build_of_a_prebuilt_cuda_package_is_f19_only_where_nothing_says_why(tmp_path):
+    text = train_text("logs/F19/mmcv-1930-colab-mmcv-full-1.2.7-no-prebuilt-for-torch1.11-cu113.txt")
+    assert decisive(text, tmp_path) == ("F19", "anchor:cuda-package-build-failed")
+    assert facts(text).values("wheel_failed") == ["mmcv-full"]
+    # a cause in the build's output (a line added here: the shell finds no nvcc) names the failure instead
+    assert decisive(text + "\n/bin/sh: 1: nvcc: not found\n", tmp_path)[0] == "F22"
+    # pip 23's and 24's summaries name the package too (https://github.com/vllm-project/vllm/issues/17443)
+    summary = ("pip._internal.exceptions.InstallationError: Failed to build installable wheels for some "
+               "pyproject.toml based projects (xformers)")
+    assert facts(summary).values("wheel_failed") == ["xformers"]
+    # a package published as source only failing to build is outside the catalog (a line made here)
+    assert decide(facts("  ERROR: Failed building wheel for pyaudio\nFailed to build pyaudio\n")) == []
