@@ -50,8 +50,9 @@ TAIL = 4 << 20    # ... and from its end
 
 
 # hours, half an hour or more, or the reporter's "a long time", "stuck", "never finishes"
+# or a job that "times out" (a setting's name, timeout: / timeout= / timeout-minutes, is no report of one)
 _LONG = (r"(?:\b\d+\s*\+?\s*(?:hours?|hrs?)\b|\b(?:[3-9]\d|\d{3})\s*\+?\s*(?:minutes?|mins?)\b|long time|stuck|"
-         r"never finish\w*|forever)")
+         r"never finish\w*|forever|\btime ?outs?\b(?![-=:]| [=:]))")
 
 
 def _fx(kind: str, pattern: str, needles, flags: int = 0, keep: int | None = None) -> FactRx:
@@ -531,10 +532,16 @@ FACTS: tuple[FactRx, ...] = (
     # a build said to be slow or stuck, in the reporter's words: hours, half an hour or more, "a long time", stuck
     _fx("slow_build", r"(?i:\b(?:build|compil\w*|wheel|cmake|ninja|CI)\b[^\n]{0,80}?" + _LONG + "|"
                       + _LONG + r"[^\n]{0,80}?\b(?:build|compil\w*|wheel|cmake|ninja|CI)\b)",
-        ("hour", "hrs", "minute", "mins", "long time", "stuck", "STUCK", "finish", "forever")),
+        ("hour", "hrs", "minute", "mins", "long time", "stuck", "STUCK", "finish", "forever", "timeout", "Timeout",
+         "time out", "TIMEOUT")),
     # a package's own wheel index (its name in the URL: abetlen.github.io/llama-cpp-python/whl/cu124), and pip
     # building a package from its sdist: where both name one package, the index gave no wheel that fit (F19)
     _fx("wheel_index", r"https?://[^\s,'\"]*?/(?:whl|wheels?)\b[^\s,'\"]*", ("/whl", "/wheel")),
+    # pip finding no version of a package (where that package's own wheel index was given: it has none that fits),
+    # and pip failing to reach an index at all (then nothing was looked at: no evidence of a missing wheel)
+    _fx("no_distribution", r"No matching distribution found for ([A-Za-z0-9][\w.-]*)", "No matching distribution"),
+    _fx("index_unreachable", r"Max retries exceeded|Could not fetch URL|Retrying \(Retry\(",
+        ("Max retries exceeded", "Could not fetch URL", "Retrying (Retry(")),
     # a CUDA build of a wheel (a +cuNNN local version) that no index holds for this Python and platform
     _fx("cuda_wheel_missing", r"(?:No matching distribution found for|satisfies the requirement)\s+"
                               r"([\w.-]+\s*={2,3}\s*[\w.]+\+cu\d{2,3})\b", "+cu"),
@@ -1048,9 +1055,11 @@ def _norm(name: str) -> str:
 
 
 def _own_index_unused(fs: FactScanner) -> Fact | None:
-    """pip built a package from source although a wheel index of that package (its name in the URL) was given."""
+    """pip built a package from source although a wheel index of that package (its name in the URL) was given,
+    or found no version of it there (pip reached the index: no network failure in the log)."""
     urls = [_norm(f.value) for f in fs.facts.get("wheel_index", ())]
-    for f in (*fs.facts.get("sdist_build", ()), *fs.facts.get("sdist_fetched", ())):
+    missing = () if fs.first("index_unreachable") else fs.facts.get("no_distribution", ())
+    for f in (*fs.facts.get("sdist_build", ()), *fs.facts.get("sdist_fetched", ()), *missing):
         if f.value != "collected" and any(_norm(f.value) in url for url in urls):
             return f
     return None

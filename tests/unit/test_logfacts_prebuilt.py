@@ -62,3 +62,28 @@ def test_a_failed_source_build_of_a_prebuilt_cuda_package_is_f19_only_where_noth
     assert facts(summary).values("wheel_failed") == ["xformers"]
     # a package published as source only failing to build is outside the catalog (a line made here)
     assert decide(facts("  ERROR: Failed building wheel for pyaudio\nFailed to build pyaudio\n")) == []
+
+
+def test_no_version_on_the_packages_own_wheel_page_is_f19_unless_pip_never_reached_it(tmp_path):
+    text = train_text("logs/F19/detectron2-4901-colab-torch2.0-cu118-find-links-no-wheel-from-versions-none.txt")
+    assert decisive(text, tmp_path) == ("F19", "anchor:own-wheel-index-unused")
+    assert facts(text).values("no_distribution") == ["detectron2"]
+    windows = train_text("logs/F19/detectron2-3510-win10-py3.9-cu111-torch1.9-find-links-linux-only-wheels.txt")
+    assert decisive(windows, tmp_path) == ("F19", "anchor:own-wheel-index-unused")
+    # pip's retries before it gives up (a line added here): the page was never read, so nothing says it lacks a wheel
+    offline = text + ("\nWARNING: Retrying (Retry(total=4, connect=None, read=None, redirect=None, status=None)) after "
+                      "connection broken by 'NewConnectionError': /detectron2/wheels/cu118/torch2.0/index.html\n")
+    assert decisive(offline, tmp_path) == (None, None)
+    # another package missing beside that page (a line made here) is no evidence about the page
+    other = ("Looking in links: https://dl.fbaipublicfiles.com/detectron2/wheels/cu118/torch2.0/index.html\n"
+             "ERROR: No matching distribution found for pycocotools==9.9\n")
+    assert decide(facts(other)) == []
+
+
+def test_ci_jobs_said_to_time_out_are_f20_but_a_timeout_setting_is_not(tmp_path):
+    text = train_text("logs/F20/cccl-7670-msvc-cub-ctk13-ci-jobs-timeout-many-arch-families-prose.txt")
+    assert decisive(text, tmp_path) == ("F20", "anchor:build-said-slow")
+    # a workflow's setting (lines made here) reports no timeout
+    for setting in ("  build-cuda:\n    timeout-minutes: 345\n", "ci: build with timeout: 60\n",
+                    "CI build timeout = 3600\n"):
+        assert facts(setting).first("slow_build") is None, setting
