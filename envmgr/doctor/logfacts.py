@@ -293,6 +293,11 @@ FACTS: tuple[FactRx, ...] = (
                           r"\bpy\d(?:\.?\d+)?_cpu_\d+\b|\bpytorch-mutex[-\s=]+1\.0[-\s=]+cpu\b|"
                           r"\bcpu_(?:mkl|generic)_py\d|\bpytorch[-_]cpu\b",
         ("torch-", "torch ", "torch==", "+cpu", "%2Bcpu", "cpu_", "pytorch-mutex", "pytorch-cpu", "pytorch_cpu"), re.M),
+    # the CPU build asked for on an install command line (a +cpu pin, PyTorch's CPU index, conda's cpuonly): a
+    # choice, a failure only where the program then asks for CUDA in its own words (a clean train log: uv #1497)
+    # (the command ends where a Markdown code span does)
+    _fx("cpu_asked", r"\b(?:pip3?|uv|conda|mamba)\b[^\n`]*?\binstall\b[^\n`]*?(?:\+cpu\b|/whl/cpu\b|\bcpuonly\b)",
+        ("+cpu", "/whl/cpu", "cpuonly")),
     # torch's collect_env: a torch built without CUDA ("CUDA used to build PyTorch: None") on a machine whose
     # NVIDIA GPU it lists; its version tells a source build (+git, a0: F18) from a CPU wheel (F19)
     _fx("torch_no_cuda", r"CUDA used to build PyTorch: (?:None|Could not collect)", "CUDA used to build PyTorch"),
@@ -911,8 +916,9 @@ def _runtime_rules(fs: FactScanner, add) -> None:
     if not (fs.first("cpu_wheel") or fs.first("driver_old")) and fs.first("cuda_call"):
         add("F23", "container-without-gpus", fs.first("docker_no_gpus"))
     if not fs.first("no_gpu_said"):     # a CPU build on a machine without a GPU is the right build
-        add("F19", "cpu-only-wheel", fs.first("cpu_wheel") or fs.first("cpu_torch_said"))
-        add("F19", "cpu-only-wheel-file", fs.first("cpu_wheel_file"))
+        chosen = fs.first("cpu_asked") is not None      # ... and one asked for is wrong only where CUDA is then
+        add("F19", "cpu-only-wheel", fs.first("cpu_wheel") or (None if chosen else fs.first("cpu_torch_said")))
+        add("F19", "cpu-only-wheel-file", None if chosen else fs.first("cpu_wheel_file"))
     add("F19", "own-wheel-index-unused", _own_index_unused(fs))
     _torch_build_rules(fs, add)
     _wheel_rules(fs, add)

@@ -87,3 +87,20 @@ def test_ci_jobs_said_to_time_out_are_f20_but_a_timeout_setting_is_not(tmp_path)
     for setting in ("  build-cuda:\n    timeout-minutes: 345\n", "ci: build with timeout: 60\n",
                     "CI build timeout = 3600\n"):
         assert facts(setting).first("slow_build") is None, setting
+
+
+def test_a_cpu_build_asked_for_on_the_command_line_is_a_choice_until_cuda_is_asked_of_it(tmp_path):
+    clean = train_text("logs/clean/uv-1497-uv-pip-install-torch-2.1.0-cpu-find-links-unsatisfiable-EXCERPT.txt")
+    assert facts(clean).first("cpu_asked") is not None
+    assert decisive(clean, tmp_path) == (None, None)
+    # the program then asking that build for CUDA, in torch's own words (a line added here), is the wrong build
+    asked = clean + "\nAssertionError: Torch not compiled with CUDA enabled\n"
+    assert decisive(asked, tmp_path) == ("F19", "anchor:cpu-only-wheel")
+    # a report of what conda installed, after the command's code span, asks for nothing (a train F19 log)
+    nightly = train_text("logs/F19/pytorch-65338-conda-pytorch-nightly-conda-forge-installs-cpuonly.txt")
+    assert facts(nightly).first("cpu_asked") is None
+
+
+def test_paddles_own_gpu_package_words_on_a_cpu_machine_name_nothing(tmp_path):
+    clean = train_text("logs/clean/paddle-30953-zh-run-check-on-cpu-only-machine-suggestions-EXCERPT.txt")
+    assert decisive(clean, tmp_path) == (None, None)
