@@ -50,9 +50,12 @@ TAIL = 4 << 20    # ... and from its end
 
 
 # hours, half an hour or more, or the reporter's "a long time", "stuck", "never finishes"
-# or a job that "times out" (a setting's name, timeout: / timeout= / timeout-minutes, is no report of one)
 _LONG = (r"(?:\b\d+\s*\+?\s*(?:hours?|hrs?)\b|\b(?:[3-9]\d|\d{3})\s*\+?\s*(?:minutes?|mins?)\b|long time|stuck|"
-         r"never finish\w*|forever|\btime ?outs?\b(?![-=:]| [=:]))")
+         r"never finish\w*|forever)")
+# a build, job or CI run said to time out (the build's own timeout: a read, connection or socket timeout is the
+# network's, and a setting's name, timeout: / timeout= / timeout-minutes, reports none)
+_TIMES_OUT = (r"\b(?:build|compil\w*|CI|jobs?)\b[^\n]{0,80}?(?<!read )(?<!connect )(?<!connection )(?<!socket )"
+              r"\btime ?outs?\b(?![-=:]| [=:]|error)")
 
 
 def _fx(kind: str, pattern: str, needles, flags: int = 0, keep: int | None = None) -> FactRx:
@@ -536,7 +539,7 @@ FACTS: tuple[FactRx, ...] = (
         ("tar.gz", ".zip", "Building wheel for", "template-instances", "flash_fwd", "flash_bwd")),
     # a build said to be slow or stuck, in the reporter's words: hours, half an hour or more, "a long time", stuck
     _fx("slow_build", r"(?i:\b(?:build|compil\w*|wheel|cmake|ninja|CI)\b[^\n]{0,80}?" + _LONG + "|"
-                      + _LONG + r"[^\n]{0,80}?\b(?:build|compil\w*|wheel|cmake|ninja|CI)\b)",
+                      + _LONG + r"[^\n]{0,80}?\b(?:build|compil\w*|wheel|cmake|ninja|CI)\b|" + _TIMES_OUT + ")",
         ("hour", "hrs", "minute", "mins", "long time", "stuck", "STUCK", "finish", "forever", "timeout", "Timeout",
          "time out", "TIMEOUT")),
     # a package's own wheel index (its name in the URL: abetlen.github.io/llama-cpp-python/whl/cu124), and pip

@@ -87,6 +87,12 @@ def test_ci_jobs_said_to_time_out_are_f20_but_a_timeout_setting_is_not(tmp_path)
     for setting in ("  build-cuda:\n    timeout-minutes: 345\n", "ci: build with timeout: 60\n",
                     "CI build timeout = 3600\n"):
         assert facts(setting).first("slow_build") is None, setting
+    # a download's timeout during an image build is the network's (clean train logs)
+    for name in ("logs/clean/whisperlivekit-171-pip-timeout-download-pytorch-org-container-image-build.txt",
+                 "logs/clean/pytorch-docker-8-read-timeouts-building-locally-downloading-pytorch.txt",
+                 "logs/clean/nixl-1893-ci-triage-pip-read-timeout-torch-build-requires-aarch64-EXCERPT.txt"):
+        assert decisive(train_text(name), tmp_path) == (None, None), name
+    assert facts("CI build failed: read timeout while fetching the toolkit\n").first("slow_build") is None  # made here
 
 
 def test_a_cpu_build_asked_for_on_the_command_line_is_a_choice_until_cuda_is_asked_of_it(tmp_path):
