@@ -564,8 +564,9 @@ FACTS: tuple[FactRx, ...] = (
         ("Building wheel", "Running setup.py")),
     # pip's own words for a wheel it failed to build from source (legacy and PEP 517 builds, pip 21 to 25)
     _fx("wheel_failed", r"Failed building wheel for ([\w.-]+)|Failed to build ([\w.-]+)[ \t]*$|"
-                        r"Failed to build installable wheels for some pyproject\.toml based projects \(([\w.-]+)",
-        ("Failed building wheel", "Failed to build"), re.M),
+                        r"Failed to build installable wheels for some pyproject\.toml based projects \(([\w.-]+)|"
+                        r"Building wheel for ([\w.-]+) \([^)\n]*\)(?: \.\.\. |: finished with status ')error",
+        ("Failed building wheel", "Failed to build", ") ... error", "status 'error'"), re.M),
     # pip's own words about the files it chose: a wheel whose tags do not fit this interpreter or platform
     # (skipped by the finder, or refused when named), a wheel it took, and a source archive it took
     _fx("wheel_tags", r"none of the wheel's tags (?:match|\([^)\n]*\) are compatible)[^\n]*?"
@@ -1035,9 +1036,10 @@ def _torch_build_rules(fs: FactScanner, add) -> None:
 
 # packages whose CUDA builds are published as wheels: pip taking one's source archive (or none of its wheels
 # fitting) means no wheel was there for this interpreter, platform or torch, and pip compiles or gives up
-# (mmcv-full: PyPI has only its source; its CUDA builds are wheels on OpenMMLab's own index, one per torch and CUDA)
+# (mmcv-full: PyPI has only its source, its CUDA builds are wheels on OpenMMLab's own index, one per torch and CUDA;
+# auto-gptq: its CUDA builds are wheels on PyPI and on its own index, one per CUDA)
 _CUDA_WHEELS = _WHEEL_ONLY | {"torchvision", "torchaudio", "xformers", "bitsandbytes", "onnxruntime-gpu", "vllm",
-                              "mmcv-full"}
+                              "mmcv-full", "auto-gptq"}
 
 
 # a CUDA build in a wheel's file name: a +cuNNN local version, or cuda/gpu in the project's name

@@ -60,6 +60,10 @@ def test_a_failed_source_build_of_a_prebuilt_cuda_package_is_f19_only_where_noth
     summary = ("pip._internal.exceptions.InstallationError: Failed to build installable wheels for some "
                "pyproject.toml based projects (xformers)")
     assert facts(summary).values("wheel_failed") == ["xformers"]
+    # pip's spinner ending in error (a train log cut before pip's summary): auto-gptq publishes CUDA wheels too
+    gptq = train_text("logs/F19/autogptq-124-0.2.0-cuda-11.8-kaggle-building-wheel-for-auto-gptq-EXCERPT.txt")
+    assert decisive(gptq, tmp_path) == ("F19", "anchor:cuda-package-build-failed")
+    assert facts(gptq).values("wheel_failed") == ["auto-gptq"]
     # a package published as source only failing to build is outside the catalog (a line made here)
     assert decide(facts("  ERROR: Failed building wheel for pyaudio\nFailed to build pyaudio\n")) == []
 
