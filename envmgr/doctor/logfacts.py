@@ -54,8 +54,10 @@ _LONG = (r"(?:\b\d+\s*\+?\s*(?:hours?|hrs?)\b|\b(?:[3-9]\d|\d{3})\s*\+?\s*(?:min
          r"never finish\w*|forever)")
 # a build, job or CI run said to time out (the build's own timeout: a read, connection or socket timeout is the
 # network's, and a setting's name, timeout: / timeout= / timeout-minutes, reports none)
-_TIMES_OUT = (r"\b(?:build|compil\w*|CI|jobs?)\b[^\n]{0,80}?(?<!read )(?<!connect )(?<!connection )(?<!socket )"
-              r"\btime ?outs?\b(?![-=:]| [=:]|error)")
+_SENTENCE = r"(?:(?!\.\s+(?-i:[A-Z]))[^\n]){0,80}?"      # up to 80 characters of one line that end no sentence
+_TIMES_OUT = (r"\b(?:builds?|compil\w*|CI|jobs?)\b" + _SENTENCE +
+              r"(?<!read )(?<!connect )(?<!connection )(?<!socket )(?<!operation )"
+              r"\b(?:time ?outs?\b(?![-=:]| [=:]|error)|timing out\b|timed out\b)")
 
 
 def _fx(kind: str, pattern: str, needles, flags: int = 0, keep: int | None = None) -> FactRx:
@@ -538,10 +540,11 @@ FACTS: tuple[FactRx, ...] = (
                        r"ptxas info\s*:[^\n]*flash_(?:fwd|bwd)|\bflash_(?:fwd|bwd)\w*\.cu\b",
         ("tar.gz", ".zip", "Building wheel for", "template-instances", "flash_fwd", "flash_bwd")),
     # a build said to be slow or stuck, in the reporter's words: hours, half an hour or more, "a long time", stuck
-    _fx("slow_build", r"(?i:\b(?:build|compil\w*|wheel|cmake|ninja|CI)\b[^\n]{0,80}?" + _LONG + "|"
-                      + _LONG + r"[^\n]{0,80}?\b(?:build|compil\w*|wheel|cmake|ninja|CI)\b|" + _TIMES_OUT + ")",
+    # (the duration said of the build: in the same sentence, which a full stop and a capital letter end)
+    _fx("slow_build", r"(?i:\b(?:build|compil\w*|wheel|cmake|ninja|CI)\b" + _SENTENCE + _LONG + "|"
+                      + _LONG + _SENTENCE + r"\b(?:build|compil\w*|wheel|cmake|ninja|CI)\b|" + _TIMES_OUT + ")",
         ("hour", "hrs", "minute", "mins", "long time", "stuck", "STUCK", "finish", "forever", "timeout", "Timeout",
-         "time out", "TIMEOUT")),
+         "time out", "TIMEOUT", "timing out", "timed out")),
     # a package's own wheel index (its name in the URL: abetlen.github.io/llama-cpp-python/whl/cu124), and pip
     # building a package from its sdist: where both name one package, the index gave no wheel that fit (F19)
     _fx("wheel_index", r"https?://[^\s,'\"]*?/(?:whl|wheels?)\b[^\s,'\"]*", ("/whl", "/wheel")),

@@ -114,3 +114,15 @@ def test_a_cpu_build_asked_for_on_the_command_line_is_a_choice_until_cuda_is_ask
 def test_paddles_own_gpu_package_words_on_a_cpu_machine_name_nothing(tmp_path):
     clean = train_text("logs/clean/paddle-30953-zh-run-check-on-cpu-only-machine-suggestions-EXCERPT.txt")
     assert decisive(clean, tmp_path) == (None, None)
+
+
+def test_a_duration_is_the_builds_only_within_its_sentence(tmp_path):
+    # a test hang capped at 30 minutes, with 'image build' in the next sentence (a clean train log)
+    hang = train_text("logs/clean/cuda-quantum-5045-gpu-validation-test-hang-ran-6-hours-add-timeout.txt")
+    assert decisive(hang, tmp_path) == (None, None)
+    # the same words in one sentence are said of the build (a line made here)
+    assert facts("The image build takes 30 minutes on the runner.").first("slow_build") is not None
+    # builds said to be timing out in CI (a train log)
+    cub = train_text("logs/F20/cccl-7198-cub-ci-builds-timing-out-prose.txt")
+    assert decisive(cub, tmp_path) == ("F20", "anchor:build-said-slow")
+
