@@ -553,6 +553,13 @@ FACTS: tuple[FactRx, ...] = (
     _fx("no_distribution", r"No matching distribution found for ([A-Za-z0-9][\w.-]*)", "No matching distribution"),
     _fx("index_unreachable", r"Max retries exceeded|Could not fetch URL|Retrying \(Retry\(",
         ("Max retries exceeded", "Could not fetch URL", "Retrying (Retry(")),
+    # the reporter's (or an installer's) words that a prebuilt wheel was passed over for a source build: skipped,
+    # ignored, compiled instead of it (flash-attn's own "Precompiled wheel not found. Building from source" is a
+    # signature)
+    _fx("prebuilt_skipped", r"(?i:\b(?:skip(?:s|ped|ping)?|ignor(?:es|ed|ing)|bypass(?:es|ed|ing)?|instead of|"
+                            r"rather than)\s+(?:the\s+|a\s+|any\s+|its\s+)?(?:pre-?built|pre-?compiled)\b"
+                            r"[^\n]{0,30}?\bwheels?\b)",
+        ("rebuilt", "recompiled", "re-built", "re-compiled", "Rebuilt", "Recompiled")),
     # a CUDA build of a wheel (a +cuNNN local version) that no index holds for this Python and platform
     _fx("cuda_wheel_missing", r"(?:No matching distribution found for|satisfies the requirement)\s+"
                               r"([\w.-]+\s*={2,3}\s*[\w.]+\+cu\d{2,3})\b", "+cu"),
@@ -927,6 +934,7 @@ def _runtime_rules(fs: FactScanner, add) -> None:
         add("F19", "cpu-only-wheel", fs.first("cpu_wheel") or (None if chosen else fs.first("cpu_torch_said")))
         add("F19", "cpu-only-wheel-file", None if chosen else fs.first("cpu_wheel_file"))
     add("F19", "own-wheel-index-unused", _own_index_unused(fs))
+    add("F19", "prebuilt-wheel-skipped", fs.first("prebuilt_skipped"))
     _torch_build_rules(fs, add)
     _wheel_rules(fs, add)
     add("F17", "driver-too-old", fs.first("driver_old"))

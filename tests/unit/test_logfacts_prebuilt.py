@@ -126,3 +126,11 @@ def test_a_duration_is_the_builds_only_within_its_sentence(tmp_path):
     cub = train_text("logs/F20/cccl-7198-cub-ci-builds-timing-out-prose.txt")
     assert decisive(cub, tmp_path) == ("F20", "anchor:build-said-slow")
 
+
+
+def test_a_prebuilt_wheel_said_to_be_passed_over_is_f19(tmp_path):
+    text = train_text("logs/F19/miaai-3-windows-console-setup-skips-prebuilt-exllamav3-wheel-force-compiles-EXCERPT.txt")
+    assert decisive(text, tmp_path) == ("F19", "anchor:prebuilt-wheel-skipped")
+    # advice to take the prebuilt wheel, or a wheel rebuilt on purpose, passes nothing over (lines made here)
+    for line in ("Use the prebuilt wheel instead of building from source.", "I rebuilt the wheel with MAX_JOBS=4."):
+        assert facts(line).first("prebuilt_skipped") is None, line
