@@ -129,7 +129,8 @@ def test_a_duration_is_the_builds_only_within_its_sentence(tmp_path):
 
 
 def test_a_prebuilt_wheel_said_to_be_passed_over_is_f19(tmp_path):
-    text = train_text("logs/F19/miaai-3-windows-console-setup-skips-prebuilt-exllamav3-wheel-force-compiles-EXCERPT.txt")
+    name = "logs/F19/miaai-3-windows-console-setup-skips-prebuilt-exllamav3-wheel-force-compiles-EXCERPT.txt"
+    text = train_text(name)
     assert decisive(text, tmp_path) == ("F19", "anchor:prebuilt-wheel-skipped")
     # advice to take the prebuilt wheel, or a wheel rebuilt on purpose, passes nothing over (lines made here)
     for line in ("Use the prebuilt wheel instead of building from source.", "I rebuilt the wheel with MAX_JOBS=4."):
