@@ -36,7 +36,7 @@ class FactRx:
 # Kinds whose rules read more than the first value (a list of codes, versions, archs or names).
 _MANY = {"msb", "winerr", "cuda_dll", "cuda_so", "lib_missing", "lib_missing_msvc", "component_missing", "nvcc_fatal",
          "nvcc_missing", "cmake_error", "toolkit_dir", "nvcc_cuda", "arch", "host_compiler", "lnk", "header_missing",
-         "wheel_index", "sdist_build", "wheel_tags", "wheel_taken", "sdist_fetched"}
+         "wheel_index", "sdist_build", "wheel_tags", "wheel_taken", "sdist_fetched", "wheel_failed"}
 
 
 # Kinds whose rule reads the line around the value (a DLL or shared object named, and whether that line says it is
@@ -52,6 +52,12 @@ TAIL = 4 << 20    # ... and from its end
 # hours, half an hour or more, or the reporter's "a long time", "stuck", "never finishes"
 _LONG = (r"(?:\b\d+\s*\+?\s*(?:hours?|hrs?)\b|\b(?:[3-9]\d|\d{3})\s*\+?\s*(?:minutes?|mins?)\b|long time|stuck|"
          r"never finish\w*|forever)")
+# a build, job or CI run said to time out (the build's own timeout: a read, connection or socket timeout is the
+# network's, and a setting's name, timeout: / timeout= / timeout-minutes, reports none)
+_SENTENCE = r"(?:(?!\.\s+(?-i:[A-Z]))[^\n]){0,80}?"      # up to 80 characters of one line that end no sentence
+_TIMES_OUT = (r"\b(?:builds?|compil\w*|CI|jobs?)\b" + _SENTENCE +
+              r"(?<!read )(?<!connect )(?<!connection )(?<!socket )(?<!operation )"
+              r"\b(?:time ?outs?\b(?![-=:]| [=:]|error)|timing out\b|timed out\b)")
 
 
 def _fx(kind: str, pattern: str, needles, flags: int = 0, keep: int | None = None) -> FactRx:
@@ -248,12 +254,17 @@ FACTS: tuple[FactRx, ...] = (
                      r"libbitsandbytes_cpu\.(?:so|dll)|bitsandbytes was compiled without GPU support|"
                      r"(?i:torch)[^\n]{0,40}?(?i:cpu) ?版|"
                      # JAX (jax/_src/xla_bridge.py) where it sees an NVIDIA GPU and has only its CPU jaxlib
-                     r"a CUDA-enabled jaxlib is not installed",
+                     r"a CUDA-enabled jaxlib is not installed|"
+                     # PaddlePaddle's core ("you have installed CPU version PaddlePaddle") and its model suites'
+                     # device checks ("using paddlepaddle cpu version", "using paddlepaddle-cpu") on use_gpu
+                     r"installed CPU version PaddlePaddle|(?i:using paddlepaddle[- ]cpu)",
         ("not compiled with CUDA", "libbitsandbytes_cpu", "compiled without GPU support", "cpu版", "CPU版", "cpu 版",
-         "CPU 版", "CUDA-enabled jaxlib")),
+         "CPU 版", "CUDA-enabled jaxlib", "CPU version PaddlePaddle", "addlepaddle cpu", "addlepaddle-cpu")),
     # the same report in English: the CPU version (build, wheel) of torch (its own kind: "cpu" is a common needle)
-    _fx("cpu_torch_said", r"(?i:\bcpu(?:[- ]only)? (?:version|build|wheel)s? of (?:py)?torch|"
-                          r"\b(?:py)?torch\b[^\n]{0,30}?\bcpu(?:[- ]only)? (?:version|build|wheel)s?\b)",
+    # (or that the CPU build came instead of the CUDA one)
+    _fx("cpu_torch_said", r"(?i:\bcpu(?:[- ]?only)? (?:version|build|wheel)s? (?:of (?:py)?torch|"
+                          r"instead of (?:the )?(?:cuda|gpu))|"
+                          r"\b(?:py)?torch\b[^\n]{0,80}?\bcpu(?:[- ]?only)? (?:version|build|wheel)s?\b)",
         ("cpu", "CPU", "Cpu")),
     # the reporter's words that the run is on the CPU or leaves the GPU unused ("gpu is not being used", "only
     # running on CPU", "complete load is on cpu", "no longer uses CUDA"): F18's symptom where layers or CUDA were asked
@@ -280,8 +291,18 @@ FACTS: tuple[FactRx, ...] = (
                           r"\btorch-\d+(?:\.\d+)*-cp\d+-cp\d+m?-win_amd64\.whl|"
                           r"\btorch(?:vision|audio)?(?:[ \t]+|==)\d+(?:\.\d+)+\+cpu\b|"
                           r"(?i:torch)[^\n]{0,200}?(?:\(|you have )\d+(?:\.\d+)+\+cpu\b|"
-                          r"^[ \t>]*['\"]?\d+\.\d+(?:\.\d+)?\+cpu['\"]?[ \t]*$",
-        ("torch-", "torch ", "torch==", "+cpu", "%2Bcpu"), re.M),
+                          r"^[ \t>]*['\"]?\d+\.\d+(?:\.\d+)?\+cpu['\"]?[ \t]*$|"
+                          # conda's CPU builds: the pytorch channel's build string (py3.8_cpu_0) and its mutex package
+                          # (pytorch-mutex 1.0 cpu), conda-forge's build strings (cpu_mkl_py.., cpu_generic_py..) and
+                          # its former package name (pytorch-cpu)
+                          r"\bpy\d(?:\.?\d+)?_cpu_\d+\b|\bpytorch-mutex[-\s=]+1\.0[-\s=]+cpu\b|"
+                          r"\bcpu_(?:mkl|generic)_py\d|\bpytorch[-_]cpu\b",
+        ("torch-", "torch ", "torch==", "+cpu", "%2Bcpu", "cpu_", "pytorch-mutex", "pytorch-cpu", "pytorch_cpu"), re.M),
+    # the CPU build asked for on an install command line (a +cpu pin, PyTorch's CPU index, conda's cpuonly): a
+    # choice, a failure only where the program then asks for CUDA in its own words (a clean train log: uv #1497)
+    # (the command ends where a Markdown code span does)
+    _fx("cpu_asked", r"\b(?:pip3?|uv|conda|mamba)\b[^\n`]*?\binstall\b[^\n`]*?(?:\+cpu\b|/whl/cpu\b|\bcpuonly\b)",
+        ("+cpu", "/whl/cpu", "cpuonly")),
     # torch's collect_env: a torch built without CUDA ("CUDA used to build PyTorch: None") on a machine whose
     # NVIDIA GPU it lists; its version tells a source build (+git, a0: F18) from a CPU wheel (F19)
     _fx("torch_no_cuda", r"CUDA used to build PyTorch: (?:None|Could not collect)", "CUDA used to build PyTorch"),
@@ -528,12 +549,26 @@ FACTS: tuple[FactRx, ...] = (
                        r"ptxas info\s*:[^\n]*flash_(?:fwd|bwd)|\bflash_(?:fwd|bwd)\w*\.cu\b",
         ("tar.gz", ".zip", "Building wheel for", "template-instances", "flash_fwd", "flash_bwd")),
     # a build said to be slow or stuck, in the reporter's words: hours, half an hour or more, "a long time", stuck
-    _fx("slow_build", r"(?i:\b(?:build|compil\w*|wheel|cmake|ninja|CI)\b[^\n]{0,80}?" + _LONG + "|"
-                      + _LONG + r"[^\n]{0,80}?\b(?:build|compil\w*|wheel|cmake|ninja|CI)\b)",
-        ("hour", "hrs", "minute", "mins", "long time", "stuck", "STUCK", "finish", "forever")),
+    # (the duration said of the build: in the same sentence, which a full stop and a capital letter end)
+    _fx("slow_build", r"(?i:\b(?:build|compil\w*|wheel|cmake|ninja|CI)\b" + _SENTENCE + _LONG + "|"
+                      + _LONG + _SENTENCE + r"\b(?:build|compil\w*|wheel|cmake|ninja|CI)\b|" + _TIMES_OUT + ")",
+        ("hour", "hrs", "minute", "mins", "long time", "stuck", "STUCK", "finish", "forever", "timeout", "Timeout",
+         "time out", "TIMEOUT", "timing out", "timed out")),
     # a package's own wheel index (its name in the URL: abetlen.github.io/llama-cpp-python/whl/cu124), and pip
     # building a package from its sdist: where both name one package, the index gave no wheel that fit (F19)
     _fx("wheel_index", r"https?://[^\s,'\"]*?/(?:whl|wheels?)\b[^\s,'\"]*", ("/whl", "/wheel")),
+    # pip finding no version of a package (where that package's own wheel index was given: it has none that fits),
+    # and pip failing to reach an index at all (then nothing was looked at: no evidence of a missing wheel)
+    _fx("no_distribution", r"No matching distribution found for ([A-Za-z0-9][\w.-]*)", "No matching distribution"),
+    _fx("index_unreachable", r"Max retries exceeded|Could not fetch URL|Retrying \(Retry\(",
+        ("Max retries exceeded", "Could not fetch URL", "Retrying (Retry(")),
+    # the reporter's (or an installer's) words that a prebuilt wheel was passed over for a source build: skipped,
+    # ignored, compiled instead of it (flash-attn's own "Precompiled wheel not found. Building from source" is a
+    # signature)
+    _fx("prebuilt_skipped", r"(?i:\b(?:skip(?:s|ped|ping)?|ignor(?:es|ed|ing)|bypass(?:es|ed|ing)?|instead of|"
+                            r"rather than)\s+(?:the\s+|a\s+|any\s+|its\s+)?(?:pre-?built|pre-?compiled)\b"
+                            r"[^\n]{0,30}?\bwheels?\b)",
+        ("rebuilt", "recompiled", "re-built", "re-compiled", "Rebuilt", "Recompiled")),
     # a CUDA build of a wheel (a +cuNNN local version) that no index holds for this Python and platform
     _fx("cuda_wheel_missing", r"(?:No matching distribution found for|satisfies the requirement)\s+"
                               r"([\w.-]+\s*={2,3}\s*[\w.]+\+cu\d{2,3})\b", "+cu"),
@@ -546,6 +581,11 @@ FACTS: tuple[FactRx, ...] = (
                                                                                        "-lcudart", "cuda_runtime")),
     _fx("sdist_build", r"Building wheels? for ([\w.-]+) \(|Running setup\.py (?:bdist_wheel|install) for ([\w.-]+)",
         ("Building wheel", "Running setup.py")),
+    # pip's own words for a wheel it failed to build from source (legacy and PEP 517 builds, pip 21 to 25)
+    _fx("wheel_failed", r"Failed building wheel for ([\w.-]+)|Failed to build ([\w.-]+)[ \t]*$|"
+                        r"Failed to build installable wheels for some pyproject\.toml based projects \(([\w.-]+)|"
+                        r"Building wheel for ([\w.-]+) \([^)\n]*\)(?: \.\.\. |: finished with status ')error",
+        ("Failed building wheel", "Failed to build", ") ... error", "status 'error'"), re.M),
     # pip's own words about the files it chose: a wheel whose tags do not fit this interpreter or platform
     # (skipped by the finder, or refused when named), a wheel it took, and a source archive it took
     _fx("wheel_tags", r"none of the wheel's tags (?:match|\([^)\n]*\) are compatible)[^\n]*?"
@@ -783,6 +823,9 @@ def decide(fs: FactScanner) -> list[Decision]:
         add("F20", "build-still-running", unfinished(fs.last))
         add("F20", "heavy-build-unfinished", heavy_unfinished(fs.first("heavy_build"), fs.last))
         add("F20", "build-said-slow", fs.first("slow_build"))
+    if not out:      # weak: a CUDA package's source build failed and nothing says why: no prebuilt wheel fitted
+        add("F19", "cuda-package-build-failed",
+            next((f for f in fs.facts.get("wheel_failed", ()) if _norm(f.value) in _CUDA_WHEELS), None))
     return sorted(out.values(), key=lambda d: d.fact.line_no)
 
 
@@ -896,9 +939,11 @@ def _runtime_rules(fs: FactScanner, add) -> None:
     if not (fs.first("cpu_wheel") or fs.first("driver_old")) and fs.first("cuda_call"):
         add("F23", "container-without-gpus", fs.first("docker_no_gpus"))
     if not fs.first("no_gpu_said"):     # a CPU build on a machine without a GPU is the right build
-        add("F19", "cpu-only-wheel", fs.first("cpu_wheel") or fs.first("cpu_torch_said"))
-        add("F19", "cpu-only-wheel-file", fs.first("cpu_wheel_file"))
+        chosen = fs.first("cpu_asked") is not None      # ... and one asked for is wrong only where CUDA is then
+        add("F19", "cpu-only-wheel", fs.first("cpu_wheel") or (None if chosen else fs.first("cpu_torch_said")))
+        add("F19", "cpu-only-wheel-file", None if chosen else fs.first("cpu_wheel_file"))
     add("F19", "own-wheel-index-unused", _own_index_unused(fs))
+    add("F19", "prebuilt-wheel-skipped", fs.first("prebuilt_skipped"))
     _torch_build_rules(fs, add)
     _wheel_rules(fs, add)
     add("F17", "driver-too-old", fs.first("driver_old"))
@@ -1011,7 +1056,10 @@ def _torch_build_rules(fs: FactScanner, add) -> None:
 
 # packages whose CUDA builds are published as wheels: pip taking one's source archive (or none of its wheels
 # fitting) means no wheel was there for this interpreter, platform or torch, and pip compiles or gives up
-_CUDA_WHEELS = _WHEEL_ONLY | {"torchvision", "torchaudio", "xformers", "bitsandbytes", "onnxruntime-gpu", "vllm"}
+# (mmcv-full: PyPI has only its source, its CUDA builds are wheels on OpenMMLab's own index, one per torch and CUDA;
+# auto-gptq: its CUDA builds are wheels on PyPI and on its own index, one per CUDA)
+_CUDA_WHEELS = _WHEEL_ONLY | {"torchvision", "torchaudio", "xformers", "bitsandbytes", "onnxruntime-gpu", "vllm",
+                              "mmcv-full", "auto-gptq"}
 
 
 # a CUDA build in a wheel's file name: a +cuNNN local version, or cuda/gpu in the project's name
@@ -1038,9 +1086,11 @@ def _norm(name: str) -> str:
 
 
 def _own_index_unused(fs: FactScanner) -> Fact | None:
-    """pip built a package from source although a wheel index of that package (its name in the URL) was given."""
+    """pip built a package from source although a wheel index of that package (its name in the URL) was given,
+    or found no version of it there (pip reached the index: no network failure in the log)."""
     urls = [_norm(f.value) for f in fs.facts.get("wheel_index", ())]
-    for f in (*fs.facts.get("sdist_build", ()), *fs.facts.get("sdist_fetched", ())):
+    missing = () if fs.first("index_unreachable") else fs.facts.get("no_distribution", ())
+    for f in (*fs.facts.get("sdist_build", ()), *fs.facts.get("sdist_fetched", ()), *missing):
         if f.value != "collected" and any(_norm(f.value) in url for url in urls):
             return f
     return None

@@ -39,6 +39,14 @@ TRAIN_MISSES = {
         "only ollama's CPU backend and buffers, no sign of a GPU in the excerpt: a machine without one prints the same",
     "logs/F18/ollama-9704-journal-zh-month-cpu-backend-only-no-cuda-in-system-line-EXCERPT.txt":
         "only ollama's CPU backend lines, and no sign of a GPU in the excerpt: a machine without one prints the same",
+    "logs/F20/flash-attention-1560-windows-rtx5090-6-hours-building-no-build-isolation.txt":
+        "prose: the time is written '6h' (a digit and h has no literal needle to gate a regex on)",
+    "logs/F20/flash-attention-215-installation-freezes-a100-docker-prose.txt":
+        "prose: 'the result always freezes' after an install command, no build word, the output in screenshots",
+    "logs/F20/raja-962-gitlab-xl-cuda-jobs-over-the-45-minute-mark-prose.txt":
+        "prose: 'go over the 45 minute mark' with no job or build word on its line",
+    "logs/F20/pytorch-62265-periodic-cuda11.3-build-fails-unarygammakernels-compile-time-EXCERPT.txt":
+        "cut before the time nvcc took: only the timed command remains",
 }
 
 # Clean train logs that name an id, and why that id is true there (a warning-level truth, not the failure).
