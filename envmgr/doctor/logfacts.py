@@ -244,6 +244,9 @@ FACTS: tuple[FactRx, ...] = (
     # $(CudaToolkitDir)include is /Iinclude
     _fx("empty_prefix", r"(?:^|\s)(-I/include|-L/lib(?:64)?|/Iinclude /Ibin)(?=\s|$)|(?:^|\s)(/bin/nvcc)(?=\s|:|$)",
         ("-I/include", "-L/lib", "/Iinclude", "/bin/nvcc")),
+    # a shell ran a CUDA source file as a script (dash "x.cu: 6: x.cu: extern: not found", bash "x.cu: line 6: ...
+    # command not found"): the compiler in front of it (a Makefile's NVCC :=, a script's $NVCC) expanded to nothing
+    _fx("cu_as_script", r"(?:^|\s)(\S+\.cuh?): (?:line )?\d+: [^\n]*?not found", "not found", re.M),
     # run time
     # torch in a container or on a host without the NVIDIA driver (F23), a CPU-only torch wheel (F19: the
     # CUDA wheel was wanted), nvcc refusing the host compiler's target (MinGW g++: F06)
@@ -906,7 +909,8 @@ def _toolkit_rules(fs: FactScanner, add) -> None:
     for f in fs.facts.get("empty_prefix", ()):
         # $(CudaToolkitDir) empty in MSBuild's CUDA targets (F02), a Makefile's CUDA prefix variable empty (F22)
         add("F02" if f.value.startswith("/I") else "F22", "empty-toolkit-prefix", f)
-    if wsl or fs.first("empty_prefix"):
+    add("F22", "cuda-source-run-by-shell", fs.first("cu_as_script"))
+    if wsl or fs.first("empty_prefix") or fs.first("cu_as_script"):
         return       # what follows (no toolkit, no cuBLAS header) comes from that
     for f in fs.facts.get("nvcc_missing", ()):
         linux = fs.first("linux") is not None and fs.first("windows") is None
