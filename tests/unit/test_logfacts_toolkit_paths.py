@@ -65,3 +65,14 @@ def test_a_cccl_header_missing_at_any_depth_is_a_missing_component(tmp_path):
     # gcc's format for a CUB header below cub/ (the same component)
     line = "x.cu:4:10: fatal error: cub/device/device_radix_sort.cuh: No such file or directory\n"
     assert decisive(line, tmp_path)[0] == "F24"
+
+
+LIVOX = "logs/F24/livox-calib-59-zh-ld-cannot-find-lCUDA-cublas-imported-target-names.txt"
+
+
+def test_a_cuda_target_name_handed_to_the_linker_is_a_missing_component(tmp_path):
+    # zh ld (Livox-SDK/livox_camera_lidar_calibration #59): the token is the same in every locale
+    assert decisive(train_text(LIVOX), tmp_path)[0] == "F24"
+    assert facts(train_text(LIVOX)).values("component_missing")[:2] == ["cublas", "cudart"]
+    # ld's English words on the same token (binutils: "cannot find -l<name>")
+    assert decisive("/usr/bin/ld: cannot find -lCUDA::cusolver: No such file or directory\n", tmp_path)[0] == "F24"
