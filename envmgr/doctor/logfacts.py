@@ -149,8 +149,9 @@ FACTS: tuple[FactRx, ...] = (
     _fx("host_config", r"host_config\.h", "host_config.h"),
     # host_config.h's #error on a Windows toolkit path: only its MSVC version check fires under cl
     _fx("host_config_win", r"[A-Za-z]:[\\/][^\n]*?[\\/]host_config\.h\(\d+\)\s*:\s*fatal", "host_config.h"),
-    # a CUDA component CMake could not give the project: an imported target or a FindCUDA library variable
-    _fx("component_missing", r"(?<!\w)CUDA::(\w+)\"?\s+but\s+the\s+target\s+was\s+not\s+found|"
+    # a CUDA component CMake could not give the project: an imported target or a FindCUDA library variable, or the
+    # target's name handed to the linker as a library (-lCUDA::cublas: CMake had no such target; any ld locale)
+    _fx("component_missing", r"(?<!\w)CUDA::(\w+)\"?\s+but\s+the\s+target\s+was\s+not\s+found|-lCUDA::(\w+)|"
                              r"CUDA_(cublas\w*|curand|cusparse|cusolver|cufft|nvrtc|npp\w*)_LIBRARY[^\n]*?(?:NOTFOUND|\(ADVANCED\))",
         ("CUDA::", "_LIBRARY")),
     _fx("yvals", r"yvals_core\.h", "yvals_core.h"),
@@ -244,6 +245,9 @@ FACTS: tuple[FactRx, ...] = (
     # $(CudaToolkitDir)include is /Iinclude
     _fx("empty_prefix", r"(?:^|\s)(-I/include|-L/lib(?:64)?|/Iinclude /Ibin)(?=\s|$)|(?:^|\s)(/bin/nvcc)(?=\s|:|$)",
         ("-I/include", "-L/lib", "/Iinclude", "/bin/nvcc")),
+    # a shell ran a CUDA source file as a script (dash "x.cu: 6: x.cu: extern: not found", bash "x.cu: line 6: ...
+    # command not found"): the compiler in front of it (a Makefile's NVCC :=, a script's $NVCC) expanded to nothing
+    _fx("cu_as_script", r"(?:^|\s)(\S+\.cuh?): (?:line )?\d+: [^\n]*?not found", "not found", re.M),
     # run time
     # torch in a container or on a host without the NVIDIA driver (F23), a CPU-only torch wheel (F19: the
     # CUDA wheel was wanted), nvcc refusing the host compiler's target (MinGW g++: F06)
@@ -906,7 +910,8 @@ def _toolkit_rules(fs: FactScanner, add) -> None:
     for f in fs.facts.get("empty_prefix", ()):
         # $(CudaToolkitDir) empty in MSBuild's CUDA targets (F02), a Makefile's CUDA prefix variable empty (F22)
         add("F02" if f.value.startswith("/I") else "F22", "empty-toolkit-prefix", f)
-    if wsl or fs.first("empty_prefix"):
+    add("F22", "cuda-source-run-by-shell", fs.first("cu_as_script"))
+    if wsl or fs.first("empty_prefix") or fs.first("cu_as_script"):
         return       # what follows (no toolkit, no cuBLAS header) comes from that
     for f in fs.facts.get("nvcc_missing", ()):
         linux = fs.first("linux") is not None and fs.first("windows") is None

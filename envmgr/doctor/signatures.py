@@ -178,7 +178,7 @@ def _stale_path(m: re.Match[str]) -> bool:
 # F24's components: the libraries ggml-cuda and other CUDA projects link, and their headers.
 _COMPONENT_LIBS = r"cublasLt|cublas|curand|cusparse|cusolver|cufft|nvrtc|nvJitLink|cudart_static|cudadevrt|nvToolsExt"
 _COMPONENT_HEADERS = r"cublas_v2\.h|cublas_api\.h|cublasLt\.h|curand\.h|curand_kernel\.h|cusparse\.h|nvrtc\.h|" \
-                     r"cuda/std/\w+|thrust/\w+\.h|cub/cub\.cuh"
+                     r"cuda/std/\w+|thrust/[\w/]+\.h|cub/[\w/]+\.cuh"
 _HEADER_OF = {"cublas_v2.h": "cublas", "cublas_api.h": "cublas", "cublasLt.h": "cublasLt", "curand.h": "curand",
               "curand_kernel.h": "curand", "cusparse.h": "cusparse", "nvrtc.h": "nvrtc"}
 
@@ -440,7 +440,12 @@ SIGNATURES: tuple[Signature, ...] = (
     # cpp_extension, or the distribution's old nvcc in /usr/bin ran instead of /usr/local/cuda's.
     _sig("F22", "nvcc-not-on-path", r"\bnvcc: (?:[Cc]ommand )?not found", needle="nvcc: ", key="not found"),
     _sig("F22", "cuda-home-not-set", words("CUDA_HOME environment variable is not set."), needle="CUDA_HOME"),
-    _sig("F22", "distro-nvcc-failed", r"command '(?P<nvcc>/usr/bin/nvcc)' failed", needle="/usr/bin/nvcc"),
+    # NVIDIA's toolkits install nvcc under /usr/local/cuda-X.Y, never in /usr/bin: a /usr/bin/nvcc that failed is the
+    # distribution's (Ubuntu's nvidia-cuda-toolkit), in distutils' words, a launcher's (llamafile: "returned nonzero
+    # exit status") or CMake's compiler identification (train logs llamafile #56, tiny-cuda-nn #383)
+    _sig("F22", "distro-nvcc-failed", r"command '(?P<nvcc>/usr/bin/nvcc)' failed|"
+         r"(?<![\w/.-])(?P<nvcc_run>/usr/bin/nvcc):? returned non-?zero exit|"
+         r"CMakeCUDACompilerId\.cu\"?\s+failed\.\s+Compiler:\s*(?P<nvcc_id>/usr/bin/nvcc)\b", needle="/usr/bin/nvcc"),
     # A Makefile's toolkit prefix variable was empty: -I$(CUDA_PATH)/include became -I/include, so the toolkit's
     # headers (cublas_v2.h) are looked for in /include (train log gpu-burn #103).
     _sig("F22", "empty-cuda-prefix", r"(?:^|\s)-I/include(?=\s)[^\n]*\.(?:cu|cpp|cc|c)\b", flags=re.M,

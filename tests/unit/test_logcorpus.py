@@ -47,6 +47,12 @@ TRAIN_MISSES = {
         "prose: 'go over the 45 minute mark' with no job or build word on its line",
     "logs/F20/pytorch-62265-periodic-cuda11.3-build-fails-unarygammakernels-compile-time-EXCERPT.txt":
         "cut before the time nvcc took: only the timed command remains",
+    "logs/F07/docker-pytorch-17-cuda-base-image-nvcc-command-not-found-no-bin.txt":
+        "prose: only the reporter's words say the image's toolkit has no bin folder; the shell's line alone is F22's",
+    "logs/F07/gpt-neox-1021-docker-runtime-base-image-deeperspeed-setup-no-nvcc-EXCERPT.txt":
+        "cut before DeepSpeed's setup.py says what it could not run",
+    "logs/F07/onestagedet-110-win10-make-setup.py-nvcc-binary-could-not-be-located.txt":
+        "nothing in the log says Windows (the reporter does): F07 and F22 differ only by the platform",
 }
 
 # Clean train logs that name an id, and why that id is true there (a warning-level truth, not the failure).
