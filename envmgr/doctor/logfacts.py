@@ -385,10 +385,11 @@ FACTS: tuple[FactRx, ...] = (
                     r"[^\n]*?(?:(?:-m|--model)[ \t]+\S+\.(?:gguf|bin)\b|--usecu(?:blas|da)\b)[^\n]*",
         ("-m ", "--model", "--usecu"), re.M),
     # a layer count of 0 given to a ggml run (llama.cpp's -ngl 0, llama-cpp-python's n_gpu_layers=0, koboldcpp's
-    # --gpulayers 0, a gpu_layers: 0 setting): every layer stays on the CPU
+    # --gpulayers 0, a gpu_layers: 0 setting): every layer stays on the CPU. Not a list of counts (llama-bench's
+    # -ngl 0,8,16 runs each count: a 0 there is the CPU baseline of a comparison, not the run's setting)
     _fx("zero_layers", r"(?:\b(?i:n_gpu_layers|n-gpu-layers|gpu_layers|gpu-layers|gpulayers)['\"]?\s*[=:]?\s*|"
-                       r"(?<![\w-])-ngl[ \t=]+)0(?![\d.])",
-        ("gpu_layers", "gpu-layers", "gpulayers", "GPU_LAYERS", "-ngl")),
+                       r"(?<![\w-])-ngl[ \t=]+)0(?![\d.]|,\s*\d)",
+        ("gpu_layers", "gpu-layers", "gpulayers", "GPU_LAYERS", "-ngl"), keep=KEEP),
     # a run that asked for the GPU: layers to offload, a CUDA allocation, the container given the GPUs
     _fx("gpu_wanted", GPU_WANTED,
         ("offload", "Offload", "gpu_layers", "gpu-layers", "to GPU", "cuda_host_malloc", "-ngl", "--gpus")),
@@ -993,6 +994,10 @@ def _runtime_rules(fs: FactScanner, add) -> None:
 
 
 _LAYERS = re.compile(r"-ngl\b|--n-gpu-layers|--gpu-?layers|n_gpu_layers")
+# the reporter setting no GPU layers on purpose, to switch the GPU off: "disable it with `n-gpu-layers=0`",
+# "turned off CUDA by setting n_gpu_layers=0", "switch the GPU off via -ngl 0"
+_GPU_OFF_BY = re.compile(r"(?i:\b(?:disabl\w*|turn\w* off|switch\w* off)\b[^\n]{0,40}?\b(?:with|by|using|via)\b"
+                         r"[^\n]{0,12}?(?:n[_-]gpu[_-]layers|gpu[_-]?layers|-ngl)\b)")
 
 
 def _ggml_rules(fs: FactScanner, add) -> None:
@@ -1007,7 +1012,10 @@ def _ggml_rules(fs: FactScanner, add) -> None:
     buffers = fs.values("model_buffer")
     if buffers and all(v.upper().startswith("CPU") for v in buffers) and fs.first("layers_asked"):
         add("F18", "weights-on-cpu-layers-asked", fs.facts["model_buffer"][0])
-    add("F18", "zero-gpu-layers", fs.first("zero_layers"))
+    # (not a 0 the reporter gives as the way to turn the GPU off: "disable it with n-gpu-layers=0" is a deliberate
+    # CPU run set against the GPU one, where the failure is something else)
+    add("F18", "zero-gpu-layers", next((f for f in fs.facts.get("zero_layers", ()) if not _GPU_OFF_BY.search(f.line)),
+                                       None))
     run = fs.first("ggml_run")
     if run and not wanted and not _LAYERS.search(run.line) and (asked or "--usecu" in run.line):
         add("F18", "gpu-asked-no-layers", run)
