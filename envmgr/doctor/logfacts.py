@@ -385,10 +385,11 @@ FACTS: tuple[FactRx, ...] = (
                     r"[^\n]*?(?:(?:-m|--model)[ \t]+\S+\.(?:gguf|bin)\b|--usecu(?:blas|da)\b)[^\n]*",
         ("-m ", "--model", "--usecu"), re.M),
     # a layer count of 0 given to a ggml run (llama.cpp's -ngl 0, llama-cpp-python's n_gpu_layers=0, koboldcpp's
-    # --gpulayers 0, a gpu_layers: 0 setting): every layer stays on the CPU
+    # --gpulayers 0, a gpu_layers: 0 setting): every layer stays on the CPU. Not a list of counts (llama-bench's
+    # -ngl 0,8,16 runs each count: a 0 there is the CPU baseline of a comparison, not the run's setting)
     _fx("zero_layers", r"(?:\b(?i:n_gpu_layers|n-gpu-layers|gpu_layers|gpu-layers|gpulayers)['\"]?\s*[=:]?\s*|"
-                       r"(?<![\w-])-ngl[ \t=]+)0(?![\d.])",
-        ("gpu_layers", "gpu-layers", "gpulayers", "GPU_LAYERS", "-ngl")),
+                       r"(?<![\w-])-ngl[ \t=]+)0(?![\d.]|,\s*\d)",
+        ("gpu_layers", "gpu-layers", "gpulayers", "GPU_LAYERS", "-ngl"), keep=KEEP),
     # a run that asked for the GPU: layers to offload, a CUDA allocation, the container given the GPUs
     _fx("gpu_wanted", GPU_WANTED,
         ("offload", "Offload", "gpu_layers", "gpu-layers", "to GPU", "cuda_host_malloc", "-ngl", "--gpus")),
@@ -974,17 +975,7 @@ def _runtime_rules(fs: FactScanner, add) -> None:
     if fs.first("add_dll_directory") and set(winerr) & {"2", "3"}:
         add("F16", "add-dll-directory-missing-folder", fs.facts["winerr"][0])
     add("F16", "dll-folder-missing", fs.first("bin_missing"))
-    loader = next((f for f in fs.facts.get("winerr", ()) if f.value in _LOADER), None)
-    for kind in ("mod_missing", "proc_missing", "bad_image", "dll_dep"):
-        loader = loader or fs.first(kind)
-    if loader is None and fs.first("dll_load") and fs.first("cuda_dll"):
-        loader = fs.first("dll_load")
-    if loader is not None:
-        dll = fs.first("cuda_dll")
-        add("F15", "windows-loader", loader, dll=dll.value if dll else None)
-    for f in fs.facts.get("cuda_dll", ()):    # a CUDA DLL named as missing, in any tool's words
-        if _MISSING.search(f.line):
-            add("F15", "cuda-dll-missing", f, dll=f.value)
+    _loader_rules(fs, add)
     for f in fs.facts.get("cuda_so", ()):
         if re.search(r"(?i:cannot open shared object|No such file|not found|cannot find|couldn't open|could not open|"
                      r"could not load|couldn't load|cannot load|"
@@ -992,7 +983,40 @@ def _runtime_rules(fs: FactScanner, add) -> None:
             add("F23", "shared-object-missing", f, lib=f.value)
 
 
+# TensorFlow's probe of the CUDA libraries at every start (stream_executor's dso_loader: "Could not load dynamic
+# library 'cudart64_110.dll'; dlerror: ..."), a warning it goes on from: on a machine with no GPU to use, every run
+# prints it (TF then runs on the CPU, as it should)
+_TF_PROBE = re.compile(r"Could not load dynamic library '[^'\n]+'; dlerror:")
+
+
+def _loader_rules(fs: FactScanner, add) -> None:
+    """F15: a DLL the loader could not load, by Windows' error codes and messages, or a CUDA DLL named as missing;
+    TensorFlow's probe warning only where the log shows a GPU there or wanted (or the reporter saying it is not
+    used): without one, the warning is a CPU machine's normal start."""
+    gpu = any(fs.first(k) for k in ("gpu_seen", "gpu_wanted", "cpu_run_said", "driver_cuda"))
+
+    def probe_only(f: Fact) -> bool:
+        return not gpu and _TF_PROBE.search(f.line) is not None
+
+    loader = next((f for f in fs.facts.get("winerr", ()) if f.value in _LOADER), None)
+    for kind in ("mod_missing", "proc_missing", "bad_image", "dll_dep"):
+        loader = loader or fs.first(kind)
+    weak = fs.first("dll_load")
+    if loader is None and weak and fs.first("cuda_dll") and not probe_only(weak):
+        loader = weak
+    if loader is not None:
+        dll = fs.first("cuda_dll")
+        add("F15", "windows-loader", loader, dll=dll.value if dll else None)
+    for f in fs.facts.get("cuda_dll", ()):    # a CUDA DLL named as missing, in any tool's words
+        if _MISSING.search(f.line) and not probe_only(f):
+            add("F15", "cuda-dll-missing", f, dll=f.value)
+
+
 _LAYERS = re.compile(r"-ngl\b|--n-gpu-layers|--gpu-?layers|n_gpu_layers")
+# the reporter setting no GPU layers on purpose, to switch the GPU off: "disable it with `n-gpu-layers=0`",
+# "turned off CUDA by setting n_gpu_layers=0", "switch the GPU off via -ngl 0"
+_GPU_OFF_BY = re.compile(r"(?i:\b(?:disabl\w*|turn\w* off|switch\w* off)\b[^\n]{0,40}?\b(?:with|by|using|via)\b"
+                         r"[^\n]{0,12}?(?:n[_-]gpu[_-]layers|gpu[_-]?layers|-ngl)\b)")
 
 
 def _ggml_rules(fs: FactScanner, add) -> None:
@@ -1007,7 +1031,10 @@ def _ggml_rules(fs: FactScanner, add) -> None:
     buffers = fs.values("model_buffer")
     if buffers and all(v.upper().startswith("CPU") for v in buffers) and fs.first("layers_asked"):
         add("F18", "weights-on-cpu-layers-asked", fs.facts["model_buffer"][0])
-    add("F18", "zero-gpu-layers", fs.first("zero_layers"))
+    # (not a 0 the reporter gives as the way to turn the GPU off: "disable it with n-gpu-layers=0" is a deliberate
+    # CPU run set against the GPU one, where the failure is something else)
+    add("F18", "zero-gpu-layers", next((f for f in fs.facts.get("zero_layers", ()) if not _GPU_OFF_BY.search(f.line)),
+                                       None))
     run = fs.first("ggml_run")
     if run and not wanted and not _LAYERS.search(run.line) and (asked or "--usecu" in run.line):
         add("F18", "gpu-asked-no-layers", run)
@@ -1130,7 +1157,15 @@ def _environment_rules(fs: FactScanner, add) -> None:
     if flag and pkg and fs.first("build_failed") and tuple(map(int, pkg.value.split("."))) >= (0, 2, 80):
         add("F09", "removed-flag-for-version", flag, llama_cpp_python=pkg.value)
     add("F11", "path-too-long", fs.first("path_long"))
-    add("F20", "time-limit", fs.first("time_limit"))
+    # (not a limit the line says a test run hit: tests that hang are not a long build)
+    limit = fs.first("time_limit")
+    add("F20", "time-limit", limit if limit and not _TESTS_STOPPED.search(limit.line) else None)
+
+
+# a time limit hit by a test run (the tests named on the limit's own line: "140 of 142 tests complete", a pytest or
+# ctest step, "test_x timed out after 300 s"): F20 is a build that takes too long, a test that hangs is not one
+_TESTS_STOPPED = re.compile(r"(?i:\b\d+\W{0,3}tests?\b|\b(?:py|c)test\b|\btest_\w+|"
+                            r"\btests? (?:hang|hung|stuck|never|complete))")
 
 
 _NVCC_TOOLS = {"cicc", "cudafe", "cudafe++", "ptxas", "nvlink", "fatbinary", "nvcc"}
