@@ -19,7 +19,7 @@ SLOW = ("F20", "anchor:build-said-slow")
     # the install of a package whose install is its CUDA compile, said to be stuck
     "logs/F20/pytorch3d-958-colab-tutorial-install-more-than-1-hour-EXCERPT.txt",
     # the duration just above pip's own lines of the build (Running setup.py develop)
-    "logs/F20/xformers-481-colab-pip-install-e-1-hour-10-minutes.txt",
+    "logs/F20/xformers-481-colab-pip-install-e-1-hour-10-minutes-EXCERPT.txt",
     # hours written '6h', in the sentence that names the compilation
     "logs/F20/flash-attention-1560-windows-rtx5090-6-hours-building-no-build-isolation.txt",
 ])
@@ -52,7 +52,7 @@ def test_no_builds_duration(line):
 
 
 @pytest.mark.parametrize("name", [
-    "logs/clean/vllm-39682-blackwell-ray-tp2-hangs-after-weight-loading.txt",
+    "logs/clean/vllm-39682-blackwell-ray-tp2-hangs-after-weight-loading-EXCERPT.txt",
     "logs/clean/llm-scaler-391-vllm-running-1-waiting-14-over-an-hour-EXCERPT.txt",
     "logs/clean/unsloth-2145-stuck-on-model-downloading-almost-an-hour-hf-prose.txt",
     # torch's own ninja-not-found fallback in a build that went on: no duration, no failure
