@@ -49,15 +49,35 @@ HEAD = 4 << 20    # characters read from the start of a log ...
 TAIL = 4 << 20    # ... and from its end
 
 
-# hours, half an hour or more, or the reporter's "a long time", "stuck", "never finishes"
-_LONG = (r"(?:\b\d+\s*\+?\s*(?:hours?|hrs?)\b|\b(?:[3-9]\d|\d{3})\s*\+?\s*(?:minutes?|mins?)\b|long time|stuck|"
-         r"never finish\w*|forever)")
+# hours, half an hour or more, or the reporter's "a long time", "stuck", "never finishes": in digits ("1.5 hours",
+# "6h", "45 min"), in words ("for hours", "half an hour", "overnight", "a whole day", "two days"), and in the languages
+# reporters write (zh/ja 小时/時間 after a number or 几/数, ru час/часов, de Stunden, die ganze Nacht); "days ago" is
+# when something last worked, no duration
+_LONG = (r"(?:\b\d+(?:\.\d+)?\s*\+?\s*(?:hours?|hrs?|h)\b|\b(?:[3-9]\d|\d{3})\s*\+?\s*(?:minutes?|mins?)\b|"
+         r"\b(?:an|one|half an|for|many|several|few) hours?\b|\b(?:overnight|all night|for days|"
+         r"(?:a |one )?(?:whole|entire|full) day|(?:\d+|two|three|several|few) days)\b(?! ago)|"
+         r"long time|stuck|never finish\w*|forever|"
+         r"[几幾数數多两兩\d]\s*个?\s*(?:小时|小時|時間)|一(?:个)?晚上|一整天|好几天|"
+         r"\d+\s*(?:час\w*|Stunden?)\b|несколько час\w*|stundenlang|die ganze Nacht)")
 # a build, job or CI run said to time out (the build's own timeout: a read, connection or socket timeout is the
 # network's, and a setting's name, timeout: / timeout= / timeout-minutes, reports none)
 _SENTENCE = r"(?:(?!\.\s+(?-i:[A-Z]))[^\n]){0,80}?"      # up to 80 characters of one line that end no sentence
 _TIMES_OUT = (r"\b(?:builds?|compil\w*|CI|jobs?)\b" + _SENTENCE +
               r"(?<!read )(?<!connect )(?<!connection )(?<!socket )(?<!operation )"
               r"\b(?:time ?outs?\b(?![-=:]| [=:]|error)|timing out\b|timed out\b)")
+
+
+# what takes long: a build, compile, wheel, CMake/Ninja/setup.py run or CI (also in zh/ja/ru/de), or the install of
+# a package whose install is a CUDA compile (no wheel for most platforms: its install IS the build)
+_SOURCE_BUILT = (r"(?:flash[_-]?attn|flash[_-]attention|xformers|vllm|mamba[_-]ssm|causal[_-]conv1d|tensorrt[_-]llm|"
+                 r"pytorch3d|tiny-?cuda-?nn|tinycudann|apex|detectron2|mmcv(?:-full)?|llama[_-]cpp[_-]python)\b")
+_BUILD_WORD = (r"(?:(?<![A-Za-z])(?:build(?:s|ing)?|compil\w*|wheels?|cmake|ninja|setup\.py)\b|\bCI\b|"
+               r"编译|編譯|构建|構建|ビルド|コンパイル|сборк\w*|компил\w*|(?<![A-Za-z])kompil\w*|"
+               r"\binstall\w*\s+(?:[\w:.-]+\s+){0,3}?" + _SOURCE_BUILT + r"|\b" + _SOURCE_BUILT + r"\s+install\w*)")
+# a title or short line naming the build and the reporter's next sentence (a blank line between) saying how long; or
+# the duration's line and, at most a fence or short line below, the build step it is said of (pip's own line)
+_NEXT_LINE = r"(?m:^)[^\n]{0,60}?" + _BUILD_WORD + r"[^\n]{0,60}\n(?:[ \t]*\n)?[^\n]{0,120}?" + _LONG
+_LINE_BELOW = _LONG + r"[^\n]{0,80}\n(?:[^\n]{0,10}\n)?[ \t]{0,8}" + _BUILD_WORD
 
 
 def _fx(kind: str, pattern: str, needles, flags: int = 0, keep: int | None = None) -> FactRx:
@@ -554,11 +574,14 @@ FACTS: tuple[FactRx, ...] = (
                        r"ptxas info\s*:[^\n]*flash_(?:fwd|bwd)|\bflash_(?:fwd|bwd)\w*\.cu\b",
         ("tar.gz", ".zip", "Building wheel for", "template-instances", "flash_fwd", "flash_bwd")),
     # a build said to be slow or stuck, in the reporter's words: hours, half an hour or more, "a long time", stuck
-    # (the duration said of the build: in the same sentence, which a full stop and a capital letter end)
-    _fx("slow_build", r"(?i:\b(?:build|compil\w*|wheel|cmake|ninja|CI)\b" + _SENTENCE + _LONG + "|"
-                      + _LONG + _SENTENCE + r"\b(?:build|compil\w*|wheel|cmake|ninja|CI)\b|" + _TIMES_OUT + ")",
+    # (the duration said of the build: in the same sentence, which a full stop and a capital letter end; or a title
+    # naming the build and the next sentence, or pip's build line just below the duration); "compil" gates the
+    # durations with no literal of their own ("6h") where the sentence names the compile
+    _fx("slow_build", r"(?i:" + _BUILD_WORD + _SENTENCE + _LONG + "|" + _LONG + _SENTENCE + _BUILD_WORD + "|"
+                      + _NEXT_LINE + "|" + _LINE_BELOW + "|" + _TIMES_OUT + ")",
         ("hour", "hrs", "minute", "mins", "long time", "stuck", "STUCK", "finish", "forever", "timeout", "Timeout",
-         "time out", "TIMEOUT", "timing out", "timed out")),
+         "time out", "TIMEOUT", "timing out", "timed out", "night", "days", " day", "小时", "小時", "時間", "час",
+         "Stunde", "compil")),
     # a package's own wheel index (its name in the URL: abetlen.github.io/llama-cpp-python/whl/cu124), and pip
     # building a package from its sdist: where both name one package, the index gave no wheel that fit (F19)
     _fx("wheel_index", r"https?://[^\s,'\"]*?/(?:whl|wheels?)\b[^\s,'\"]*", ("/whl", "/wheel")),

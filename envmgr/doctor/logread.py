@@ -164,13 +164,16 @@ def stream_text(path: str | Path, block: int = BLOCK) -> Iterator[str]:
 
 
 def _rest(fh, dec: _Decoder, first: str, block: int) -> Iterator[str]:
+    """The pieces after the first; the bytes the decoder holds back at the end of the last block join that block's
+    piece (else a small log's last line came as a piece, and a batch, of its own, apart from the lines before it)."""
     with fh:
-        yield first
+        piece = first
         while True:
             data = fh.read(block)
             if not data:
                 break
-            yield dec.decode(data)
-        tail = dec.decode(b"", final=True)
-        if tail:
-            yield tail
+            yield piece
+            piece = dec.decode(data)
+        piece += dec.decode(b"", final=True)
+        if piece:
+            yield piece
