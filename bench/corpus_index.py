@@ -66,6 +66,17 @@ def split_of(thread: str) -> str:
     return "train" if int.from_bytes(digest[:8], "big") % 100 < TRAIN_PERCENT else "held_out"
 
 
+DEV_PERCENT = 30
+
+
+def dev_of(thread: str) -> bool:
+    """Whether a `train` thread is in the dev part (DEV_PERCENT of train threads, by a second hash of the
+    thread): what a change to the anchors is checked on by someone who wrote it looking at the rest of train
+    (`fit`). Not recorded in INDEX.tsv: dev is a way of working on train, not a split of the corpus."""
+    digest = hashlib.sha256(b"dev\0" + thread.encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") % 100 < DEV_PERCENT
+
+
 def read_header(path: Path) -> dict[str, str]:
     """The annotation lines at the top of a corpus log (nothing after them is read)."""
     out: dict[str, str] = {}

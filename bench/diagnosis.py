@@ -1,6 +1,6 @@
 """How well `envmgr doctor --log` names the cause of real logs it was not written from (issue 23 item 5).
 
-    python bench/diagnosis.py [--save] [--misses train|all] [--hide-held-out]
+    python bench/diagnosis.py [--save] [--misses train|all] [--hide-held-out] [--dev]
 
 A measurement, not a test: nothing is asserted. Every log of tests/corpus/logs/INDEX.tsv (made by
 bench/corpus_index.py) and the failure and clean logs of tests/corpus go through `scan_path`, what
@@ -14,6 +14,10 @@ catalog id matches. Train misses are listed with what was found; held-out misses
 --misses all (the dated result does, so the reader sees them; anchors are never written from them).
 --hide-held-out keeps every held-out log's name out of what is printed and saved (the aggregate figures per
 id stay): what someone tuning the anchors runs, so that the held-out split stays unseen.
+--dev measures train only, in two parts by a second hash of the source thread (corpus_index.dev_of): `fit`
+(70%, its misses listed) and `dev` (30%, counted, never named); held-out logs are not even scanned. Whoever
+changes the anchors looks at fit and checks the change on dev, logs they have not read: the gap between the
+two is what a change carries to logs its writer has not seen, without spending the held-out split on it.
 --save writes bench/results/<date>-diagnosis.md and .json (--stem names another file of that day).
 """
 from __future__ import annotations
@@ -25,13 +29,14 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
-from corpus_index import CORPUS, INDEX, entries, load_index, read_log, render  # noqa: E402
+from corpus_index import CORPUS, INDEX, dev_of, entries, load_index, read_log, render  # noqa: E402
 
 from envmgr.doctor.catalog import ids  # noqa: E402
 from envmgr.doctor.logscan import scan_path  # noqa: E402
@@ -92,7 +97,7 @@ def pct(a: int, n: int) -> str:
     return f"{a}/{n} ({100 * a / n:.0f}%)" if n else "-"
 
 
-def report(results: list[dict], t: dict, misses: str) -> list[str]:
+def report(results: list[dict], t: dict, misses: str, splits: tuple[str, ...] = ("train", "held_out")) -> list[str]:
     o, fp = t["overall"], t["fp"]
     failing = [r for r in results if r["expect"]]
     clean = [r for r in results if not r["expect"]]
@@ -100,24 +105,24 @@ def report(results: list[dict], t: dict, misses: str) -> list[str]:
         f"corpus: {len(results)} logs ({len(failing)} failures, {len(clean)} clean or outside the catalog), "
         f"{len({r['project'] for r in results if r['project']})} projects, "
         f"{len({r['lang'] for r in results})} languages ({', '.join(sorted({r['lang'] for r in results}))})",
-        f"split: {sum(r['split'] == 'train' for r in results)} train "
-        f"({sum(r['split'] == 'train' and r['origin'] == 'seen' for r in results)} of them tests/corpus, read "
-        f"before the split), {sum(r['split'] == 'held_out' for r in results)} held_out", "",
+        f"split: {sum(r['split'] == splits[0] for r in results)} {splits[0]} "
+        f"({sum(r['split'] == splits[0] and r['origin'] == 'seen' for r in results)} of them tests/corpus, read "
+        f"before the split), {sum(r['split'] == splits[1] for r in results)} {splits[1]}", "",
         "| split | named (decisive id expected) | found (expected id among matches) | false positives on clean |",
         "|---|---|---|---|",
     ]
-    for s in ("train", "held_out"):
+    for s in splits:
         lines.append(f"| {s} | {pct(o.get(s + '_named', 0), o.get(s + '_n', 0))} | "
                      f"{pct(o.get(s + '_found', 0), o.get(s + '_n', 0))} | "
                      f"{pct(fp.get(s + '_fp', 0), fp.get(s + '_n', 0))} |")
-    lines += ["", "| id | train named | train found | held_out named | held_out found |", "|---|---|---|---|---|"]
+    lines += ["", "| id | " + " | ".join(f"{s} named | {s} found" for s in splits) + " |",
+              "|---|" + "---|---|" * len(splits)]
     for fid in ids():
         c = t["per_id"].get(fid, {})
-        lines.append(f"| {fid} | {pct(c.get('train_named', 0), c.get('train_n', 0))} | "
-                     f"{pct(c.get('train_found', 0), c.get('train_n', 0))} | "
-                     f"{pct(c.get('held_out_named', 0), c.get('held_out_n', 0))} | "
-                     f"{pct(c.get('held_out_found', 0), c.get('held_out_n', 0))} |")
-    for s in ("train", "held_out") if misses == "all" else ("train",):
+        lines.append(f"| {fid} | " + " | ".join(f"{pct(c.get(s + '_named', 0), c.get(s + '_n', 0))} | "
+                                                f"{pct(c.get(s + '_found', 0), c.get(s + '_n', 0))}" for s in splits)
+                     + " |")
+    for s in splits if misses == "all" else splits[:1]:
         bad = [r for r in results if (r["decisive"] not in r["expect"]) if r["expect"] or r["got"]]
         bad = [r for r in bad if r["split"] == s]
         lines += ["", f"### {s} misses ({len(bad)})", ""]
@@ -133,6 +138,8 @@ def main() -> int:
     ap.add_argument("--misses", choices=("train", "all"), default="train")
     ap.add_argument("--hide-held-out", action="store_true", help="no held-out log named in the output or files")
     ap.add_argument("--stem", default="diagnosis", help="file name after the date (default: diagnosis)")
+    ap.add_argument("--dev", action="store_true",
+                    help="train only, as fit (misses listed) and dev (counted, never named); held out not scanned")
     a = ap.parse_args()
     if not re.fullmatch(r"[\w.-]{1,60}", a.stem):
         ap.error("--stem: letters, digits, '.', '-' and '_' only (a file name, not a path)")
@@ -142,11 +149,16 @@ def main() -> int:
               file=sys.stderr)
     else:
         rows = load_index()
+    splits: tuple[str, ...] = ("train", "held_out")
+    if a.dev:
+        splits = ("fit", "dev")
+        rows = [replace(e, split="dev" if e.origin == "new" and dev_of(e.thread) else "fit")
+                for e in rows if e.split == "train"]
     t0 = time.perf_counter()
     results = measure(rows)
     took = time.perf_counter() - t0
     t = tally(results)
-    lines = report(results, t, "train" if a.hide_held_out else "all" if a.save else a.misses)
+    lines = report(results, t, "train" if a.hide_held_out or a.dev else "all" if a.save else a.misses, splits)
     print("\n".join(lines))
     print(f"\n{len(results)} logs scanned in {took:.1f} s")
     if a.save:
@@ -160,10 +172,13 @@ def main() -> int:
                 f"Targets (issue 23): >= {TARGETS['logs']} logs, >= {TARGETS['per_id']} per id, >= "
                 f"{TARGETS['projects']} projects, >= {TARGETS['langs']} languages, held-out named >= 95% overall and "
                 f">= 80% per id with >= 5 held-out logs, false positives <= 2% on >= 100 clean logs.", ""]
+        if a.dev:
+            head += ["Train only (--dev): `fit` and `dev` are two parts of train by a second hash of the thread; dev "
+                     "logs are counted but not named, held-out logs were not scanned.", ""]
         if a.hide_held_out:
             head += ["Held-out logs are counted but not named (--hide-held-out): the anchors were tuned on train "
                      "while this split stayed unseen.", ""]
-        saved = [r for r in results if not (a.hide_held_out and r["split"] == "held_out")]
+        saved = [r for r in results if not (a.hide_held_out and r["split"] == "held_out") and r["split"] != "dev"]
         (RESULTS / f"{stem}.md").write_text("\n".join(head + lines) + "\n", encoding="utf-8")
         (RESULTS / f"{stem}.json").write_text(json.dumps({"tally": t, "results": saved}, indent=1) + "\n")
         print(f"wrote {RESULTS / stem}.md")

@@ -17,7 +17,7 @@ from envmgr.doctor.logscan import scan_path
 from tests.conftest import CORPUS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from corpus_index import INDEX, entries, load_index, read_log, render, split_of, thread_of
+from corpus_index import INDEX, dev_of, entries, load_index, read_log, render, split_of, thread_of
 
 # Train logs the scan does not name correctly, and why (no anchor is written for one log's wording).
 TRAIN_MISSES = {
@@ -93,6 +93,18 @@ def test_thread_and_split_are_stable():
         "https://github.com/ggml-org/llama.cpp/issues/1078"
     assert split_of(a) == split_of(a) and split_of(a) in ("train", "held_out")
     assert {split_of(f"https://github.com/o/r/issues/{n}") for n in range(40)} == {"train", "held_out"}
+
+
+def test_dev_part_of_train_is_its_own_hash():
+    """dev (bench/diagnosis.py --dev) cuts train threads by a second hash: about 30% of them, and not the same
+    cut as the split (a hash reused would put dev on one side of held_out's boundary)."""
+    threads = [f"https://github.com/o/r/issues/{n}" for n in range(2000)]
+    train = [t for t in threads if split_of(t) == "train"]
+    share = sum(map(dev_of, train)) / len(train)
+    assert 0.25 < share < 0.35
+    assert dev_of(train[0]) == dev_of(train[0])
+    held = [t for t in threads if split_of(t) == "held_out"]
+    assert 0.25 < sum(map(dev_of, held)) / len(held) < 0.35     # independent of the split
 
 
 def test_annotation_header_is_blanked_and_lines_keep_counting(tmp_path):
