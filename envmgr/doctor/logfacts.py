@@ -188,8 +188,14 @@ FACTS: tuple[FactRx, ...] = (
         r"(?i:(?:could not|can't|failed to|unable to|cannot) find (?:compiler )?[`'\"]?nvcc)|"
         r"unable to execute '(?P<exec>[^'\n]*nvcc)': No such file|\bcicc: not found|"
         r"No such file or directory: '(?P<path>[^'\n]*nvcc)'|CUDA_NVCC_EXECUTABLE[^\n]*NOTFOUND|"
-        r"(?P<enoent>[\w/.-]*nvcc): No such file or directory",
-        ("nvcc", "NVCC", "cicc")),
+        r"(?P<enoent>[\w/.-]*nvcc): No such file or directory|"
+        # setup.py scripts' own check (locate_cuda, copied across many projects: "The nvcc binary could not be
+        # located in your $PATH", raised), torch.utils.cpp_extension's CUDA_NOT_FOUND_MESSAGE (torch 2.x: CUDA_HOME
+        # is None), DeepSpeed's op_builder (installed_cuda_version: the same None)
+        r"(?:Error|Exception): The nvcc(?:\.exe)? binary could not be located|"
+        r"CUDA was not found on the system, please set the CUDA_HOME|"
+        r"CUDA_HOME does not exist, unable to compile CUDA op",
+        ("nvcc", "NVCC", "cicc", "CUDA was not found on the system", "CUDA_HOME does not exist")),
     # (CMake's own search for the toolkit next to its nvcc: "Couldn't find CUDA library root.",
     # Kitware/CMake Modules/Internal/CMakeCUDAFindToolkit.cmake)
     _fx("toolkit_missing", r"Could NOT find CUDA(?:Toolkit)?\b|CMAKE_CUDA_COMPILER-NOTFOUND|"
@@ -210,6 +216,10 @@ FACTS: tuple[FactRx, ...] = (
     # (true even where the build then fails for another reason, as in one clean train log)
     _fx("arch_list_empty", r"_get_cuda_arch_flags[^\n]*|arch_list\[-1\]|(?i:automatic GPU detection failed)",
         ("_get_cuda_arch_flags", "arch_list[-1]", "etection failed")),
+    # ggml's own report of the list it compiles for (ggml/src/ggml-cuda/CMakeLists.txt): still "native" with CMake's
+    # native list empty or not numbers (its probe found no GPU: "No CUDA devices found."), so nvcc guesses
+    _fx("native_empty", r"CMAKE_CUDA_ARCHITECTURES=native CMAKE_CUDA_ARCHITECTURES_NATIVE=(?!\d)",
+        "ARCHITECTURES_NATIVE="),
     # an architecture list the build was given (a CMake variable, torch's list): a failed detection's fallback
     # is then not what the build compiles for
     _fx("arch_given", ARCH_GIVEN,
@@ -670,6 +680,9 @@ FACTS: tuple[FactRx, ...] = (
                    r"\bWindows_NT\b", (":\\", ".exe", ".dll", "MSBuild", "Microsoft", "Windows")),
     _fx("linux", r"/usr/|/home/|/opt/|\.so\b|/bin/sh|/bin/bash|\bapt(?:-get)? |ubuntu|Ubuntu",
         ("/usr/", "/home/", "/opt/", ".so", "/bin/", "apt", "buntu")),
+    # a POSIX system ran the build: its temporary folder (pip's build folders), the shell's exit status for a command
+    # it did not find (127: make's "Error 127")
+    _fx("posix", r"(?<![\w.])/tmp/|\*\*\* \[[^\n]*\] Error 127\b", ("/tmp/", "Error 127")),
 )
 
 
@@ -922,6 +935,7 @@ def _toolkit_rules(fs: FactScanner, add) -> None:
         add("F01", "msb4019-cuda-props", fs.facts["msb"][fs.values("msb").index("MSB4019")], cuda=targets.value)
     add("F12", "empty-arch", fs.first("empty_arch") if failed or fs.first("nvcc_fatal") else None)
     add("F12", "no-gpu-arch-list", None if fs.first("arch_given") else fs.first("arch_list_empty"))
+    add("F12", "native-list-empty", fs.first("native_empty"))
     if failed and nvcc:
         for f in fs.facts.get("arch", ()):
             span = arch_span(f"{int(f.value) // 10}.{int(f.value) % 10}")
@@ -937,11 +951,11 @@ def _toolkit_rules(fs: FactScanner, add) -> None:
     add("F22", "cuda-source-run-by-shell", fs.first("cu_as_script"))
     if wsl or fs.first("empty_prefix") or fs.first("cu_as_script"):
         return       # what follows (no toolkit, no cuBLAS header) comes from that
+    # CMake's own search for a CUDA compiler, or a log that does not show Linux (F07: either platform), as against a
+    # shell, make or a script on Linux (F22, a Linux cause: its toolkit's bin is not on PATH)
+    linux = (fs.first("linux") or fs.first("posix")) is not None and fs.first("windows") is None
     for f in fs.facts.get("nvcc_missing", ()):
-        linux = fs.first("linux") is not None and fs.first("windows") is None
-        # CMake's own search for a CUDA compiler, or Windows (F07), as against a shell, make or a script (F22)
-        windows = fs.first("windows") is not None and not linux
-        add("F07" if cmake or windows else "F22", "nvcc-missing", f)
+        add("F22" if linux and not cmake else "F07", "nvcc-missing", f)
     add("F07", "toolkit-missing", fs.first("toolkit_missing"))
     add("F07", "cuda-compiler-empty", fs.first("flag_as_program") if fs.first("cuda_compile") else None)
     for f in fs.facts.get("header_missing", ()):

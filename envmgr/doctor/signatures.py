@@ -193,6 +193,15 @@ def _component(m: re.Match[str]) -> dict:
     return d
 
 
+# Where the text around a match was written: Windows paths (a drive, backslashes) and no POSIX folder
+_WINDOWS_PATH = re.compile(r"(?<![\w/])[A-Za-z]:\\\\?[\w$ ()~.-]|\.exe\b")
+_POSIX_PATH = re.compile(r"(?<![\w.])/(?:usr|home|opt|tmp)/")
+
+
+def _windows_log(m: re.Match[str]) -> bool:
+    return _WINDOWS_PATH.search(m.string) is not None and _POSIX_PATH.search(m.string) is None
+
+
 SIGNATURES: tuple[Signature, ...] = (
     # F01: the VS generator found no CUDA BuildCustomizations (CMake) / a vcxproj's import is missing.
     _sig("F01", "no-cuda-toolset", words("No CUDA toolset found."), needle="CUDA toolset"),
@@ -203,10 +212,12 @@ SIGNATURES: tuple[Signature, ...] = (
          needle="integration files", span=4),
     # Localised MSBuild quotes the path its own way (zh “…”, de „…“, fr « … », ja 「…」); a project whose
     # CUDA version property is empty imports "CUDA .props" (brian2genn #127).
+    # With CMAKE_GENERATOR_TOOLSET cuda=<folder> CMake's test project imports the props from that toolkit's
+    # extras\visual_studio_integration\MSBuildExtensions (Kitware/CMake Modules/CMakeDetermineCompilerId.cmake).
     _sig("F01", "cuda-props-not-found",
          r"(?:MSB4019|MSB4226|imported\s+project)[^\"“”„«»「」\n]*[\"“„«「]\s?(?P<path>[^\"“”„«»「」\n]*?"
-         r"(?:[\\/](?P<vc>v1[4-9]0))?[\\/]+BuildCustomizations[\\/]+CUDA (?P<cuda>\d+\.\d+)?\.(?:props|targets))"
-         r"\s?[\"”“»」]", needle="BuildCustomizations"),
+         r"(?:[\\/](?P<vc>v1[4-9]0))?[\\/]+(?:BuildCustomizations|MSBuildExtensions)[\\/]+CUDA (?P<cuda>\d+\.\d+)?"
+         r"\.(?:props|targets))\s?[\"”“»」]", needle=("BuildCustomizations", "MSBuildExtensions")),
     # F02: one CUDA's MSBuild targets drive another CUDA's nvcc (unsloth #4518).
     # MSBuild's console wraps at ~80 columns with an indent (unsloth #4518), and a toolkit folder may be
     # spelled C:\\Cuda\\v12.8: continuation lines (a newline and whitespace) are allowed, case ignored.
@@ -331,9 +342,15 @@ SIGNATURES: tuple[Signature, ...] = (
     # CMake's native probe (Modules/CMakeCUDACompilerABI.cu) prints either message when it finds no GPU, and the
     # message becomes the architecture list nvcc is given
     _sig("F12", "native-garbage", r"compute_No CUDA (?i:devices found|architecture detected)", needle="compute_No"),
-    # CMake >= 3.24 resolves "native" itself (real log: this machine, tests/corpus/SOURCES.md).
-    _sig("F12", "cmake-native-no-gpu", r"CUDA_ARCHITECTURES\s+is\s+set\s+to\s+\"native\",\s+but\s+no\s+GPU\s+was"
-         r"\s+detected", needle="no GPU was"),
+    # CMake >= 3.24 resolves "native" itself (real log: this machine, tests/corpus/SOURCES.md); 3.28 and later say
+    # "no NVIDIA GPU was detected" (Kitware/CMake b32ea7cff0, Source/cmGeneratorTarget.cxx; HIP's "no AMD GPU" is not
+    # CUDA's). The needle has no space a console could wrap at.
+    _sig("F12", "cmake-native-no-gpu", r"CUDA_ARCHITECTURES\s+is\s+set\s+to\s+\"native\",\s+but\s+no\s+(?:NVIDIA\s+)?"
+         r"GPU\s+was\s+detected", needle='"native",'),
+    # an architecture list given empty (-DCMAKE_CUDA_ARCHITECTURES= from a script that asked a GPU it did not see):
+    # Kitware/CMake Modules/Internal/CMakeCUDAArchitecturesValidate.cmake (3.28+; CMakeDetermineCUDACompiler before)
+    _sig("F12", "cmake-arch-list-empty", r"CMAKE_CUDA_ARCHITECTURES\s+must\s+be\s+non-empty\s+if\s+set",
+         needle="non-empty"),
     # F13: arch unknown to this nvcc.
     # CMake before 3.24 passes CUDA_ARCHITECTURES "native" on as compute_native (colmap #2232).
     _sig("F13", "unsupported-arch", r"Unsupported gpu architecture '(?P<arch>(?:compute|sm|lto)_(?:\d+[a-z]?|native))'",
@@ -439,7 +456,12 @@ SIGNATURES: tuple[Signature, ...] = (
     # F22: Linux, the toolkit's bin folder is not on PATH (make's shell, bash), CUDA_HOME unset for torch's
     # cpp_extension, or the distribution's old nvcc in /usr/bin ran instead of /usr/local/cuda's.
     _sig("F22", "nvcc-not-on-path", r"\bnvcc: (?:[Cc]ommand )?not found", needle="nvcc: ", key="not found"),
-    _sig("F22", "cuda-home-not-set", words("CUDA_HOME environment variable is not set."), needle="CUDA_HOME"),
+    # (torch's cpp_extension found no toolkit: on Windows, where it also looks in CUDA_PATH and the default install
+    # folder, no toolkit is installed there: F07 below)
+    _sig("F22", "cuda-home-not-set", words("CUDA_HOME environment variable is not set."), needle="CUDA_HOME",
+         check=lambda m: not _windows_log(m)),
+    _sig("F07", "cuda-home-not-set-windows", words("CUDA_HOME environment variable is not set."), needle="CUDA_HOME",
+         check=_windows_log),
     # NVIDIA's toolkits install nvcc under /usr/local/cuda-X.Y, never in /usr/bin: a /usr/bin/nvcc that failed is the
     # distribution's (Ubuntu's nvidia-cuda-toolkit), in distutils' words, a launcher's (llamafile: "returned nonzero
     # exit status") or CMake's compiler identification (train logs llamafile #56, tiny-cuda-nn #383)

@@ -49,8 +49,6 @@ TRAIN_MISSES = {
         "prose: only the reporter's words say the image's toolkit has no bin folder; the shell's line alone is F22's",
     "logs/F07/gpt-neox-1021-docker-runtime-base-image-deeperspeed-setup-no-nvcc-EXCERPT.txt":
         "cut before DeepSpeed's setup.py says what it could not run",
-    "logs/F07/onestagedet-110-win10-make-setup.py-nvcc-binary-could-not-be-located.txt":
-        "nothing in the log says Windows (the reporter does): F07 and F22 differ only by the platform",
     "logs/F20/tiny-cuda-nn-324-colab-install-20-mins-docker-80-min-prose.txt":
         "prose: 20 minutes (below half an hour) said of the install; the 80 minutes two sentences after the package",
 }
