@@ -327,6 +327,11 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("F10", "generator-name-cut", _NAMED_GENERATOR, needle="ould not", key="named generator", check=_generator_cut),
     _sig("F10", "cmd-syntax", words("'CMAKE_ARGS' is not recognized as an internal or external command"),
          needle="CMAKE_ARGS"),
+    # an architecture list CMake cannot read (8.6, sm_86, 86,89, "86 89": a format from another tool or a split
+    # value): the same validation as "contains literal quotes" (Modules/Internal/CMakeCUDAArchitecturesValidate.cmake)
+    _sig("F10", "cmake-arch-list-format",
+         r"CMAKE_CUDA_ARCHITECTURES:\s+\S[^\n]*\s+is\s+not\s+one\s+of\s+the\s+following",
+         needle="not one of the following"),
     # F11: long paths and long command lines (MSBuild codes survive localisation).
     _sig("F11", "object-path-max", r"CMAKE_OBJECT_PATH_MAX", needle="CMAKE_OBJECT_PATH_MAX"),
     _sig("F11", "msb3491", r"\bMSB3491\b", needle="MSB3491"),

@@ -25,6 +25,12 @@ CASES = [
     ("F12", CMAKE + "Modules/Internal/CMakeCUDAArchitecturesValidate.cmake",
      "CMake Error at /usr/share/cmake-3.28/Modules/Internal/CMakeCUDAArchitecturesValidate.cmake:7 (message):\n"
      "  CMAKE_CUDA_ARCHITECTURES must be non-empty if set.\n"),
+    # a list in another tool's format (torch's 8.6): CMake's validation of the list
+    ("F10", CMAKE + "Modules/Internal/CMakeCUDAArchitecturesValidate.cmake",
+     "CMake Error at /usr/share/cmake-3.28/Modules/Internal/CMakeCUDAArchitecturesValidate.cmake:12 (message):\n"
+     "  CMAKE_CUDA_ARCHITECTURES:\n\n    8.6\n\n  is not one of the following:\n\n"
+     "    * a semicolon-separated list of integers, each optionally\n      followed by '-real' or '-virtual'\n"
+     "    * a special value: all, all-major, native\n"),
     # ggml's status line after CMake's native probe found no GPU (ggml/src/ggml-cuda/CMakeLists.txt)
     ("F12", "https://github.com/ggml-org/llama.cpp/blob/master/ggml/src/ggml-cuda/CMakeLists.txt",
      "-- CUDA Toolkit found\n-- Using CMAKE_CUDA_ARCHITECTURES=native CMAKE_CUDA_ARCHITECTURES_NATIVE=No CUDA devices "
