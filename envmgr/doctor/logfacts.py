@@ -294,6 +294,16 @@ FACTS: tuple[FactRx, ...] = (
                      r"installed CPU version PaddlePaddle|(?i:using paddlepaddle[- ]cpu)",
         ("not compiled with CUDA", "libbitsandbytes_cpu", "compiled without GPU support", "cpu版", "CPU版", "cpu 版",
          "CPU 版", "CUDA-enabled jaxlib", "CPU version PaddlePaddle", "addlepaddle cpu", "addlepaddle-cpu")),
+    # a framework's own probe of its build answering that CUDA is not in it: TensorFlow's tf.test.is_built_with_cuda()
+    # and its build info ('is_cuda_build': False), PaddlePaddle's is_compiled_with_cuda(), torch's
+    # torch.backends.cuda.is_built() and torch.version.cuda (None in a CPU build), the answer on the probe's line
+    # (a comment, an arrow) or the next one (a REPL), or under the label it was printed with ("built with CUDA?: False")
+    _fx("build_without_cuda", r"(?:\bis_built_with_cuda|\bis_compiled_with_cuda|\bbackends\.cuda\.is_built)\(\)\)?"
+                              r"[ \t]*(?:#|->|→|=>)?[ \t]*(?:\n[ \t>`]*)?False\b|"
+                              r"\btorch\.version\.cuda\)?[ \t]*(?:#|->|→|=>)?[ \t]*(?:\n[ \t>`]*)?None\b|"
+                              r"\b[Bb]uilt with CUDA\b ?\??:? ?False\b|'is_cuda_build': False\b",
+        ("is_built_with_cuda", "is_compiled_with_cuda", "is_built()", "version.cuda", "uilt with CUDA",
+         "is_cuda_build")),
     # the same report in English: the CPU version (build, wheel) of torch (its own kind: "cpu" is a common needle)
     # (or that the CPU build came instead of the CUDA one)
     _fx("cpu_torch_said", r"(?i:\bcpu(?:[- ]?only)? (?:version|build|wheel)s? (?:of (?:py)?torch|"
@@ -628,8 +638,16 @@ FACTS: tuple[FactRx, ...] = (
     # (skipped by the finder, or refused when named), a wheel it took, and a source archive it took
     _fx("wheel_tags", r"none of the wheel's tags (?:match|\([^)\n]*\) are compatible)[^\n]*?"
                       r"[/\s]([A-Za-z0-9][\w.]*?)-\d[^/\s]*?\.whl|"
-                      r"([A-Za-z0-9][\w.]*?)-\d[^\s/'\"]*?\.whl is not a supported wheel on this platform",
-        ("wheel's tags", "not a supported wheel")),
+                      r"([A-Za-z0-9][\w.]*?)-\d[^\s/'\"]*?\.whl is not a supported wheel on this platform|"
+                      # uv's hint and error for a version with no wheel (and no source) for this platform or Python
+                      # ("You're on macOS (`macosx_15_0_arm64`), but `torch` (v2.8.0+cu128) only has wheels for the
+                      # following platforms", "... with the following Python ABI tags"; "Distribution `x==v @ ...`
+                      # can't be installed because it doesn't have a source distribution or wheel for the current
+                      # platform")
+                      r"but `([A-Za-z0-9][\w.-]*)` \(v[^)\n]*\) only has wheels (?:for|with) the following|"
+                      r"Distribution `([A-Za-z0-9][\w.-]*)==[^`\n]*` can't be installed because it doesn't have a "
+                      r"source distribution or wheel for the current platform",
+        ("wheel's tags", "not a supported wheel", "only has wheels", "or wheel for the current platform")),
     _fx("wheel_taken", r"(?:Downloading|Using cached|Processing|File was already downloaded)\s+(?:\S*[/\\])?"
                        r"([A-Za-z0-9][\w.]*?)-\d[^\s/]*?\.whl\b",
         ("Downloading", "Using cached", "Processing", "already downloaded"), keep=4 * KEEP),
@@ -984,6 +1002,7 @@ def _runtime_rules(fs: FactScanner, add) -> None:
     if not fs.first("no_gpu_said"):     # a CPU build on a machine without a GPU is the right build
         chosen = fs.first("cpu_asked") is not None      # ... and one asked for is wrong only where CUDA is then
         add("F19", "cpu-only-wheel", fs.first("cpu_wheel") or (None if chosen else fs.first("cpu_torch_said")))
+        add("F19", "build-without-cuda", None if chosen else fs.first("build_without_cuda"))
         add("F19", "cpu-only-wheel-file", None if chosen else fs.first("cpu_wheel_file"))
     add("F19", "own-wheel-index-unused", _own_index_unused(fs))
     add("F19", "prebuilt-wheel-skipped", fs.first("prebuilt_skipped"))
@@ -1135,13 +1154,17 @@ _CUDA_WHEELS = _WHEEL_ONLY | {"torchvision", "torchaudio", "xformers", "bitsandb
 _CUDA_WHEEL_NAME = re.compile(r"[\w.]*(?:\+cu\d{2,3}|(?i:cuda|gpu))[\w.+-]*\.whl")
 
 
+# pip's refusal of a wheel named to it, uv's hint and error for a version with no wheel for this platform
+_REFUSED = re.compile(r"not a supported wheel|only has wheels|or wheel for the current platform")
+
+
 def _wheel_rules(fs: FactScanner, add) -> None:
     """pip's own words about the file it chose: a wheel refused for its tags, a CUDA package's wheels all
     skipped for their tags and none taken, a CUDA package's source archive taken."""
     taken = {_norm(v) for v in fs.values("wheel_taken")}
     for f in fs.facts.get("wheel_tags", ()):
         cuda = _norm(f.value) in _CUDA_WHEELS or _CUDA_WHEEL_NAME.search(f.line) is not None
-        refused = "not a supported wheel" in f.line
+        refused = _REFUSED.search(f.line) is not None
         if cuda and (refused or _norm(f.value) not in taken):
             add("F19", "wheel-tags-mismatch", f, package=f.value)
     if fs.first("slow_build") or unfinished(fs.last):     # said slow or still building: F20's question

@@ -53,6 +53,13 @@ TRAIN_MISSES = {
         "dev part: not read (counted by bench/diagnosis.py --dev)",
     "logs/F20/tiny-cuda-nn-324-colab-install-20-mins-docker-80-min-prose.txt":
         "prose: 20 minutes (below half an hour) said of the install; the 80 minutes two sentences after the package",
+    "logs/F19/cogvideoxwrapper-294-comfyui-portable-torchao-cp312-wheel-on-python-3.11.txt":
+        "the refused wheel (torchao +git) names no CUDA build and torchao is not among the packages the rule knows "
+        "publish CUDA wheels; no anchor by one package's name",
+    "logs/F19/paddle-24581-win10-paddlehub-cuda_places-not-compiled-with-cuda.txt":
+        "dev part: not read (counted by bench/diagnosis.py --dev)",
+    "logs/F19/pytorch-49325-win10-torch-1.7.1-cpu-collect-env-cuda-not-available-EXCERPT.txt":
+        "dev part: not read (counted by bench/diagnosis.py --dev)",
 }
 
 # Clean train logs that name an id, and why that id is true there (a warning-level truth, not the failure).
@@ -63,6 +70,9 @@ TRAIN_CLEAN_FALSE_POSITIVES = {
     "logs/clean/llama.cpp-5137-partial-offload-bug-all-on-cpu-baseline-offloaded-0-of-33-EXCERPT.txt":
         "a CPU baseline run on purpose: llama.cpp prints 'offloaded 0/N layers to GPU' on every run without -ngl, and "
         "the excerpt shows nothing else of the run; the zero-layers signature fires on it unconditionally",
+    "logs/clean/paddle-11301-centos7-no-gpu-cpu-paddle-v2-cuda-check-zh.txt":
+        "a CPU PaddlePaddle's own CUDA check on a host without a GPU prints the driver-insufficient message F17 reads; "
+        "the log does not say the host has no GPU (a later comment does)",
 }
 
 ROWS = load_index() if INDEX.is_file() else []
