@@ -908,6 +908,8 @@ def decide(fs: FactScanner) -> list[Decision]:
 _BUILD_STOPS = {"F01", "F02", "F03", "F04", "F05", "F06", "F07", "F08", "F09", "F11", "F13", "F21", "F22", "F24",
                 "F25"}
 _BUILD_STOP_RULES = {"empty-arch", "cuda-package-build-failed"}
+# F22's rules (the facts' and the signatures') where nvcc is not found at all, not a wrong one found
+_NVCC_MISSING = {"nvcc-missing", "nvcc-not-on-path"}
 # a build's own last word of success: pip's, setuptools' wheel, CMake's make/ninja targets, MSBuild's summary (en,
 # de, zh, ja)
 _BUILD_OK = re.compile(r"\bSuccessfully (?:installed|built) |\bCreated wheel for |\[100%\] Built target |"
@@ -925,11 +927,12 @@ def contradicted(fs: FactScanner, fid: str, rule: str, fact: Fact, details: dict
         return next((f for f in fs.facts.get(kind, ()) if f.line_no > fact.line_no and
                      (value is None or f.value.lower() == value.lower())), None)
 
+    lib = details.get("dll") or details.get("lib")
     if fid == "F18":
         return after("ok_gpu_work")
-    if rule in ("cuda-dll-missing", "shared-object-missing"):
-        return after("ok_lib_loaded", details.get("dll") or details.get("lib"))
-    if rule in ("nvcc-missing", "toolkit-missing"):
+    if fid in ("F15", "F23") and isinstance(lib, str):
+        return after("ok_lib_loaded", lib)
+    if fid == "F07" or rule in _NVCC_MISSING:
         return after("ok_nvcc_found")
     if fid in _BUILD_STOPS or rule in _BUILD_STOP_RULES:
         return build_succeeded(fs.last, fact.line_no)
