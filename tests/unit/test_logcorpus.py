@@ -63,6 +63,10 @@ TRAIN_CLEAN_FALSE_POSITIVES = {
     "logs/clean/llama.cpp-5137-partial-offload-bug-all-on-cpu-baseline-offloaded-0-of-33-EXCERPT.txt":
         "a CPU baseline run on purpose: llama.cpp prints 'offloaded 0/N layers to GPU' on every run without -ngl, and "
         "the excerpt shows nothing else of the run; the zero-layers signature fires on it unconditionally",
+    "logs/clean/openpilot-31708-intel-gpu-onnxruntime-gpu-falls-back-to-cpu-provider.txt":
+        "onnxruntime-gpu on a PC with no NVIDIA GPU (the reporter says so) cannot load its CUDA provider's cuBLAS and "
+        "goes on with the CPU: the same lines as a GPU machine missing libcublasLt.so.11 (F23), and the log shows no "
+        "GPU either way; the so-not-found signature fires on it",
 }
 
 ROWS = load_index() if INDEX.is_file() else []
