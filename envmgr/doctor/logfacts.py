@@ -39,6 +39,10 @@ _MANY = {"msb", "winerr", "cuda_dll", "cuda_so", "lib_missing", "lib_missing_msv
          "wheel_index", "sdist_build", "wheel_tags", "wheel_taken", "sdist_fetched", "wheel_failed"}
 
 
+# Kinds whose LAST line is what a rule reads (what the log shows working, after a cause's line: `contradicted`)
+_LATEST = {"ok_gpu_work", "ok_lib_loaded", "ok_nvcc_found"}
+
+
 # Kinds whose rule reads the line around the value (a DLL or shared object named, and whether that line says it is
 # missing): the same name on another line is kept too, up to LINES_PER_NAME lines, as the first one may only list it
 _BY_LINE = {"cuda_dll", "cuda_so"}
@@ -692,6 +696,30 @@ FACTS: tuple[FactRx, ...] = (
                       r"No output has been received in the last|Too long with no output)",
         ("ime limit", "TIME LIMIT", "maximum", "timed out", "was canceled", "took longer than",
          "No output has been received", "Too long with no output")),
+    # what the log shows working (issue 23, precision): a cause is not named where the log's own later lines
+    # contradict it (`contradicted`). Each is the runtime's or tool's own words for the thing the cause says is
+    # missing, so the last line of each is kept (_LATEST), not the first.
+    # the GPU doing the run's work: llama.cpp/ggml layers or buffers on a CUDA device (old and new load logs, its
+    # system_info with BLAS compiled in), ollama's estimate with layers on the GPU, TensorFlow's GPU device created,
+    # transformers' pipelines, sentence-transformers and Lightning on CUDA, onnxruntime's CUDA provider applied
+    _fx("ok_gpu_work", r"\boffloaded [1-9]\d*/\d+ layers to GPU|\boffloading [1-9]\d* (?:repeating )?layers to GPU|"
+                       r"\bassigned to device CUDA\d|"
+                       r"\b(?:llm_load_tensors|load_tensors): +CUDA\d+ (?:model )?buffer size|"
+                       r"\bBLAS = 1\b|\blayers\.offload=[1-9]|Created TensorFlow device \([^\n]*?device:GPU:\d|"
+                       r"\bDevice set to use cuda|\bUse pytorch device(?:_name)?: cuda|"
+                       r"\bGPU available: True \(cuda\), used: True|Applied providers: \['CUDAExecutionProvider'",
+        ("offload", "assigned to device CUDA", "buffer size", "BLAS = 1", "Created TensorFlow device", "use cuda",
+         "device: cuda", "device_name: cuda", "used: True", "Applied providers")),
+    # a library the loader then opened: TensorFlow's dso_loader ("Successfully opened dynamic library X", TF 1.x
+    # "successfully opened CUDA library X locally"), ggml's backend loader ("loaded CUDA backend from <path>")
+    _fx("ok_lib_loaded", r"(?i:successfully opened (?:dynamic|CUDA) library) ([\w.+-]+)|"
+                         r"load_backend: loaded \w+ backend from (?:[^\n]*[\\/])?([\w.+-]+)",
+        ("uccessfully opened", "load_backend: loaded")),
+    # CMake finding and identifying the CUDA compiler (enable_language/project: CMakeDetermineCUDACompiler; the
+    # toolkit: FindCUDAToolkit, FindCUDA; the compiler check of older CMake)
+    _fx("ok_nvcc_found", r"The CUDA compiler identification is NVIDIA|-- Found CUDAToolkit: |-- Found CUDA: |"
+                         r"Check for working CUDA compiler: [^\n]*?(?:-- | - )works",
+        ("compiler identification is NVIDIA", "Found CUDA", "working CUDA compiler")),
     # where the log comes from
     # (also CMake's Visual Studio generators choosing an SDK, and the OS name Windows gives itself in %OS%)
     _fx("windows", r"[A-Z]:\\\\?[\w$ ()~.-]+|\.exe\b|\.dll\b|MSBuild|Microsoft|Selecting Windows SDK version|"
@@ -755,7 +783,7 @@ class FactScanner:
         if not texts:
             return
         body = "\n".join(texts)
-        wanted = [fx for fx in FACTS if len(self.facts.get(fx.kind, ())) < fx.keep]
+        wanted = [fx for fx in FACTS if fx.kind in _LATEST or len(self.facts.get(fx.kind, ())) < fx.keep]
         # A str holding a non-ASCII character is searched 2 or 4 bytes a character: ask its UTF-8 bytes instead
         raw = None if body.isascii() else body.encode("utf-8", "surrogatepass")
         present = _present({n for fx in wanted for n in fx.needles}, body, raw)
@@ -773,13 +801,17 @@ class FactScanner:
                     if starts is None:
                         starts = _starts(texts)
                     self._keep(fx.kind, m, nums, texts, starts)
-                if len(self.facts.get(fx.kind, ())) >= fx.keep:
+                if fx.kind not in _LATEST and len(self.facts.get(fx.kind, ())) >= fx.keep:
                     break
 
     def _keep(self, kind: str, m: re.Match[str], nums, texts, starts) -> None:
         value = next((g for g in m.groups() if g), m.group(0))
         self.counts[kind] = self.counts.get(kind, 0) + 1
         have = self.facts.setdefault(kind, [])
+        if kind in _LATEST:
+            i = bisect.bisect_right(starts, m.start()) - 1
+            _keep_latest(have, Fact(kind, value, nums[i], texts[i]))
+            return
         same = [f for f in have if f.value == value]
         if same and (kind not in _BY_LINE or len(same) >= LINES_PER_NAME):
             return
@@ -794,6 +826,17 @@ class FactScanner:
 
     def values(self, kind: str) -> list[str]:
         return [f.value for f in self.facts.get(kind, ())]
+
+
+def _keep_latest(have: list[Fact], fact: Fact) -> None:
+    """The last line of each value; past KEEP values the last line seen takes the last place."""
+    same = next((i for i, f in enumerate(have) if f.value == fact.value), None)
+    if same is not None:
+        have[same] = fact
+    elif len(have) < KEEP:
+        have.append(fact)
+    else:
+        have[-1] = fact
 
 
 _NEEDLE_BYTES = {n: n.encode("utf-8") for fx in FACTS for n in fx.needles}
@@ -869,7 +912,7 @@ def decide(fs: FactScanner) -> list[Decision]:
     out: dict[str, Decision] = {}
 
     def add(fid: str, rule: str, fact: Fact | None, **details) -> None:
-        if fact is not None and fid not in out:
+        if fact is not None and fid not in out and contradicted(fs, fid, rule, fact, details) is None:
             out[fid] = Decision(fid, rule, fact, {k: v for k, v in details.items() if v})
 
     _compiler_rules(fs, add)
@@ -886,6 +929,58 @@ def decide(fs: FactScanner) -> list[Decision]:
         add("F19", "cuda-package-build-failed",
             next((f for f in fs.facts.get("wheel_failed", ()) if _norm(f.value) in _CUDA_WHEELS), None))
     return sorted(out.values(), key=lambda d: d.fact.line_no)
+
+
+# ---------------------------------------------------------------- what the log's later lines contradict
+
+# causes that stop a build (a compile, a link, a configure, pip's build of the wheel), by id and by rule: the build
+# then ending in success, with no failure after it, says the step did not stop there (F10's quoting, F12's arch
+# list from no GPU, F18-F20 leave a build that succeeds: not here)
+_BUILD_STOPS = {"F01", "F02", "F03", "F04", "F05", "F06", "F07", "F08", "F09", "F11", "F13", "F21", "F22", "F24",
+                "F25"}
+_BUILD_STOP_RULES = {"empty-arch", "cuda-package-build-failed"}
+# F22's rules (the facts' and the signatures') where nvcc is not found at all, not a wrong one found
+_NVCC_MISSING = {"nvcc-missing", "nvcc-not-on-path"}
+# a build's own last word of success: pip's, setuptools' wheel, CMake's make/ninja targets, MSBuild's summary (en,
+# de, zh, ja)
+_BUILD_OK = re.compile(r"\bSuccessfully (?:installed|built) |\bCreated wheel for |\[100%\] Built target |"
+                       r"^\s*(?:Build succeeded\.|0 Error\(s\)|0 Fehler|0 个错误|0 エラー)|"
+                       r"Der Buildvorgang wurde erfolgreich ausgeführt|已成功生成|ビルドに成功しました")
+_FAILED_AFTER = re.compile(r"(?i:\berror|\bfail|fatal|traceback|exception|\bkilled\b|\babort)")
+
+
+def contradicted(fs: FactScanner, fid: str, rule: str, fact: Fact, details: dict) -> Fact | None:
+    """A line after the cause's own that shows the thing the cause says is missing working, judged by what the
+    cause IS: a run on the CPU (F18) and the GPU then doing the run's work; a library named missing and that
+    library then opened; no CUDA compiler and CMake then identifying nvcc; a build stopped and the build then
+    ending in success with no failure after it (the log's last lines)."""
+    def after(kind: str, value: str | None = None) -> Fact | None:
+        return next((f for f in fs.facts.get(kind, ()) if f.line_no > fact.line_no and
+                     (value is None or f.value.lower() == value.lower())), None)
+
+    lib = details.get("dll") or details.get("lib")
+    if fid == "F18":
+        return after("ok_gpu_work")
+    if fid in ("F15", "F23") and isinstance(lib, str):
+        return after("ok_lib_loaded", lib)
+    if fid == "F07" or rule in _NVCC_MISSING:
+        return after("ok_nvcc_found")
+    if fid in _BUILD_STOPS or rule in _BUILD_STOP_RULES:
+        return build_succeeded(fs.last, fact.line_no)
+    return None
+
+
+def build_succeeded(last, line_no: int) -> Fact | None:
+    """The last success line of a build among the log's last lines, after `line_no`, with no failure after it."""
+    found = None
+    for no, text in last:
+        if no <= line_no:
+            continue
+        if _BUILD_OK.search(text):
+            found = Fact("build_ok", text.strip(), no, text)
+        elif found is not None and _FAILED_AFTER.search(text):
+            found = None
+    return found
 
 
 # causes that explain a run left on the CPU: no kernel for the GPU, a DLL or library that does not load, the driver

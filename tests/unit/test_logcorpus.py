@@ -73,6 +73,10 @@ TRAIN_CLEAN_FALSE_POSITIVES = {
     "logs/clean/paddle-11301-centos7-no-gpu-cpu-paddle-v2-cuda-check-zh.txt":
         "a CPU PaddlePaddle's own CUDA check on a host without a GPU prints the driver-insufficient message F17 reads; "
         "the log does not say the host has no GPU (a later comment does)",
+    "logs/clean/openpilot-31708-intel-gpu-onnxruntime-gpu-falls-back-to-cpu-provider.txt":
+        "onnxruntime-gpu on a PC with no NVIDIA GPU (the reporter says so) cannot load its CUDA provider's cuBLAS and "
+        "goes on with the CPU: the same lines as a GPU machine missing libcublasLt.so.11 (F23), and the log shows no "
+        "GPU either way; the so-not-found signature fires on it",
 }
 
 ROWS = load_index() if INDEX.is_file() else []
