@@ -403,12 +403,14 @@ FACTS: tuple[FactRx, ...] = (
                     # ollama (0.1.22+) turning its GPU runners off on a CPU without AVX, older and newer words; LocalAI
                     # finding the GPU but only a CPU build of its llama-cpp backend
                     r"CPU does not have (?:AVX or AVX2|minimum vector extensions)[^\n]{0,12}?"
-                    r"(?:disabling GPU support|GPU inference disabled)|GPU device found but no CUDA backend",
+                    r"(?:disabling GPU support|GPU inference disabled)|GPU device found but no CUDA backend|"
+                    # koboldcpp (koboldcpp.py) with --gpulayers and no GPU backend chosen (--usecpu, none found)
+                    r"GPU layers is set, but a GPU backend was not selected",
         ("GPU offload", "offloaded 0/", "BLAS = 0", "device CPU", "usable GPU", "will be disabled", "offloading 0 ",
          "VRAM used", "compatible GPUs", "layers option will be ignored", "library=cpu", "runners=[cpu]",
          "compatible=[]", "CUDAExecutionProvider", "Dynamic LLM libraries [", "Non-BLAS", "GPU BLAS support",
          "compiled without GPU support", "no GPU found", "Skipping registering GPU", "Falling back to ['CPU", "BLAS=0",
-         "CPU does not have", "no CUDA backend")),
+         "CPU does not have", "no CUDA backend", "GPU backend was not selected")),
     # ggml's capability report of the build that runs: its system_info line (CUDA = 0: no CUDA compiled in) and
     # the backends it loaded (only CPU ones: no GPU backend there to take the layers)
     _fx("cuda_off_info", r"\b(?:CUDA|CUBLAS|cuBLAS) = 0\b", ("CUDA = 0", "CUBLAS = 0", "cuBLAS = 0")),
@@ -495,11 +497,25 @@ FACTS: tuple[FactRx, ...] = (
     # the sdist of llama-cpp-python, so that wheel was built on this machine, and pip's cache key holds no
     # CMAKE_ARGS: a CUDA flag given now does not rebuild it (the catalog's "pip reused a cached CPU wheel")
     _fx("wheel_from_cache", r"Using cached (llama_cpp_python-\d[^\s/()]*\.whl)\b(?![ \t]*\()", "Using cached"),
+    # the runtimes' own words that the GPU took work: layers offloaded (llama.cpp's and ollama's counts above 0), a
+    # GPU model buffer (llama.cpp's load_tensors: CUDA0, ROCm0, Metal, Vulkan0, SYCL0), a layer assigned to a GPU
+    # device, onnxruntime's CUDA provider applied, sentence-transformers on a CUDA device: a reporter's "it runs on
+    # the CPU" is then not the build's CPU fallback
+    _fx("gpu_used", r"\boffloaded [1-9]\d*/\d+ layers to GPU|\boffloading [1-9]\d* (?:repeating )?layers to GPU|"
+                    r"\b(?:llm_load_tensors|load_tensors): +(?:CUDA|ROCm|Metal|Vulkan|SYCL)\d* (?:model )?buffer size|"
+                    r"\blayers\.offload=[1-9]|assigned to device (?:CUDA|ROCm|Vulkan|Metal|SYCL)\d|"
+                    r"Applied providers: \['CUDAExecutionProvider'|\bUse pytorch device(?:_name)?: cuda\b",
+        ("offload", "buffer size", "device", "Applied providers")),
     # no CUDA device visible to a program that called CUDA, in other words than the runtime's "no CUDA-capable device
     # is detected" (signatures.py): torch's c10/cuda/CUDAFunctions.cpp, the driver API's and runtime's error names
     # (numba, CuPy, TF print them); as that one, F18 unless the reporter says the machine has no GPU
-    _fx("no_device", r"No CUDA GPUs are available|CUDA_ERROR_NO_DEVICE|cudaErrorNoDevice",
-        ("No CUDA GPUs", "NO_DEVICE", "NoDevice")),
+    # (also PaddlePaddle's GPU build finding no device: platform/init.cc's warning and base/framework.py's fallback
+    # to CPUPlace; ollama's probe of libcuda getting CUDA_ERROR_NO_DEVICE, discover/gpu.go 0.1.3x-0.5)
+    _fx("no_device", r"No CUDA GPUs are available|CUDA_ERROR_NO_DEVICE|cudaErrorNoDevice|"
+                     r"Compiled with WITH_GPU, but no GPU found in runtime|"
+                     r"using GPU version Paddle, but your CUDA device is not set properly|"
+                     r"no nvidia devices detected by library",
+        ("No CUDA GPUs", "NO_DEVICE", "NoDevice", "WITH_GPU", "GPU version Paddle", "nvidia devices detected")),
     # the log shows an NVIDIA GPU, or CUDA asked of the run: nvidia-smi's table, a GPU's name, a CUDA device or a
     # layer count given, ollama's and ggml's CUDA devices, a CUDA build of a package
     _fx("gpu_seen", r"NVIDIA-SMI \d|Driver Version: \d|\b(?:GeForce|Quadro|TITAN [A-Z])\b|\bTesla [A-Z]?\d|"
@@ -996,11 +1012,12 @@ def _fallback_rule(fs: FactScanner, decided: dict, add) -> None:
     add("F18", "no-cuda-device", fs.first("no_device"))
     if fs.first("gpu_seen") or fs.first("cuda_asked"):
         add("F18", "cpu-fallback-gpu-expected", fs.first("cpu_fallback"))
-    # (not where the build's own flags show ggml's CUDA compiled in: the reporter's words then do not tell the cause;
-    # a bare "nvcc" is no such sign, reporters paste `nvcc --version` to show their toolkit)
+    # the reporter's words count only with a sign in the log that a GPU is there or was asked for, and none that it
+    # took work (not where the build's own flags show ggml's CUDA compiled in: the reporter's words then do not tell
+    # the cause; a bare "nvcc" is no such sign, reporters paste `nvcc --version` to show their toolkit)
     compiled = fs.first("cuda_compiled")
-    asked = fs.first("layers_asked") or fs.first("gpu_wanted") or fs.first("cuda_asked")
-    if asked and (compiled is None or compiled.value == "nvcc"):
+    asked = any(fs.first(k) for k in ("layers_asked", "gpu_wanted", "cuda_asked", "gpu_seen"))
+    if asked and not fs.first("gpu_used") and (compiled is None or compiled.value == "nvcc"):
         add("F18", "cpu-run-said-gpu-asked", fs.first("cpu_run_said"))
 
 

@@ -1,0 +1,79 @@
+"""F18 (the run went on with the CPU) in the runtimes' own words, from their source, and the reporter's words
+weighed against what the log shows (issue 23, round 9).
+
+The lines are composed from the messages as the runtimes print them: koboldcpp.py's warning when GPU layers are
+set and no GPU backend was chosen, PaddlePaddle's GPU build finding no device (platform/init.cc's warning and
+base/framework.py's fallback to CPUPlace), ollama's probe of libcuda getting CUDA_ERROR_NO_DEVICE (discover/gpu.go).
+A reporter's "it runs on the CPU" is F18 only with a sign that a GPU is there or was asked for, and none that the
+GPU took work (layers offloaded, a CUDA model buffer).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.logtext import decisive, facts
+
+KOBOLD = ("Welcome to KoboldCpp - Version 1.75.2\n"
+          "WARNING: GPU layers is set, but a GPU backend was not selected! GPU will not be used!\n")
+PADDLE_INIT = "W1203 09:46:38.052230  8109 init.cc:182] Compiled with WITH_GPU, but no GPU found in runtime.\n"
+PADDLE_PLACE = ("/opt/venv/lib/python3.10/site-packages/paddle/base/framework.py:688: UserWarning: You are using GPU "
+                "version Paddle, but your CUDA device is not set properly. CPU device will be used by default.\n"
+                "  warnings.warn(\n")
+OLLAMA = ('time=2024-11-02T10:00:01.000Z level=INFO source=gpu.go:600 msg="no nvidia devices detected by library '
+          '/usr/lib/x86_64-linux-gnu/libcuda.so.550.127.08"\n')
+
+
+@pytest.mark.parametrize(("text", "rule"), [
+    (KOBOLD, "anchor:cpu-only"),
+    (PADDLE_INIT, "anchor:no-cuda-device"),
+    (PADDLE_PLACE, "anchor:no-cuda-device"),
+    (OLLAMA, "anchor:no-cuda-device"),
+])
+def test_runtime_words_name_f18(text, rule, tmp_path: Path):
+    assert decisive(text, tmp_path) == ("F18", rule)
+
+
+def test_no_device_is_not_f18_where_the_reporter_has_no_gpu(tmp_path: Path):
+    text = "I don't have a GPU on this laptop, so CPU is fine.\n" + PADDLE_PLACE
+    assert decisive(text, tmp_path)[0] is None
+
+
+ASKED = "python run.py --model llama-2-7b.Q4_K_M.gguf\n"
+SAID = "The model is only running on CPU, the GPU sits idle.\n"
+
+
+def test_prose_alone_is_not_f18(tmp_path: Path):
+    assert decisive(ASKED + SAID, tmp_path)[0] is None
+
+
+def test_prose_with_a_gpu_in_the_log_is_f18(tmp_path: Path):
+    text = "| 0  NVIDIA GeForce RTX 3060   Off | 00000000:01:00.0  On |\n" + ASKED + SAID
+    assert decisive(text, tmp_path) == ("F18", "anchor:cpu-run-said-gpu-asked")
+
+
+def test_prose_with_layers_asked_is_f18(tmp_path: Path):
+    assert decisive("llm = Llama(model_path=p, n_gpu_layers=35)\n" + SAID, tmp_path)[0] == "F18"
+
+
+@pytest.mark.parametrize("used", [
+    "llm_load_tensors: offloaded 35/35 layers to GPU\n",
+    "llm_load_tensors:      CUDA0 buffer size =  3820.94 MiB\n",
+    "load_tensors: layer  12 assigned to device CUDA0\n",
+    'time=2025-01-01T00:00:00Z level=INFO source=memory.go:326 msg="offload to cuda" layers.requested=-1 '
+    "layers.model=33 layers.offload=33\n",
+])
+def test_prose_against_the_gpu_in_use_is_not_f18(used, tmp_path: Path):
+    text = "llm = Llama(model_path=p, n_gpu_layers=35)\n" + used + SAID
+    assert facts(text).first("gpu_used") is not None
+    assert decisive(text, tmp_path)[0] != "F18"
+
+
+@pytest.mark.parametrize("line", [
+    "llm_load_tensors: offloaded 0/33 layers to GPU\n",
+    "llm_load_tensors:        CPU buffer size =  3820.94 MiB\n",
+    "load_tensors: layer  12 assigned to device CPU\n",
+])
+def test_cpu_words_are_not_gpu_use(line):
+    assert facts(line).first("gpu_used") is None
