@@ -430,6 +430,11 @@ FACTS: tuple[FactRx, ...] = (
     _fx("ggml_run", r"(?:^|[\s/\\>])(?:main|llama-cli|llama-server|server|llama-run|koboldcpp[\w.-]*)(?:\.exe)?[ \t]"
                     r"[^\n]*?(?:(?:-m|--model)[ \t]+\S+\.(?:gguf|bin)\b|--usecu(?:blas|da)\b)[^\n]*",
         ("-m ", "--model", "--usecu"), re.M),
+    # a llama.cpp run that took place, in its own words (its timings, llama.cpp before and after 2024-09), or one
+    # made in code through llama-cpp-python's Llama or LangChain's LlamaCpp: n_gpu_layers defaults to 0 in both, so
+    # one given no layer count runs every layer on the CPU
+    _fx("ggml_ran", r"\bllama_(?:print_timings|perf_context_print):|\b(?:Llama|LlamaCpp)\(\s*(?:model_path|model)\s*=",
+        ("llama_print_timings", "llama_perf_context_print", "Llama(", "LlamaCpp(")),
     # a layer count of 0 given to a ggml run (llama.cpp's -ngl 0, llama-cpp-python's n_gpu_layers=0, koboldcpp's
     # --gpulayers 0, a gpu_layers: 0 setting): every layer stays on the CPU. Not a list of counts (llama-bench's
     # -ngl 0,8,16 runs each count: a 0 there is the CPU baseline of a comparison, not the run's setting)
@@ -937,6 +942,8 @@ def decide(fs: FactScanner) -> list[Decision]:
     _environment_rules(fs, add)
     _memory_rules(fs, add)
     _fallback_rule(fs, out, add)
+    if not out:      # weak: a llama.cpp run given no layer count where the GPU was there or asked for
+        add("F18", "run-without-layers", _run_without_layers(fs))
     if not out:      # weak: only where the log names no cause at all
         add("F20", "build-still-running", unfinished(fs.last))
         add("F20", "heavy-build-unfinished", heavy_unfinished(fs.first("heavy_build"), fs.last))
@@ -997,6 +1004,15 @@ def build_succeeded(last, line_no: int) -> Fact | None:
         elif found is not None and _FAILED_AFTER.search(text):
             found = None
     return found
+
+
+def _run_without_layers(fs: FactScanner) -> Fact | None:
+    """A llama.cpp run (its timings, a Llama/LlamaCpp call) in a log with no layer count anywhere and no word of the
+    GPU taking work, where CUDA was asked of the build or a GPU shows: n_gpu_layers' default 0 left it on the CPU."""
+    ran = fs.first("ggml_ran")
+    if ran is None or fs.first("gpu_wanted") or fs.first("gpu_used") or fs.first("no_gpu_said"):
+        return None
+    return ran if fs.first("cuda_asked") or fs.first("gpu_seen") else None
 
 
 # causes that explain a run left on the CPU: no kernel for the GPU, a DLL or library that does not load, the driver

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.logtext import decisive, facts
+from tests.logtext import decisive, facts, train_text
 
 KOBOLD = ("Welcome to KoboldCpp - Version 1.75.2\n"
           "WARNING: GPU layers is set, but a GPU backend was not selected! GPU will not be used!\n")
@@ -77,3 +77,38 @@ def test_prose_against_the_gpu_in_use_is_not_f18(used, tmp_path: Path):
 ])
 def test_cpu_words_are_not_gpu_use(line):
     assert facts(line).first("gpu_used") is None
+
+
+TRAIN_NO_LAYERS = [
+    "logs/F18/llama-cpp-python-1123-cublas-install-no-n_gpu_layers-gpu-slower-prose.txt",
+    "logs/F18/llama-cpp-python-576-rtx3060-no-n_gpu_layers-slow-inference-prose.txt",
+]
+
+
+@pytest.mark.parametrize("name", TRAIN_NO_LAYERS)
+def test_train_runs_without_a_layer_count(name, tmp_path: Path):
+    assert decisive(train_text(name), tmp_path) == ("F18", "anchor:run-without-layers")
+
+
+TIMINGS = "llama_print_timings:        eval time =      81.91 ms /     2 runs   (   40.95 ms per token)\n"
+CALL = 'llm = Llama(model_path="./model.gguf", n_ctx=2048)\n'
+
+
+@pytest.mark.parametrize("text", [
+    'CMAKE_ARGS="-DGGML_CUDA=on" pip install llama-cpp-python\n' + TIMINGS,     # CUDA asked of the build
+    "| 0  NVIDIA GeForce RTX 3060   Off |\n" + CALL,                              # a GPU in the log
+    "llm = LlamaCpp(\n    model_path=p,\n    n_ctx=1024)\nGPU: NVIDIA A100\n",     # LangChain's call, over lines
+])
+def test_a_run_given_no_layers_is_f18(text, tmp_path: Path):
+    assert decisive(text, tmp_path) == ("F18", "anchor:run-without-layers")
+
+
+@pytest.mark.parametrize("text", [
+    CALL + TIMINGS,                                                               # no GPU shown nor asked
+    "| 0  NVIDIA GeForce RTX 3060   Off |\n" + CALL.replace("n_ctx", "n_gpu_layers=-1, n_ctx"),
+    'CMAKE_ARGS="-DGGML_CUDA=on" pip install llama-cpp-python\nllm_load_tensors: offloaded 33/33 layers to GPU\n'
+    + TIMINGS,
+    "I don't have a GPU, only an NVIDIA A100 in the cluster I cannot use.\n" + CALL,
+])
+def test_a_run_with_layers_or_without_a_gpu_is_not(text, tmp_path: Path):
+    assert decisive(text, tmp_path)[0] != "F18"
