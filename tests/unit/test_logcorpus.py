@@ -21,6 +21,10 @@ from corpus_index import INDEX, dev_of, entries, load_index, read_log, render, s
 
 # Train logs the scan does not name correctly, and why (no anchor is written for one log's wording).
 TRAIN_MISSES = {
+    "logs/F19/gladia-927-jax-no-gpu-tpu-found-needs-cuda11-jaxlib-wheel.txt":
+        "JAX's fallback line alone, no sign of a GPU in the log: a machine without one prints the same",
+    "logs/F19/min-dalle-22-jax-cpu-jaxlib-no-gpu-tpu-found-falling-back.txt":
+        "JAX's fallback with only its Interpreter platform; the GPU is in the reporter's words alone ('I've GPU')",
     "logs/F18/llama-cpp-python-300-blas-0-n_gpu_layers-10-EXCERPT.txt":
         "cut before the BLAS = 0 line",
     "logs/F18/llama-cpp-python-502-pip-reinstall-0.1.73-then-blas-0-EXCERPT.txt":
