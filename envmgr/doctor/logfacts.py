@@ -405,12 +405,16 @@ FACTS: tuple[FactRx, ...] = (
                     r"CPU does not have (?:AVX or AVX2|minimum vector extensions)[^\n]{0,12}?"
                     r"(?:disabling GPU support|GPU inference disabled)|GPU device found but no CUDA backend|"
                     # koboldcpp (koboldcpp.py) with --gpulayers and no GPU backend chosen (--usecpu, none found)
-                    r"GPU layers is set, but a GPU backend was not selected",
+                    r"GPU layers is set, but a GPU backend was not selected|"
+                    # GPT4All's reasons for a model it loaded on the CPU where a GPU device was chosen
+                    # (gpt4all-chat chatllm.cpp, embllm.cpp)
+                    r"GPU loading failed \(out of VRAM\?\)|model or quant has no GPU support|Did not use GPU:",
         ("GPU offload", "offloaded 0/", "BLAS = 0", "device CPU", "usable GPU", "will be disabled", "offloading 0 ",
          "VRAM used", "compatible GPUs", "layers option will be ignored", "library=cpu", "runners=[cpu]",
          "compatible=[]", "CUDAExecutionProvider", "Dynamic LLM libraries [", "Non-BLAS", "GPU BLAS support",
          "compiled without GPU support", "no GPU found", "Skipping registering GPU", "Falling back to ['CPU", "BLAS=0",
-         "CPU does not have", "no CUDA backend", "GPU backend was not selected")),
+         "CPU does not have", "no CUDA backend", "GPU backend was not selected", "GPU loading failed",
+         "has no GPU support", "Did not use GPU")),
     # ggml's capability report of the build that runs: its system_info line (CUDA = 0: no CUDA compiled in) and
     # the backends it loaded (only CPU ones: no GPU backend there to take the layers)
     _fx("cuda_off_info", r"\b(?:CUDA|CUBLAS|cuBLAS) = 0\b", ("CUDA = 0", "CUBLAS = 0", "cuBLAS = 0")),
@@ -418,7 +422,9 @@ FACTS: tuple[FactRx, ...] = (
     # where llama.cpp put the model's weights (its load log names each model buffer: CPU, CPU_Mapped, CUDA0 ...), and
     # a layer count above 0 given to the run: weights all in CPU buffers although layers were asked is a build
     # with no GPU backend to take them (a build with one lists a CUDA0/Metal/Vulkan0 buffer next to the CPU one)
-    _fx("model_buffer", r"\b(?:llm_load_tensors|load_tensors): +(\w+) (?:model )?buffer size\b", "buffer size",
+    # (ollama's own engine names them per device: ml/backend/ggml, msg="model weights" buffer=CPU, later device=CPU)
+    _fx("model_buffer", r"\b(?:llm_load_tensors|load_tensors): +(\w+) (?:model )?buffer size\b|"
+                        r"msg=\"model weights\" (?:buffer|device)=(\w+)", ("buffer size", "model weights"),
         keep=KEEP),
     _fx("layers_asked", r"(?:(?<![\w-])-ngl|--n-gpu-layers|--gpu-?layers|\bn_gpu_layers|\bgpu_layers)['\"]?"
                         r"[ \t]*[=:]?[ \t]*(?:-1|[1-9]\d*)\b", ("-ngl", "gpu-layers", "gpu_layers", "gpulayers")),
@@ -515,8 +521,9 @@ FACTS: tuple[FactRx, ...] = (
     _fx("gpu_used", r"\boffloaded [1-9]\d*/\d+ layers to GPU|\boffloading [1-9]\d* (?:repeating )?layers to GPU|"
                     r"\b(?:llm_load_tensors|load_tensors): +(?:CUDA|ROCm|Metal|Vulkan|SYCL)\d* (?:model )?buffer size|"
                     r"\blayers\.offload=[1-9]|assigned to device (?:CUDA|ROCm|Vulkan|Metal|SYCL)\d|"
+                    r"msg=\"model weights\" (?:buffer|device)=(?:CUDA|ROCm|Vulkan|Metal|SYCL)|"
                     r"Applied providers: \['CUDAExecutionProvider'|\bUse pytorch device(?:_name)?: cuda\b",
-        ("offload", "buffer size", "device", "Applied providers")),
+        ("offload", "buffer size", "device", "Applied providers", "model weights")),
     # no CUDA device visible to a program that called CUDA, in other words than the runtime's "no CUDA-capable device
     # is detected" (signatures.py): torch's c10/cuda/CUDAFunctions.cpp, the driver API's and runtime's error names
     # (numba, CuPy, TF print them); as that one, F18 unless the reporter says the machine has no GPU
@@ -1230,7 +1237,8 @@ def _ggml_rules(fs: FactScanner, add) -> None:
     if wanted and loaded and all(v.upper() == "CPU" for v in loaded):
         add("F18", "cpu-backend-only", fs.facts["backend_loaded"][0])
     buffers = fs.values("model_buffer")
-    if buffers and all(v.upper().startswith("CPU") for v in buffers) and fs.first("layers_asked"):
+    if buffers and all(v.upper().startswith("CPU") for v in buffers) and (fs.first("layers_asked") or
+                                                                          fs.first("gpu_seen")):
         add("F18", "weights-on-cpu-layers-asked", fs.facts["model_buffer"][0])
     # (not a 0 the reporter gives as the way to turn the GPU off: "disable it with n-gpu-layers=0" is a deliberate
     # CPU run set against the GPU one, where the failure is something else)

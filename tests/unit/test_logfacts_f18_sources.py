@@ -131,3 +131,31 @@ def test_train_jax_without_a_gpu_backend_on_a_gpu_machine(tmp_path: Path):
 ])
 def test_jax_fallback_told_by_its_backends(text, want, tmp_path: Path):
     assert decisive(text, tmp_path)[0] == want
+
+
+@pytest.mark.parametrize("line", [
+    # GPT4All's reasons for a model it put on the CPU although a GPU device was chosen (chatllm.cpp, embllm.cpp)
+    "[Warning] (Tue Jan 16 10:01:02 2024): GPU loading failed (out of VRAM?)\n",
+    "Device: CPU  model or quant has no GPU support\n",
+    "embllm WARNING: Did not use GPU: no suitable device\n",
+])
+def test_gpt4all_fallback_reasons_are_f18(line, tmp_path: Path):
+    assert decisive(line, tmp_path) == ("F18", "anchor:cpu-only")
+
+
+OLLAMA_SEEN = ('time=2025-04-01T16:46:10.000Z level=INFO source=types.go:130 msg="inference compute" id=GPU-1 '
+               'library=cuda variant=v12 compute=8.6 driver=12.4 name="NVIDIA GeForce RTX 3090" total="24.0 GiB"\n')
+
+
+@pytest.mark.parametrize("weights", [
+    'time=2025-04-01T16:46:16.339Z level=INFO source=ggml.go:291 msg="model weights" buffer=CPU size="8.3 GiB"\n',
+    'time=2026-02-21T12:07:55.028Z level=INFO source=device.go:245 msg="model weights" device=CPU size="10.1 GiB"\n',
+])
+def test_ollama_weights_all_on_the_cpu_beside_a_gpu(weights, tmp_path: Path):
+    assert decisive(OLLAMA_SEEN + weights, tmp_path) == ("F18", "anchor:weights-on-cpu-layers-asked")
+    assert decisive(weights, tmp_path)[0] is None          # a machine without a GPU prints the same
+
+
+def test_ollama_weights_on_a_gpu_are_gpu_use():
+    line = 'time=2025-10-22T02:17:58Z level=INFO msg="model weights" device=CUDA0 size="18.5 GiB"\n'
+    assert facts(OLLAMA_SEEN + line).first("gpu_used") is not None
