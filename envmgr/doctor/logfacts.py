@@ -503,12 +503,6 @@ FACTS: tuple[FactRx, ...] = (
          "CUDAExecutionProvider", "able to use GPU", "layers.offload=0", "deserialize object", "use gpu",
          "device: cpu", "device_name: cpu", "use cpu", "GPU available: False", "cpu device", "Invalid CUDA",
          "Applied providers", "total vram", "CPU does not have", "back to CPU", "back to cpu", "back to the CPU")),
-    # JAX going on with the CPU (jax/_src/xla_bridge.py): "No GPU/TPU found" where no GPU backend came up at all,
-    # and its words for a CUDA backend that was there and failed to start (old and new): the first alone is a
-    # jaxlib without CUDA (the plain PyPI one), the CUDA jaxlib says why its backend failed
-    _fx("jax_fallback", r"No GPU/TPU found, falling back to CPU|Unable to initialize backend '(cuda|gpu)'|"
-                        r"(CUDA) backend failed to initialize",
-        ("No GPU/TPU", "backend 'cuda'", "backend 'gpu'", "backend failed to initialize")),
     # pip reinstalling a wheel it built before from its own wheel cache: pip/_internal/operations/prepare.py logs
     # "Using cached <wheel file>" with no size (a download from its HTTP cache carries "(<size>)"). PyPI has only
     # the sdist of llama-cpp-python, so that wheel was built on this machine, and pip's cache key holds no
@@ -1145,7 +1139,6 @@ def _runtime_rules(fs: FactScanner, add) -> None:
         add("F19", "cpu-only-wheel", fs.first("cpu_wheel") or (None if chosen else fs.first("cpu_torch_said")))
         add("F19", "build-without-cuda", None if chosen else fs.first("build_without_cuda"))
         add("F19", "cpu-only-wheel-file", None if chosen else fs.first("cpu_wheel_file"))
-    add("F19", "cpu-jaxlib-gpu-present", _cpu_jaxlib(fs))
     add("F19", "own-wheel-index-unused", _own_index_unused(fs))
     add("F19", "prebuilt-wheel-skipped", fs.first("prebuilt_skipped"))
     _torch_build_rules(fs, add)
@@ -1179,16 +1172,6 @@ def _runtime_rules(fs: FactScanner, add) -> None:
                      r"could not load|couldn't load|cannot load|"
                      r"unable to (?:find|load|open)|failed to load)", f.line):
             add("F23", "shared-object-missing", f, lib=f.value)
-
-
-def _cpu_jaxlib(fs: FactScanner) -> Fact | None:
-    """JAX found no GPU backend at all (none failed to start) on a machine whose GPU the log shows: its jaxlib
-    has no CUDA (F19: the CUDA build was wanted); a CPU machine prints the same and is not a failure."""
-    found = fs.facts.get("jax_fallback", ())
-    failed = any(f.value.lower() in ("cuda", "gpu") for f in found)
-    if not found or failed or fs.first("cuda_init") or fs.first("no_gpu_said") or not fs.first("gpu_seen"):
-        return None
-    return found[0]
 
 
 # TensorFlow's probe of the CUDA libraries at every start (stream_executor's dso_loader: "Could not load dynamic

@@ -23,6 +23,9 @@ from corpus_index import INDEX, dev_of, entries, load_index, read_log, render, s
 TRAIN_MISSES = {
     "logs/F19/gladia-927-jax-no-gpu-tpu-found-needs-cuda11-jaxlib-wheel.txt":
         "JAX's fallback line alone, no sign of a GPU in the log: a machine without one prints the same",
+    "logs/F19/diffusers-1738-train_dreambooth_flax-a100-no-gpu-tpu-found-prose.txt":
+        "JAX's old fallback words do not tell a CPU jaxlib (F19) from a CUDA one that failed: with a GPU shown the "
+        "engine names F18 (test_logfacts_fallback.py's jax-old)",
     "logs/F19/min-dalle-22-jax-cpu-jaxlib-no-gpu-tpu-found-falling-back.txt":
         "JAX's fallback with only its Interpreter platform; the GPU is in the reporter's words alone ('I've GPU')",
     "logs/F18/llama-cpp-python-300-blas-0-n_gpu_layers-10-EXCERPT.txt":

@@ -114,25 +114,6 @@ def test_a_run_with_layers_or_without_a_gpu_is_not(text, tmp_path: Path):
     assert decisive(text, tmp_path)[0] != "F18"
 
 
-JAX = "WARNING:absl:No GPU/TPU found, falling back to CPU. (Set TF_CPP_MIN_LOG_LEVEL=0 and rerun for more info.)\n"
-
-
-def test_train_jax_without_a_gpu_backend_on_a_gpu_machine(tmp_path: Path):
-    text = train_text("logs/F19/diffusers-1738-train_dreambooth_flax-a100-no-gpu-tpu-found-prose.txt")
-    assert decisive(text, tmp_path) == ("F19", "anchor:cpu-jaxlib-gpu-present")
-
-
-@pytest.mark.parametrize(("text", "want"), [
-    ("| 0  NVIDIA GeForce RTX 3090   Off |\n" + JAX, "F19"),        # a GPU and no GPU backend: a CPU jaxlib
-    # a CUDA jaxlib whose backend failed to start (JAX says why): the run fell back, F18
-    ("| 0  NVIDIA GeForce RTX 3090   Off |\n"
-     "Unable to initialize backend 'cuda': FAILED_PRECONDITION: No visible GPU devices.\n" + JAX, "F18"),
-    (JAX, None),                                                     # a CPU machine prints it too
-])
-def test_jax_fallback_told_by_its_backends(text, want, tmp_path: Path):
-    assert decisive(text, tmp_path)[0] == want
-
-
 @pytest.mark.parametrize("line", [
     # GPT4All's reasons for a model it put on the CPU although a GPU device was chosen (chatllm.cpp, embllm.cpp)
     "[Warning] (Tue Jan 16 10:01:02 2024): GPU loading failed (out of VRAM?)\n",
