@@ -21,6 +21,8 @@ from corpus_index import INDEX, dev_of, entries, load_index, read_log, render, s
 
 # Train logs the scan does not name correctly, and why (no anchor is written for one log's wording).
 TRAIN_MISSES = {
+    "logs/F18/whisper.cpp-3449-cmake-openblas-only-no-cuda-flag-no-gpu-found-EXCERPT.txt":
+        "a configure line without a GPU flag and the reporter's words; no sign of a GPU in the excerpt",
     "logs/F19/gladia-927-jax-no-gpu-tpu-found-needs-cuda11-jaxlib-wheel.txt":
         "JAX's fallback line alone, no sign of a GPU in the log: a machine without one prints the same",
     "logs/F19/diffusers-1738-train_dreambooth_flax-a100-no-gpu-tpu-found-prose.txt":
