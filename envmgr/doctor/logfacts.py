@@ -508,16 +508,6 @@ FACTS: tuple[FactRx, ...] = (
     # the sdist of llama-cpp-python, so that wheel was built on this machine, and pip's cache key holds no
     # CMAKE_ARGS: a CUDA flag given now does not rebuild it (the catalog's "pip reused a cached CPU wheel")
     _fx("wheel_from_cache", r"Using cached (llama_cpp_python-\d[^\s/()]*\.whl)\b(?![ \t]*\()", "Using cached"),
-    # the runtimes' own words that the GPU took work: layers offloaded (llama.cpp's and ollama's counts above 0), a
-    # GPU model buffer (llama.cpp's load_tensors: CUDA0, ROCm0, Metal, Vulkan0, SYCL0), a layer assigned to a GPU
-    # device, onnxruntime's CUDA provider applied, sentence-transformers on a CUDA device: a reporter's "it runs on
-    # the CPU" is then not the build's CPU fallback
-    _fx("gpu_used", r"\boffloaded [1-9]\d*/\d+ layers to GPU|\boffloading [1-9]\d* (?:repeating )?layers to GPU|"
-                    r"\b(?:llm_load_tensors|load_tensors): +(?:CUDA|ROCm|Metal|Vulkan|SYCL)\d* (?:model )?buffer size|"
-                    r"\blayers\.offload=[1-9]|assigned to device (?:CUDA|ROCm|Vulkan|Metal|SYCL)\d|"
-                    r"msg=\"model weights\" (?:buffer|device)=(?:CUDA|ROCm|Vulkan|Metal|SYCL)|"
-                    r"Applied providers: \['CUDAExecutionProvider'|\bUse pytorch device(?:_name)?: cuda\b",
-        ("offload", "buffer size", "device", "Applied providers", "model weights")),
     # no CUDA device visible to a program that called CUDA, in other words than the runtime's "no CUDA-capable device
     # is detected" (signatures.py): torch's c10/cuda/CUDAFunctions.cpp, the driver API's and runtime's error names
     # (numba, CuPy, TF print them); as that one, F18 unless the reporter says the machine has no GPU
@@ -727,17 +717,21 @@ FACTS: tuple[FactRx, ...] = (
     # what the log shows working (issue 23, precision): a cause is not named where the log's own later lines
     # contradict it (`contradicted`). Each is the runtime's or tool's own words for the thing the cause says is
     # missing, so the last line of each is kept (_LATEST), not the first.
-    # the GPU doing the run's work: llama.cpp/ggml layers or buffers on a CUDA device (old and new load logs, its
-    # system_info with BLAS compiled in), ollama's estimate with layers on the GPU, TensorFlow's GPU device created,
-    # transformers' pipelines, sentence-transformers and Lightning on CUDA, onnxruntime's CUDA provider applied
+    # the GPU doing the run's work: llama.cpp/ggml layers or buffers on a GPU device (CUDA, ROCm, Vulkan, Metal, SYCL;
+    # old and new load logs, its system_info with BLAS compiled in), ollama's estimate with layers on the GPU and its
+    # own engine's weights on one, TensorFlow's GPU device created, transformers' pipelines, sentence-transformers and
+    # Lightning on CUDA, onnxruntime's CUDA provider applied (also what keeps a reporter's "it runs on the CPU" and a
+    # run given no layer count from naming F18)
     _fx("ok_gpu_work", r"\boffloaded [1-9]\d*/\d+ layers to GPU|\boffloading [1-9]\d* (?:repeating )?layers to GPU|"
-                       r"\bassigned to device CUDA\d|"
-                       r"\b(?:llm_load_tensors|load_tensors): +CUDA\d+ (?:model )?buffer size|"
+                       r"\bassigned to device (?:CUDA|ROCm|Vulkan|Metal|SYCL)\d|"
+                       r"\b(?:llm_load_tensors|load_tensors): +(?:CUDA|ROCm|Vulkan|Metal|SYCL)\d* "
+                       r"(?:model )?buffer size|"
+                       r"msg=\"model weights\" (?:buffer|device)=(?:CUDA|ROCm|Vulkan|Metal|SYCL)|"
                        r"\bBLAS = 1\b|\blayers\.offload=[1-9]|Created TensorFlow device \([^\n]*?device:GPU:\d|"
                        r"\bDevice set to use cuda|\bUse pytorch device(?:_name)?: cuda|"
                        r"\bGPU available: True \(cuda\), used: True|Applied providers: \['CUDAExecutionProvider'",
-        ("offload", "assigned to device CUDA", "buffer size", "BLAS = 1", "Created TensorFlow device", "use cuda",
-         "device: cuda", "device_name: cuda", "used: True", "Applied providers")),
+        ("offload", "assigned to device", "buffer size", "model weights", "BLAS = 1", "Created TensorFlow device",
+         "use cuda", "device: cuda", "device_name: cuda", "used: True", "Applied providers")),
     # a library the loader then opened: TensorFlow's dso_loader ("Successfully opened dynamic library X", TF 1.x
     # "successfully opened CUDA library X locally"), ggml's backend loader ("loaded CUDA backend from <path>")
     _fx("ok_lib_loaded", r"(?i:successfully opened (?:dynamic|CUDA) library) ([\w.+-]+)|"
@@ -1017,7 +1011,7 @@ def _run_without_layers(fs: FactScanner) -> Fact | None:
     """A llama.cpp run (its timings, a Llama/LlamaCpp call) in a log with no layer count anywhere and no word of the
     GPU taking work, where CUDA was asked of the build or a GPU shows: n_gpu_layers' default 0 left it on the CPU."""
     ran = fs.first("ggml_ran")
-    if ran is None or fs.first("gpu_wanted") or fs.first("gpu_used") or fs.first("no_gpu_said"):
+    if ran is None or fs.first("gpu_wanted") or fs.first("ok_gpu_work") or fs.first("no_gpu_said"):
         return None
     return ran if fs.first("cuda_asked") or fs.first("gpu_seen") else None
 
@@ -1040,7 +1034,7 @@ def _fallback_rule(fs: FactScanner, decided: dict, add) -> None:
     # the cause; a bare "nvcc" is no such sign, reporters paste `nvcc --version` to show their toolkit)
     compiled = fs.first("cuda_compiled")
     asked = any(fs.first(k) for k in ("layers_asked", "gpu_wanted", "cuda_asked", "gpu_seen"))
-    if asked and not fs.first("gpu_used") and (compiled is None or compiled.value == "nvcc"):
+    if asked and not fs.first("ok_gpu_work") and (compiled is None or compiled.value == "nvcc"):
         add("F18", "cpu-run-said-gpu-asked", fs.first("cpu_run_said"))
 
 

@@ -66,7 +66,7 @@ def test_prose_with_layers_asked_is_f18(tmp_path: Path):
 ])
 def test_prose_against_the_gpu_in_use_is_not_f18(used, tmp_path: Path):
     text = "llm = Llama(model_path=p, n_gpu_layers=35)\n" + used + SAID
-    assert facts(text).first("gpu_used") is not None
+    assert facts(text).first("ok_gpu_work") is not None
     assert decisive(text, tmp_path)[0] != "F18"
 
 
@@ -76,7 +76,7 @@ def test_prose_against_the_gpu_in_use_is_not_f18(used, tmp_path: Path):
     "load_tensors: layer  12 assigned to device CPU\n",
 ])
 def test_cpu_words_are_not_gpu_use(line):
-    assert facts(line).first("gpu_used") is None
+    assert facts(line).first("ok_gpu_work") is None
 
 
 TRAIN_NO_LAYERS = [
@@ -139,4 +139,4 @@ def test_ollama_weights_all_on_the_cpu_beside_a_gpu(weights, tmp_path: Path):
 
 def test_ollama_weights_on_a_gpu_are_gpu_use():
     line = 'time=2025-10-22T02:17:58Z level=INFO msg="model weights" device=CUDA0 size="18.5 GiB"\n'
-    assert facts(OLLAMA_SEEN + line).first("gpu_used") is not None
+    assert facts(OLLAMA_SEEN + line).first("ok_gpu_work") is not None
