@@ -131,6 +131,13 @@ _NOT_RECOGNIZED = _alts((
     "不是內部或外部命令", "は、内部コマンドまたは外部コマンド", "не является внутренней или внешней"))
 
 
+# F24's components: the toolkit's libraries a build links (and cuDNN, which CUDA builds link next to them) by the
+# names their import libraries and shared objects carry (cuBLAS/cuBLASLt, cuRAND, cuSPARSE, cuSOLVER, cuFFT, cuFile,
+# NVRTC, nvJitLink, NVTX, NPP, the static runtime and device runtime, culibos)
+_COMPONENT = (r"(?:cublasLt|cublas|curand|cusparse|cusolver|cufftw?|cufile|nvrtc|nvJitLink|nvToolsExt\w*|npp\w+|"
+              r"cudart_static|cudadevrt|culibos|cudnn\w*)")
+
+
 _CUDA_LIB = (r"(?:cudart|cublasLt|cublas|cudnn\w*|nvrtc|cufft|curand|cusparse|cusolver|nvJitLink|nvcuda|"
              r"nvToolsExt|cupti)")
 # (with TensorRT's runtime and parsers, nvinfer*/nvonnxparser*/nvparsers, and cuDNN 8's own dependency zlibwapi: DLLs of
@@ -163,13 +170,12 @@ FACTS: tuple[FactRx, ...] = (
                    r"cusolver|nvJitLink|nvToolsExt|cupti)"
                    r"\.so(?:\.\d+)*)\b[^\n]*?(cannot open shared object|No such file|not found|cannot find)?",
         ".so"),
-    # MSVC's linker: LNK1181 (cannot open input file, any language) on a toolkit library
-    _fx("lib_missing_msvc", r"\bLNK1181\b[^\n]*?\b(cublasLt|cublas|curand|cusparse|cusolver|cufft|nvrtc|cudart_static|"
-                            r"cudadevrt|nvJitLink|nvToolsExt\w*)\.lib\b", "LNK1181"),
+    # MSVC's linker on a toolkit library, any language: LNK1181 (an input file on its command line) and LNK1104 (a
+    # file it was told to open: a #pragma comment(lib) or /DEFAULTLIB, as CUDA headers and crates name them)
+    _fx("lib_missing_msvc", r"\bLNK11(?:81|04)\b[^\n]*?\b(" + _COMPONENT + r")\.lib\b", ("LNK1181", "LNK1104")),
     # the linker's own line (`/usr/bin/ld: <cannot find, any language> -lcublas`), not a command line
-    _fx("lib_missing", r"(?:^|[\s/])(?:ld|ld\.\w+|collect2)\s*:[^\n]*?"
-                       r"-l(cublasLt|cublas|curand|cusparse|cusolver|cufft|"
-                       r"nvrtc|cudart|cuda)\b", ("-lcu", "-lnvrtc")),
+    _fx("lib_missing", r"(?:^|[\s/])(?:ld|ld\.\w+|collect2)\s*:[^\n]*?-l(" + _COMPONENT + r"|cudart|cuda)\b",
+        ("-lcu", "-lnv", "-lnpp")),
     _fx("host_config", r"host_config\.h", "host_config.h"),
     # host_config.h's #error on a Windows toolkit path: only its MSVC version check fires under cl
     _fx("host_config_win", r"[A-Za-z]:[\\/][^\n]*?[\\/]host_config\.h\(\d+\)\s*:\s*fatal", "host_config.h"),
