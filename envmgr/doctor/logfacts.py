@@ -179,10 +179,13 @@ FACTS: tuple[FactRx, ...] = (
     _fx("host_config", r"host_config\.h", "host_config.h"),
     # host_config.h's #error on a Windows toolkit path: only its MSVC version check fires under cl
     _fx("host_config_win", r"[A-Za-z]:[\\/][^\n]*?[\\/]host_config\.h\(\d+\)\s*:\s*fatal", "host_config.h"),
-    # a CUDA component CMake could not give the project: an imported target or a FindCUDA library variable, or the
-    # target's name handed to the linker as a library (-lCUDA::cublas: CMake had no such target; any ld locale)
-    _fx("component_missing", r"(?<!\w)CUDA::(\w+)\"?\s+but\s+the\s+target\s+was\s+not\s+found|-lCUDA::(\w+)|"
-                             r"CUDA_(cublas\w*|curand|cusparse|cusolver|cufft|nvrtc|npp\w*)_LIBRARY[^\n]*?(?:NOTFOUND|\(ADVANCED\))",
+    # a CUDA component CMake could not give the project: a target of the project's own linking to a CUDA:: imported
+    # target CMake has not (CMake's "links to target" / "links to:"; not an installed package's exported link
+    # interface, "The link interface of target X contains", which the package's config made), a FindCUDA library
+    # variable NOTFOUND, or the target's name handed to the linker as a library (-lCUDA::cublas: any ld locale)
+    _fx("component_missing", r"\blinks\s+to(?:\s+target)?:?\s+\"?CUDA::(\w+)\"?\s+but\s+the\s+target\s+was\s+not\s+"
+                             r"found|-lCUDA::(\w+)|CUDA_(cublas\w*|curand|cusparse|cusolver|cufft|nvrtc|npp\w*)"
+                             r"_LIBRARY[^\n]*?(?:NOTFOUND|\(ADVANCED\))",
         ("CUDA::", "_LIBRARY")),
     _fx("yvals", r"yvals_core\.h", "yvals_core.h"),
     # nvcc and the toolkit
