@@ -185,8 +185,13 @@ FACTS: tuple[FactRx, ...] = (
     # variable NOTFOUND, or the target's name handed to the linker as a library (-lCUDA::cublas: any ld locale)
     _fx("component_missing", r"\blinks\s+to(?:\s+target)?:?\s+\"?CUDA::(\w+)\"?\s+but\s+the\s+target\s+was\s+not\s+"
                              r"found|-lCUDA::(\w+)|CUDA_(cublas\w*|curand|cusparse|cusolver|cufft|nvrtc|npp\w*)"
-                             r"_LIBRARY[^\n]*?(?:NOTFOUND|\(ADVANCED\))",
-        ("CUDA::", "_LIBRARY")),
+                             r"_LIBRARY[^\n]*?(?:NOTFOUND|\(ADVANCED\))|"
+                             # a component's own find variables left NOTFOUND (FindCUDNN-style modules, ports):
+                             # cuDNN, cuBLAS ... by their upper-case names (a failed build must follow: cuDNN is
+                             # often optional)
+                             r"\b(CUDNN|CUBLAS(?:LT)?|CURAND|CUSPARSE|CUSOLVER|CUFFT|NVRTC)_(?:LIBRAR|INCLUDE)\w*"
+                             r"(?:-NOTFOUND|\s+\(ADVANCED\))",
+        ("CUDA::", "_LIBRARY", "_INCLUDE", "_LIBRARIES")),
     _fx("yvals", r"yvals_core\.h", "yvals_core.h"),
     # nvcc and the toolkit
     _fx("nvcc_fatal", r"nvcc fatal\s*:\s*([^\n]{0,160})", "nvcc fatal"),
@@ -1085,6 +1090,10 @@ def _toolkit_rules(fs: FactScanner, add) -> None:
     for f in fs.facts.get("lib_missing_msvc", ()):
         add("F24", "msvc-linker-lib-missing", f, component=f.value)
     for f in fs.facts.get("component_missing", ()):
+        # (a component's upper-case variable printed NOTFOUND is a failure only where CMake's NOTFOUND list names it
+        # or the build then failed)
+        if f.value.isupper() and "(ADVANCED)" not in f.line and not fs.first("build_failed"):
+            continue
         add("F24", "component-not-found", f, component=f.value)
     for f in fs.facts.get("lib_missing", ()):
         add("F23" if f.value == "cuda" else "F24", "linker-lib-missing", f, component=f.value)
