@@ -257,6 +257,8 @@ FACTS: tuple[FactRx, ...] = (
     _fx("no_vs", r"(?i:could not find (?:any|specified) instance\s+of\s+visual studio)|Make command was:\s*\"?nmake\b|"
                  r"(?i:unable to find|could not (?:detect|find)|cannot find)\s+vcvars\w*\.bat|"
                  r"Microsoft Visual Studio not found|"
+                 # setuptools' own distutils (2024+) where vcvarsall gives it no environment
+                 r"Unable to find a compatible Visual Studio installation|"
                  r"['\"](?:nmake|msbuild)(?:\.exe)?['\"]\s*(?:" + _NOT_RECOGNIZED + r")",
         ("instance", "nmake", "vcvars", "VCVARS", "isual Studio", "not recognized")),
     # other build tools finding no Visual C++ tools, in their own words: rustc's MSVC targets without link.exe,
@@ -271,8 +273,9 @@ FACTS: tuple[FactRx, ...] = (
                        r"Unknown compiler\(s\): [^\n]*?'cl'",
         ("link.exe", "find VS", "Visual Studio installation", "working generator", "VCTargetsPath", "MSB4019",
          "'cl'")),
-    # setuptools/distutils finding no MSVC (any Python package with C code on Windows), in its own words
-    _fx("msvc_required", r"Microsoft Visual C\+\+ 1\d\.\d(?: or greater)? is required", "Visual C++"),
+    # setuptools/distutils finding no MSVC (any Python package with C code on Windows), in its own words: 14.0 (or
+    # greater) for Python 3.5+, and setuptools' msvc.py's older forms, 9.0 (Python 2.7, VC for Python) and 10.0
+    _fx("msvc_required", r"Microsoft Visual C\+\+ \d{1,2}\.\d(?: or greater)? is required", "Visual C++"),
     # CMake enabling C or C++ without a compiler; on Windows with CMake's `cl` named but not on PATH (no vcvars)
     _fx("no_compiler", r"No CMAKE_(?:C|CXX)_COMPILER could be found|"
                        r"CMAKE_(?:C|CXX)_COMPILER not set, after EnableLanguage|"
@@ -285,8 +288,11 @@ FACTS: tuple[FactRx, ...] = (
     # the Windows SDK (UCRT headers) missing: MSVC's C1083 or a compiler's "No such file" on its headers
     _fx("sdk_missing", r"\b(corecrt(?:_\w+)?\.h|winsdkver\.h|sdkddkver\.h|windows\.h)\b[^\n]*?"
                        r"(?:No such file|file not found|cannot open|Cannot open)|"
-                       r"\bC1083\b[^\n]*?\b(corecrt(?:_\w+)?\.h|winsdkver\.h|sdkddkver\.h|windows\.h)\b",
-        ("corecrt", "winsdkver", "sdkddkver", "windows.h", "C1083")),
+                       r"\bC1083\b[^\n]*?\b(corecrt(?:_\w+)?\.h|winsdkver\.h|sdkddkver\.h|windows\.h)\b|"
+                       # CMake's Visual Studio generators finding no Windows 10 SDK to target (its own words,
+                       # Source/cmGlobalVisualStudio14Generator.cxx; older CMake ran "SDK" and "installed" together)
+                       r"Could not find an appropriate version of the Windows 10 SDK",
+        ("corecrt", "winsdkver", "sdkddkver", "windows.h", "C1083", "appropriate version of the Windows")),
     # a Linux build (WSL) handed the Windows toolkit through the /mnt/<drive> mount
     _fx("wsl_windows_cuda", r"/mnt/[a-z]/[^\n]*?NVIDIA GPU Computing Toolkit/CUDA", "/mnt/"),
     # a toolkit prefix variable that was empty when a command line was made: -I$(CUDA)/include is -I/include,
@@ -1035,9 +1041,10 @@ def _compiler_rules(fs: FactScanner, add) -> None:
     add("F03", "no-vc-tools", fs.first("no_vc_tools"))
     # MSBuild's codes (every locale): the platform toolset or the Windows SDK the project asks for is not installed
     # (MSB8037: the SDK version "for Desktop C++ <platform> Apps", VS 2019+'s Microsoft.Cpp.WindowsSDK.targets:
-    # ni/VireoSDK pull 705's log)
+    # ni/VireoSDK pull 705's log), or MSBuild without Visual C++ at all (MSB3428: its VCBuild task "could not load the
+    # Visual C++ component", what node-gyp met before VS 2015's tools)
     add("F03", "msbuild-toolset-or-sdk-missing",
-        next((f for f in fs.facts.get("msb", ()) if f.value in ("MSB8020", "MSB8036", "MSB8037")), None))
+        next((f for f in fs.facts.get("msb", ()) if f.value in ("MSB8020", "MSB8036", "MSB8037", "MSB3428")), None))
     add("F03", "setuptools-no-msvc", fs.first("msvc_required"))
     windows = fs.first("windows") is not None and fs.first("linux") is None
     nocc = fs.first("no_compiler")
