@@ -189,9 +189,9 @@ FACTS: tuple[FactRx, ...] = (
                              # a component's own find variables left NOTFOUND (FindCUDNN-style modules, ports):
                              # cuDNN, cuBLAS ... by their upper-case names (a failed build must follow: cuDNN is
                              # often optional)
-                             r"\b(CUDNN|CUBLAS(?:LT)?|CURAND|CUSPARSE|CUSOLVER|CUFFT|NVRTC)_(?:LIBRAR|INCLUDE)\w*"
+                             r"\b(CUDNN|CUBLAS(?:LT)?|CURAND|CUSPARSE|CUSOLVER|CUFFT|NVRTC)_(?:LIBRARY|INCLUDE)\w*"
                              r"(?:-NOTFOUND|\s+\(ADVANCED\))",
-        ("CUDA::", "_LIBRARY", "_INCLUDE", "_LIBRARIES")),
+        ("CUDA::", "_LIBRARY", "_INCLUDE")),
     _fx("yvals", r"yvals_core\.h", "yvals_core.h"),
     # nvcc and the toolkit
     _fx("nvcc_fatal", r"nvcc fatal\s*:\s*([^\n]{0,160})", "nvcc fatal"),
