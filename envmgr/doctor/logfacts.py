@@ -131,6 +131,13 @@ _NOT_RECOGNIZED = _alts((
     "不是內部或外部命令", "は、内部コマンドまたは外部コマンド", "не является внутренней или внешней"))
 
 
+# F24's components: the toolkit's libraries a build links (and cuDNN, which CUDA builds link next to them) by the
+# names their import libraries and shared objects carry (cuBLAS/cuBLASLt, cuRAND, cuSPARSE, cuSOLVER, cuFFT, cuFile,
+# NVRTC, nvJitLink, NVTX, NPP, the static runtime and device runtime, culibos)
+_COMPONENT = (r"(?:cublasLt|cublas|curand|cusparse|cusolver|cufftw?|cufile|nvrtc|nvJitLink|nvToolsExt\w*|npp\w+|"
+              r"cudart_static|cudadevrt|culibos|cudnn\w*)")
+
+
 _CUDA_LIB = (r"(?:cudart|cublasLt|cublas|cudnn\w*|nvrtc|cufft|curand|cusparse|cusolver|nvJitLink|nvcuda|"
              r"nvToolsExt|cupti)")
 # (with TensorRT's runtime and parsers, nvinfer*/nvonnxparser*/nvparsers, and cuDNN 8's own dependency zlibwapi: DLLs of
@@ -163,21 +170,28 @@ FACTS: tuple[FactRx, ...] = (
                    r"cusolver|nvJitLink|nvToolsExt|cupti)"
                    r"\.so(?:\.\d+)*)\b[^\n]*?(cannot open shared object|No such file|not found|cannot find)?",
         ".so"),
-    # MSVC's linker: LNK1181 (cannot open input file, any language) on a toolkit library
-    _fx("lib_missing_msvc", r"\bLNK1181\b[^\n]*?\b(cublasLt|cublas|curand|cusparse|cusolver|cufft|nvrtc|cudart_static|"
-                            r"cudadevrt|nvJitLink|nvToolsExt\w*)\.lib\b", "LNK1181"),
+    # MSVC's linker on a toolkit library, any language: LNK1181 (an input file on its command line) and LNK1104 (a
+    # file it was told to open: a #pragma comment(lib) or /DEFAULTLIB, as CUDA headers and crates name them)
+    _fx("lib_missing_msvc", r"\bLNK11(?:81|04)\b[^\n]*?\b(" + _COMPONENT + r")\.lib\b", ("LNK1181", "LNK1104")),
     # the linker's own line (`/usr/bin/ld: <cannot find, any language> -lcublas`), not a command line
-    _fx("lib_missing", r"(?:^|[\s/])(?:ld|ld\.\w+|collect2)\s*:[^\n]*?"
-                       r"-l(cublasLt|cublas|curand|cusparse|cusolver|cufft|"
-                       r"nvrtc|cudart|cuda)\b", ("-lcu", "-lnvrtc")),
+    _fx("lib_missing", r"(?:^|[\s/])(?:ld|ld\.\w+|collect2)\s*:[^\n]*?-l(" + _COMPONENT + r"|cudart|cuda)\b",
+        ("-lcu", "-lnv", "-lnpp")),
     _fx("host_config", r"host_config\.h", "host_config.h"),
     # host_config.h's #error on a Windows toolkit path: only its MSVC version check fires under cl
     _fx("host_config_win", r"[A-Za-z]:[\\/][^\n]*?[\\/]host_config\.h\(\d+\)\s*:\s*fatal", "host_config.h"),
-    # a CUDA component CMake could not give the project: an imported target or a FindCUDA library variable, or the
-    # target's name handed to the linker as a library (-lCUDA::cublas: CMake had no such target; any ld locale)
-    _fx("component_missing", r"(?<!\w)CUDA::(\w+)\"?\s+but\s+the\s+target\s+was\s+not\s+found|-lCUDA::(\w+)|"
-                             r"CUDA_(cublas\w*|curand|cusparse|cusolver|cufft|nvrtc|npp\w*)_LIBRARY[^\n]*?(?:NOTFOUND|\(ADVANCED\))",
-        ("CUDA::", "_LIBRARY")),
+    # a CUDA component CMake could not give the project: a target of the project's own linking to a CUDA:: imported
+    # target CMake has not (CMake's "links to target" / "links to:"; not an installed package's exported link
+    # interface, "The link interface of target X contains", which the package's config made), a FindCUDA library
+    # variable NOTFOUND, or the target's name handed to the linker as a library (-lCUDA::cublas: any ld locale)
+    _fx("component_missing", r"\blinks\s+to(?:\s+target)?:?\s+\"?CUDA::(\w+)\"?\s+but\s+the\s+target\s+was\s+not\s+"
+                             r"found|-lCUDA::(\w+)|CUDA_(cublas\w*|curand|cusparse|cusolver|cufft|nvrtc|npp\w*)"
+                             r"_LIBRARY[^\n]*?(?:NOTFOUND|\(ADVANCED\))|"
+                             # a component's own find variables left NOTFOUND (FindCUDNN-style modules, ports):
+                             # cuDNN, cuBLAS ... by their upper-case names (a failed build must follow: cuDNN is
+                             # often optional)
+                             r"\b(CUDNN|CUBLAS(?:LT)?|CURAND|CUSPARSE|CUSOLVER|CUFFT|NVRTC)_(?:LIBRARY|INCLUDE)\w*"
+                             r"(?:-NOTFOUND|\s+\(ADVANCED\))",
+        ("CUDA::", "_LIBRARY", "_INCLUDE")),
     _fx("yvals", r"yvals_core\.h", "yvals_core.h"),
     # nvcc and the toolkit
     _fx("nvcc_fatal", r"nvcc fatal\s*:\s*([^\n]{0,160})", "nvcc fatal"),
@@ -243,6 +257,8 @@ FACTS: tuple[FactRx, ...] = (
     _fx("no_vs", r"(?i:could not find (?:any|specified) instance\s+of\s+visual studio)|Make command was:\s*\"?nmake\b|"
                  r"(?i:unable to find|could not (?:detect|find)|cannot find)\s+vcvars\w*\.bat|"
                  r"Microsoft Visual Studio not found|"
+                 # setuptools' own distutils (2024+) where vcvarsall gives it no environment
+                 r"Unable to find a compatible Visual Studio installation|"
                  r"['\"](?:nmake|msbuild)(?:\.exe)?['\"]\s*(?:" + _NOT_RECOGNIZED + r")",
         ("instance", "nmake", "vcvars", "VCVARS", "isual Studio", "not recognized")),
     # other build tools finding no Visual C++ tools, in their own words: rustc's MSVC targets without link.exe,
@@ -257,8 +273,9 @@ FACTS: tuple[FactRx, ...] = (
                        r"Unknown compiler\(s\): [^\n]*?'cl'",
         ("link.exe", "find VS", "Visual Studio installation", "working generator", "VCTargetsPath", "MSB4019",
          "'cl'")),
-    # setuptools/distutils finding no MSVC (any Python package with C code on Windows), in its own words
-    _fx("msvc_required", r"Microsoft Visual C\+\+ 1\d\.\d(?: or greater)? is required", "Visual C++"),
+    # setuptools/distutils finding no MSVC (any Python package with C code on Windows), in its own words: 14.0 (or
+    # greater) for Python 3.5+, and setuptools' msvc.py's older forms, 9.0 (Python 2.7, VC for Python) and 10.0
+    _fx("msvc_required", r"Microsoft Visual C\+\+ \d{1,2}\.\d(?: or greater)? is required", "Visual C++"),
     # CMake enabling C or C++ without a compiler; on Windows with CMake's `cl` named but not on PATH (no vcvars)
     _fx("no_compiler", r"No CMAKE_(?:C|CXX)_COMPILER could be found|"
                        r"CMAKE_(?:C|CXX)_COMPILER not set, after EnableLanguage|"
@@ -271,8 +288,11 @@ FACTS: tuple[FactRx, ...] = (
     # the Windows SDK (UCRT headers) missing: MSVC's C1083 or a compiler's "No such file" on its headers
     _fx("sdk_missing", r"\b(corecrt(?:_\w+)?\.h|winsdkver\.h|sdkddkver\.h|windows\.h)\b[^\n]*?"
                        r"(?:No such file|file not found|cannot open|Cannot open)|"
-                       r"\bC1083\b[^\n]*?\b(corecrt(?:_\w+)?\.h|winsdkver\.h|sdkddkver\.h|windows\.h)\b",
-        ("corecrt", "winsdkver", "sdkddkver", "windows.h", "C1083")),
+                       r"\bC1083\b[^\n]*?\b(corecrt(?:_\w+)?\.h|winsdkver\.h|sdkddkver\.h|windows\.h)\b|"
+                       # CMake's Visual Studio generators finding no Windows 10 SDK to target (its own words,
+                       # Source/cmGlobalVisualStudio14Generator.cxx; older CMake ran "SDK" and "installed" together)
+                       r"Could not find an appropriate version of the Windows 10 SDK",
+        ("corecrt", "winsdkver", "sdkddkver", "windows.h", "C1083", "appropriate version of the Windows")),
     # a Linux build (WSL) handed the Windows toolkit through the /mnt/<drive> mount
     _fx("wsl_windows_cuda", r"/mnt/[a-z]/[^\n]*?NVIDIA GPU Computing Toolkit/CUDA", "/mnt/"),
     # a toolkit prefix variable that was empty when a command line was made: -I$(CUDA)/include is -I/include,
@@ -1055,9 +1075,10 @@ def _compiler_rules(fs: FactScanner, add) -> None:
     add("F03", "no-vc-tools", fs.first("no_vc_tools"))
     # MSBuild's codes (every locale): the platform toolset or the Windows SDK the project asks for is not installed
     # (MSB8037: the SDK version "for Desktop C++ <platform> Apps", VS 2019+'s Microsoft.Cpp.WindowsSDK.targets:
-    # ni/VireoSDK pull 705's log)
+    # ni/VireoSDK pull 705's log), or MSBuild without Visual C++ at all (MSB3428: its VCBuild task "could not load the
+    # Visual C++ component", what node-gyp met before VS 2015's tools)
     add("F03", "msbuild-toolset-or-sdk-missing",
-        next((f for f in fs.facts.get("msb", ()) if f.value in ("MSB8020", "MSB8036", "MSB8037")), None))
+        next((f for f in fs.facts.get("msb", ()) if f.value in ("MSB8020", "MSB8036", "MSB8037", "MSB3428")), None))
     add("F03", "setuptools-no-msvc", fs.first("msvc_required"))
     windows = fs.first("windows") is not None and fs.first("linux") is None
     nocc = fs.first("no_compiler")
@@ -1110,6 +1131,10 @@ def _toolkit_rules(fs: FactScanner, add) -> None:
     for f in fs.facts.get("lib_missing_msvc", ()):
         add("F24", "msvc-linker-lib-missing", f, component=f.value)
     for f in fs.facts.get("component_missing", ()):
+        # (a component's upper-case variable printed NOTFOUND is a failure only where CMake's NOTFOUND list names it
+        # or the build then failed)
+        if f.value.isupper() and "(ADVANCED)" not in f.line and not fs.first("build_failed"):
+            continue
         add("F24", "component-not-found", f, component=f.value)
     for f in fs.facts.get("lib_missing", ()):
         add("F23" if f.value == "cuda" else "F24", "linker-lib-missing", f, component=f.value)

@@ -69,6 +69,9 @@ TRAIN_MISSES = {
         "dev part: not read (counted by bench/diagnosis.py --dev)",
     "logs/F19/pytorch-49325-win10-torch-1.7.1-cpu-collect-env-cuda-not-available-EXCERPT.txt":
         "dev part: not read (counted by bench/diagnosis.py --dev)",
+    "logs/F03/developertoolkitgitbash-2-linking-with-link.exe-failed-exit-code-1-one-line.txt":
+        "one line: rustc's 'linking with link.exe failed: exit code: 1' says the MSVC linker ran and failed, not why "
+        "(the rest is a screenshot; the maintainer's answer names the C++ workload)",
 }
 
 # Clean train logs that name an id, and why that id is true there (a warning-level truth, not the failure).
@@ -86,6 +89,9 @@ TRAIN_CLEAN_FALSE_POSITIVES = {
         "onnxruntime-gpu on a PC with no NVIDIA GPU (the reporter says so) cannot load its CUDA provider's cuBLAS and "
         "goes on with the CPU: the same lines as a GPU machine missing libcublasLt.so.11 (F23), and the log shows no "
         "GPU either way; the so-not-found signature fires on it",
+    "logs/clean/surfelwarp-22-cuda10.1-cmake3.10-findcuda-cublas_device-notfound.txt":
+        "CUDA_cublas_device_LIBRARY NOTFOUND from a FindCUDA older than CMake 3.12.2 with CUDA 10 (which dropped "
+        "cublas_device): leaving cublas_device out of F24's FindCUDA variables fixed it but lost a dev F24 log",
 }
 
 ROWS = load_index() if INDEX.is_file() else []
