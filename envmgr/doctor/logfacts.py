@@ -725,15 +725,25 @@ FACTS: tuple[FactRx, ...] = (
     _fx("cuda_compile", r"\bnvcc\b|\.cu(?:\.\d+)?\.o(?:bj)?\b|-c [^\s'\"]+\.cu\b|\b(?:cicc|ptxas|cudafe\+\+)\b|"
                         r"Building CUDA object|-x cu\b",
         ("nvcc", ".cu", "cicc", "ptxas", "cudafe", "CUDA object", "-x cu")),
-    # CI services stopping a job at their limit: GitHub Actions, Travis, Azure Pipelines ("ran longer than the
-    # maximum time of"), gitlab-runner ("Job failed: execution took longer than 1h0m0s"), Jenkins' build-timeout
-    # plugin ("Build timed out (after N minutes)"), Travis' and CircleCI's no-output limits
+    # CI services and batch schedulers stopping a job at their limit, in their own words: GitHub Actions, Travis,
+    # Azure Pipelines ("ran longer than the maximum time of"), gitlab-runner ("Job failed: execution took longer
+    # than 1h0m0s") and GitLab's failure reason ("There has been a timeout failure or the job got stuck"), Jenkins'
+    # build-timeout plugin ("Build timed out (after N minutes)") and Pipeline timeout step ("Cancelling nested steps
+    # due to timeout", "Timeout has been exceeded"), AppVeyor ("Build execution time has reached the maximum
+    # allowed time for your plan"), Bitbucket ("Exceeded build time limit"), CircleCI ("... longer max job
+    # runtimes"), Read the Docs ("Build exited due to time out"), Slurm ("DUE TO TIME LIMIT"), LSF ("run time
+    # limit"), PBS/Torque ("job killed: walltime 3610 exceeded limit 3600"), coreutils' timeout --verbose
+    # ("timeout: sending signal TERM to command"), Travis' and CircleCI's no-output limits
     _fx("time_limit", r"(?i:exceeded the maximum (?:execution )?time|timed out after|time limit|has timed out|"
                       r"The operation was canceled\.|ran longer than the maximum time|"
                       r"Job failed: execution took longer than|Build timed out \(after|"
-                      r"No output has been received in the last|Too long with no output)",
+                      r"No output has been received in the last|Too long with no output|"
+                      r"timeout failure or the job got stuck|Cancelling nested steps due to timeout|"
+                      r"Timeout has been exceeded|reached the maximum allowed time|longer max job runtimes?|"
+                      r"exited due to time ?out|walltime \d+ exceeded limit|\btimeout: sending signal)",
         ("ime limit", "TIME LIMIT", "maximum", "timed out", "was canceled", "took longer than",
-         "No output has been received", "Too long with no output")),
+         "No output has been received", "Too long with no output", "job got stuck", "due to time",
+         "has been exceeded", "max job runtime", "walltime", "sending signal")),
     # what the log shows working (issue 23, precision): a cause is not named where the log's own later lines
     # contradict it (`contradicted`). Each is the runtime's or tool's own words for the thing the cause says is
     # missing, so the last line of each is kept (_LATEST), not the first.
