@@ -72,6 +72,18 @@ TRAIN_MISSES = {
     "logs/F03/developertoolkitgitbash-2-linking-with-link.exe-failed-exit-code-1-one-line.txt":
         "one line: rustc's 'linking with link.exe failed: exit code: 1' says the MSVC linker ran and failed, not why "
         "(the rest is a screenshot; the maintainer's answer names the C++ workload)",
+    "logs/F20/mmcv-1646-mmcv-1.3.18-pip-install-e-build-waiting-long-then-installed.txt":
+        "the long wait is in the title only; the log ends installed (Successfully installed)",
+    "logs/F20/thrust-1891-cuda-11.4-thrust-reduce-compile-17-minutes-EXCERPT.txt":
+        "one file's compile said to take 17 minutes (below half an hour); cut inside the compile command",
+    "logs/F20/trilinos-10816-vortex-tce-nvcc-wrapper-slow-compile-times-EXCERPT.txt":
+        "only `time` output (20 s per nvcc call through a wrapper); 'slow compile' is in the title only",
+    "logs/F20/internimage-267-dgx-a100-mim-install-mmcv-full-1.5.0-taking-too-long-EXCERPT.txt":
+        "'taking too long' is no duration the anchors know",
+    "logs/F20/paddle-5413-compile-takes-20-min-ccache-nvcc-same-time-EXCERPT.txt":
+        "'takes too long (20+ min' is no duration the anchors know",
+    "logs/F20/mmcv-465-mmcv-with-ops-pip-install-e-stops-at-setup-py-develop.txt":
+        "dev part: not read (counted by bench/diagnosis.py --dev)",
 }
 
 # Clean train logs that name an id, and why that id is true there (a warning-level truth, not the failure).
