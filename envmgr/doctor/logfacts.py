@@ -61,6 +61,7 @@ _LONG = (r"(?:\b\d+(?:\.\d+)?\s*\+?\s*(?:hours?|hrs?|h)\b|\b(?:[3-9]\d|\d{3})\s*
          r"\b(?:an|one|half an|for|many|several|few) hours?\b|\b(?:overnight|all night|for days|"
          r"(?:a |one )?(?:whole|entire|full) day|(?:\d+|two|three|several|few) days)\b(?! ago)|"
          r"long time|stuck|never finish\w*|forever|"
+         r"\b(?:tak(?:e|es|ing|en)|took)\s+(?:way\s+)?(?:too|so|very|extremely|really)\s+long\b|"
          r"[几幾数數多两兩\d]\s*个?\s*(?:小时|小時|時間)|一(?:个)?晚上|一整天|好几天|"
          r"\d+\s*(?:час\w*|Stunden?)\b|несколько час\w*|stundenlang|die ganze Nacht)")
 # a build, job or CI run said to time out (the build's own timeout: a read, connection or socket timeout is the
@@ -641,9 +642,9 @@ FACTS: tuple[FactRx, ...] = (
     # durations with no literal of their own ("6h") where the sentence names the compile
     _fx("slow_build", r"(?i:" + _BUILD_WORD + _SENTENCE + _LONG + "|" + _LONG + _SENTENCE + _BUILD_WORD + "|"
                       + _NEXT_LINE + "|" + _LINE_BELOW + "|" + _TIMES_OUT + ")",
-        ("hour", "hrs", "minute", "mins", "long time", "stuck", "STUCK", "finish", "forever", "timeout", "Timeout",
-         "time out", "TIMEOUT", "timing out", "timed out", "night", "days", " day", "小时", "小時", "時間", "час",
-         "Stunde", "compil")),
+        ("hour", "hrs", "minute", "mins", "long time", "too long", "so long", "very long", "stuck", "STUCK", "finish",
+         "forever", "timeout", "Timeout", "time out", "TIMEOUT", "timing out", "timed out", "night", "days", " day",
+         "小时", "小時", "時間", "час", "Stunde", "compil")),
     # a package's own wheel index (its name in the URL: abetlen.github.io/llama-cpp-python/whl/cu124), and pip
     # building a package from its sdist: where both name one package, the index gave no wheel that fit (F19)
     _fx("wheel_index", r"https?://[^\s,'\"]*?/(?:whl|wheels?)\b[^\s,'\"]*", ("/whl", "/wheel")),

@@ -78,10 +78,6 @@ TRAIN_MISSES = {
         "one file's compile said to take 17 minutes (below half an hour); cut inside the compile command",
     "logs/F20/trilinos-10816-vortex-tce-nvcc-wrapper-slow-compile-times-EXCERPT.txt":
         "only `time` output (20 s per nvcc call through a wrapper); 'slow compile' is in the title only",
-    "logs/F20/internimage-267-dgx-a100-mim-install-mmcv-full-1.5.0-taking-too-long-EXCERPT.txt":
-        "'taking too long' is no duration the anchors know",
-    "logs/F20/paddle-5413-compile-takes-20-min-ccache-nvcc-same-time-EXCERPT.txt":
-        "'takes too long (20+ min' is no duration the anchors know",
     "logs/F20/mmcv-465-mmcv-with-ops-pip-install-e-stops-at-setup-py-develop.txt":
         "dev part: not read (counted by bench/diagnosis.py --dev)",
 }
