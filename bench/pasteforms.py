@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import html
 import json
 import random
 import sys
@@ -54,7 +53,7 @@ def _per_line(text: str, prefix: Callable[[int], str]) -> str:
 # ------------------------------------------------------------------ the forms (text -> text, pure)
 
 def identity(text: str, rng: random.Random) -> str:
-    """The log as read (its encoding decoded), written back as UTF-8 with LF: the control every form is judged against."""
+    """The log as read (its encoding decoded), written back as UTF-8 with LF: the control the forms are judged by."""
     return text
 
 
@@ -152,7 +151,7 @@ def gitlab(text: str, rng: random.Random) -> str:
     lines = _lines(text)
     ts = _ticks(rng, len(lines) + 3)
     epoch = int(ts[0].timestamp())
-    body = [f"\x1b[0Ksection_start:{epoch}:step_script\r\x1b[0K\x1b[0K\x1b[36;1mExecuting \"step_script\" stage\x1b[0;m",
+    body = [f"\x1b[0Ksection_start:{epoch}:step_script\r\x1b[0K\x1b[36;1mExecuting \"step_script\" stage\x1b[0;m",
             "\x1b[32;1m$ pip install -v .\x1b[0;m", *lines,
             f"\x1b[0Ksection_end:{epoch + 60}:step_script\r\x1b[0K"]
     return "\n".join(f"{t:%Y-%m-%dT%H:%M:%S}.{t.microsecond:06d}Z 00{'O' if rng.random() < 0.5 else 'E'} {line}"
@@ -201,14 +200,16 @@ def ansi(text: str, rng: random.Random) -> str:
 
 def mojibake(codec: str) -> Form:
     def form(text: str, rng: random.Random) -> str:
-        if codec == "gbk":
-            return "".join(c if c.isascii() else c.encode("utf-8").decode("gbk", errors="ignore") for c in text)
+        if codec == "gbk":    # a double-byte code page pairs the bytes across characters: decode whole lines
+            return "\n".join(line if line.isascii() else line.encode("utf-8").decode("gbk", errors="ignore")
+                             for line in _lines(text))
         # a byte the code page leaves undefined is shown as the C1 character of its number (as Windows does)
         return "".join(c if c.isascii() else "".join(bytes([b]).decode(codec, errors="ignore") or chr(b)
                                                      for b in c.encode("utf-8")) for c in text)
     form.__doc__ = (f"UTF-8 text shown through {codec.upper()} (a console or an editor with the wrong code page): each "
                     f"non-ASCII character becomes the {codec} characters of its UTF-8 bytes"
-                    + (" (a lone byte GBK cannot pair is dropped)." if codec == "gbk" else "."))
+                    + (" (decoded a line at a time, as a double-byte code page pairs bytes across characters; a "
+                       "byte GBK cannot pair is dropped)." if codec == "gbk" else "."))
     return form
 
 
@@ -231,7 +232,11 @@ FORMS: dict[str, Form] = {
     "crlf": crlf, "ansi": ansi,
     **{f"mojibake-{c}": mojibake(c) for c in ("cp1252", "cp1251", "cp866", "gbk")},
 }
-FORMS["actions+ansi+wrap100"] = combo(actions, ansi, hard_wrap(100))
+# Combinations a paste shows: a CI log viewed in a console and copied (the console cuts the prefixed line; no
+# colour codes are copied from a console), a raw coloured log saved on Windows, a quoted fence saved with CRLF.
+FORMS["actions+wrap100"] = combo(actions, hard_wrap(100))
+FORMS["buildkit+wrap80"] = combo(buildkit, hard_wrap(80))
+FORMS["actions+ansi+crlf"] = combo(actions, ansi, crlf)
 FORMS["fence+quote+crlf"] = combo(fence, md_quote, crlf)
 FORMS["html+wordwrap80"] = combo(html_escape, word_wrap(80))
 

@@ -33,6 +33,8 @@ _PREFIX = re.compile(
     r"|##\[(?:error|warning|debug|command|section|group|endgroup|info)\][ \t]?"                 # Azure/Actions
     r"|[\w.-]+[-_]\d+[ \t]+\|[ \t]"                                                        # docker compose
     r"|(?<=[Z\d] )(?:stdout|stderr) [FP] "                               # CRI (kubectl, containerd): after its time
+    r"|(?<=Z )[0-9a-f]{2}[OE][+ ]"                          # GitLab runner 17+: stream and append flag after its time
+    r"|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.-]+ [\w./@-]+(?:\[\d+\])?: "         # journald / syslog
     r")+", re.M)
 # Docker's json-file log driver: one JSON object per line, the line itself a JSON string
 _DOCKER_JSON = re.compile(r'^\{\s*"log"\s*:\s*"((?:[^"\\]|\\.)*)"\s*,\s*"stream"\s*:\s*"\w+"'
@@ -61,9 +63,43 @@ def strip_batch(lines: list[str]) -> list[str]:
     if body.startswith((">", " >")) or "\n>" in body or "\n >" in body:
         body, changed = _QUOTE.sub("", body), True
     if any(_PREFIX.match(line) for line in lines[:: max(1, len(lines) // SAMPLE)]):
-        body, changed = _PREFIX.sub("", body), True
+        cut, n = _PREFIX.subn("", body)
+        if n >= body.count("\n") + 1:      # every line had its prefix: nothing was cut by a console
+            body, changed = cut, True
+        else:
+            return _stamped_lines(body.split("\n"))
     lines = body.split("\n") if changed else lines
     return list(map(_docker_line, lines)) if '"log"' in body else lines
+
+
+WRAP_MIN = 40     # a console narrower than this is not taken for a wrapping one (logengine.MIN_WIDTH)
+
+
+def _stamped_lines(lines: list[str]) -> list[str]:
+    """Lines of a log whose logger prefixed every line, some without their prefix: a console (or an editor) that cut
+    the prefixed lines at its width W put the rest of each on lines of their own, unprefixed. Such a piece follows a
+    line of exactly W characters, the longest in the batch (with its prefix), when at least two lines have that length:
+    it is joined back to its line as the console cut it, with nothing added, and its place left blank (line numbers
+    keep counting the lines given). Unprefixed lines after a shorter line (a blank line, a traceback a logger wrote as
+    one message) stay as they are."""
+    lengths = list(map(len, lines))
+    width = max(lengths)
+    width = width if lengths.count(width) >= 2 else 0
+    out: list[str] = []
+    last, length = -1, 0             # the index in `out` of the line being joined, the length of its last piece
+    for line in lines:
+        m = _PREFIX.match(line)
+        if m:
+            out.append(line[m.end():])
+            last, length = len(out) - 1, len(line)
+        elif last >= 0 and length == width >= WRAP_MIN and line:
+            out[last] += line
+            out.append("")
+            length = len(line)
+        else:
+            out.append(line)
+            last = -1
+    return list(map(_docker_line, out)) if '"log"' in "".join(lines) else out
 
 
 def _docker_line(line: str) -> str:
