@@ -45,6 +45,7 @@ _ENTITY = re.compile(r"&(?:[A-Za-z]{2,8}|#\d{1,6}|#[xX][0-9A-Fa-f]{1,6});")
 _ESCAPED_NL = re.compile(r"\\r\\n|\\n(?![a-z])|(?<=[.;,)\]'\"!?])\\n")
 _REPR_ESC = re.compile(r"\\(?:x([0-9a-fA-F]{2})|([\\'\"])|t|r|u([0-9a-fA-F]{4}))")
 _HEX_RUN = re.compile(r"(?:\\x[0-9a-fA-F]{2})+")
+_NOT_ESCAPE = re.compile(r"\\[^nrt\"'\\/xubf0]|\\$")   # a backslash no JSON string or repr writes (C:\Program)
 _NON_ASCII_RUN = re.compile(r"[^\x00-\x7f](?:[^\x00-\x20]*[^\x00-\x7f])?")   # within one word
 _MOJIBAKE_CODECS = ("cp1252", "cp1251", "cp866", "gbk", "latin-1")
 # Typographic quotes (a localised tool's, a web page's or an editor's) as the ASCII ones the tools print in
@@ -186,11 +187,13 @@ def _unrepr(text: str) -> list[str]:
     """A line holding a Python/JSON repr (escaped line breaks, doubled backslashes, \\xNN bytes): the
     text it stands for, split at its line breaks. A Windows path (`C:\\new\\nvcc`) is no line break:
     `\\n` counts only as `\\r\\n`, before a non-letter or after punctuation, or in text whose backslashes
-    are doubled."""
+    are doubled or are all escapes a string literal writes, with two such certain breaks (a JSON string or repr of
+    prose: `...hours\\nbuild`)."""
     doubled = "\\\\" in text
     if not (doubled or "\\r\\n" in text or _ESCAPED_NL.search(text) or _HEX_RUN.search(text)):
         return [text]
-    if doubled:
+    sure = _ESCAPED_NL.search(text)
+    if doubled or (sure and _ESCAPED_NL.search(text, sure.end()) and not _NOT_ESCAPE.search(text)):
         parts = re.split(r"(?<!\\)\\r\\n|(?<!\\)\\n", text)
     else:
         parts = _ESCAPED_NL.split(text)

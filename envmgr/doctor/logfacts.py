@@ -1359,7 +1359,10 @@ def heavy_unfinished(heavy: Fact | None, last) -> Fact | None:
     ended: the log was copied while that build still ran (pip stuck on flash-attn, ptxas on its kernels)."""
     if heavy is None or not last or heavy.line_no < last[0][0]:
         return None
-    return None if any(no > heavy.line_no and _BUILD_END.search(text) for no, text in last) else heavy
+    # after it in the text: by place, not line number (a repr or JSON string of a log is many lines of one number)
+    at = next((i for i, (no, text) in enumerate(last) if no == heavy.line_no and text == heavy.line), None)
+    after = list(last)[at + 1:] if at is not None else [(no, text) for no, text in last if no > heavy.line_no]
+    return None if any(_BUILD_END.search(text) for _, text in after) else heavy
 
 
 # how a build ended (pip's own "... done" of metadata or of a download is no end of the build)

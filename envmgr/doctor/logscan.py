@@ -194,7 +194,9 @@ def _scan(logical) -> LogScan:
         matches.append(LogMatch(inferred[0], anchor[1], anchor[2].strip(), CATALOG[inferred[0]],
                                 {"signature": "inferred-from-versions", **inferred[1]}, 1,
                                 ((anchor[1], anchor[2].strip()),), ("inferred-from-versions",)))
-    matches.sort(key=lambda m: (m.line_no, m.id))
+    # in the order of the text: several logical lines share one physical line (a repr or JSON string of the log)
+    order = {fid: hit.index for fid, hit in hits.items()}
+    matches.sort(key=lambda m: (m.line_no, order.get(m.id, 0), m.id))
     near = () if matches else _near(scanner.near)
     return LogScan(_rank(matches), near, scanner.lines_read)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from envmgr.doctor.logclean import strip_batch
+from envmgr.doctor.logclean import repair_line, strip_batch
 from tests.logtext import decisive, train_text
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
@@ -55,7 +55,16 @@ CASES = [("logs/F08/dolly-deepspeed-installed-cuda9.1-vs-torch11.8.txt", "action
          ("logs/F23/llama.cpp-server-cuda-docker-libcuda.so.1.txt", "actions+wrap100", "F23"),
          ("logs/F06/maskrcnn-benchmark-1042-vs2019-could-not-set-up-vcvars64.txt", "buildkit+wrap80", "F06"),
          ("logs/F24/oneflow-conda-env-cuda-cublas_static-target-not-found-EXCERPT.txt", "gitlab", "F24"),
-         ("logs/F03/khiops-56-vscode-cmake-prefix-cl-not-full-path-after-vs-update.txt", "journald", "F03")]
+         ("logs/F03/khiops-56-vscode-cmake-prefix-cl-not-full-path-after-vs-update.txt", "journald", "F03"),
+         # one physical line of many logical ones: matches and facts ordered by place, not by line number
+         ("logs/F12/nvidia-docker-797-scenereco-caffe-build-all-known-archs-no-kernel-image.txt", "json", "F12"),
+         ("logs/F12/nvidia-docker-797-scenereco-caffe-build-all-known-archs-no-kernel-image.txt", "repr", "F12"),
+         ("logs/clean/flash-attention-559-wheel-url-remote-end-closed-connection.txt", "json", None),
+         ("logs/clean/flash-attention-847-bdist-wheel-guessing-wheel-url-connection-reset.txt", "repr", None),
+         # a JSON string of prose: `\n` before a letter is a line break where every backslash is an escape
+         ("logs/F19/twin4build-167-windows-pip-default-torch-2.14.0-cpu-cuda-available-false-EXCERPT.txt", "json",
+          "F19"),
+         ("logs/F20/tensorrt-llm-2469-build_wheel-h100-more-than-2-hours-EXCERPT.txt", "json", "F20")]
 
 
 @pytest.mark.parametrize(("name", "form", "fid"), CASES)
@@ -65,3 +74,11 @@ def test_fit_log_in_a_paste_form_keeps_its_cause(name, form, fid, tmp_path):
     shown = FORMS[form](text, random.Random(23))
     assert shown != text
     assert decisive(shown, tmp_path)[0] == fid
+
+
+def test_a_json_string_of_prose_splits_before_letters_but_a_path_stays():
+    # json.dumps of "```\\ntorch ...\\nbuild slow": every backslash an escape, two certain breaks
+    assert repair_line('"```\\ntorch 2.1+cpu\\n\\nbuild slow\\n"') == ['"```', "torch 2.1+cpu", "", "build slow", '"']
+    # a Windows path keeps its \\n: one certain break only, and a backslash no string literal writes (\\P)
+    assert repair_line("C:\\new\\nvcc\\bin\\nvcc.exe") == ["C:\\new\\nvcc\\bin\\nvcc.exe"]
+    assert repair_line("x.\\n\\nC:\\Program Files\\nvcc") == ["x.", "", "C:\\Program Files\\nvcc"]
