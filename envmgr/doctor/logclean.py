@@ -6,8 +6,10 @@ batch has none of their marks (a 200 MB log of ordinary lines pays nothing else)
 `strip_batch` (line for line, before wrapped lines are joined): Markdown code fences become blank
 lines, quote prefixes (`> `, `>> `) and the prefixes CI services and loggers put before every line
 (ISO timestamps, `[12:00:01]`, Docker BuildKit's `#7 12.3 `, docker compose's `app-1  | `,
-VS Code's `[build] `, the CRI format's `stderr F ` after its timestamp) are cut off, and a line of Docker's
-json-file log (`{"log":"...\\n","stream":"stderr","time":"..."}`) becomes the text it holds.
+VS Code's `[build] `, the CRI format's `stderr F ` and GitLab runner's `00O ` after their timestamps, journald's
+`May 01 12:00:00 host proc[pid]: `) are cut off (a prefixed line a console cut at its width is joined back,
+`_stamped_lines`), and a line of Docker's json-file log (`{"log":"...\\n","stream":"stderr","time":"..."}`)
+becomes the text it holds.
 
 `repair` (per logical line, after joining): HTML entities decoded (`&lt;`, `&quot;`, `&#39;`); the
 escapes of a Python bytes/str repr or a JSON string (`b'...\\r\\n...'`) turned back into lines, with
