@@ -102,7 +102,7 @@ def _first_word(line: str) -> int:
     return len(word) if cut < 0 else cut
 
 
-def soft_cut(a: str, b: str, width: int) -> bool:
+def _soft_cut(a: str, b: str, width: int) -> bool:
     """Whether `b` continues `a` in a text word-wrapped at `width`: `a` holds at least a quarter of the width (a long
     word such as a path goes whole to the next line), does not end in padding nor a box, and `b`'s first word would
     not have fitted after it."""
@@ -112,7 +112,7 @@ def soft_cut(a: str, b: str, width: int) -> bool:
 
 def soft_wrap_width(batches: Iterable[list[str]]) -> int | None:
     """The width a paste was word-wrapped at (an editor, a mail client, a forum): its longest line, where a line
-    ends with a next line whose first word would not have fitted after it (`soft_cut`). None beyond WEAK_MAX."""
+    ends with a next line whose first word would not have fitted after it (`_soft_cut`). None beyond WEAK_MAX."""
     lines: list[str] = []
     seen = 0
     for batch in batches:
@@ -123,12 +123,12 @@ def soft_wrap_width(batches: Iterable[list[str]]) -> int | None:
     width = max(map(len, lines), default=0)
     if width < MIN_WIDTH:
         return None
-    cuts = sum(soft_cut(a, b, width) for a, b in zip(lines, lines[1:], strict=False))
+    cuts = sum(_soft_cut(a, b, width) for a, b in zip(lines, lines[1:], strict=False))
     return width if cuts else None
 
 
 def soft_lines(batches: Iterable[list[str]], width: int) -> Iterator[tuple[list[int], list[str]]]:
-    """(first physical line numbers, texts) with word-wrapped lines joined back with a space (`soft_cut`), at most
+    """(first physical line numbers, texts) with word-wrapped lines joined back with a space (`_soft_cut`), at most
     MAX_PIECES physical lines to one."""
     no, num, pieces = 0, 0, 0
     text: str | None = None
@@ -138,7 +138,7 @@ def soft_lines(batches: Iterable[list[str]], width: int) -> Iterator[tuple[list[
         texts: list[str] = []
         for line in batch:
             no += 1
-            if text is not None and pieces < MAX_PIECES and soft_cut(last, line, width):
+            if text is not None and pieces < MAX_PIECES and _soft_cut(last, line, width):
                 text, last, pieces = text + " " + line.lstrip(), line, pieces + 1
                 continue
             if text is not None:

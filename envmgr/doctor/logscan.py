@@ -22,7 +22,6 @@ from envmgr.doctor.logengine import (
     Scanner,
     logical_lines,
     physical_lines,
-    soft_cut,
     soft_lines,
     soft_wrap_width,
     weak_wrap_width,
@@ -144,35 +143,15 @@ def scan_path(path: str | Path) -> LogScan:
 
     width = wrap_width(_lines(path))
     found = _scan(logical_lines(_lines(path), width))
-    if _size(path) > WEAK_MAX:      # a paste is small: a build's whole output is read once
+    if found.matches or _size(path) > WEAK_MAX:      # a paste is small: a build's whole output is read once
         return found
     weak = None if width else weak_wrap_width(_lines(path))
-    if found.matches:
-        return found if width else _unless_cut(path, found, weak)
     again = _scan(logical_lines(_lines(path), weak)) if weak else found
     if again.matches:
         return again
     soft = soft_wrap_width(_lines(path))
     again = _scan(soft_lines(_lines(path), soft)) if soft else found
     return again if again.matches else found
-
-
-def _unless_cut(path: str | Path, found: LogScan, weak: int | None) -> LogScan:
-    """`found`, unless every match is on the rest of a cut line and the lines joined back name nothing: the cut hid
-    what made the whole line harmless. The rest of a line cut at the weak wrap width follows a line of that length
-    and is shorter; the rest of a word-wrapped line follows a soft cut (`soft_cut`) at the soft wrap width."""
-    lines = [line for batch in _lines(path) for line in batch]
-    at = [(lines[m.line_no - 2], lines[m.line_no - 1]) for m in found.matches if 1 < m.line_no <= len(lines)]
-    if len(at) < len(found.matches):
-        return found
-    if weak and all(len(a) == weak > len(b) for a, b in at):
-        joined = _scan(logical_lines(_lines(path), weak))
-        return found if joined.matches else joined
-    soft = soft_wrap_width(_lines(path))
-    if soft and all(soft_cut(a, b, soft) for a, b in at):
-        joined = _scan(soft_lines(_lines(path), soft))
-        return found if joined.matches else joined
-    return found
 
 
 def _size(path: str | Path) -> int:

@@ -1,7 +1,6 @@
 """Paste forms that bench/pasteforms.py found breaking fit logs (issue 23 deliverable 2), each fixed for its general
 reason: a CI log cut by a console (prefixed lines and unprefixed pieces), GitLab's FF_TIMESTAMPS stream marks,
-journald's prefix, one line holding the whole log (JSON, repr), a wrap that hides a harmless line's context.
-Real train logs (fit part) go through the bench's own form functions, written as bytes."""
+journald's prefix. Real train logs (fit part) go through the bench's own form functions, written as bytes."""
 from __future__ import annotations
 
 import random
@@ -65,14 +64,7 @@ CASES = [("logs/F08/dolly-deepspeed-installed-cuda9.1-vs-torch11.8.txt", "action
          # a JSON string of prose: `\n` before a letter is a line break where every backslash is an escape
          ("logs/F19/twin4build-167-windows-pip-default-torch-2.14.0-cpu-cuda-available-false-EXCERPT.txt", "json",
           "F19"),
-         ("logs/F20/tensorrt-llm-2469-build_wheel-h100-more-than-2-hours-EXCERPT.txt", "json", "F20"),
-         # a cut that leaves a harmless line's rest reading as a failure: the lines joined back decide
-         ("logs/clean/lightweight_mmm-23-tf-cudart64_110-warning-no-gpu-runs-fine-prose.txt", "hardwrap100", None),
-         ("logs/clean/lightweight_mmm-23-tf-cudart64_110-warning-no-gpu-runs-fine-prose.txt", "hardwrap120", None),
-         ("logs/clean/tensorflow-35036-comment-no-gpu-cudart64_101-probe-simply-informational.txt", "wordwrap80",
-          None),
-         ("logs/F23/llamaedge-19-wasmedge-load-library-failed-libcudart.so.12.txt", "hardwrap80", "F23"),
-         ("logs/F15/depth-anything-tensorrt-19-trtexec-unable-to-open-nvinfer_plugin.dll.txt", "wordwrap80", "F15")]
+         ("logs/F20/tensorrt-llm-2469-build_wheel-h100-more-than-2-hours-EXCERPT.txt", "json", "F20")]
 
 
 @pytest.mark.parametrize(("name", "form", "fid"), CASES)
