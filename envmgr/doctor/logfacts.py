@@ -914,6 +914,8 @@ def _present(every: set[str], body: str, raw: bytes | None) -> set[str]:
         else:
             absent.add(n)
     return present
+
+
 OCCURRENCES = 16     # needle places looked at per fact and batch
 _AROUND = 2          # lines before and after a needle's line that a match may span
 
