@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from envmgr.doctor.logscan import scan_path
+from tests import logtext
 
 CMAKE = "https://github.com/Kitware/CMake/blob/master/"
 TORCH = "https://github.com/pytorch/pytorch/blob/main/torch/utils/cpp_extension.py"
@@ -68,10 +68,7 @@ CASES = [
 
 
 def decisive(text: str, tmp_path: Path) -> str | None:
-    path = tmp_path / "build.log"
-    path.write_bytes(text.encode("utf-8"))
-    found = scan_path(path)
-    return found.decisive.id if found.decisive else None
+    return logtext.decisive(text, tmp_path)[0]
 
 
 @pytest.mark.parametrize(("fid", "source", "text"), CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])

@@ -7,11 +7,17 @@ quotes, fences, CI timestamps); the failure text itself is never invented here.
 from __future__ import annotations
 
 import html
+import random
+import sys
+from pathlib import Path
 
 import pytest
 
 from envmgr.doctor.logclean import repair_line, strip_batch, unmojibake
 from tests.unit.test_logscan import LOGS, log, scan, summary
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+from pasteforms import word_wrap
 
 RU = "python3.6-import-torch-_C-dll-load-failed-russian-windows-esrgan-EXCERPT.txt"
 ZH = "python-import-pycuda-dll-load-failed-while-importing-_driver-chinese-windows-EXCERPT.txt"
@@ -135,16 +141,8 @@ def test_hard_wrapped_paste_names_the_same_cause(name, width):
 
 def _word_wrap(text: str, width: int) -> str:
     """What an editor or a mail client does to a long line: break it at the last space before `width` (a word
-    longer than the width is cut)."""
-    out = []
-    for line in text.split("\n"):
-        while len(line) > width:
-            cut = line.rfind(" ", 0, width + 1)
-            cut = width if cut <= 0 else cut
-            out.append(line[:cut])
-            line = line[cut:].lstrip(" ") if line[cut:cut + 1] == " " else line[cut:]
-        out.append(line)
-    return "\n".join(out)
+    longer than the width is cut): bench/pasteforms.py's form, the one the paste-forms benchmark measures."""
+    return word_wrap(width)(text, random.Random(0))
 
 
 @pytest.mark.parametrize("width", [80, 100])
