@@ -43,21 +43,23 @@ def wine_env(tmp_path_factory):
 BEGIN, END = "==ENVMGR-BEGIN==", "==ENVMGR-END=="
 
 
-# Wine 8 now and then fails to start cmd.exe at all, under load: it prints this on stderr, exits 1 and cmd writes
-# nothing (seen once in each of three CI runs, on a different test each time). The script never ran, so that one
-# case is tried again; a script that ran and failed, or any other message, is asserted as it is.
-WINE_LAUNCH_FAILED = "ShellExecuteEx failed"
+# Wine 8 now and then fails to start cmd.exe at all, under load: it writes "Application could not be started, or no
+# application associated with the specified file." and "ShellExecuteEx failed: Internal error" in ASCII (to stdout,
+# where cmd /u writes UTF-16) and exits 1 (seen once in each of four CI runs, on a different test each time). The
+# script never ran, so that one case is tried again; a script that ran and failed, or any other output, is asserted
+# as it is.
+WINE_LAUNCH_FAILED = b"ShellExecuteEx failed"
 LAUNCH_TRIES = 3
 
 
-def _run_once(root: Path, path: Path, env: dict) -> tuple[int, str, str]:
+def _run_once(root: Path, path: Path, env: dict) -> tuple[int, bytes, bytes]:
     # Output to files, not pipes: a wineserver started by this call would hold a pipe open.
     with open(root / "out.bin", "w+b") as out_file, open(root / "err.txt", "w+b") as err_file:
         proc = subprocess.run([str(WINE), "cmd", "/d", "/u", "/c", str(path)], env=env, stdin=subprocess.DEVNULL,
                               stdout=out_file, stderr=err_file, timeout=60, cwd=root)
         out_file.seek(0)
         err_file.seek(0)
-        return proc.returncode, out_file.read().decode("utf-16-le"), err_file.read().decode("utf-8", "replace")
+        return proc.returncode, out_file.read(), err_file.read()
 
 
 def run_cmd(wine_env: dict, script: str, start: dict[str, str]) -> dict[str, str]:
@@ -67,10 +69,12 @@ def run_cmd(wine_env: dict, script: str, start: dict[str, str]) -> dict[str, str
     path.write_bytes((script + dump).encode("utf-8"))
     env = {**{k: v for k, v in wine_env.items() if k != "_root"}, **start}
     for _ in range(LAUNCH_TRIES):
-        code, text, err = _run_once(root, path, env)
-        if not (code != 0 and text == "" and WINE_LAUNCH_FAILED in err):
+        code, raw, err = _run_once(root, path, env)
+        if code == 0 or not (WINE_LAUNCH_FAILED in raw or WINE_LAUNCH_FAILED in err):
             break
-    assert code == 0 and BEGIN in text and END in text, (code, text, err, script)
+    assert code == 0, (code, raw, err, script)
+    text = raw.decode("utf-16-le")
+    assert BEGIN in text and END in text, (text, err, script)
     before, body = text.split(BEGIN + "\r\n", 1)
     assert before == "", f"script printed {before!r}"
     out = {}
