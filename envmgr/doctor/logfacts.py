@@ -1029,13 +1029,19 @@ def contradicted(fs: FactScanner, fid: str, rule: str, fact: Fact, details: dict
 
 def build_succeeded(last, line_no: int) -> Fact | None:
     """The last success line of a build among the log's last lines, after `line_no`, with no failure after it."""
+    return _last_unanswered(last, "build_ok", _BUILD_OK, _FAILED_AFTER, after=line_no)
+
+
+def _last_unanswered(last, kind: str, mark: re.Pattern[str], answer: re.Pattern[str], after: int = 0) -> Fact | None:
+    """The last of the log's last lines (after line `after`) that `mark` finds, where no line after it is one
+    `answer` finds: the state the log ends in (a build still running, a build that succeeded)."""
     found = None
     for no, text in last:
-        if no <= line_no:
+        if no <= after:
             continue
-        if _BUILD_OK.search(text):
-            found = Fact("build_ok", text.strip(), no, text)
-        elif found is not None and _FAILED_AFTER.search(text):
+        if mark.search(text):
+            found = Fact(kind, text.strip(), no, text)
+        elif found is not None and answer.search(text):
             found = None
     return found
 
@@ -1283,13 +1289,7 @@ _OUTCOME = re.compile(r"(?i:error|fail|fatal|traceback|exception|success|killed|
 def unfinished(last) -> Fact | None:
     """The last progress line of a build when nothing after it says how the step ended: the log was copied
     while the build still ran (a spinner, a compile line), so it took long enough for someone to stop and ask."""
-    found = None
-    for no, text in last:
-        if _PROGRESS.search(text):
-            found = Fact("unfinished", text.strip(), no, text)
-        elif found is not None and _OUTCOME.search(text):
-            found = None
-    return found
+    return _last_unanswered(last, "unfinished", _PROGRESS, _OUTCOME)
 
 
 # packages that pip should only ever install as wheels: building one from its sdist means no wheel fitted this
