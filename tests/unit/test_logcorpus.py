@@ -50,6 +50,11 @@ TRAIN_MISSES = {
     "logs/F19/llama-cpp-python-cublas-wheels-21-0.2.17-webui-loads-cpu-only-version-prose.txt":
         "prose: 'no longer uses CUDA' after a wheel upgrade; that the CPU-only wheel was loaded is the maintainer's "
         "reading, not in the text",
+    "logs/F19/maxim-42-windows-nvidia-jax-0.4.13-no-gpu-tpu-found-prose.txt":
+        "dev part: not read (counted by bench/diagnosis.py --dev)",
+    "logs/F19/popjaxrl-5-colab-gpu-on-jax-not-installed-for-gpu-no-gpu-tpu-found.txt":
+        "JAX's fallback line alone; the GPU is in the reporter's words only ('The TPU/GPU was turned on'): a machine "
+        "without one prints the same",
     "logs/F18/ollama-10075-arch-0.6.3-cpu-backend-model-weights-buffer-cpu-EXCERPT.txt":
         "only ollama's CPU backend and buffers, no sign of a GPU in the excerpt: a machine without one prints the same",
     "logs/F18/ollama-9704-journal-zh-month-cpu-backend-only-no-cuda-in-system-line-EXCERPT.txt":
