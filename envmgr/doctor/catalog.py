@@ -112,15 +112,19 @@ _ROWS = (
             "back to the CPU.",
             "Update the driver, or build/install for a CUDA version the driver supports.",
             None, BOTH),
-    Failure("F18", "Build succeeded but runs on the CPU",
-            "GGML_CUDA never reached CMake, pip reused a cached CPU wheel, n_gpu_layers is 0, or CUDA failed to "
-            "initialise at run time.",
-            "Reinstall without the cache in a prepared shell and pass n_gpu_layers=-1.",
+    Failure("F18", "Built or installed for the GPU but runs on the CPU",
+            "What runs is a build of your own (or pip's build of an sdist on this machine, or that build's wheel "
+            "from pip's cache) that came out without CUDA as GGML_CUDA never reached CMake, or a CUDA build "
+            "that the run does not give the GPU: n_gpu_layers is 0, or CUDA failed to initialise at run time.",
+            "Rebuild from source with the CUDA flag reaching CMake, without pip's cache, and pass "
+            "n_gpu_layers=-1; or fix what stopped CUDA from initialising.",
             _REINSTALL, BOTH),
-    Failure("F19", "pip built from source instead of using a prebuilt wheel",
-            "pip prefers the newest version across indexes, so a newer PyPI sdist beats the CUDA index's wheel "
-            "and pip compiles.",
-            "Pin the version and add --only-binary=llama-cpp-python with the CUDA wheel index.",
+    Failure("F19", "Installer took a CPU-only prebuilt, or compiled where a CUDA wheel was wanted",
+            "pip, uv or conda took a prebuilt package built without CUDA (torch +cpu, a CPU jaxlib, paddlepaddle "
+            "or onnxruntime, not their -gpu packages), or compiled an sdist as no CUDA wheel fit (a newer PyPI sdist "
+            "beat the CUDA index; no wheel for this Python or platform).",
+            "Install the CUDA variant: its index or package name, a version that has the wheel, and "
+            "--only-binary=<package> so pip fails fast instead of compiling.",
             "pip install llama-cpp-python==<ver> --only-binary=llama-cpp-python --extra-index-url "
             "https://abetlen.github.io/llama-cpp-python/whl/cu124", BOTH),
     Failure("F20", "Build takes very long",

@@ -316,9 +316,14 @@ FACTS: tuple[FactRx, ...] = (
                      r"a CUDA-enabled jaxlib is not installed|"
                      # PaddlePaddle's core ("you have installed CPU version PaddlePaddle") and its model suites'
                      # device checks ("using paddlepaddle cpu version", "using paddlepaddle-cpu") on use_gpu
-                     r"installed CPU version PaddlePaddle|(?i:using paddlepaddle[- ]cpu)",
+                     r"installed CPU version PaddlePaddle|(?i:using paddlepaddle[- ]cpu)|"
+                     # onnxruntime (onnxruntime_inference_collection.py) asked for a provider its package was not
+                     # built with: the CPU package onnxruntime, alone or shadowing onnxruntime-gpu (a CUDA package
+                     # lists its provider even where the CUDA libraries are missing, and fails to create it instead)
+                     r"'?CUDAExecutionProvider'? (?:is )?not (?:in )?available",
         ("not compiled with CUDA", "libbitsandbytes_cpu", "compiled without GPU support", "cpu版", "CPU版", "cpu 版",
-         "CPU 版", "CUDA-enabled jaxlib", "CPU version PaddlePaddle", "addlepaddle cpu", "addlepaddle-cpu")),
+         "CPU 版", "CUDA-enabled jaxlib", "CPU version PaddlePaddle", "addlepaddle cpu", "addlepaddle-cpu",
+         "CUDAExecutionProvider")),
     # a framework's own probe of its build answering that CUDA is not in it: TensorFlow's tf.test.is_built_with_cuda()
     # and its build info ('is_cuda_build': False), PaddlePaddle's is_compiled_with_cuda(), torch's
     # torch.backends.cuda.is_built() and torch.version.cuda (None in a CPU build), the answer on the probe's line
@@ -408,10 +413,9 @@ FACTS: tuple[FactRx, ...] = (
                     r"offloading 0 (?:repeating )?layers to GPU|VRAM used:? 0(?:\.0+)? M(?:i)?B\b|"
                     r"no compatible GPUs were discovered|gpu[_-]layers option will be ignored|"
                     r"\binference compute\b[^\n]*\blibrary=cpu\b|"
-                    # ollama with only its CPU runner, or no GPU library it can load; onnxruntime without its
-                    # CUDA provider (the CPU package, or both packages in one environment)
+                    # ollama with only its CPU runner, or no GPU library it can load; onnxruntime's retry on the CPU
+                    # after its CUDA provider failed to start
                     r"\brunners=\[cpu\]|compatible gpu libraries\\?\"? compatible=\[\]|"
-                    r"'?CUDAExecutionProvider'? (?:is )?not (?:in )?available|"
                     r"Falling back to \['CPUExecutionProvider'\]|"
                     # ollama's list of the runners it carries, none of them a GPU one; koboldcpp's --usecublas
                     # without its CUDA library; llama.cpp's advice after "not compiled with GPU offload support"
@@ -432,7 +436,7 @@ FACTS: tuple[FactRx, ...] = (
                     r"GPU loading failed \(out of VRAM\?\)|model or quant has no GPU support|Did not use GPU:",
         ("GPU offload", "offloaded 0/", "BLAS = 0", "device CPU", "usable GPU", "will be disabled", "offloading 0 ",
          "VRAM used", "compatible GPUs", "layers option will be ignored", "library=cpu", "runners=[cpu]",
-         "compatible=[]", "CUDAExecutionProvider", "Dynamic LLM libraries [", "Non-BLAS", "GPU BLAS support",
+         "compatible=[]", "Dynamic LLM libraries [", "Non-BLAS", "GPU BLAS support",
          "compiled without GPU support", "no GPU found", "Skipping registering GPU", "Falling back to ['CPU", "BLAS=0",
          "CPU does not have", "no CUDA backend", "GPU backend was not selected", "GPU loading failed",
          "has no GPU support", "Did not use GPU")),

@@ -42,8 +42,19 @@ TRAIN_MISSES = {
         "cut before torch's message",
     "logs/F01/vision-7604-jenkins-conda-cmake3.22-cuda11.7-call-stack-only-EXCERPT.txt":
         "cut to CMake's call stack: the same frames carry 'No CUDA toolset found' and a failed CUDA compiler id",
-    "logs/F18/chatdocs-21-ctransformers-yml-gpu_layers-50-wont-use-gpu-prose.txt":
+    "logs/F19/chatdocs-21-ctransformers-yml-gpu_layers-50-wont-use-gpu-prose.txt":
         "prose: a layer count in a config file and 'use gpu but it won't work', no word of where it ran",
+    "logs/F19/b00t-259-brew-llama-server-no-usable-gpu-gpu-layers-ignored-prose.txt":
+        "llama-server's '--gpu-layers option will be ignored' is what a local CPU build prints too (F18); that the "
+        "binary is Homebrew's CPU package is in the reporter's words only",
+    "logs/F19/llama-cpp-python-cublas-wheels-21-0.2.17-webui-loads-cpu-only-version-prose.txt":
+        "prose: 'no longer uses CUDA' after a wheel upgrade; that the CPU-only wheel was loaded is the maintainer's "
+        "reading, not in the text",
+    "logs/F19/maxim-42-windows-nvidia-jax-0.4.13-no-gpu-tpu-found-prose.txt":
+        "dev part: not read (counted by bench/diagnosis.py --dev)",
+    "logs/F19/popjaxrl-5-colab-gpu-on-jax-not-installed-for-gpu-no-gpu-tpu-found.txt":
+        "JAX's fallback line alone; the GPU is in the reporter's words only ('The TPU/GPU was turned on'): a machine "
+        "without one prints the same",
     "logs/F18/ollama-10075-arch-0.6.3-cpu-backend-model-weights-buffer-cpu-EXCERPT.txt":
         "only ollama's CPU backend and buffers, no sign of a GPU in the excerpt: a machine without one prints the same",
     "logs/F18/ollama-9704-journal-zh-month-cpu-backend-only-no-cuda-in-system-line-EXCERPT.txt":
