@@ -657,6 +657,24 @@ FACTS: tuple[FactRx, ...] = (
     _fx("no_distribution", r"No matching distribution found for ([A-Za-z0-9][\w.-]*)", "No matching distribution"),
     _fx("index_unreachable", r"Max retries exceeded|Could not fetch URL|Retrying \(Retry\(",
         ("Max retries exceeded", "Could not fetch URL", "Retrying (Retry(")),
+    # a failure of its own kind, outside the catalog, that a tool stops on (`decide`: none of the facts' inferences
+    # then names a cause): the disk full (errno 28 in Linux's and Windows' words), the GPU's memory used up at run
+    # time (the runtimes' words; a compiler out of memory is F25's and reads otherwise), the network given up on (not
+    # pip's retry warning, which a download may follow; not an HTTP status, which a wrong index URL gives), pip's
+    # requires-python refusal, CMake sent into an empty folder (a git submodule not cloned), Python unable to read a
+    # source file or to find a module
+    _fx("outside_stop", r"No space left on device|\[Errno 28\]|There is not enough space on the disk|"
+                        r"CUDA out of memory|OutOfMemoryError|CUDA_ERROR_OUT_OF_MEMORY|ResourceExhaustedError|"
+                        r"^(?![ \t]*WARNING: Retrying)[^\n]*?(?:Max retries exceeded|Missing dependencies for SOCKS|"
+                        r"SSL module is not available|CERTIFICATE_VERIFY_FAILED|Temporary failure in name resolution|"
+                        r"getaddrinfo failed|Network is unreachable)|"
+                        r"requires a different Python: |does not contain a CMakeLists\.txt file|"
+                        r"^[ \t>]*SyntaxError: |ModuleNotFoundError: No module named ",
+        ("No space left", "Errno 28", "not enough space on the disk", "out of memory", "OutOfMemoryError",
+         "OUT_OF_MEMORY", "ResourceExhaustedError", "Max retries exceeded", "SOCKS", "SSL module",
+         "CERTIFICATE_VERIFY_FAILED", "name resolution", "getaddrinfo failed", "Network is unreachable",
+         "requires a different Python", "does not contain a CMakeLists", "SyntaxError: ", "No module named "),
+        re.M),
     # the reporter's (or an installer's) words that a prebuilt wheel was passed over for a source build: skipped,
     # ignored, compiled instead of it (flash-attn's own "Precompiled wheel not found. Building from source" is a
     # signature)
@@ -967,7 +985,11 @@ _LOADER = {"126", "127", "193", "1114", "8007007E", "8007007e", "8007007F", "800
 
 def decide(fs: FactScanner) -> list[Decision]:
     """Catalog ids from the facts found together, first line first; a weak rule (an old flag name alone)
-    only where nothing else was decided."""
+    only where nothing else was decided. Nothing where the log stops on a failure of its own kind outside the catalog
+    (`outside_stop`): the facts are then what the log mentions on the way (a probe, a requirement, an environment),
+    not what stopped it."""
+    if fs.first("outside_stop") is not None:
+        return []
     out: dict[str, Decision] = {}
 
     def add(fid: str, rule: str, fact: Fact | None, **details) -> None:

@@ -111,6 +111,10 @@ TRAIN_CLEAN_FALSE_POSITIVES = {
     "logs/clean/surfelwarp-22-cuda10.1-cmake3.10-findcuda-cublas_device-notfound.txt":
         "CUDA_cublas_device_LIBRARY NOTFOUND from a FindCUDA older than CMake 3.12.2 with CUDA 10 (which dropped "
         "cublas_device): leaving cublas_device out of F24's FindCUDA variables fixed it but lost a dev F24 log",
+    "logs/clean/vllm-2695-pip-install-python3.12-no-torch-2.1.2-build-deps.txt":
+        "pip took vllm's sdist on macOS with Python 3.12 and stopped installing its build dependencies (no torch 2.1.2 "
+        "for 3.12); the cuda-package-sdist rule reads the sdist as F19 (no wheel fitted this interpreter), which is "
+        "close to F19's own reading: labelled none for the requires-python stop, left as a borderline label",
 }
 
 ROWS = load_index() if INDEX.is_file() else []
