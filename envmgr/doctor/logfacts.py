@@ -1043,7 +1043,7 @@ def contradicted(fs: FactScanner, fid: str, rule: str, fact: Fact, details: dict
 
     lib = details.get("dll") or details.get("lib")
     if fid == "F18":
-        return after("ok_gpu_work")
+        return after("ok_gpu_work") or (stopped_after(fs.last, fact.line_no) if rule in _F18_ASKED else None)
     if fid in ("F15", "F23") and isinstance(lib, str):
         return after("ok_lib_loaded", lib)
     if fid == "F07" or rule in _NVCC_MISSING:
@@ -1051,6 +1051,21 @@ def contradicted(fs: FactScanner, fid: str, rule: str, fact: Fact, details: dict
     if fid in _BUILD_STOPS or rule in _BUILD_STOP_RULES:
         return build_succeeded(fs.last, fact.line_no)
     return None
+
+
+# F18's rules that rest on what the run was given or the reporter's words, not on the runtime's own report: a run
+# left on the CPU is a run that went on, so a log that then ends with the program's own stop (a Python exception, a
+# frozen app's unhandled one, a crash, a ggml assertion) reports that stop, not a CPU run
+_F18_ASKED = {"gpu-asked-no-layers", "run-without-layers", "zero-gpu-layers", "cpu-run-said-gpu-asked"}
+_STOPPED = re.compile(r"Traceback \(most recent call last\)|^[ \t>]*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)\b: |"
+                      r"Failed to execute script|unhandled exception|Segmentation fault|core dumped|GGML_ASSERT|"
+                      r"terminate called after")
+
+
+def stopped_after(last, line_no: int) -> Fact | None:
+    """The first of the log's last lines, after `line_no`, where the program stopped on an error of its own."""
+    return next((Fact("stopped", text.strip(), no, text) for no, text in last
+                 if no > line_no and _STOPPED.search(text)), None)
 
 
 def build_succeeded(last, line_no: int) -> Fact | None:
