@@ -36,7 +36,7 @@ class FactRx:
 # Kinds whose rules read more than the first value (a list of codes, versions, archs or names).
 _MANY = {"msb", "winerr", "cuda_dll", "cuda_so", "lib_missing", "lib_missing_msvc", "component_missing", "nvcc_fatal",
          "nvcc_missing", "cmake_error", "toolkit_dir", "nvcc_cuda", "arch", "host_compiler", "lnk", "header_missing",
-         "wheel_index", "sdist_build", "wheel_tags", "wheel_taken", "sdist_fetched", "wheel_failed"}
+         "wheel_index", "sdist_build", "wheel_tags", "wheel_taken", "sdist_fetched", "wheel_failed", "timed_compile"}
 
 
 # Kinds whose LAST line is what a rule reads (what the log shows working, after a cause's line: `contradicted`)
@@ -748,6 +748,11 @@ FACTS: tuple[FactRx, ...] = (
     _fx("cuda_compile", r"\bnvcc\b|\.cu(?:\.\d+)?\.o(?:bj)?\b|-c [^\s'\"]+\.cu\b|\b(?:cicc|ptxas|cudafe\+\+)\b|"
                         r"Building CUDA object|-x cu\b",
         ("nvcc", ".cu", "cicc", "ptxas", "cudafe", "CUDA object", "-x cu")),
+    # a compile the reporter timed with the shell's `time` (bash: "real 0m22.238s" on the lines below the command;
+    # zsh: "... 1.40s user 1.29s system 12% cpu 22.238 total" on the command's own line): nvcc's wall-clock time
+    _fx("timed_compile", r"\btime[ \t]+(?:\S*[/\\])?nvcc\b[^\n]*\n(?:[^\n]*\n){0,2}?[ \t]*real[ \t]+(\d+m[\d.]+)s\b|"
+                         r"(?m:^[^\n]*?\bnvcc\b[^\n]*?[\d.]+s user [\d.]+s system \d+% cpu ([\d:.]+) total[ \t]*$)",
+        "nvcc"),
     # CI services and batch schedulers stopping a job at their limit, in their own words: GitHub Actions, Travis,
     # Azure Pipelines ("ran longer than the maximum time of"), gitlab-runner ("Job failed: execution took longer
     # than 1h0m0s") and GitLab's failure reason ("There has been a timeout failure or the job got stuck"), Jenkins'
@@ -1008,6 +1013,7 @@ def decide(fs: FactScanner) -> list[Decision]:
         add("F20", "build-still-running", unfinished(fs.last))
         add("F20", "heavy-build-unfinished", heavy_unfinished(fs.first("heavy_build"), fs.last))
         add("F20", "build-said-slow", fs.first("slow_build"))
+        add("F20", "compile-timed-long", timed_long(fs.facts.get("timed_compile", ())))
     if not out:      # weak: a CUDA package's source build failed and nothing says why: no prebuilt wheel fitted
         add("F19", "cuda-package-build-failed",
             next((f for f in fs.facts.get("wheel_failed", ()) if _norm(f.value) in _CUDA_WHEELS), None))
@@ -1331,6 +1337,24 @@ def unfinished(last) -> Fact | None:
     """The last progress line of a build when nothing after it says how the step ended: the log was copied
     while the build still ran (a spinner, a compile line), so it took long enough for someone to stop and ask."""
     return _last_unanswered(last, "unfinished", _PROGRESS, _OUTCOME)
+
+
+TIMED_LONG = 10.0    # seconds of one timed nvcc call: nvcc itself takes 1-4 s on a small file
+
+
+def timed_long(timed) -> Fact | None:
+    """The first nvcc run the reporter timed (`time nvcc ...`) whose wall-clock time is TIMED_LONG seconds or more:
+    someone measured how long one compile takes, and it is long."""
+    return next((f for f in timed if _seconds(f.value) >= TIMED_LONG), None)
+
+
+def _seconds(value: str) -> float:
+    """bash's "1m2.5" or zsh's "62.5" / "1:02.5" as seconds."""
+    minutes, _, rest = value.replace(":", "m").rpartition("m")
+    try:
+        return (int(minutes) if minutes else 0) * 60 + float(rest)
+    except ValueError:
+        return 0.0
 
 
 # packages that pip should only ever install as wheels: building one from its sdist means no wheel fitted this

@@ -87,10 +87,12 @@ TRAIN_MISSES = {
         "the long wait is in the title only; the log ends installed (Successfully installed)",
     "logs/F20/thrust-1891-cuda-11.4-thrust-reduce-compile-17-minutes-EXCERPT.txt":
         "one file's compile said to take 17 minutes (below half an hour); cut inside the compile command",
-    "logs/F20/trilinos-10816-vortex-tce-nvcc-wrapper-slow-compile-times-EXCERPT.txt":
-        "only `time` output (20 s per nvcc call through a wrapper); 'slow compile' is in the title only",
     "logs/F20/mmcv-465-mmcv-with-ops-pip-install-e-stops-at-setup-py-develop.txt":
         "dev part: not read (counted by bench/diagnosis.py --dev)",
+    "logs/F20/pytorch-30074-windows-conda-cuda-builds-more-than-4-hrs-ninja-timestamps-EXCERPT.txt":
+        "only ninja lines of one second with CI timestamps; the 4 hours are in the title only",
+    "logs/F20/pytorch-92852-nightly-conda-cuda-timeout-unique.cu-29-minutes-timestamps-EXCERPT.txt":
+        "two CI-timestamped lines: one CUDA object took 29 minutes, which only the timestamps show",
 }
 
 # Clean train logs that name an id, and why that id is true there (a warning-level truth, not the failure).
