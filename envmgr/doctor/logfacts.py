@@ -1024,10 +1024,10 @@ def decide(fs: FactScanner) -> list[Decision]:
 
 # causes that stop a build (a compile, a link, a configure, pip's build of the wheel), by id and by rule: the build
 # then ending in success, with no failure after it, says the step did not stop there (F10's quoting, F12's arch
-# list from no GPU, F18-F20 leave a build that succeeds: not here)
-_BUILD_STOPS = {"F01", "F02", "F03", "F04", "F05", "F06", "F07", "F08", "F09", "F11", "F13", "F21", "F22", "F24",
-                "F25"}
-_BUILD_STOP_RULES = {"empty-arch", "cuda-package-build-failed"}
+# list from no GPU, F18-F20 leave a build that succeeds: not here; nor F09's old flag names, which the catalog says
+# can leave a CPU-only build, except the removed flag of a version whose configure fails)
+_BUILD_STOPS = {"F01", "F02", "F03", "F04", "F05", "F06", "F07", "F08", "F11", "F13", "F21", "F22", "F24", "F25"}
+_BUILD_STOP_RULES = {"empty-arch", "cuda-package-build-failed", "removed-flag-for-version"}
 # F22's rules (the facts' and the signatures') where nvcc is not found at all, not a wrong one found
 _NVCC_MISSING = {"nvcc-missing", "nvcc-not-on-path"}
 # a build's own last word of success: pip's, setuptools' wheel, CMake's make/ninja targets, MSBuild's summary (en,
@@ -1054,8 +1054,15 @@ def contradicted(fs: FactScanner, fid: str, rule: str, fact: Fact, details: dict
         return after("ok_lib_loaded", lib)
     if fid == "F07" or rule in _NVCC_MISSING:
         return after("ok_nvcc_found")
+    return build_stop_contradicted(fs.last, fid, rule, fact.line_no)
+
+
+def build_stop_contradicted(last, fid: str, rule: str, line_no: int) -> Fact | None:
+    """A cause that stops a build (by id, or by rule where the id also names causes that do not) whose line the
+    build's own success follows, with no failure after it (`build_succeeded`): the build did not stop there. Read
+    for a signature's match as for a fact's (logscan), so one rule covers every build-stopping id."""
     if fid in _BUILD_STOPS or rule in _BUILD_STOP_RULES:
-        return build_succeeded(fs.last, fact.line_no)
+        return build_succeeded(last, line_no)
     return None
 
 

@@ -11,6 +11,7 @@ cut off (excerpts, CMake's compiler-id output), F04/F05 are inferred from the ve
 from __future__ import annotations
 
 import re
+from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,7 @@ from envmgr.doctor.logengine import (
     weak_wrap_width,
     wrap_width,
 )
-from envmgr.doctor.logfacts import FactScanner, decide
+from envmgr.doctor.logfacts import LAST, FactScanner, build_stop_contradicted, decide
 from envmgr.doctor.logread import LogInputError, stream_text
 from envmgr.doctor.signatures import NEAR_WORDS, PRECEDENCE, SIGNATURES
 from envmgr.errors import InputFileError
@@ -171,8 +172,10 @@ def _scan(logical) -> LogScan:
     scanner = Scanner(SIGNATURES, NEAR_WORDS, fact_rxs, _FAILED, msvc_from=len(_CUDA_FACTS))
     facts = FactScanner()
     memo: dict = {}
+    last: deque = deque(maxlen=LAST)          # the log's last lines: does the build end in success after a match?
     for nums, texts in logical:
         nums, texts = repair(nums, texts, memo)
+        last.extend(zip(nums[-LAST:], texts[-LAST:], strict=True))
         scanner.feed(nums, texts)
         if not scanner.hits:        # the facts decide only where no signature matched
             facts.feed(nums, texts)
@@ -181,13 +184,17 @@ def _scan(logical) -> LogScan:
         facts.finish()
     # The lines that hold the first match of each fact regex give log_facts the same answer as the log.
     versions = log_facts("\n".join(line for _, line in sorted(scanner.fact_lines.values())))
-    hits = dict(scanner.hits)
+    # a build-stopping cause whose match the build's own success follows is not named (as the facts' `contradicted`)
+    hits = {fid: hit for fid, hit in scanner.hits.items()
+            if build_stop_contradicted(last, fid, hit.signature, hit.line_no) is None}
     inferred = None
     if not hits.keys() & {"F04", "F05"} and "failed" in scanner.anchors:
         deciding = "\n".join(scanner.anchors[k][2] for k in ("failed", "allow") if k in scanner.anchors)
         inferred = _infer(deciding, versions)
+        if inferred and build_stop_contradicted(last, inferred[0], "", scanner.anchors["failed"][1]):
+            inferred = None
     matches = [_match(fid, hit, versions) for fid, hit in hits.items()]
-    if not matches and not inferred:
+    if not matches and not inferred and not scanner.hits:    # (the facts stopped at the first match: not read)
         matches = _anchored(facts)
     if inferred:
         anchor = scanner.anchors.get("ccbin") or scanner.anchors["failed"]

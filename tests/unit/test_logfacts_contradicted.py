@@ -94,3 +94,23 @@ def test_build_succeeded_reads_msbuild_and_cmake_ends_after_the_line():
     assert found is not None and found.line_no == 4
     assert build_succeeded(last, 4) is None
     assert build_succeeded([(5, "[100%] Built target ggml"), (6, "collect2: error: ld returned 1")], 1) is None
+
+
+def test_a_signature_match_then_the_build_ending_in_success_is_not_named(tmp_path):
+    # one rule for the signatures' matches as for the facts' (logscan): nvcc's own line for its killed tool
+    assert decisive(_KILLED + _DONE, tmp_path) == (None, None)
+    assert decisive(_KILLED + _DONE + "ERROR: flash-attn 2.5.8 has requirement torch>=2.1\n", tmp_path)[0] == "F25"
+    # the success first and the failure after it: the build stopped there
+    assert decisive(_DONE + _KILLED, tmp_path)[0] == "F25"
+
+
+# llama.cpp's CMake (2024) on the old flag name: a warning, and the build goes on without CUDA (F09's own words in the
+# catalog: an old flag can leave a CPU-only build), so pip's success after it contradicts nothing
+_OLD_FLAG = ("  CMake Warning at vendor/llama.cpp/CMakeLists.txt:104 (message):\n"
+             "    LLAMA_CUBLAS is deprecated and will be removed in the future.\n\n"
+             "    Use GGML_CUDA instead\n")
+
+
+def test_an_old_flag_left_a_cpu_build_whatever_the_build_ended_in(tmp_path):
+    assert decisive(_OLD_FLAG, tmp_path)[0] == "F09"
+    assert decisive(_OLD_FLAG + _DONE.replace("flash-attn", "llama-cpp-python"), tmp_path)[0] == "F09"
