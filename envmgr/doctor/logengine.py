@@ -11,6 +11,7 @@ seen are kept, so a log that repeats one failure a million times still costs a f
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -20,6 +21,57 @@ from itertools import accumulate
 WINDOW = 2000
 OVERLAP = 40
 EVIDENCE = 5
+
+
+_SPACES = re.compile("   +")
+_SPACES_RAW = re.compile(b"   +")
+PAD_SAMPLE = 1 << 16     # characters of a text looked at to tell whether it is padded
+PAD_SHARE = 0.2          # ... and the share that cutting its runs of spaces must save
+
+
+class Probe:
+    """Whether a literal may occur in a text, asked with one C-speed substring search on the cheapest copy that
+    answers it: the text's UTF-8 bytes where it holds a non-ASCII character (a str of 2 or 4 bytes a character is
+    searched that much slower), with every run of three or more spaces cut to two where that saves PAD_SHARE of it (a
+    fixed-width console pads its lines, and a search for a literal holding a space crawls through padding a character
+    or two a step). A literal without three spaces in a row that occurs in the text occurs in the cut copy too, so
+    `maybe` is False only where the literal is not in the text; where it is True, the text itself is searched."""
+
+    def __init__(self, body: str) -> None:
+        self.body = body
+        if body.isascii():
+            self.text: str | bytes = _unpadded(body)
+        else:
+            raw = body.encode("utf-8", "surrogatepass")
+            self.text = _unpadded_raw(raw)
+        self.cut = len(self.text) < len(body if body.isascii() else raw)   # `maybe` may say yes where it is not
+
+    def maybe(self, literal: str) -> bool:
+        if "   " in literal:
+            return literal in self.body
+        if isinstance(self.text, str):
+            return literal in self.text
+        return _utf8(literal) in self.text
+
+    def holds(self, literal: str) -> bool:
+        """Whether the literal occurs in the text (exactly: the text itself is searched only where `maybe` is True of
+        a cut copy)."""
+        return self.maybe(literal) and (not self.cut or literal in self.body)
+
+
+def _unpadded(text: str) -> str:
+    sample = _SPACES.sub("  ", text[:PAD_SAMPLE])
+    return _SPACES.sub("  ", text) if len(sample) < (1 - PAD_SHARE) * min(len(text), PAD_SAMPLE) else text
+
+
+def _unpadded_raw(raw: bytes) -> bytes:
+    sample = _SPACES_RAW.sub(b"  ", raw[:PAD_SAMPLE])
+    return _SPACES_RAW.sub(b"  ", raw) if len(sample) < (1 - PAD_SHARE) * min(len(raw), PAD_SAMPLE) else raw
+
+
+@functools.lru_cache(maxsize=4096)
+def _utf8(literal: str) -> bytes:
+    return literal.encode("utf-8", "surrogatepass")
 
 
 def physical_lines(chunks: Iterable[str], ansi: re.Pattern[str]) -> Iterator[list[str]]:
@@ -293,6 +345,54 @@ def literal_prefixes(pattern: str) -> tuple[str, ...]:
 
 
 _LOOKAROUND = ("(?<!", "(?<=", "(?!", "(?=")
+_QUANTIFIER = re.compile(r"(?:[*+?]|\{\d*(?:,\d*)?\})[?+]?")
+_CLASS_ESCAPES = frozenset("bBAZdDsSwWntrfva")   # one-letter escapes: a class, an assertion or a control
+
+
+def required_literals(rx: re.Pattern[str]) -> tuple[str, ...]:
+    """The literals every match of `rx` holds: the runs of plain characters in its top-level sequence (groups,
+    classes and the characters a quantifier applies to left out). () where that cannot be told simply: a top-level
+    `|`, case-insensitive or verbose flags, a numeric or named escape. A text without one of them holds no match."""
+    if rx.flags & (re.IGNORECASE | re.VERBOSE):
+        return ()
+    pattern, runs, i, depth = rx.pattern, [""], 0, 0
+    while i < len(pattern):
+        c, nxt = pattern[i], pattern[i + 1: i + 2]
+        q = _QUANTIFIER.match(pattern, i)
+        if q is not None:               # the character before it may be absent or repeated
+            runs[-1] = runs[-1][:-1]
+            runs.append("")
+            i = q.end()
+            continue
+        if c == "\\":
+            if nxt.isalnum() and nxt not in _CLASS_ESCAPES:
+                return ()
+            keep, width = depth == 0 and not nxt.isalnum(), 2
+        elif c == "[":
+            keep, width = False, _class_end(pattern, i) - i
+        elif c in "()":
+            depth += 1 if c == "(" else -1
+            keep, width = False, 1
+        elif c == "|" and depth == 0:
+            return ()
+        else:
+            keep, width = depth == 0 and c not in ".^$|{", 1
+        if keep:
+            runs[-1] += pattern[i + width - 1]
+        elif runs[-1]:
+            runs.append("")
+        i += width
+    return tuple(r for r in runs if r)
+
+
+def _class_end(pattern: str, i: int) -> int:
+    """Where the character class opened at `i` ends (past its `]`)."""
+    j = i + 1
+    j += pattern.startswith("^", j)
+    j += pattern.startswith("]", j)
+    while j < len(pattern) and pattern[j] != "]":
+        j += 2 if pattern[j] == "\\" else 1
+    return j + 1
 
 
 def _after_lookarounds(branch: str, i: int) -> int:
@@ -312,6 +412,21 @@ def _after_lookarounds(branch: str, i: int) -> int:
             return len(branch)        # unbalanced: no literal
         i = j
     return i
+
+
+GATE_MIN = 4      # characters: a shorter literal (a quote, a colon) is in almost every window
+
+
+def _gates(needle: str, sigs) -> tuple[str, ...] | None:
+    """For each signature of `needle`, the longest literal it requires (its key, or one of `required_literals`) that
+    neither lies in the needle nor holds it; None when a signature has none of GATE_MIN characters or more."""
+    gates = []
+    for _, sig in sigs:
+        lits = [x for x in (sig.key, *required_literals(sig.regex)) if x not in needle and needle not in x]
+        if max(map(len, lits), default=0) < GATE_MIN:
+            return None
+        gates.append(max(lits, key=len))
+    return tuple(dict.fromkeys(gates))
 
 
 def _line_start(body: str, pos: int, back: int) -> int:
@@ -343,7 +458,9 @@ class Scanner:
         self.fact_needles = [literal_prefixes(rx.pattern) for rx in fact_rxs]
         self.msvc_from = msvc_from            # fact_rxs[msvc_from:] read MSVC versions
         self.windows_msvc = False             # a Windows toolchain word was seen: look for MSVC facts
-        self.raw_needles = {n: n.encode("utf-8") for n in self.by_needle}
+        # per needle, a literal each of its signatures needs besides it (None: one has none): a window holding none
+        # of them holds no match of any, and the needle's places in it need no look
+        self.gates = {n: _gates(n, sigs) for n, sigs in self.by_needle.items()}
         self.anchor_rxs = (("failed", failed_rx), ("ccbin", _CCBIN), ("allow", _ALLOW))
         self.anchor_needles = [literal_prefixes(rx.pattern) for _, rx in self.anchor_rxs]
         self.nums: list[int] = []
@@ -376,27 +493,42 @@ class Scanner:
         body = "\n".join(texts) + "\n"
         lo_pos = sum(map(len, texts[: self.lo])) + self.lo
         hi_pos = len(body) - sum(map(len, texts[hi:])) - (len(texts) - hi)
-        # A str holding one non-ASCII character is searched 2 or 4 bytes a character: ask UTF-8 bytes
-        # whether a needle is there at all, and search the str only for the needles that are.
-        raw = None if body.isascii() else body.encode("utf-8", "surrogatepass")
-        win = _Window(body, self, lo_pos, hi_pos)
+        # Whether a needle is there at all is asked of the probe (Probe: a cheaper copy of the window); the window
+        # itself is searched only for the needles that may be.
+        probe = Probe(body)
+        win = _Window(body, self, lo_pos, hi_pos, probe)
         present: dict[str, int] = {}
         seen: set = set()
+        gated: dict[str, bool] = {}
         for needle, sigs in self.by_needle.items():
-            if raw is not None and self.raw_needles[needle] not in raw:
+            if not probe.maybe(needle):
                 continue
             pos = body.find(needle, lo_pos)
             if pos < 0:
                 continue
             present[needle] = pos
-            self._around(win, needle, pos, sigs, seen)
-        self.windows_msvc = self.windows_msvc or any(w in body for w in _WINDOWS_WORDS)
+            if not self._gated_out(needle, probe, gated):
+                self._around(win, needle, pos, sigs, seen)
+        self.windows_msvc = self.windows_msvc or any(map(probe.holds, _WINDOWS_WORDS))
         self._facts(win)
         if not self.hits:
             self._near(win, present)
         keep = max(0, hi - OVERLAP)
         self.base += keep
         self.nums, self.texts, self.lo = self.nums[keep:], self.texts[keep:], hi - keep
+
+    def _gated_out(self, needle: str, probe: Probe, found: dict[str, bool]) -> bool:
+        """Whether no signature of `needle` can match in this window: each lacks its gate literal (`found` keeps
+        the answers per window, a literal several signatures share is looked for once)."""
+        gates = self.gates[needle]
+        if gates is None:
+            return False
+        for gate in gates:
+            if gate not in found:
+                found[gate] = probe.maybe(gate)
+            if found[gate]:
+                return False
+        return True
 
     def _around(self, win: _Window, needle: str, pos: int, sigs, seen: set) -> None:
         """Run each signature of `needle` on the lines around every occurrence of it."""
@@ -484,19 +616,20 @@ class Scanner:
         for k, rx in enumerate(self.fact_rxs):
             if k in self.fact_lines or (k >= self.msvc_from and not self.windows_msvc):
                 continue
-            if m := _gated(rx, self.fact_needles[k], win.body, win.lo, win.hi):
+            if m := _gated(rx, self.fact_needles[k], win.body, win.lo, win.hi, win.probe):
                 self.fact_lines[k] = self._at(win, m.start())[1:]
         if not self.windows_msvc:
             return
         for (name, rx), needles in zip(self.anchor_rxs, self.anchor_needles, strict=True):
-            if name not in self.anchors and (m := _gated(rx, needles, win.body, win.lo, win.hi)):
+            if name not in self.anchors and (m := _gated(rx, needles, win.body, win.lo, win.hi, win.probe)):
                 self.anchors[name] = self._at(win, m.start())
 
     def _near(self, win: _Window, present: dict[str, int]) -> None:
         """Ids whose needles or near words appear (only while nothing matched: they are not shown then)."""
         for fid, words in self.near_words:
             for word in words:
-                pos = present.get(word, -1) if word in self.by_needle else win.body.find(word, win.lo, win.hi)
+                pos = (present.get(word, -1) if word in self.by_needle else
+                       win.body.find(word, win.lo, win.hi) if win.probe.maybe(word) else -1)
                 if pos < 0 or pos >= win.hi:
                     continue
                 near = self.near.get(fid)
@@ -511,8 +644,8 @@ class Scanner:
 class _Window:
     """One window's text; the line starts are computed only when a position must become a line."""
 
-    def __init__(self, body: str, scanner: Scanner, lo: int, hi: int) -> None:
-        self.body, self.scanner, self.lo, self.hi = body, scanner, lo, hi
+    def __init__(self, body: str, scanner: Scanner, lo: int, hi: int, probe: Probe) -> None:
+        self.body, self.scanner, self.lo, self.hi, self.probe = body, scanner, lo, hi, probe
         self._starts: list[int] | None = None
 
     def index(self, pos: int) -> int:
@@ -524,11 +657,12 @@ class _Window:
 _WINDOWS_WORDS = ("MSVC", "MSBuild", "Microsoft")
 
 
-def _gated(rx: re.Pattern[str], needles: tuple[str, ...], body: str, lo: int, hi: int):
-    """rx.search(body, lo, hi), started at the first needle (none found: no regex pass at all)."""
+def _gated(rx: re.Pattern[str], needles: tuple[str, ...], body: str, lo: int, hi: int, probe: Probe | None = None):
+    """rx.search(body, lo, hi), started at the first needle (none found: no regex pass at all); `probe` (of `body`)
+    rules out the needles that are not there at all."""
     if not needles:
         return rx.search(body, lo, hi)
-    found = [p for n in needles if (p := body.find(n, lo, hi)) >= 0]
+    found = [p for n in needles if (probe is None or probe.maybe(n)) and (p := body.find(n, lo, hi)) >= 0]
     if not found:
         return None
     return rx.search(body, _line_start(body, min(found), 0), hi)
