@@ -14,7 +14,7 @@ import bisect
 import functools
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import accumulate
 
@@ -35,10 +35,13 @@ class Probe:
     searched that much slower), with every run of three or more spaces cut to two where that saves PAD_SHARE of it (a
     fixed-width console pads its lines, and a search for a literal holding a space crawls through padding a character
     or two a step). A literal without three spaces in a row that occurs in the text occurs in the cut copy too, so
-    `maybe` is False only where the literal is not in the text; where it is True, the text itself is searched."""
+    `maybe` is False only where the literal is not in the text; where it is True, the text itself is searched.
+    Answers are kept, and a literal holding a shorter one found absent (`inside`) is absent without a search."""
 
-    def __init__(self, body: str) -> None:
+    def __init__(self, body: str, inside: Mapping[str, tuple[str, ...]] | None = None) -> None:
         self.body = body
+        self.inside = inside or {}        # literal -> the shorter literals in it: one of them absent, so is it
+        self.known: dict[str, bool] = {}  # the answers of `maybe` so far
         if body.isascii():
             self.text: str | bytes = _unpadded(body)
         else:
@@ -47,6 +50,13 @@ class Probe:
         self.cut = len(self.text) < len(body if body.isascii() else raw)   # `maybe` may say yes where it is not
 
     def maybe(self, literal: str) -> bool:
+        known = self.known.get(literal)
+        if known is None:
+            inside = self.inside.get(literal, ())
+            known = self.known[literal] = not any(self.known.get(m) is False for m in inside) and self._search(literal)
+        return known
+
+    def _search(self, literal: str) -> bool:
         if "   " in literal:
             return literal in self.body
         if isinstance(self.text, str):
@@ -415,6 +425,7 @@ def _after_lookarounds(branch: str, i: int) -> int:
 
 
 GATE_MIN = 4      # characters: a shorter literal (a quote, a colon) is in almost every window
+GATE_AFTER = 64   # a needle's places in a window looked at before its gates are (a pass over the window each)
 
 
 def _gates(needle: str, sigs) -> tuple[str, ...] | None:
@@ -459,10 +470,18 @@ class Scanner:
         self.msvc_from = msvc_from            # fact_rxs[msvc_from:] read MSVC versions
         self.windows_msvc = False             # a Windows toolchain word was seen: look for MSVC facts
         # per needle, a literal each of its signatures needs besides it (None: one has none): a window holding none
-        # of them holds no match of any, and the needle's places in it need no look
+        # of them holds no match of any, and the needle's places in it (past GATE_AFTER of them) need no look
         self.gates = {n: _gates(n, sigs) for n, sigs in self.by_needle.items()}
         self.anchor_rxs = (("failed", failed_rx), ("ccbin", _CCBIN), ("allow", _ALLOW))
         self.anchor_needles = [literal_prefixes(rx.pattern) for _, rx in self.anchor_rxs]
+        # every literal a window is asked for, and the shorter ones each holds (Probe skips one whose part is absent);
+        # a window asks its needles shortest first (and the near words, while they are read) so the parts come first
+        near = [w for _, words in near_words for w in words]
+        asked = [*near, *self.by_needle, *(g for gs in self.gates.values() for g in gs or ()), *_WINDOWS_WORDS,
+                 *(n for ns in (*self.fact_needles, *self.anchor_needles) for n in ns)]
+        self.inside = {a: tuple(b for b in asked if len(b) < len(a) and b in a) for a in asked}
+        self.first = sorted(self.by_needle, key=len)
+        self.first_near = sorted(dict.fromkeys([*near, *self.by_needle]), key=len)
         self.nums: list[int] = []
         self.texts: list[str] = []
         self.base = 0                                   # logical index of texts[0]
@@ -495,11 +514,12 @@ class Scanner:
         hi_pos = len(body) - sum(map(len, texts[hi:])) - (len(texts) - hi)
         # Whether a needle is there at all is asked of the probe (Probe: a cheaper copy of the window); the window
         # itself is searched only for the needles that may be.
-        probe = Probe(body)
+        probe = Probe(body, self.inside)
+        for literal in self.first if self.hits else self.first_near:
+            probe.maybe(literal)
         win = _Window(body, self, lo_pos, hi_pos, probe)
         present: dict[str, int] = {}
         seen: set = set()
-        gated: dict[str, bool] = {}
         for needle, sigs in self.by_needle.items():
             if not probe.maybe(needle):
                 continue
@@ -507,8 +527,7 @@ class Scanner:
             if pos < 0:
                 continue
             present[needle] = pos
-            if not self._gated_out(needle, probe, gated):
-                self._around(win, needle, pos, sigs, seen)
+            self._around(win, needle, pos, sigs, seen, functools.partial(self._gated_out, needle, probe))
         self.windows_msvc = self.windows_msvc or any(map(probe.holds, _WINDOWS_WORDS))
         self._facts(win)
         if not self.hits:
@@ -517,26 +536,22 @@ class Scanner:
         self.base += keep
         self.nums, self.texts, self.lo = self.nums[keep:], self.texts[keep:], hi - keep
 
-    def _gated_out(self, needle: str, probe: Probe, found: dict[str, bool]) -> bool:
-        """Whether no signature of `needle` can match in this window: each lacks its gate literal (`found` keeps
-        the answers per window, a literal several signatures share is looked for once)."""
+    def _gated_out(self, needle: str, probe: Probe) -> bool:
+        """Whether no signature of `needle` can match in this window: each lacks its gate literal."""
         gates = self.gates[needle]
-        if gates is None:
-            return False
-        for gate in gates:
-            if gate not in found:
-                found[gate] = probe.maybe(gate)
-            if found[gate]:
-                return False
-        return True
+        return gates is not None and not any(map(probe.maybe, gates))
 
-    def _around(self, win: _Window, needle: str, pos: int, sigs, seen: set) -> None:
-        """Run each signature of `needle` on the lines around every occurrence of it."""
+    def _around(self, win: _Window, needle: str, pos: int, sigs, seen: set, gated_out: Callable[[], bool]) -> None:
+        """Run each signature of `needle` on the lines around every occurrence of it; from its GATE_AFTER-th
+        occurrence on only where `gated_out()` (asked then, once) does not say that none can match in this window."""
         body, lo_pos, hi_pos = win.body, win.lo, win.hi
         span = max(sig.span for _, sig in sigs)
-        done = 0
+        done = places = 0
         n = len(body)
         while 0 <= pos < hi_pos + 4096:
+            places += 1
+            if places == GATE_AFTER and gated_out():
+                return
             # From the line holding the point REACH characters back (a message's first words, wrapped
             # lines above it) to the end of the line REACH * span characters on: one search each way.
             back = max(done, pos - REACH)

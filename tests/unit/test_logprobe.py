@@ -82,15 +82,23 @@ def test_required_literals_of_hand_made_patterns():
 
 def test_gates_skip_the_needle_places_of_a_log_that_cannot_match():
     # bench/logscan.py's ordinary log names an nvcc on every sixth line ("compiler identification is NVIDIA") but
-    # no CUDAToolkit: the two signatures of that needle need "Found CUDAToolkit:", so its places are not looked at
+    # no CUDAToolkit: the two signatures of that needle need "Found CUDAToolkit:", so past GATE_AFTER places in a
+    # window its places are not looked at
     sc = Scanner(SIGNATURES, (), (), re.compile("x^"))
-    assert sc.gates["compiler identification is NVIDIA"] == ("Found CUDAToolkit:",)
-    looked: list[str] = []
-    sc._around = lambda win, needle, *_: looked.append(needle)
-    lines = (CORPUS / ORDINARY).read_text(encoding="utf-8").split("\n") * 500
+    needle = "compiler identification is NVIDIA"
+    assert sc.gates[needle] == ("Found CUDAToolkit:",)
+    looked: dict[str, int] = {}
+
+    class Counting(dict):
+        def get(self, key, default=None):
+            looked[key[0]] = looked.get(key[0], 0) + 1
+            return super().get(key, default)
+
+    sc.regions = Counting()
+    lines = (CORPUS / ORDINARY).read_text(encoding="utf-8").split("\n") * 1000     # 1000 places, two windows
     sc.feed(list(range(1, len(lines) + 1)), lines)
     sc.finish()
-    assert "compiler identification is NVIDIA" not in looked
+    assert 0 < looked[needle] < 2 * logengine.GATE_AFTER and not sc.hits
 
 
 @pytest.mark.parametrize("shape", ["plain", "padded", "repeated"])
@@ -107,3 +115,14 @@ def test_scanning_with_gates_equals_scanning_without(tmp_path, monkeypatch, shap
             docs.append(scan_json(scan_path(path), "build.log"))
     half = len(docs) // 2
     assert half > 10 and docs[:half] == docs[half:]
+
+
+def test_the_probe_keeps_its_answers_and_skips_a_literal_whose_part_is_absent():
+    body = (CORPUS / ORDINARY).read_text(encoding="utf-8")
+    probe = Probe(body, {"error MSB3721": ("MSB3721",), "CUDA toolset": ("CUDA",)})
+    searched: list[str] = []
+    search = probe._search
+    probe._search = lambda literal: searched.append(literal) or search(literal)
+    assert not probe.maybe("MSB3721") and not probe.maybe("error MSB3721")     # the second without a search
+    assert probe.maybe("CUDA") and not probe.maybe("CUDA toolset")             # a part there: searched
+    assert probe.maybe("CUDA") and searched == ["MSB3721", "CUDA", "CUDA toolset"]
