@@ -25,7 +25,7 @@ EVIDENCE = 5
 
 _SPACES = re.compile("   +")
 _SPACES_RAW = re.compile(b"   +")
-PAD_SAMPLE = 1 << 16     # characters of a text looked at to tell whether it is padded
+PAD_SAMPLE = 1 << 13     # characters of a text looked at to tell whether it is padded
 PAD_SHARE = 0.2          # ... and the share that cutting its runs of spaces must save
 
 
@@ -51,17 +51,19 @@ class Probe:
 
     def maybe(self, literal: str) -> bool:
         known = self.known.get(literal)
-        if known is None:
-            inside = self.inside.get(literal, ())
-            known = self.known[literal] = not any(self.known.get(m) is False for m in inside) and self._search(literal)
+        if known is not None:
+            return known
+        inside = self.inside.get(literal)
+        if inside is not None and any(self.known.get(m) is False for m in inside):
+            known = False
+        elif "   " in literal:
+            known = literal in self.body
+        elif isinstance(self.text, str):
+            known = literal in self.text
+        else:
+            known = _utf8(literal) in self.text
+        self.known[literal] = known
         return known
-
-    def _search(self, literal: str) -> bool:
-        if "   " in literal:
-            return literal in self.body
-        if isinstance(self.text, str):
-            return literal in self.text
-        return _utf8(literal) in self.text
 
     def holds(self, literal: str) -> bool:
         """Whether the literal occurs in the text (exactly: the text itself is searched only where `maybe` is True of
@@ -70,13 +72,15 @@ class Probe:
 
 
 def _unpadded(text: str) -> str:
-    sample = _SPACES.sub("  ", text[:PAD_SAMPLE])
-    return _SPACES.sub("  ", text) if len(sample) < (1 - PAD_SHARE) * min(len(text), PAD_SAMPLE) else text
+    sample = text[:PAD_SAMPLE]
+    padded = "   " in sample and len(_SPACES.sub("  ", sample)) < (1 - PAD_SHARE) * len(sample)
+    return _SPACES.sub("  ", text) if padded else text
 
 
 def _unpadded_raw(raw: bytes) -> bytes:
-    sample = _SPACES_RAW.sub(b"  ", raw[:PAD_SAMPLE])
-    return _SPACES_RAW.sub(b"  ", raw) if len(sample) < (1 - PAD_SHARE) * min(len(raw), PAD_SAMPLE) else raw
+    sample = raw[:PAD_SAMPLE]
+    padded = b"   " in sample and len(_SPACES_RAW.sub(b"  ", sample)) < (1 - PAD_SHARE) * len(sample)
+    return _SPACES_RAW.sub(b"  ", raw) if padded else raw
 
 
 @functools.lru_cache(maxsize=4096)
@@ -451,6 +455,57 @@ def _line_start(body: str, pos: int, back: int) -> int:
 REACH = 512       # characters a message may start before its needle (and run on after it, per line of span)
 
 
+@dataclass(frozen=True)
+class _Plan:
+    """What a Scanner reads from its signatures and regexes before any text: the same for every log, so made once."""
+
+    by_needle: dict[str, list]             # needle -> [(index, signature)]
+    gates: dict[str, tuple[str, ...] | None]
+    fact_needles: list[tuple[str, ...]]
+    anchor_rxs: tuple[tuple[str, re.Pattern[str]], ...]
+    anchor_needles: list[tuple[str, ...]]
+    inside: dict[str, tuple[str, ...]]     # literal -> the shorter literals in it (Probe)
+    first: list[str]                       # the needles, shortest first
+    first_near: list[str]                  # the needles and near words, shortest first
+
+
+_PLANS: dict[tuple, tuple[tuple, _Plan]] = {}     # made plans, by the ids of what they were made from
+
+
+def _plan_for(signatures, near_words, fact_rxs, failed_rx: re.Pattern[str]) -> _Plan:
+    """The plan for these signatures and regexes, made once: looked up by the ids of the objects (kept alive with the
+    plan, so no other object can have their ids), as hashing 100 signatures cost more than a small log's scan."""
+    key = (tuple(map(id, signatures)), tuple(map(id, near_words)), tuple(map(id, fact_rxs)), id(failed_rx))
+    made = _PLANS.get(key)
+    if made is None:
+        if len(_PLANS) >= 8:
+            _PLANS.clear()
+        made = _PLANS[key] = ((signatures, near_words, fact_rxs, failed_rx),
+                              _plan(signatures, near_words, fact_rxs, failed_rx))
+    return made[1]
+
+
+def _plan(signatures, near_words, fact_rxs, failed_rx: re.Pattern[str]) -> _Plan:
+    by_needle: dict[str, list] = {}
+    for k, sig in enumerate(signatures):
+        for n in sig.needle:
+            by_needle.setdefault(n, []).append((k, sig))
+    fact_needles = [literal_prefixes(rx.pattern) for rx in fact_rxs]
+    # per needle, a literal each of its signatures needs besides it (None: one has none): a window holding none
+    # of them holds no match of any, and the needle's places in it (past GATE_AFTER of them) need no look
+    gates = {n: _gates(n, sigs) for n, sigs in by_needle.items()}
+    anchor_rxs = (("failed", failed_rx), ("ccbin", _CCBIN), ("allow", _ALLOW))
+    anchor_needles = [literal_prefixes(rx.pattern) for _, rx in anchor_rxs]
+    # every literal a window is asked for, and the shorter ones each holds (Probe skips one whose part is absent);
+    # a window asks its needles shortest first (and the near words, while they are read) so the parts come first
+    near = [w for _, words in near_words for w in words]
+    asked = list(dict.fromkeys([*near, *by_needle, *(g for gs in gates.values() for g in gs or ()), *_WINDOWS_WORDS,
+                                *(n for ns in (*fact_needles, *anchor_needles) for n in ns)]))
+    inside = {a: parts for a in asked if (parts := tuple(b for b in asked if len(b) < len(a) and b in a))}
+    return _Plan(by_needle, gates, fact_needles, anchor_rxs, anchor_needles, inside, sorted(by_needle, key=len),
+                 sorted(dict.fromkeys([*near, *by_needle]), key=len))
+
+
 class Scanner:
     """Feed (line numbers, texts) batches, then `finish()`; read `hits`, `facts`, `near` afterwards.
 
@@ -462,26 +517,12 @@ class Scanner:
     def __init__(self, signatures, near_words, fact_rxs, failed_rx, msvc_from: int = 0) -> None:
         self.signatures, self.near_words = signatures, near_words
         self.fact_rxs, self.failed_rx = fact_rxs, failed_rx
-        self.by_needle: dict[str, list] = {}
-        for k, sig in enumerate(signatures):
-            for n in sig.needle:
-                self.by_needle.setdefault(n, []).append((k, sig))
-        self.fact_needles = [literal_prefixes(rx.pattern) for rx in fact_rxs]
+        plan = _plan_for(signatures, near_words, fact_rxs, failed_rx)
+        self.by_needle, self.gates, self.fact_needles = plan.by_needle, plan.gates, plan.fact_needles
+        self.anchor_rxs, self.anchor_needles = plan.anchor_rxs, plan.anchor_needles
+        self.inside, self.first, self.first_near = plan.inside, plan.first, plan.first_near
         self.msvc_from = msvc_from            # fact_rxs[msvc_from:] read MSVC versions
         self.windows_msvc = False             # a Windows toolchain word was seen: look for MSVC facts
-        # per needle, a literal each of its signatures needs besides it (None: one has none): a window holding none
-        # of them holds no match of any, and the needle's places in it (past GATE_AFTER of them) need no look
-        self.gates = {n: _gates(n, sigs) for n, sigs in self.by_needle.items()}
-        self.anchor_rxs = (("failed", failed_rx), ("ccbin", _CCBIN), ("allow", _ALLOW))
-        self.anchor_needles = [literal_prefixes(rx.pattern) for _, rx in self.anchor_rxs]
-        # every literal a window is asked for, and the shorter ones each holds (Probe skips one whose part is absent);
-        # a window asks its needles shortest first (and the near words, while they are read) so the parts come first
-        near = [w for _, words in near_words for w in words]
-        asked = [*near, *self.by_needle, *(g for gs in self.gates.values() for g in gs or ()), *_WINDOWS_WORDS,
-                 *(n for ns in (*self.fact_needles, *self.anchor_needles) for n in ns)]
-        self.inside = {a: tuple(b for b in asked if len(b) < len(a) and b in a) for a in asked}
-        self.first = sorted(self.by_needle, key=len)
-        self.first_near = sorted(dict.fromkeys([*near, *self.by_needle]), key=len)
         self.nums: list[int] = []
         self.texts: list[str] = []
         self.base = 0                                   # logical index of texts[0]
