@@ -3,9 +3,9 @@
     python bench/scan_identity.py --dump OUT.json [--tree PATH]   # scan with the engine of PATH (default: this tree)
     python bench/scan_identity.py --compare A.json B.json         # print only how many logs differ
 
---dump scans every row of tests/corpus/logs/INDEX.tsv (all splits) and tests/corpus's own logs as
-bench/diagnosis.measure does, with the engine of --tree, and keeps per log its (matched ids, decisive id) and the
-whole `--json` document (line numbers, lines, counts, details, near misses), under the log's row number only.
+--dump runs bench/diagnosis.measure over every row of tests/corpus/logs/INDEX.tsv (all splits) and tests/corpus's
+own logs, with the engine (and bench/) of --tree, and keeps per log its (matched ids, decisive id), then scans each
+again for the whole `--json` document (line numbers, lines, counts, details, near misses), under its row number only.
 --compare prints only counts: logs whose (matches, decisive) differ, logs whose whole document differs, and logs
 in one dump only. No file name is printed or saved, so held-out logs stay unseen.
 """
@@ -22,31 +22,27 @@ def _dump(tree: Path, out: Path) -> int:
     sys.path[:0] = [str(tree), str(tree / "bench")]
     from corpus_index import CORPUS, entries, load_index, read_log, render
     from corpus_index import INDEX as index_path
+    from diagnosis import measure
 
+    from envmgr.doctor import logscan
     from envmgr.doctor.logscan import scan_json, scan_path
     from envmgr.errors import InputFileError
 
     rows, _ = entries()
     if index_path.is_file() and index_path.read_text(encoding="utf-8") == render(rows):
         rows = load_index()
-    docs = []
+    rows = [e for e in rows if (CORPUS / e.file).is_file()]
+    docs = [{"got": r["got"], "decisive": r["decisive"], "error": r["error"]} for r in measure(rows)]
     with tempfile.TemporaryDirectory(prefix="envmgr-identity-") as folder:
         log = Path(folder) / "build.log"
-        for e in rows:
-            path = CORPUS / e.file
-            if not path.is_file():
-                continue
-            log.write_bytes(read_log(path, e.origin))
+        for e, doc in zip(rows, docs, strict=True):
+            log.write_bytes(read_log(CORPUS / e.file, e.origin))
             try:
-                found = scan_path(log)
+                doc["doc"] = scan_json(scan_path(log), "build.log")
             except InputFileError as err:
-                docs.append({"error": err.message})
-                continue
-            doc = scan_json(found, "build.log")
-            docs.append({"got": [m.id for m in found.matches],
-                         "decisive": found.decisive.id if found.decisive else None, "doc": doc})
+                doc["doc"] = {"error": err.message}
     out.write_text(json.dumps(docs) + "\n", encoding="utf-8")
-    print(f"{len(docs)} logs scanned")
+    print(f"{len(docs)} logs scanned with the engine of {Path(logscan.__file__).parents[2]}")
     return 0
 
 
