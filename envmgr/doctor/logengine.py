@@ -5,7 +5,9 @@ signature that reads the line above its match) and is scanned only once OVERLAP 
 (for messages that CMake, clang or MSBuild spread over several lines). A match counts in the window
 where it starts, so nothing is counted twice. A signature's regex runs only on windows that contain
 its needle (a literal it cannot match without), which keeps a 200 MB log of ordinary lines to a few
-substring searches per window. Per id only the count, the first EVIDENCE lines and the signatures
+substring searches per window; whether a needle is there is asked of a `Probe` (a cheaper copy of the
+window), and a needle's places are not looked at in a window lacking a literal each of its signatures
+requires (its gates). Per id only the count, the first EVIDENCE lines and the signatures
 seen are kept, so a log that repeats one failure a million times still costs a few kilobytes.
 """
 from __future__ import annotations
@@ -42,12 +44,9 @@ class Probe:
         self.body = body
         self.inside = inside or {}        # literal -> the shorter literals in it: one of them absent, so is it
         self.known: dict[str, bool] = {}  # the answers of `maybe` so far
-        if body.isascii():
-            self.text: str | bytes = _unpadded(body)
-        else:
-            raw = body.encode("utf-8", "surrogatepass")
-            self.text = _unpadded_raw(raw)
-        self.cut = len(self.text) < len(body if body.isascii() else raw)   # `maybe` may say yes where it is not
+        text: str | bytes = body if body.isascii() else body.encode("utf-8", "surrogatepass")
+        self.text = _unpadded(text) if isinstance(text, str) else _unpadded_raw(text)
+        self.cut = len(self.text) < len(text)   # `maybe` may then say yes where the literal is not
 
     def maybe(self, literal: str) -> bool:
         known = self.known.get(literal)

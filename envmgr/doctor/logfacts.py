@@ -919,8 +919,8 @@ def _keep_latest(have: list[Fact], fact: Fact) -> None:
         have[-1] = fact
 
 
-# the needles shortest first, each with the shorter needles inside it: where one of those is absent, so is it
 _NEEDLE_BYTES = {n: n.encode("utf-8") for fx in FACTS for n in fx.needles}
+# the needles shortest first, each with the shorter needles inside it: where one of those is absent, so is it
 _NEEDLE_ORDER = sorted(_NEEDLE_BYTES, key=len)
 _INSIDE = {n: tuple(m for m in _NEEDLE_ORDER if len(m) < len(n) and m in n) for n in _NEEDLE_ORDER}
 
