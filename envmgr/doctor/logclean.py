@@ -61,9 +61,11 @@ def strip_batch(lines: list[str]) -> list[str]:
     """The batch with fences blanked and line prefixes cut; always as many lines as given."""
     body = "\n".join(lines)
     changed = False
-    if "```" in body or "~~~" in body:
+    # each mark's rarest character first: a search for one character runs at memchr's speed, for two or three
+    # many times slower (a batch without backticks, tildes, ">" or quotes pays almost nothing for them)
+    if ("`" in body and "```" in body) or ("~" in body and "~~~" in body):
         body, changed = _FENCE.sub("", body), True
-    if body.startswith((">", " >")) or "\n>" in body or "\n >" in body:
+    if body.startswith((">", " >")) or (">" in body and ("\n>" in body or "\n >" in body)):
         body, changed = _QUOTE.sub("", body), True
     if any(_PREFIX.match(line) for line in lines[:: max(1, len(lines) // SAMPLE)]):
         cut, n = _PREFIX.subn("", body)
@@ -72,7 +74,7 @@ def strip_batch(lines: list[str]) -> list[str]:
         else:
             return _stamped_lines(body.split("\n"))
     lines = body.split("\n") if changed else lines
-    return list(map(_docker_line, lines)) if '"log"' in body else lines
+    return list(map(_docker_line, lines)) if '"' in body and '"log"' in body else lines
 
 
 WRAP_MIN = 40     # a console narrower than this is not taken for a wrapping one (logengine.MIN_WIDTH)
@@ -122,8 +124,8 @@ def repair(nums: list[int], texts: list[str], memo: dict | None = None) -> tuple
     that hold a mark are looked at; `memo` keeps the answers for lines seen before (a log that repeats)."""
     body = "\n".join(texts)
     entities = "&" in body and _ENTITY.search(body) is not None
-    escapes = "\\n" in body or "\\x" in body
-    listed = "', " in body or '", ' in body
+    escapes = "\\" in body and ("\\n" in body or "\\x" in body)        # rarest character first (strip_batch)
+    listed = ("'" in body and "', " in body) or ('"' in body and '", ' in body)
     if not (entities or escapes or listed or not body.isascii()):
         return nums, texts
     memo = {} if memo is None else memo

@@ -5,21 +5,86 @@ signature that reads the line above its match) and is scanned only once OVERLAP 
 (for messages that CMake, clang or MSBuild spread over several lines). A match counts in the window
 where it starts, so nothing is counted twice. A signature's regex runs only on windows that contain
 its needle (a literal it cannot match without), which keeps a 200 MB log of ordinary lines to a few
-substring searches per window. Per id only the count, the first EVIDENCE lines and the signatures
+substring searches per window; whether a needle is there is asked of a `Probe` (a cheaper copy of the
+window), and a needle's places are not looked at in a window lacking a literal each of its signatures
+requires (its gates). Per id only the count, the first EVIDENCE lines and the signatures
 seen are kept, so a log that repeats one failure a million times still costs a few kilobytes.
 """
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import accumulate
 
 WINDOW = 2000
 OVERLAP = 40
 EVIDENCE = 5
+
+
+_SPACES = re.compile("   +")
+_SPACES_RAW = re.compile(b"   +")
+PAD_SAMPLE = 1 << 13     # characters of a text looked at to tell whether it is padded
+PAD_SHARE = 0.2          # ... and the share that cutting its runs of spaces must save
+
+
+class Probe:
+    """Whether a literal may occur in a text, asked with one C-speed substring search on the cheapest copy that
+    answers it: the text's UTF-8 bytes where it holds a non-ASCII character (a str of 2 or 4 bytes a character is
+    searched that much slower), with every run of three or more spaces cut to two where that saves PAD_SHARE of it (a
+    fixed-width console pads its lines, and a search for a literal holding a space crawls through padding a character
+    or two a step). A literal without three spaces in a row that occurs in the text occurs in the cut copy too, so
+    `maybe` is False only where the literal is not in the text; where it is True, the text itself is searched.
+    Answers are kept, and a literal holding a shorter one found absent (`inside`) is absent without a search."""
+
+    def __init__(self, body: str, inside: Mapping[str, tuple[str, ...]] | None = None) -> None:
+        self.body = body
+        self.inside = inside or {}        # literal -> the shorter literals in it: one of them absent, so is it
+        self.known: dict[str, bool] = {}  # the answers of `maybe` so far
+        text: str | bytes = body if body.isascii() else body.encode("utf-8", "surrogatepass")
+        self.text = _unpadded(text) if isinstance(text, str) else _unpadded_raw(text)
+        self.cut = len(self.text) < len(text)   # `maybe` may then say yes where the literal is not
+
+    def maybe(self, literal: str) -> bool:
+        known = self.known.get(literal)
+        if known is not None:
+            return known
+        inside = self.inside.get(literal)
+        if inside is not None and any(self.known.get(m) is False for m in inside):
+            known = False
+        elif "   " in literal:
+            known = literal in self.body
+        elif isinstance(self.text, str):
+            known = literal in self.text
+        else:
+            known = _utf8(literal) in self.text
+        self.known[literal] = known
+        return known
+
+    def holds(self, literal: str) -> bool:
+        """Whether the literal occurs in the text (exactly: the text itself is searched only where `maybe` is True of
+        a cut copy)."""
+        return self.maybe(literal) and (not self.cut or literal in self.body)
+
+
+def _unpadded(text: str) -> str:
+    sample = text[:PAD_SAMPLE]
+    padded = "   " in sample and len(_SPACES.sub("  ", sample)) < (1 - PAD_SHARE) * len(sample)
+    return _SPACES.sub("  ", text) if padded else text
+
+
+def _unpadded_raw(raw: bytes) -> bytes:
+    sample = raw[:PAD_SAMPLE]
+    padded = b"   " in sample and len(_SPACES_RAW.sub(b"  ", sample)) < (1 - PAD_SHARE) * len(sample)
+    return _SPACES_RAW.sub(b"  ", raw) if padded else raw
+
+
+@functools.lru_cache(maxsize=4096)
+def _utf8(literal: str) -> bytes:
+    return literal.encode("utf-8", "surrogatepass")
 
 
 def physical_lines(chunks: Iterable[str], ansi: re.Pattern[str]) -> Iterator[list[str]]:
@@ -293,6 +358,54 @@ def literal_prefixes(pattern: str) -> tuple[str, ...]:
 
 
 _LOOKAROUND = ("(?<!", "(?<=", "(?!", "(?=")
+_QUANTIFIER = re.compile(r"(?:[*+?]|\{\d*(?:,\d*)?\})[?+]?")
+_CLASS_ESCAPES = frozenset("bBAZdDsSwWntrfva")   # one-letter escapes: a class, an assertion or a control
+
+
+def required_literals(rx: re.Pattern[str]) -> tuple[str, ...]:
+    """The literals every match of `rx` holds: the runs of plain characters in its top-level sequence (groups,
+    classes and the characters a quantifier applies to left out). () where that cannot be told simply: a top-level
+    `|`, case-insensitive or verbose flags, a numeric or named escape. A text without one of them holds no match."""
+    if rx.flags & (re.IGNORECASE | re.VERBOSE):
+        return ()
+    pattern, runs, i, depth = rx.pattern, [""], 0, 0
+    while i < len(pattern):
+        c, nxt = pattern[i], pattern[i + 1: i + 2]
+        q = _QUANTIFIER.match(pattern, i)
+        if q is not None:               # the character before it may be absent or repeated
+            runs[-1] = runs[-1][:-1]
+            runs.append("")
+            i = q.end()
+            continue
+        if c == "\\":
+            if nxt.isalnum() and nxt not in _CLASS_ESCAPES:
+                return ()
+            keep, width = depth == 0 and not nxt.isalnum(), 2
+        elif c == "[":
+            keep, width = False, _class_end(pattern, i) - i
+        elif c in "()":
+            depth += 1 if c == "(" else -1
+            keep, width = False, 1
+        elif c == "|" and depth == 0:
+            return ()
+        else:
+            keep, width = depth == 0 and c not in ".^$|{", 1
+        if keep:
+            runs[-1] += pattern[i + width - 1]
+        elif runs[-1]:
+            runs.append("")
+        i += width
+    return tuple(r for r in runs if r)
+
+
+def _class_end(pattern: str, i: int) -> int:
+    """Where the character class opened at `i` ends (past its `]`)."""
+    j = i + 1
+    j += pattern.startswith("^", j)
+    j += pattern.startswith("]", j)
+    while j < len(pattern) and pattern[j] != "]":
+        j += 2 if pattern[j] == "\\" else 1
+    return j + 1
 
 
 def _after_lookarounds(branch: str, i: int) -> int:
@@ -314,6 +427,22 @@ def _after_lookarounds(branch: str, i: int) -> int:
     return i
 
 
+GATE_MIN = 4      # characters: a shorter literal (a quote, a colon) is in almost every window
+GATE_AFTER = 64   # a needle's places in a window looked at before its gates are (a pass over the window each)
+
+
+def _gates(needle: str, sigs) -> tuple[str, ...] | None:
+    """For each signature of `needle`, the longest literal it requires (its key, or one of `required_literals`) that
+    neither lies in the needle nor holds it; None when a signature has none of GATE_MIN characters or more."""
+    gates = []
+    for _, sig in sigs:
+        lits = [x for x in (sig.key, *required_literals(sig.regex)) if x not in needle and needle not in x]
+        if max(map(len, lits), default=0) < GATE_MIN:
+            return None
+        gates.append(max(lits, key=len))
+    return tuple(dict.fromkeys(gates))
+
+
 def _line_start(body: str, pos: int, back: int) -> int:
     for _ in range(back + 1):
         pos = body.rfind("\n", 0, pos) if pos > 0 else -1
@@ -323,6 +452,57 @@ def _line_start(body: str, pos: int, back: int) -> int:
 
 
 REACH = 512       # characters a message may start before its needle (and run on after it, per line of span)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What a Scanner reads from its signatures and regexes before any text: the same for every log, so made once."""
+
+    by_needle: dict[str, list]             # needle -> [(index, signature)]
+    gates: dict[str, tuple[str, ...] | None]
+    fact_needles: list[tuple[str, ...]]
+    anchor_rxs: tuple[tuple[str, re.Pattern[str]], ...]
+    anchor_needles: list[tuple[str, ...]]
+    inside: dict[str, tuple[str, ...]]     # literal -> the shorter literals in it (Probe)
+    first: list[str]                       # the needles, shortest first
+    first_near: list[str]                  # the needles and near words, shortest first
+
+
+_PLANS: dict[tuple, tuple[tuple, _Plan]] = {}     # made plans, by the ids of what they were made from
+
+
+def _plan_for(signatures, near_words, fact_rxs, failed_rx: re.Pattern[str]) -> _Plan:
+    """The plan for these signatures and regexes, made once: looked up by the ids of the objects (kept alive with the
+    plan, so no other object can have their ids), as hashing 100 signatures cost more than a small log's scan."""
+    key = (tuple(map(id, signatures)), tuple(map(id, near_words)), tuple(map(id, fact_rxs)), id(failed_rx))
+    made = _PLANS.get(key)
+    if made is None:
+        if len(_PLANS) >= 8:
+            _PLANS.clear()
+        made = _PLANS[key] = ((signatures, near_words, fact_rxs, failed_rx),
+                              _plan(signatures, near_words, fact_rxs, failed_rx))
+    return made[1]
+
+
+def _plan(signatures, near_words, fact_rxs, failed_rx: re.Pattern[str]) -> _Plan:
+    by_needle: dict[str, list] = {}
+    for k, sig in enumerate(signatures):
+        for n in sig.needle:
+            by_needle.setdefault(n, []).append((k, sig))
+    fact_needles = [literal_prefixes(rx.pattern) for rx in fact_rxs]
+    # per needle, a literal each of its signatures needs besides it (None: one has none): a window holding none
+    # of them holds no match of any, and the needle's places in it (past GATE_AFTER of them) need no look
+    gates = {n: _gates(n, sigs) for n, sigs in by_needle.items()}
+    anchor_rxs = (("failed", failed_rx), ("ccbin", _CCBIN), ("allow", _ALLOW))
+    anchor_needles = [literal_prefixes(rx.pattern) for _, rx in anchor_rxs]
+    # every literal a window is asked for, and the shorter ones each holds (Probe skips one whose part is absent);
+    # a window asks its needles shortest first (and the near words, while they are read) so the parts come first
+    near = [w for _, words in near_words for w in words]
+    asked = list(dict.fromkeys([*near, *by_needle, *(g for gs in gates.values() for g in gs or ()), *_WINDOWS_WORDS,
+                                *(n for ns in (*fact_needles, *anchor_needles) for n in ns)]))
+    inside = {a: parts for a in asked if (parts := tuple(b for b in asked if len(b) < len(a) and b in a))}
+    return _Plan(by_needle, gates, fact_needles, anchor_rxs, anchor_needles, inside, sorted(by_needle, key=len),
+                 sorted(dict.fromkeys([*near, *by_needle]), key=len))
 
 
 class Scanner:
@@ -336,16 +516,12 @@ class Scanner:
     def __init__(self, signatures, near_words, fact_rxs, failed_rx, msvc_from: int = 0) -> None:
         self.signatures, self.near_words = signatures, near_words
         self.fact_rxs, self.failed_rx = fact_rxs, failed_rx
-        self.by_needle: dict[str, list] = {}
-        for k, sig in enumerate(signatures):
-            for n in sig.needle:
-                self.by_needle.setdefault(n, []).append((k, sig))
-        self.fact_needles = [literal_prefixes(rx.pattern) for rx in fact_rxs]
+        plan = _plan_for(signatures, near_words, fact_rxs, failed_rx)
+        self.by_needle, self.gates, self.fact_needles = plan.by_needle, plan.gates, plan.fact_needles
+        self.anchor_rxs, self.anchor_needles = plan.anchor_rxs, plan.anchor_needles
+        self.inside, self.first, self.first_near = plan.inside, plan.first, plan.first_near
         self.msvc_from = msvc_from            # fact_rxs[msvc_from:] read MSVC versions
         self.windows_msvc = False             # a Windows toolchain word was seen: look for MSVC facts
-        self.raw_needles = {n: n.encode("utf-8") for n in self.by_needle}
-        self.anchor_rxs = (("failed", failed_rx), ("ccbin", _CCBIN), ("allow", _ALLOW))
-        self.anchor_needles = [literal_prefixes(rx.pattern) for _, rx in self.anchor_rxs]
         self.nums: list[int] = []
         self.texts: list[str] = []
         self.base = 0                                   # logical index of texts[0]
@@ -376,21 +552,23 @@ class Scanner:
         body = "\n".join(texts) + "\n"
         lo_pos = sum(map(len, texts[: self.lo])) + self.lo
         hi_pos = len(body) - sum(map(len, texts[hi:])) - (len(texts) - hi)
-        # A str holding one non-ASCII character is searched 2 or 4 bytes a character: ask UTF-8 bytes
-        # whether a needle is there at all, and search the str only for the needles that are.
-        raw = None if body.isascii() else body.encode("utf-8", "surrogatepass")
-        win = _Window(body, self, lo_pos, hi_pos)
+        # Whether a needle is there at all is asked of the probe (Probe: a cheaper copy of the window); the window
+        # itself is searched only for the needles that may be.
+        probe = Probe(body, self.inside)
+        for literal in self.first if self.hits else self.first_near:
+            probe.maybe(literal)
+        win = _Window(body, self, lo_pos, hi_pos, probe)
         present: dict[str, int] = {}
         seen: set = set()
         for needle, sigs in self.by_needle.items():
-            if raw is not None and self.raw_needles[needle] not in raw:
+            if not probe.maybe(needle):
                 continue
             pos = body.find(needle, lo_pos)
             if pos < 0:
                 continue
             present[needle] = pos
-            self._around(win, needle, pos, sigs, seen)
-        self.windows_msvc = self.windows_msvc or any(w in body for w in _WINDOWS_WORDS)
+            self._around(win, needle, pos, sigs, seen, functools.partial(self._gated_out, needle, probe))
+        self.windows_msvc = self.windows_msvc or any(map(probe.holds, _WINDOWS_WORDS))
         self._facts(win)
         if not self.hits:
             self._near(win, present)
@@ -398,13 +576,22 @@ class Scanner:
         self.base += keep
         self.nums, self.texts, self.lo = self.nums[keep:], self.texts[keep:], hi - keep
 
-    def _around(self, win: _Window, needle: str, pos: int, sigs, seen: set) -> None:
-        """Run each signature of `needle` on the lines around every occurrence of it."""
+    def _gated_out(self, needle: str, probe: Probe) -> bool:
+        """Whether no signature of `needle` can match in this window: each lacks its gate literal."""
+        gates = self.gates[needle]
+        return gates is not None and not any(map(probe.maybe, gates))
+
+    def _around(self, win: _Window, needle: str, pos: int, sigs, seen: set, gated_out: Callable[[], bool]) -> None:
+        """Run each signature of `needle` on the lines around every occurrence of it; from its GATE_AFTER-th
+        occurrence on only where `gated_out()` (asked then, once) does not say that none can match in this window."""
         body, lo_pos, hi_pos = win.body, win.lo, win.hi
         span = max(sig.span for _, sig in sigs)
-        done = 0
+        done = places = 0
         n = len(body)
         while 0 <= pos < hi_pos + 4096:
+            places += 1
+            if places == GATE_AFTER and gated_out():
+                return
             # From the line holding the point REACH characters back (a message's first words, wrapped
             # lines above it) to the end of the line REACH * span characters on: one search each way.
             back = max(done, pos - REACH)
@@ -484,19 +671,20 @@ class Scanner:
         for k, rx in enumerate(self.fact_rxs):
             if k in self.fact_lines or (k >= self.msvc_from and not self.windows_msvc):
                 continue
-            if m := _gated(rx, self.fact_needles[k], win.body, win.lo, win.hi):
+            if m := _gated(rx, self.fact_needles[k], win.body, win.lo, win.hi, win.probe):
                 self.fact_lines[k] = self._at(win, m.start())[1:]
         if not self.windows_msvc:
             return
         for (name, rx), needles in zip(self.anchor_rxs, self.anchor_needles, strict=True):
-            if name not in self.anchors and (m := _gated(rx, needles, win.body, win.lo, win.hi)):
+            if name not in self.anchors and (m := _gated(rx, needles, win.body, win.lo, win.hi, win.probe)):
                 self.anchors[name] = self._at(win, m.start())
 
     def _near(self, win: _Window, present: dict[str, int]) -> None:
         """Ids whose needles or near words appear (only while nothing matched: they are not shown then)."""
         for fid, words in self.near_words:
             for word in words:
-                pos = present.get(word, -1) if word in self.by_needle else win.body.find(word, win.lo, win.hi)
+                pos = (present.get(word, -1) if word in self.by_needle else
+                       win.body.find(word, win.lo, win.hi) if win.probe.maybe(word) else -1)
                 if pos < 0 or pos >= win.hi:
                     continue
                 near = self.near.get(fid)
@@ -511,8 +699,8 @@ class Scanner:
 class _Window:
     """One window's text; the line starts are computed only when a position must become a line."""
 
-    def __init__(self, body: str, scanner: Scanner, lo: int, hi: int) -> None:
-        self.body, self.scanner, self.lo, self.hi = body, scanner, lo, hi
+    def __init__(self, body: str, scanner: Scanner, lo: int, hi: int, probe: Probe) -> None:
+        self.body, self.scanner, self.lo, self.hi, self.probe = body, scanner, lo, hi, probe
         self._starts: list[int] | None = None
 
     def index(self, pos: int) -> int:
@@ -524,11 +712,12 @@ class _Window:
 _WINDOWS_WORDS = ("MSVC", "MSBuild", "Microsoft")
 
 
-def _gated(rx: re.Pattern[str], needles: tuple[str, ...], body: str, lo: int, hi: int):
-    """rx.search(body, lo, hi), started at the first needle (none found: no regex pass at all)."""
+def _gated(rx: re.Pattern[str], needles: tuple[str, ...], body: str, lo: int, hi: int, probe: Probe | None = None):
+    """rx.search(body, lo, hi), started at the first needle (none found: no regex pass at all); `probe` (of `body`)
+    rules out the needles that are not there at all."""
     if not needles:
         return rx.search(body, lo, hi)
-    found = [p for n in needles if (p := body.find(n, lo, hi)) >= 0]
+    found = [p for n in needles if (probe is None or probe.maybe(n)) and (p := body.find(n, lo, hi)) >= 0]
     if not found:
         return None
     return rx.search(body, _line_start(body, min(found), 0), hi)

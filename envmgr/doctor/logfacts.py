@@ -18,6 +18,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from itertools import accumulate
 
+from envmgr.doctor.logengine import Probe
 from envmgr.doctor.signatures import ARCH_GIVEN, GPU_WANTED
 from envmgr.knowledge import arch_span, cuda_at_least
 
@@ -864,9 +865,8 @@ class FactScanner:
             return
         body = "\n".join(texts)
         wanted = [fx for fx in FACTS if fx.kind in _LATEST or len(self.facts.get(fx.kind, ())) < fx.keep]
-        # A str holding a non-ASCII character is searched 2 or 4 bytes a character: ask its UTF-8 bytes instead
-        raw = None if body.isascii() else body.encode("utf-8", "surrogatepass")
-        present = _present({n for fx in wanted for n in fx.needles}, body, raw)
+        # which needles are there is asked of a cheaper copy first (logengine.Probe)
+        present = _present({n for fx in wanted for n in fx.needles}, Probe(body))
         starts: list[int] | None = None
         for fx in wanted:
             needles = [n for n in fx.needles if n in present]
@@ -925,18 +925,22 @@ _NEEDLE_ORDER = sorted(_NEEDLE_BYTES, key=len)
 _INSIDE = {n: tuple(m for m in _NEEDLE_ORDER if len(m) < len(n) and m in n) for n in _NEEDLE_ORDER}
 
 
-def _present(every: set[str], body: str, raw: bytes | None) -> set[str]:
-    """The needles of `every` in the batch: one substring search each (its UTF-8 bytes in `raw` for a
-    non-ASCII batch), none for a needle holding a shorter needle already found absent (a batch costs a pass
-    per needle searched, so the skipped ones are what a log without failure text saves)."""
+def _present(every: set[str], probe: Probe) -> set[str]:
+    """The needles of `every` in the batch (`probe.holds`: one substring search each on a cheaper copy, and one on the
+    batch for a needle found in a copy cut down), none for a needle holding a shorter needle already found absent (a
+    batch costs a pass per needle searched, so the skipped ones are what a log without failure text saves)."""
     absent: set[str] = set()
     present: set[str] = set()
+    # where the probe's copy is the batch itself, it is searched here: a method call per needle cost more than a
+    # small batch's searches
+    text = probe.text
+    holds = probe.holds if probe.cut else text.__contains__ if isinstance(text, str) else None
     for n in _NEEDLE_ORDER:
         if n not in every:
             continue
         if any(m in absent for m in _INSIDE[n]):
             absent.add(n)
-        elif (n in body) if raw is None else (_NEEDLE_BYTES[n] in raw):
+        elif holds(n) if holds is not None else _NEEDLE_BYTES[n] in text:
             present.add(n)
         else:
             absent.add(n)

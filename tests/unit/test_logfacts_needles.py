@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from envmgr.doctor import logfacts
+from envmgr.doctor.logengine import Probe
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from corpus_index import CORPUS, load_index, read_log
@@ -21,8 +22,7 @@ def _naive(body: str) -> set[str]:
 
 
 def _check(body: str) -> None:
-    raw = None if body.isascii() else body.encode("utf-8", "surrogatepass")
-    assert logfacts._present(EVERY, body, raw) == _naive(body)
+    assert logfacts._present(EVERY, Probe(body)) == _naive(body)
 
 
 @pytest.mark.parametrize(("name", "origin"), [(e.file, e.origin) for e in TRAIN])
@@ -35,4 +35,4 @@ def test_some_needles_hold_shorter_ones_and_a_table_has_none_of_many():
     assert sum(1 for n in EVERY if logfacts._INSIDE[n]) > 10
     table = "| 0  NVIDIA GeForce RTX 4090   Off | 00000000:01:00.0 Off |                  N/A |\n" * 50
     _check(table)
-    assert logfacts._present(EVERY, table, None) >= {"RTX"}
+    assert logfacts._present(EVERY, Probe(table)) >= {"RTX"}
