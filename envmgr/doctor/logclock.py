@@ -35,7 +35,8 @@ _COMPILE = re.compile(r"\b(?:nvcc|cicc|ptxas|cudafe\+\+|cc1plus|cl\.exe)\b|"
                       r"Building (?:CUDA|CXX|C) object|Building wheels? for")
 # how a failure reads on the line that ends a gap (MSBuild's "0 Error(s)" is no failure)
 FAILURE = re.compile(r"(?i)(?<![\w-])(?<!\b0 )(?:errors?|error\(s\)|failed|failure|fatal|killed|terminated|"
-                     r"aborted|traceback|out of memory)(?![\w-])")
+                     r"aborted|traceback|out of memory|exit (?:code|status) [1-9]\d*)(?![\w-])")
+END = 10          # the log's last lines kept raw: a failure a CI prefix says (`##[error]`, cut by logclean)
 WRAP_MAX = 6 * 3600   # a stamp with no date that goes back: after midnight only if the gap it makes is this or less
 DAY = 86400
 _EPOCH = date(1970, 1, 1).toordinal()   # dates as Unix seconds, as GitLab's sections give them
@@ -59,14 +60,16 @@ class Clock:
     last: float | None = None
     longest: Gap | None = None
     compiles: int = 0
-    began: tuple | None = None                      # the first compile step's (line_no, line)
+    began: tuple[int, str] | None = None            # the first compile step's (line_no, line)
     ordered: bool = True                            # every stamp at or after the one before, within a day
     read: int = 0                                   # characters fed so far
     lines: int = 0                                  # physical lines fed so far
-    tail: deque = field(default_factory=deque)      # (first line number, lines, size) past the head
+    # (first line number, lines, size) of the batches past the head
+    tail: deque[tuple[int, list[str], int]] = field(default_factory=deque)
     held: int = 0
-    _open: tuple | None = None                      # the open compile step: (seconds, line_no, line)
-    _prev: tuple | None = None                      # the last stamp read: (seconds, dated)
+    end: deque[str] = field(default_factory=lambda: deque(maxlen=END))   # the last raw lines, prefixes kept
+    _open: tuple[float, int, str] | None = None     # the open compile step: (seconds, line_no, line)
+    _prev: tuple[float, bool] | None = None         # the last stamp read: (seconds, dated)
 
     def feed(self, lines: list[str]) -> None:
         no, self.lines = self.lines + 1, self.lines + len(lines)
@@ -88,10 +91,15 @@ class Clock:
         return self
 
     @property
+    def ends_failed(self) -> bool:
+        return any(FAILURE.search(line) for line in self.end)
+
+    @property
     def span(self) -> float:
         return self.last - self.first if self.first is not None and self.last is not None else 0.0
 
     def _batch(self, no: int, lines: list[str]) -> None:
+        self.end.extend(lines[-END:])
         step = max(1, len(lines) // SAMPLE)
         if not any(_STAMP.match(line) for line in lines[::step]):
             return

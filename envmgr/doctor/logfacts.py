@@ -1372,8 +1372,8 @@ def timed_long(timed) -> Fact | None:
 
 STEP_LONG = 20 * 60      # one compile step: nvcc on one .cu takes seconds to a few minutes; tens of minutes is the
                          # cause (all archs and kernel instances in one object, a compiler that is pathologically slow)
-BUILD_LONG = 2 * 3600    # a whole build: a CUDA extension builds in minutes, the largest (PyTorch) in about an hour on a
-                         # CI machine; hours are what reporters ask about ("more than 4 hrs", "takes 3 hours")
+BUILD_LONG = 2 * 3600    # a whole build: a CUDA extension builds in minutes, the largest (PyTorch) in about an hour on
+                         # a CI machine; hours are what reporters ask about ("more than 4 hrs", "takes 3 hours")
 
 
 def _clock_rules(fs: FactScanner, add) -> None:
@@ -1385,7 +1385,7 @@ def _clock_rules(fs: FactScanner, add) -> None:
     gap = clock.longest if clock is not None else None
     if gap is not None and gap.seconds >= STEP_LONG and not gap.failed:
         add("F20", "compile-step-long", Fact("clock", _minutes(gap.seconds), gap.line_no, gap.line))
-    if _ends_failed(fs.last):
+    if _ends_failed(fs.last) or (clock is not None and clock.ends_failed):
         return
     if clock is not None and clock.ordered and clock.compiles and clock.span >= BUILD_LONG and clock.began:
         add("F20", "build-span-long", Fact("clock", _minutes(clock.span), clock.began[0], clock.began[1]))
