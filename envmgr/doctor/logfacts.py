@@ -18,6 +18,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from itertools import accumulate
 
+from envmgr.doctor.logclock import FAILURE, Clock
 from envmgr.doctor.logengine import Probe
 from envmgr.doctor.signatures import ARCH_GIVEN, GPU_WANTED
 from envmgr.knowledge import arch_span, cuda_at_least
@@ -754,6 +755,14 @@ FACTS: tuple[FactRx, ...] = (
     _fx("timed_compile", r"\btime[ \t]+(?:\S*[/\\])?nvcc\b[^\n]*\n(?:[^\n]*\n){0,2}?[ \t]*real[ \t]+(\d+m[\d.]+)s\b|"
                          r"(?m:^[^\n]*?\bnvcc\b[^\n]*?[\d.]+s user [\d.]+s system \d+% cpu ([\d:.]+) total[ \t]*$)",
         "nvcc"),
+    # a whole build's time, as the build tool itself reports it at its end: MSBuild's summary ("Time Elapsed
+    # 01:23:45.67"), Bazel's ("INFO: Elapsed time: 5025.3s"), uv's ("Prepared 1 package in 95m 12s"), Cargo's
+    # ("Finished `release` profile [optimized] target(s) in 75m 02s"), colcon's ("Finished <<< pkg [1h 2min 3s]",
+    # "Summary: 3 packages finished [2h 5min 1s]")
+    _fx("build_elapsed", r"\bTime Elapsed (\d+:\d\d:\d\d)|\bElapsed time: (\d+(?:\.\d+)?s)\b|"
+                         r"\bPrepared \d+ packages? in (\d+m \d+s)\b|\btarget\(s\) in (\d+m \d+s|[\d.]+s)\b|"
+                         r"(?:\bFinished <<< \S+|\bpackages? finished) \[((?:\d+h ?)?(?:\d+min ?)?(?:[\d.]+s)?)\]",
+        ("Time Elapsed", "Elapsed time:", "Prepared ", "target(s) in", "Finished <<<", " finished [")),
     # CI services and batch schedulers stopping a job at their limit, in their own words: GitHub Actions, Travis,
     # Azure Pipelines ("ran longer than the maximum time of"), gitlab-runner ("Job failed: execution took longer
     # than 1h0m0s") and GitLab's failure reason ("There has been a timeout failure or the job got stuck"), Jenkins'
@@ -831,6 +840,7 @@ class FactScanner:
     tail: deque = field(default_factory=deque)      # batches past the head, the last TAIL characters of them
     held: int = 0                                   # characters in `tail`
     last: deque = field(default_factory=lambda: deque(maxlen=LAST))   # (line_no, text): the log's last lines
+    clock: Clock | None = None                      # the log's own stamps (logclock; logscan sets it)
 
     def feed(self, nums: list[int], texts: list[str]) -> None:
         """The first HEAD characters are read as they come, the last TAIL at `finish` (a failure's facts are at
@@ -1018,6 +1028,7 @@ def decide(fs: FactScanner) -> list[Decision]:
         add("F20", "heavy-build-unfinished", heavy_unfinished(fs.first("heavy_build"), fs.last))
         add("F20", "build-said-slow", fs.first("slow_build"))
         add("F20", "compile-timed-long", timed_long(fs.facts.get("timed_compile", ())))
+        _clock_rules(fs, add)
     if not out:      # weak: a CUDA package's source build failed and nothing says why: no prebuilt wheel fitted
         add("F19", "cuda-package-build-failed",
             next((f for f in fs.facts.get("wheel_failed", ()) if _norm(f.value) in _CUDA_WHEELS), None))
@@ -1357,6 +1368,51 @@ def timed_long(timed) -> Fact | None:
     """The first nvcc run the reporter timed (`time nvcc ...`) whose wall-clock time is TIMED_LONG seconds or more:
     someone measured how long one compile takes, and it is long."""
     return next((f for f in timed if _seconds(f.value) >= TIMED_LONG), None)
+
+
+STEP_LONG = 20 * 60      # one compile step: nvcc on one .cu takes seconds to a few minutes; tens of minutes is the
+                         # cause (all archs and kernel instances in one object, a compiler that is pathologically slow)
+BUILD_LONG = 2 * 3600    # a whole build: a CUDA extension builds in minutes, the largest (PyTorch) in about an hour on
+                         # a CI machine; hours are what reporters ask about ("more than 4 hrs", "takes 3 hours")
+
+
+def _clock_rules(fs: FactScanner, add) -> None:
+    """F20 from time the log itself measured: one compile step's line and the next stamped line tens of minutes
+    apart (not where that next line reports a failure: a compiler killed or out of memory after a long step is
+    another cause), a stamped build spanning hours, or the build tool's own total; the span and the total only
+    where the log does not end in a failure (that failure is the question, whatever it is)."""
+    clock = fs.clock
+    gap = clock.longest if clock is not None else None
+    if gap is not None and gap.seconds >= STEP_LONG and not gap.failed:
+        add("F20", "compile-step-long", Fact("clock", _minutes(gap.seconds), gap.line_no, gap.line))
+    if _ends_failed(fs.last) or (clock is not None and clock.ends_failed):
+        return
+    if clock is not None and clock.ordered and clock.compiles and clock.span >= BUILD_LONG and clock.began:
+        add("F20", "build-span-long", Fact("clock", _minutes(clock.span), clock.began[0], clock.began[1]))
+    total = next((f for f in fs.facts.get("build_elapsed", ()) if _duration(f.value) >= BUILD_LONG), None)
+    add("F20", "build-elapsed-long", total, took=_minutes(_duration(total.value)) if total else None)
+
+
+def _ends_failed(last) -> bool:
+    return any(FAILURE.search(text) for _, text in list(last)[-10:])
+
+
+def _minutes(seconds: float) -> str:
+    return f"{seconds / 60:.0f} min"
+
+
+def _duration(value: str) -> float:
+    """MSBuild's "01:23:45", Bazel's "5025.3s", uv's and Cargo's "95m 12s", colcon's "1h 2min 3s" as seconds."""
+    if ":" in value:
+        h, m, sec = value.split(":")
+        return int(h) * 3600 + int(m) * 60 + float(sec)
+    total = 0.0
+    for number, unit in re.findall(r"([\d.]+)\s*(h|min|m|s)", value):
+        try:
+            total += float(number) * {"h": 3600, "min": 60, "m": 60, "s": 1}[unit]
+        except ValueError:
+            return 0.0
+    return total
 
 
 def _seconds(value: str) -> float:

@@ -18,6 +18,7 @@ from typing import Any
 
 from envmgr.doctor.catalog import CATALOG, Failure
 from envmgr.doctor.logclean import repair, strip_batch
+from envmgr.doctor.logclock import Clock
 from envmgr.doctor.logengine import (
     WEAK_MAX,
     Scanner,
@@ -143,15 +144,16 @@ def scan_path(path: str | Path) -> LogScan:
     word-wrapped lines joined (`soft_wrap_width`: an editor or a mail client broke lines at spaces)."""
 
     width = wrap_width(_lines(path))
-    found = _scan(logical_lines(_lines(path), width))
+    clock = Clock()           # the stamps logclean cuts, read on the scan's pass (the same for a paste read again)
+    found = _scan(logical_lines(_lines(path, clock), width), clock)
     if found.matches or _size(path) > WEAK_MAX:      # a paste is small: a build's whole output is read once
         return found
     weak = None if width else weak_wrap_width(_lines(path))
-    again = _scan(logical_lines(_lines(path), weak)) if weak else found
+    again = _scan(logical_lines(_lines(path), weak), clock) if weak else found
     if again.matches:
         return again
     soft = soft_wrap_width(_lines(path))
-    again = _scan(soft_lines(_lines(path), soft)) if soft else found
+    again = _scan(soft_lines(_lines(path), soft), clock) if soft else found
     return again if again.matches else found
 
 
@@ -162,12 +164,20 @@ def _size(path: str | Path) -> int:
         return 0
 
 
-def _lines(path: str | Path):
-    """The file's lines in batches, ANSI codes gone and what a paste adds around them cut (logclean)."""
-    return map(strip_batch, physical_lines(_stream(path), _ANSI))
+def _lines(path: str | Path, clock: Clock | None = None):
+    """The file's lines in batches, ANSI codes gone and what a paste adds around them cut (logclean); each raw
+    batch given to `clock` first, whose stamps logclean cuts."""
+    batches = physical_lines(_stream(path), _ANSI)
+    return map(strip_batch, batches if clock is None else _clocked(batches, clock))
 
 
-def _scan(logical) -> LogScan:
+def _clocked(batches, clock: Clock):
+    for lines in batches:
+        clock.feed(lines)
+        yield lines
+
+
+def _scan(logical, clock: Clock | None = None) -> LogScan:
     fact_rxs = (*_CUDA_FACTS, *(rx for rx, _ in _MSVC_FACTS))
     scanner = Scanner(SIGNATURES, NEAR_WORDS, fact_rxs, _FAILED, msvc_from=len(_CUDA_FACTS))
     facts = FactScanner()
@@ -182,6 +192,7 @@ def _scan(logical) -> LogScan:
     scanner.finish()
     if not scanner.hits:
         facts.finish()
+        facts.clock = clock.finish() if clock is not None else None
     # The lines that hold the first match of each fact regex give log_facts the same answer as the log.
     versions = log_facts("\n".join(line for _, line in sorted(scanner.fact_lines.values())))
     # a build-stopping cause whose match the build's own success follows is not named (as the facts' `contradicted`)

@@ -91,8 +91,6 @@ TRAIN_MISSES = {
         "dev part: not read (counted by bench/diagnosis.py --dev)",
     "logs/F20/pytorch-30074-windows-conda-cuda-builds-more-than-4-hrs-ninja-timestamps-EXCERPT.txt":
         "only ninja lines of one second with CI timestamps; the 4 hours are in the title only",
-    "logs/F20/pytorch-92852-nightly-conda-cuda-timeout-unique.cu-29-minutes-timestamps-EXCERPT.txt":
-        "two CI-timestamped lines: one CUDA object took 29 minutes, which only the timestamps show",
 }
 
 # Clean train logs that name an id, and why that id is true there (a warning-level truth, not the failure).
