@@ -115,33 +115,55 @@ def explain(outside: Found | None, succeeded: Found | None, unfinished: Found | 
 
 
 # a line a program printed, by marks people seldom type: a tool's error/warning prefix or code, a Python traceback,
-# an exception's name, a shell or Python prompt, an absolute path, a clock time, progress counters, CMake's `-- `,
-# a log-style `name_with_underscores:` prefix, pip's own verbs at a line's start
+# an exception's name, a file:line place, a shell or Python prompt, an absolute path, a clock time, progress counters,
+# CMake's `-- ` and its errors, a tool's name before its error, a repr's `(name=`, a log-style `name_with_underscores:`
+# prefix, pip's own verbs at a line's start
 _OUTPUT = re.compile(
     r"^[ \t]*(?:(?i:error|warning|note|fatal error|info|debug)\b[^\n]{0,40}?[:\]]|\[\s*\d+%\]|\[\d+/\d+\]|-- \S|"
-    r"Traceback \(most recent|File \"|[\w.]*(?:Error|Exception|Warning)\b: |\$ \S|>>> |PS [A-Z]:|"
-    r"[a-z][a-z0-9]*_[\w.]*: |(?:Collecting|Downloading|Requirement already|Successfully|Installing collected|"
-    r"Using cached|Building wheels? for|Running setup\.py|Obtaining|Looking in indexes)\b)|"
+    r"Traceback \(most recent|File \"|\$ \S|>>> |PS [A-Z]:|FAILED\b|[a-z][a-z0-9]*_[\w.]*: |"
+    r"(?:Collecting|Downloading|Requirement already|Successfully|Installing collected|Using cached|"
+    r"Building wheels? for|Running setup\.py|Obtaining|Looking in indexes)\b)|"
+    r"\b[A-Z]\w*(?:Error|Exception)\b: |\bCMake (?:Error|Warning)\b|\w\.\w{1,4}:\d+\b|\(\w+=|"
+    r"[\w+.-]:? (?:fatal |internal compiler )?(?:error|warning) ?: |"
     r"(?<![\w/])(?:[A-Za-z]:\\|/(?:usr|home|opt|tmp|var|root|mnt|content|workspace|data|lib|Users)/)|"
     r"\b\d\d:\d\d:\d\d\b|\b(?:error|warning) [A-Z]{1,4}\d{3,5}\b")
-MARKS_READ = 2000     # lines looked at for a mark at most: a log this long is a program's output
+# a line of a person's sentences: five words or more, most of them plain words; or mostly CJK text
+_WORD = re.compile(r"[(\"'`*]?[A-Za-z][a-z']*[)\"'`*]?[,.;:!?]*")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+MARKS_READ = 2000     # lines looked at at most: a log this long is a program's output
+
+
+def _sentence(line: str) -> bool:
+    words = line.split()
+    if len(_CJK.findall(line)) * 2 >= len(line.strip()):
+        return True
+    return len(words) >= 5 and sum(1 for w in words if _WORD.fullmatch(w)) >= 0.7 * len(words)
 
 
 @dataclass
 class Marks:
-    """Whether the lines fed so far hold a line a program printed (stops looking at the first one)."""
+    """Whether the lines fed so far show program output: a line a program printed (looking stops at the first), or
+    fewer lines of sentences than of anything else (a paste of words is mostly sentences)."""
 
     seen: bool = False
     read: int = 0
+    lines: int = 0            # lines with text
+    sentences: int = 0
 
     def feed(self, texts: list[str]) -> None:
         if self.seen or self.read >= MARKS_READ:
             return
         look = texts[: MARKS_READ - self.read]
         self.read += len(look)
-        self.seen = any(_OUTPUT.search(t) for t in look if t.strip())
+        for t in look:
+            if not t.strip():
+                continue
+            if _OUTPUT.search(t):
+                self.seen = True
+                return
+            self.lines += 1
+            self.sentences += _sentence(t)
 
     @property
     def output(self) -> bool:
-        """A mark was seen, or the log is too long to be a paste of words."""
-        return self.seen or self.read >= MARKS_READ
+        return self.seen or self.read >= MARKS_READ or self.sentences * 2 < self.lines
