@@ -1347,6 +1347,16 @@ def unfinished(last) -> Fact | None:
     return _last_unanswered(last, "unfinished", _PROGRESS, _OUTCOME)
 
 
+def ends_open(last) -> Fact | None:
+    """The log's last line with text where none of its last lines says how a step ended (an error, a failure, a
+    success, a stop): an excerpt cut before its tool printed the outcome (read only where nothing was named)."""
+    texts = [(no, text) for no, text in last if text.strip()]
+    if not texts or any(_OUTCOME.search(text) for _, text in texts):
+        return None
+    no, text = texts[-1]
+    return Fact("ends_open", text.strip(), no, text)
+
+
 TIMED_LONG = 10.0    # seconds of one timed nvcc call: nvcc itself takes 1-4 s on a small file
 
 

@@ -29,7 +29,15 @@ from envmgr.doctor.logengine import (
     weak_wrap_width,
     wrap_width,
 )
-from envmgr.doctor.logfacts import LAST, FactScanner, build_stop_contradicted, build_succeeded, decide, unfinished
+from envmgr.doctor.logfacts import (
+    LAST,
+    FactScanner,
+    build_stop_contradicted,
+    build_succeeded,
+    decide,
+    ends_open,
+    unfinished,
+)
 from envmgr.doctor.logread import LogInputError, stream_text
 from envmgr.doctor.signatures import NEAR_WORDS, PRECEDENCE, SIGNATURES
 from envmgr.doctor.unnamed import Marks, Unnamed, explain
@@ -220,8 +228,8 @@ def _scan(logical, clock: Clock | None = None) -> LogScan:
     order = {fid: hit.index for fid, hit in hits.items()}
     matches.sort(key=lambda m: (m.line_no, order.get(m.id, 0), m.id))
     near = () if matches else _near(scanner.near)
-    why = None if matches else explain(facts.first("outside_stop"), build_succeeded(last, 0), unfinished(last),
-                                       marks.output)
+    why = None if matches else explain(facts.first("outside_stop"), build_succeeded(last, 0),
+                                       unfinished(last) or ends_open(last), marks.output)
     return LogScan(_rank(matches), near, scanner.lines_read, why)
 
 

@@ -104,12 +104,12 @@ def explain(outside: Found | None, succeeded: Found | None, unfinished: Found | 
     if outside is not None and kind is not None:
         return Unnamed("outside", f"not a catalog failure: {kind.title}", kind.advice, outside.line_no,
                        outside.line.strip(), kind.kind)
-    if unfinished is not None:
-        return Unnamed("unfinished", "the log ends while the build still ran, before any tool printed its error",
-                       f"let the build finish (or fail), then {PASTE}", unfinished.line_no, unfinished.line.strip())
     if not output_seen:
         return Unnamed("no_output", "the text holds no program output, only words about it",
                        f"paste what the program printed, not a description: {PASTE}")
+    if unfinished is not None:
+        return Unnamed("unfinished", "the log ends before any tool printed how it ended (cut, or the build still ran)",
+                       f"let the command finish, then {PASTE}", unfinished.line_no, unfinished.line.strip())
     return Unnamed("unknown", "no failure the catalog knows is in the log",
                    f"if this is an excerpt, {PASTE}; if the log is whole, its failure is outside the catalog")
 
