@@ -108,8 +108,10 @@ def explain(outside: Found | None, succeeded: Found | None, unfinished: Found | 
         return Unnamed("no_output", "the text holds no program output, only words about it",
                        f"paste what the program printed, not a description: {PASTE}")
     if unfinished is not None:
-        return Unnamed("unfinished", "the log ends before any tool printed how it ended (cut, or the build still ran)",
-                       f"let the command finish, then {PASTE}", unfinished.line_no, unfinished.line.strip())
+        return Unnamed("unfinished", "its last lines show no outcome (no error, failure or success): it may be cut "
+                       "before the failing tool's message, or the command was still running",
+                       f"if it was cut or still running, let the command finish, then {PASTE}", unfinished.line_no,
+                       unfinished.line.strip())
     return Unnamed("unknown", "no failure the catalog knows is in the log",
                    f"if this is an excerpt, {PASTE}; if the log is whole, its failure is outside the catalog")
 
