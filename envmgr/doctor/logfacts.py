@@ -21,6 +21,7 @@ from itertools import accumulate
 from envmgr.doctor.logclock import FAILURE, Clock
 from envmgr.doctor.logengine import Probe
 from envmgr.doctor.signatures import ARCH_GIVEN, GPU_WANTED
+from envmgr.doctor.unnamed import OUTSIDE_NEEDLES, OUTSIDE_PATTERN
 from envmgr.knowledge import arch_span, cuda_at_least
 
 KEEP = 8          # values kept per fact kind (the first ones)
@@ -660,23 +661,8 @@ FACTS: tuple[FactRx, ...] = (
     _fx("index_unreachable", r"Max retries exceeded|Could not fetch URL|Retrying \(Retry\(",
         ("Max retries exceeded", "Could not fetch URL", "Retrying (Retry(")),
     # a failure of its own kind, outside the catalog, that a tool stops on (`decide`: none of the facts' inferences
-    # then names a cause): the disk full (errno 28 in Linux's and Windows' words), the GPU's memory used up at run
-    # time (the runtimes' words; a compiler out of memory is F25's and reads otherwise), the network given up on (not
-    # pip's retry warning, which a download may follow; not an HTTP status, which a wrong index URL gives), pip's
-    # requires-python refusal, CMake sent into an empty folder (a git submodule not cloned), Python unable to read a
-    # source file or to find a module
-    _fx("outside_stop", r"No space left on device|\[Errno 28\]|There is not enough space on the disk|"
-                        r"CUDA out of memory|OutOfMemoryError|CUDA_ERROR_OUT_OF_MEMORY|ResourceExhaustedError|"
-                        r"^(?![ \t]*WARNING: Retrying)[^\n]*?(?:Max retries exceeded|Missing dependencies for SOCKS|"
-                        r"SSL module is not available|CERTIFICATE_VERIFY_FAILED|Temporary failure in name resolution|"
-                        r"getaddrinfo failed|Network is unreachable)|"
-                        r"requires a different Python: |does not contain a CMakeLists\.txt file|"
-                        r"^[ \t>]*SyntaxError: |ModuleNotFoundError: No module named ",
-        ("No space left", "Errno 28", "not enough space on the disk", "out of memory", "OutOfMemoryError",
-         "OUT_OF_MEMORY", "ResourceExhaustedError", "Max retries exceeded", "SOCKS", "SSL module",
-         "CERTIFICATE_VERIFY_FAILED", "name resolution", "getaddrinfo failed", "Network is unreachable",
-         "requires a different Python", "does not contain a CMakeLists", "SyntaxError: ", "No module named "),
-        re.M),
+    # then names a cause); its kinds, words and advice are unnamed.OUTSIDE's
+    _fx("outside_stop", OUTSIDE_PATTERN, OUTSIDE_NEEDLES, re.M),
     # the reporter's (or an installer's) words that a prebuilt wheel was passed over for a source build: skipped,
     # ignored, compiled instead of it (flash-attn's own "Precompiled wheel not found. Building from source" is a
     # signature)
@@ -1359,6 +1345,16 @@ def unfinished(last) -> Fact | None:
     """The last progress line of a build when nothing after it says how the step ended: the log was copied
     while the build still ran (a spinner, a compile line), so it took long enough for someone to stop and ask."""
     return _last_unanswered(last, "unfinished", _PROGRESS, _OUTCOME)
+
+
+def ends_open(last) -> Fact | None:
+    """The log's last line with text where none of its last lines says how a step ended (an error, a failure, a
+    success, a stop): an excerpt cut before its tool printed the outcome (read only where nothing was named)."""
+    texts = [(no, text) for no, text in last if text.strip()]
+    if not texts or any(_OUTCOME.search(text) for _, text in texts):
+        return None
+    no, text = texts[-1]
+    return Fact("ends_open", text.strip(), no, text)
 
 
 TIMED_LONG = 10.0    # seconds of one timed nvcc call: nvcc itself takes 1-4 s on a small file

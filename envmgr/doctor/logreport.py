@@ -44,7 +44,7 @@ def render_scan(scan, paint: Callable[..., str]) -> str:
     """render_matches, or the near misses: the ids whose words appeared, with the first such line."""
     if scan.matches:
         return render_matches(scan.matches, paint)
-    out = [f"no known failure signature found in the log ({scan.lines} lines)"]
+    out = [f"no known failure signature found in the log ({scan.lines} lines)", *_unnamed_text(scan.unnamed, paint)]
     if scan.near:
         out.append("closest catalog ids (their words appear, their error text does not):")
         from envmgr.doctor.catalog import CATALOG
@@ -54,6 +54,24 @@ def render_scan(scan, paint: Callable[..., str]) -> str:
             out.append(f"      {paint(f'line {n.line_no}:', 'dim')} {_short(n.line.strip(), 200)}"
                        f"  ({', '.join(n.words)}; x{n.count})")
     return "\n".join(out) + "\n"
+
+
+def _unnamed_text(why, paint: Callable[..., str]) -> list[str]:
+    """Why nothing was named (unnamed.explain), the line it rests on, and what to do."""
+    if why is None:
+        return []
+    out = [f"  {paint('why:', 'yellow')}  {why.title}"]
+    if why.line_no is not None:
+        out.append(f"  {paint(f'line {why.line_no}:', 'dim')} {_short(why.line or '')}")
+    out.append(f"  {paint('do:', 'green')}   {why.advice}")
+    return out
+
+
+def unnamed_json(why) -> dict | None:
+    if why is None:
+        return None
+    return {"reason": why.reason, "kind": why.kind, "title": why.title, "line_no": why.line_no, "line": why.line,
+            "advice": why.advice}
 
 
 def matches_json(matches: Iterable) -> list[dict]:
@@ -72,4 +90,5 @@ def scan_json(scan, path: str) -> dict:
             "decisive": decisive.id if decisive else None,
             "matches": matches_json(scan.matches),
             "near_misses": [{"id": n.id, "count": n.count, "line_no": n.line_no, "line": n.line.strip(),
-                             "words": list(n.words)} for n in scan.near]}
+                             "words": list(n.words)} for n in scan.near],
+            "unnamed": unnamed_json(scan.unnamed)}

@@ -29,9 +29,18 @@ from envmgr.doctor.logengine import (
     weak_wrap_width,
     wrap_width,
 )
-from envmgr.doctor.logfacts import LAST, FactScanner, build_stop_contradicted, decide
+from envmgr.doctor.logfacts import (
+    LAST,
+    FactScanner,
+    build_stop_contradicted,
+    build_succeeded,
+    decide,
+    ends_open,
+    unfinished,
+)
 from envmgr.doctor.logread import LogInputError, stream_text
 from envmgr.doctor.signatures import NEAR_WORDS, PRECEDENCE, SIGNATURES
+from envmgr.doctor.unnamed import Marks, Unnamed, explain
 from envmgr.errors import InputFileError
 from envmgr.knowledge import (
     LOG_JUDGED_FROM,
@@ -65,6 +74,7 @@ class LogScan:
     matches: tuple[LogMatch, ...]
     near: tuple = ()                          # logengine.Near, best first, at most three
     lines: int = 0
+    unnamed: Unnamed | None = None            # with no match: why nothing was named, and what to do
 
     @property
     def decisive(self) -> LogMatch | None:
@@ -183,9 +193,11 @@ def _scan(logical, clock: Clock | None = None) -> LogScan:
     facts = FactScanner()
     memo: dict = {}
     last: deque = deque(maxlen=LAST)          # the log's last lines: does the build end in success after a match?
+    marks = Marks()                           # a line a program printed (looked for on the first lines only)
     for nums, texts in logical:
         nums, texts = repair(nums, texts, memo)
         last.extend(zip(nums[-LAST:], texts[-LAST:], strict=True))
+        marks.feed(texts)
         scanner.feed(nums, texts)
         if not scanner.hits:        # the facts decide only where no signature matched
             facts.feed(nums, texts)
@@ -216,7 +228,9 @@ def _scan(logical, clock: Clock | None = None) -> LogScan:
     order = {fid: hit.index for fid, hit in hits.items()}
     matches.sort(key=lambda m: (m.line_no, order.get(m.id, 0), m.id))
     near = () if matches else _near(scanner.near)
-    return LogScan(_rank(matches), near, scanner.lines_read)
+    why = None if matches else explain(facts.first("outside_stop"), build_succeeded(last, 0),
+                                       unfinished(last) or ends_open(last), marks.output)
+    return LogScan(_rank(matches), near, scanner.lines_read, why)
 
 
 def _anchored(facts) -> list[LogMatch]:
