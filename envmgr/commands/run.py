@@ -9,7 +9,7 @@ import click
 from envmgr import spawn
 from envmgr.cli.main import Ctx
 from envmgr.cli.options import RecipeArgs, Selection, environment_for, recipe_options, refuse_records, selector_options
-from envmgr.doctor.logscan import render_matches, scan_path
+from envmgr.doctor.logscan import render_matches, scan_path, unnamed_text
 from envmgr.errors import InputFileError, UsageError
 from envmgr.files.atomic import hold_for_writing
 from envmgr.output import Painter
@@ -90,13 +90,18 @@ def _check_log_file(log_file: str) -> None:
 
 
 def _diagnose(log_file: str) -> None:
+    """The catalog's cause of the failed command, from its log; with none, a failure outside the catalog that the
+    log stops on (a full disk, the network, pip's requires-python...) with what to do. The other reasons doctor gives
+    for naming nothing (no outcome shown, no program output, a success) speak of a paste, not of a whole run's log."""
     try:
-        matches = scan_path(log_file).matches   # streamed: a long build's log is never held whole
+        scan = scan_path(log_file)              # streamed: a long build's log is never held whole
     except InputFileError:                       # empty (the command printed nothing) or unreadable
-        matches = ()
-    if matches:
-        click.echo("\n" + render_matches(matches, Painter(sys.stderr)), err=True)
-    else:
-        click.echo(f"envmgr: the command failed; no known failure signature in {log_file}", err=True)
+        scan = None
+    if scan is not None and scan.matches:
+        click.echo("\n" + render_matches(scan.matches, Painter(sys.stderr)), err=True)
+        return
+    click.echo(f"envmgr: the command failed; no known failure signature in {log_file}", err=True)
+    if scan is not None and scan.unnamed is not None and scan.unnamed.reason == "outside":
+        click.echo("\n".join(unnamed_text(scan.unnamed, Painter(sys.stderr))), err=True)
 
 

@@ -44,7 +44,7 @@ def render_scan(scan, paint: Callable[..., str]) -> str:
     """render_matches, or the near misses: the ids whose words appeared, with the first such line."""
     if scan.matches:
         return render_matches(scan.matches, paint)
-    out = [f"no known failure signature found in the log ({scan.lines} lines)", *_unnamed_text(scan.unnamed, paint)]
+    out = [f"no known failure signature found in the log ({scan.lines} lines)", *unnamed_text(scan.unnamed, paint)]
     if scan.near:
         out.append("closest catalog ids (their words appear, their error text does not):")
         from envmgr.doctor.catalog import CATALOG
@@ -56,7 +56,7 @@ def render_scan(scan, paint: Callable[..., str]) -> str:
     return "\n".join(out) + "\n"
 
 
-def _unnamed_text(why, paint: Callable[..., str]) -> list[str]:
+def unnamed_text(why, paint: Callable[..., str]) -> list[str]:
     """Why nothing was named (unnamed.explain), the line it rests on, and what to do."""
     if why is None:
         return []

@@ -296,4 +296,10 @@ def _stream(path: str | Path):
                              "pass the path of a text log (for example pip install -v ... > build.log)") from None
 
 
-from envmgr.doctor.logreport import matches_json, render_matches, render_scan, scan_json  # noqa: E402, F401  (re-exported)
+from envmgr.doctor.logreport import (  # noqa: E402, F401  (re-exported)
+    matches_json,
+    render_matches,
+    render_scan,
+    scan_json,
+    unnamed_text,
+)

@@ -119,6 +119,32 @@ def test_run_log_diagnoses_a_real_failure_log(tmp_path):
     assert "F01" in done.stderr and "fix-msbuild" in done.stderr
 
 
+@pytest.mark.posix
+def test_run_log_says_what_to_do_for_a_failure_outside_the_catalog(tmp_path):
+    """`envmgr run --log` on a command that stops on a full disk (pip's own words): no catalog id, but the kind of
+    stop and its advice; a command whose output shows no such stop gets the plain line only (the other reasons
+    doctor gives speak of pastes, not of a run's whole log)."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    def run(script: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "envmgr", "run", "--from", str(_linux_snapshot(tmp_path)),
+                               "--log", str(tmp_path / "build.log"), "--", "sh", "-c", script],
+                              capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"})
+
+    full = run("echo 'Collecting llama-cpp-python'; echo 'ERROR: Could not install packages due to an OSError: "
+               "[Errno 28] No space left on device'; exit 1")
+    assert full.returncode == 1
+    assert "no known failure signature in" in full.stderr
+    assert "disk filled up" in full.stderr and "free space" in full.stderr and "line 2:" in full.stderr
+    plain = run("echo 'compiling'; exit 2")
+    assert plain.returncode == 2
+    assert "no known failure signature in" in plain.stderr and "why:" not in plain.stderr
+
+
 def _linux_snapshot(tmp_path):
     path = tmp_path / "env.toml"
     path.write_text('schema = 1\nplatform = "linux"\n[env]\nX = "1"\n', encoding="utf-8")
