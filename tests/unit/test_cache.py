@@ -11,6 +11,7 @@ import pytest
 from envmgr.cache import store as cache
 from envmgr.snapshot.envdelta import SET, EnvDelta, VarOp
 from envmgr.snapshot.form import Snapshot, from_toml, to_toml
+from tests.conftest import UNDER_WINE
 
 # A snapshot from another platform is refused (exit 2), so --from tests write one for this machine.
 if sys.platform == "win32":
@@ -65,8 +66,22 @@ def _writer(args):
     return True
 
 
+def _pool(workers: int):
+    """multiprocessing.Pool, tried again (at most three times) only where Wine 8 could not start a worker process
+    at all: CreateProcess's "[WinError 1359] Internal error" (CI at 21cdfee, once; the same Wine failure as cmd.exe's
+    "ShellExecuteEx failed: Internal error" in tests/wine/test_cmd_quoting.run_cmd). Pool stops the workers it had
+    started before it raises; any other error, or the third, is raised."""
+    for attempt in range(1, 4):
+        try:
+            return multiprocessing.Pool(workers)
+        except OSError as e:
+            if not (UNDER_WINE and getattr(e, "winerror", None) == 1359) or attempt == 3:
+                raise
+    raise AssertionError("unreachable")
+
+
 def test_two_processes_filling_the_same_entry_never_leave_a_broken_file(cache_dir):
-    with multiprocessing.Pool(4) as pool:
+    with _pool(4) as pool:
         assert all(pool.map(_writer, [(str(cache_dir), 25)] * 4))
     assert from_toml(cache.lookup("shared")).delta.ops[0].value == "/c"
     # no temp files left (shared.fast: the console script's fast path, when the last writer left it)
