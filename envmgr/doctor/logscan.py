@@ -40,7 +40,7 @@ from envmgr.doctor.logfacts import (
 )
 from envmgr.doctor.logread import LogInputError, stream_text
 from envmgr.doctor.signatures import NEAR_WORDS, PRECEDENCE, SIGNATURES
-from envmgr.doctor.unnamed import Marks, Unnamed, explain
+from envmgr.doctor.unnamed import Marks, Unnamed, explain, seen_last
 from envmgr.errors import InputFileError
 from envmgr.knowledge import (
     LOG_JUDGED_FROM,
@@ -228,7 +228,7 @@ def _scan(logical, clock: Clock | None = None) -> LogScan:
     order = {fid: hit.index for fid, hit in hits.items()}
     matches.sort(key=lambda m: (m.line_no, order.get(m.id, 0), m.id))
     near = () if matches else _near(scanner.near)
-    why = None if matches else explain(facts.first("outside_stop"), build_succeeded(last, 0),
+    why = None if matches else explain(facts.first("outside_stop") or seen_last(last), build_succeeded(last, 0),
                                        unfinished(last) or ends_open(last), marks.output)
     return LogScan(_rank(matches), near, scanner.lines_read, why)
 

@@ -9,6 +9,7 @@ at lines only until the first one a program printed.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -66,9 +67,23 @@ OUTSIDE: tuple[Outside, ...] = (
             "from the module's), or activate the environment that has it"),
 )
 
+# kinds told to the user only where nothing is named and the log's last lines show them: not part of `outside_stop`,
+# so they change no decision (a permission refused is often a step's side issue, not what stopped the build)
+SEEN_LAST: tuple[Outside, ...] = (
+    Outside("permission", r"\[(?:Errno 13|WinError 5)\]|Permission denied|Access is denied|Zugriff verweigert|"
+                          r"Accès refusé|Acceso denegado|Accesso negato|Acesso negado|Отказано в доступе|拒绝访问|"
+                          r"存取被拒|アクセスが拒否されました|액세스가 거부되었습니다",
+            (),
+            "the system refused to write or open a file or folder (permission denied; on Windows often a file in use)",
+            "close programs that hold the files the line names (a running Python or notebook, an editor's "
+            "interpreter, an antivirus scan), install into a virtual environment you own rather than a system "
+            "Python, and do not mix sudo and plain pip installs in one environment"),
+)
+
 OUTSIDE_PATTERN = "|".join(o.pattern for o in OUTSIDE)
 OUTSIDE_NEEDLES = tuple(n for o in OUTSIDE for n in o.needles)
-_KINDS = tuple((o, re.compile(o.pattern, re.M)) for o in OUTSIDE)
+_KINDS = tuple((o, re.compile(o.pattern, re.M)) for o in (*OUTSIDE, *SEEN_LAST))
+_SEEN = re.compile("|".join(o.pattern for o in SEEN_LAST))
 
 
 @dataclass(frozen=True)
@@ -82,15 +97,30 @@ class Unnamed:
 
 
 def outside_kind(line: str) -> Outside | None:
-    """The kind of stop outside the catalog a line (an `outside_stop` fact's) shows, in OUTSIDE's order."""
+    """The kind of stop outside the catalog a line (an `outside_stop` fact's, or `seen_last`'s) shows, in OUTSIDE's
+    order, then SEEN_LAST's."""
     return next((o for o, rx in _KINDS if rx.search(line)), None)
 
 
-class Found(Protocol):
-    """A line a fact was found on (logfacts.Fact: this module is below it)."""
-
+@dataclass(frozen=True)
+class Seen:
     line_no: int
     line: str
+
+
+def seen_last(last: Sequence[tuple[int, str]]) -> Seen | None:
+    """The last of the log's last lines ((line_no, text) pairs, logscan keeps them) that shows a SEEN_LAST kind."""
+    return next((Seen(no, text) for no, text in reversed(last) if _SEEN.search(text)), None)
+
+
+class Found(Protocol):
+    """A line a fact was found on (logfacts.Fact: this module is below it; or a `Seen`)."""
+
+    @property
+    def line_no(self) -> int: ...
+
+    @property
+    def line(self) -> str: ...
 
 
 def explain(outside: Found | None, succeeded: Found | None, unfinished: Found | None, output_seen: bool) -> Unnamed:

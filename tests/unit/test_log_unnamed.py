@@ -128,3 +128,41 @@ def test_no_color_keeps_the_text_plain(tmp_path: Path):
     log.write_bytes(OUTSIDE_STOPS[0][1].encode("utf-8"))
     result = CliRunner(env={"NO_COLOR": "1"}).invoke(cli, ["doctor", "--log", str(log)])
     assert result.exit_code == 0 and "\x1b[" not in result.output and "  do:" in result.output
+
+
+# CPython's OSError text for Windows' ERROR_ACCESS_DENIED as pip prints it (a DLL held by a running Python), and the
+# German system message for the same error (FormatMessage) as a pip run on a German Windows shows it
+PERMISSION = [
+    "Installing collected packages: llama-cpp-python\nERROR: Could not install packages due to an OSError: "
+    "[WinError 5] Access is denied: 'C:\\\\Python311\\\\Lib\\\\site-packages\\\\llama_cpp\\\\lib\\\\llama.dll'\n"
+    "Check the permissions.\n",
+    "Installing collected packages: torch\nERROR: Could not install packages due to an OSError: [WinError 5] "
+    "Zugriff verweigert: 'C:\\\\Python311\\\\Lib\\\\site-packages\\\\torch\\\\lib\\\\c10.dll'\n",
+    PIP + "ERROR: Could not install packages due to an OSError: [Errno 13] Permission denied: "
+          "'/usr/lib/python3/dist-packages/numpy'\n",
+]
+
+
+@pytest.mark.parametrize("text", PERMISSION, ids=["en-winerror5", "de-winerror5", "errno13"])
+def test_a_permission_refused_in_the_last_lines_is_told_with_its_advice(text, tmp_path: Path):
+    found = _scan(text, tmp_path)
+    assert found.matches == ()
+    why = found.unnamed
+    assert why is not None and (why.reason, why.kind) == ("outside", "permission")
+    assert "Python" in why.advice and why.line_no == text.count("\n", 0, text.index("ERROR")) + 1
+
+
+def test_a_permission_refused_early_in_a_long_log_is_not_the_reason(tmp_path: Path):
+    # a `find` warning at the start, then 200 lines of a build that show no outcome
+    text = "find: '/root/.cache': Permission denied\n" + "".join(f"[{i}/900] Building CUDA object x{i}.o\n"
+                                                                  for i in range(200))
+    why = _scan(text, tmp_path).unnamed
+    assert why is not None and why.kind != "permission"
+
+
+def test_a_permission_line_changes_no_named_cause(tmp_path: Path):
+    # nvcc's own message names F07's cause; a permission line after it is not the reason and adds no id
+    text = ("CMake Error at CMakeLists.txt:3 (project):\n  No CMAKE_CUDA_COMPILER could be found.\n"
+            "rm: cannot remove 'build/CMakeCache.txt': Permission denied\n")
+    found = _scan(text, tmp_path)
+    assert found.matches and found.unnamed is None
