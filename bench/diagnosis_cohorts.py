@@ -195,8 +195,9 @@ def main() -> int:
     print("\n".join(lines))
     if a.save:
         stem = f"{datetime.now(timezone.utc):%Y-%m-%d}-{a.stem}"
+        at = git("rev-parse", "--short", "HEAD").strip()
         head = [f"# doctor --log on each cohort of the diagnosis corpus, at first sight and now ({stem})", "",
-                f"`python bench/diagnosis_cohorts.py {' '.join(sys.argv[1:])}` at {git('rev-parse', '--short', 'HEAD').strip()}. "
+                f"`python bench/diagnosis_cohorts.py {' '.join(sys.argv[1:])}` at {at}. "
                 "A cohort is the logs first added after one dated diagnosis result and up to the next; `first "
                 "sight` is the engine of the previous result's commit, which had been shown none of them (train "
                 "or held out). `now` is today's engine. Counts only; no held-out log is named.", "",

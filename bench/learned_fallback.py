@@ -70,7 +70,7 @@ def vote(logs: list[dict]) -> None:
         df = Counter(w for x in fit for w in x["words"])
         idf = {w: math.log(len(fit) / n) for w, n in df.items() if n >= 2}
 
-        def vec(x: dict) -> dict[str, float]:
+        def vec(x: dict, idf: dict[str, float] = idf) -> dict[str, float]:
             v = {w: idf[w] for w in x["words"] if w in idf}
             norm = math.sqrt(sum(a * a for a in v.values())) or 1.0
             return {w: a / norm for w, a in v.items()}
