@@ -32,8 +32,8 @@ def render_matches(matches: Iterable, paint: Callable[..., str]) -> str:
             out.append(f"  {paint('why:', 'dim')}   {mark}{m.why}")
         out.append(f"  {paint('cause:', 'yellow')} {m.failure.cause}")
         out.append(f"  {paint('fix:', 'green')}   {m.failure.fix}")
-        if m.failure.fix_command:
-            out.append(f"  {paint('try:', 'cyan')}   {m.failure.fix_command}")
+        if m.fix_command:
+            out.append(f"  {paint('try:', 'cyan')}   {m.fix_command}")
         out.append("")
     if not out:
         return "no known failure signature found in the log\n"
@@ -80,7 +80,8 @@ def matches_json(matches: Iterable) -> list[dict]:
              "evidence": [{"line_no": n, "line": line} for n, line in m.lines],
              "signatures": list(m.signatures),
              "details": dict(m.details), "cause": m.failure.cause, "fix": m.failure.fix,
-             "fix_command": m.failure.fix_command, "platforms": list(m.failure.platforms)}
+             "fix_command": m.fix_command, "runtime": (m.advice.runtime or None) if m.advice else None,
+             "platforms": list(m.failure.platforms)}
             for m in matches]
 
 

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from envmgr.doctor.advice import TAILORED, Advice, Mentions, advise, runtime_of
 from envmgr.doctor.catalog import CATALOG, Failure
 from envmgr.doctor.logclean import repair, strip_batch
 from envmgr.doctor.logclock import Clock
@@ -67,6 +68,11 @@ class LogMatch:
     signatures: tuple[str, ...] = ()          # every signature of this id that matched
     decisive: bool = False                    # the match that names the cause
     why: str = ""                             # why this id ranks where it does
+    advice: Advice | None = None              # the try: line for the log's own package (None: the catalog's)
+
+    @property
+    def fix_command(self) -> str | None:
+        return self.advice.command if self.advice else self.failure.fix_command
 
 
 @dataclass(frozen=True)
@@ -194,10 +200,12 @@ def _scan(logical, clock: Clock | None = None) -> LogScan:
     memo: dict = {}
     last: deque = deque(maxlen=LAST)          # the log's last lines: does the build end in success after a match?
     marks = Marks()                           # a line a program printed (looked for on the first lines only)
+    mentions = Mentions()                     # the packages the log's first lines name (for the try: line)
     for nums, texts in logical:
         nums, texts = repair(nums, texts, memo)
         last.extend(zip(nums[-LAST:], texts[-LAST:], strict=True))
         marks.feed(texts)
+        mentions.feed(texts)
         scanner.feed(nums, texts)
         if not scanner.hits:        # the facts decide only where no signature matched
             facts.feed(nums, texts)
@@ -230,7 +238,17 @@ def _scan(logical, clock: Clock | None = None) -> LogScan:
     near = () if matches else _near(scanner.near)
     why = None if matches else explain(facts.first("outside_stop") or seen_last(last), build_succeeded(last, 0),
                                        unfinished(last) or ends_open(last), marks.output)
-    return LogScan(_rank(matches), near, scanner.lines_read, why)
+    return LogScan(_advised(_rank(matches), last, mentions), near, scanner.lines_read, why)
+
+
+def _advised(matches: tuple[LogMatch, ...], last, mentions: Mentions) -> tuple[LogMatch, ...]:
+    """Each match whose catalog command is one package's, with the command for the package the log is about."""
+    out = []
+    for m in matches:
+        advice = advise(m.id, runtime_of([m.line, *(line for _, line in m.lines)], (t for _, t in last),
+                                         mentions.head), m.details.get("signature", "")) if m.id in TAILORED else None
+        out.append(replace(m, advice=advice) if advice else m)
+    return tuple(out)
 
 
 def _anchored(facts) -> list[LogMatch]:
