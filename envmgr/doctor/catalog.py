@@ -113,11 +113,12 @@ _ROWS = (
             "Update the driver, or build/install for a CUDA version the driver supports.",
             None, BOTH),
     Failure("F18", "Built or installed for the GPU but runs on the CPU",
-            "What runs is a build of your own (or pip's build of an sdist on this machine, or that build's wheel "
-            "from pip's cache) that came out without CUDA as GGML_CUDA never reached CMake, or a CUDA build "
-            "that the run does not give the GPU: n_gpu_layers is 0, or CUDA failed to initialise at run time.",
-            "Rebuild from source with the CUDA flag reaching CMake, without pip's cache, and pass "
-            "n_gpu_layers=-1; or fix what stopped CUDA from initialising.",
+            "What runs is a build made here (pip's build of an sdist, or its wheel from pip's cache) without CUDA, "
+            "its CUDA switch never reaching the build (llama.cpp: GGML_CUDA), or a CUDA build the run does not "
+            "give the GPU (llama.cpp: n_gpu_layers 0), or CUDA failed to initialise at run time.",
+            "Rebuild from source with the CUDA switch reaching the build (llama.cpp: -DGGML_CUDA=on in CMAKE_ARGS), "
+            "without pip's cache, and give the run the GPU (n_gpu_layers=-1); or fix what stopped CUDA from "
+            "initialising.",
             _REINSTALL, BOTH),
     Failure("F19", "Installer took a CPU-only prebuilt, or compiled where a CUDA wheel was wanted",
             "pip, uv or conda took a prebuilt package built without CUDA (torch +cpu, a CPU jaxlib, paddlepaddle "
