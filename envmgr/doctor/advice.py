@@ -80,6 +80,7 @@ class Mentions:
     def feed(self, texts: list[str]) -> None:
         if self.fed >= HEAD:
             return
+        texts = texts[: HEAD - self.fed]
         self.fed += len(texts)
         self.head.update(named(texts))
 
