@@ -98,8 +98,9 @@ _ROWS = (
             "Rebuild with the GPU's arch in CMAKE_CUDA_ARCHITECTURES, or pick a wheel whose arch list covers it.",
             _REINSTALL, BOTH),
     Failure("F15", "A DLL or one of its dependencies cannot be loaded",
-            "llama.dll/ggml*.dll exist but a dependency (cudart/cublas of the right major, nvcuda.dll, the VC++ "
-            "runtime) is not on PATH; CUDA 13 keeps its DLLs in bin\\x64.",
+            "The package's DLL (llama.dll, ggml-cuda.dll, torch's c10_cuda.dll, a provider DLL) exists but a "
+            "dependency (cudart/cublas/cudnn of the right major, nvcuda.dll, the VC++ runtime) is not on the "
+            "search path; CUDA 13 keeps its DLLs in bin\\x64.",
             "Put the matching CUDA bin (and bin\\x64) first on PATH, install the driver / VC++ redistributable.",
             "envmgr shell --cuda <X.Y>", WIN),
     Failure("F16", "Stale CUDA_PATH breaks import llama_cpp",
@@ -108,8 +109,8 @@ _ROWS = (
             "Correct or unset CUDA_PATH (and HIP_PATH).",
             "envmgr shell --cuda <X.Y>", WIN),
     Failure("F17", "NVIDIA driver too old for the CUDA runtime",
-            "The driver's CUDA version is below the toolkit or wheel the binary was built with; ggml then falls "
-            "back to the CPU.",
+            "The driver's CUDA version is below the toolkit or wheel the binary was built with; the runtime then "
+            "fails or falls back to the CPU (llama.cpp does).",
             "Update the driver, or build/install for a CUDA version the driver supports.",
             None, BOTH),
     Failure("F18", "Built or installed for the GPU but runs on the CPU",
