@@ -57,7 +57,7 @@ def command(obj: Ctx, vs: str | None, toolset: str | None, arch: str, cuda: str 
       envmgr doctor --only F01,F04       just these
       envmgr doctor --cuda 12.4 --json   for a CUDA version, as JSON
       envmgr doctor --dll llama_cpp      why import llama_cpp cannot load its DLLs
-      envmgr doctor --log build.log      what went wrong in a pip install -v log
+      envmgr doctor --log build.log      what went wrong in a build or run log (any package)
     """
 
     if sum(bool(x) for x in (dll, log, only)) > 1:
