@@ -45,8 +45,8 @@ _NAMES = (
     (_PYTHON := "python", r"\bTraceback \(most recent call last\)|\bsite-packages\b|\.py\b|\bpip3? install\b"),
 )
 _RX = re.compile("|".join(f"(?P<r{i}>{rx})" for i, (_, rx) in enumerate(_NAMES)), re.I)
-_NEEDLES = ("llama", "LlamaCpp", "llm_load", "ollama", "whisper", "diffusion", "torch", "jax", "xla_", "onnx",
-            "ExecutionProvider", "tensorflow", "paddle", "Traceback", "site-packages", ".py", "pip")
+_NEEDLES = ("llama", "llm_load", "ollama", "whisper", "diffusion", "torch", "jax", "xla_", "onnx",
+            "executionprovider", "tensorflow", "paddle", "traceback", "site-packages", ".py", "pip")   # lower case
 _ABSORBS = {"llama-cpp-python": "llama.cpp", "ollama": "llama.cpp"}
 
 _TORCH = "pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cu<XYZ>"
@@ -89,10 +89,9 @@ def named(texts: Iterable[str]) -> Counter[str]:
     """How often each runtime (and Python's own marks) is named in these lines."""
     out: Counter[str] = Counter()
     for text in texts:
-        if not any(n in text for n in _NEEDLES):
-            low = text.lower()
-            if not any(n.lower() in low for n in _NEEDLES):
-                continue
+        low = text.lower()
+        if not any(n in low for n in _NEEDLES):
+            continue
         for m in _RX.finditer(text):
             out[_NAMES[int(m.lastgroup[1:])][0]] += 1   # type: ignore[index]
     return out
