@@ -13,6 +13,7 @@ import os
 import sys
 
 from envmgr.fastpath.argv import parse_options, selectors
+from envmgr.fastpath.helptext import help_file, help_form, read_help, store_help
 from envmgr.host.process import environ
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
@@ -34,9 +35,41 @@ def main() -> None:
     if answer is None:
         from envmgr.cli.main import main as full
 
-        full()
+        keep = help_to_keep(sys.argv[1:], environ())
+        if keep is None:
+            full()
+        else:
+            _full_keeping_help(full, keep)
         return
     answer()
+
+
+def help_to_keep(argv: list[str], env: Mapping[str, str]) -> str | None:
+    """Where a help text the full CLI prints for `argv` is kept, or None (not a help form, no cache)."""
+    if sys.platform == "win32" or not help_form(argv) or any(env.get(k) for k in _FULL_PATH_ENV):
+        return None
+    folder = cache_dir(env)
+    return help_file(argv, env, folder) if folder else None
+
+
+def _full_keeping_help(full: Callable[[], None], path: str) -> None:
+    """The full CLI, with what it prints on stdout kept in `path` when it exits 0 (click's help)."""
+    import io
+
+    real, captured = sys.stdout, io.StringIO()
+    code: object = 0
+    sys.stdout = captured
+    try:
+        full()
+    except SystemExit as exc:
+        code = exc.code
+    finally:
+        sys.stdout = real
+    text = captured.getvalue()
+    _write_text(text)
+    if code in (0, None) and text:
+        store_help(path, text)
+    sys.exit(code)
 
 
 def plan(argv: list[str], env: Mapping[str, str]) -> Callable[[], object] | None:
@@ -47,6 +80,11 @@ def plan(argv: list[str], env: Mapping[str, str]) -> Callable[[], object] | None
         from envmgr import __version__
 
         return lambda: _write_text(f"envmgr, version {__version__}\n")
+    if help_form(argv):
+        folder = cache_dir(env)
+        path = help_file(argv, env, folder) if folder else None
+        kept = read_help(path) if path else None
+        return (lambda: _write_bytes(kept)) if kept is not None else None
     if not argv or argv[0] not in ("export", "run"):
         return None
     command: tuple[str, ...] = ()
