@@ -6,7 +6,6 @@ import sys
 import click
 
 from envmgr.cli.main import Ctx
-from envmgr.doctor.logscan import render_scan, scan_json, scan_path
 from envmgr.doctor.run import (
     dll_json,
     dll_report,
@@ -67,6 +66,9 @@ def command(obj: Ctx, vs: str | None, toolset: str | None, arch: str, cuda: str 
     paint = Painter(sys.stdout)
     ctx = click.get_current_context()
     if log:
+        # start-up: the log engine's ~120 compiled patterns load only when a log is scanned (issue 33)
+        from envmgr.doctor.logscan import render_scan, scan_json, scan_path
+
         scan = scan_path(log)   # streamed: any size; bad input is one line and exit 2
         if as_json:
             emit_json(scan_json(scan, log))

@@ -8,10 +8,6 @@ import click
 
 from envmgr.cli.main import Ctx
 from envmgr.cli.options import RecipeArgs, Selection, recipe_options, selector_options
-from envmgr.commands import install_closure
-from envmgr.commands.install_build import InstallOptions, install_wheel
-from envmgr.commands.install_flow import flow_package, start_flow
-from envmgr.commands.install_prebuilt import Options
 
 
 @click.command("install", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
@@ -52,6 +48,12 @@ def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, no_deps: bool, r
     tag, platform): the same key in any venv installs the cached wheel in seconds. pip options
     (before SPEC) go to both `pip wheel` and `pip install`. The first --python is the target.
     """
+    # start-up: the flow (doctor, wheels, pip, verify) loads when it runs, not for `install --help` (issue 33)
+    from envmgr.commands import install_closure
+    from envmgr.commands.install_build import InstallOptions, install_wheel
+    from envmgr.commands.install_flow import flow_package, start_flow
+    from envmgr.commands.install_prebuilt import Options
+
     if undo_dll_fix:
         sys.exit(install_closure.undo(undo_dll_fix))
     if not pip_args:
