@@ -14,7 +14,17 @@ if TYPE_CHECKING:
     from envmgr.errors import EnvmgrError
 
 JSON_SCHEMA_VERSION = 1
+# -q: the one home of "say less" (progress lines, spinners). The global -q/-v flags set it (set_quiet).
+_QUIET = {"on": False}
 _CODES = {"bold": "1", "dim": "2", "red": "31", "green": "32", "yellow": "33", "cyan": "36"}
+
+
+def set_quiet(on: bool) -> None:
+    _QUIET["on"] = on
+
+
+def quiet() -> bool:
+    return _QUIET["on"]
 
 
 def use_color(stream: TextIO) -> bool:

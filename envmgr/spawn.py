@@ -16,6 +16,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from contextlib import contextmanager
 
 from envmgr.errors import CannotStart, CommandNotFound, Interrupted
@@ -25,6 +26,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping, Sequence
     from types import FrameType
     from typing import Any, BinaryIO
+
+    from envmgr.progress import BuildWatch
 
 
 @contextmanager
@@ -198,6 +201,8 @@ def _run_pty(argv: list[str], env: Mapping[str, str], log_path: str) -> int:
     stdin that is no terminal (a file, a pipe, /dev/null) is the child's own stdin, EOF included."""
     import termios
 
+    from envmgr.progress import BuildWatch, Ticker  # not at the top: the fast path imports this module
+
     stdin_tty = _isatty(0)
     with open(log_path, "wb") as log:
         master, slave = os.openpty()
@@ -215,7 +220,11 @@ def _run_pty(argv: list[str], env: Mapping[str, str], log_path: str) -> int:
                 finally:
                     os.close(slave)
                 relay.started(proc.pid, lambda signum: _pass_on_pty(proc.pid, master, signum))
-                _copy_output(proc, master, log, stdin_tty)
+                watch = BuildWatch(f"running {os.path.basename(argv[0])}", Ticker(sys.stderr))
+                try:
+                    _copy_output(proc, master, log, stdin_tty, watch)
+                finally:
+                    watch.ticker.done()
                 return _wait(proc)
         finally:
             if saved is not None:
@@ -261,25 +270,35 @@ def _pass_on_pty(pid: int, master: int, signum: int) -> None:
     _kill(group, signum, group=True)
 
 
-def _copy_output(proc: subprocess.Popen[bytes], master: int, log: BinaryIO, stdin_tty: bool) -> None:
+def _copy_output(proc: subprocess.Popen[bytes], master: int, log: BinaryIO, stdin_tty: bool,
+                 watch: BuildWatch) -> None:
     """Until the pty has no writer left, or the child has ended and nothing is left to read (a daemon
-    it started may hold the pty open for ever)."""
+    it started may hold the pty open for ever). The log gets the output without colour codes; the
+    progress line (stderr) is erased before the child's output is written and drawn again when due."""
 
     fds = [master, 0] if stdin_tty else [master]
+    from envmgr.progress import LogCleaner
+
     to_stdout = True
+    cleaner = LogCleaner()
     while True:
         ready = select.select(fds, [], [], 0.2)[0]
+        watch.tick(time.monotonic())
         if master in ready:
             try:
                 data = os.read(master, 65536)
             except OSError:  # EIO: every slave end is closed
                 data = b""
             if not data:
+                log.write(cleaner.flush())
                 return
-            log.write(data)
+            log.write(cleaner.feed(data))
             log.flush()
+            watch.feed(data)
+            watch.ticker.clear()
             to_stdout = to_stdout and _write_all(1, data)
         elif proc.poll() is not None:
+            log.write(cleaner.flush())
             return
         if 0 in ready:
             try:
