@@ -81,9 +81,9 @@ def summarize(samples: dict[tuple[str, str], list[float]], rounds: int) -> dict[
             row[f"{variant}_min_ms"] = min(times) * 1000
             row[f"{variant}_median_ms"] = statistics.median(times) * 1000
             base = samples[(name, "old")]
-            row[f"{variant}_vs_old"] = statistics.median(t / b for t, b in zip(times, base))
+            row[f"{variant}_vs_old"] = statistics.median(t / b for t, b in zip(times, base, strict=True))
             versions = version_old if variant == "old" else version_new
-            row[f"{variant}_vs_version"] = statistics.median(t / v for t, v in zip(times, versions))
+            row[f"{variant}_vs_version"] = statistics.median(t / v for t, v in zip(times, versions, strict=True))
         table[name] = row
     return table
 

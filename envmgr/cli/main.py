@@ -125,7 +125,7 @@ class EnvmgrGroup(click.Group):
         line as its help is shortened by click exactly as the command's own docstring would be."""
         names = [n for n in self.list_commands(ctx) if n not in HIDDEN]
         commands = [self.commands.get(n) or click.Command(n, help=COMMANDS[n]) for n in names]
-        shown = [(n, c) for n, c in zip(names, commands) if not c.hidden]
+        shown = [(n, c) for n, c in zip(names, commands, strict=True) if not c.hidden]
         if shown:
             limit = formatter.width - 6 - max(len(n) for n, _ in shown)
             with formatter.section("Commands"):

@@ -36,7 +36,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-
 from envmgr.doctor.dll import _MACHINES, pe_imports
 from envmgr.errors import InputFileError
 

@@ -14,7 +14,6 @@ import struct
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-
 from envmgr.doctor.winloader import loader_model
 from envmgr.errors import InputFileError
 from envmgr.host.base import Host, host_path, join

@@ -11,7 +11,6 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-
 from envmgr.doctor.dll import MAX_READ, DepNode, DepReport, read_binary
 from envmgr.errors import InputFileError
 from envmgr.host.base import Host, host_path, join

@@ -57,7 +57,7 @@ def _full_keeping_help(full: Callable[[], None], path: str) -> None:
     import io
 
     real, captured = sys.stdout, io.StringIO()
-    code: object = 0
+    code: str | int | None = 0
     sys.stdout = captured
     try:
         full()

@@ -49,7 +49,7 @@ def _modules_loaded(args: list[str]) -> tuple[str, list[str]]:
     env.pop("ENVMGR_MACHINE", None)
     done = subprocess.run([sys.executable, "-c", PROBE % (HEAVY,), *args], capture_output=True, text=True,
                           env=env, cwd=ROOT, timeout=120)
-    return done.stdout, eval(done.stderr.splitlines()[-1])  # noqa: S307  # the probe's own repr of a list
+    return done.stdout, eval(done.stderr.splitlines()[-1])  # the probe's own repr of a list
 
 
 def test_the_groups_help_imports_no_command_and_no_heavy_module():
