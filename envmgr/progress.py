@@ -189,3 +189,15 @@ class LogCleaner:
     def flush(self) -> bytes:
         held, self._held = self._held, b""
         return self._ESC.sub(b"", held)
+
+
+class DownloadWatch:
+    """A download's bytes, total (when the server says it) and rate, drawn as they come."""
+
+    def __init__(self, what: str, ticker: Ticker) -> None:
+        self.what = what
+        self.ticker = ticker
+
+    def tick(self, now: float, done: int, total: int | None) -> None:
+        if self.ticker.due(now):
+            self.ticker.draw(download_line(self.what, now - self.ticker.start, done, total, self.ticker.width()), now)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from envmgr import output
+from envmgr import output, progress
 from envmgr.progress import BuildWatch, Counter, LogCleaner, Ticker, build_line, download_line, read_counter, strip_ansi
 from tests.conftest import CORPUS, corpus
 
@@ -171,3 +171,39 @@ def test_run_log_under_a_terminal_redraws_in_place(env, tmp_path):
     assert "[3/3] Building CUDA object step3.cu.o" in strip_ansi(text)
     assert b"\x1b" not in log.read_bytes()
 
+
+
+# ---- live: a real download from a loopback HTTP server that sends slowly -------------------------------
+def test_a_slow_download_shows_bytes_total_and_rate(monkeypatch, capsys):
+    import http.server
+    import threading
+
+    from envmgr.wheels import remote
+
+    body = b"x" * 300_000
+
+    class Slow(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):   # noqa: N802  # the name http.server calls
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            for i in range(3):
+                self.wfile.write(body[i * 100_000:(i + 1) * 100_000])
+                self.wfile.flush()
+                time.sleep(1.2)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Slow)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setattr(progress, "EVERY_PLAIN", 1.0)     # a line a second instead of every 10 s: a short test
+    got = []
+    try:
+        remote.read(f"http://127.0.0.1:{server.server_address[1]}/llama_cpp_python-0.3.16-cp311.whl", got.append)
+    finally:
+        server.shutdown()
+    lines = capsys.readouterr().err.splitlines()
+    assert b"".join(got) == body and lines, lines
+    assert all(x.startswith("envmgr: downloading llama_cpp_python-0.3.16-cp311.whl ") for x in lines)
+    assert any(" of 300.0 KB (" in x and "/s " in x for x in lines)
