@@ -207,3 +207,24 @@ def test_a_slow_download_shows_bytes_total_and_rate(monkeypatch, capsys):
     assert b"".join(got) == body and lines, lines
     assert all(x.startswith("envmgr: downloading llama_cpp_python-0.3.16-cp311.whl ") for x in lines)
     assert any(" of 300.0 KB (" in x and "/s " in x for x in lines)
+
+
+# ---- captures and other slow steps: output.Spinner -----------------------------------------------------
+def test_a_slow_step_off_a_terminal_says_what_runs_every_period(monkeypatch, capsys):
+    monkeypatch.setattr(output.Spinner, "PLAIN_EVERY", 0.2)    # every 10 s in real use: a short test
+    with output.Spinner("running vcvarsall.bat x64 (VS 2022 Community)"):
+        time.sleep(0.5)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[:2] == ["envmgr: running vcvarsall.bat x64 (VS 2022 Community) (0 s)",
+                         "envmgr: running vcvarsall.bat x64 (VS 2022 Community) (0 s)"]
+
+
+def test_a_quiet_slow_step_says_nothing(monkeypatch, capsys):
+    monkeypatch.setattr(output.Spinner, "PLAIN_EVERY", 0.1)
+    output.set_quiet(True)
+    try:
+        with output.Spinner("capturing"):
+            time.sleep(0.3)
+    finally:
+        output.set_quiet(False)
+    assert capsys.readouterr().err == ""
