@@ -171,6 +171,73 @@ def run(argv: Sequence[str], env: Mapping[str, str], *, interrupted: str | None 
     return _outcome(code, relay.got, interrupted)
 
 
+def run_watched(argv: Sequence[str], env: Mapping[str, str], what: str, log_path: str, *,
+                interrupted: str | None = None, echo: bool = False) -> int:
+    """A long build: its output (stdout and stderr) goes to `log_path` without colour codes and feeds one
+    progress line on stderr (elapsed time, the build's counter, its last line); with `echo` it is also
+    copied to stderr as it comes (the user asked for -v). Signals as run()."""
+    from envmgr.progress import BuildWatch, Ticker  # not at the top: the fast path imports this module
+
+    program = resolve_program(argv[0], env)
+    watch = BuildWatch(what, Ticker(sys.stderr))
+    popen: dict[str, Any] = {"env": dict(env), "stdout": subprocess.PIPE, "stderr": subprocess.STDOUT}
+    with open(log_path, "wb") as log:
+        if sys.platform == "win32":
+            proc = _start(argv[0], [program, *argv[1:]], **popen)
+            with _child_owns_ctrl_c():
+                return _pump(proc, log, watch, echo)
+        with _relay() as relay:
+            proc = _start(argv[0], [program, *argv[1:]], **popen)
+            relay.started(proc.pid, lambda signum: _kill_tree(proc.pid, signum) if passes_on(signum) else None)
+            code = _pump(proc, log, watch, echo)
+    return _outcome(code, relay.got, interrupted)
+
+
+def _pump(proc: subprocess.Popen[bytes], log: BinaryIO, watch: BuildWatch, echo: bool) -> int:
+    """Read the child's pipe in a thread (a pipe cannot be polled on Windows); tick the line meanwhile."""
+    import queue
+    import threading
+
+    from envmgr.progress import LogCleaner
+
+    chunks: queue.Queue[bytes | None] = queue.Queue()
+    pipe = proc.stdout
+    if pipe is None:   # not reached: stdout=PIPE
+        return _wait(proc)
+
+    def reader() -> None:
+        for block in iter(lambda: os.read(pipe.fileno(), 65536), b""):
+            chunks.put(block)
+        chunks.put(None)
+
+    threading.Thread(target=reader, daemon=True).start()
+    cleaner = LogCleaner()
+    try:
+        while (block := _next_chunk(chunks)) is not None:
+            if block:
+                log.write(cleaner.feed(block))
+                log.flush()
+                watch.feed(block)
+                if echo:
+                    watch.ticker.clear()
+                    _write_all(2, block)
+            watch.tick(time.monotonic())
+        log.write(cleaner.flush())
+    finally:
+        watch.ticker.done()
+    return _wait(proc)
+
+
+def _next_chunk(chunks: Any) -> bytes | None:
+    import queue
+
+    try:
+        block: bytes | None = chunks.get(timeout=0.2)
+    except queue.Empty:
+        return b""
+    return block
+
+
 def _start(name: str, argv: list[str], **popen: Any) -> subprocess.Popen[bytes]:
     try:
         return subprocess.Popen(argv, **popen)

@@ -178,13 +178,12 @@ def _build(python: str, spec: str, pip_opts: list[str], env: dict[str, str],
         argv = [python, "-m", "pip", "wheel", "--no-deps", "--no-cache-dir", "-w", str(tmp), *pip_opts, spec]
         say(f"envmgr: building: {' '.join(argv)}")
         say(f"envmgr: CMAKE_ARGS={env.get('CMAKE_ARGS', '')!r} CMAKE_GENERATOR={env.get('CMAKE_GENERATOR', '')!r}")
-        code = spawn.run(argv, env, interrupted="the build stopped; nothing was cached")
+        code, log = _watched_build(argv, env, root, info.name or "build", verbose=bool(_VERBOSE & set(pip_opts)))
         seconds = time.perf_counter() - start
         if code != 0:
+            _say_tail(log)
             raise ChildFailed(f"pip wheel failed with exit code {code} after {seconds:.0f} s; nothing was cached",
-                              "rerun with -v before SPEC, or "
-                              "`envmgr run --recipe ... --log build.log -- pip wheel -v ...` to have the log diagnosed",
-                              code)
+                              f"`envmgr doctor --log {log}` names a known cause (the build's whole output)", code)
         built = sorted(tmp.glob("*.whl"))
         if len(built) != 1:
             raise CheckFailed(f"pip wheel produced {len(built)} wheels in {tmp}, expected one", "report this")
@@ -206,6 +205,36 @@ def _build(python: str, spec: str, pip_opts: list[str], env: dict[str, str],
         return entry.path
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+_VERBOSE = {"-v", "-vv", "-vvv", "--verbose"}
+
+
+def _watched_build(argv: list[str], env: dict[str, str], root: Path, name: str, *, verbose: bool) -> tuple[int, Path]:
+    """pip wheel -v with its output in a build log (no colour codes) and a progress line on stderr: elapsed
+    time, CMake/ninja's [n/N] or MSBuild's project, the last line (issue 33). -v given: the output shows too."""
+    logs = root / "logs"
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    try:
+        logs.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise _cache_unwritable(root, exc) from None
+    log = logs / f"{wheels.normalize(name)}-{stamp}-{os.getpid()}.log"
+    say(f"envmgr: the build's output goes to {log}")
+    code = spawn.run_watched([*argv[:4], "-v", *argv[4:]] if not verbose else argv, env, f"building {name}",
+                             str(log), interrupted="the build stopped; nothing was cached", echo=verbose)
+    return code, log
+
+
+def _say_tail(log: Path, lines: int = 25) -> None:
+    """The end of a failed build's log, where pip and CMake say what went wrong."""
+    try:
+        with open(log, "rb") as fh:
+            fh.seek(max(os.fstat(fh.fileno()).st_size - 64 * 1024, 0))
+            tail = fh.read().decode("utf-8", "replace").splitlines()[-lines:]
+    except OSError:
+        return
+    say("\n".join(f"  | {line}" for line in tail))
 
 
 def _cache_unwritable(root: Path, exc: OSError) -> InputFileError:

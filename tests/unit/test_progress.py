@@ -183,7 +183,7 @@ def test_a_slow_download_shows_bytes_total_and_rate(monkeypatch, capsys):
     body = b"x" * 300_000
 
     class Slow(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):   # noqa: N802  # the name http.server calls
+        def do_GET(self):   # the name http.server calls
             self.send_response(200)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
@@ -228,3 +228,54 @@ def test_a_quiet_slow_step_says_nothing(monkeypatch, capsys):
     finally:
         output.set_quiet(False)
     assert capsys.readouterr().err == ""
+
+
+# ---- install's build: spawn.run_watched and install_build._watched_build ------------------------------
+@pytest.mark.skipif(sys.platform == "win32", reason="the child here is a POSIX script")
+def test_run_watched_keeps_the_output_in_the_log_and_draws_the_line(monkeypatch, capfd, tmp_path):
+    from envmgr import spawn
+
+    monkeypatch.setattr(progress, "EVERY_PLAIN", 1.0)     # every 10 s in real use: a short test
+    log = tmp_path / "build.log"
+    code = spawn.run_watched([sys.executable, "-c", CHILD, "0.8"], dict(os.environ), "building tiny", str(log))
+    out, err = capfd.readouterr()
+    lines = [x for x in err.splitlines() if x.startswith("envmgr: building tiny ")]
+    assert code == 0 and out == "" and lines, err
+    assert any("/3]" in x and "Building CUDA object step" in x for x in lines)
+    assert log.read_bytes().count(b"Building CUDA object") == 3 and b"\x1b" not in log.read_bytes()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the fake Python here is a POSIX script")
+def test_the_build_runs_pip_wheel_verbose_into_a_log_and_shows_its_tail(capfd, tmp_path):
+    from envmgr.commands import install_build
+
+    fake = tmp_path / "fakepy"
+    fake.write_text(f'#!/bin/sh\necho "$@" > "{tmp_path}/argv"\n'
+                    'printf "\\033[31m[1/2] Building C object a.o\\033[0m\\n"\n'
+                    'echo "CMake Error: the end of the story"\nexit 3\n')
+    fake.chmod(0o755)
+    argv = [str(fake), "-m", "pip", "wheel", "--no-deps", "-w", str(tmp_path), "llama-cpp-python"]
+    code, log = install_build._watched_build(argv, dict(os.environ), tmp_path / "wheels", "llama_cpp_python",
+                                             verbose=False)
+    assert code == 3 and log.parent == tmp_path / "wheels" / "logs" and log.name.startswith("llama-cpp-python-")
+    assert (tmp_path / "argv").read_text().startswith("-m pip wheel -v --no-deps")
+    assert log.read_bytes() == b"[1/2] Building C object a.o\nCMake Error: the end of the story\n"
+    install_build._say_tail(log)
+    err = capfd.readouterr().err
+    assert f"envmgr: the build's output goes to {log}" in err and "  | CMake Error: the end of the story" in err
+    # the output itself was not echoed: only the tail says it
+    assert [x for x in err.splitlines() if "CMake Error" in x] == ["  | CMake Error: the end of the story"]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the fake Python here is a POSIX script")
+def test_with_pip_v_the_build_output_is_shown_too(capfd, tmp_path):
+    from envmgr.commands import install_build
+
+    fake = tmp_path / "fakepy"
+    fake.write_text(f'#!/bin/sh\necho "$@" > "{tmp_path}/argv"\necho "[1/1] Linking CXX shared library x.so"\n')
+    fake.chmod(0o755)
+    argv = [str(fake), "-m", "pip", "wheel", "-w", str(tmp_path), "-v", "x"]
+    code, _ = install_build._watched_build(argv, dict(os.environ), tmp_path / "w", "x", verbose=True)
+    captured = capfd.readouterr()
+    assert code == 0 and (tmp_path / "argv").read_text().startswith("-m pip wheel -w")    # no second -v
+    assert "[1/1] Linking CXX shared library x.so" in captured.err and captured.out == ""
