@@ -231,7 +231,6 @@ def test_a_quiet_slow_step_says_nothing(monkeypatch, capsys):
 
 
 # ---- install's build: spawn.run_watched and install_build._watched_build ------------------------------
-@pytest.mark.skipif(sys.platform == "win32", reason="the child here is a POSIX script")
 def test_run_watched_keeps_the_output_in_the_log_and_draws_the_line(monkeypatch, capfd, tmp_path):
     from envmgr import spawn
 

@@ -124,10 +124,11 @@ def test_the_key_follows_width_and_arguments(env, tmp_path):
 
 
 def test_the_sources_token_sees_envmgr_and_click():
-    token = helptext.sources_token()
+    token = helptext.sources_token().replace("\\", "/")
     assert "/envmgr/cli/main.py:" in token and "/click/core.py:" in token
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="the fast path runs on POSIX only")
 def test_other_hosts_are_not_kept(env):
     assert fast.help_to_keep(["--help"], env) is not None
     assert fast.help_to_keep(["--help"], {**env, "ENVMGR_MACHINE": "x.toml"}) is None
