@@ -15,6 +15,7 @@ from envmgr import spawn
 from envmgr.cli.main import Ctx
 from envmgr.cli.options import RecipeArgs, Selection, environment_for, get_snapshot
 from envmgr.errors import CheckFailed, ChildFailed, InputFileError, UsageError
+from envmgr.host import dirs
 from envmgr.host.base import Host
 from envmgr.output import say
 from envmgr.recipes.recipe import get_recipe
@@ -178,7 +179,9 @@ def _build(python: str, spec: str, pip_opts: list[str], env: dict[str, str],
         argv = [python, "-m", "pip", "wheel", "--no-deps", "--no-cache-dir", "-w", str(tmp), *pip_opts, spec]
         say(f"envmgr: building: {' '.join(argv)}")
         say(f"envmgr: CMAKE_ARGS={env.get('CMAKE_ARGS', '')!r} CMAKE_GENERATOR={env.get('CMAKE_GENERATOR', '')!r}")
-        code, log = _watched_build(argv, env, root, info.name or "build", verbose=bool(_VERBOSE & set(pip_opts)))
+        # the log goes beside the wheel cache, not in it: a stopped or failed build caches nothing
+        code, log = _watched_build(argv, env, dirs.cache_dir() / "build-logs", info.name or "build",
+                                   verbose=bool(_VERBOSE & set(pip_opts)))
         seconds = time.perf_counter() - start
         if code != 0:
             _say_tail(log)
@@ -210,15 +213,14 @@ def _build(python: str, spec: str, pip_opts: list[str], env: dict[str, str],
 _VERBOSE = {"-v", "-vv", "-vvv", "--verbose"}
 
 
-def _watched_build(argv: list[str], env: dict[str, str], root: Path, name: str, *, verbose: bool) -> tuple[int, Path]:
+def _watched_build(argv: list[str], env: dict[str, str], logs: Path, name: str, *, verbose: bool) -> tuple[int, Path]:
     """pip wheel -v with its output in a build log (no colour codes) and a progress line on stderr: elapsed
     time, CMake/ninja's [n/N] or MSBuild's project, the last line (issue 33). -v given: the output shows too."""
-    logs = root / "logs"
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     try:
         logs.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise _cache_unwritable(root, exc) from None
+        raise _cache_unwritable(logs, exc) from None
     log = logs / f"{wheels.normalize(name)}-{stamp}-{os.getpid()}.log"
     say(f"envmgr: the build's output goes to {log}")
     code = spawn.run_watched([*argv[:4], "-v", *argv[4:]] if not verbose else argv, env, f"building {name}",

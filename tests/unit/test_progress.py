@@ -254,9 +254,9 @@ def test_the_build_runs_pip_wheel_verbose_into_a_log_and_shows_its_tail(capfd, t
                     'echo "CMake Error: the end of the story"\nexit 3\n')
     fake.chmod(0o755)
     argv = [str(fake), "-m", "pip", "wheel", "--no-deps", "-w", str(tmp_path), "llama-cpp-python"]
-    code, log = install_build._watched_build(argv, dict(os.environ), tmp_path / "wheels", "llama_cpp_python",
+    code, log = install_build._watched_build(argv, dict(os.environ), tmp_path / "logs", "llama_cpp_python",
                                              verbose=False)
-    assert code == 3 and log.parent == tmp_path / "wheels" / "logs" and log.name.startswith("llama-cpp-python-")
+    assert code == 3 and log.parent == tmp_path / "logs" and log.name.startswith("llama-cpp-python-")
     assert (tmp_path / "argv").read_text().startswith("-m pip wheel -v --no-deps")
     assert log.read_bytes() == b"[1/2] Building C object a.o\nCMake Error: the end of the story\n"
     install_build._say_tail(log)
