@@ -144,11 +144,14 @@ class Ticker:
 
 
 class BuildWatch:
-    """A build's output, fed as it comes (bytes, any split): the counter and the last non-empty line."""
+    """A build's output, fed as it comes (bytes, any split): the counter and the last non-empty line.
+    `shown`: the output also goes to the screen, so a line it left unfinished (a prompt, ninja's own status
+    line) is not drawn over on a terminal."""
 
-    def __init__(self, what: str, ticker: Ticker) -> None:
+    def __init__(self, what: str, ticker: Ticker, *, shown: bool = False) -> None:
         self.what = what
         self.ticker = ticker
+        self.shown = shown
         self.counter = Counter()
         self.last = ""
         self._partial = ""
@@ -163,6 +166,8 @@ class BuildWatch:
                 self.last = line.strip()
 
     def tick(self, now: float) -> None:
+        if self.ticker.tty and self.shown and self._partial.strip():
+            return
         if self.ticker.due(now):
             self.ticker.draw(build_line(self.what, now - self.ticker.start, self.counter, self.last,
                                         self.ticker.width()), now)

@@ -179,7 +179,7 @@ def run_watched(argv: Sequence[str], env: Mapping[str, str], what: str, log_path
     from envmgr.progress import BuildWatch, Ticker  # not at the top: the fast path imports this module
 
     program = resolve_program(argv[0], env)
-    watch = BuildWatch(what, Ticker(sys.stderr))
+    watch = BuildWatch(what, Ticker(sys.stderr), shown=echo)
     popen: dict[str, Any] = {"env": dict(env), "stdout": subprocess.PIPE, "stderr": subprocess.STDOUT}
     with open(log_path, "wb") as log:
         if sys.platform == "win32":
@@ -287,7 +287,7 @@ def _run_pty(argv: list[str], env: Mapping[str, str], log_path: str) -> int:
                 finally:
                     os.close(slave)
                 relay.started(proc.pid, lambda signum: _pass_on_pty(proc.pid, master, signum))
-                watch = BuildWatch(f"running {os.path.basename(argv[0])}", Ticker(sys.stderr))
+                watch = BuildWatch(f"running {os.path.basename(argv[0])}", Ticker(sys.stderr), shown=True)
                 try:
                     _copy_output(proc, master, log, stdin_tty, watch)
                 finally:

@@ -13,7 +13,6 @@ import os
 import sys
 
 from envmgr.fastpath.argv import parse_options, selectors
-from envmgr.fastpath.helptext import help_file, help_form, read_help, store_help
 from envmgr.host.process import environ
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
@@ -44,9 +43,26 @@ def main() -> None:
     answer()
 
 
+def _kept_help(argv: list[str], env: Mapping[str, str]) -> Callable[[], object] | None:
+    """The help text click printed last time for `argv` (helptext.py), or None for the full CLI."""
+    from envmgr.fastpath.helptext import help_file, help_form, read_help  # not for --version: one module less
+
+    if not help_form(argv):
+        return None
+    folder = cache_dir(env)
+    path = help_file(argv, env, folder) if folder else None
+    kept = read_help(path) if path else None
+    return (lambda: _write_bytes(kept)) if kept is not None else None
+
+
 def help_to_keep(argv: list[str], env: Mapping[str, str]) -> str | None:
     """Where a help text the full CLI prints for `argv` is kept, or None (not a help form, no cache)."""
-    if sys.platform == "win32" or not help_form(argv) or any(env.get(k) for k in _FULL_PATH_ENV):
+    if (sys.platform == "win32" or argv[-1:] not in (["--help"], ["-h"]) or "_ENVMGR_COMPLETE" in env
+            or any(env.get(k) for k in _FULL_PATH_ENV)):
+        return None
+    from envmgr.fastpath.helptext import help_file, help_form
+
+    if not help_form(argv):
         return None
     folder = cache_dir(env)
     return help_file(argv, env, folder) if folder else None
@@ -68,6 +84,8 @@ def _full_keeping_help(full: Callable[[], None], path: str) -> None:
     text = captured.getvalue()
     _write_text(text)
     if code in (0, None) and text:
+        from envmgr.fastpath.helptext import store_help
+
         store_help(path, text)
     sys.exit(code)
 
@@ -80,11 +98,8 @@ def plan(argv: list[str], env: Mapping[str, str]) -> Callable[[], object] | None
         from envmgr import __version__
 
         return lambda: _write_text(f"envmgr, version {__version__}\n")
-    if help_form(argv):
-        folder = cache_dir(env)
-        path = help_file(argv, env, folder) if folder else None
-        kept = read_help(path) if path else None
-        return (lambda: _write_bytes(kept)) if kept is not None else None
+    if argv[-1:] in (["--help"], ["-h"]):
+        return _kept_help(argv, env)
     if not argv or argv[0] not in ("export", "run"):
         return None
     command: tuple[str, ...] = ()

@@ -278,3 +278,14 @@ def test_with_pip_v_the_build_output_is_shown_too(capfd, tmp_path):
     captured = capfd.readouterr()
     assert code == 0 and (tmp_path / "argv").read_text().startswith("-m pip wheel -w")    # no second -v
     assert "[1/1] Linking CXX shared library x.so" in captured.err and captured.out == ""
+
+
+def test_a_line_the_command_left_unfinished_on_screen_is_not_drawn_over():
+    """A prompt (`Password: `) or ninja's own status line, shown on the same terminal: no line over it."""
+    watch = BuildWatch("running x", Ticker(io.StringIO(), start=0.0, tty=True), shown=True)
+    watch.feed(b"[1/2] a\nPassword: ")
+    watch.tick(5.0)
+    assert watch.ticker.stream.getvalue() == ""
+    watch.feed(b"\n")
+    watch.tick(5.0)
+    assert watch.ticker.stream.getvalue().startswith("\r\x1b[Kenvmgr: running x 0:05 [1/2]")

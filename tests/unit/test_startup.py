@@ -132,4 +132,5 @@ def test_the_sources_token_sees_envmgr_and_click():
 def test_other_hosts_are_not_kept(env):
     assert fast.help_to_keep(["--help"], env) is not None
     assert fast.help_to_keep(["--help"], {**env, "ENVMGR_MACHINE": "x.toml"}) is None
+    assert fast.help_to_keep(["--help"], {**env, "_ENVMGR_COMPLETE": "bash_complete"}) is None
     assert fast.help_to_keep(["list"], env) is None
