@@ -24,6 +24,8 @@ _NINJA = re.compile(r"^\s*\[(\d+)/(\d+)\]\s")                    # ninja, cmake 
 _PERCENT = re.compile(r"^\s*\[\s*(\d{1,3})%\]\s")                # CMake's Makefile generator
 _MSB_TAIL = re.compile(r"\[([^\[\]]*?([^\\/\[\]]+)\.(?:vcx|cs|vb)proj)\]\s*$", re.IGNORECASE)
 _MSB_DONE = re.compile(r"^\s*([^\s\\/\"]+)\.(?:vcx|cs|vb)proj -> ", re.IGNORECASE)
+_MSB_START = re.compile(r'^\s*Project "[^"]*?([^\\/"]+)\.(?:vcx|cs|vb)proj"'
+                        r'(?: \(\d+\) is building "[^"]*?([^\\/"]+)\.(?:vcx|cs|vb)proj"| on node)', re.IGNORECASE)
 
 
 def strip_ansi(text: str) -> str:
@@ -58,9 +60,9 @@ def read_counter(line: str, before: Counter) -> Counter:
     m = _PERCENT.match(line)
     if m and int(m.group(1)) <= 100:
         return replace(before, percent=int(m.group(1)))
-    m = _MSB_DONE.match(line) or _MSB_TAIL.search(line)
+    m = _MSB_DONE.match(line) or _MSB_START.match(line) or _MSB_TAIL.search(line)
     if m:
-        name = m.group(1) if m.re is _MSB_DONE else m.group(2)
+        name = m.group(1) if m.re is _MSB_DONE else (m.group(2) or m.group(1))
         projects = before.projects if name in before.projects else (*before.projects, name)
         return replace(before, project=name, projects=projects)
     return before

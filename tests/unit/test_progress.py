@@ -59,6 +59,16 @@ def test_msbuild_project_done_line():
     assert two.projects == ("ggml", "llama") and two.text() == "[project 2: llama]"
 
 
+def test_msbuild_project_start_lines():
+    """MSBuild's `Project "..." on node N` and `Project "..." (1) is building "..." (2)` lines (its standard
+    forms at normal verbosity; hand-written: the corpus holds error summaries only)."""
+    one = read_counter('Project "C:\\b\\ALL_BUILD.vcxproj" on node 1 (default targets).', Counter())
+    two = read_counter('Project "C:\\b\\ALL_BUILD.vcxproj" (1) is building "C:\\b\\ggml.vcxproj" (2) on node 1', one)
+    assert one.project == "ALL_BUILD" and two.projects == ("ALL_BUILD", "ggml")
+    assert read_counter('Project "C:\\b\\ggml-cuda.vcxproj" on node 2 (default targets).', two).text() == \
+        "[project 3: ggml-cuda]"
+
+
 def test_other_lines_leave_the_counter_alone():
     before = Counter(done=3, total=9)
     for line in ("-- The CUDA compiler identification is NVIDIA 12.4.131", "[notice] A new release of pip",
