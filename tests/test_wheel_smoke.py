@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT, need, need_module
-from tests.winpy.conftest import VERSION, WinPython, build_interpreter, windows_path
 from tests.wine.conftest import WINE64, new_prefix
+from tests.winpy.conftest import VERSION, WinPython, build_interpreter, windows_path
 
 SMOKE = ROOT / "tests" / "wheel_smoke.py"
 # `list` replays the Windows example; `export` needs a record that can make a snapshot without a vcvars
@@ -35,7 +35,8 @@ def dist(tmp_path_factory) -> dict[str, Path]:
     out = tmp_path_factory.mktemp("dist")
     done = subprocess.run([sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)],
                           capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, f"python -m build failed ({done.returncode}):\n{done.stdout[-3000:]}{done.stderr[-3000:]}"
+    said = done.stdout[-3000:] + done.stderr[-3000:]
+    assert done.returncode == 0, f"python -m build failed ({done.returncode}):\n{said}"
     [wheel] = out.glob("envmgr_cuda-*-py3-none-any.whl")
     [sdist] = out.glob("envmgr_cuda-*.tar.gz")
     return {"wheel": wheel, "sdist": sdist}

@@ -80,7 +80,7 @@ def test_every_link_in_docs_resolves(name):
 
 def test_docs_index_lists_every_doc():
     index = (DOCS / "README.md").read_text(encoding="utf-8")
-    listed = {link for link in LINK.findall(index)}
+    listed = set(LINK.findall(index))
     missing = [p.name for p in DOCS.glob("*.md") if p.name != "README.md" and p.name not in listed]
     assert missing == []
 
