@@ -10,7 +10,6 @@ from envmgr.cli.main import Ctx
 from envmgr.commands.install_fix import FixReport
 from envmgr.discover.cuda import discover_cuda
 from envmgr.doctor.checks import Facts
-from envmgr.errors import InputFileError
 from envmgr.host import dirs
 from envmgr.host.base import WINDOWS, Host, join
 from envmgr.output import say
@@ -96,9 +95,6 @@ def _apply(plain: Host, python: str, lib: str, plan: closure.FixPlan, rep: Repor
 
 def undo(manifest: str) -> int:
     """`envmgr install --undo-dll-fix MANIFEST`."""
-    path = Path(manifest).expanduser()
-    if not path.is_file():
-        raise InputFileError(f"{manifest}: no such file", "give the manifest the --fix run named")
-    for line in closure.undo(path):
+    for line in closure.undo(Path(manifest).expanduser()):   # a FIFO or a folder: "not a regular file"
         say(f"envmgr: {line}")
     return 0
