@@ -1,0 +1,78 @@
+"""Audit hostile-input-2026-12 N25, N7, N8, N11, N27: the files users hand us (config.toml, key files) and
+the files and documents envmgr writes (record -o and its .bak, --json under any PYTHONIOENCODING)."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from envmgr.files import atomic
+from tests.conftest import EXAMPLES, run_cli
+
+MACHINE = str(EXAMPLES / "community-buildtools-cuda124.toml")
+
+
+def _envmgr(tmp_path: Path, *args: str, extra: dict[str, str] | None = None,
+            limit_bytes: int | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "ENVMGR_CACHE_DIR": str(tmp_path / "cache"), "ENVMGR_CONFIG_DIR": str(tmp_path / "config"),
+           "ENVMGR_DATA_DIR": str(tmp_path / "data"), "ENVMGR_PREBUILT_INDEX": "", "ENVMGR_WHEEL_INDEX": "",
+           "NO_COLOR": "1", **(extra or {})}
+
+    def fsize() -> None:
+        import resource
+
+        assert limit_bytes is not None
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit_bytes, limit_bytes))
+
+    return subprocess.run([sys.executable, "-m", "envmgr", *args], env=env, capture_output=True, text=True,
+                          encoding="utf-8", timeout=120, cwd=tmp_path, preexec_fn=fsize if limit_bytes else None)
+
+
+@pytest.mark.posix
+@pytest.mark.skipif(sys.platform == "win32", reason="RLIMIT_FSIZE is POSIX")
+def test_n25_record_past_ulimit_keeps_the_file_and_its_previous_backup(tmp_path):
+    rec = tmp_path / "r.toml"
+    rec.write_text("ORIGINAL " * 2000)
+    rec.with_name("r.toml.bak").write_text("PREVIOUS GOOD BACKUP")
+    done = _envmgr(tmp_path, "--machine", MACHINE, "record", "-o", str(rec), limit_bytes=1024)
+    assert done.returncode == 2 and "cannot write" in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert rec.read_text() == "ORIGINAL " * 2000
+    assert rec.with_name("r.toml.bak").read_text() == "PREVIOUS GOOD BACKUP"
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []   # no temporary left
+
+
+def test_n25_a_failed_write_never_touches_the_backup_function_level(tmp_path, monkeypatch):
+    """The same through both writers where no ulimit exists (Windows): the write of the new data fails."""
+    for write in (atomic.atomic_write, lambda p, d, backup: atomic.write_user_file(p, d, backup=backup)):
+        target = tmp_path / "r.toml"
+        target.write_text("ORIGINAL")
+        target.with_name("r.toml.bak").write_text("PREVIOUS GOOD BACKUP")
+        real = os.fsync
+
+        def full(fd: int) -> None:
+            raise OSError(28, "No space left on device")
+
+        monkeypatch.setattr(atomic.os, "fsync", full)
+        with pytest.raises(OSError):
+            write(target, b"NEW" * 1000, backup=True)
+        monkeypatch.setattr(atomic.os, "fsync", real)
+        assert target.read_text() == "ORIGINAL"
+        assert target.with_name("r.toml.bak").read_text() == "PREVIOUS GOOD BACKUP"
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["r.toml", "r.toml.bak"]
+        # A write that succeeds moves the old file to the backup, and never writes through a linked .bak.
+        victim = tmp_path / "victim"
+        victim.write_text("keep")
+        if sys.platform != "win32":   # a link needs a privilege there
+            target.with_name("r.toml.bak").unlink()
+            target.with_name("r.toml.bak").symlink_to(victim)
+        write(target, b"NEW", backup=True)
+        assert target.read_bytes() == b"NEW" and target.with_name("r.toml.bak").read_text() == "ORIGINAL"
+        assert victim.read_text() == "keep" and not target.with_name("r.toml.bak").is_symlink()
+        for p in tmp_path.iterdir():
+            p.unlink()
