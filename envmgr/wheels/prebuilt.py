@@ -30,7 +30,7 @@ from urllib.parse import unquote, urlsplit
 from envmgr.doctor import devicecode
 from envmgr.errors import InputFileError
 from envmgr.files.atomic import atomic_write
-from envmgr.files.tomlread import tomllib
+from envmgr.files.tomlread import read_toml_file
 from envmgr.host import dirs
 from envmgr.wheels import remote
 from envmgr.wheels import store as wheels
@@ -66,19 +66,15 @@ def configured(flags: tuple[str, ...], off: bool) -> tuple[tuple[str, ...], str]
     if flags:
         return tuple(flags), "--prebuilt-index"
     path = dirs.config_dir() / "config.toml"
-    if path.is_file():
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-            raise InputFileError(f"{path}: not a readable TOML file ({exc})",
-                                 'fix it: [wheels] prebuilt = ["https://…/whl/cu124/"]') from None
-        table = data.get("wheels") if isinstance(data.get("wheels"), dict) else {}
-        value = table.get("prebuilt")
-        if value is not None:
-            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                raise InputFileError(f"{path}: [wheels] prebuilt must be a list of URLs or folders",
-                                     'e.g. [wheels] prebuilt = ["https://abetlen.github.io/llama-cpp-python/whl/cu124/"]')
-            return tuple(v for v in value if v), f"[wheels] prebuilt in {path}"
+    remedy = 'fix it: [wheels] prebuilt = ["https://…/whl/cu124/"]'
+    data = read_toml_file(path, "TOML file", remedy)   # size and depth caps, read once (N7); too long: none (N8)
+    table = data.get("wheels") if data is not None and isinstance(data.get("wheels"), dict) else {}
+    value = table.get("prebuilt")
+    if value is not None:
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise InputFileError(f"{path}: [wheels] prebuilt must be a list of URLs or folders",
+                                 'e.g. [wheels] prebuilt = ["https://abetlen.github.io/llama-cpp-python/whl/cu124/"]')
+        return tuple(v for v in value if v), f"[wheels] prebuilt in {path}"
     return default_indexes(), "llama-cpp-python's published cuXYZ indexes"
 
 

@@ -76,3 +76,53 @@ def test_n25_a_failed_write_never_touches_the_backup_function_level(tmp_path, mo
         assert victim.read_text() == "keep" and not target.with_name("r.toml.bak").is_symlink()
         for p in tmp_path.iterdir():
             p.unlink()
+
+
+def test_n7_deep_prebuilt_in_config_toml_is_one_line(tmp_path):
+    config = tmp_path / "config"
+    config.mkdir()
+    (config / "config.toml").write_text("[wheels]\nprebuilt = " + "[" * 1000 + "]" * 1000 + "\n")
+    result = run_cli("install", "llama-cpp-python", "--dry-run",
+                     env={"ENVMGR_CONFIG_DIR": str(config), "ENVMGR_CACHE_DIR": str(tmp_path / "cache"),
+                          "ENVMGR_PREBUILT_INDEX": None, "ENVMGR_WHEEL_INDEX": None})
+    assert result.code == 2 and "Traceback" not in result.stderr, result.stderr
+    assert "config.toml: not a valid TOML file: nested too deeply" in result.stderr
+
+
+def test_n7_long_dotted_keys_in_config_toml_are_refused_at_once(tmp_path):
+    config = tmp_path / "config"
+    config.mkdir()
+    (config / "config.toml").write_text("a" + ".a" * 20000 + " = 1\n")
+    started = time.monotonic()
+    result = run_cli("install", "llama-cpp-python", "--dry-run",
+                     env={"ENVMGR_CONFIG_DIR": str(config), "ENVMGR_CACHE_DIR": str(tmp_path / "cache"),
+                          "ENVMGR_PREBUILT_INDEX": None, "ENVMGR_WHEEL_INDEX": None})
+    assert time.monotonic() - started < 3
+    assert result.code == 2 and "a key nested 100 or more levels deep (at line 1)" in result.stderr, result.stderr
+
+
+def test_n7_config_toml_is_parsed_once_per_text(tmp_path, monkeypatch):
+    from envmgr.files import tomlread
+    from envmgr.wheels import prebuilt, remote
+
+    monkeypatch.setenv("ENVMGR_CONFIG_DIR", str(tmp_path))
+    monkeypatch.delenv("ENVMGR_WHEEL_INDEX", raising=False)
+    (tmp_path / "config.toml").write_text('[wheels]\nprebuilt = ["http://mirror/whl/cu124/"]\nindex = "/srv/w"\n')
+    parsed: list[str] = []
+    real = tomlread.load_toml
+    monkeypatch.setattr(tomlread, "load_toml", lambda text, *a, **k: (parsed.append(text), real(text, *a, **k))[1])
+    for _ in range(3):
+        assert prebuilt.configured((), False)[0] == ("http://mirror/whl/cu124/",)
+        assert remote.configured_index(None) == "/srv/w"
+    assert len(parsed) == 1
+    (tmp_path / "config.toml").write_text('[wheels]\nprebuilt = ["http://other/"]\n')
+    assert prebuilt.configured((), False)[0] == ("http://other/",) and len(parsed) == 2
+
+
+def test_n8_a_config_folder_name_over_255_characters_is_no_config(tmp_path, monkeypatch):
+    from envmgr.wheels import prebuilt, remote
+
+    monkeypatch.setenv("ENVMGR_CONFIG_DIR", str(tmp_path / ("n" * 300)))
+    monkeypatch.delenv("ENVMGR_WHEEL_INDEX", raising=False)
+    assert prebuilt.configured((), False) == (prebuilt.default_indexes(), "llama-cpp-python's published cuXYZ indexes")
+    assert remote.configured_index(None) is None
