@@ -126,3 +126,57 @@ def test_n8_a_config_folder_name_over_255_characters_is_no_config(tmp_path, monk
     monkeypatch.delenv("ENVMGR_WHEEL_INDEX", raising=False)
     assert prebuilt.configured((), False) == (prebuilt.default_indexes(), "llama-cpp-python's published cuXYZ indexes")
     assert remote.configured_index(None) is None
+
+
+def _strict(text: str) -> object:
+    def refuse(constant: str) -> object:
+        raise AssertionError(f"not valid JSON: {constant}")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def _entry(cache: Path, extra: str) -> None:
+    key = {"package": "llama-cpp-python", "version": "0.3.36", "source": "index", "cuda": "13.0", "archs": "89",
+           "generator": "Ninja", "cmake_args": "", "python_tag": "cp311", "platform": "linux_x86_64"}
+    folder = cache / "wheels" / hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:20]
+    folder.mkdir(parents=True)
+    wheel = b"PK\x05\x06" + b"\0" * 18   # an empty zip: the listing reads the key file, not the wheel
+    (folder / "llama_cpp_python-0.3.36-py3-none-any.whl").write_bytes(wheel)
+    (folder / "entry.json").write_text('{"schema": 1, "key": %s, "wheel": "llama_cpp_python-0.3.36-py3-none-any.whl", '
+                                       '"sha256": "%s"%s}' % (json.dumps(key), hashlib.sha256(wheel).hexdigest(), extra))
+
+
+@pytest.mark.parametrize("value", ["1e999", "-1e999", "NaN", "Infinity", "-1e308", "1e300", "true", '"5"'])
+def test_n11_build_seconds_never_makes_wheels_list_json_invalid(tmp_path, value):
+    cache = tmp_path / "cache"
+    _entry(cache, f', "build_seconds": {value}')
+    result = run_cli("wheels", "list", "--json", env={"ENVMGR_CACHE_DIR": str(cache)})
+    assert result.code == 0, result.stderr
+    [row] = _strict(result.stdout)["wheels"]
+    assert row.get("broken") or row["build_seconds"] == 0.0, row   # unreadable, or read as "unknown"
+    text = run_cli("wheels", "list", env={"ENVMGR_CACHE_DIR": str(cache)})
+    assert text.code == 0 and (row.get("broken") or "built in 0 s" in text.stdout), text.stdout
+
+
+def test_n11_the_json_writer_refuses_nan_and_infinity():
+    from envmgr.files.jsondoc import dumps
+    from envmgr.output import emit_json
+
+    for bad in (float("nan"), float("inf"), -float("inf")):
+        with pytest.raises(ValueError):
+            dumps({"x": bad})
+        with pytest.raises(ValueError):
+            emit_json({"x": bad})
+    assert dumps({"x": 1.5}) == '{"x": 1.5}'
+
+
+def test_n27_json_is_utf8_under_any_pythonioencoding(tmp_path):
+    snap = tmp_path / "u.toml"
+    snap.write_text('schema = 1\nplatform = "linux"\n[env]\nX = "ünïcødé ✓ 日本"\n', encoding="utf-8")
+    for encoding in ("ascii", "latin-1", "cp1252", "utf-16"):
+        env = {**os.environ, "PYTHONIOENCODING": encoding, "ENVMGR_CACHE_DIR": str(tmp_path / "cache"),
+               "ENVMGR_CONFIG_DIR": str(tmp_path / "config")}
+        done = subprocess.run([sys.executable, "-m", "envmgr", "export", "--from", str(snap), "--format", "json"],
+                              env=env, capture_output=True, timeout=120)
+        assert done.returncode == 0 and b"Traceback" not in done.stderr, (encoding, done.stderr)
+        assert _strict(done.stdout.decode("utf-8"))["env"]["X"] == {"set": "ünïcødé ✓ 日本"}
