@@ -12,7 +12,10 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the fast path reads ENVMGR_RESTORE here
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_DEPTH = 100   # dotted key parts (TOML); a deeper document is refused, not parsed
 

@@ -17,7 +17,6 @@ zip member is read only below a size cap. Fetching is remote.py's (Missing / Unr
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import shutil
@@ -30,6 +29,7 @@ from urllib.parse import unquote, urlsplit
 from envmgr.doctor import devicecode
 from envmgr.errors import InputFileError
 from envmgr.files.atomic import atomic_write
+from envmgr.files.jsondoc import dumps, read_json_file
 from envmgr.files.tomlread import read_toml_file
 from envmgr.host import dirs
 from envmgr.wheels import remote
@@ -182,7 +182,7 @@ def read_code(cand: Candidate) -> devicecode.DeviceCode:
         code = wheel_code(path)
         data = {"url": cand.url, "wheel": cand.filename, "sha256": sha, "size": path.stat().st_size,
                 "device_code": code.to_json()}
-        atomic_write(tmp / FACTS, json.dumps(data, indent=1).encode("utf-8"), backup=False)
+        atomic_write(tmp / FACTS, dumps(data, indent=1).encode("utf-8"), backup=False)
         shutil.rmtree(slot, ignore_errors=True)
         os.replace(tmp, slot)
     except OSError as exc:
@@ -194,15 +194,15 @@ def read_code(cand: Candidate) -> devicecode.DeviceCode:
 
 def downloaded(cand: Candidate) -> tuple[Path, str]:
     """(the downloaded wheel's path, its sha256) after read_code."""
-    data = json.loads((_slot(cand) / FACTS).read_text(encoding="utf-8"))
-    return _slot(cand) / cand.filename, str(data["sha256"])
+    data = read_json_file(_slot(cand) / FACTS, "download record", "run the command again")
+    return _slot(cand) / cand.filename, str(data.get("sha256", "")) if isinstance(data, dict) else ""
 
 
 def _cached_facts(slot: Path, cand: Candidate) -> devicecode.DeviceCode | None:
     try:
-        data = json.loads((slot / FACTS).read_text(encoding="utf-8"))
+        data = read_json_file(slot / FACTS, "download record", "")
         size = (slot / cand.filename).stat().st_size
-    except (OSError, ValueError):
+    except (OSError, InputFileError):
         return None
     if not isinstance(data, dict) or data.get("url") != cand.url or data.get("size") != size:
         return None

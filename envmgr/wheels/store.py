@@ -26,11 +26,10 @@ from packaging.requirements import InvalidRequirement, Requirement
 
 from envmgr.cache.store import cache_dir
 from envmgr.doctor.devicecode import BINARY_NAME, LOOKED_FOR, BinaryCode, DeviceCode, from_json, read_binary
-from envmgr.errors import CheckFailed
+from envmgr.errors import CheckFailed, InputFileError
 from envmgr.files import names
 from envmgr.files.atomic import atomic_write
-from envmgr.files.jsondoc import dumps
-from envmgr.files.nested import loads_json
+from envmgr.files.jsondoc import dumps, read_json_file
 from envmgr.host.base import Host
 
 ENTRY_SCHEMA = 1
@@ -195,13 +194,13 @@ def _read_entry(folder: Path) -> Entry | None:
     """The entry in folder; None when its entry.json is unreadable, or names a key or a wheel that
     is not a name (a tampered or merged cache: `../x` must never become a path)."""
     try:
-        data = loads_json((folder / SIDECAR).read_text(encoding="utf-8"))
+        data = read_json_file(folder / SIDECAR, "key file", "")   # a FIFO or /dev/zero: refused at once
         if not isinstance(data, dict) or data.get("schema") != ENTRY_SCHEMA:
             return None
         return Entry(key_from(data["key"]), folder, names.wheel_filename(data["wheel"]), str(data["sha256"]),
                      seconds(data.get("build_seconds", 0.0)), str(data.get("created", "")),
                      from_json(data.get("device_code")))
-    except (OSError, ValueError, KeyError, TypeError, RecursionError, MemoryError):
+    except (InputFileError, OSError, ValueError, KeyError, TypeError, RecursionError, MemoryError):
         return None
 
 
