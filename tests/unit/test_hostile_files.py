@@ -173,7 +173,8 @@ def test_n11_the_json_writer_refuses_nan_and_infinity():
 
 def test_n27_json_is_utf8_under_any_pythonioencoding(tmp_path):
     snap = tmp_path / "u.toml"
-    snap.write_text('schema = 1\nplatform = "linux"\n[env]\nX = "ünïcødé ✓ 日本"\n', encoding="utf-8")
+    platform = "windows" if sys.platform == "win32" else "linux"
+    snap.write_text(f'schema = 1\nplatform = "{platform}"\n[env]\nX = "ünïcødé ✓ 日本"\n', encoding="utf-8")
     for encoding in ("ascii", "latin-1", "cp1252", "utf-16"):
         env = {**os.environ, "PYTHONIOENCODING": encoding, "ENVMGR_CACHE_DIR": str(tmp_path / "cache"),
                "ENVMGR_CONFIG_DIR": str(tmp_path / "config")}

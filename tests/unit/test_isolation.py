@@ -32,9 +32,10 @@ def _run(tmp_path: Path, body: str) -> subprocess.CompletedProcess[str]:
     test = tmp_path / "test_generated.py"
     test.write_text("import os\nfrom pathlib import Path\n\n\ndef test_x(tmp_path):\n" + body)
     env = {k: v for k, v in os.environ.items() if k != "CI"}
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "tests.isolation", "-p", "no:cacheprovider",
-                           "--rootdir", str(tmp_path), str(test)], cwd=ROOT, env={**env, "PYTHONPATH": str(ROOT)},
-                          capture_output=True, text=True, timeout=120)
+    # sys.path by hand: the Windows-CPython tier's embeddable Python ignores PYTHONPATH (its ._pth file)
+    code = (f"import sys; sys.path.insert(0, {str(ROOT)!r}); import pytest; sys.exit(pytest.main(['-q', '-p', "
+            f"'tests.isolation', '-p', 'no:cacheprovider', '--rootdir', {str(tmp_path)!r}, {str(test)!r}]))")
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
 
 
 def test_a_run_that_writes_to_the_default_cache_fails(tmp_path):
