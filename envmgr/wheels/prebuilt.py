@@ -67,9 +67,9 @@ def configured(flags: tuple[str, ...], off: bool) -> tuple[tuple[str, ...], str]
         return tuple(flags), "--prebuilt-index"
     path = dirs.config_dir() / "config.toml"
     remedy = 'fix it: [wheels] prebuilt = ["https://…/whl/cu124/"]'
-    data = read_toml_file(path, "TOML file", remedy)   # size and depth caps, read once (N7); too long: none (N8)
-    table = data.get("wheels") if data is not None and isinstance(data.get("wheels"), dict) else {}
-    value = table.get("prebuilt")
+    data = read_toml_file(path, "TOML file", remedy) or {}   # size and depth caps, read once (N7); too long: none (N8)
+    table = data.get("wheels")
+    value = table.get("prebuilt") if isinstance(table, dict) else None
     if value is not None:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise InputFileError(f"{path}: [wheels] prebuilt must be a list of URLs or folders",
