@@ -84,7 +84,8 @@ def _apply(plain: Host, python: str, lib: str, plan: closure.FixPlan, rep: Repor
     after = closure.check(plain, python, lib)
     undo = f"envmgr install --undo-dll-fix {manifest}" if manifest.is_file() else None
     assert rep.closure is not None
-    rep.closure.update({"fixed": [c.name for c in plan.copies], "missing_after": list(after.missing),
+    copied = [c.name for c in plan.copies if f"copied {c.source} -> {c.dest}" in lines]   # not a failed copy (N29)
+    rep.closure.update({"fixed": copied, "missing_after": list(after.missing),
                         "manifest": str(manifest) if undo else None, "undo": undo})
     state = (f"still missing {', '.join(after.missing)}" if after.missing
              else "every CUDA DLL now resolves under llama_cpp's loader")
