@@ -19,7 +19,6 @@ always checks after its own write). Links that envmgr did not write are kept as 
 from __future__ import annotations
 
 import html
-import json
 import os
 import shutil
 import sys
@@ -34,6 +33,7 @@ from pathlib import Path
 from envmgr.errors import InputFileError
 from envmgr.files import names
 from envmgr.files.atomic import replace
+from envmgr.files.jsondoc import dumps
 from envmgr.wheels import staging
 from envmgr.wheels import store as wheels
 
@@ -101,7 +101,7 @@ def render_page(title: str, links: tuple[Link, ...] | list[Link]) -> bytes:
 
 
 def entry_link(entry: wheels.Entry) -> Link:
-    key = json.dumps(asdict(entry.key), sort_keys=True, separators=(",", ":"))
+    key = dumps(asdict(entry.key), sort_keys=True, separators=(",", ":"))
     return Link(f"{entry.folder.name}/{entry.wheel}#sha256={entry.sha256}", entry.wheel,
                 (("data-envmgr-digest", entry.folder.name), ("data-envmgr-key", key)))
 

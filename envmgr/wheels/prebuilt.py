@@ -17,7 +17,6 @@ zip member is read only below a size cap. Fetching is remote.py's (Missing / Unr
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import shutil
@@ -30,7 +29,8 @@ from urllib.parse import unquote, urlsplit
 from envmgr.doctor import devicecode
 from envmgr.errors import InputFileError
 from envmgr.files.atomic import atomic_write
-from envmgr.files.tomlread import tomllib
+from envmgr.files.jsondoc import dumps, read_json_file
+from envmgr.files.tomlread import read_toml_file
 from envmgr.host import dirs
 from envmgr.wheels import remote
 from envmgr.wheels import store as wheels
@@ -66,19 +66,15 @@ def configured(flags: tuple[str, ...], off: bool) -> tuple[tuple[str, ...], str]
     if flags:
         return tuple(flags), "--prebuilt-index"
     path = dirs.config_dir() / "config.toml"
-    if path.is_file():
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-            raise InputFileError(f"{path}: not a readable TOML file ({exc})",
-                                 'fix it: [wheels] prebuilt = ["https://…/whl/cu124/"]') from None
-        table = data.get("wheels") if isinstance(data.get("wheels"), dict) else {}
-        value = table.get("prebuilt")
-        if value is not None:
-            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                raise InputFileError(f"{path}: [wheels] prebuilt must be a list of URLs or folders",
-                                     'e.g. [wheels] prebuilt = ["https://abetlen.github.io/llama-cpp-python/whl/cu124/"]')
-            return tuple(v for v in value if v), f"[wheels] prebuilt in {path}"
+    remedy = 'fix it: [wheels] prebuilt = ["https://…/whl/cu124/"]'
+    data = read_toml_file(path, "TOML file", remedy) or {}   # size and depth caps, read once (N7); too long: none (N8)
+    table = data.get("wheels")
+    value = table.get("prebuilt") if isinstance(table, dict) else None
+    if value is not None:
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise InputFileError(f"{path}: [wheels] prebuilt must be a list of URLs or folders",
+                                 'e.g. [wheels] prebuilt = ["https://abetlen.github.io/llama-cpp-python/whl/cu124/"]')
+        return tuple(v for v in value if v), f"[wheels] prebuilt in {path}"
     return default_indexes(), "llama-cpp-python's published cuXYZ indexes"
 
 
@@ -186,7 +182,7 @@ def read_code(cand: Candidate) -> devicecode.DeviceCode:
         code = wheel_code(path)
         data = {"url": cand.url, "wheel": cand.filename, "sha256": sha, "size": path.stat().st_size,
                 "device_code": code.to_json()}
-        atomic_write(tmp / FACTS, json.dumps(data, indent=1).encode("utf-8"), backup=False)
+        atomic_write(tmp / FACTS, dumps(data, indent=1).encode("utf-8"), backup=False)
         shutil.rmtree(slot, ignore_errors=True)
         os.replace(tmp, slot)
     except OSError as exc:
@@ -198,15 +194,15 @@ def read_code(cand: Candidate) -> devicecode.DeviceCode:
 
 def downloaded(cand: Candidate) -> tuple[Path, str]:
     """(the downloaded wheel's path, its sha256) after read_code."""
-    data = json.loads((_slot(cand) / FACTS).read_text(encoding="utf-8"))
-    return _slot(cand) / cand.filename, str(data["sha256"])
+    data = read_json_file(_slot(cand) / FACTS, "download record", "run the command again")
+    return _slot(cand) / cand.filename, str(data.get("sha256", "")) if isinstance(data, dict) else ""
 
 
 def _cached_facts(slot: Path, cand: Candidate) -> devicecode.DeviceCode | None:
     try:
-        data = json.loads((slot / FACTS).read_text(encoding="utf-8"))
+        data = read_json_file(slot / FACTS, "download record", "")
         size = (slot / cand.filename).stat().st_size
-    except (OSError, ValueError):
+    except (OSError, InputFileError):
         return None
     if not isinstance(data, dict) or data.get("url") != cand.url or data.get("size") != size:
         return None

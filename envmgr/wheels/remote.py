@@ -27,7 +27,7 @@ from envmgr.errors import InputFileError
 from envmgr.files import names
 from envmgr.files.nested import loads_json
 from envmgr.files.read import read_regular
-from envmgr.files.tomlread import load_toml, read_text_file
+from envmgr.files.tomlread import read_toml_file
 from envmgr.host import dirs
 from envmgr.host.process import setting
 from envmgr.wheels import store as wheels
@@ -84,11 +84,10 @@ def configured_index(flag: str | None) -> str | None:
     if given is not None:
         return given or None
     path = config_file()
-    if not os.path.isfile(path):   # False, not OSError, for a name too long (pathlib raises it on 3.11)
-        return None
-
     remedy = 'fix it: [wheels] index = "https://…/simple/" or a folder'
-    data = load_toml(read_text_file(path, "configuration", remedy, remedy), str(path), "TOML file", remedy)
+    data = read_toml_file(path, "TOML file", remedy)   # None for none, or for a name too long
+    if data is None:
+        return None
     value = data.get("wheels", {}).get("index") if isinstance(data.get("wheels"), dict) else None
     if value is not None and not isinstance(value, str):
         raise InputFileError(f"{path}: [wheels] index must be a string (a URL or a folder)",
