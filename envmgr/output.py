@@ -55,7 +55,16 @@ def utf8_pipes() -> None:
 def emit_json(data: Any, stream: TextIO | None = None) -> None:
     """One JSON document, valid UTF-8 even when a path holds bytes that are not (written as \\udcXX)."""
     stream = stream or sys.stdout
-    stream.write(escape_surrogates(json.dumps(data, indent=2, ensure_ascii=False)) + "\n")
+    stream.write(escape_surrogates(json.dumps(data, indent=2, ensure_ascii=False, default=_public)) + "\n")
+
+
+def _public(value: Any) -> Any:
+    """A value that says how it may be shown (`__json__`): wheels/url.py's IndexUrl writes itself without
+    its password or token (issue 34, N2). Anything else unknown stays json's TypeError."""
+    public = getattr(type(value), "__json__", None)
+    if public is None:
+        raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+    return public(value)
 
 
 def say(message: str) -> None:

@@ -16,7 +16,7 @@ from envmgr.cli.main import Ctx
 from envmgr.commands.install_build import Installed, _pip_install
 from envmgr.discover.driver import driver_cuda
 from envmgr.doctor.checks import Facts
-from envmgr.errors import CheckFailed, EnvmgrError
+from envmgr.errors import CheckFailed, EnvmgrError, UsageError
 from envmgr.files.nested import loads_json
 from envmgr.host.base import Host
 from envmgr.host.process import setting
@@ -84,7 +84,14 @@ def spec_set(spec: str, package: str) -> SpecifierSet:
         req = Requirement(spec)
     except InvalidRequirement:
         return SpecifierSet()
-    return req.specifier if wheels.normalize(req.name) == package else SpecifierSet()
+    if wheels.normalize(req.name) != package:
+        return SpecifierSet()
+    try:
+        req.specifier.contains("0", prereleases=True)    # parses every version the spec names
+    except ValueError as exc:       # `==0.3.999…` with 5,000 digits: int()'s limit (N15)
+        raise UsageError(f"the spec {spec[:60]}{'…' if len(spec) > 60 else ''} names a version envmgr cannot read "
+                         f"({' '.join(str(exc).split())[:80]})", "give a version like 0.3.36") from None
+    return req.specifier
 
 
 def plan_route(m: pick.Machine, package: str, spec: str, indexes: tuple[str | IndexUrl, ...], source: str,

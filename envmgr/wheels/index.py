@@ -36,6 +36,7 @@ from envmgr.files.atomic import replace
 from envmgr.wheels import staging
 from envmgr.wheels import store as wheels
 from envmgr.wheels.pages import Link, parse_links
+from envmgr.wheels.url import holds_secret, redact
 
 PAGE = "index.html"
 KEY_FILE = wheels.SIDECAR
@@ -242,6 +243,9 @@ def cached_entries(package: str | None = None) -> tuple[list[wheels.Entry], list
             continue
         elif not intact(e):
             skipped.append(f"{e.folder}: {e.wheel} is missing or does not match its sha256")
+        elif holds_secret(e.key.source):    # a prebuilt entry keyed before issue 34 (N2): never published
+            skipped.append(f"{e.folder}: its key names its index with a password or token ({redact(e.key.source)}); "
+                           "run `envmgr wheels clear` and install again")
         else:
             good.append(e)
     return good, skipped

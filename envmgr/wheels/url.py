@@ -95,6 +95,10 @@ class IndexUrl:
     def __bool__(self) -> bool:
         return bool(self._text)
 
+    def __json__(self) -> str:
+        """How --json writes it (output.emit_json's default): redacted."""
+        return str(self)
+
     def secret(self) -> str:
         """The full text with its credentials: for the HTTP request only (wheels/remote.py)."""
         return self._text
@@ -183,8 +187,9 @@ class IndexUrl:
         return Path(path)
 
 
-def json_default(value: Any) -> str:
-    """json.dumps(default=…): an IndexUrl is written redacted; anything else unknown stays an error."""
+def json_default(value: Any) -> Any:
+    """json.dumps(default=…) for any writer: an IndexUrl is written redacted (output.emit_json does the same
+    through `__json__`); anything else unknown stays json's TypeError."""
     if isinstance(value, IndexUrl):
-        return str(value)
+        return value.__json__()
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
