@@ -171,8 +171,19 @@ def sources(opts: Options) -> tuple[tuple[str, ...], str]:
         given = setting("ENVMGR_PREBUILT_INDEX")
         if given is not None:
             found = tuple(x.strip() for x in given.split(";") if x.strip())
-            return found, "ENVMGR_PREBUILT_INDEX" if found else "ENVMGR_PREBUILT_INDEX (empty: off)"
-    return prebuilt.configured(opts.indexes, opts.off)
+            return _usable(found, "ENVMGR_PREBUILT_INDEX"), ("ENVMGR_PREBUILT_INDEX" if found else
+                                                             "ENVMGR_PREBUILT_INDEX (empty: off)")
+    indexes, source = prebuilt.configured(opts.indexes, opts.off)
+    return _usable(indexes, source), source
+
+
+def _usable(indexes: tuple[str, ...], source: str) -> tuple[str, ...]:
+    """The indexes as given, after refusing one that is no URL (`http://[::1`: N5) in one line, exit 2."""
+    for index in map(IndexUrl, indexes):
+        if index.problem():
+            raise UsageError(f"prebuilt index {index} ({source}): {index.problem()}",
+                             "give an http(s):// or file:// URL, or a folder")
+    return indexes
 
 
 class Chooser:

@@ -93,7 +93,7 @@ def list_index(given: IndexUrl | str, package: str, deadline: remote.Deadline | 
     """One index's candidates for package: a PEP 503 root (URL or folder), or a plain folder of wheels."""
     index = IndexUrl.of(given)
     if not index.fetched:
-        folder = Path(index.secret()).expanduser()
+        folder = index.folder()
         if not folder.is_dir():
             return Listing(index, problem=f"no such folder {index}")
         if not (folder / package / "index.html").is_file():

@@ -321,7 +321,7 @@ def fetch(given: IndexUrl | str, key: wheels.WheelKey, is_cuda: bool,
           say: Callable[[str], object]) -> wheels.Entry | None:
     """The index's wheel for key, verified and stored in the local cache; None (said why) otherwise."""
     index = IndexUrl.of(given)       # a password or token in the URL is never printed
-    if not index.fetched and not os.path.isdir(os.path.expanduser(index.secret())):
+    if not index.fetched and not os.path.isdir(index.folder()):
         say(f"the wheel index folder {index} does not exist; building instead")
         return None
     shown = str(index)

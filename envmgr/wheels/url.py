@@ -179,6 +179,10 @@ class IndexUrl:
             out = urlunsplit((o.scheme, o.netloc, o.path, b.query, o.fragment))
         return IndexUrl(out)
 
+    def folder(self) -> Path:
+        """The folder a location that is no URL names (`~` expanded)."""
+        return Path(self._text).expanduser()
+
     def local_path(self) -> Path:
         """The file a file: URL names (file:///C:/x on Windows too)."""
         path = self.path()
