@@ -19,6 +19,7 @@ from typing import Any, NoReturn
 from urllib.parse import unquote, urljoin, urlsplit, urlunsplit
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+_TAGGED = re.compile(r"^([a-z]+:)[A-Za-z][A-Za-z0-9+.-]*://")
 _FETCHED = re.compile(r"^(https?|file)://", re.IGNORECASE)
 HIDDEN = "****"
 
@@ -27,7 +28,8 @@ def redact(text: str) -> str:
     """text fit for a message, a file or a key: a password and query values become ****, as pip shows
     them. A folder (`C:\\wheels` is no URL with scheme 'c') is returned as given."""
     if not _SCHEME.match(text):
-        return text
+        tagged = _TAGGED.match(text)       # a cache key's source: `prebuilt:https://…`
+        return tagged.group(1) + redact(text[tagged.end(1):]) if tagged else text
     try:
         parts = urlsplit(text)
     except ValueError:                 # `http://[::1`: no parse, so hide whatever could be a secret
