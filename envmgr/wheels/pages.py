@@ -127,11 +127,8 @@ class PageLink:
 
 
 def page_url(index: IndexUrl, package: str) -> IndexUrl:
-    """The project page of package under index (`…/simple/` + `pkg/`, the query kept); ValueError for an
-    index that is not a URL (`http://[::1`)."""
-    problem = index.problem()
-    if problem:
-        raise ValueError(problem.removeprefix("not a URL (").removesuffix(")"))
+    """The project page of package under index (`…/simple/` + `pkg/`, the query kept); NotAUrl (a
+    ValueError) for an index that is not a URL (`http://[::1`)."""
     return index.base().join(package + "/")
 
 

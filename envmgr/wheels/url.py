@@ -18,10 +18,32 @@ from pathlib import Path
 from typing import Any, NoReturn
 from urllib.parse import unquote, urljoin, urlsplit, urlunsplit
 
+from envmgr.errors import UsageError
+
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _TAGGED = re.compile(r"^([a-z]+:)[A-Za-z][A-Za-z0-9+.-]*://")
 _FETCHED = re.compile(r"^(https?|file)://", re.IGNORECASE)
 HIDDEN = "****"
+
+
+class NotAUrl(UsageError, ValueError):
+    """A location that does not parse as a URL (`http://[::1`, a port that is no number): envmgr's own
+    error (exit 2, one line) and a ValueError, as urllib's own parse errors are."""
+
+
+def _split(text: str) -> Any:
+    try:
+        parts = urlsplit(text)
+        _ = parts.port    # a port that is no number raises here
+    except ValueError as exc:
+        raise NotAUrl(_reason(exc), "give an http(s):// or file:// URL, or a folder") from None
+    return parts
+
+
+def _reason(exc: Exception) -> str:
+    """urllib's words for why a URL does not parse ("Invalid IPv6 URL"), on one line: the message of
+    NotAUrl, which the caller puts after the (redacted) URL."""
+    return " ".join(str(exc).split())
 
 
 def redact(text: str) -> str:
@@ -46,7 +68,9 @@ def redact(text: str) -> str:
 def _hide_query(query: str) -> str:
     if not query:
         return ""
-    return "&".join(f"{k}={HIDDEN}" if sep else k for k, sep, _ in (q.partition("=") for q in query.split("&")))
+    # a bare `?TOKEN` is a value too: only an empty part stays as it is
+    return "&".join(f"{k}={HIDDEN}" if sep else (HIDDEN if k else k) for k, sep, _ in
+                    (q.partition("=") for q in query.split("&")))
 
 
 def holds_secret(text: str) -> bool:
@@ -117,8 +141,7 @@ class IndexUrl:
         except ValueError:
             return redact(self._text)
         netloc = (f"[{host}]" if ":" in host else host) + (f":{port}" if port else "")
-        query = "&".join(q.partition("=")[0] + ("=" if "=" in q else "") for q in parts.query.split("&")) \
-            if parts.query else ""
+        query = "&".join(q.partition("=")[0] + "=" for q in parts.query.split("&") if "=" in q)   # `?TOKEN`: gone
         return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
 
     # ---- what a reader asks ---------------------------------------------------------------------
@@ -137,10 +160,9 @@ class IndexUrl:
         if not self.fetched:
             return ""
         try:
-            parts = urlsplit(self._text)
-            _ = parts.port    # a port that is no number raises here
-        except ValueError as exc:
-            return f"not a URL ({' '.join(str(exc).split())})"
+            parts = _split(self._text)
+        except NotAUrl as exc:
+            return f"not a URL ({exc.message})"
         return "" if parts.scheme.lower() == "file" or parts.hostname else "not a URL (no host)"
 
     @property
@@ -164,9 +186,9 @@ class IndexUrl:
 
     def base(self) -> IndexUrl:
         """The index root as a URL whose path ends in '/': http(s) and file URLs as given (credentials and
-        query kept), a folder as file:. ValueError for a URL that does not parse."""
+        query kept), a folder as file:. NotAUrl (a ValueError) for a URL that does not parse."""
         if self.fetched:
-            parts = urlsplit(self._text)
+            parts = _split(self._text)
             path = parts.path if parts.path.endswith("/") else parts.path + "/"
             return IndexUrl(urlunsplit((parts.scheme, parts.netloc, path, parts.query, "")))
         return IndexUrl(Path(self._text).expanduser().resolve().as_uri() + "/")
@@ -174,9 +196,13 @@ class IndexUrl:
     def join(self, ref: str) -> IndexUrl:
         """urljoin, keeping this URL's query on a URL of the same server that has none of its own (an
         index whose token is a query value: every page, key file and wheel under it needs it; N3).
-        ValueError for a reference that does not parse."""
-        out = urljoin(self._text, ref)
-        b, o = urlsplit(self._text), urlsplit(out)
+        NotAUrl (a ValueError) for a reference that does not parse."""
+        b = _split(self._text)
+        try:
+            out = urljoin(self._text, ref)
+        except ValueError as exc:
+            raise NotAUrl(_reason(exc), "give an http(s):// or file:// URL, or a folder") from None
+        o = _split(out)
         if b.query and not o.query and (b.scheme, b.netloc) == (o.scheme, o.netloc):
             out = urlunsplit((o.scheme, o.netloc, o.path, b.query, o.fragment))
         return IndexUrl(out)
