@@ -191,7 +191,10 @@ class IndexUrl:
             parts = _split(self._text)
             path = parts.path if parts.path.endswith("/") else parts.path + "/"
             return IndexUrl(urlunsplit((parts.scheme, parts.netloc, path, parts.query, "")))
-        return IndexUrl(Path(self._text).expanduser().resolve().as_uri() + "/")
+        try:
+            return IndexUrl(self.folder().resolve().as_uri() + "/")
+        except (OSError, ValueError) as exc:     # NUL in the name, a symlink loop
+            raise NotAUrl(f"not a usable folder ({_reason(exc)})", "give an existing folder") from None
 
     def join(self, ref: str) -> IndexUrl:
         """urljoin, keeping this URL's query on a URL of the same server that has none of its own (an
@@ -208,8 +211,11 @@ class IndexUrl:
         return IndexUrl(out)
 
     def folder(self) -> Path:
-        """The folder a location that is no URL names (`~` expanded)."""
-        return Path(self._text).expanduser()
+        """The folder a location that is no URL names (`~` expanded where there is such a home)."""
+        try:
+            return Path(self._text).expanduser()
+        except RuntimeError:       # `~nobody-here`: no such user, so no home to expand
+            return Path(self._text)
 
     def local_path(self) -> Path:
         """The file a file: URL names (file:///C:/x on Windows too)."""
