@@ -33,7 +33,7 @@ from envmgr.host import dirs
 from envmgr.wheels import pages, remote
 from envmgr.wheels import store as wheels
 from envmgr.wheels.pick import Candidate, Unusable, cuda_of_url
-from envmgr.wheels.url import IndexUrl
+from envmgr.wheels.url import IndexUrl, NotAUrl
 
 OFFICIAL = "https://abetlen.github.io/llama-cpp-python/whl/"
 OFFICIAL_CUDA = ("cu132", "cu130", "cu125", "cu124", "cu123", "cu122", "cu121", "cu118")
@@ -83,8 +83,12 @@ def configured(flags: tuple[str, ...], off: bool) -> tuple[tuple[str, ...], str]
 def parse_page(page: bytes, page_url: IndexUrl | str, index: IndexUrl | str) -> tuple[Candidate, ...]:
     """The wheel links of a PEP 503 project page (absolute release URLs or relative ones)."""
     index = IndexUrl.of(index)
-    return tuple(Candidate(link.url, link.filename, index, cuda_of_url(index.key()) or cuda_of_url(link.url.key()),
-                           link.hashes, link.problem)
+    try:     # the folder's cuXYZ from its URL form: `C:\\whl\\cu124` has no '/' around it
+        cuda = cuda_of_url(index.base().key())
+    except NotAUrl:
+        cuda = ""
+    return tuple(Candidate(link.url, link.filename, index, cuda or cuda_of_url(link.url.key()), link.hashes,
+                           link.problem)
                  for link in pages.links(page, IndexUrl.of(page_url), MAX_PAGE)
                  if pages.WHEEL_NAME.match(link.filename))
 
