@@ -220,7 +220,10 @@ def _read_http(url: IndexUrl, sink: Callable[[bytes], object] | None, limit: int
             raise Unreachable(f"{shown}: no complete answer in {DEADLINE_S:.0f} s" if sink is None else
                               f"{shown}: slower than {MIN_RATE >> 10} KiB/s after {DEADLINE_S:.0f} s")
     if state.error is not None:
-        raise _http_error(state.error, shown)
+        error = _http_error(state.error, shown)
+        if isinstance(error, (Missing, Unreachable)):      # urllib's words may quote a redirect's URL
+            raise type(error)(url.scrub(str(error)))
+        raise error
     return b"".join(got)
 
 

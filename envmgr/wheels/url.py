@@ -121,6 +121,25 @@ class IndexUrl:
     def __bool__(self) -> bool:
         return bool(self._text)
 
+    def scrub(self, text: str) -> str:
+        """text (a server's or urllib's words, which may quote a URL: "Redirection to url '…?token=…'")
+        with every credential of this URL, and any URL in it, shown as redact() shows them."""
+        text = re.sub(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>]+", lambda m: redact(m.group()), text)
+        for piece in sorted(self._pieces(), key=len, reverse=True):
+            text = text.replace(piece, HIDDEN)
+        return text
+
+    def _pieces(self) -> set[str]:
+        """The secret parts of this URL as written and percent-decoded (3 characters or more)."""
+        try:
+            parts = urlsplit(self._text)
+            found = {parts.password or "", parts.username or "" if parts.password is None else ""}
+        except ValueError:
+            found = set()
+        query = self._text.partition("?")[2].partition("#")[0]
+        found |= {q.partition("=")[2] if "=" in q else q for q in query.split("&")}
+        return {p for f in found for p in (f, unquote(f)) if len(p) >= 3}
+
     def __json__(self) -> str:
         """How --json writes it (output.emit_json's default): redacted."""
         return str(self)

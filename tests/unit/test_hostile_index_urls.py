@@ -332,3 +332,19 @@ def test_the_facts_file_of_a_download_holds_no_credential(tmp_path, serve):
     facts = json.loads((prebuilt._slot(cand) / prebuilt.FACTS).read_text())
     assert facts["url"] == f"http://127.0.0.1:{srv.port}/cu130/llama-cpp-python/{cand.filename}"
     assert files_holding(prebuilt.downloads_dir(), PASSWORD) == []
+
+
+def test_n2_urllibs_words_quoting_a_redirect_never_carry_the_token(tmp_path, serve):
+    """urllib refuses a redirect to gopher: with "Redirection to url '…' is not allowed", quoting the URL."""
+
+    class Redirect(http.server.SimpleHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(302)
+            self.send_header("Location", f"gopher://127.0.0.1/elsewhere/?token={TOKEN}&again={PASSWORD}")
+            self.end_headers()
+
+    srv = serve(tmp_path, Redirect)
+    listing = prebuilt.list_index(f"http://127.0.0.1:{srv.port}/cu124/?token={TOKEN}&again={PASSWORD}",
+                                  "llama-cpp-python")
+    assert listing.unreachable and "Redirection to url" in listing.problem, listing.problem
+    assert TOKEN not in listing.problem and PASSWORD not in listing.problem

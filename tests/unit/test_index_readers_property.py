@@ -70,6 +70,7 @@ def test_a_credential_never_shows_however_the_url_is_written(case):
     for shown in _shown(url):
         assert secret not in shown, shown
     assert secret not in redact(f"prebuilt:{text}")
+    assert secret not in url.scrub(f"HTTP 302 Found - Redirection to url '{text}' is not allowed ({secret})")
     assert secret not in url.problem() and secret not in url.host
 
 
