@@ -130,12 +130,13 @@ class IndexUrl:
         return text
 
     def _pieces(self) -> set[str]:
-        """The secret parts of this URL as written and percent-decoded (3 characters or more)."""
-        try:
-            parts = urlsplit(self._text)
-            found = {parts.password or "", parts.username or "" if parts.password is None else ""}
-        except ValueError:
-            found = set()
+        """The secret parts of this URL as written and percent-decoded (3 characters or more): read by
+        hand, so a URL that does not parse (`http://u:pw@[::1`) gives them too."""
+        authority = re.split(r"[/?#]", self._text.partition("://")[2], maxsplit=1)[0] if "://" in self._text else ""
+        userinfo = authority.rpartition("@")[0]
+        user, colon, password = userinfo.partition(":")
+        found = {password} if colon else {user}
+        found |= {part for f in set(found) for part in unquote(f).split("@")}   # `user:a@b@host`: each part
         query = self._text.partition("?")[2].partition("#")[0]
         found |= {q.partition("=")[2] if "=" in q else q for q in query.split("&")}
         return {p for f in found for p in (f, unquote(f)) if len(p) >= 3}
