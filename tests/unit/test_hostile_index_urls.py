@@ -348,3 +348,15 @@ def test_n2_urllibs_words_quoting_a_redirect_never_carry_the_token(tmp_path, ser
                                   "llama-cpp-python")
     assert listing.unreachable and "Redirection to url" in listing.problem, listing.problem
     assert TOKEN not in listing.problem and PASSWORD not in listing.problem
+
+
+def test_n2_the_dry_run_names_the_team_index_without_its_credentials(capsys):
+    """`install … --dry-run` names the team index it would ask (route 2): redacted, as every message."""
+    from envmgr.commands import install_build
+
+    info = wheels.SpecInfo("fakecuda", "1.2.3", "file:0123456789abcdef")
+    url = f"https://bob:{PASSWORD}@wheels.example.org/simple/?token={TOKEN}"
+    install_build._dry(lambda *a: KEY, info, True, url, False, None, "python", [], False, {})
+    err = capsys.readouterr().err
+    assert "route 2, team index: https://bob:****@wheels.example.org/simple/?token=**** would be asked" in err
+    assert PASSWORD not in err and TOKEN not in err
