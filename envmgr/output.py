@@ -56,7 +56,7 @@ def utf8_pipes() -> None:
 def emit_json(data: Any, stream: TextIO | None = None) -> None:
     """One JSON document, valid UTF-8 even when a path holds bytes that are not (written as \\udcXX); never
     NaN or Infinity (files/jsondoc.dumps refuses them: RFC 8259 has neither, audit N11)."""
-    emit_utf8(escape_surrogates(dumps(data, indent=2, ensure_ascii=False)) + "\n", stream)
+    emit_utf8(escape_surrogates(dumps(data, indent=2, ensure_ascii=False, default=_public)) + "\n", stream)
 
 
 def emit_utf8(text: str, stream: TextIO | None = None) -> None:
@@ -71,6 +71,15 @@ def emit_utf8(text: str, stream: TextIO | None = None) -> None:
     stream.flush()
     buffer.write(text.encode("utf-8"))
     buffer.flush()
+
+
+def _public(value: Any) -> Any:
+    """A value that says how it may be shown (`__json__`): wheels/url.py's IndexUrl writes itself without
+    its password or token (issue 34, N2). Anything else unknown stays json's TypeError."""
+    public = getattr(type(value), "__json__", None)
+    if public is None:
+        raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+    return public(value)
 
 
 def say(message: str) -> None:

@@ -33,12 +33,14 @@ from envmgr.commands.install_prebuilt import Options
 @click.option("--undo-dll-fix", metavar="MANIFEST", help="Remove the CUDA DLLs an earlier --fix copied into "
               "llama_cpp\\lib (Windows DLL closure), as its manifest lists them; nothing else.")
 @click.option("--json", "as_json", is_flag=True, help="llama-cpp-python flow: print the report as JSON.")
+@click.option("--pre", is_flag=True, help="Consider prereleases (dev, rc) too, as pip's --pre; passed on to pip. "
+              "Without it a prerelease is taken only when the spec names one.")
 @click.argument("pip_args", nargs=-1, type=click.UNPROCESSED, metavar="[PIP OPTIONS] SPEC")
 @click.pass_obj
 def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, no_deps: bool, rebuild: bool, wheel_index: str | None,
             publish_to: str | None, pip_args: tuple[str, ...], fix: bool = False, prebuilt_lib: str | None = None,
             as_json: bool = False, prebuilt_index: tuple[str, ...] = (), no_prebuilt: bool = False,
-            dry_run: bool = False, undo_dll_fix: str | None = None) -> None:
+            dry_run: bool = False, undo_dll_fix: str | None = None, pre: bool = False) -> None:
     """Build SPEC with a recipe once, cache the wheel, and pip install it (here or into --python EXE).
 
     \b
@@ -59,7 +61,10 @@ def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, no_deps: bool, r
     args = [a for a in pip_args if a != "--"] if pip_args[:1] == ("--",) else list(pip_args)
 
     options = InstallOptions(no_deps, rebuild, wheel_index, publish_to)
-    if flow_package(recipe.name, args, prebuilt_lib):
+    flow = flow_package(recipe.name, args, prebuilt_lib)
+    if pre and "--pre" not in args:     # pip's own option: after the flow's package, before a SPEC (N14)
+        args = [*args[:1], "--pre", *args[1:]] if flow else ["--pre", *args]
+    if flow:
         routes = Options(tuple(prebuilt_index), no_prebuilt, dry_run)
         sys.exit(start_flow(obj, args, fix, prebuilt_lib, as_json, selection, recipe, options, routes))
     sys.exit(install_wheel(obj, args, selection, recipe, options).code)

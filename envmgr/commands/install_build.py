@@ -24,6 +24,7 @@ from envmgr.wheels import remote as wheelremote
 from envmgr.wheels import store as wheels
 from envmgr.wheels.index import check_dest
 from envmgr.wheels.remote import configured_index
+from envmgr.wheels.url import IndexUrl
 
 _PY_ID = ("import sys, sysconfig; i = sys.implementation; "
           "print(f'{i.name[:2] if i.name == \"cpython\" else i.name}{sys.version_info[0]}{sys.version_info[1]}'); "
@@ -115,7 +116,7 @@ def _dry(key_for: Callable[[str, str, str], wheels.WheelKey], info: wheels.SpecI
         hit = wheels.lookup(key, is_cuda, lambda m: say(f"envmgr: {m}"))
         index = configured_index(wheel_index)
         say(f"envmgr: route 1, wheel cache: {'holds ' + hit.wheel if hit else 'no wheel'} for key {key.digest()}")
-        say(f"envmgr: route 2, team index: {index + ' would be asked' if index else 'none configured'}")
+        say(f"envmgr: route 2, team index: {f'{IndexUrl(index)} would be asked' if index else 'none configured'}")
         if hit is not None:
             return Installed(0, "cache", hit.wheel, str(hit.path), hit.build_seconds, hit.folder.name)
     done = before_build(python, pip_opts, no_deps, env) if before_build is not None else None
@@ -148,7 +149,7 @@ def _reuse(key: wheels.WheelKey, is_cuda: bool, wheel_index: str | None, publish
         hit, origin = from_index(wheel_index, key, is_cuda), "index"
     if hit is None:
         return None
-    index = wheelremote.redact(configured_index(wheel_index) or "") if origin == "index" else ""   # shown: no token
+    index = str(IndexUrl(configured_index(wheel_index) or "")) if origin == "index" else ""   # shown: no token
     publish_installed(publish_to, hit.path)
     return Installed(_pip_install(python, hit.path, pip_opts, no_deps, env), origin, hit.wheel, str(hit.path),
                      hit.build_seconds, hit.folder.name, index)

@@ -230,7 +230,7 @@ def _build_and_install(invoke_install: InvokeInstall, recipe: str, pip_opts: lis
                  "build_seconds": round(done.build_seconds, 1), "index": done.index or None}
     chosen = chooser.chosen if chooser is not None else None
     if done.origin == "prebuilt" and chosen is not None:
-        rep.wheel.update({"url": chosen.cand.url, "cuda": chosen.cand.cuda or None, "runs": chosen.how,
+        rep.wheel.update({"url": str(chosen.cand.url), "cuda": chosen.cand.cuda or None, "runs": chosen.how,
                           "via": chosen.via, "device_code": chosen.code})
         rep.lines.append(f"prebuilt wheel from {done.index}: {done.wheel} (CUDA {chosen.cand.cuda or '?'}; "
                          f"{chosen.reason}); installed in {seconds:.1f} s, nothing built")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from typing import Any
 
 from envmgr.errors import InputFileError
@@ -44,7 +45,7 @@ def read_json_file(path: str | os.PathLike[str], what: str, remedy: str, limit: 
 
 
 def dumps(data: Any, *, indent: int | None = None, sort_keys: bool = False, ensure_ascii: bool = True,
-          separators: tuple[str, str] | None = None) -> str:
+          separators: tuple[str, str] | None = None, default: Callable[[Any], Any] | None = None) -> str:
     """json.dumps that refuses NaN and Infinity (ValueError): what envmgr writes is always strict JSON."""
     return json.dumps(data, indent=indent, sort_keys=sort_keys, ensure_ascii=ensure_ascii, separators=separators,
-                      allow_nan=False)
+                      allow_nan=False, default=default)
