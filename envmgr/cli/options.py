@@ -76,10 +76,10 @@ def selector_options(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--refresh", is_flag=True, help="Ignore the cache and capture again."),
         click.option("--strict", is_flag=True, help="With --from: refuse a snapshot whose paths do not exist here."),
     ]
-    checked = _collecting(func, SELECTION_FLAGS, "selection", _selection)
+    checked = gpu_option(_collecting(func, SELECTION_FLAGS, "selection", _selection))
     for option in reversed(options):
         checked = option(checked)
-    return gpu_option(checked)
+    return checked
 
 
 def _collecting(func: Callable[..., Any], flags: tuple[str, ...], name: str,

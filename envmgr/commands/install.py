@@ -59,7 +59,7 @@ def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, no_deps: bool, r
     args = [a for a in pip_args if a != "--"] if pip_args[:1] == ("--",) else list(pip_args)
 
     options = InstallOptions(no_deps, rebuild, wheel_index, publish_to)
-    if flow_package(recipe.name, args, prebuilt_lib):
+    if flow_package(recipe.name if recipe.given else None, args, prebuilt_lib):   # a project default keeps the flow
         routes = Options(tuple(prebuilt_index), no_prebuilt, dry_run)
         sys.exit(start_flow(obj, args, fix, prebuilt_lib, as_json, selection, recipe, options, routes))
     sys.exit(install_wheel(obj, args, selection, recipe, options).code)

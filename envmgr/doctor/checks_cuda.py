@@ -125,7 +125,7 @@ def f12(facts: Facts) -> Finding:
     over = [g for g in facts.inv.gpus if g.compute_cap_source.startswith("override")]
     if over:    # --gpu/ENVMGR_GPU: -arch=native still sees the real (maybe absent) GPU; recipes pass the override's
         cc = (over[0].compute_cap or "").replace(".", "")
-        return finding("F12", WARN, f"the GPU is an override ({over[0].compute_cap_source}): 'native' cannot see it",
+        return finding("F12", WARN, f"the GPU is an {over[0].compute_cap_source}: 'native' cannot see it",
                        ev, fix=f"add -DCMAKE_CUDA_ARCHITECTURES={cc} to CMAKE_ARGS (a recipe, --recipe, does)")
     return finding("F12", OK, "a GPU is visible for -arch=native", ev)
 
