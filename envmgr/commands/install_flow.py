@@ -149,10 +149,13 @@ def run_flow(obj: Ctx, invoke_install: InvokeInstall, *, package: str, recipe: s
     return _finish(verdict, rep, as_json)
 
 
-def _findings(obj: Ctx, selection: Selection) -> tuple[Facts, tuple[Finding, ...]]:
-    """(facts, findings): doctor on the machine (--machine: the record)."""
+def _findings(obj: Ctx, selection: Selection, recipe: str | None = None) -> tuple[Facts, tuple[Finding, ...]]:
+    """(facts, findings): doctor on the machine (--machine: the record); recipe: the build F24 checks for
+    (None: llama-cpp-python's, as `envmgr doctor`)."""
 
     facts = gather(obj.host, selection.selectors)
+    if recipe:
+        facts.extra["recipe"] = recipe
     return facts, run_checks(facts)
 
 
@@ -168,10 +171,11 @@ def sort_findings(findings: Iterable[Finding], fix: bool,
 
 
 def _doctor(obj: Ctx, selection: Selection, fix: bool, rep: Report, skip_build_checks: bool,
-            defer: bool = False) -> tuple[Facts, CheckFailed | None]:
+            defer: bool = False, checks_recipe: str | None = None) -> tuple[Facts, CheckFailed | None]:
     """(facts, the build's blocking error or None): raised at once unless defer (a route before the build
-    may need no build: the prebuilt indexes), then raised when the build route is reached."""
-    facts, findings = _findings(obj, selection)
+    may need no build: the prebuilt indexes), then raised when the build route is reached. checks_recipe:
+    the recipe F24 checks the toolkit for (`install --recipe NAME`; None: llama-cpp-python's)."""
+    facts, findings = _findings(obj, selection, checks_recipe)
     blocking, routed = sort_findings(findings, fix, skip_build_checks)
     msbuild = None
     if fix and not skip_build_checks:   # F01/F02: answered by the generator the build uses (install_fix.py)

@@ -1,0 +1,58 @@
+"""`envmgr install --recipe NAME SPEC`: the same doctor before the build, diagnosis after a failed one
+(install_build.py: the build's log scanned as `envmgr run --log` scans it) and report as the
+llama-cpp-python flow (install_flow.py), whose steps it calls; what it lacks is verify, which knows
+llama-cpp-python only."""
+from __future__ import annotations
+
+import contextlib
+import sys
+import time
+from dataclasses import replace
+from typing import Any
+
+import click
+
+from envmgr import spawn
+from envmgr.cli.main import Ctx
+from envmgr.cli.options import RecipeArgs, Selection
+from envmgr.commands import install_build
+from envmgr.commands.install_build import Installed, InstallOptions
+from envmgr.commands.install_flow import Report, _build_and_install, _doctor
+from envmgr.errors import UsageError
+from envmgr.output import emit_json, say
+
+
+def recipe_route(obj: Ctx, args: list[str], selection: Selection, recipe_args: RecipeArgs, options: InstallOptions,
+                 fix: bool, as_json: bool) -> int:
+    """doctor (a blocking finding stops before anything is built, with its fix) -> wheel -> report."""
+    name = recipe_args.name
+    if not name:
+        raise UsageError("envmgr install needs --recipe NAME and a SPEC", "e.g. envmgr install --recipe "
+                         "llama-cpp-python llama-cpp-python==0.3.36 (see `envmgr recipes`)")
+    spec = args[-1]
+    rep = Report(spec, name, "--recipe" if recipe_args.given else "the project's default (envmgr config)", spec)
+
+    def invoke_install(recipe: str, pip_args: list[str], **extra: Any) -> Installed:
+        return install_build.install_wheel(obj, pip_args, selection, replace(recipe_args, name=recipe), options,
+                                           **extra)
+
+    with spawn.children_print_to_stderr() if as_json else contextlib.nullcontext():   # stdout: the JSON alone
+        say(f"envmgr: recipe {name} (from {rep.recipe_why}); spec {spec}; doctor first")
+        t0 = time.perf_counter()
+        _doctor(obj, selection, fix, rep, skip_build_checks=False, checks_recipe=name)
+        rep.timings["doctor"] = time.perf_counter() - t0
+        _build_and_install(invoke_install, name, args[:-1], spec, rep)
+    return _report(rep, selection.target_python or sys.executable, as_json)
+
+
+def _report(rep: Report, python: str, as_json: bool) -> int:
+    if as_json:
+        emit_json({"schema": 1, "recipe": rep.recipe, "recipe_from": rep.recipe_why, "spec": rep.spec, "python": python, "ok": True,
+                   "wheel": rep.wheel, "fixes": rep.fixes.items, "report": rep.lines,
+                   "seconds": {k: round(v, 1) for k, v in rep.timings.items()}})
+        return 0
+    click.echo(f"envmgr install --recipe {rep.recipe} {rep.spec}: installed into {python} "
+               f"(recipe from {rep.recipe_why})")
+    for line in rep.lines:
+        click.echo(f"  {line}")
+    return 0
