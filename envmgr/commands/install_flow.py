@@ -159,11 +159,11 @@ def _findings(obj: Ctx, selection: Selection, recipe: str | None = None) -> tupl
     return facts, run_checks(facts)
 
 
-def sort_findings(findings: Iterable[Finding], fix: bool,
-                  skip_build_checks: bool) -> tuple[list[Finding], list[Finding]]:
+def sort_findings(findings: Iterable[Finding], fix: bool, skip_build_checks: bool,
+                  not_blocking: Iterable[str] = ()) -> tuple[list[Finding], list[Finding]]:
     """(blocking, routed): failing findings that stop the flow, and those --fix leaves to the recipe's route."""
 
-    found = [f for f in findings if f.status == FAIL and f.id not in NOT_BLOCKING]
+    found = [f for f in findings if f.status == FAIL and f.id not in NOT_BLOCKING and f.id not in not_blocking]
     if skip_build_checks:   # nothing is compiled on the prebuilt route: only the driver matters
         found = [f for f in found if f.id in ("F17", "F23")]
     routed = [f for f in found if f.id in RECIPE_ROUTES] if fix else []
@@ -171,12 +171,16 @@ def sort_findings(findings: Iterable[Finding], fix: bool,
 
 
 def _doctor(obj: Ctx, selection: Selection, fix: bool, rep: Report, skip_build_checks: bool,
-            defer: bool = False, checks_recipe: str | None = None) -> tuple[Facts, CheckFailed | None]:
+            defer: bool = False, checks_recipe: str | None = None,
+            not_blocking: Iterable[str] = ()) -> tuple[Facts, CheckFailed | None]:
     """(facts, the build's blocking error or None): raised at once unless defer (a route before the build
     may need no build: the prebuilt indexes), then raised when the build route is reached. checks_recipe:
     the recipe F24 checks the toolkit for (`install --recipe NAME`; None: llama-cpp-python's)."""
     facts, findings = _findings(obj, selection, checks_recipe)
-    blocking, routed = sort_findings(findings, fix, skip_build_checks)
+    blocking, routed = sort_findings(findings, fix, skip_build_checks, not_blocking)
+    for f in findings:
+        if f.status == FAIL and f.id in not_blocking:
+            rep.lines.append(f"doctor: {f.id} does not stop a wheel build, but the wheel's user meets it: {f.summary}")
     msbuild = None
     if fix and not skip_build_checks:   # F01/F02: answered by the generator the build uses (install_fix.py)
         msbuild, blocking, routed = install_fix.sort_msbuild(facts, findings, blocking, routed, rep.recipe)
