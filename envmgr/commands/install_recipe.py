@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import sys
 import time
+from pathlib import Path
 from dataclasses import replace
 from typing import Any
 
@@ -14,12 +15,14 @@ import click
 
 from envmgr import spawn
 from envmgr.cli.main import Ctx
-from envmgr.cli.options import RecipeArgs, Selection
+from envmgr.cli.options import RecipeArgs, Selection, get_snapshot
 from envmgr.commands import install_build
 from envmgr.commands.install_build import Installed, InstallOptions
 from envmgr.commands.install_flow import Report, _build_and_install, _doctor
 from envmgr.errors import UsageError
 from envmgr.output import emit_json, say
+from envmgr.wheels.remote import configured_index
+from envmgr.wheels.store import wheels_dir
 
 # Findings about running on this machine's GPU, not about building: a wheel built here (a docker build, a CI
 # runner) is for its user's machine, and this route has no verify step; with --arch-list the GPU seen here
@@ -35,6 +38,11 @@ def recipe_route(obj: Ctx, args: list[str], selection: Selection, recipe_args: R
         raise UsageError("envmgr install needs --recipe NAME and a SPEC", "e.g. envmgr install --recipe "
                          "llama-cpp-python llama-cpp-python==0.3.36 (see `envmgr recipes`)")
     spec = args[-1]
+    install_build._install_args(args, name, options.publish_to)   # bad input is exit 2 before doctor runs
+    if selection.from_file:
+        get_snapshot(obj, selection)                               # so is a bad snapshot file,
+    configured_index(options.wheel_index)                          # a bad config.toml,
+    _check_cache(wheels_dir())                                     # and a wheel cache that cannot be written
     rep = Report(spec, name, "--recipe" if recipe_args.given else "the project's default (envmgr config)", spec)
 
     def invoke_install(recipe: str, pip_args: list[str], **extra: Any) -> Installed:
@@ -49,6 +57,17 @@ def recipe_route(obj: Ctx, args: list[str], selection: Selection, recipe_args: R
         rep.timings["doctor"] = time.perf_counter() - t0
         _build_and_install(invoke_install, name, args[:-1], spec, rep)
     return _report(rep, selection.target_python or sys.executable, as_json)
+
+
+def _check_cache(root: Path) -> None:
+    """The wheel cache can be made (what is made to find out is removed: a stopped build leaves nothing)."""
+    missing = [p for p in (root, *root.parents) if not p.exists()]
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise install_build._cache_unwritable(root, exc) from None
+    for made in missing:
+        made.rmdir()
 
 
 def _report(rep: Report, python: str, as_json: bool) -> int:
