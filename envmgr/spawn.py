@@ -341,7 +341,8 @@ def _tee(proc: subprocess.Popen[bytes], log: BinaryIO, out: int) -> subprocess.P
     """The child's output to the log and to `out` until it closes its end (a gone reader stops only the copy)."""
     assert proc.stdout is not None
     shown = True
-    for chunk in iter(lambda: proc.stdout.read1(65536), b""):  # type: ignore[union-attr]
+    fd = proc.stdout.fileno()
+    for chunk in iter(lambda: os.read(fd, 65536), b""):
         log.write(chunk)
         shown = shown and _write_all(out, chunk)
     return proc

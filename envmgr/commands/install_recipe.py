@@ -7,8 +7,8 @@ from __future__ import annotations
 import contextlib
 import sys
 import time
-from pathlib import Path
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import click
@@ -72,7 +72,8 @@ def _check_cache(root: Path) -> None:
 
 def _report(rep: Report, python: str, as_json: bool) -> int:
     if as_json:
-        emit_json({"schema": 1, "recipe": rep.recipe, "recipe_from": rep.recipe_why, "spec": rep.spec, "python": python, "ok": True,
+        emit_json({"schema": 1, "recipe": rep.recipe, "recipe_from": rep.recipe_why, "spec": rep.spec,
+                   "python": python, "ok": True,
                    "wheel": rep.wheel, "fixes": rep.fixes.items, "report": rep.lines,
                    "seconds": {k: round(v, 1) for k, v in rep.timings.items()}})
         return 0
