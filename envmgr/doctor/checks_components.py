@@ -68,14 +68,21 @@ def install_kind(kit: CudaToolkit) -> str:
     return "nvidia"
 
 
+def component_wheels(kit: CudaToolkit, comps: list[str]) -> tuple[str, ...]:
+    """PyPI's requirement for each missing component, at the toolkit's CUDA version (nvidia-cublas==13.0.*,
+    nvidia-cublas-cu12==12.4.*): what `install --fix` lays into the toolkit (commands/install_components.py)."""
+    major = kit.major_minor[0]
+    suffix = "" if major >= 13 else f"-cu{major}"
+    return tuple(sorted({f"{_PACKAGES[c][3]}{suffix}=={kit.short}.*" for c in comps}))
+
+
 def fix_for(kit: CudaToolkit, comps: list[str], windows: bool) -> str:
     """The fix for this toolkit's kind of install, naming each missing component's package."""
     major, minor = kit.major_minor
     names = sorted({_PACKAGES[c] for c in comps})
     kind = install_kind(kit)
     if kind in ("pip", "wheels"):
-        suffix = "" if major >= 13 else f"-cu{major}"
-        wheels = " ".join(sorted({f"{p[3]}{suffix}=={kit.short}.*" for p in names}))
+        wheels = " ".join(component_wheels(kit, comps))
         if kind == "pip":
             return f"pip install {wheels} (the CUDA of this nvcc)"
         return (f"add the wheel(s) {wheels} to {kit.path} the way its other nvidia-* wheels were laid out "

@@ -125,6 +125,7 @@ def apply(plan: FixPlan, manifest_dir: Path) -> tuple[list[str], Path]:
             if os.path.exists(c.dest):
                 lines.append(f"{c.dest} exists already: left as it is")
                 continue
+            os.makedirs(os.path.dirname(c.dest), exist_ok=True)    # F24's components: include/ subfolders, dist-info
             shutil.copyfile(c.source, c.dest + ".envmgr-tmp")
             os.replace(c.dest + ".envmgr-tmp", c.dest)
             done.append({"path": c.dest, "source": c.source, "sha256": _sha(c.dest)})
