@@ -50,11 +50,11 @@ def recipe_route(obj: Ctx, args: list[str], selection: Selection, recipe_args: R
                                            **extra)
 
     with spawn.children_print_to_stderr() if as_json else contextlib.nullcontext():   # stdout: the JSON alone
-        say(f"envmgr: recipe {name} (from {rep.recipe_why}); spec {spec}; doctor first")
         t0 = time.perf_counter()
         _doctor(obj, selection, fix, rep, skip_build_checks=False, checks_recipe=name,
                 not_blocking=RUN_ONLY | ({"F12", "F13"} if recipe_args.arch_list else set()), pip_opts=args[:-1])
         rep.timings["doctor"] = time.perf_counter() - t0
+        say(f"envmgr: recipe {name} (from {rep.recipe_why}); spec {spec}; doctor: nothing blocks the build")
         _build_and_install(invoke_install, name, args[:-1], spec, rep)
     return _report(rep, selection.target_python or sys.executable, as_json)
 
