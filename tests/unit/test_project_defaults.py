@@ -16,6 +16,7 @@ from envmgr.cli.main import Ctx
 from envmgr.cli.options import selector_options
 from envmgr.files.project import ProjectFile, find_project
 from tests.conftest import MACHINES, run_cli
+from tests.unit.test_prebuilt_index import SO, wheel
 
 CUDA124 = str(MACHINES / "community-buildtools-cuda124.toml")   # CUDA 12.4.99 and 11.8.89
 
@@ -182,3 +183,21 @@ def test_a_bad_gpu_is_one_line_exit_2(project, tmp_path, args, env, says):
     for cmd in (("list",), ("doctor", "--only", "F12"), ("config",)):
         r = run_cli("--machine", CUDA124, *cmd, *args, env={"ENVMGR_CONFIG_DIR": str(tmp_path / "config"), **env})
         assert r.code == 2 and r.stderr.splitlines()[0] == f"envmgr: error: {says}", r.stderr
+
+
+def test_gpu_override_in_installs_plan_chooses_the_wheel_for_it(project, tmp_path):
+    """The recorded machine's RTX 4070 SUPER (8.9) cannot run the index's wheel (cubin sm_90a, PTX compute_90:
+    test_prebuilt_index.py); with --gpu sm_90 (a docker build for an H100) the plan names the override and
+    chooses that wheel."""
+    folder = tmp_path / "cu124"
+    wheel(folder, "0.3.16", SO)
+    env = {"ENVMGR_CACHE_DIR": str(tmp_path / "cache"), "ENVMGR_CONFIG_DIR": str(tmp_path / "config"),
+           "ENVMGR_WHEEL_INDEX": ""}
+    r = run_cli("--machine", CUDA124, "install", "--gpu", "sm_90", "llama-cpp-python", "--dry-run", "--json",
+                "--prebuilt-index", str(folder), env=env)
+    assert r.code == 0, r.stderr
+    plan = json.loads(r.stdout)["prebuilt"]
+    assert plan["machine"]["gpus"] == [{"name": "sm_90 (override: --gpu)", "compute_capability": "9.0"}]
+    (cand,) = plan["candidates"]
+    assert cand["verdict"] == "chosen" and "sm_90 (override: --gpu)" in cand["reason"]
+    assert "GPU(s) sm_90 (override: --gpu) (9.0)" in r.stderr
