@@ -31,8 +31,9 @@ from envmgr.commands.install_recipe import recipe_route
 @click.option("--no-prebuilt", is_flag=True, help="llama-cpp-python flow: skip the prebuilt indexes.")
 @click.option("--dry-run", is_flag=True, help="llama-cpp-python flow: print the routes and the prebuilt plan "
               "(every wheel seen, the one chosen, why not the others); install nothing.")
-@click.option("--undo-dll-fix", metavar="MANIFEST", help="Remove the CUDA DLLs an earlier --fix copied into "
-              "llama_cpp\\lib (Windows DLL closure), as its manifest lists them; nothing else.")
+@click.option("--undo-dll-fix", metavar="MANIFEST", help="Remove the files an earlier --fix added, as its manifest "
+              "lists them (the CUDA DLLs copied into llama_cpp\\lib; F24's CUDA components laid into a toolkit); "
+              "nothing else.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (docs/json.md).")
 @click.argument("pip_args", nargs=-1, type=click.UNPROCESSED, metavar="[PIP OPTIONS] SPEC")
 @click.pass_obj
