@@ -57,10 +57,14 @@ def project_files(ctx: click.Context) -> tuple[ProjectFile, ...]:
     return files
 
 
-def project_default(ctx: click.Context, key: str) -> str | None:
+def project_setting(ctx: click.Context, key: str) -> Setting:
     """The value for `key` a command takes when its flag was not given (environment, then the project)."""
     env = ctx.find_root().obj.env if ctx.find_root().obj is not None else {}
-    return layered({}, env, project_files(ctx))[KEYS.index(key)].value
+    return layered({}, env, project_files(ctx))[KEYS.index(key)]
+
+
+def project_default(ctx: click.Context, key: str) -> str | None:
+    return project_setting(ctx, key).value
 
 
 def gpu_setting() -> Setting:

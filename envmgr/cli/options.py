@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from envmgr.cache.resolve import resolve
-from envmgr.cli.defaults import gpu_option, project_default
+from envmgr.cli.defaults import gpu_option, project_default, project_setting
 from envmgr.cli.flags import check_pythons, check_recipe_flags, check_selector_flags
 from envmgr.cli.main import Ctx
 from envmgr.errors import UsageError
@@ -101,8 +101,13 @@ def _selection(vs: str | None, toolset: str | None, arch: str, cuda: str | None,
         ctx = click.get_current_context()
         vs, toolset, cuda = (given or project_default(ctx, key) for key, given in
                              (("vs", vs), ("toolset", toolset), ("cuda", cuda)))
-        python = None if pythons or ctx.info_name != "install" else project_default(ctx, "python")
-        pythons = (python,) if python else pythons     # the target interpreter: install's meaning of --python
+        python = None if pythons or ctx.info_name != "install" else project_setting(ctx, "python")
+        if python is not None and python.value:    # the target interpreter: install's meaning of --python
+            try:
+                _check_selectors(from_file, strict, (python.value,))
+            except UsageError as exc:
+                raise UsageError(f"{exc.message} (python from {python.source} {python.where})", exc.remedy) from None
+            return Selection(vs, toolset, arch, cuda, (python.value,), from_file, refresh, strict)
     _check_selectors(from_file, strict, pythons)
     return Selection(vs, toolset, arch, cuda, tuple(pythons), from_file, refresh, strict)
 

@@ -7,9 +7,13 @@ The project files are hand-written here (they are the user's own few lines; docs
 from __future__ import annotations
 
 import json
+import os
+import sys
+from pathlib import Path
 
 import click
 import pytest
+from click.testing import CliRunner
 
 from envmgr.cli.defaults import layered
 from envmgr.cli.main import Ctx
@@ -104,7 +108,6 @@ def test_commands_take_the_defaults_and_flags_beat_them(project):
         seen.append(selection)
 
     (project / "envmgr.toml").write_text('cuda = "12.4"\ntoolset = "14.38"\npython = "python3"\n')
-    from click.testing import CliRunner
     assert CliRunner().invoke(probe, ["--vs", "community"], obj=Ctx()).exit_code == 0
     assert CliRunner().invoke(probe, ["--cuda", "11.8"], env={"ENVMGR_TOOLSET": "14.29"}, obj=Ctx()).exit_code == 0
     assert [(s.vs, s.cuda, s.toolset, s.pythons) for s in seen] == [("community", "12.4", "14.38", ()),
@@ -201,3 +204,22 @@ def test_gpu_override_in_installs_plan_chooses_the_wheel_for_it(project, tmp_pat
     (cand,) = plan["candidates"]
     assert cand["verdict"] == "chosen" and "sm_90 (override: --gpu)" in cand["reason"]
     assert "GPU(s) sm_90 (override: --gpu) (9.0)" in r.stderr
+
+
+def test_the_projects_python_is_installs_target_and_a_missing_one_names_its_file(project, tmp_path):
+    seen = []
+
+    @click.command("install")
+    @selector_options
+    def probe(selection):
+        seen.append(selection)
+
+    (project / "envmgr.toml").write_text(f'python = "{Path(sys.executable).as_posix()}"\n')
+    assert CliRunner().invoke(probe, [], obj=Ctx()).exit_code == 0
+    assert seen[-1].target_python == os.path.normpath(sys.executable)
+    (project / "envmgr.toml").write_text('python = "venv/bin/python"\n')
+    r = run_cli("install", "--recipe", "llama-cpp-python", "x==1",
+                env={"ENVMGR_CACHE_DIR": str(tmp_path / "cache"), "ENVMGR_CONFIG_DIR": str(tmp_path / "config")})
+    assert r.code == 2 and r.stderr.splitlines()[0].endswith(
+        f"(python from envmgr.toml {project / 'envmgr.toml'})")
+    assert str(project / "venv" / "bin" / "python") in r.stderr.splitlines()[0]
