@@ -31,6 +31,7 @@ from envmgr.host.base import Host, join
 _DRIVER = re.compile(r"^nvcuda\.dll$", re.I)      # the driver's: never copied
 _MAJOR = re.compile(r"^(?:cudart|cublas|cublasLt|cufft|curand|cusparse|cusolver|nvrtc|nvJitLink)64_(\d+)", re.I)
 MANIFEST_SCHEMA = 1
+_NVIDIA_DIST = re.compile(r"^nvidia_[\w.+-]+\.dist-info$")   # lower-cased folder names
 
 
 @dataclass(frozen=True)
@@ -148,6 +149,7 @@ def apply(plan: FixPlan, manifest_dir: Path) -> tuple[list[str], Path]:
 def _copy(source: str, dest: str) -> None:
     """source to dest through a temporary file that never outlives the call, whatever ends it."""
     tmp = dest + ".envmgr-tmp"
+    os.makedirs(os.path.dirname(dest), exist_ok=True)    # F24's components: include/ subfolders, dist-info
     try:
         shutil.copyfile(source, tmp)
         os.replace(tmp, dest)
@@ -161,8 +163,9 @@ def _copy(source: str, dest: str) -> None:
 
 def undo(manifest: Path) -> list[str]:
     """Remove the files a fix added, each only if it is still the file that was copied and is a file a
-    fix adds: a CUDA DLL, by an absolute path, in a llama_cpp\\lib folder (a manifest is input: one from a
-    bug report must never remove ~/.ssh/authorized_keys because it names it with its public sha256, N18)."""
+    fix adds (_fix_added: a CUDA DLL in a llama_cpp\\lib folder, or F24's components in a toolkit). A manifest
+    is input: one from a bug report must never remove ~/.ssh/authorized_keys because it names it with its
+    public sha256 (N18)."""
     remedy = "give the manifest the --fix run named"
     data = read_json_file(manifest, "DLL-closure manifest", remedy)
     added = data.get("added") if isinstance(data, dict) and data.get("schema") == MANIFEST_SCHEMA else None
@@ -183,12 +186,37 @@ def undo(manifest: Path) -> list[str]:
 
 
 def _fix_added(path: str) -> bool:
-    """A regular file (not a link) named as a CUDA DLL, by an absolute path, directly in llama_cpp/lib."""
+    """A regular file (not a link), by an absolute path, where a fix puts files: a CUDA DLL directly in
+    llama_cpp/lib (the DLL closure), or one of F24's components (commands/install_components.py) inside a
+    site-packages' nvidia/ folder or an nvidia_*.dist-info beside it, or inside a CUDA toolkit (a folder with
+    bin/nvcc) under include/, lib*/, targets/ or dist-info/. Judged from the file system, never from the
+    manifest's own words (a manifest is input, N18)."""
     if "\0" in path or not os.path.isabs(path) or os.path.islink(path) or not os.path.isfile(path):
         return False
-    folder = Path(os.path.realpath(os.path.dirname(path)))
-    return (CUDA_LIBRARY.match(os.path.basename(path)) is not None and os.path.basename(path).lower().endswith(".dll")
-            and folder.name.lower() == "lib" and folder.parent.name.lower() == "llama_cpp")
+    real = Path(os.path.realpath(path))
+    folder = real.parent
+    if (CUDA_LIBRARY.match(real.name) is not None and real.name.lower().endswith(".dll")
+            and folder.name.lower() == "lib" and folder.parent.name.lower() == "llama_cpp"):
+        return True
+    return _in_site_nvidia(real) or _in_toolkit(real)
+
+
+def _in_site_nvidia(real: Path) -> bool:
+    parts = [p.lower() for p in real.parts]
+    for i in range(1, len(parts) - 1):
+        if parts[i - 1] == "site-packages" and (parts[i] == "nvidia" or _NVIDIA_DIST.match(parts[i])):
+            return True
+    return False
+
+
+def _in_toolkit(real: Path) -> bool:
+    for depth, root in enumerate(real.parents):
+        if depth > 8:
+            return False
+        if any(os.path.isfile(root / "bin" / n) for n in ("nvcc", "nvcc.exe")):
+            top = real.relative_to(root).parts[0].lower()
+            return top in ("include", "dist-info", "targets") or top.startswith("lib")
+    return False
 
 
 def _remove(path: str) -> str:

@@ -194,3 +194,28 @@ def test_n29_a_copy_that_fails_is_one_line_and_the_manifest_keeps_what_was_done(
                      "No space left on device; nothing more was copied"]
     assert sorted(os.listdir(lib)) == ["cudart64_12.dll"]
     assert [x["path"] for x in json.loads(manifest.read_text())["added"]] == [str(lib / "cudart64_12.dll")]
+
+
+def test_n18_undo_of_f24_components_stays_inside_a_toolkit_or_site_packages_nvidia(tmp_path):
+    """F24's --fix (commands/install_components.py) adds files to a toolkit made of wheels (include/, lib/,
+    dist-info/) or to a pip toolkit's site-packages/nvidia: undo removes those, judged from the file system,
+    and still nothing outside (the toolkit's own bin/, a file beside the toolkit)."""
+    kit = tmp_path / "cuda-13.0"
+    (kit / "bin").mkdir(parents=True)
+    (kit / "bin" / "nvcc").write_bytes(b"\x7fELF nvcc")
+    (kit / "include").mkdir()
+    (kit / "lib").mkdir()
+    (kit / "dist-info" / "nvidia_cublas-13.0.0.dist-info").mkdir(parents=True)
+    site = tmp_path / "venv" / "lib" / "python3.11" / "site-packages"
+    (site / "nvidia" / "cublas" / "lib").mkdir(parents=True)
+    (site / "nvidia_cublas-13.0.0.dist-info").mkdir()
+    added = [kit / "include" / "cublas_v2.h", kit / "lib" / "libcublas.so.13",
+             kit / "dist-info" / "nvidia_cublas-13.0.0.dist-info" / "RECORD",
+             site / "nvidia" / "cublas" / "lib" / "libcublas.so.13", site / "nvidia_cublas-13.0.0.dist-info" / "RECORD"]
+    kept = [kit / "bin" / "nvcc", tmp_path / "notes.txt", site / "other.py"]
+    for p in [*added, *kept[1:]]:
+        p.write_bytes(b"content of " + p.name.encode())
+    lines = closure.undo(_manifest(tmp_path, *added, *kept))
+    assert [p for p in added if p.exists()] == []
+    assert all(p.exists() for p in kept), lines
+    assert sum("skipped (not a file a DLL fix adds)" in ln for ln in lines) == len(kept), lines
