@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 COMMANDS = {
     "cache": "The snapshot cache (under the user cache folder).",
     "complete-words": "",
+    "config": "Show the defaults commands take here, each with its source.",
     "deactivate": "Print the script that restores the environment from before activation.",
     "doctor": "Diagnose why a CUDA build of llama-cpp-python fails (or would fail) here.",
     "export": "Write the environment snapshot to stdout.",
