@@ -12,6 +12,7 @@ import click
 
 from envmgr import __version__
 from envmgr.cli.flags import check_wine_prefix
+from envmgr.cli.grammar import better_no_such_option, no_such_command
 from envmgr.errors import EnvmgrError, UsageError
 from envmgr.host.base import Host
 from envmgr.host.live import LiveHost
@@ -90,10 +91,20 @@ class EnvmgrGroup(click.Group):
             self.add_command(command, name)
         return command
 
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[str | None, click.Command | None,
+                                                                         list[str]]:
+        name = args[0] if args else ""
+        if (args and not ctx.resilient_parsing and not name.startswith("-")
+                and self.get_command(ctx, name) is None):
+            raise no_such_command(ctx, name, self.list_commands(ctx))   # did-you-mean over the lazy commands too
+        return super().resolve_command(ctx, args)
+
     def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
                      **extra: Any) -> click.Context:
         try:   # --help and --version print here, before invoke
             return super().make_context(info_name, args, parent, **extra)
+        except click.NoSuchOption as exc:
+            raise better_no_such_option(exc) from None
         except BrokenPipeError:
             reader_gone()
             raise   # not reached: reader_gone exits
@@ -101,6 +112,8 @@ class EnvmgrGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except click.NoSuchOption as exc:   # a subcommand's option: suggested by edit distance (cli/grammar.py)
+            raise better_no_such_option(exc) from None
         except EnvmgrError as exc:
             ctx.exit(show_error(exc))
         except BrokenPipeError:

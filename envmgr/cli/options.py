@@ -19,6 +19,7 @@ from envmgr.recipes.recipe import get_recipe
 from envmgr.snapshot.envdelta import EnvDelta
 from envmgr.snapshot.form import Snapshot
 from envmgr.snapshot.selectors import Selectors
+from envmgr.target import TargetPython
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,7 @@ class Selection:
     from_file: str | None = None
     refresh: bool = False
     strict: bool = False
+    target: TargetPython | None = None    # install: the Python chosen (target.choose_python), once
 
     @property
     def selectors(self) -> Selectors:
@@ -40,7 +42,9 @@ class Selection:
 
     @property
     def target_python(self) -> str | None:
-        """The first --python: where install and verify put and prove the package."""
+        """Where install and verify put and prove the package: the chosen target, else the first --python."""
+        if self.target is not None:
+            return self.target.path
         return self.pythons[0] if self.pythons else None
 
 

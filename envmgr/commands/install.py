@@ -2,19 +2,24 @@
 wheel, then verify); the flow is install_flow.py, the wheel's build-or-reuse install_build.py."""
 from __future__ import annotations
 
+import os
 import sys
+from dataclasses import replace
 
 import click
 
+from envmgr.cli.grammar import TailCommand, tail
 from envmgr.cli.main import Ctx
 from envmgr.cli.options import RecipeArgs, Selection, recipe_options, selector_options
 from envmgr.commands import install_closure
 from envmgr.commands.install_build import InstallOptions, install_wheel
 from envmgr.commands.install_flow import flow_package, start_flow
 from envmgr.commands.install_prebuilt import Options
+from envmgr.output import say
+from envmgr.target import choose_python
 
 
-@click.command("install", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@click.command("install", cls=TailCommand, context_settings={"ignore_unknown_options": True})
 @selector_options
 @recipe_options
 @click.option("--no-deps", is_flag=True, help="Install the wheel without its dependencies.")
@@ -33,7 +38,7 @@ from envmgr.commands.install_prebuilt import Options
 @click.option("--undo-dll-fix", metavar="MANIFEST", help="Remove the CUDA DLLs an earlier --fix copied into "
               "llama_cpp\\lib (Windows DLL closure), as its manifest lists them; nothing else.")
 @click.option("--json", "as_json", is_flag=True, help="llama-cpp-python flow: print the report as JSON.")
-@click.argument("pip_args", nargs=-1, type=click.UNPROCESSED, metavar="[PIP OPTIONS] SPEC")
+@click.argument("pip_args", nargs=-1, type=click.UNPROCESSED, metavar="SPEC [-- PIP OPTIONS]")
 @click.pass_obj
 def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, no_deps: bool, rebuild: bool, wheel_index: str | None,
             publish_to: str | None, pip_args: tuple[str, ...], fix: bool = False, prebuilt_lib: str | None = None,
@@ -47,17 +52,35 @@ def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, no_deps: bool, r
       envmgr install --prebuilt-lib DIR llama-cpp-python   your llama.cpp CUDA build, verified
       envmgr install --recipe llama-cpp-python "llama-cpp-python==0.3.36"
       envmgr install --recipe llama-cpp-python --python .venv/bin/python ./llama_cpp_python-0.3.36.tar.gz
-      envmgr install --recipe llama-cpp-python --no-index --find-links ./wheels llama-cpp-python==0.3.36
+      envmgr install --recipe llama-cpp-python llama-cpp-python==0.3.36 -- --no-index --find-links ./wheels
     The cache key is (package, version, source, CUDA, architectures, generator, CMAKE_ARGS, Python
-    tag, platform): the same key in any venv installs the cached wheel in seconds. pip options
-    (before SPEC) go to both `pip wheel` and `pip install`. The first --python is the target.
+    tag, platform): the same key in any venv installs the cached wheel in seconds. envmgr's options
+    mean the same anywhere on the line; pip's own options go after `--`, to both `pip wheel` and
+    `pip install`. The target Python: --python, else the active venv (VIRTUAL_ENV), the active conda
+    environment, a .venv here or in a parent folder, the first python on PATH; envmgr's own last.
     """
     if undo_dll_fix:
         sys.exit(install_closure.undo(undo_dll_fix))
+    after = tail(click.get_current_context())
+    if not pip_args and not after:
+        raise click.UsageError("Missing argument 'SPEC'.")
+    old_form = [a for a in pip_args if a.startswith("-")]
+    if old_form:   # today's form, kept for one release: pip options before `--`
+        say(f"envmgr: note: pip options go after `--` (envmgr install SPEC -- {' '.join(old_form)}); "
+            f"passing {' '.join(old_form)} to pip")
+    # pip's words after `--` go where each route reads pip options: the flow's after its package, the
+    # recipe route's before SPEC (the last word)
     if not pip_args:
-        raise click.UsageError("Missing argument '[PIP OPTIONS] SPEC'.")
-    args = [a for a in pip_args if a != "--"] if pip_args[:1] == ("--",) else list(pip_args)
+        args = list(after)
+    elif flow_package(recipe.name, list(pip_args), prebuilt_lib):
+        args = [*pip_args[:1], *after, *pip_args[1:]]
+    else:
+        args = [*after, *pip_args]
 
+    # the user's Python (target.py): --python, VIRTUAL_ENV, CONDA_PREFIX, .venv upward, PATH, envmgr's own
+    target = choose_python(obj.local, os.getcwd(), sys.executable, selection.target_python)
+    say(target.line())
+    selection = replace(selection, target=target)
     options = InstallOptions(no_deps, rebuild, wheel_index, publish_to)
     if flow_package(recipe.name, args, prebuilt_lib):
         routes = Options(tuple(prebuilt_index), no_prebuilt, dry_run)
