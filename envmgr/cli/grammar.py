@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
-from typing import Any
 
 import click
+
+from envmgr.errors import UsageError
 
 # ctx.meta key: the words after `--` (pip's), kept apart from the words before it.
 TAIL = "envmgr.tail"
@@ -61,3 +62,45 @@ def better_no_such_option(exc: click.NoSuchOption) -> click.NoSuchOption:
 def no_such_command(ctx: click.Context, name: str, names: Iterable[str]) -> click.UsageError:
     guess = suggest(name, names)
     return click.UsageError(f"No such command {name!r}." + (f" Did you mean {guess!r}?" if guess else ""), ctx)
+
+
+# Old spellings -> (new name, the commands where the old one is still read; None: every command). One
+# meaning per name: --python is the target interpreter (install, verify), so where it meant "also consider
+# this Python's pip CUDA" it is --pip-cuda-python; CUDA architectures are --cuda-arch (--arch is MSVC's).
+# The old spellings are no options at all: not in --help, never suggested; each use says its new name.
+RENAMED: dict[str, tuple[str, frozenset[str] | None]] = {
+    "--arch-list": ("--cuda-arch", None),
+    "--python": ("--pip-cuda-python", frozenset({"export", "record", "run", "shell"})),
+}
+# Commands whose first plain word starts another program's words (`envmgr run nvcc --python x`).
+_STOP_AT_WORD = frozenset({"run"})
+
+
+def renamed(command: click.Command, name: str, args: list[str]) -> tuple[list[str], list[str]]:
+    """(args with old spellings given their new names, one note per old spelling used). Only envmgr's own
+    words change: nothing after `--`, nor, for `run`, from the command it runs on."""
+    takes_value = {o for p in command.params if isinstance(p, click.Option) and not p.is_flag and not p.count
+                   for o in (*p.opts, *p.secondary_opts)} | set(RENAMED)
+    out, notes, i = list(args), [], 0
+    while i < len(out):
+        word = out[i]
+        if word == "--" or (name in _STOP_AT_WORD and not word.startswith("-")):
+            break
+        old, eq, value = word.partition("=")
+        new, where = RENAMED.get(old, ("", frozenset()))
+        if new and (where is None or name in where):
+            out[i] = new + eq + value
+            notes.append(f"envmgr: note: {old} is now {new}")
+        i += 2 if word in takes_value else 1
+    return out, notes
+
+
+def refuse_inapplicable(ctx: click.Context, names: Iterable[str], why: str, remedy: str) -> None:
+    """Exit 2, one line, for the first option of `names` (parameter names) given on the command line where it
+    cannot apply (`why`): a selector is never silently ignored. `remedy` may name the option as {flag}."""
+    wanted = set(names)
+    for param in ctx.command.params:
+        if (isinstance(param, click.Option) and param.name in wanted
+                and ctx.get_parameter_source(param.name) is click.core.ParameterSource.COMMANDLINE):
+            flag = max(param.opts, key=len)
+            raise UsageError(f"{flag} does not apply {why}", remedy.format(flag=flag))

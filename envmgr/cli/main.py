@@ -12,7 +12,7 @@ import click
 
 from envmgr import __version__
 from envmgr.cli.flags import check_wine_prefix
-from envmgr.cli.grammar import better_no_such_option, no_such_command
+from envmgr.cli.grammar import better_no_such_option, no_such_command, renamed
 from envmgr.errors import EnvmgrError, UsageError
 from envmgr.host.base import Host
 from envmgr.host.live import LiveHost
@@ -97,7 +97,12 @@ class EnvmgrGroup(click.Group):
         if (args and not ctx.resilient_parsing and not name.startswith("-")
                 and self.get_command(ctx, name) is None):
             raise no_such_command(ctx, name, self.list_commands(ctx))   # did-you-mean over the lazy commands too
-        return super().resolve_command(ctx, args)
+        cmd_name, cmd, rest = super().resolve_command(ctx, args)
+        if cmd is not None and cmd_name is not None:   # old option names: their new one, said once (cli/grammar.py)
+            rest, notes = renamed(cmd, cmd_name, rest)
+            for note in dict.fromkeys(notes):
+                click.echo(note, err=True)
+        return cmd_name, cmd, rest
 
     def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
                      **extra: Any) -> click.Context:

@@ -11,7 +11,9 @@ import click
 
 from envmgr.cache.resolve import resolve
 from envmgr.cli.flags import check_pythons, check_recipe_flags, check_selector_flags
+from envmgr.cli.grammar import refuse_inapplicable
 from envmgr.cli.main import Ctx
+from envmgr.discover.target import TargetPython
 from envmgr.errors import UsageError
 from envmgr.output import Spinner, say
 from envmgr.recipes.context import with_recipe
@@ -19,7 +21,6 @@ from envmgr.recipes.recipe import get_recipe
 from envmgr.snapshot.envdelta import EnvDelta
 from envmgr.snapshot.form import Snapshot
 from envmgr.snapshot.selectors import Selectors
-from envmgr.target import TargetPython
 
 
 @dataclass(frozen=True)
@@ -30,7 +31,7 @@ class Selection:
     toolset: str | None = None
     arch: str = "x64"
     cuda: str | None = None
-    pythons: tuple[str, ...] = ()
+    pythons: tuple[str, ...] = ()        # install: its --python first, then every --pip-cuda-python
     from_file: str | None = None
     refresh: bool = False
     strict: bool = False
@@ -63,7 +64,7 @@ RECIPE_FLAGS = ("recipe", "arch_list", "allow_unsupported_compiler", "recipe_par
 
 
 def selector_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """--vs/--toolset/--arch/--cuda/--python/--from/--refresh/--strict: the same on every command."""
+    """--vs/--toolset/--arch/--cuda/--pip-cuda-python/--from/--refresh/--strict: the same on every command."""
     options = [
         click.option("--vs", "vs", metavar="WHICH",
                      help="Visual Studio: edition, year, major, version prefix, instance id or path."),
@@ -72,8 +73,8 @@ def selector_options(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--arch", default="x64", show_default=True, metavar="ARCH",
                      help="Target (x64, x86, arm64) or host_target pair (x64_arm64)."),
         click.option("--cuda", metavar="X.Y|PATH", help="CUDA toolkit: version prefix or folder; default: the newest."),
-        click.option("--python", "pythons", multiple=True, metavar="EXE",
-                     help="Also consider pip CUDA of this Python."),
+        click.option("--pip-cuda-python", "pythons", multiple=True, metavar="EXE",
+                     help="Also consider the pip CUDA (nvidia-* wheels) of this Python (repeatable)."),
         click.option("--from", "from_file", metavar="FILE", help="Use a snapshot file instead of selecting."),
         click.option("--refresh", is_flag=True, help="Ignore the cache and capture again."),
         click.option("--strict", is_flag=True, help="With --from: refuse a snapshot whose paths do not exist here."),
@@ -111,15 +112,12 @@ def _recipe_args(recipe: str | None, arch_list: str | None, allow_unsupported_co
 
 def _check_selectors(from_file: str | None, strict: bool, pythons: tuple[str, ...]) -> None:
     check_selector_flags(from_file, strict)
-    if pythons:
-        ctx = click.get_current_context()
-        if ctx.info_name == "install":
-            # install runs pip with the first --python on this machine, even when --machine describes
-            # the toolchain: it is probed here, not in the record.
-            check_pythons(ctx.obj.local, pythons[:1])
-            check_pythons(ctx.obj.host, pythons[1:])
-        else:
-            check_pythons(ctx.obj.host, pythons)
+    if from_file is not None:
+        refuse_inapplicable(click.get_current_context(), ("vs", "toolset", "arch", "cuda", "pythons", "refresh"),
+                            f"with --from {from_file} (the snapshot already chose the environment)",
+                            "drop {flag}, or drop --from to select")
+    if pythons:   # install's target (--python) is probed on this machine by install itself
+        check_pythons(click.get_current_context().obj.host, pythons, "--pip-cuda-python")
 
 
 def get_snapshot(obj: Ctx, selection: Selection) -> Snapshot:
@@ -132,7 +130,8 @@ def get_snapshot(obj: Ctx, selection: Selection) -> Snapshot:
 def recipe_options(func: Callable[..., Any]) -> Callable[..., Any]:
     options = [
         click.option("--recipe", metavar="NAME", help="Add a build recipe's variables (see `envmgr recipes`)."),
-        click.option("--arch-list", metavar="LIST", help="CUDA architectures for the recipe, e.g. '86;89'."),
+        click.option("--cuda-arch", "arch_list", metavar="LIST",
+                     help="CUDA architectures for the recipe, e.g. '86;89' (--arch is the MSVC target)."),
         click.option("--allow-unsupported-compiler", is_flag=True,
                      help="Recipe: pass -allow-unsupported-compiler to nvcc (skips its host compiler check)."),
         click.option("--recipe-param", "recipe_params", multiple=True, metavar="NAME=VALUE",

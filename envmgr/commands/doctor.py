@@ -5,6 +5,7 @@ import sys
 
 import click
 
+from envmgr.cli.grammar import refuse_inapplicable
 from envmgr.cli.main import Ctx
 from envmgr.doctor.logscan import render_scan, scan_json, scan_path
 from envmgr.doctor.run import (
@@ -66,6 +67,9 @@ def command(obj: Ctx, vs: str | None, toolset: str | None, arch: str, cuda: str 
         raise UsageError("--loader and --add-dll-dir go with --dll", "envmgr doctor --dll PATH --loader ctypes")
     paint = Painter(sys.stdout)
     ctx = click.get_current_context()
+    if log or dll:   # a log or a DLL is read as it is: the machine's selectors and checks play no part
+        refuse_inapplicable(ctx, ("vs", "toolset", "arch", "cuda", "recipe", "verbose"),
+                            f"with {'--log' if log else '--dll'}", "drop {flag}")
     if log:
         scan = scan_path(log)   # streamed: any size; bad input is one line and exit 2
         if as_json:

@@ -8,20 +8,23 @@ from dataclasses import replace
 
 import click
 
-from envmgr.cli.grammar import TailCommand, tail
+from envmgr.cli.flags import check_pythons
+from envmgr.cli.grammar import TailCommand, refuse_inapplicable, tail
 from envmgr.cli.main import Ctx
 from envmgr.cli.options import RecipeArgs, Selection, recipe_options, selector_options
 from envmgr.commands import install_closure
 from envmgr.commands.install_build import InstallOptions, install_wheel
 from envmgr.commands.install_flow import flow_package, start_flow
 from envmgr.commands.install_prebuilt import Options
+from envmgr.discover.target import choose_python
 from envmgr.output import say
-from envmgr.target import choose_python
 
 
 @click.command("install", cls=TailCommand, context_settings={"ignore_unknown_options": True})
 @selector_options
 @recipe_options
+@click.option("--python", "python", metavar="EXE", help="The Python to install into (default: the active venv "
+              "or conda environment, a .venv here or above, the first python on PATH; envmgr's own last).")
 @click.option("--no-deps", is_flag=True, help="Install the wheel without its dependencies.")
 @click.option("--rebuild", is_flag=True, help="Build again even when the wheel cache holds this key.")
 @click.option("--wheel-index", metavar="URL|DIR", help="Look the key up in this wheel index before building "
@@ -43,7 +46,7 @@ from envmgr.target import choose_python
 def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, no_deps: bool, rebuild: bool, wheel_index: str | None,
             publish_to: str | None, pip_args: tuple[str, ...], fix: bool = False, prebuilt_lib: str | None = None,
             as_json: bool = False, prebuilt_index: tuple[str, ...] = (), no_prebuilt: bool = False,
-            dry_run: bool = False, undo_dll_fix: str | None = None) -> None:
+            dry_run: bool = False, undo_dll_fix: str | None = None, python: str | None = None) -> None:
     """Build SPEC with a recipe once, cache the wheel, and pip install it (here or into --python EXE).
 
     \b
@@ -59,9 +62,12 @@ def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, no_deps: bool, r
     `pip install`. The target Python: --python, else the active venv (VIRTUAL_ENV), the active conda
     environment, a .venv here or in a parent folder, the first python on PATH; envmgr's own last.
     """
+    ctx = click.get_current_context()
     if undo_dll_fix:
+        refuse_inapplicable(ctx, [p.name for p in ctx.command.params if p.name and p.name != "undo_dll_fix"],
+                            "with --undo-dll-fix (it removes the DLLs its manifest lists, nothing else)", "drop {flag}")
         sys.exit(install_closure.undo(undo_dll_fix))
-    after = tail(click.get_current_context())
+    after = tail(ctx)
     if not pip_args and not after:
         raise click.UsageError("Missing argument 'SPEC'.")
     old_form = [a for a in pip_args if a.startswith("-")]
@@ -76,14 +82,34 @@ def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, no_deps: bool, r
         args = [*pip_args[:1], *after, *pip_args[1:]]
     else:
         args = [*after, *pip_args]
-
-    # the user's Python (target.py): --python, VIRTUAL_ENV, CONDA_PREFIX, .venv upward, PATH, envmgr's own
-    target = choose_python(obj.local, os.getcwd(), sys.executable, selection.target_python)
+    flow = flow_package(recipe.name, args, prebuilt_lib)
+    _refuse_inapplicable(ctx, flow, prebuilt_lib)
+    # the user's Python (discover/target.py): --python, VIRTUAL_ENV, CONDA_PREFIX, .venv upward, PATH, envmgr's own
+    if python is not None:   # pip runs on this machine, even when --machine describes the toolchain
+        check_pythons(obj.local, [python])
+    target = choose_python(obj.local, os.getcwd(), sys.executable, python)
     say(target.line())
-    selection = replace(selection, target=target)
+    # --python's pip CUDA counts in selection, as before --pip-cuda-python had its own name
+    selection = replace(selection, target=target,
+                        pythons=(python, *selection.pythons) if python else selection.pythons)
     options = InstallOptions(no_deps, rebuild, wheel_index, publish_to)
-    if flow_package(recipe.name, args, prebuilt_lib):
+    if flow:
         routes = Options(tuple(prebuilt_index), no_prebuilt, dry_run)
         sys.exit(start_flow(obj, args, fix, prebuilt_lib, as_json, selection, recipe, options, routes))
     sys.exit(install_wheel(obj, args, selection, recipe, options).code)
 
+
+
+# The llama-cpp-python flow's own options, and what the --prebuilt-lib route (no build) has no use for.
+FLOW_ONLY = ("fix", "prebuilt_index", "no_prebuilt", "dry_run", "as_json")
+NOT_WITH_PREBUILT_LIB = ("recipe", "arch_list", "allow_unsupported_compiler", "recipe_params", "rebuild",
+                         "wheel_index", "publish_to", "prebuilt_index", "no_prebuilt")
+
+
+def _refuse_inapplicable(ctx: click.Context, flow: str | None, prebuilt_lib: str | None) -> None:
+    if not flow:
+        refuse_inapplicable(ctx, FLOW_ONLY, "to `envmgr install --recipe NAME SPEC` (it belongs to "
+                            "`envmgr install llama-cpp-python`)", "drop {flag}, or install llama-cpp-python")
+    if prebuilt_lib:
+        refuse_inapplicable(ctx, NOT_WITH_PREBUILT_LIB, "with --prebuilt-lib (nothing is built or looked up: "
+                            "your llama.cpp build is used)", "drop {flag}, or drop --prebuilt-lib")

@@ -342,11 +342,12 @@ def _finish(verdict: Verdict, rep: Report, as_json: bool) -> int:
     rep.lines.append(f"layers offloaded: {off[0]}/{off[1]}" if off else "layers offloaded: none reported")
     if as_json:
         emit_json({"schema": 1, "package": rep.package, "recipe": rep.recipe, "recipe_from": rep.recipe_why,
-                   "spec": rep.spec, "target_python": rep.target, "ok": verdict.ok, "wheel": rep.wheel, "prebuilt_lib": rep.prebuilt,
+                   "spec": rep.spec, "target_python": rep.target, "ok": verdict.ok, "wheel": rep.wheel,
+                   "prebuilt_lib": rep.prebuilt,
                    "gpu": gpu, "layers_offloaded": f"{off[0]}/{off[1]}" if off else None,
                    "fixes": rep.fixes.items, "dll_closure": rep.closure, "report": rep.lines,
                    "seconds": {k: round(v, 1) for k, v in rep.timings.items()},
-                   "verify": verdict_json(verdict)})
+                   "verify": {**verdict_json(verdict), "target_python": rep.target}})
     else:
         click.echo(render_verdict(verdict, Painter(sys.stdout)), nl=False)
         click.echo(f"envmgr install {rep.package}: recipe {rep.recipe} (from {rep.recipe_why})")

@@ -7,11 +7,12 @@ import sys
 
 import click
 
+from envmgr.cli.grammar import refuse_inapplicable
 from envmgr.cli.main import Ctx
+from envmgr.discover.target import choose_python
 from envmgr.errors import InputFileError, UsageError
 from envmgr.files.atomic import write_user_file
 from envmgr.output import Painter, Spinner, emit_json, say
-from envmgr.target import choose_python
 from envmgr.verify.anyrun import AnyVerdict, verify_any
 from envmgr.verify.render import render_verdict, verdict_json
 from envmgr.verify.report import ChildRun
@@ -20,8 +21,8 @@ from envmgr.verify.run import Verdict, canonical_package, verify
 
 @click.command("verify")
 @click.argument("package", required=False, metavar="[PACKAGE]")
-@click.option("--python", "python", metavar="EXE", help="The Python to verify (default: the active venv or conda environment, a .venv "
-              "here or above, the first python on PATH; envmgr's own last).")
+@click.option("--python", "python", metavar="EXE", help="The Python to verify (default: the active venv or "
+              "conda environment, a .venv here or above, the first python on PATH; envmgr's own last).")
 @click.option("--tokens", "n_tokens", type=click.IntRange(1, 64), default=8, show_default=True,
               help="Tokens the tiny model must generate on the GPU.")
 @click.option("--timeout", type=click.IntRange(10, 3600), default=300, show_default=True, metavar="SECONDS",
@@ -65,6 +66,9 @@ def command(obj: Ctx, package: str | None, python: str | None, n_tokens: int, ti
         raise UsageError("envmgr verify runs a Python on this machine; it cannot replay a recorded machine",
                          "run it without --machine/--wine-prefix (envmgr doctor replays records)")
     name = canonical_package(package)
+    if name != "llama-cpp-python":
+        refuse_inapplicable(click.get_current_context(), ("n_tokens",),
+                            f"to {name} (the tiny model is llama-cpp-python's)", "drop {flag}")
     if python is not None:
         _check_python(python)
     target = choose_python(obj.local, os.getcwd(), sys.executable, python)

@@ -229,7 +229,7 @@ ROWS = [
      "'abc' is not a CUDA architecture"),
     ("arch-list-empty", ["--machine", M, "export", "--recipe", "llama-cpp-python", "--arch-list", ""], 2,
      "an empty list is not a CUDA architecture"),
-    ("arch-list-without-recipe", ["--machine", M, "export", "--arch-list", "86"], 2, "--arch-list only applies with --recipe"),
+    ("arch-list-without-recipe", ["--machine", M, "export", "--arch-list", "86"], 2, "--cuda-arch only applies with --recipe"),
     ("recipe-param-without-recipe", ["--machine", M, "export", "--recipe-param", "a=b"], 2,
      "--recipe-param only applies with --recipe"),
     ("unsupported-without-recipe", ["--machine", M, "export", "--allow-unsupported-compiler"], 2,
@@ -433,8 +433,8 @@ def test_run_log_with_stdin_closed(bad, tmp_path):
 
 
 def test_snapshot_cache_warning_has_no_python_words(bad, monkeypatch):
-    from envmgr.host.recorded import load_machine
     from envmgr.cache.resolve import resolve
+    from envmgr.host.recorded import load_machine
     from envmgr.snapshot.selectors import Selectors
 
     monkeypatch.setenv("ENVMGR_CACHE_DIR", str(bad / "cache-file"))

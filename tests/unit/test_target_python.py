@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from envmgr.discover.target import TargetPython, choose_python, conda_python, venv_python
 from envmgr.host.base import LINUX, WINDOWS
 from envmgr.host.recorded import RecordedHost
-from envmgr.target import TargetPython, choose_python, conda_python, venv_python
 
 OWN_LINUX = "/home/u/.local/share/pipx/venvs/envmgr/bin/python"
 OWN_WIN = "C:\\Users\\u\\pipx\\venvs\\envmgr\\Scripts\\python.exe"
