@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
+from typing import Any
 
 import click
 
@@ -104,3 +105,17 @@ def refuse_inapplicable(ctx: click.Context, names: Iterable[str], why: str, reme
                 and ctx.get_parameter_source(param.name) is click.core.ParameterSource.COMMANDLINE):
             flag = max(param.opts, key=len)
             raise UsageError(f"{flag} does not apply {why}", remedy.format(flag=flag))
+
+
+class AliasChoice(click.Choice):  # type: ignore[type-arg]   # click.Choice is generic from click 8.2
+    """A Choice that also takes other spellings of its values (not listed in --help), e.g. a shell's
+    name where a script format is asked: `--format pwsh` is `--format ps1`."""
+
+    def __init__(self, choices: Iterable[str], aliases: dict[str, str]) -> None:
+        super().__init__(tuple(choices))
+        self.aliases = aliases
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and value.lower() in self.aliases:
+            value = self.aliases[value.lower()]
+        return super().convert(value, param, ctx)

@@ -15,7 +15,7 @@ from envmgr.cli.grammar import refuse_inapplicable
 from envmgr.cli.main import Ctx
 from envmgr.discover.target import TargetPython
 from envmgr.errors import UsageError
-from envmgr.output import Spinner, say
+from envmgr.output import Spinner, detail, say
 from envmgr.recipes.context import with_recipe
 from envmgr.recipes.recipe import get_recipe
 from envmgr.snapshot.envdelta import EnvDelta
@@ -118,6 +118,13 @@ def _check_selectors(from_file: str | None, strict: bool, pythons: tuple[str, ..
                             "drop {flag}, or drop --from to select")
     if pythons:   # install's target (--python) is probed on this machine by install itself
         check_pythons(click.get_current_context().obj.host, pythons, "--pip-cuda-python")
+
+
+def say_target(target: TargetPython) -> None:
+    """The one line that says which Python install or verify acts on and why; -v adds what was passed over."""
+    say(target.line())
+    for passed in target.passed:
+        detail(f"envmgr:   passed over: {passed}")
 
 
 def get_snapshot(obj: Ctx, selection: Selection) -> Snapshot:

@@ -20,7 +20,7 @@ from envmgr.doctor.run import (
     run_checks,
 )
 from envmgr.errors import UsageError
-from envmgr.output import Painter, Spinner, emit_json
+from envmgr.output import Painter, Spinner, Talk, emit_json
 from envmgr.snapshot.selectors import Selectors
 
 
@@ -67,6 +67,7 @@ def command(obj: Ctx, vs: str | None, toolset: str | None, arch: str, cuda: str 
         raise UsageError("--loader and --add-dll-dir go with --dll", "envmgr doctor --dll PATH --loader ctypes")
     paint = Painter(sys.stdout)
     ctx = click.get_current_context()
+    verbose = verbose or Talk.verbosity > 0   # envmgr -v doctor: the same as doctor -v
     if log or dll:   # a log or a DLL is read as it is: the machine's selectors and checks play no part
         refuse_inapplicable(ctx, ("vs", "toolset", "arch", "cuda", "recipe", "verbose"),
                             f"with {'--log' if log else '--dll'}", "drop {flag}")

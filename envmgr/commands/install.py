@@ -11,7 +11,7 @@ import click
 from envmgr.cli.flags import check_pythons
 from envmgr.cli.grammar import TailCommand, refuse_inapplicable, tail
 from envmgr.cli.main import Ctx
-from envmgr.cli.options import RecipeArgs, Selection, recipe_options, selector_options
+from envmgr.cli.options import RecipeArgs, Selection, recipe_options, say_target, selector_options
 from envmgr.commands import install_closure
 from envmgr.commands.install_build import InstallOptions, install_wheel
 from envmgr.commands.install_flow import flow_package, start_flow
@@ -88,7 +88,7 @@ def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, no_deps: bool, r
     if python is not None:   # pip runs on this machine, even when --machine describes the toolchain
         check_pythons(obj.local, [python])
     target = choose_python(obj.local, os.getcwd(), sys.executable, python)
-    say(target.line())
+    say_target(target)
     # --python's pip CUDA counts in selection, as before --pip-cuda-python had its own name
     selection = replace(selection, target=target,
                         pythons=(python, *selection.pythons) if python else selection.pythons)

@@ -9,10 +9,11 @@ import click
 
 from envmgr.cli.grammar import refuse_inapplicable
 from envmgr.cli.main import Ctx
+from envmgr.cli.options import say_target
 from envmgr.discover.target import choose_python
 from envmgr.errors import InputFileError, UsageError
 from envmgr.files.atomic import write_user_file
-from envmgr.output import Painter, Spinner, emit_json, say
+from envmgr.output import Painter, Spinner, emit_json
 from envmgr.verify.anyrun import AnyVerdict, verify_any
 from envmgr.verify.render import render_verdict, verdict_json
 from envmgr.verify.report import ChildRun
@@ -72,7 +73,7 @@ def command(obj: Ctx, package: str | None, python: str | None, n_tokens: int, ti
     if python is not None:
         _check_python(python)
     target = choose_python(obj.local, os.getcwd(), sys.executable, python)
-    say(target.line())
+    say_target(target)
     python = target.path
     if name == "llama-cpp-python":
         with Spinner("verifying: import, backend, devices, a tiny model on the GPU"):

@@ -10,7 +10,7 @@ a venv's Scripts\\python.exe, and conda's python.exe at the prefix root.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from envmgr.host.base import WINDOWS, Host, path_class, same_path
 
@@ -27,6 +27,7 @@ class TargetPython:
     path: str
     why: str
     detail: str = ""
+    passed: tuple[str, ...] = ()    # candidates passed over on the way, and why (-v prints them)
 
     def line(self) -> str:
         words = WHY[self.why].format(where=self.detail, name=self.detail)
@@ -53,18 +54,23 @@ def choose_python(host: Host, cwd: str, own: str, given: str | None = None) -> T
     if given:
         return TargetPython(given, "--python")
     env, platform = host.env, host.platform
+    passed: list[str] = []
     for var, python in (("VIRTUAL_ENV", venv_python), ("CONDA_PREFIX", conda_python)):
         prefix = env.get(var, "").strip()
         if prefix and host.exists(python(platform, prefix)):
-            return TargetPython(python(platform, prefix), var)
+            return TargetPython(python(platform, prefix), var, passed=tuple(passed))
+        if prefix:
+            passed.append(f"{var}={prefix}: no {python(platform, prefix)}")
     for folder in _upward(platform, cwd):
         exe = venv_python(platform, str(path_class(platform)(folder, ".venv")))
         if host.exists(exe):
-            return TargetPython(exe, ".venv", folder)
+            return TargetPython(exe, ".venv", folder, tuple(passed))
+    passed.append(f"no .venv in {cwd} or its parents")
     found = first_on_path(host, own)
     if found is not None:
-        return found
-    return TargetPython(own, "envmgr")
+        return replace(found, passed=tuple(passed))
+    passed.append("no python or python3 on PATH outside envmgr's own folder")
+    return TargetPython(own, "envmgr", passed=tuple(passed))
 
 
 def _upward(platform: str, cwd: str) -> Iterator[str]:
