@@ -129,3 +129,114 @@ def test_did_you_mean_on_the_command_line(env):
     assert r.code == 2 and "No such command 'lst'. Did you mean 'list'?" in r.stderr
     r = run_cli("--machin", "x", "list", env=env)
     assert r.code == 2 and "Did you mean '--machine'?" in r.stderr
+
+
+LINUX = str(Path(__file__).resolve().parents[1] / "machines" / "linux-two-toolkits.toml")
+
+
+def test_cuda_arch_and_its_old_spelling(env):
+    new = run_cli("--machine", LINUX, "export", "--recipe", "llama-cpp-python", "--cuda-arch", "86", "--format", "json",
+                  env=env)
+    old = run_cli("--machine", LINUX, "export", "--recipe", "llama-cpp-python", "--arch-list", "86", "--format", "json",
+                  env=env)
+    assert new.code == old.code == 0, old.stderr
+    assert new.stdout == old.stdout and "CMAKE_CUDA_ARCHITECTURES=86" in new.stdout
+    assert "CUDA architectures 86 from --cuda-arch" in new.stderr
+    assert "envmgr: note: --arch-list is now --cuda-arch" in old.stderr
+    assert "note:" not in new.stderr
+
+
+def test_pip_cuda_python_and_its_old_spelling_where_it_does_not_clash(env):
+    new = run_cli("--machine", LINUX, "export", "--pip-cuda-python", "/nowhere/python", env=env)
+    old = run_cli("--machine", LINUX, "export", "--python", "/nowhere/python", env=env)
+    assert new.code == old.code == 2
+    assert "--pip-cuda-python /nowhere/python: not a Python envmgr can run" in new.stderr
+    assert old.stderr.startswith("envmgr: note: --python is now --pip-cuda-python\n")
+
+
+def test_old_spellings_are_hidden_and_never_suggested(env):
+    export_help = run_cli("export", "--help", env=env).stdout
+    assert "--cuda-arch" in export_help and "--pip-cuda-python" in export_help
+    assert "--arch-list" not in export_help and "--python" not in export_help.replace("--pip-cuda-python", "")
+    assert "--python EXE" in run_cli("install", "--help", env=env).stdout     # the target, install's own
+    assert "Did you mean '--arch-list'" not in run_cli("export", "--arch-lst", "86", env=env).stderr
+
+
+def test_run_leaves_its_commands_words_alone():
+    from envmgr.cli.grammar import renamed
+    from envmgr.commands.run import command as run_command
+
+    words = ["--arch-list", "86", "python", "--python", "x", "--arch-list"]
+    out, notes = renamed(run_command, "run", words)
+    assert out == ["--cuda-arch", "86", "python", "--python", "x", "--arch-list"]
+    assert notes == ["envmgr: note: --arch-list is now --cuda-arch"]
+    out, _ = renamed(run_command, "run", ["--python=/p", "--", "--python", "y"])
+    assert out == ["--pip-cuda-python=/p", "--", "--python", "y"]
+
+
+@pytest.mark.parametrize(("words", "flag", "why"), [
+    (["export", "--from", "{snap}", "--cuda", "12.4"], "--cuda", "with --from"),
+    (["export", "--from", "{snap}", "--vs", "2022"], "--vs", "with --from"),
+    (["export", "--from", "{snap}", "--arch", "x86"], "--arch", "with --from"),
+    (["export", "--from", "{snap}", "--refresh"], "--refresh", "with --from"),
+    (["run", "--from", "{snap}", "--toolset", "14.4", "--", "true"], "--toolset", "with --from"),
+    (["install", "--prebuilt-lib", "{tmp}", "--rebuild", "llama-cpp-python"], "--rebuild", "with --prebuilt-lib"),
+    (["install", "--prebuilt-lib", "{tmp}", "--recipe", "x", "llama-cpp-python"], "--recipe", "with --prebuilt-lib"),
+    (["install", "--recipe", "llama-cpp-python", "x.tar.gz", "--dry-run"], "--dry-run", "to `envmgr install --recipe"),
+    (["install", "--recipe", "llama-cpp-python", "x.tar.gz", "--json"], "--json", "to `envmgr install --recipe"),
+    (["install", "--undo-dll-fix", "m.json", "--no-deps"], "--no-deps", "with --undo-dll-fix"),
+    (["doctor", "--log", "{snap}", "--cuda", "12.4"], "--cuda", "with --log"),
+    (["doctor", "--dll", "{snap}", "--vs", "2022"], "--vs", "with --dll"),
+    (["verify", "numpy", "--tokens", "3"], "--tokens", "to numpy"),
+])
+def test_a_selector_that_cannot_apply_is_exit_2_with_one_line(env, tmp_path, words, flag, why):
+    snap = tmp_path / "env.toml"
+    snap.write_text("[envmgr]\nschema = 1\n")
+    argv = [w.format(snap=snap, tmp=tmp_path) for w in words]
+    target = ["--python", sys.executable] if words[0] in ("install", "verify") and "--undo-dll-fix" not in words else []
+    r = run_cli(*argv, *target, env=env)
+    assert r.code == 2 and r.stdout == ""
+    assert f"envmgr: error: {flag} does not apply {why}" in r.stderr
+    assert r.stderr.count("error:") == 1
+
+
+def test_from_alone_and_default_arch_are_not_refused(env, tmp_path):
+    r = run_cli("export", "--from", str(tmp_path / "none.toml"), env=env)
+    assert "does not apply" not in r.stderr
+
+
+@pytest.mark.parametrize(("words", "same_as"), [
+    (["deactivate", "--format", "pwsh"], ["deactivate", "--format", "ps1"]),
+    (["deactivate", "--format", "bash"], ["deactivate", "--format", "sh"]),
+    (["init", "ps1"], ["init", "powershell"]),
+])
+def test_a_shell_is_named_by_its_program_everywhere(env, words, same_as):
+    active = {**env, "ENVMGR_ACTIVE": "x", "ENVMGR_RESTORE": ""}
+    a, b = run_cli(*words, env=active), run_cli(*same_as, env=active)
+    assert a.code == b.code == 0 and (a.stdout, a.stderr) == (b.stdout, b.stderr)
+
+
+def test_export_format_takes_a_shells_name(env):
+    a = run_cli("--machine", LINUX, "export", "--format", "bash", env=env)
+    b = run_cli("--machine", LINUX, "export", "--format", "sh", env=env)
+    assert a.code == b.code == 0 and a.stdout == b.stdout and "export " in a.stdout
+
+
+def test_quiet_verbose_and_color(env, tmp_path):
+    (tmp_path / "srv").mkdir(exist_ok=True)
+    base = ["--machine", MACHINE, "install", "llama-cpp-python", "--dry-run", "--json", "--prebuilt-index",
+            str(tmp_path / "srv")]
+    plain = run_cli(*base, env={**env, "VIRTUAL_ENV": str(tmp_path / "gone")})
+    quiet = run_cli("-q", *base, env={**env, "VIRTUAL_ENV": str(tmp_path / "gone")})
+    loud = run_cli("-v", *base, env={**env, "VIRTUAL_ENV": str(tmp_path / "gone")})
+    assert plain.code == quiet.code == loud.code == 0
+    assert plain.json() == quiet.json() == loud.json()
+    assert "envmgr: target Python" in plain.stderr and quiet.stderr == ""
+    assert f"passed over: VIRTUAL_ENV={tmp_path / 'gone'}: no " in loud.stderr
+    assert "passed over" not in plain.stderr
+    assert run_cli("-q", "-v", "list", env=env).code == 2
+    bad = ["--machine", str(tmp_path / "none.toml"), "list"]
+    assert "\x1b[" in run_cli("--color", "always", *bad, env=env).stderr            # NO_COLOR=1 in run_cli
+    assert "\x1b[" not in run_cli("--color", "never", *bad, env={**env, "FORCE_COLOR": "1"}).stderr
+    assert "\x1b[" in run_cli(*bad, env={**env, "NO_COLOR": "", "FORCE_COLOR": "1"}).stderr
+    assert "\x1b[" not in run_cli(*bad, env={**env, "NO_COLOR": "1", "FORCE_COLOR": "1"}).stderr
