@@ -11,7 +11,7 @@ import click
 from envmgr.cli.flags import check_pythons
 from envmgr.cli.grammar import TailCommand, refuse_inapplicable, tail
 from envmgr.cli.main import Ctx
-from envmgr.cli.options import RecipeArgs, Selection, recipe_options, say_target, selector_options
+from envmgr.cli.options import RecipeArgs, Selection, recipe_options, selector_options
 from envmgr.commands import install_closure
 from envmgr.commands.install_build import InstallOptions, install_wheel
 from envmgr.commands.install_flow import flow_package, start_flow
@@ -87,12 +87,11 @@ def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, no_deps: bool, r
     # the user's Python (discover/target.py): --python, VIRTUAL_ENV, CONDA_PREFIX, .venv upward, PATH, envmgr's own
     if python is not None:   # pip runs on this machine, even when --machine describes the toolchain
         check_pythons(obj.local, [python])
-    target = choose_python(obj.local, os.getcwd(), sys.executable, python)
-    say_target(target)
+    target = choose_python(obj.local, os.getcwd(), sys.executable, python)   # said by each route, in its place
     # --python's pip CUDA counts in selection, as before --pip-cuda-python had its own name
     selection = replace(selection, target=target,
                         pythons=(python, *selection.pythons) if python else selection.pythons)
-    options = InstallOptions(no_deps, rebuild, wheel_index, publish_to)
+    options = InstallOptions(no_deps, rebuild, wheel_index, publish_to, announce=not flow)
     if flow:
         routes = Options(tuple(prebuilt_index), no_prebuilt, dry_run)
         sys.exit(start_flow(obj, args, fix, prebuilt_lib, as_json, selection, recipe, options, routes))

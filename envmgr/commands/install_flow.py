@@ -25,7 +25,7 @@ from packaging.requirements import Requirement
 
 from envmgr import spawn
 from envmgr.cli.main import Ctx
-from envmgr.cli.options import RecipeArgs, Selection
+from envmgr.cli.options import RecipeArgs, Selection, say_target
 from envmgr.commands import install_build, install_closure, install_fix
 from envmgr.commands.install_build import Installed
 from envmgr.commands.install_fix import FixReport
@@ -119,6 +119,8 @@ def run_flow(obj: Ctx, invoke_install: InvokeInstall, *, package: str, recipe: s
     routes = routes or Options()
     lib_dir = _check_prebuilt(obj.local, prebuilt) if prebuilt else None     # bad input stops before anything slow
     say(f"envmgr: {package}: recipe {chosen} (from {why}); spec {spec}")
+    if selection.target is not None:
+        say_target(selection.target)
     t0 = time.perf_counter()
     # The prebuilt route needs no build, so doctor's build findings wait for the build route; with no
     # prebuilt index (--no-prebuilt, an empty list) they stop the flow before any route, as before.
