@@ -156,7 +156,8 @@ def run_flow(obj: Ctx, invoke_install: InvokeInstall, *, package: str, recipe: s
 def _findings(obj: Ctx, selection: Selection) -> tuple[Facts, tuple[Finding, ...]]:
     """(facts, findings): doctor on the machine (--machine: the record)."""
 
-    facts = gather(obj.host, selection.selectors)
+    target = selection.target.path if obj.here and selection.target and selection.target.why != "envmgr" else None
+    facts = gather(obj.host, selection.selectors, target)   # the installed package is looked for in the target
     return facts, run_checks(facts)
 
 

@@ -187,6 +187,7 @@ def test_run_leaves_its_commands_words_alone():
     (["install", "--undo-dll-fix", "m.json", "--no-deps"], "--no-deps", "with --undo-dll-fix"),
     (["doctor", "--log", "{snap}", "--cuda", "12.4"], "--cuda", "with --log"),
     (["doctor", "--dll", "{snap}", "--vs", "2022"], "--vs", "with --dll"),
+    (["doctor", "--log", "{snap}", "--python", "{snap}"], "--python", "with --log"),
     (["verify", "numpy", "--tokens", "3"], "--tokens", "to numpy"),
 ])
 def test_a_selector_that_cannot_apply_is_exit_2_with_one_line(env, tmp_path, words, flag, why):
@@ -240,3 +241,8 @@ def test_quiet_verbose_and_color(env, tmp_path):
     assert "\x1b[" not in run_cli("--color", "never", *bad, env={**env, "FORCE_COLOR": "1"}).stderr
     assert "\x1b[" in run_cli(*bad, env={**env, "NO_COLOR": "", "FORCE_COLOR": "1"}).stderr
     assert "\x1b[" not in run_cli(*bad, env={**env, "NO_COLOR": "1", "FORCE_COLOR": "1"}).stderr
+
+
+def test_doctor_python_is_for_this_machine_only(env, tmp_path):
+    r = run_cli("--machine", MACHINE, "doctor", "--python", sys.executable, env=env)
+    assert r.code == 2 and "doctor --python inspects a Python on this machine" in r.stderr

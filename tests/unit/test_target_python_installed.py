@@ -95,3 +95,11 @@ def test_verify_targets_the_project_venv(tool, tmp_path):
     data = json.loads(r.stdout)
     assert data["target_python"] == {"path": str(project), "why": ".venv"}
     assert data["python"] == str(project)       # the child that looked for the package was the project's Python
+
+
+def test_doctor_inspects_the_project_venv(tool, tmp_path):
+    project = make_venv(tmp_path / "proj" / ".venv")
+    r = envmgr(tool, tmp_path / "proj", tmp_path, "doctor", "--only", "F14", "--json")
+    assert r.returncode in (0, 1), r.stderr
+    assert json.loads(r.stdout)["target_python"] == {"path": str(project), "why": ".venv"}
+    assert f"envmgr: target Python {project} (the .venv of {tmp_path / 'proj'})" in r.stderr
