@@ -71,7 +71,7 @@ def no_such_command(ctx: click.Context, name: str, names: Iterable[str]) -> clic
 # The old spellings are no options at all: not in --help, never suggested; each use says its new name.
 RENAMED: dict[str, tuple[str, frozenset[str] | None]] = {
     "--arch-list": ("--cuda-arch", None),
-    "--python": ("--pip-cuda-python", frozenset({"export", "record", "run", "shell"})),
+    "--python": ("--pip-cuda-python", frozenset({"export", "list", "record", "run", "shell"})),
 }
 # Commands whose first plain word starts another program's words (`envmgr run nvcc --python x`).
 _STOP_AT_WORD = frozenset({"run"})

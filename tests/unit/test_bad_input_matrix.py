@@ -213,7 +213,7 @@ ROWS = [
     ("cuda-missing-path", ["--machine", M, "export", "--cuda", "/nonexistent/cuda"], 3, "no CUDA toolkit matches"),
     ("vs-nosuch", ["--machine", W, "export", "--vs", "nosuch"], 3, "nosuch"),
     ("doctor-cuda-99", ["--machine", M, "doctor", "--cuda", "99.9"], 3, "99.9"),
-    ("python-missing-list", ["list", "--python", "/nonexistent/py"], 2, "--python /nonexistent/py: not a Python"),
+    ("python-missing-list", ["list", "--python", "/nonexistent/py"], 2, "--pip-cuda-python /nonexistent/py: not a Python"),
     ("python-missing-export", ["--machine", M, "export", "--python", "/nonexistent/py"], 2, "not a Python"),
     ("python-site-dicts", ["list", "--python", "{d}/p_dict"], 2, "it did not run as Python"),
     ("python-site-nul", ["list", "--python", "{d}/p_nul"], 2, "it did not run as Python"),
