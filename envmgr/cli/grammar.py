@@ -2,7 +2,6 @@
 goes to another program (pip) stands after `--`. Also did-you-mean by real edit distance."""
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from typing import Any
 
@@ -36,6 +35,8 @@ def suggest(word: str, names: Iterable[str]) -> str | None:
     """The closest name by edit distance (difflib's ratio of the words without their dashes, at least
     0.6), a long option before a short one on a tie. click's own guess for a mistyped `--json` on a
     command without it was `--vs` (a ratio of 0.6 counting the dashes), which no one meant."""
+    import difflib  # here: only a mistyped word needs it, and cli/main.py is on every start-up path
+
     bare = word.lstrip("-").lower()
     best: tuple[float, bool, str] | None = None
     for name in set(names):

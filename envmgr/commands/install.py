@@ -47,7 +47,7 @@ def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, no_deps: bool, r
             publish_to: str | None, pip_args: tuple[str, ...], fix: bool = False, prebuilt_lib: str | None = None,
             as_json: bool = False, prebuilt_index: tuple[str, ...] = (), no_prebuilt: bool = False,
             dry_run: bool = False, undo_dll_fix: str | None = None, python: str | None = None) -> None:
-    """Build SPEC with a recipe once, cache the wheel, and pip install it (here or into --python EXE).
+    """Build SPEC with a recipe once, cache the wheel, and pip install it into the target Python.
 
     \b
       envmgr install llama-cpp-python [SPEC]     doctor, build or cache, install, verify, report
