@@ -68,7 +68,7 @@ def choose_python(host: Host, cwd: str, own: str, given: str | None = None) -> T
     passed.append(f"no .venv in {cwd} or its parents")
     found = first_on_path(host, own)
     if found is not None:
-        return replace(found, passed=tuple(passed))
+        return replace(found, passed=(*passed, *found.passed))
     passed.append("no python or python3 on PATH outside envmgr's own folder")
     return TargetPython(own, "envmgr", passed=tuple(passed))
 
@@ -81,18 +81,26 @@ def _upward(platform: str, cwd: str) -> Iterator[str]:
 
 def first_on_path(host: Host, own: str) -> TargetPython | None:
     """The first python (then python3) on PATH that is not in envmgr's own bin folder (a pipx/uv tool
-    venv whose bin is on PATH would otherwise answer with envmgr's own Python)."""
+    venv whose bin is on PATH would otherwise answer with envmgr's own Python), nor Windows' App
+    Execution Alias in ...\\Microsoft\\WindowsApps: without the Store's Python it opens the Store instead
+    of running (https://docs.python.org/3/using/windows.html#the-microsoft-store-package), and the
+    Host cannot tell the two apart without running it."""
     platform = host.platform
     cls = path_class(platform)
     sep = ";" if platform == WINDOWS else ":"
     own_dir = str(cls(own).parent)
     entries = [e.strip().strip('"') for e in host.env.get("PATH", "").split(sep)]
+    passed: list[str] = []
     for name in ("python", "python3"):
         exe_name = name + ".exe" if platform == WINDOWS else name
         for entry in entries:
             if not entry or same_path(platform, entry, own_dir):
                 continue
             candidate = str(cls(entry, exe_name))
-            if host.exists(candidate) and not host.is_dir(candidate):
-                return TargetPython(candidate, "PATH", name)
+            if not host.exists(candidate) or host.is_dir(candidate):
+                continue
+            if platform == WINDOWS and [p.lower() for p in cls(entry).parts[-2:]] == ["microsoft", "windowsapps"]:
+                passed.append(f"{candidate}: the Microsoft Store's alias (give --python to use it)")
+                continue
+            return TargetPython(candidate, "PATH", name, tuple(passed))
     return None

@@ -91,3 +91,13 @@ def test_windows_order(env, cwd, path, why):
 def test_windows_own_scripts_folder_is_skipped_case_insensitively():
     host = windows([OWN_WIN.replace("python.exe", "python.exe")], {"PATH": OWN_WIN.rsplit("\\", 1)[0].upper()})
     assert choose_python(host, "D:\\", OWN_WIN).why == "envmgr"
+
+
+def test_the_store_alias_in_windowsapps_is_passed_over():
+    apps = "C:\\Users\\u\\AppData\\Local\\Microsoft\\WindowsApps"
+    host = windows([apps + "\\python.exe", "C:\\Python312\\python.exe"], {"PATH": apps + ";C:\\Python312"})
+    got = choose_python(host, "D:\\", OWN_WIN)
+    assert (got.path, got.why) == ("C:\\Python312\\python.exe", "PATH")
+    assert any("Microsoft Store's alias" in p for p in got.passed)
+    only = windows([apps + "\\python.exe"], {"PATH": apps})
+    assert choose_python(only, "D:\\", OWN_WIN).why == "envmgr"
