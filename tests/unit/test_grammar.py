@@ -189,6 +189,8 @@ def test_run_leaves_its_commands_words_alone():
     (["doctor", "--dll", "{snap}", "--vs", "2022"], "--vs", "with --dll"),
     (["doctor", "--log", "{snap}", "--python", "{snap}"], "--python", "with --log"),
     (["verify", "numpy", "--tokens", "3"], "--tokens", "to numpy"),
+    (["fix-msbuild", "--undo", "--cuda", "12.4"], "--cuda", "with --undo"),
+    (["fix-msbuild", "--export-route", "sh", "--check"], "--check", "with --export-route"),
 ])
 def test_a_selector_that_cannot_apply_is_exit_2_with_one_line(env, tmp_path, words, flag, why):
     snap = tmp_path / "env.toml"
