@@ -104,7 +104,7 @@ class Spinner:
 
     def __init__(self, message: str) -> None:
         self.message = message
-        self.active = sys.stderr.isatty() and not setting("CI")
+        self.active = sys.stderr.isatty() and not setting("CI") and Talk.verbosity >= 0   # -q: silent
         self._thread: threading.Thread | None = None
         self._stop: threading.Event | None = None
 
