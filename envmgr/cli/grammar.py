@@ -39,7 +39,7 @@ def suggest(word: str, names: Iterable[str]) -> str | None:
 
     bare = word.lstrip("-").lower()
     best: tuple[float, bool, str] | None = None
-    for name in set(names):
+    for name in sorted(set(names)):   # sorted: a tie goes the same way every run
         score = difflib.SequenceMatcher(None, bare, name.lstrip("-").lower()).ratio()
         key = (score, name.startswith("--"), name)
         if score >= 0.6 and (best is None or key[:2] > best[:2]):
