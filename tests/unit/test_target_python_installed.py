@@ -1,8 +1,8 @@
-"""envmgr installed the way pipx and `uv tool install` install it: an isolated venv of its own whose bin is on
-PATH, envmgr run from it as a subprocess. Its own Python is the one the user never runs; install and
-verify must target the user's: the active venv, a .venv in the folder or a parent, else the first
-python on PATH. The tool venv here is a real venv (python -m venv --without-pip) that sees envmgr and
-its dependencies through a .pth file, and runs envmgr's console-script entry point."""
+"""envmgr installed the way pipx and `uv tool install` install it: its built wheel in an isolated venv of
+its own whose bin is on PATH, envmgr run from there as a subprocess (the console script pip wrote). Its
+own Python is the one the user never runs; install, verify and doctor must target the user's: the
+active venv, a .venv in the folder or a parent, else the first python on PATH. The tool venv gets the
+wheel with --no-deps and sees the dependencies of this test run through a .pth file (no network)."""
 from __future__ import annotations
 
 import json
@@ -29,14 +29,25 @@ def make_venv(where: Path) -> Path:
 @pytest.fixture(scope="module")
 def tool(tmp_path_factory) -> Path:
     """The tool venv's bin folder, with `envmgr` and `python` in it (as pipx's venv has)."""
-    root = tmp_path_factory.mktemp("pipx") / "venvs" / "envmgr"
-    python = make_venv(root)
+    base = tmp_path_factory.mktemp("pipx")
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(base / "dist"),
+                            str(REPO)], capture_output=True, text=True, timeout=600)
+    assert built.returncode == 0, built.stderr
+    [wheel] = (base / "dist").glob("*.whl")
+    root = base / "venvs" / "envmgr"
+    venv.EnvBuilder(with_pip=True, symlinks=True).create(root)
+    python = root / "bin" / "python"
+    done = subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-index", "--no-deps", str(wheel)],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
     site = next((root / "lib").glob("python3*/site-packages"))
     deps = [p for p in sys.path if p.endswith("site-packages")]
-    (site / "envmgr-dev.pth").write_text("\n".join([str(REPO), *deps]) + "\n")
-    script = root / "bin" / "envmgr"
-    script.write_text(f"#!{python}\nfrom envmgr.fastpath.main import main\nmain()\n")
-    script.chmod(0o755)
+    (site / "zz-test-deps.pth").write_text("\n".join(deps) + "\n")   # after the venv's own: envmgr is the wheel's
+    where = subprocess.run([str(root / "bin" / "envmgr"), "--version"], capture_output=True, text=True)
+    assert where.returncode == 0, where.stderr
+    imported = subprocess.run([str(python), "-c", "import envmgr; print(envmgr.__file__)"], capture_output=True,
+                              text=True, cwd=base)   # not the checkout: `python -c` puts the working folder first
+    assert imported.stdout.startswith(str(site)), imported.stdout     # not the source tree
     return root / "bin"
 
 
