@@ -14,7 +14,7 @@ from envmgr.cli.main import Ctx
 from envmgr.cli.options import RecipeArgs, Selection, recipe_options, selector_options
 from envmgr.commands import install_closure
 from envmgr.commands.install_build import InstallOptions, install_wheel
-from envmgr.commands.install_flow import flow_package, start_flow
+from envmgr.commands.install_flow import flow_package, split_args, start_flow
 from envmgr.commands.install_prebuilt import Options
 from envmgr.discover.target import choose_python
 from envmgr.output import say
@@ -70,10 +70,8 @@ def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, no_deps: bool, r
     after = tail(ctx)
     if not pip_args and not after:
         raise click.UsageError("Missing argument 'SPEC'.")
-    old_form = [a for a in pip_args if a.startswith("-")]
-    if old_form:   # today's form, kept for one release: pip options before `--`
-        say(f"envmgr: note: pip options go after `--` (envmgr install SPEC -- {' '.join(old_form)}); "
-            f"passing {' '.join(old_form)} to pip")
+    if any(a.startswith("-") for a in pip_args):   # today's form, kept for one release: pip options before `--`
+        _say_old_form(recipe.name, list(pip_args), prebuilt_lib)
     # pip's words after `--` go where each route reads pip options: the flow's after its package, the
     # recipe route's before SPEC (the last word)
     if not pip_args:
@@ -112,3 +110,12 @@ def _refuse_inapplicable(ctx: click.Context, flow: str | None, prebuilt_lib: str
     if prebuilt_lib:
         refuse_inapplicable(ctx, NOT_WITH_PREBUILT_LIB, "with --prebuilt-lib (nothing is built or looked up: "
                             "your llama.cpp build is used)", "drop {flag}, or drop --prebuilt-lib")
+
+
+def _say_old_form(recipe: str | None, pip_args: list[str], prebuilt_lib: str | None) -> None:
+    """One line: where pip's words go now, with the user's own words (SPEC is the flow's or the last word)."""
+    flow = flow_package(recipe, pip_args, prebuilt_lib)
+    words, spec = split_args(flow, pip_args) if flow else (pip_args[:-1], pip_args[-1])
+    said = " ".join(words)
+    say(f"envmgr: note: pip's options go after `--`: envmgr install ... {spec} -- {said} (passing {said} to pip; "
+        "this form goes away in a later release)")

@@ -82,7 +82,7 @@ def test_pip_options_go_after_the_double_dash(seen, env):
                 env=env)
     assert r.code == 0, r.stderr
     assert seen["flow"] == ["llama-cpp-python", "--no-index", "--find-links", "w"]
-    assert "pip options go after" not in r.stderr
+    assert "pip's options go after" not in r.stderr
     r = run_cli("install", "--recipe", "llama-cpp-python", "llama-cpp-python==0.3.36", "--python", sys.executable,
                 "--", "--no-index", env=env)
     assert r.code == 0, r.stderr
@@ -99,8 +99,10 @@ def test_todays_form_still_works_with_a_note(seen, env):
                 "llama-cpp-python==0.3.36", "--python", sys.executable, env=env)
     assert r.code == 0, r.stderr
     assert seen["recipe"] == ["--no-index", "--find-links", "./wheels", "llama-cpp-python==0.3.36"]
-    assert ("envmgr: note: pip options go after `--` (envmgr install SPEC -- --no-index --find-links); "
-            "passing --no-index --find-links to pip") in r.stderr
+    assert ("envmgr: note: pip's options go after `--`: envmgr install ... llama-cpp-python==0.3.36 -- --no-index "
+            "--find-links ./wheels (passing --no-index --find-links ./wheels to pip; this form goes away in a later "
+            "release)") in r.stderr
+    assert r.stderr.count("note:") == 1
 
 
 def test_envmgrs_own_option_after_the_package_is_envmgrs(seen, env):
@@ -248,3 +250,10 @@ def test_quiet_verbose_and_color(env, tmp_path):
 def test_doctor_python_is_for_this_machine_only(env, tmp_path):
     r = run_cli("--machine", MACHINE, "doctor", "--python", sys.executable, env=env)
     assert r.code == 2 and "doctor --python inspects a Python on this machine" in r.stderr
+
+
+def test_todays_form_in_the_flow_names_the_users_words(seen, env):
+    r = run_cli("install", "llama-cpp-python", "--no-index", "--find-links", "w", "./x.tar.gz", "--python",
+                sys.executable, env=env)
+    assert seen["flow"] == ["llama-cpp-python", "--no-index", "--find-links", "w", "./x.tar.gz"]
+    assert "envmgr install ... ./x.tar.gz -- --no-index --find-links w (passing" in r.stderr
