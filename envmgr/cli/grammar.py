@@ -120,3 +120,31 @@ class AliasChoice(click.Choice):  # type: ignore[type-arg]   # click.Choice is g
         if isinstance(value, str) and value.lower() in self.aliases:
             value = self.aliases[value.lower()]
         return super().convert(value, param, ctx)
+
+
+# pip's own option names for `pip install` and `pip wheel` (pip 23.2's --help, and --group from 25.1): in
+# the old `install` form (pip's options before `--`), an unknown option that is none of these but close to
+# one of envmgr's is envmgr's, mistyped (`--dry-rn` would otherwise reach pip, after doctor and the routes).
+PIP_OPTIONS = frozenset((
+    "--abi --break-system-packages --build-option --cache-dir --cert --check-build-dependencies --client-cert "
+    "--compile --config-settings --constraint --debug --disable-pip-version-check --dry-run --editable "
+    "--exists-action --extra-index-url --find-links --force-reinstall --global-option --group --hash --help "
+    "--ignore-installed --ignore-requires-python --implementation --index-url --isolated --keyring-provider --log "
+    "--no-binary --no-build-isolation --no-cache-dir --no-clean --no-color --no-compile --no-deps --no-index "
+    "--no-input --no-python-version-warning --no-use-pep517 --no-verify --no-warn-conflicts "
+    "--no-warn-script-location --only-binary --platform --pre --prefer-binary --prefix --progress-bar --proxy "
+    "--python --python-version --quiet --report --require-hashes --require-virtualenv --requirement --retries "
+    "--root --root-user-action --src --target --timeout --trusted-host --upgrade --upgrade-strategy "
+    "--use-deprecated --use-feature --use-pep517 --user --verbose --version --wheel-dir "
+    "-C -I -U -V -c -e -f -h -i -q -r -t -v -w").split())
+
+
+def mistyped_option(words: Iterable[str], command: click.Command) -> click.UsageError | None:
+    """The error for the first word that is no pip option but a near miss of one of `command`'s own."""
+    own = option_names(command)
+    for word in words:
+        name = word.partition("=")[0]
+        if name.startswith("--") and name not in PIP_OPTIONS and (guess := suggest(name, own)):
+            return click.UsageError(f"No such option {name!r}. Did you mean {guess!r}? (pip's own options go "
+                                    "after `--`)")
+    return None

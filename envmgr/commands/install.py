@@ -9,7 +9,7 @@ from dataclasses import replace
 import click
 
 from envmgr.cli.flags import check_pythons
-from envmgr.cli.grammar import TailCommand, refuse_inapplicable, tail
+from envmgr.cli.grammar import TailCommand, mistyped_option, refuse_inapplicable, tail
 from envmgr.cli.main import Ctx
 from envmgr.cli.options import RecipeArgs, Selection, recipe_options, selector_options
 from envmgr.commands import install_closure
@@ -71,6 +71,9 @@ def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, no_deps: bool, r
     if not pip_args and not after:
         raise click.UsageError("Missing argument 'SPEC'.")
     if any(a.startswith("-") for a in pip_args):   # today's form, kept for one release: pip options before `--`
+        mistyped = mistyped_option(pip_args, ctx.command)
+        if mistyped is not None:
+            raise mistyped
         _say_old_form(recipe.name, list(pip_args), prebuilt_lib)
     # pip's words after `--` go where each route reads pip options: the flow's after its package, the
     # recipe route's before SPEC (the last word)

@@ -257,3 +257,18 @@ def test_todays_form_in_the_flow_names_the_users_words(seen, env):
                 sys.executable, env=env)
     assert seen["flow"] == ["llama-cpp-python", "--no-index", "--find-links", "w", "./x.tar.gz"]
     assert "envmgr install ... ./x.tar.gz -- --no-index --find-links w (passing" in r.stderr
+
+
+@pytest.mark.parametrize(("typo", "meant"), [("--dry-rn", "--dry-run"), ("--jsn", "--json"),
+                                             ("--prebuilt-indx=x", "--prebuilt-index"),
+                                             ("--no-prebuit", "--no-prebuilt")])
+def test_a_mistyped_envmgr_option_after_the_package_is_not_passed_to_pip(seen, env, typo, meant):
+    r = run_cli("install", "llama-cpp-python", typo, "--python", sys.executable, env=env)
+    assert r.code == 2 and "flow" not in seen
+    assert f"No such option '{typo.partition('=')[0]}'. Did you mean '{meant}'?" in r.stderr
+
+
+def test_pips_own_options_near_envmgrs_still_reach_pip(seen, env):
+    r = run_cli("install", "llama-cpp-python", "--pre", "--no-binary", ":all:", "--python", sys.executable, env=env)
+    assert r.code == 0, r.stderr
+    assert seen["flow"] == ["llama-cpp-python", "--pre", "--no-binary", ":all:"]
