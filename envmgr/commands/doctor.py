@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from envmgr.cli.defaults import gpu_option, project_default
 from envmgr.cli.flags import check_pythons
 from envmgr.cli.grammar import refuse_inapplicable
 from envmgr.cli.main import Ctx
@@ -49,6 +50,7 @@ from envmgr.snapshot.selectors import Selectors
 @click.option("-v", "--verbose", is_flag=True, help="Show the evidence of passing checks too.")
 @click.option("--python", "python", metavar="EXE", help="The Python whose installed packages the checks and "
               "--dll llama_cpp inspect (default: as install's: the active venv, a .venv here or above, ...).")
+@gpu_option
 @click.pass_obj
 def command(obj: Ctx, vs: str | None, toolset: str | None, arch: str, cuda: str | None, only: str | None,
             dll: str | None, loader: str | None, dll_dirs: tuple[str, ...], log: str | None, recipe: str, as_json: bool,
@@ -77,6 +79,9 @@ def command(obj: Ctx, vs: str | None, toolset: str | None, arch: str, cuda: str 
     if log or dll:   # a log or a DLL is read as it is: the machine's selectors and checks play no part
         refuse_inapplicable(ctx, ("vs", "toolset", "arch", "cuda", "recipe", "verbose", *(("python",) if log else ())),
                             f"with {'--log' if log else '--dll'}", "drop {flag}")
+    # the project's defaults (envmgr.toml, [tool.envmgr], ENVMGR_CUDA...), as every command takes them
+    vs, toolset, cuda = (value or project_default(ctx, key) for key, value in
+                         (("vs", vs), ("toolset", toolset), ("cuda", cuda)))
     if log:
         scan = scan_path(log)   # streamed: any size; bad input is one line and exit 2
         if as_json:

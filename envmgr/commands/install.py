@@ -13,10 +13,11 @@ from envmgr.cli.grammar import TailCommand, mistyped_option, refuse_inapplicable
 from envmgr.cli.main import Ctx
 from envmgr.cli.options import RecipeArgs, Selection, recipe_options, selector_options
 from envmgr.commands import install_closure
-from envmgr.commands.install_build import InstallOptions, install_wheel
+from envmgr.commands.install_build import InstallOptions
 from envmgr.commands.install_flow import flow_package, split_args, start_flow
 from envmgr.commands.install_prebuilt import Options
-from envmgr.discover.target import choose_python
+from envmgr.commands.install_recipe import recipe_route
+from envmgr.discover.target import TargetPython, choose_python
 from envmgr.output import say
 
 
@@ -30,7 +31,7 @@ from envmgr.output import say
 @click.option("--wheel-index", metavar="URL|DIR", help="Look the key up in this wheel index before building "
               "(default: ENVMGR_WHEEL_INDEX, or [wheels] index in config.toml; '' turns it off).")
 @click.option("--publish", "publish_to", metavar="DIR", help="Then publish the wheel into this index folder.")
-@click.option("--fix", is_flag=True, help="llama-cpp-python flow: take the recipe's safe route past doctor findings.")
+@click.option("--fix", is_flag=True, help="Take the recipe's safe route past doctor findings (both routes).")
 @click.option("--prebuilt-lib", metavar="DIR", help="llama-cpp-python flow: use this llama.cpp CUDA build folder.")
 @click.option("--prebuilt-index", multiple=True, metavar="URL|DIR", help="llama-cpp-python flow: read published "
               "CUDA wheels here before building (repeatable; default: [wheels] prebuilt in config.toml, else "
@@ -38,15 +39,19 @@ from envmgr.output import say
 @click.option("--no-prebuilt", is_flag=True, help="llama-cpp-python flow: skip the prebuilt indexes.")
 @click.option("--dry-run", is_flag=True, help="llama-cpp-python flow: print the routes and the prebuilt plan "
               "(every wheel seen, the one chosen, why not the others); install nothing.")
-@click.option("--undo-dll-fix", metavar="MANIFEST", help="Remove the CUDA DLLs an earlier --fix copied into "
-              "llama_cpp\\lib (Windows DLL closure), as its manifest lists them; nothing else.")
-@click.option("--json", "as_json", is_flag=True, help="llama-cpp-python flow: print the report as JSON.")
+@click.option("--undo-dll-fix", metavar="MANIFEST", help="Remove the files an earlier --fix added, as its manifest "
+              "lists them (the CUDA DLLs copied into llama_cpp\\lib; F24's CUDA components laid into a toolkit); "
+              "nothing else.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (docs/json.md).")
+@click.option("--pre", is_flag=True, help="Consider prereleases (dev, rc) too, as pip's --pre; passed on to pip. "
+              "Without it a prerelease is taken only when the spec names one.")
 @click.argument("pip_args", nargs=-1, type=click.UNPROCESSED, metavar="SPEC [-- PIP OPTIONS]")
 @click.pass_obj
 def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, no_deps: bool, rebuild: bool, wheel_index: str | None,
             publish_to: str | None, pip_args: tuple[str, ...], fix: bool = False, prebuilt_lib: str | None = None,
             as_json: bool = False, prebuilt_index: tuple[str, ...] = (), no_prebuilt: bool = False,
-            dry_run: bool = False, undo_dll_fix: str | None = None, python: str | None = None) -> None:
+            dry_run: bool = False, undo_dll_fix: str | None = None, pre: bool = False,
+            python: str | None = None) -> None:
     """Build SPEC with a recipe once, cache the wheel, and pip install it into the target Python.
 
     \b
@@ -65,43 +70,55 @@ def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, no_deps: bool, r
     ctx = click.get_current_context()
     if undo_dll_fix:
         refuse_inapplicable(ctx, [p.name for p in ctx.command.params if p.name and p.name != "undo_dll_fix"],
-                            "with --undo-dll-fix (it removes the DLLs its manifest lists, nothing else)", "drop {flag}")
+                            "with --undo-dll-fix (it removes the files its manifest lists, nothing else)",
+                            "drop {flag}")
         sys.exit(install_closure.undo(undo_dll_fix))
     after = tail(ctx)
     if not pip_args and not after:
         raise click.UsageError("Missing argument 'SPEC'.")
+    given_recipe = recipe.name if recipe.given else None
     if any(a.startswith("-") for a in pip_args):   # today's form, kept for one release: pip options before `--`
         mistyped = mistyped_option(pip_args, ctx.command)
         if mistyped is not None:
             raise mistyped
-        _say_old_form(recipe.name, list(pip_args), prebuilt_lib)
+        _say_old_form(given_recipe, list(pip_args), prebuilt_lib)
     # pip's words after `--` go where each route reads pip options: the flow's after its package, the
     # recipe route's before SPEC (the last word)
     if not pip_args:
         args = list(after)
-    elif flow_package(recipe.name, list(pip_args), prebuilt_lib):
+    elif flow_package(given_recipe, list(pip_args), prebuilt_lib):
         args = [*pip_args[:1], *after, *pip_args[1:]]
     else:
         args = [*after, *pip_args]
-    flow = flow_package(recipe.name, args, prebuilt_lib)
+    flow = flow_package(given_recipe, args, prebuilt_lib)   # a project default keeps the flow
     _refuse_inapplicable(ctx, flow, prebuilt_lib)
-    # the user's Python (discover/target.py): --python, VIRTUAL_ENV, CONDA_PREFIX, .venv upward, PATH, envmgr's own
-    if python is not None:   # pip runs on this machine, even when --machine describes the toolchain
-        check_pythons(obj.local, [python])
-    target = choose_python(obj.local, os.getcwd(), sys.executable, python)   # said by each route, in its place
-    # --python's pip CUDA counts in selection, as before --pip-cuda-python had its own name
-    selection = replace(selection, target=target,
-                        pythons=(python, *selection.pythons) if python else selection.pythons)
+    if pre and "--pre" not in args:     # pip's own option: after the flow's package, before a SPEC (N14)
+        args = [*args[:1], "--pre", *args[1:]] if flow else ["--pre", *args]
+    # the user's Python (discover/target.py): --python, the project's python, VIRTUAL_ENV, CONDA_PREFIX, .venv
+    # upward, PATH, envmgr's own; said by each route in its place
+    target = _target(obj, selection, python)
+    # the target's pip CUDA counts in selection, as when --python had both meanings
+    chosen = (target.path,) if target.why in ("--python", "project") else ()
+    selection = replace(selection, target=target, pythons=(*chosen, *selection.pythons))
     options = InstallOptions(no_deps, rebuild, wheel_index, publish_to, announce=not flow)
     if flow:
         routes = Options(tuple(prebuilt_index), no_prebuilt, dry_run)
         sys.exit(start_flow(obj, args, fix, prebuilt_lib, as_json, selection, recipe, options, routes))
-    sys.exit(install_wheel(obj, args, selection, recipe, options).code)
+    sys.exit(recipe_route(obj, args, selection, recipe, options, fix, as_json))
 
+
+def _target(obj: Ctx, selection: Selection, python: str | None) -> TargetPython:
+    """--python (probed on this machine: pip runs here even when --machine describes the toolchain), else
+    the project's `python` (options.py put it in the selection), else the user's Python as target.py finds it."""
+    if python is not None:
+        check_pythons(obj.local, [python])
+    elif selection.target is not None:
+        return selection.target
+    return choose_python(obj.local, os.getcwd(), sys.executable, python)
 
 
 # The llama-cpp-python flow's own options, and what the --prebuilt-lib route (no build) has no use for.
-FLOW_ONLY = ("fix", "prebuilt_index", "no_prebuilt", "dry_run", "as_json")
+FLOW_ONLY = ("prebuilt_index", "no_prebuilt", "dry_run")
 NOT_WITH_PREBUILT_LIB = ("recipe", "arch_list", "allow_unsupported_compiler", "recipe_params", "rebuild",
                          "wheel_index", "publish_to", "prebuilt_index", "no_prebuilt")
 

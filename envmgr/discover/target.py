@@ -15,7 +15,8 @@ from dataclasses import dataclass, replace
 from envmgr.host.base import WINDOWS, Host, path_class, same_path
 
 # why -> how the one line on stderr says it
-WHY = {"--python": "--python", "VIRTUAL_ENV": "the active virtual environment (VIRTUAL_ENV)",
+WHY = {"--python": "--python", "project": "the project's python, from {where}",
+       "VIRTUAL_ENV": "the active virtual environment (VIRTUAL_ENV)",
        "CONDA_PREFIX": "the active conda environment (CONDA_PREFIX)", ".venv": "the .venv of {where}",
        "PATH": "the first {name} on PATH", "envmgr": "envmgr's own Python: no venv, conda environment, "
        ".venv or python on PATH"}

@@ -67,13 +67,10 @@ def seen(monkeypatch):
 
     def recipe_route(obj, args, *rest, **kw):
         got["recipe"] = args
-
-        class Done:
-            code = 0
-        return Done()
+        return 0
 
     monkeypatch.setattr(install_cmd, "start_flow", flow)
-    monkeypatch.setattr(install_cmd, "install_wheel", recipe_route)
+    monkeypatch.setattr(install_cmd, "recipe_route", recipe_route)
     return got
 
 
@@ -185,7 +182,8 @@ def test_run_leaves_its_commands_words_alone():
     (["install", "--prebuilt-lib", "{tmp}", "--rebuild", "llama-cpp-python"], "--rebuild", "with --prebuilt-lib"),
     (["install", "--prebuilt-lib", "{tmp}", "--recipe", "x", "llama-cpp-python"], "--recipe", "with --prebuilt-lib"),
     (["install", "--recipe", "llama-cpp-python", "x.tar.gz", "--dry-run"], "--dry-run", "to `envmgr install --recipe"),
-    (["install", "--recipe", "llama-cpp-python", "x.tar.gz", "--json"], "--json", "to `envmgr install --recipe"),
+    (["install", "--recipe", "llama-cpp-python", "x.tar.gz", "--no-prebuilt"], "--no-prebuilt",
+     "to `envmgr install --recipe"),
     (["install", "--undo-dll-fix", "m.json", "--no-deps"], "--no-deps", "with --undo-dll-fix"),
     (["doctor", "--log", "{snap}", "--cuda", "12.4"], "--cuda", "with --log"),
     (["doctor", "--dll", "{snap}", "--vs", "2022"], "--vs", "with --dll"),
@@ -269,6 +267,8 @@ def test_a_mistyped_envmgr_option_after_the_package_is_not_passed_to_pip(seen, e
 
 
 def test_pips_own_options_near_envmgrs_still_reach_pip(seen, env):
-    r = run_cli("install", "llama-cpp-python", "--pre", "--no-binary", ":all:", "--python", sys.executable, env=env)
+    """--upgrade is near --pre, --no-index near --no-deps, --wheel-dir near --wheel-index: pip's, all of them."""
+    r = run_cli("install", "llama-cpp-python", "--upgrade", "--no-index", "--wheel-dir", "w", "--python",
+                sys.executable, env=env)
     assert r.code == 0, r.stderr
-    assert seen["flow"] == ["llama-cpp-python", "--pre", "--no-binary", ":all:"]
+    assert seen["flow"] == ["llama-cpp-python", "--upgrade", "--no-index", "--wheel-dir", "w"]
