@@ -113,11 +113,11 @@ def test_ticker_waits_2s_on_a_terminal_and_10s_elsewhere():
 
 
 def test_quiet_silences_the_ticker():
-    output.set_quiet(True)
+    output.configure(verbosity=-1)
     try:
         assert not Ticker(io.StringIO(), start=0.0, tty=False).due(100.0)
     finally:
-        output.set_quiet(False)
+        output.configure()
     assert Ticker(io.StringIO(), start=0.0, tty=False).due(100.0)
 
 
@@ -231,12 +231,12 @@ def test_a_slow_step_off_a_terminal_says_what_runs_every_period(monkeypatch, cap
 
 def test_a_quiet_slow_step_says_nothing(monkeypatch, capsys):
     monkeypatch.setattr(output.Spinner, "PLAIN_EVERY", 0.1)
-    output.set_quiet(True)
+    output.configure(verbosity=-1)
     try:
         with output.Spinner("capturing"):
             time.sleep(0.3)
     finally:
-        output.set_quiet(False)
+        output.configure()
     assert capsys.readouterr().err == ""
 
 
