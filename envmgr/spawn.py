@@ -390,17 +390,28 @@ def _write_all(fd: int, data: bytes) -> bool:
 def _run_winpty(argv: list[str], env: Mapping[str, str], log_path: str) -> int:  # pragma: no cover - Windows
     from winpty import PtyProcess
 
+    from envmgr.progress import BuildWatch, LogCleaner, Ticker
+
     cols, rows = shutil.get_terminal_size((120, 30))
     proc = PtyProcess.spawn(subprocess.list2cmdline(argv), env=dict(env), dimensions=(rows, cols))
-    with open(log_path, "w", encoding="utf-8", errors="replace") as log, _child_owns_ctrl_c():
+    # ConPTY's output is full of escapes (colours, cursor moves): the log gets the text without them; the
+    # progress line is drawn as output comes (a read blocks until then)
+    cleaner, watch = LogCleaner(), BuildWatch(f"running {os.path.basename(argv[0])}", Ticker(sys.stderr), shown=True)
+    with open(log_path, "wb") as log, _child_owns_ctrl_c():
         while proc.isalive() or not proc.eof():
             try:
                 data = proc.read(65536)
             except EOFError:
                 break
+            watch.ticker.clear()
             sys.stdout.write(data)
             sys.stdout.flush()
-            log.write(data)
+            raw = data.encode("utf-8", "replace")
+            log.write(cleaner.feed(raw))
+            watch.feed(raw)
+            watch.tick(time.monotonic())
+        log.write(cleaner.flush())
+        watch.ticker.done()
         proc.wait()
     return proc.exitstatus or 0
 

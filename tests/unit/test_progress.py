@@ -299,3 +299,15 @@ def test_a_line_the_command_left_unfinished_on_screen_is_not_drawn_over():
     watch.feed(b"\n")
     watch.tick(5.0)
     assert watch.ticker.stream.getvalue().startswith("\r\x1b[Kenvmgr: running x 0:05 [1/2]")
+
+
+@pytest.mark.skipif(sys.platform != "win32", reason="run --log's ConPTY path (pywinpty) is Windows only")
+def test_run_log_under_conpty_writes_its_log_without_escapes(tmp_path):
+    pytest.importorskip("winpty")
+    from envmgr import spawn
+
+    log = tmp_path / "build.log"
+    code = spawn.run_logged([sys.executable, "-c", CHILD, "0.2"], dict(os.environ), str(log))
+    text = log.read_bytes()
+    assert code == 0 and b"\x1b" not in text, text[:300]
+    assert b"[3/3] Building CUDA object step3.cu.o" in text
