@@ -306,8 +306,10 @@ def test_run_log_under_conpty_writes_its_log_without_escapes(tmp_path):
     pytest.importorskip("winpty")
     from envmgr import spawn
 
-    log = tmp_path / "build.log"
-    code = spawn.run_logged([sys.executable, "-c", CHILD, "0.2"], dict(os.environ), str(log))
+    log, child = tmp_path / "build.log", tmp_path / "child.py"
+    child.write_text(CHILD)       # a file: a command line holding newlines does not survive ConPTY's spawn
+    code = spawn.run_logged([sys.executable, str(child), "0.2"], dict(os.environ), str(log))
     text = log.read_bytes()
     assert code == 0 and b"\x1b" not in text, text[:300]
-    assert b"[3/3] Building CUDA object step3.cu.o" in text
+    # Wine's ConPTY hands the child's own ESC on as "?" (seen here); its own escapes are what the log drops
+    assert b"[3/3]" in text and b" Building CUDA object step3.cu.o" in text
