@@ -12,9 +12,10 @@ on CPUs without them (JamePeng/llama-cpp-python#55, #57; dougeeai/llama-cpp-pyth
   above a floor: matches that come in runs (another within CLUSTER bytes), at least MIN_RUN of them and
   MIN_PER_MIB per MiB of code. Measured on this machine's binaries: stray matches in gcc, cmake, python3.11,
   libstdc++ and libLLVM-14 (no AVX-512 code paths) stay at or below 5 clustered per MiB; gcc-built kernels
-  and glibc's and libcrypto's AVX-512/AVX2 paths are hundreds to thousands per MiB (tests: tests/unit/test_cpucode.py on gcc and mingw-w64
-  objects built with and without -mavx512f / -mavx2 -mfma -mf16c). A library that dispatches at run time
-  (glibc's ifuncs) carries AVX-512 it never runs on other CPUs: the scan cannot tell, the words say so.
+  and glibc's and libcrypto's AVX-512/AVX2 paths are hundreds to thousands per MiB (tests/unit/test_cpucode.py
+  on gcc and mingw-w64 objects built with and without -mavx512f / -mavx2 -mfma -mf16c). A library that
+  dispatches at run time (glibc's ifuncs) carries AVX-512 it never runs on other CPUs: the scan cannot tell,
+  the words say so.
 Pure: bytes in, frozen dataclasses out; never raises on hostile input.
 """
 from __future__ import annotations
@@ -240,7 +241,8 @@ def scan_binary(data: bytes, name: str) -> Scan:
 def judge_scans(scans: Iterable[Scan]) -> CpuCode:
     """The wheel's likely requirement from its libraries' scans: an instruction set counts where some library
     has at least MIN_RUN clustered matches at MIN_PER_MIB or more; FMA and F16C, whose encodings are narrow
-    enough that stray matches are rare (one each in libLLVM-14's 48 MiB), count every match. The floors are measured (the module docstring)."""
+    enough that stray matches are rare (one each in libLLVM-14's 48 MiB), count every match. The floors are
+    measured (the module docstring)."""
     scans = [s for s in scans if s.code_bytes]
     if not scans:
         return CpuCode("")
