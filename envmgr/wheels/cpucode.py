@@ -165,7 +165,7 @@ def code_spans(data: bytes) -> tuple[list[tuple[int, int]], str]:
             return _elf_spans(data)
         if data[:2] == b"MZ":
             return _pe_spans(data)
-    except struct.error:
+    except (struct.error, IndexError):
         return [], "a truncated header"
     return [], "neither ELF nor PE"
 
