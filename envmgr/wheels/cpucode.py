@@ -325,6 +325,12 @@ def _assumed(cpu: Cpu) -> set[str]:
     return flags
 
 
+def record_flags(cpu: Cpu) -> list[str] | None:
+    """The flags a machine record keeps (`meta.cpu_flags`): Windows' few, completed as _assumed does, so
+    that a replay reads them as /proc/cpuinfo's; None when unknown."""
+    return None if cpu.flags is None else sorted(_assumed(cpu))
+
+
 def runs(code: CpuCode, cpu: Cpu) -> tuple[bool | None, str]:
     """(True, "") when the CPU has every required set, (False, why) when it lacks one, (None, why) unknown."""
     if not code.requires:

@@ -17,9 +17,12 @@ import zipfile
 from pathlib import Path
 
 import pytest
+import tomlkit
 
 from envmgr.wheels import cpucode
-from tests.conftest import need
+from tests.conftest import need, run_cli
+
+MACHINES = Path(__file__).resolve().parents[1] / "machines"
 
 KERNEL = """
 void saxpy(float *restrict y, const float *restrict x, float a, int n) { for (int i = 0; i < n; i++) y[i] += a * x[i]; }
@@ -155,3 +158,24 @@ def test_the_target_python_reads_its_own_cpu():
     else:
         line = next(x for x in Path("/proc/cpuinfo").read_text().splitlines() if x.startswith("flags"))
         assert cpu.flags == frozenset(line.split(":", 1)[1].split())
+
+
+def test_record_keeps_this_cpu_and_a_rerecorded_record_keeps_its_own(tmp_path):
+    """`envmgr record` writes meta.cpu_flags (the target CPU under --machine later); re-recording a record
+    (--machine) keeps the record's flags, never this machine's."""
+    env = {"ENVMGR_CACHE_DIR": str(tmp_path / "c"), "ENVMGR_CONFIG_DIR": str(tmp_path / "cfg")}
+    r = run_cli("record", "-o", str(tmp_path / "here.toml"), env=env)
+    assert r.code == 0, r.stderr
+    flags = tomlkit.parse((tmp_path / "here.toml").read_text(encoding="utf-8"))["meta"]["cpu_flags"]
+    done = subprocess.run([sys.executable, "-c", cpucode.CPU_SCRIPT], capture_output=True, text=True, timeout=60,
+                          check=False)
+    assert sorted(flags) == cpucode.record_flags(cpucode.parse_cpu(json.loads(done.stdout), "here"))
+    src = tomlkit.parse((MACHINES / "community-buildtools-cuda124.toml").read_text(encoding="utf-8"))
+    src["meta"]["cpu_flags"] = ["sse4_2", "avx"]
+    (tmp_path / "m.toml").write_text(tomlkit.dumps(src), encoding="utf-8")
+    plain = MACHINES / "community-buildtools-cuda124.toml"
+    for given, want in ((tmp_path / "m.toml", ["sse4_2", "avx"]), (plain, None)):
+        r = run_cli("--machine", str(given), "record", "-o", str(tmp_path / "again.toml"), env=env)
+        assert r.code == 0, r.stderr
+        meta = tomlkit.parse((tmp_path / "again.toml").read_text(encoding="utf-8"))["meta"]
+        assert meta.get("cpu_flags") == want
