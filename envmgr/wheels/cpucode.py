@@ -262,7 +262,9 @@ def judge_scans(scans: Iterable[Scan]) -> CpuCode:
 
 
 NATIVE = re.compile(r"\.(so(\.\d+)*|pyd|dll)$", re.I)
-MAX_MEMBER = 1 << 30
+MAX_MEMBER = 1 << 30          # a library larger than this is not read
+MAX_READ = 4 << 30            # all the libraries of one wheel together (inflated), then the rest not read
+MAX_LIBRARIES = 4096
 
 
 def read_wheel(zf: zipfile.ZipFile) -> CpuCode:
@@ -273,7 +275,13 @@ def read_wheel(zf: zipfile.ZipFile) -> CpuCode:
     if variants:
         lowest = variants[0]
         return CpuCode("variants", VARIANTS.get(lowest, ()), lowest in VARIANTS, variants)
-    return judge_scans(scan_binary(zf.read(i), i.filename) for i in infos if i.file_size <= MAX_MEMBER)
+    scans, budget = [], MAX_READ
+    for info in infos[:MAX_LIBRARIES]:
+        if info.file_size > min(MAX_MEMBER, budget):
+            continue
+        budget -= info.file_size
+        scans.append(scan_binary(zf.read(info), info.filename))
+    return judge_scans(scans)
 
 
 # ---- the CPU ------------------------------------------------------------------------------------
