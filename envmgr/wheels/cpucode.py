@@ -24,8 +24,10 @@ import re
 import struct
 import zipfile
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
+
+from envmgr.doctor.devicecode import CUDA_LIBRARY
 
 AVX512F, AVX2, FMA, F16C, AVX, SSE42 = "avx512f", "avx2", "fma", "f16c", "avx", "sse4_2"
 WORDS = {AVX512F: "AVX-512F", AVX2: "AVX2", FMA: "FMA", F16C: "F16C", AVX: "AVX", SSE42: "SSE4.2",
@@ -75,8 +77,16 @@ class CpuCode:
     variants: tuple[str, ...] = ()      # the ggml-cpu variants carried, lowest first
     evidence: tuple[Evidence, ...] = ()
     scanned: str = ""                   # "3 libraries, 4.2 MiB of code"
+    dispatchers: tuple[str, ...] = ()   # NVIDIA's libraries in the wheel, not scanned (read_wheel)
 
     def words(self) -> str:
+        text = self._words()
+        if self.dispatchers:
+            text += (f"; not scanned: {', '.join(self.dispatchers[:3])}{' …' if len(self.dispatchers) > 3 else ''}"
+                     " (NVIDIA's libraries pick their CPU code at run time)")
+        return text
+
+    def _words(self) -> str:
         if self.how == "variants":
             need = ", ".join(WORDS.get(f, f) for f in self.requires) or "no extension"
             return f"ggml CPU variants {' '.join(self.variants)}: requires only the lowest ({need})"
@@ -269,8 +279,13 @@ MAX_LIBRARIES = 4096
 
 def read_wheel(zf: zipfile.ZipFile) -> CpuCode:
     """The CPU requirement of a wheel: its ggml-cpu variants where it carries them, else a scan of its libraries.
-    A CUDA library (device code, cuBLAS) is scanned too: its host code runs on the CPU."""
-    infos = [i for i in zf.infolist() if not i.is_dir() and NATIVE.search(i.filename)]
+    The package's own CUDA library (libggml-cuda) is scanned too: its host code runs on the CPU. NVIDIA's
+    libraries bundled with it (cuBLAS, cudart: devicecode's CUDA_LIBRARY names) are not: they choose their
+    code path at run time (cublasLt64_12.dll of nvidia-cublas-cu12 12.9 has AVX-512 code at 78 runs per MiB
+    and runs on AVX2 CPUs; tests/unit/test_cpucode.py)."""
+    found = [i for i in zf.infolist() if not i.is_dir() and NATIVE.search(i.filename)]
+    nvidia = tuple(i.filename.rsplit("/", 1)[-1] for i in found if CUDA_LIBRARY.match(i.filename.rsplit("/", 1)[-1]))
+    infos = [i for i in found if not CUDA_LIBRARY.match(i.filename.rsplit("/", 1)[-1])]
     variants = variants_of(i.filename for i in infos)
     if variants:
         lowest = variants[0]
@@ -281,7 +296,7 @@ def read_wheel(zf: zipfile.ZipFile) -> CpuCode:
             continue
         budget -= info.file_size
         scans.append(scan_binary(zf.read(info), info.filename))
-    return judge_scans(scans)
+    return replace(judge_scans(scans), dispatchers=nvidia)
 
 
 # ---- the CPU ------------------------------------------------------------------------------------

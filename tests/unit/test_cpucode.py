@@ -179,3 +179,26 @@ def test_record_keeps_this_cpu_and_a_rerecorded_record_keeps_its_own(tmp_path):
         assert r.code == 0, r.stderr
         meta = tomlkit.parse((tmp_path / "again.toml").read_text(encoding="utf-8"))["meta"]
         assert meta.get("cpu_flags") == want
+
+
+ORACLE = Path(__file__).resolve().parents[2] / ".cache" / "dll-oracle"     # tests/setup/fetch-dll-oracle.sh
+
+
+@pytest.mark.linux
+def test_published_windows_binaries_ctransformers_needs_avx2_and_nvidia_s_cublaslt_is_a_dispatcher(tmp_path):
+    """ctransformers 0.2.27's CUDA DLL (MSVC-built, from PyPI) is the build that dies with an illegal instruction
+    on CPUs without AVX2 (tests/corpus/logs/clean/ctransformers-198-…-illegal-instruction-no-avx2.txt); NVIDIA's
+    cublasLt64_12.dll (nvidia-cublas-cu12 12.9.2.10) carries AVX-512 paths it picks at run time: scanned alone
+    it looks like an AVX-512 build, so a wheel's NVIDIA libraries are not scanned."""
+    ct, lt = ORACLE / "ctransformers" / "cuda" / "ctransformers.dll", ORACLE / "cublas" / "cublasLt64_12.dll"
+    need(ct.is_file() and lt.is_file(), "the DLL oracle is not fetched (tests/setup/fetch-dll-oracle.sh)")
+    assert cpucode.judge_scans([cpucode.scan_binary(ct.read_bytes(), ct.name)]).requires == ("avx2", "fma", "f16c")
+    assert cpucode.judge_scans([cpucode.scan_binary(lt.read_bytes(), lt.name)]).requires == ("avx512f",)
+    path = tmp_path / "w.whl"
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.write(ct, "ctransformers/lib/cuda/ctransformers.dll")
+        zf.write(lt, "ctransformers/lib/cuda/cublasLt64_12.dll")
+    with zipfile.ZipFile(path) as zf:
+        code = cpucode.read_wheel(zf)
+    assert code.requires == ("avx2", "fma", "f16c") and code.dispatchers == ("cublasLt64_12.dll",)
+    assert "not scanned: cublasLt64_12.dll (NVIDIA's libraries pick their CPU code at run time)" in code.words()
