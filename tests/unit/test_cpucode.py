@@ -14,12 +14,14 @@ import shutil
 import subprocess
 import sys
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 import tomlkit
 
-from envmgr.wheels import cpucode
+from envmgr.doctor.devicecode import BinaryCode, DeviceCode, FatEntry
+from envmgr.wheels import cpucode, pick
 from tests.conftest import need, run_cli
 
 MACHINES = Path(__file__).resolve().parents[1] / "machines"
@@ -202,3 +204,31 @@ def test_published_windows_binaries_ctransformers_needs_avx2_and_nvidia_s_cublas
         code = cpucode.read_wheel(zf)
     assert code.requires == ("avx2", "fma", "f16c") and code.dispatchers == ("cublasLt64_12.dll",)
     assert "not scanned: cublasLt64_12.dll (NVIDIA's libraries pick their CPU code at run time)" in code.words()
+
+
+def test_the_plan_refuses_a_wheel_this_cpu_cannot_run_and_takes_the_next_one():
+    """wheels/pick.py with the CPU judgement, pure: the newer wheel's CPU code needs AVX-512F, the CPU has AVX2."""
+    device = DeviceCode((BinaryCode("libggml-cuda.so", "elf", entries=(FatEntry("cubin", "sm_89"),),
+                                    imports=("libcudart.so.12",)),))
+    evidence = (cpucode.Evidence("avx512f", 40, 900.0, "lib/libggml-cpu.so+0x10"),)
+    cpus = {"0.3.16": cpucode.CpuCode("scan", ("avx512f",), False, (), evidence, "1 library"),
+            "0.3.15": cpucode.CpuCode("scan", ("avx2", "fma"), False, (), (), "1 library")}
+    names = [f"llama_cpp_python-{v}-py3-none-any.whl" for v in cpus]
+    cands = [pick.Candidate(f"http://127.0.0.1:1/cu124/{n}", n, "http://127.0.0.1:1/cu124/", "12.4") for n in names]
+    avx2 = cpucode.Cpu(frozenset({"sse4_2", "avx", "avx2", "fma", "f16c"}), "the target Python")
+    m = pick.Machine((("RTX 4070", "8.9"),), "576.80", "12.9", False, ("py3-none-any",), "cp312", avx2)
+
+    def read_cpu(cand: pick.Candidate) -> cpucode.CpuCode:
+        return cpus[cand.filename.split("-")[1]]
+
+    plan = pick.plan(cands, m, "llama-cpp-python", "", lambda c: device, read_cpu=read_cpu)
+    newer, older = plan.judged
+    assert newer.verdict == pick.REFUSED and newer.how == ""
+    assert newer.reason.startswith("its CPU code likely needs AVX-512F; this CPU has AVX2 only (the target Python)")
+    assert newer.to_json()["cpu_code"]["evidence"][0]["sample"] == "lib/libggml-cpu.so+0x10"
+    assert older.verdict == pick.CHOSEN and older.how == pick.NATIVE
+    assert "CPU: likely requires AVX2, FMA" in older.reason
+    unknown = pick.plan(cands, replace(m, cpu=cpucode.UNKNOWN), "llama-cpp-python", "", lambda c: device,
+                        read_cpu=read_cpu)
+    assert unknown.chosen is not None and unknown.chosen.version == "0.3.16"
+    assert "this CPU's instruction sets are unknown (not read)" in unknown.chosen.reason
