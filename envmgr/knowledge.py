@@ -124,16 +124,17 @@ DEFAULT_GENERATOR = "Visual Studio 17 2022"
 # The Visual Studio Installer component that installs one pinned MSVC toolset side by side:
 # Microsoft.VisualStudio.Component.VC.<MSVC 14.NN>.<the VS release that shipped it>.x86.x64. VS 2026's
 # catalog still offers the v143 14.44 toolset as such a component (GitHub's windows-latest image has it
-# installed; a VS-2026-only laptop usually does not). Only ids seen in Microsoft's catalogs are listed.
-_COMPONENTS = ("learn.microsoft.com/en-us/visualstudio/install/workload-component-id-vs-build-tools"
-               "?view=visualstudio (docs/knowledge.md#visual-studio)")
+# installed; a VS-2026-only laptop usually does not). Only ids seen in Microsoft's VS 2026 catalog.
+_COMPONENTS = ("Microsoft's 'Visual Studio Enterprise 2026 workload and component IDs' (2025-11-11): "
+               "'MSVC v143 - VS 2022 C++ x64/x86 build tools (v14.44-17.14)', 'MSVC Build Tools v14.50 for x64/x86' "
+               "(docs/knowledge.md#visual-studio)")
 TOOLSET_COMPONENTS = (
     ("14.50", "Microsoft.VisualStudio.Component.VC.14.50.18.0.x86.x64", _COMPONENTS),
     ("14.44", "Microsoft.VisualStudio.Component.VC.14.44.17.14.x86.x64", _COMPONENTS),
-    ("14.40", "Microsoft.VisualStudio.Component.VC.14.40.17.10.x86.x64", "node-gyp lib/find-visualstudio.js"),
 )
 # The installer every instance shares; `modify --installPath <instance> --add <component id>` adds a
-# component to that instance (learn.microsoft.com/en-us/visualstudio/install/use-command-line-parameters-to-install-visual-studio).
+# component to that instance (learn.microsoft.com/en-us/visualstudio/install/
+# use-command-line-parameters-to-install-visual-studio).
 VS_INSTALLER = "C:\\Program Files (x86)\\Microsoft Visual Studio\\Installer\\vs_installer.exe"
 
 # Not monotonic: 10.3 needs 12.9 while 12.0 needs 12.8; a CC without a row takes the nearest below.

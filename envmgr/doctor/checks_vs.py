@@ -272,8 +272,17 @@ def f05(facts: Facts) -> Finding:
     ev = [f"MSVC {toolset.version}'s STL demands CUDA {need} or newer ({src})", f"chosen: {kit.short}"]
     if knowledge.cuda_at_least(kit.short, need):
         return finding("F05", OK, f"CUDA {kit.short} satisfies the STL's CUDA {need} minimum", ev)
+    pinned = knowledge.toolset_component(kit.short, facts.limits.host.get(kit.path) or knowledge.host_limits(kit.short))
+    if pinned is None:
+        return finding("F05", FAIL, f"STL1002: MSVC {toolset.version} expects CUDA {need} or newer, not {kit.short}",
+                       ev, fix=f"install CUDA {need} or newer, or use an older MSVC toolset (-vcvars_ver=14.39)")
+    msvc, component = pinned
+    have = any(t.version.startswith(msvc + ".") for t in vs.toolsets)
     return finding("F05", FAIL, f"STL1002: MSVC {toolset.version} expects CUDA {need} or newer, not {kit.short}", ev,
-                   fix=f"install CUDA {need} or newer, or use an older MSVC toolset (-vcvars_ver=14.39)")
+                   fix=f"install CUDA {need} or newer, or use MSVC {msvc} (-vcvars_ver={msvc})"
+                       + ("" if have else f", which the installer component {component} adds"),
+                   fix_command=(f"envmgr shell --toolset {msvc} --cuda {kit.short}" if have
+                                else knowledge.installer_command(vs.path, component)))
 
 
 @check("F06", WINDOWS)
