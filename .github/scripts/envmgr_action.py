@@ -7,7 +7,8 @@ as step outputs ($GITHUB_OUTPUT).
 
 Inputs come from the environment, as action.yml passes them: INPUT_CUDA (X.Y, X.Y.Z or a folder),
 INPUT_VS, INPUT_TOOLSET, INPUT_RECIPE, INPUT_CHECKS (doctor ids, e.g. F03,F04,F05; empty: all).
-ENVMGR is the command that runs envmgr (default: this Python's `-m envmgr`). Exit codes: 0 ready,
+ENVMGR is the command that runs envmgr, split as a POSIX shell would (quote Windows paths; default:
+this Python's `-m envmgr`). Exit codes: 0 ready,
 1 a doctor check failed, otherwise envmgr's own (2 bad input, 3 nothing matched a selector).
 Tested against recorded machines: tests/unit/test_github_action.py. Documented in docs/github-action.md.
 """

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -13,8 +14,6 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import MACHINES, ROOT
-
-yaml = pytest.importorskip("yaml")   # PyYAML: tests/requirements.txt
 
 ACTION = ROOT / "action.yml"
 SCRIPT = ROOT / ".github" / "scripts" / "envmgr_action.py"
@@ -25,8 +24,13 @@ V143_BIN = "C:\\Program Files\\Microsoft Visual Studio\\18\\Enterprise\\VC\\Tool
 V143 = "Microsoft.VisualStudio.Component.VC.14.44.17.14.x86.x64"
 
 
+def load_yaml(path: Path) -> dict:
+    yaml = pytest.importorskip("yaml")   # PyYAML: tests/requirements.txt (the script tests need none)
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
 def metadata() -> dict:
-    return yaml.safe_load(ACTION.read_text(encoding="utf-8"))
+    return load_yaml(ACTION)
 
 
 def test_action_metadata_has_the_required_keys_and_inputs():
@@ -61,7 +65,7 @@ def test_composite_steps_set_a_shell_and_use_every_input_through_env():
 
 
 def test_the_team_index_workflow_uses_the_action():
-    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "cuda-wheels.yml").read_text(encoding="utf-8"))
+    workflow = load_yaml(ROOT / ".github" / "workflows" / "cuda-wheels.yml")
     steps = workflow["jobs"]["build"]["steps"]
     (step,) = [s for s in steps if str(s.get("uses", "")).startswith("./")]
     assert step["uses"] == "./envmgr-src"   # the checkout of this repository, action.yml at its root
@@ -77,6 +81,10 @@ def run_action(tmp_path: Path, machine: Path, **inputs: str) -> tuple[subprocess
            if not k.startswith(("INPUT_", "GITHUB_", "ENVMGR_")) and k != "ENVMGR"}
     env.update({k: str(v) for k, v in files.items()})
     env.update({f"INPUT_{k.upper()}": v for k, v in inputs.items()})
+    # This checkout's envmgr even where the interpreter's path names another (the Windows-CPython tier's
+    # embeddable Python lists one checkout in its ._pth file): ENVMGR is the command the script runs.
+    boot = f"import runpy, sys; sys.path.insert(0, {str(ROOT)!r}); runpy.run_module('envmgr', run_name='__main__')"
+    env["ENVMGR"] = shlex.join([sys.executable, "-c", boot])
     env.update({"ENVMGR_CACHE_DIR": str(tmp_path / "cache"), "ENVMGR_CONFIG_DIR": str(tmp_path / "config"),
                 "ENVMGR_DATA_DIR": str(tmp_path / "data"), "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8"})
     done = subprocess.run([sys.executable, str(SCRIPT), "--machine", str(machine)], env=env, capture_output=True,
