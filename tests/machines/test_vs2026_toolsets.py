@@ -134,3 +134,12 @@ def test_the_newest_accepted_toolset_of_any_instance_wins_over_the_newest_instan
     choice = choose(inv, Selectors(cuda="12.8"), read_limits(host, inv))
     assert (choice.vs.year, choice.toolset.version) == ("2026", "14.44.35207")
     assert any("inside VS 2026 Community" in n and "-vcvars_ver=14.44.35207" in n for n in choice.notes)
+
+
+def test_runner_export_json_carries_the_reason(cli):
+    got = cli("--machine", RUNNER, "export", "--format", "json")
+    assert got.code == 0, got.stderr
+    doc = got.json()
+    assert doc["identity"]["vcvars_args"] == "x64 -vcvars_ver=14.44.35207"
+    assert any(n.startswith("using MSVC 14.44.35207 inside VS 2026 Enterprise") and "14.50.35717 rejected" in n
+               for n in doc["notes"])
