@@ -106,8 +106,13 @@ def f01(facts: Facts) -> Finding:
     chosen = facts.vs
     if (chosen is not None and chosen is not vs
             and not (facts.env.get("CMAKE_GENERATOR_INSTANCE") and vs_generator(facts.env))):
-        scenarios.append(("in the shell envmgr prepares", chosen,
-                          f"envmgr selects it and its vcvars sets VS{major}0COMNTOOLS"))
+        if chosen.major == major:
+            scenarios.append(("in the shell envmgr prepares", chosen,
+                              f"envmgr selects it and its vcvars sets VS{major}0COMNTOOLS"))
+        else:   # e.g. VS 2022 chosen for CUDA 13.1 beside VS 2026: its vcvars sets VS170COMNTOOLS, not VS180's
+            evidence.append(f"in the shell envmgr prepares: envmgr selects {chosen.label}, but the VS {major} "
+                            f"generator does not use it (its vcvars sets VS{chosen.major}0COMNTOOLS); "
+                            "Ninja uses it")
     for where, inst, reason in scenarios:
         if inst is None:
             statuses.append(FAIL)

@@ -143,3 +143,11 @@ def test_runner_export_json_carries_the_reason(cli):
     assert doc["identity"]["vcvars_args"] == "x64 -vcvars_ver=14.44.35207"
     assert any(n.startswith("using MSVC 14.44.35207 inside VS 2026 Enterprise") and "14.50.35717 rejected" in n
                for n in doc["notes"])
+
+
+def test_f01_does_not_claim_the_vs2022_vcvars_steers_the_vs2026_generator(cli):
+    # Before: "CMake would pick BuildTools 17.14 because envmgr selects it and its vcvars sets VS180COMNTOOLS".
+    f01 = checks(cli, BESIDE, "--cuda", "13.1")["F01"]
+    text = "\n".join(f01["evidence"])
+    assert "VS180COMNTOOLS" not in text
+    assert "the VS 18 generator does not use it (its vcvars sets VS170COMNTOOLS)" in text
