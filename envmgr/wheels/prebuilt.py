@@ -20,6 +20,8 @@ import hashlib
 import os
 import shutil
 import tempfile
+import zipfile
+import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +32,7 @@ from envmgr.files.atomic import atomic_write
 from envmgr.files.jsondoc import dumps, read_json_file
 from envmgr.files.tomlread import read_toml_file
 from envmgr.host import dirs
-from envmgr.wheels import pages, remote
+from envmgr.wheels import cpucode, pages, remote
 from envmgr.wheels import store as wheels
 from envmgr.wheels.pick import Candidate, Unusable, cuda_of_url
 from envmgr.wheels.url import IndexUrl
@@ -161,6 +163,15 @@ def _slot(cand: Candidate) -> Path:
 def code_reader(deadline: remote.Deadline | None) -> Callable[[Candidate], devicecode.DeviceCode]:
     """read_code for pick.plan, every download within the plan's one deadline (N12)."""
     return lambda cand: read_code(cand, deadline)
+
+
+def read_cpu(cand: Candidate) -> cpucode.CpuCode:
+    """The CPU code of a candidate's wheel, after read_code kept it in the download cache (pick.plan's read_cpu)."""
+    try:
+        with zipfile.ZipFile(_slot(cand) / cand.filename) as zf:
+            return cpucode.read_wheel(zf)
+    except (OSError, EOFError, ValueError, NotImplementedError, zlib.error, zipfile.BadZipFile) as exc:
+        raise Unusable(f"not a readable zip file ({exc})") from None
 
 
 def read_code(cand: Candidate, deadline: remote.Deadline | None = None) -> devicecode.DeviceCode:
