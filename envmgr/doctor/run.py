@@ -16,6 +16,7 @@ from envmgr.doctor import checks_components, checks_cuda, checks_env, checks_ins
 from envmgr.doctor.catalog import CATALOG, Failure
 from envmgr.doctor.checks import CHECKS, FAIL, OK, SEVERITY, SKIPPED, WARN, Facts, Finding, finding
 from envmgr.doctor.dll import DepNode, DepReport, resolve_pe
+from envmgr.doctor.dllsyms import MissingEntry
 from envmgr.doctor.elf import resolve_elf
 from envmgr.errors import EnvmgrError, InputFileError, UsageError
 from envmgr.host.base import WINDOWS, Host, Interpreter, join, safe_listdir
@@ -224,7 +225,26 @@ def dll_json(report: DepReport) -> dict[str, Any]:
             "loads": report.loads, "blocked": report.blocked or None, "ignored_dll_dirs": list(report.ignored),
             "tree": tree_json(report.root),
             "missing": [{"name": m.name, "why": m.why} for m in report.missing()],
-            "unloadable": [{"name": m.name, "path": m.path, "why": m.bad} for m in report.unloadable()]}
+            "unloadable": [{"name": m.name, "path": m.path, "why": m.bad} for m in report.unloadable()],
+            "missing_entry_points": [entry_json(e) for e in report.entries]}
+
+
+def entry_json(e: MissingEntry) -> dict[str, Any]:
+    return {"importer": e.importer, "dll": e.dll, "path": e.path, "found_by": e.how, "version": e.version or None,
+            "function": e.function, "fix": e.fix,
+            "copies": [{"path": c.path, "found_by": c.where, "version": c.version or None, "has_function": c.has}
+                       for c in e.copies]}
+
+
+def entry_lines(e: MissingEntry) -> list[str]:
+    """A missing entry point in words: what loads, what it lacks, the other copies, the fix."""
+    version = f" (file version {e.version})" if e.version else ""
+    out = [f"{e.dll}: {e.function} not found: {e.path}{version} loads [{e.how}], imported by {e.importer}"]
+    for c in e.copies:
+        mark = "has it" if c.has else "lacks it"
+        out.append(f"  copy: {c.path} ({c.version or 'no version'}) [{c.where}]: {mark}")
+    out.append(f"  fix: {e.fix}")
+    return out
 
 
 def render_tree(report: DepReport, paint: Callable[..., str]) -> str:
@@ -249,7 +269,13 @@ def render_tree(report: DepReport, paint: Callable[..., str]) -> str:
     walk(report.root, "")
     if report.blocked:
         out.append(f"{paint('BLOCKED', 'red')}: {report.blocked}")
+    for entry in report.entries:
+        lines = entry_lines(entry)
+        out.append(f"{paint('ENTRY POINT NOT FOUND', 'red')}: {lines[0]}")
+        out += lines[1:]
     missing, bad = report.missing(), report.unloadable()
     out.append(f"{len(missing)} missing" + (": " + ", ".join(m.name for m in missing) if missing else "")
-               + (f"; {len(bad)} cannot load: " + ", ".join(m.name for m in bad) if bad else ""))
+               + (f"; {len(bad)} cannot load: " + ", ".join(m.name for m in bad) if bad else "")
+               + (f"; {len(report.entries)} entry point(s) not found ([WinError 127]): "
+                  + ", ".join(f"{e.function} in {e.dll}" for e in report.entries) if report.entries else ""))
     return "\n".join(out) + "\n"
