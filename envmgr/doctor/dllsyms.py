@@ -13,12 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import pefile
 
 from envmgr.host.base import Host, host_path, join
 
-_DIRS = [pefile.DIRECTORY_ENTRY["IMAGE_DIRECTORY_ENTRY_EXPORT"], pefile.DIRECTORY_ENTRY["IMAGE_DIRECTORY_ENTRY_RESOURCE"]]
+_DIRS = [pefile.DIRECTORY_ENTRY["IMAGE_DIRECTORY_ENTRY_EXPORT"],
+         pefile.DIRECTORY_ENTRY["IMAGE_DIRECTORY_ENTRY_RESOURCE"]]
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,7 @@ class MissingEntry:
     function: str                  # "Func", "ordinal 7", or "Func (forwarded to OTHER.Func, missing there)"
     copies: tuple[Candidate, ...]  # every copy of that name on the search path, in search order
     fix: str
+    fix_copy: str = ""             # the good copy to put into the package's folder, when that copy then wins
 
 
 def pe_import_functions(data: bytes) -> dict[str, tuple[Imported, ...]]:
@@ -155,8 +158,8 @@ def check_entries(host: Host, edges: Iterable[tuple[str, str, str, str]],
                 continue
             copies = _copies(host, dll, want, dirs, find, read)
             function = want.label if why == "not exported" else f"{want.label} ({why})"
-            out.append(MissingEntry(importer, dll, path, how, exports.version, function, copies,
-                                    fix_words(host, dll, path, how, copies, dirs, fix_dir)))
+            fix, source = fix_words(host, dll, path, how, copies, dirs, fix_dir)
+            out.append(MissingEntry(importer, dll, path, how, exports.version, function, copies, fix, source))
     return tuple(out)
 
 
@@ -169,25 +172,47 @@ def _copies(host: Host, dll: str, want: Imported, dirs: tuple[tuple[str, str], .
             continue
         seen.add(path.lower())
         exports = read(path)
-        out.append(Candidate(path, label, exports.version if exports else "",
-                             bool(exports) and not lacks(exports, want, find, read)))
+        has = exports is not None and not lacks(exports, want, find, read)
+        out.append(Candidate(path, label, exports.version if exports else "", has))
     return tuple(out)
 
 
 def fix_words(host: Host, dll: str, path: str, how: str, copies: tuple[Candidate, ...],
-              dirs: tuple[tuple[str, str], ...], fix_dir: str) -> str:
+              dirs: tuple[tuple[str, str], ...], fix_dir: str) -> tuple[str, str]:
+    """The fix in words, and the copy to put into fix_dir ("" when that would not win or none has it)."""
     good = next((c for c in copies if c.has), None)
     if good is None:
         return (f"no copy of {dll} on the search path exports it: install the runtime the package was built "
-                f"against (a newer {dll}) and put its folder on the search path, or use a build made for {path}'s version")
+                f"against (a newer {dll}) and put its folder on the search path, or use a build made for "
+                f"{path}'s version", "")
+
     folders = [d.lower().rstrip("\\/") for d, _ in dirs]
     wins_at = next((i for i, (_, label) in enumerate(dirs) if label == how), len(dirs))
     ours = folders.index(fix_dir.lower().rstrip("\\/")) if fix_dir.lower().rstrip("\\/") in folders else None
     dest = join(host, fix_dir, dll)
     if ours is not None and ours < wins_at:
-        return (f"copy {good.path} into {fix_dir} (the package's own folder, searched before {how}): "
-                f"{dest} then loads first; nothing in system folders changes (install --fix does it, undoable)")
+        return (f"copy {good.path} into {fix_dir} (the package's own folder, searched before {how}): {dest} then "
+                "loads first; nothing in system folders changes (install --fix does it, undoable)", good.path)
     return (f"{path} ({how}) is searched before {fix_dir} under this loader, so a copy there does not win: "
             f"load {good.path} first in the process (ctypes.WinDLL(r\"{good.path}\") before the import: a DLL of "
             f"that name already loaded is used), or load the package with ctypes' default search (its own "
-            f"folder first) and copy {host_path(host, good.path).name} into {fix_dir}")
+            f"folder first) and copy {host_path(host, good.path).name} into {fix_dir}", "")
+
+
+def entry_json(e: MissingEntry) -> dict[str, Any]:
+    """docs/json.md, "missing_entry_points"."""
+    return {"importer": e.importer, "dll": e.dll, "path": e.path, "found_by": e.how, "version": e.version or None,
+            "function": e.function, "fix": e.fix,
+            "copies": [{"path": c.path, "found_by": c.where, "version": c.version or None, "has_function": c.has}
+                       for c in e.copies]}
+
+
+def entry_lines(e: MissingEntry) -> list[str]:
+    """A missing entry point in words: what loads, what it lacks, the other copies, the fix."""
+    version = f" (file version {e.version})" if e.version else ""
+    out = [f"{e.dll}: {e.function} not found: {e.path}{version} loads [{e.how}], imported by {e.importer}"]
+    for c in e.copies:
+        mark = "has it" if c.has else "lacks it"
+        out.append(f"  copy: {c.path} ({c.version or 'no version'}) [{c.where}]: {mark}")
+    out.append(f"  fix: {e.fix}")
+    return out

@@ -16,7 +16,7 @@ from envmgr.doctor import checks_components, checks_cuda, checks_env, checks_ins
 from envmgr.doctor.catalog import CATALOG, Failure
 from envmgr.doctor.checks import CHECKS, FAIL, OK, SEVERITY, SKIPPED, WARN, Facts, Finding, finding
 from envmgr.doctor.dll import DepNode, DepReport, resolve_pe
-from envmgr.doctor.dllsyms import MissingEntry
+from envmgr.doctor.dllsyms import entry_json, entry_lines
 from envmgr.doctor.elf import resolve_elf
 from envmgr.errors import EnvmgrError, InputFileError, UsageError
 from envmgr.host.base import WINDOWS, Host, Interpreter, join, safe_listdir
@@ -227,24 +227,6 @@ def dll_json(report: DepReport) -> dict[str, Any]:
             "missing": [{"name": m.name, "why": m.why} for m in report.missing()],
             "unloadable": [{"name": m.name, "path": m.path, "why": m.bad} for m in report.unloadable()],
             "missing_entry_points": [entry_json(e) for e in report.entries]}
-
-
-def entry_json(e: MissingEntry) -> dict[str, Any]:
-    return {"importer": e.importer, "dll": e.dll, "path": e.path, "found_by": e.how, "version": e.version or None,
-            "function": e.function, "fix": e.fix,
-            "copies": [{"path": c.path, "found_by": c.where, "version": c.version or None, "has_function": c.has}
-                       for c in e.copies]}
-
-
-def entry_lines(e: MissingEntry) -> list[str]:
-    """A missing entry point in words: what loads, what it lacks, the other copies, the fix."""
-    version = f" (file version {e.version})" if e.version else ""
-    out = [f"{e.dll}: {e.function} not found: {e.path}{version} loads [{e.how}], imported by {e.importer}"]
-    for c in e.copies:
-        mark = "has it" if c.has else "lacks it"
-        out.append(f"  copy: {c.path} ({c.version or 'no version'}) [{c.where}]: {mark}")
-    out.append(f"  fix: {e.fix}")
-    return out
 
 
 def render_tree(report: DepReport, paint: Callable[..., str]) -> str:
