@@ -14,9 +14,9 @@ from pathlib import Path
 
 GCC, DLLTOOL, WINDRES = "x86_64-w64-mingw32-gcc", "x86_64-w64-mingw32-dlltool", "x86_64-w64-mingw32-windres"
 TOOLS = (GCC, DLLTOOL, WINDRES)
-NEW_DEF = "LIBRARY libfoo.dll\nEXPORTS\n foo_old\n foo_new\n foo_ord @7 NONAME\n"
-OLD_DEF = "LIBRARY libfoo.dll\nEXPORTS\n foo_old @1\n"
-FWD_DEF = "LIBRARY libfwd.dll\nEXPORTS\n fwd_func = libfoo.foo_new\n"
+NEW_DEF = "LIBRARY {0}.dll\nEXPORTS\n foo_old\n foo_new\n foo_ord @7 NONAME\n"
+OLD_DEF = "LIBRARY {0}.dll\nEXPORTS\n foo_old @1\n"
+FWD_DEF = "LIBRARY libfwd.dll\nEXPORTS\n fwd_func = {0}.foo_new\n"
 IMPORTERS = {"imp_name": ("int foo_new(void);", "foo_new()", "-lfoo"),
              "imp_ord": ("int foo_ord(void);", "foo_ord()", "-lfoo"),
              "imp_fwd": ("int fwd_func(void);", "fwd_func()", "-lfwd"),
@@ -27,8 +27,9 @@ def missing_tools() -> list[str]:
     return [t for t in TOOLS if shutil.which(t) is None]
 
 
-def build(root: Path) -> Path:
-    """root/{new,old,pkg,src}; returns root."""
+def build(root: Path, name: str = "libfoo") -> Path:
+    """root/{new,old,pkg,src}; returns root. `name`: the runtime's module name (libomp140.x86_64 is the
+    OpenMP runtime of the 2026 reports)."""
     src = root / "src"
     for d in ("new", "old", "pkg", "src"):
         (root / d).mkdir(parents=True, exist_ok=True)
@@ -40,16 +41,17 @@ def build(root: Path) -> Path:
                                "int foo_ord(void) { return 3; }\n")
     (src / "old.c").write_text("int foo_old(void) { return 1; }\n")
     (src / "fwd.c").write_text("int fwd_dummy(void) { return 0; }\n")
-    for name, text in (("new.def", NEW_DEF), ("old.def", OLD_DEF), ("fwd.def", FWD_DEF)):
-        (src / name).write_text(text)
+    module = name
+    for file, text in (("new.def", NEW_DEF), ("old.def", OLD_DEF), ("fwd.def", FWD_DEF)):
+        (src / file).write_text(text.format(module))
     for tag, version in (("new", "1,2,0,0"), ("old", "1,0,0,0")):
         (src / f"{tag}.rc").write_text(f"1 VERSIONINFO\nFILEVERSION {version}\nPRODUCTVERSION {version}\n"
                                        "BEGIN\nEND\n")
         run(WINDRES, f"{tag}.rc", "-O", "coff", "-o", f"{tag}-rc.o")
-    run(GCC, "-shared", "-s", "-o", str(root / "new" / "libfoo.dll"), "foo.c", "new.def", "new-rc.o")
-    run(GCC, "-shared", "-s", "-o", str(root / "old" / "libfoo.dll"), "old.c", "old.def", "old-rc.o")
+    run(GCC, "-shared", "-s", "-o", str(root / "new" / f"{module}.dll"), "foo.c", "new.def", "new-rc.o")
+    run(GCC, "-shared", "-s", "-o", str(root / "old" / f"{module}.dll"), "old.c", "old.def", "old-rc.o")
     run(GCC, "-shared", "-s", "-o", str(root / "pkg" / "libfwd.dll"), "fwd.c", "fwd.def")
-    run(DLLTOOL, "-d", "new.def", "-l", "libfoo.a", "-D", "libfoo.dll")
+    run(DLLTOOL, "-d", "new.def", "-l", "libfoo.a", "-D", f"{module}.dll")
     run(DLLTOOL, "-d", "fwd.def", "-l", "libfwd.a", "-D", "libfwd.dll")
     for name, (decl, call, lib) in IMPORTERS.items():
         (src / f"{name}.c").write_text(f"{decl}\n__declspec(dllexport) int use(void) {{ return {call}; }}\n")

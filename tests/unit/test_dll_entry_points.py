@@ -5,9 +5,14 @@ the fix. The real loader's verdict on the same files: tests/winpy/test_dll_entry
 """
 from __future__ import annotations
 
+import hashlib
+import json
+
 import pytest
 import tomlkit
 
+from envmgr.host.recorded import load_machine
+from envmgr.wheels import closure
 from tests import pesyms_build
 from tests.conftest import need
 
@@ -23,17 +28,17 @@ def built(tmp_path_factory):
     return pesyms_build.build(tmp_path_factory.mktemp("pesyms"))
 
 
-def machine(tmp_path, built, *, fixed: bool = False) -> str:
+def machine(tmp_path, built, *, fixed: bool = False, pkg: str = PKG, name: str = "libfoo") -> str:
     doc = tomlkit.document()
     doc.add("schema", 1)
     doc.add("platform", "windows")
     doc.add("env", {"SystemRoot": "C:\\Windows", "PATH": f"{OLD};{NEW};C:\\Windows\\system32;C:\\Windows"})
     files = tomlkit.table()
     files.add("C:\\Python312\\python.exe", "")
-    layout = {f"{PKG}\\{p.name}": p for p in (built / "pkg").glob("*.dll")}
-    layout |= {f"{OLD}\\libfoo.dll": built / "old" / "libfoo.dll", f"{NEW}\\libfoo.dll": built / "new" / "libfoo.dll"}
+    layout = {f"{pkg}\\{p.name}": p for p in (built / "pkg").glob("*.dll")}
+    layout |= {f"{OLD}\\{name}.dll": built / "old" / f"{name}.dll", f"{NEW}\\{name}.dll": built / "new" / f"{name}.dll"}
     if fixed:
-        layout[f"{PKG}\\libfoo.dll"] = built / "new" / "libfoo.dll"
+        layout[f"{pkg}\\{name}.dll"] = built / "new" / f"{name}.dll"
     for where, path in layout.items():
         item = tomlkit.inline_table()
         item.add("hex", path.read_bytes().hex())
@@ -100,3 +105,45 @@ def test_pure_parsers_on_the_built_files(built):
     assert fwd.forwarder(Imported("fwd_func")) == "libfoo.foo_new"
     assert pe_import_functions((built / "pkg" / "imp_ord.dll").read_bytes())["libfoo.dll"] == (Imported(ordinal=7),)
     assert split_forwarder("api.ms.win.thing.#12") == ("api.ms.win.thing.dll", Imported(ordinal=12))
+
+
+LIB = "C:\\Python312\\Lib\\site-packages\\llama_cpp\\lib"
+OMP = "libomp140.x86_64"
+
+
+@pytest.fixture(scope="module")
+def omp(tmp_path_factory):
+    missing = pesyms_build.missing_tools()
+    need(not missing, f"needs {', '.join(missing)} (apt install gcc-mingw-w64-x86-64 binutils-mingw-w64)")
+    return pesyms_build.build(tmp_path_factory.mktemp("omp"), OMP)
+
+
+def test_install_closure_reports_the_entry_point_and_plans_the_runtime_copy(tmp_path, omp):
+    """The 2026 case: an older libomp140.x86_64.dll (another application's, first on PATH) hides the one
+    llama_cpp's DLL needs; the closure names it and --fix copies the good one into llama_cpp\\lib."""
+    host = load_machine(machine(tmp_path, omp, pkg=LIB, name=OMP))
+    found = closure.check(host, "C:\\Python312\\python.exe", LIB)
+    assert found.missing == ()
+    got = {(e.dll.lower(), e.function.split(" ")[0] if e.dll.lower() != "libfwd.dll" else e.function)
+           for e in found.entries}
+    assert got == {(f"{OMP}.dll", "foo_new"), (f"{OMP}.dll", "ordinal"),
+                   ("libfwd.dll", f"fwd_func (forwarded to {OMP}.foo_new, not exported in {OLD}\\{OMP}.dll)")}
+    plan = closure.plan_fix(host, found, {}, ())
+    assert [(c.name, c.source, c.dest) for c in plan.copies] == [
+        (f"{OMP}.dll", f"{NEW}\\{OMP}.dll", f"{LIB}\\{OMP}.dll")]
+    fixed = load_machine(machine(tmp_path, omp, pkg=LIB, name=OMP, fixed=True))
+    assert closure.check(fixed, "C:\\Python312\\python.exe", LIB).entries == ()
+
+
+def test_undo_removes_a_copied_runtime_but_never_the_package_dll(tmp_path):
+    lib = tmp_path / "llama_cpp" / "lib"
+    lib.mkdir(parents=True)
+    added, own = lib / f"{OMP}.dll", lib / "llama.dll"
+    added.write_bytes(b"MZ omp")
+    own.write_bytes(b"MZ llama")
+    manifest = tmp_path / "m.json"
+    manifest.write_text(json.dumps({"schema": 1, "added": [
+        {"path": str(p), "sha256": hashlib.sha256(p.read_bytes()).hexdigest()} for p in (added, own)]}))
+    lines = closure.undo(manifest)
+    assert lines == [f"removed {added}", f"{own}: skipped (not a file a DLL fix adds)"]
+    assert own.exists() and not added.exists()
