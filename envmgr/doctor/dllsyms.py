@@ -209,7 +209,7 @@ def entry_json(e: MissingEntry) -> dict[str, Any]:
 
 def entry_lines(e: MissingEntry) -> list[str]:
     """A missing entry point in words: what loads, what it lacks, the other copies, the fix."""
-    version = f" (file version {e.version})" if e.version else ""
+    version = f" (version {e.version})" if e.version else ""
     out = [f"{e.dll}: {e.function} not found: {e.path}{version} loads [{e.how}], imported by {e.importer}"]
     for c in e.copies:
         mark = "has it" if c.has else "lacks it"

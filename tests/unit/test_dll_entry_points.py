@@ -74,7 +74,7 @@ def test_missing_entry_point_names_function_loaded_copy_and_good_copy(cli, tmp_p
 def test_text_report_and_a_control_that_loads(cli, tmp_path, built):
     m = machine(tmp_path, built)
     text = cli("--machine", m, "doctor", "--dll", f"{PKG}\\imp_name.dll").stdout
-    assert "ENTRY POINT NOT FOUND: libfoo.dll: foo_new not found: C:\\old\\libfoo.dll (file version 1.0.0.0)" in text
+    assert "ENTRY POINT NOT FOUND: libfoo.dll: foo_new not found: C:\\old\\libfoo.dll (version 1.0.0.0)" in text
     assert f"copy: {NEW}\\libfoo.dll (1.2.0.0) [PATH entry 2]: has it" in text
     assert "1 entry point(s) not found ([WinError 127]): foo_new in libfoo.dll" in text
     ok = cli("--machine", m, "doctor", "--dll", f"{PKG}\\imp_ok.dll", "--json")
