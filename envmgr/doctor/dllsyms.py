@@ -216,3 +216,9 @@ def entry_lines(e: MissingEntry) -> list[str]:
         out.append(f"  copy: {c.path} ({c.version or 'no version'}) [{c.where}]: {mark}")
     out.append(f"  fix: {e.fix}")
     return out
+
+
+def entry_evidence(e: MissingEntry) -> str:
+    """One line for a verify/closure report."""
+    version = f" {e.version}" if e.version else ""
+    return f"entry point not found: {e.function} in {e.dll}: {e.path}{version} loads [{e.how}]; fix: {e.fix}"

@@ -80,3 +80,18 @@ def test_parse_versions_reads_needs_and_definitions(built):
     assert parse_versions((built / "good" / "libbar.so.1").read_bytes()).defines == {"BAR_1.0", "BAR_2.0"}
     assert newest({"GLIBCXX_3.4.9", "GLIBCXX_3.4.30", "CXXABI_1.3"}, "GLIBCXX_3.4.32") == "GLIBCXX_3.4.30"
     assert parse_versions(b"\x7fELF garbage").defines == frozenset()
+
+
+def test_verify_names_the_missing_version_of_a_library_the_loader_refused(built, monkeypatch):
+    """verify's diagnosis of a native library the real loader refused (verify/anyrun.py) carries the entry."""
+    from envmgr.host.live import LiveHost
+    from envmgr.verify.anyrun import _dll_diagnosis
+    from envmgr.verify.report import ChildRun
+
+    monkeypatch.setenv("LD_LIBRARY_PATH", f"{built / 'old'}:{built / 'good'}")
+    lib = str(built / "use" / "libuse.so")
+    run = ChildRun({"load": {"libraries": [{"path": lib, "ok": False}]}}, ("load",), "", 1)
+    evidence, command = _dll_diagnosis(LiveHost(), run, sys.executable)
+    assert any(e.startswith("entry point not found: version BAR_2.0 in libbar.so.1: "
+                            f"{built / 'old' / 'libbar.so.1'} BAR_1.0 loads") for e in evidence), evidence
+    assert command == f"envmgr doctor --dll {lib}"
