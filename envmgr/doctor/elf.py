@@ -106,20 +106,7 @@ def resolve_elf(host: Host, path: str, *, cache: dict[str, str] | None = None) -
     seen: set[str] = set()
 
     def every(name: str, info: ElfInfo, origin: str) -> Iterator[tuple[str, str]]:
-        """Each (path, search step) of `name` in ld.so's order for an object with `info` in `origin`."""
-        steps = []
-        if not info.runpath:
-            steps += [(d, "RPATH") for d in _expand(info.rpath, origin)]
-        steps += [(d, "LD_LIBRARY_PATH") for d in ld_path]
-        steps += [(d, "RUNPATH") for d in _expand(info.runpath, origin)]
-        for folder, label in steps:
-            if host.exists(join(host, folder, name)):
-                yield join(host, folder, name), f"{label} {folder}"
-        if name in cache and host.exists(cache[name]):
-            yield cache[name], "ld.so.cache"
-        for folder in DEFAULT_DIRS:
-            if host.exists(join(host, folder, name)):
-                yield join(host, folder, name), f"default {folder}"
+        return _every(host, name, _steps(info, origin, ld_path), cache)
 
     def find(name: str, info: ElfInfo, origin: str) -> tuple[str, str] | None:
         return next(every(name, info, origin), None)
@@ -169,6 +156,25 @@ def resolve_elf(host: Host, path: str, *, cache: dict[str, str] | None = None) -
     entries = check_versions(_edges(root), _version_reader(host), copies)
     return DepReport(root, "elf", "ld.so: RPATH (without RUNPATH), LD_LIBRARY_PATH, RUNPATH, ld.so.cache, "
                      "default folders; $ORIGIN is the object's folder", tuple(search), entries=entries)
+
+
+def _steps(info: ElfInfo, origin: str, ld_path: list[str]) -> list[tuple[str, str]]:
+    """The folders ld.so searches for an object with `info` in `origin`, before the cache and the defaults."""
+    steps = [(d, "RPATH") for d in _expand(info.rpath, origin)] if not info.runpath else []
+    steps += [(d, "LD_LIBRARY_PATH") for d in ld_path]
+    return steps + [(d, "RUNPATH") for d in _expand(info.runpath, origin)]
+
+
+def _every(host: Host, name: str, steps: list[tuple[str, str]], cache: dict[str, str]) -> Iterator[tuple[str, str]]:
+    """Each (path, search step) of `name` in ld.so's order."""
+    for folder, label in steps:
+        if host.exists(join(host, folder, name)):
+            yield join(host, folder, name), f"{label} {folder}"
+    if name in cache and host.exists(cache[name]):
+        yield cache[name], "ld.so.cache"
+    for folder in DEFAULT_DIRS:
+        if host.exists(join(host, folder, name)):
+            yield join(host, folder, name), f"default {folder}"
 
 
 def _edges(root: DepNode) -> list[tuple[str, str, str, str]]:
