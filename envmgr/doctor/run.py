@@ -229,6 +229,9 @@ def dll_json(report: DepReport) -> dict[str, Any]:
             "missing_entry_points": [entry_json(e) for e in report.entries]}
 
 
+_ENTRY_WORDS = {"pe": "entry point(s) not found ([WinError 127])", "elf": "symbol version(s) not found"}
+
+
 def render_tree(report: DepReport, paint: Callable[..., str]) -> str:
     out = [paint(report.root.name, "bold") + f"  {report.root.path}", f"loader: {report.loader}"]
 
@@ -253,11 +256,12 @@ def render_tree(report: DepReport, paint: Callable[..., str]) -> str:
         out.append(f"{paint('BLOCKED', 'red')}: {report.blocked}")
     for entry in report.entries:
         lines = entry_lines(entry)
-        out.append(f"{paint('ENTRY POINT NOT FOUND', 'red')}: {lines[0]}")
+        out.append(f"{paint('ENTRY POINT NOT FOUND' if report.kind == 'pe' else 'VERSION NOT FOUND', 'red')}: "
+                   f"{lines[0]}")
         out += lines[1:]
     missing, bad = report.missing(), report.unloadable()
     out.append(f"{len(missing)} missing" + (": " + ", ".join(m.name for m in missing) if missing else "")
                + (f"; {len(bad)} cannot load: " + ", ".join(m.name for m in bad) if bad else "")
-               + (f"; {len(report.entries)} entry point(s) not found ([WinError 127]): "
+               + (f"; {len(report.entries)} {_ENTRY_WORDS[report.kind]}: "
                   + ", ".join(f"{e.function} in {e.dll}" for e in report.entries) if report.entries else ""))
     return "\n".join(out) + "\n"

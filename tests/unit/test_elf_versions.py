@@ -61,7 +61,8 @@ def test_a_missing_symbol_version_is_named_where_ld_so_fails(cli, built):
     assert entry["fix"].startswith(f"put {built / 'good'} first on LD_LIBRARY_PATH")
     text = cli("doctor", "--dll", str(built / "use" / "libuse.so"),
                env={"LD_LIBRARY_PATH": f"{built / 'old'}:{built / 'good'}"}).stdout
-    assert "libbar.so.1: version BAR_2.0 not found" in text
+    assert "VERSION NOT FOUND: libbar.so.1: version BAR_2.0 not found" in text
+    assert "1 symbol version(s) not found: version BAR_2.0 in libbar.so.1" in text
 
 
 def test_after_the_fix_both_the_loader_and_doctor_load_it(cli, built):
