@@ -11,6 +11,7 @@ Pure over bytes apart from `check_entries`, which reads the exporters through th
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +20,7 @@ import pefile
 
 from envmgr.host.base import Host, host_path, join
 
+_API_SET = re.compile(r"^(api|ext)-ms-", re.I)
 _DIRS = [pefile.DIRECTORY_ENTRY["IMAGE_DIRECTORY_ENTRY_EXPORT"],
          pefile.DIRECTORY_ENTRY["IMAGE_DIRECTORY_ENTRY_RESOURCE"]]
 
@@ -109,9 +111,11 @@ def file_version(pe: pefile.PE) -> str:
 
 
 def split_forwarder(target: str) -> tuple[str, Imported]:
-    """"OTHER.Func" -> ("OTHER.dll", Func); "OTHER.#12" -> ordinal 12 (the module part may itself have dots)."""
+    """"OTHER.Func" -> ("OTHER.dll", Func); "OTHER.#12" -> ordinal 12. As LoadLibrary does, ".dll" is added
+    only to a module name without a dot: "libomp140.x86_64.Func" names a file "libomp140.x86_64", which the
+    loader does not find (measured under Wine 8: "module not found for forward", docs/doctor.md)."""
     module, _, func = target.rpartition(".")
-    dll = module if module.lower().endswith(".dll") else module + ".dll"
+    dll = module if "." in module else module + ".dll"
     if func.startswith("#") and func[1:].isdigit():
         return dll, Imported(ordinal=int(func[1:]))
     return dll, Imported(func)
@@ -129,8 +133,8 @@ def lacks(exports: Exports, want: Imported, find: Callable[[str], str | None], r
         return ""
     dll, func = split_forwarder(target)
     path = find(dll)
-    if path is None:
-        return ""      # a missing forwarder target is the module-level report's business (system DLLs)
+    if path is None:   # API sets are virtual: no file, always resolved
+        return "" if _API_SET.match(dll) else f"forwarded to {target}, module {dll} not found"
     other = read(path)
     if other is None:
         return ""

@@ -28,11 +28,15 @@ def test_a_forwarder_is_followed_into_the_copy_the_search_order_finds():
             return f"{where}\\{name}"
         assert lacks(FWD, Imported("fwd_func"), find, tables.get) == why
         assert lacks(FWD, Imported(ordinal=1), find, tables.get) == why
+    assert lacks(FWD, Imported("fwd_func"), lambda n: None, tables.get) == (
+        "forwarded to libfoo.foo_new, module libfoo.dll not found")
+    api = Exports(frozenset({"f"}), frozenset({1}), (("f", "api-ms-win-core-heap-l1-1-0.HeapAlloc"),))
+    assert lacks(api, Imported("f"), lambda n: None, tables.get) == ""
 
 
 def test_forwarder_names_and_version_families():
     assert split_forwarder("NTDLL.RtlAllocateHeap") == ("NTDLL.dll", Imported("RtlAllocateHeap"))
-    assert split_forwarder("libomp140.x86_64.foo_new") == ("libomp140.x86_64.dll", Imported("foo_new"))
+    assert split_forwarder("libomp140.x86_64.foo_new") == ("libomp140.x86_64", Imported("foo_new"))
     assert split_forwarder("libfoo.#7") == ("libfoo.dll", Imported(ordinal=7))
     assert newest({"CUDA_12.0", "CUDA_12.4", "CUDA_11.8", "GLIBC_2.35"}, "CUDA_12.8") == "CUDA_12.4"
     assert newest({"GLIBC_2.35"}, "GLIBCXX_3.4.32") == ""

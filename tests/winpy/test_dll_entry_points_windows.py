@@ -81,3 +81,44 @@ def test_the_loader_fails_where_envmgr_says_and_binds_after_the_fix(winpy, built
         assert all(doctor(winpy, built, n)["missing_entry_points"] == [] for n in NAMES)
     finally:
         (built / "pkg" / "libfoo.dll").unlink()
+
+
+FIX = ROOT / "tests" / "winpy" / "closure_fix.py"
+OMP = "libomp140.x86_64"
+
+
+def test_install_closure_fix_makes_the_real_loader_bind_and_undo_restores(winpy, tmp_path):
+    """The 2026 case in the install flow's closure: another application's older libomp140.x86_64.dll first
+    on PATH; closure (wheels/closure.py, run by Windows CPython on the live host) names the entry points,
+    --fix copies the newer runtime into llama_cpp\\lib, the loader binds; undo removes it again."""
+    missing = pesyms_build.missing_tools()
+    need(not missing, f"needs {', '.join(missing)}")
+    built = pesyms_build.build(tmp_path / "omp", OMP)
+    lib = tmp_path / "site" / "llama_cpp" / "lib"
+    lib.mkdir(parents=True)
+    for dll in (built / "pkg").glob("*.dll"):
+        shutil.copyfile(dll, lib / dll.name)
+    env = {"WINEPATH": f"{windows_path(built / 'old')};{windows_path(built / 'new')}"}
+
+    def probe() -> dict:
+        done = winpy.run(windows_path(PROBE), windows_path(lib), *NAMES, env=env)
+        assert done.returncode == 0, done.stderr
+        return {n: r["result"] for n, r in json.loads(done.stdout.strip().splitlines()[-1]).items()}
+
+    def fix(*args: str) -> dict:
+        done = winpy.run(windows_path(FIX), *args, env=env)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+    assert probe() == {"imp_ok": 1, "imp_name": None, "imp_ord": None, "imp_fwd": None}
+    out = fix(windows_path(lib), windows_path(tmp_path / "no-cuda"), windows_path(tmp_path / "manifests"))
+    assert sorted(out["entries"]) == [["libfwd.dll", f"fwd_func (forwarded to {OMP}.foo_new, module {OMP} not found)"],
+                                      [f"{OMP}.dll", "foo_new"], [f"{OMP}.dll", "ordinal 7"]]
+    assert out["missing"] == [] and out["applied"] == [
+        f"copied {windows_path(built / 'new' / (OMP + '.dll'))} -> {windows_path(lib / (OMP + '.dll'))}"]
+    # The forwarder into "libomp140.x86_64" never binds (no ".dll" added to a dotted module name), and the
+    # closure said so: out["entries"] lists it, and no copy is planned for it.
+    assert probe() == {"imp_ok": 1, "imp_name": 2, "imp_ord": 3, "imp_fwd": None}
+    undo = fix("", "", "", windows_path(tmp_path / "manifests" / out["manifest"].split("\\")[-1]))
+    assert undo["undo"] == [f"removed {windows_path(lib / (OMP + '.dll'))}"]
+    assert probe()["imp_name"] is None and (lib / "imp_name.dll").exists()
