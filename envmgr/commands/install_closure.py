@@ -10,6 +10,7 @@ from envmgr.cli.main import Ctx
 from envmgr.commands.install_fix import FixReport
 from envmgr.discover.cuda import discover_cuda
 from envmgr.doctor.checks import Facts
+from envmgr.doctor.dllsyms import entry_json
 from envmgr.host import dirs
 from envmgr.host.base import WINDOWS, Host, join
 from envmgr.output import say
@@ -51,20 +52,27 @@ def close(obj: Ctx, facts: Facts | None, python: str, fix: bool, rep: Reporting)
     found = closure.check(plain, python, lib)
     rep.closure = {"lib_dir": lib, "checked": list(found.checked), "missing": list(found.missing),
                    "why": list(found.why), "fix": None, "fixed": [], "missing_after": None, "manifest": None,
-                   "undo": None}
-    if not found.missing:
+                   "undo": None, "missing_entry_points": [entry_json(e) for e in found.entries],
+                   "missing_entry_points_after": None}
+    if not found.missing and not found.entries:
         if found.checked:
             rep.lines.append(f"DLL closure: the CUDA DLLs of {', '.join(found.checked)} resolve under "
                              "llama_cpp's loader")
         return
     plan = closure.plan_fix(plain, found, _toolkit_bins(obj, facts), (site,))
     rep.closure["fix"] = plan.offer
-    say(f"envmgr: DLL closure: {', '.join(found.missing)} do not resolve under llama_cpp's loader (F15): "
-        + "; ".join(found.why[:3]))
+    lost = [*found.missing, *(f"{e.function} in {e.dll} ({e.path}{f' {e.version}' if e.version else ''})"
+                              for e in found.entries)]
+    if found.missing:
+        say(f"envmgr: DLL closure: {', '.join(found.missing)} do not resolve under llama_cpp's loader (F15): "
+            + "; ".join(found.why[:3]))
+    for e in found.entries:
+        say(f"envmgr: DLL closure: entry point {e.function} not found in {e.path} "
+            f"({e.version or 'no file version'}, {e.how}), imported by {e.importer}: [WinError 127] at import")
     if not fix or not plan.copies:
         say(f"envmgr: the fix{'' if plan.copies else ' (not applied: nothing here to copy)'}: {plan.offer}"
             + (" (add --fix to apply it)" if plan.copies else ""))
-        rep.lines.append(f"DLL closure: missing {', '.join(found.missing)}; fix offered: {plan.offer}"
+        rep.lines.append(f"DLL closure: missing {', '.join(lost)}; fix offered: {plan.offer}"
                          + (" (add --fix to apply it)" if plan.copies else ""))
         return
     _apply(plain, python, lib, plan, rep)
@@ -86,9 +94,11 @@ def _apply(plain: Host, python: str, lib: str, plan: closure.FixPlan, rep: Repor
     assert rep.closure is not None
     copied = [c.name for c in plan.copies if f"copied {c.source} -> {c.dest}" in lines]   # not a failed copy (N29)
     rep.closure.update({"fixed": copied, "missing_after": list(after.missing),
+                        "missing_entry_points_after": [entry_json(e) for e in after.entries],
                         "manifest": str(manifest) if undo else None, "undo": undo})
-    state = (f"still missing {', '.join(after.missing)}" if after.missing
-             else "every CUDA DLL now resolves under llama_cpp's loader")
+    still = [*after.missing, *(f"{e.function} in {e.dll}" for e in after.entries)]
+    state = (f"still missing {', '.join(still)}" if still
+             else "every CUDA DLL and imported entry point now resolves under llama_cpp's loader")
     rep.lines.append(rep.fixes.add("F15", "dll-copied", "; ".join(lines) + f"; {state}",
                                    manifest=str(manifest) if undo else None, undo=undo))
     say(f"envmgr: DLL closure after --fix: {state}" + (f"; undo with: {undo}" if undo else ""))

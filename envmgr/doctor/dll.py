@@ -14,6 +14,7 @@ import struct
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from envmgr.doctor.dllsyms import Exports, Imported, MissingEntry, check_entries, pe_exports, pe_import_functions
 from envmgr.doctor.winloader import loader_model
 from envmgr.errors import InputFileError
 from envmgr.host.base import Host, host_path, join
@@ -51,6 +52,7 @@ class DepReport:
     search: tuple[str, ...]       # the search order used, one folder per line
     blocked: str = ""             # why the load never starts (llama_cpp's add_dll_directory raising)
     ignored: tuple[str, ...] = () # os.add_dll_directory folders the loader model does not search
+    entries: tuple[MissingEntry, ...] = ()   # imported functions the loaded DLL does not export (dllsyms.py)
 
     def _nodes(self, keep: Callable[[DepNode], bool]) -> tuple[DepNode, ...]:
         out, stack = [], [self.root]
@@ -70,7 +72,7 @@ class DepReport:
 
     @property
     def loads(self) -> bool:
-        return not (self.blocked or self.missing() or self.unloadable())
+        return not (self.blocked or self.missing() or self.unloadable() or self.entries)
 
 
 def binary_machine(head: bytes) -> tuple[str, int] | None:
@@ -121,6 +123,7 @@ def resolve_pe(host: Host, dll: str, *, python_exe: str | None = None, base_dir:
     data = _read(host, dll)
     want = _python_machine(host, python_exe)
     seen: set[str] = set()
+    functions: dict[str, dict[str, tuple[Imported, ...]]] = {}
 
     def expand(name: str, path: str, how: str, data: bytes | None, depth: int) -> DepNode:
         seen.add(name.lower())
@@ -129,6 +132,7 @@ def resolve_pe(host: Host, dll: str, *, python_exe: str | None = None, base_dir:
         bad = _rejected(data, path, want, check_cut=depth > 0)   # a cut root is bad input: exit 2
         if bad:
             return DepNode(name, path, how, bad=bad)
+        functions[path] = _functions(data)
         return DepNode(name, path, how, children=tuple(_child(dep, depth) for dep in pe_imports(data, path)))
 
     def _child(dep: str, depth: int) -> DepNode:
@@ -159,8 +163,47 @@ def resolve_pe(host: Host, dll: str, *, python_exe: str | None = None, base_dir:
     root = expand(host_path(host, dll).name, dll, "given", data, 0)
     if root.bad:   # ctypes.CDLL of the file itself fails: [WinError 193]
         root = DepNode(root.name, root.path, root.how, bad=f"{root.bad} (ctypes: [WinError 193])")
+    base = base_dir or str(host_path(host, dll).parent)
+    entries = check_entries(host, _edges(root), functions, dirs, base, _export_reader(host))
     return DepReport(root, "pe", model.description, tuple(f"{label}: {d}" for d, label in dirs),
-                     model.blocked, model.ignored)
+                     model.blocked, model.ignored, entries)
+
+
+def _functions(data: bytes) -> dict[str, tuple[Imported, ...]]:
+    import pefile  # start-up: paid only when a PE file is read (issue 33)
+
+    try:
+        return pe_import_functions(data)
+    except (pefile.PEFormatError, ValueError, IndexError):
+        return {}
+
+
+def _edges(root: DepNode) -> list[tuple[str, str, str, str]]:
+    """(importer path, DLL name, loaded path, search step) for every import that resolved to a real file."""
+    out, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        for child in node.children:
+            if child.path and not child.path.startswith("(") and not child.bad and node.path:
+                out.append((node.path, child.name, child.path, child.how))
+        stack.extend(reversed(node.children))
+    return out
+
+
+def _export_reader(host: Host) -> Callable[[str], Exports | None]:
+    cache: dict[str, Exports | None] = {}
+
+    def read(path: str) -> Exports | None:
+        import pefile  # start-up: paid only when a PE file is read (issue 33)
+
+        key = path.lower()
+        if key not in cache:
+            try:
+                cache[key] = pe_exports(host.read_bytes(path)) if _size(host, path) <= MAX_READ else None
+            except (OSError, pefile.PEFormatError, ValueError, IndexError):
+                cache[key] = None
+        return cache[key]
+    return read
 
 
 def _python_machine(host: Host, python_exe: str | None) -> tuple[str, int] | None:

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from envmgr.doctor.dll import MAX_READ, DepNode, DepReport, read_binary
+from envmgr.doctor.elfsyms import Versions, check_versions, parse_versions
 from envmgr.errors import InputFileError
 from envmgr.host.base import Host, host_path, join
 
@@ -105,25 +106,18 @@ def resolve_elf(host: Host, path: str, *, cache: dict[str, str] | None = None) -
     ld_path = [p for p in host.env.get("LD_LIBRARY_PATH", "").split(":") if p]
     seen: set[str] = set()
 
+    def every(name: str, info: ElfInfo, origin: str) -> Iterator[tuple[str, str]]:
+        return _every(host, name, _steps(info, origin, ld_path), cache)
+
     def find(name: str, info: ElfInfo, origin: str) -> tuple[str, str] | None:
-        steps = []
-        if not info.runpath:
-            steps += [(d, "RPATH") for d in _expand(info.rpath, origin)]
-        steps += [(d, "LD_LIBRARY_PATH") for d in ld_path]
-        steps += [(d, "RUNPATH") for d in _expand(info.runpath, origin)]
-        for folder, label in steps:
-            if host.exists(join(host, folder, name)):
-                return join(host, folder, name), f"{label} {folder}"
-        if name in cache and host.exists(cache[name]):
-            return cache[name], "ld.so.cache"
-        for folder in DEFAULT_DIRS:
-            if host.exists(join(host, folder, name)):
-                return join(host, folder, name), f"default {folder}"
-        return None
+        return next(every(name, info, origin), None)
+
+    infos: dict[str, tuple[ElfInfo, str]] = {}
 
     def expand(name: str, where: str, how: str, info: ElfInfo, depth: int) -> DepNode:
         seen.add(name)
         origin = str(host_path(host, host.realpath(where)).parent)
+        infos[where] = (info, origin)
         kids = []
         for dep in info.needed:
             found = find(dep, info, origin)
@@ -155,8 +149,59 @@ def resolve_elf(host: Host, path: str, *, cache: dict[str, str] | None = None) -
         [f"LD_LIBRARY_PATH: {':'.join(ld_path) or '(not set)'}"] + \
         ([f"RUNPATH: {':'.join(info.runpath)}"] if info.runpath else []) + \
         [f"ld.so.cache: {len(cache)} libraries", "default: " + ":".join(DEFAULT_DIRS)]
+
+    def copies(importer: str, name: str) -> list[tuple[str, str]]:
+        info, origin = infos[importer]
+        return list(dict.fromkeys(every(name, info, origin)))
+
+    entries = check_versions(_edges(root), _version_reader(host), copies)
     return DepReport(root, "elf", "ld.so: RPATH (without RUNPATH), LD_LIBRARY_PATH, RUNPATH, ld.so.cache, "
-                     "default folders; $ORIGIN is the object's folder", tuple(search))
+                     "default folders; $ORIGIN is the object's folder", tuple(search), entries=entries)
+
+
+def _steps(info: ElfInfo, origin: str, ld_path: list[str]) -> list[tuple[str, str]]:
+    """The folders ld.so searches for an object with `info` in `origin`, before the cache and the defaults."""
+    steps = [(d, "RPATH") for d in _expand(info.rpath, origin)] if not info.runpath else []
+    steps += [(d, "LD_LIBRARY_PATH") for d in ld_path]
+    return steps + [(d, "RUNPATH") for d in _expand(info.runpath, origin)]
+
+
+def _every(host: Host, name: str, steps: list[tuple[str, str]], cache: dict[str, str]) -> Iterator[tuple[str, str]]:
+    """Each (path, search step) of `name` in ld.so's order."""
+    for folder, label in steps:
+        if host.exists(join(host, folder, name)):
+            yield join(host, folder, name), f"{label} {folder}"
+    if name in cache and host.exists(cache[name]):
+        yield cache[name], "ld.so.cache"
+    for folder in DEFAULT_DIRS:
+        if host.exists(join(host, folder, name)):
+            yield join(host, folder, name), f"default {folder}"
+
+
+def _edges(root: DepNode) -> list[tuple[str, str, str, str]]:
+    """(importer path, library name, loaded path, search step) for each NEEDED entry that resolved, the
+    system libraries included (libstdc++'s GLIBCXX_* versions are the common failure)."""
+    out, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        if node.path and (node.children or node is root):
+            out += [(node.path, c.name, c.path, c.how) for c in node.children if c.path]
+        stack.extend(node.children)
+    return out
+
+
+def _version_reader(host: Host) -> Callable[[str], Versions]:
+    cache: dict[str, Versions] = {}
+
+    def read(path: str) -> Versions:
+        if path not in cache:
+            try:
+                small = host.stat(path).size <= MAX_READ
+                cache[path] = parse_versions(host.read_bytes(path)) if small else Versions()
+            except OSError:
+                cache[path] = Versions()
+        return cache[path]
+    return read
 
 
 def _read(host: Host, path: str) -> bytes:

@@ -16,6 +16,7 @@ from envmgr.doctor import checks_components, checks_cuda, checks_env, checks_ins
 from envmgr.doctor.catalog import CATALOG, Failure
 from envmgr.doctor.checks import CHECKS, FAIL, OK, SEVERITY, SKIPPED, WARN, Facts, Finding, finding
 from envmgr.doctor.dll import DepNode, DepReport, resolve_pe
+from envmgr.doctor.dllsyms import entry_json, entry_lines
 from envmgr.doctor.elf import resolve_elf
 from envmgr.errors import EnvmgrError, InputFileError, UsageError
 from envmgr.host.base import WINDOWS, Host, Interpreter, join, safe_listdir
@@ -225,7 +226,11 @@ def dll_json(report: DepReport) -> dict[str, Any]:
             "loads": report.loads, "blocked": report.blocked or None, "ignored_dll_dirs": list(report.ignored),
             "tree": tree_json(report.root),
             "missing": [{"name": m.name, "why": m.why} for m in report.missing()],
-            "unloadable": [{"name": m.name, "path": m.path, "why": m.bad} for m in report.unloadable()]}
+            "unloadable": [{"name": m.name, "path": m.path, "why": m.bad} for m in report.unloadable()],
+            "missing_entry_points": [entry_json(e) for e in report.entries]}
+
+
+_ENTRY_WORDS = {"pe": "entry point(s) not found ([WinError 127])", "elf": "symbol version(s) not found"}
 
 
 def render_tree(report: DepReport, paint: Callable[..., str]) -> str:
@@ -250,7 +255,14 @@ def render_tree(report: DepReport, paint: Callable[..., str]) -> str:
     walk(report.root, "")
     if report.blocked:
         out.append(f"{paint('BLOCKED', 'red')}: {report.blocked}")
+    for entry in report.entries:
+        lines = entry_lines(entry)
+        out.append(f"{paint('ENTRY POINT NOT FOUND' if report.kind == 'pe' else 'VERSION NOT FOUND', 'red')}: "
+                   f"{lines[0]}")
+        out += lines[1:]
     missing, bad = report.missing(), report.unloadable()
     out.append(f"{len(missing)} missing" + (": " + ", ".join(m.name for m in missing) if missing else "")
-               + (f"; {len(bad)} cannot load: " + ", ".join(m.name for m in bad) if bad else ""))
+               + (f"; {len(bad)} cannot load: " + ", ".join(m.name for m in bad) if bad else "")
+               + (f"; {len(report.entries)} {_ENTRY_WORDS[report.kind]}: "
+                  + ", ".join(f"{e.function} in {e.dll}" for e in report.entries) if report.entries else ""))
     return "\n".join(out) + "\n"

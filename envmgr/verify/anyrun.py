@@ -13,6 +13,7 @@ from pathlib import Path
 from envmgr.discover.gpu import discover_gpus
 from envmgr.doctor.devicecode import BinaryCode, DeviceCode, read_binary
 from envmgr.doctor.dll import resolve_pe
+from envmgr.doctor.dllsyms import entry_evidence
 from envmgr.doctor.elf import resolve_elf
 from envmgr.doctor.gpufit import fit
 from envmgr.errors import EnvmgrError, UsageError
@@ -104,5 +105,6 @@ def _dll_diagnosis(host: Host, run: ChildRun, python: str) -> tuple[tuple[str, .
         return (f"doctor --dll could not read {path}: {getattr(exc, 'message', exc)}",), ""
     ev = [f"missing: {m.name} ({m.why})" for m in report.missing()]
     ev += [f"cannot load: {m.name} at {m.path} ({m.bad})" for m in report.unloadable()]
+    ev += [entry_evidence(e) for e in report.entries]
     ev.append(f"loader: {report.loader}")
     return tuple(ev), f"envmgr doctor --dll {path}"

@@ -18,6 +18,7 @@ from pathlib import Path
 from envmgr.discover.gpu import discover_gpus
 from envmgr.doctor.devicecode import BINARY_NAME, DeviceCode
 from envmgr.doctor.dll import resolve_pe
+from envmgr.doctor.dllsyms import entry_evidence
 from envmgr.doctor.elf import resolve_elf
 from envmgr.doctor.gpufit import fit
 from envmgr.errors import EnvmgrError, UsageError
@@ -164,6 +165,7 @@ def _dll_diagnosis(host: Host, run: ChildRun, python: str) -> tuple[tuple[str, .
         return (f"doctor --dll could not read {path}: {getattr(exc, 'message', exc)}",), ""
     ev = [f"missing: {m.name} ({m.why})" for m in report.missing()]
     ev += [f"cannot load: {m.name} at {m.path} ({m.bad})" for m in report.unloadable()]
+    ev += [entry_evidence(e) for e in report.entries]
     if report.blocked:
         ev.append(f"blocked: {report.blocked}")
     ev.append(f"loader: {report.loader}")

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from envmgr.doctor.devicecode import CUDA_LIBRARY
 from envmgr.doctor.dll import IMPLIED, resolve_pe
+from envmgr.doctor.dllsyms import MissingEntry
 from envmgr.errors import InputFileError
 from envmgr.files.atomic import atomic_write
 from envmgr.files.jsondoc import dumps, read_json_file
@@ -32,6 +33,11 @@ _DRIVER = re.compile(r"^nvcuda\.dll$", re.I)      # the driver's: never copied
 _MAJOR = re.compile(r"^(?:cudart|cublas|cublasLt|cufft|curand|cusparse|cusolver|nvrtc|nvJitLink)64_(\d+)", re.I)
 MANIFEST_SCHEMA = 1
 _NVIDIA_DIST = re.compile(r"^nvidia_[\w.+-]+\.dist-info$")   # lower-cased folder names
+# Runtimes whose stale copy elsewhere hides a needed entry point ([WinError 127], issue 37): the OpenMP and
+# MSVC runtimes. Only these (and CUDA's) are copied into llama_cpp\lib by --fix, so undo can tell them
+# from the package's own DLLs.
+RUNTIME = re.compile(r"^(libomp\w*|libiomp5md|vcomp\d+|msvcp\d+\w*|vcruntime\d+\w*|concrt\d+)\.(x86_64\.)?dll$",
+                     re.I)
 
 
 @dataclass(frozen=True)
@@ -41,6 +47,7 @@ class Closure:
     missing: tuple[str, ...] = ()      # CUDA DLLs that do not resolve (the driver's nvcuda.dll apart)
     why: tuple[str, ...] = ()          # doctor --dll's explanation, one per missing DLL
     driver_missing: bool = False       # nvcuda.dll does not resolve: no driver, nothing to copy
+    entries: tuple[MissingEntry, ...] = ()   # imported functions the DLL that loads lacks (any DLL of lib_dir)
 
 
 @dataclass(frozen=True)
@@ -64,11 +71,14 @@ def check(host: Host, python_exe: str | None, lib_dir: str) -> Closure:
     missing: dict[str, str] = {}
     why: dict[str, str] = {}
     driver = False
+    entries: dict[tuple[str, str], MissingEntry] = {}
     for name in names[:256]:
         try:
             report = resolve_pe(host, join(host, lib_dir, name), python_exe=python_exe, loader="llama_cpp")
         except InputFileError:
             continue
+        for e in report.entries:
+            entries.setdefault((e.dll.lower(), e.function), e)
         lost = [n for n in report.missing() if CUDA_LIBRARY.match(n.name)]
         if not lost and not any(CUDA_LIBRARY.match(c.name) for c in report.root.children):
             continue
@@ -79,7 +89,8 @@ def check(host: Host, python_exe: str | None, lib_dir: str) -> Closure:
             else:
                 missing.setdefault(node.name.lower(), node.name)
                 why.setdefault(node.name.lower(), node.why)
-    return Closure(lib_dir, tuple(checked), tuple(missing.values()), tuple(why.values()), driver)
+    return Closure(lib_dir, tuple(checked), tuple(missing.values()), tuple(why.values()), driver,
+                   tuple(entries.values()))
 
 
 def plan_fix(host: Host, closure: Closure, toolkit_bins: dict[str, tuple[str, ...]],
@@ -101,7 +112,12 @@ def plan_fix(host: Host, closure: Closure, toolkit_bins: dict[str, tuple[str, ..
                 unresolved.append(name)
         else:
             copies.append(Copy(name, source, join(host, closure.lib_dir, name)))
-    words = "; ".join(f"copy {c.source} into {closure.lib_dir}" for c in copies)
+    for e in closure.entries:
+        if e.fix_copy and (RUNTIME.match(e.dll) or CUDA_LIBRARY.match(e.dll)) \
+                and all(c.name.lower() != e.dll.lower() for c in copies):
+            copies.append(Copy(e.dll, e.fix_copy, join(host, closure.lib_dir, e.dll)))
+    words = "; ".join([f"copy {c.source} into {closure.lib_dir}" for c in copies]
+                      + [f"{e.function} in {e.dll}: {e.fix}" for e in closure.entries if not e.fix_copy])
     if unresolved:
         wheels = ", ".join(sorted({_wheel_for(n) for n in unresolved}))
         words += ("; " if words else "") + (f"no toolkit or runtime wheel here has {', '.join(unresolved)}: "
@@ -186,7 +202,7 @@ def undo(manifest: Path) -> list[str]:
 
 
 def _fix_added(path: str) -> bool:
-    """A regular file (not a link), by an absolute path, where a fix puts files: a CUDA DLL directly in
+    """A regular file (not a link), by an absolute path, where a fix puts files: a CUDA or RUNTIME DLL directly in
     llama_cpp/lib (the DLL closure), or one of F24's components (commands/install_components.py) inside a
     site-packages' nvidia/ folder or an nvidia_*.dist-info beside it, or inside a CUDA toolkit (a folder with
     bin/nvcc) under include/, lib*/, targets/ or dist-info/. Judged from the file system, never from the
@@ -195,7 +211,8 @@ def _fix_added(path: str) -> bool:
         return False
     real = Path(os.path.realpath(path))
     folder = real.parent
-    if (CUDA_LIBRARY.match(real.name) is not None and real.name.lower().endswith(".dll")
+    named = CUDA_LIBRARY.match(real.name) is not None or RUNTIME.match(real.name) is not None
+    if (named and real.name.lower().endswith(".dll")
             and folder.name.lower() == "lib" and folder.parent.name.lower() == "llama_cpp"):
         return True
     return _in_site_nvidia(real) or _in_toolkit(real)

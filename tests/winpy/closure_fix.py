@@ -22,7 +22,8 @@ def main(lib: str, cuda_bin: str, manifests: str, undo: str = "") -> dict:
     lines, manifest = closure.apply(plan, Path(manifests))
     return {"checked": list(found.checked), "missing": sorted(n.lower() for n in found.missing),
             "why": list(found.why), "copies": [[c.name.lower(), c.source, c.dest] for c in plan.copies],
-            "unresolved": list(plan.unresolved), "applied": lines, "manifest": str(manifest)}
+            "unresolved": list(plan.unresolved), "applied": lines, "manifest": str(manifest),
+            "entries": [[e.dll.lower(), e.function] for e in found.entries]}
 
 
 if __name__ == "__main__":
