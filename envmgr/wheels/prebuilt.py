@@ -242,7 +242,7 @@ def wheel_code(path: Path) -> devicecode.DeviceCode:
     Unusable for a broken zip or a CPU-only wheel."""
     code, problems = wheels.inspect_wheel(path)
     if code is None:
-        raise Unusable(f"not a readable wheel: {'; '.join(problems)} (truncated or corrupted)")
+        raise Unusable(f"not a readable wheel: {'; '.join(problems)}")
     problems = wheels.cuda_problems(code)
     if problems:
         raise Unusable(problems[0])

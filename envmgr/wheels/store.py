@@ -16,8 +16,6 @@ import json
 import os
 import re
 import shutil
-import zipfile
-import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -30,12 +28,12 @@ from envmgr.errors import CheckFailed
 from envmgr.files import names
 from envmgr.files.atomic import atomic_write
 from envmgr.files.nested import loads_json
+from envmgr.files.wheelzip import MAX_MEMBER, BadWheel, Wheel, open_wheel
 from envmgr.host.base import Host
 
 ENTRY_SCHEMA = 1
 SIDECAR = "entry.json"
 
-MAX_MEMBER = 2 << 30   # a native library larger than this is listed as skipped, not read
 MAX_BINARIES = 4096
 
 
@@ -127,36 +125,36 @@ def parse_wheel_name(filename: str) -> tuple[str, str, str]:
     return normalize(parts[0]), parts[1], "-".join(parts[-3:])
 
 
-def read_device_code(zf: zipfile.ZipFile) -> DeviceCode:
-    """The device code and CUDA imports of every native library (.so/.pyd/.dll) in a wheel."""
+def read_device_code(wheel: Wheel) -> DeviceCode:
+    """The device code and CUDA imports of every native library (.so/.pyd/.dll) in a wheel (BadWheel when
+    a member is damaged or the wheel inflates past its budget: files/wheelzip.py)."""
     binaries: list[BinaryCode] = []
     skipped: list[str] = []
-    for info in zf.infolist():
-        if info.is_dir() or not BINARY_NAME.search(info.filename):
+    for member in wheel.members:
+        if member.is_dir or not BINARY_NAME.search(member.name):
             continue
-        if info.file_size > MAX_MEMBER or len(binaries) >= MAX_BINARIES:
-            skipped.append(f"{info.filename} ({info.file_size // (1 << 20)} MiB: not read)")
+        if member.size > MAX_MEMBER or len(binaries) >= MAX_BINARIES:
+            skipped.append(f"{member.name} ({member.size // (1 << 20)} MiB: not read)")
             continue
-        binaries.append(read_binary(zf.read(info), info.filename))
+        binaries.append(read_binary(wheel.read(member), member.name))
     return DeviceCode(tuple(binaries), tuple(skipped))
 
 
 def inspect_wheel(path: Path) -> tuple[DeviceCode | None, list[str]]:
     """(its device code, []) or (None, [why it cannot be read])."""
     try:
-        with zipfile.ZipFile(path) as zf:
-            return read_device_code(zf), []
-    except (OSError, EOFError, ValueError, NotImplementedError, zlib.error, zipfile.BadZipFile) as exc:
-        return None, [f"not a readable zip file ({exc})"]
+        with open_wheel(path) as wheel:
+            return read_device_code(wheel), []
+    except BadWheel as exc:
+        return None, [exc.reason]
 
 
 def _zip_problems(path: Path) -> list[str]:
     try:
-        with zipfile.ZipFile(path) as zf:
-            zf.namelist()
-    except (OSError, EOFError, ValueError, zipfile.BadZipFile) as exc:
-        return [f"not a readable zip file ({exc})"]
-    return []
+        with open_wheel(path):
+            return []
+    except BadWheel as exc:
+        return [exc.reason]
 
 
 def cuda_problems(code: DeviceCode) -> list[str]:
