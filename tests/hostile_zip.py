@@ -67,3 +67,14 @@ def repeat_central_directory(data: bytes, times: int) -> bytes:
     n, size, off = struct.unpack_from("<HII", data, eocd + 10)
     cd = data[off:off + size] * times
     return data[:off] + cd + struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, n * times, n * times, len(cd), off, 0)
+
+
+def nul_names(data: bytes, placeholder: bytes = b"\x01") -> bytes:
+    """NUL bytes in member names, where the writer had `placeholder` (zipfile cuts a name at NUL when writing)."""
+    b = bytearray(data)
+    for cd, name, local in central_entries(data):
+        raw = name.encode("utf-8")
+        for start in (cd + 46, local + 30):
+            if b[start:start + len(raw)] == raw:
+                b[start:start + len(raw)] = raw.replace(placeholder, b"\x00")
+    return bytes(b)
