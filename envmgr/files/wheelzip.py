@@ -19,6 +19,7 @@ Every refusal is `BadWheel` (an InputFileError, exit 2) with one line; nothing e
 from __future__ import annotations
 
 import errno
+import hashlib
 import io
 import lzma
 import os
@@ -163,6 +164,15 @@ def _words(exc: BaseException) -> str:
     if isinstance(exc, RuntimeError) and "encrypted" in text:
         return "encrypted"
     return text[:200]
+
+
+def sha256_regular(path: str | os.PathLike[str]) -> str:
+    """The sha256 of a wheel (or any regular file): OSError for a FIFO, a device or a folder, never a hang."""
+    digest = hashlib.sha256()
+    with _open_regular(Path(path)) as fh:
+        for block in iter(lambda: fh.read(_CHUNK), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def _open_regular(path: Path) -> io.BufferedReader:

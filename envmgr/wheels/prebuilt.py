@@ -30,10 +30,12 @@ from urllib.parse import unquote, urlsplit
 from envmgr.doctor import devicecode
 from envmgr.errors import InputFileError
 from envmgr.files.atomic import atomic_write
+from envmgr.files.read import read_regular
 from envmgr.files.tomlread import tomllib
 from envmgr.host import dirs
 from envmgr.wheels import remote
 from envmgr.wheels import store as wheels
+from envmgr.wheels.downloads import FACTS, MAX_FACTS, downloads_dir
 from envmgr.wheels.index import parse_links
 from envmgr.wheels.pick import Candidate, Unusable, cuda_of_url
 
@@ -44,7 +46,6 @@ MAX_WHEEL = 2 << 30
 MAX_FOLDER_WHEELS = 20000
 _WHEEL_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*\.whl$")
 _SHA = re.compile(r"sha256=([0-9a-fA-F]{64})")
-FACTS = "facts.json"
 
 
 @dataclass(frozen=True)
@@ -160,10 +161,6 @@ def list_all(indexes: Iterable[str], package: str, say: Callable[[str], None]) -
 
 # ---- a candidate's wheel ------------------------------------------------------------------------
 
-def downloads_dir() -> Path:
-    return dirs.cache_dir() / "prebuilt"
-
-
 def _slot(cand: Candidate) -> Path:
     return downloads_dir() / hashlib.sha256(cand.url.encode("utf-8")).hexdigest()[:24]
 
@@ -187,8 +184,7 @@ def read_code(cand: Candidate) -> devicecode.DeviceCode:
         data = {"url": cand.url, "wheel": cand.filename, "sha256": sha, "size": path.stat().st_size,
                 "device_code": code.to_json()}
         atomic_write(tmp / FACTS, json.dumps(data, indent=1).encode("utf-8"), backup=False)
-        shutil.rmtree(slot, ignore_errors=True)
-        os.replace(tmp, slot)
+        _keep(tmp, slot, cand)
     except OSError as exc:
         raise Unusable(f"could not keep the download ({exc.strerror or exc})") from None
     finally:
@@ -196,15 +192,28 @@ def read_code(cand: Candidate) -> devicecode.DeviceCode:
     return code
 
 
+def _keep(tmp: Path, slot: Path, cand: Candidate) -> None:
+    """Rename the download into its slot. Another install sharing the cache may have filled the slot with the
+    same wheel meanwhile: its entry is used, never refused (audit N17: "Directory not empty")."""
+    if _cached_facts(slot, cand) is not None:
+        return
+    shutil.rmtree(slot, ignore_errors=True)
+    try:
+        os.replace(tmp, slot)
+    except OSError:
+        if _cached_facts(slot, cand) is None:
+            raise
+
+
 def downloaded(cand: Candidate) -> tuple[Path, str]:
     """(the downloaded wheel's path, its sha256) after read_code."""
-    data = json.loads((_slot(cand) / FACTS).read_text(encoding="utf-8"))
+    data = json.loads(read_regular(_slot(cand) / FACTS, MAX_FACTS))
     return _slot(cand) / cand.filename, str(data["sha256"])
 
 
 def _cached_facts(slot: Path, cand: Candidate) -> devicecode.DeviceCode | None:
     try:
-        data = json.loads((slot / FACTS).read_text(encoding="utf-8"))
+        data = json.loads(read_regular(slot / FACTS, MAX_FACTS))
         size = (slot / cand.filename).stat().st_size
     except (OSError, ValueError):
         return None

@@ -28,13 +28,15 @@ from envmgr.errors import CheckFailed
 from envmgr.files import names
 from envmgr.files.atomic import atomic_write
 from envmgr.files.nested import loads_json
-from envmgr.files.wheelzip import MAX_MEMBER, BadWheel, Wheel, open_wheel
+from envmgr.files.read import read_regular
+from envmgr.files.wheelzip import MAX_MEMBER, BadWheel, Wheel, open_wheel, sha256_regular
 from envmgr.host.base import Host
 
 ENTRY_SCHEMA = 1
 SIDECAR = "entry.json"
 
 MAX_BINARIES = 4096
+MAX_ENTRY_FILE = 16 << 20   # entry.json: a few KiB with its device code; never read past this (audit N10)
 
 
 @dataclass(frozen=True)
@@ -85,11 +87,8 @@ def wheels_dir() -> Path:
 
 
 def file_sha256(path: str | os.PathLike[str]) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+    """The sha256 of a regular file (files/wheelzip.py opens it: a FIFO or device is an OSError, never a hang)."""
+    return sha256_regular(path)
 
 
 _SDIST = re.compile(r"^(?P<name>.+?)-(?P<version>\d[^-]*?)\.(tar\.gz|tgz|tar\.bz2|tar\.xz|zip)$")
@@ -191,7 +190,7 @@ def _read_entry(folder: Path) -> Entry | None:
     """The entry in folder; None when its entry.json is unreadable, or names a key or a wheel that
     is not a name (a tampered or merged cache: `../x` must never become a path)."""
     try:
-        data = loads_json((folder / SIDECAR).read_text(encoding="utf-8"))
+        data = loads_json(read_regular(folder / SIDECAR, MAX_ENTRY_FILE).decode("utf-8"))
         if not isinstance(data, dict) or data.get("schema") != ENTRY_SCHEMA:
             return None
         return Entry(key_from(data["key"]), folder, names.wheel_filename(data["wheel"]), str(data["sha256"]),
@@ -199,6 +198,18 @@ def _read_entry(folder: Path) -> Entry | None:
                      from_json(data.get("device_code")))
     except (OSError, ValueError, KeyError, TypeError, RecursionError, MemoryError):
         return None
+
+
+def wheel_problem(entry: Entry) -> str:
+    """Why the entry's wheel is not the one recorded ("" when it is): missing, unreadable (a permission, a
+    FIFO or a device in its place: audit N1, N10) or another file."""
+    if not entry.path.exists():
+        return "is missing"
+    try:
+        sha = file_sha256(entry.path)
+    except OSError as exc:
+        return f"cannot be read: {exc.strerror or exc}"
+    return "" if sha == entry.sha256 else "does not match its recorded sha256"
 
 
 def lookup(key: WheelKey, cuda: bool, warn: Callable[[str], object]) -> Entry | None:
@@ -210,10 +221,8 @@ def lookup(key: WheelKey, cuda: bool, warn: Callable[[str], object]) -> Entry | 
     problems: list[str] = []
     if entry is None or entry.key != key:
         problems.append("its entry.json is missing, unreadable or for another key")
-    elif not entry.path.is_file():
-        problems.append(f"{entry.wheel} is missing")
-    elif file_sha256(entry.path) != entry.sha256:
-        problems.append(f"{entry.wheel} does not match its recorded sha256")
+    elif why := wheel_problem(entry):
+        problems.append(f"{entry.wheel} {why}")
     elif cuda and entry.device_code is not None:   # recorded when stored; the sha256 says it is the same wheel
         problems += _zip_problems(entry.path) or cuda_problems(entry.device_code)
     else:
@@ -245,12 +254,36 @@ def store(key: WheelKey, wheel: Path, build_seconds: float, cuda: bool, created:
                 "build_seconds": round(build_seconds, 1), "created": created,
                 "device_code": code.to_json() if code is not None else None}
         atomic_write(staging / SIDECAR, json.dumps(data, indent=2, sort_keys=True).encode("utf-8"), backup=False)
-        shutil.rmtree(folder, ignore_errors=True)
-        os.replace(staging, folder)
+        won = _place(staging, folder, key, sha)
     except BaseException:  # Ctrl+C while copying included: no half-written staging folder stays
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return Entry(key, folder, wheel.name, sha, round(build_seconds, 1), created, code)
+    return won or Entry(key, folder, wheel.name, sha, round(build_seconds, 1), created, code)
+
+
+def _same(folder: Path, key: WheelKey, sha: str | None) -> Entry | None:
+    """The intact entry in folder for key (and with this wheel, unless sha is None)."""
+    there = _read_entry(folder)
+    if there is None or there.key != key or (sha is not None and there.sha256 != sha):
+        return None
+    return None if wheel_problem(there) else there
+
+
+def _place(staging: Path, folder: Path, key: WheelKey, sha: str) -> Entry | None:
+    """Rename staging into place; the entry another install of the same key placed first when it holds the
+    same wheel (audit N17: two installs sharing a cache, "Directory not empty"). None: ours is in place."""
+    if (there := _same(folder, key, sha)) is not None:
+        shutil.rmtree(staging, ignore_errors=True)
+        return there
+    shutil.rmtree(folder, ignore_errors=True)
+    try:
+        os.replace(staging, folder)
+    except OSError:
+        if (there := _same(folder, key, None)) is None:   # lost the race: an intact build of the key won
+            raise
+        shutil.rmtree(staging, ignore_errors=True)
+        return there
+    return None
 
 
 def entries() -> list[Entry | Path]:
