@@ -78,3 +78,26 @@ def nul_names(data: bytes, placeholder: bytes = b"\x01") -> bytes:
             if b[start:start + len(raw)] == raw:
                 b[start:start + len(raw)] = raw.replace(placeholder, b"\x00")
     return bytes(b)
+
+
+def fatbin(arch: int) -> bytes:
+    """One fat binary holding one cubin entry for sm_<arch> (the audit's mk.py layout; hand-made)."""
+    entry = struct.pack("<HHIQII", 2, 0x101, 64, 64, 0, 0) + struct.pack("<HHI", 0, 0, arch)
+    entry = entry.ljust(64, b"\0") + b"\0" * 64
+    return struct.pack("<IHHQ", 0xBA55ED50, 1, 16, len(entry)) + entry
+
+
+def mini_elf(arch: int, e_machine: int = 62) -> bytes:
+    """A minimal 64-bit ELF whose .nv_fatbin holds one sm_<arch> cubin; e_machine 62 x86-64, 183 AArch64, 3 x86."""
+    body, names = fatbin(arch), b"\0.nv_fatbin\0.shstrtab\0"
+    off_fat = 64
+    off_str = off_fat + len(body)
+    off_sh = (off_str + len(names) + 7) & ~7
+    out = bytearray(off_sh + 3 * 64)
+    out[:16] = b"\x7fELF\x02\x01\x01" + b"\0" * 9
+    struct.pack_into("<HHIQQQIHHHHHH", out, 16, 3, e_machine, 1, 0, 0, off_sh, 0, 64, 56, 0, 64, 3, 2)
+    out[off_fat:off_fat + len(body)] = body
+    out[off_str:off_str + len(names)] = names
+    struct.pack_into("<IIQQQQIIQQ", out, off_sh + 64, 1, 1, 2, 0x1000, off_fat, len(body), 0, 0, 8, 0)
+    struct.pack_into("<IIQQQQIIQQ", out, off_sh + 128, 12, 3, 0, 0, off_str, len(names), 0, 0, 1, 0)
+    return bytes(out)
