@@ -2,14 +2,15 @@
 
 Every caller (the prebuilt plan, install's store and --wheel-index check, doctor's pip-cache check, the
 publish and list commands through the cache) opens a wheel here, so a new route gets the guards without
-thinking. The guards, all decided from the central directory before a byte is inflated:
+thinking. The guards, decided from the central directory before a byte is inflated:
 
 * only a regular file is opened (a FIFO blocks, `/dev/zero` never ends), non-blocking;
 * each member is listed once: a central directory that names one member twice, or whose entries
   overlap (CVE-2024-0450: Python before 3.11.8 inflates the same data once per entry), is refused;
 * an encrypted member, or one compressed with a method other than stored/deflate/bzip2/LZMA, is refused;
-* a member that claims to inflate more than `MAX_RATIO` times its compressed size (past `RATIO_FLOOR`)
-  is a zip bomb and refused; a member over `MAX_MEMBER` is listed as too large, never read;
+* a member read that claims to inflate more than `MAX_RATIO` times its compressed size (past
+  `RATIO_FLOOR`) is a zip bomb and refused before it is inflated (members only listed are not judged);
+  a member over `MAX_MEMBER` is listed as too large by its callers, never read;
 * a total inflate budget (`TOTAL_BUDGET`) covers every member read from one wheel, each counted once;
 * a member is read through a stream capped at its declared size (zipfile stops there, and checks the
   CRC at the end): corrupt deflate/LZMA/bzip2 data or a wrong CRC is refused.
@@ -86,6 +87,9 @@ class Wheel:
         if member.size > MAX_MEMBER:
             raise BadWheel(self._label, f"member {member.name} inflates to {_mib(member.size)}, over the "
                            f"{_mib(MAX_MEMBER)} limit for one member")
+        if member.size > RATIO_FLOOR and member.size > MAX_RATIO * max(member.compressed, 1):
+            raise BadWheel(self._label, f"refused: member {member.name!r} inflates {_mib(member.size)} from "
+                           f"{member.compressed} bytes (a zip bomb)")
         if member.index not in self._read:
             if member.size > self._left:
                 raise BadWheel(self._label, f"refused: inflates beyond {_mib(self._budget)} in all "
@@ -121,9 +125,6 @@ def _check(infos: list[zipfile.ZipInfo], label: str, end: int | None) -> Iterato
         if info.compress_type not in _METHODS:
             raise BadWheel(label, f"not a readable wheel (member {name!r} uses compression method "
                            f"{info.compress_type}, not stored/deflate/bzip2/LZMA)")
-        if info.file_size > RATIO_FLOOR and info.file_size > MAX_RATIO * max(info.compress_size, 1):
-            raise BadWheel(label, f"refused: member {name!r} inflates {_mib(info.file_size)} from "
-                           f"{info.compress_size} bytes (a zip bomb)")
         yield Member(name, info.file_size, info.compress_size, i)
     _no_overlap(infos, label, end)
 
