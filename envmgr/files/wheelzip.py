@@ -33,7 +33,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from envmgr.errors import InputFileError
+from envmgr.errors import BadWheel
+
+__all__ = ["BadWheel", "Member", "Wheel", "each_member", "member_names", "open_wheel", "sha256_regular"]
 
 MAX_FILE = 8 << 30           # a wheel file; the largest real CUDA wheels (torch, cuDNN) are under 3 GiB
 MAX_MEMBER = 2 << 30         # one member inflated; a native library larger than this is listed, not read
@@ -47,14 +49,6 @@ _CHUNK = 1 << 20
 # What zipfile and its decompressors raise on damaged input (BadZipFile covers a wrong CRC):
 _BROKEN = (OSError, EOFError, ValueError, NotImplementedError, RuntimeError, zlib.error, lzma.LZMAError,
            zipfile.BadZipFile, struct.error, KeyError, IndexError, OverflowError, MemoryError, RecursionError)
-
-
-class BadWheel(InputFileError):
-    """A wheel (zip) that cannot be read safely: one line saying why (`reason`: the same without the name)."""
-
-    def __init__(self, label: str, reason: str) -> None:
-        super().__init__(f"{label}: {reason}")
-        self.reason = reason
 
 
 @dataclass(frozen=True)
@@ -97,9 +91,6 @@ class Wheel:
             self._left -= member.size
             self._read.add(member.index)
         return _inflate(self._zf, self._infos[member.index], self._label)
-
-
-_REMEDY = "use another wheel (download it again, or pick another index); envmgr never reads past these limits"
 
 
 def _mib(n: int) -> str:
