@@ -248,12 +248,12 @@ def examine(cand: Candidate, version: str, m: Machine, read_code: ReadCode) -> J
     ok, jit_ok, why = driver_runs(cuda, m)
     if not ok:
         return Judged(cand, REFUSED, why, version, code=words)
-    foreign = cannot_load(code, m)
-    if foreign:
-        return Judged(cand, REFUSED, foreign, version, code=words)
     how, via, fit_why = covers(code, m, jit_ok, why)
     if not how:
         return Judged(cand, REFUSED, fit_why, version, code=words)
+    foreign = cannot_load(code, m)
+    if foreign:
+        return Judged(cand, REFUSED, foreign, version, code=words)
     return Judged(cand, FITS, fit_why, version, how, via, words)
 
 
