@@ -22,6 +22,7 @@ import os
 import re
 import shutil
 import tempfile
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -194,15 +195,19 @@ def read_code(cand: Candidate) -> devicecode.DeviceCode:
 
 def _keep(tmp: Path, slot: Path, cand: Candidate) -> None:
     """Rename the download into its slot. Another install sharing the cache may have filled the slot with the
-    same wheel meanwhile: its entry is used, never refused (audit N17: "Directory not empty")."""
-    if _cached_facts(slot, cand) is not None:
-        return
-    shutil.rmtree(slot, ignore_errors=True)
-    try:
-        os.replace(tmp, slot)
-    except OSError:
-        if _cached_facts(slot, cand) is None:
-            raise
+    same wheel meanwhile: its entry is used, never refused (audit N17: "Directory not empty"; on Windows
+    "Access denied" while another process reads the slot)."""
+    for attempt in range(wheels.PLACE_TRIES):
+        if _cached_facts(slot, cand) is not None:
+            return
+        shutil.rmtree(slot, ignore_errors=True)
+        try:
+            os.replace(tmp, slot)
+            return
+        except OSError:
+            if attempt == wheels.PLACE_TRIES - 1:
+                raise
+            time.sleep(0.02 * (attempt + 1))
 
 
 def downloaded(cand: Candidate) -> tuple[Path, str]:

@@ -16,6 +16,7 @@ import json
 import os
 import re
 import shutil
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -36,6 +37,7 @@ ENTRY_SCHEMA = 1
 SIDECAR = "entry.json"
 
 MAX_BINARIES = 4096
+PLACE_TRIES = 20          # renames of a new entry into place while other installs race for the same key
 MAX_ENTRY_FILE = 16 << 20   # entry.json: a few KiB with its device code; never read past this (audit N10)
 
 
@@ -271,18 +273,21 @@ def _same(folder: Path, key: WheelKey, sha: str | None) -> Entry | None:
 
 def _place(staging: Path, folder: Path, key: WheelKey, sha: str) -> Entry | None:
     """Rename staging into place; the entry another install of the same key placed first when it holds the
-    same wheel (audit N17: two installs sharing a cache, "Directory not empty"). None: ours is in place."""
-    if (there := _same(folder, key, sha)) is not None:
-        shutil.rmtree(staging, ignore_errors=True)
-        return there
-    shutil.rmtree(folder, ignore_errors=True)
-    try:
-        os.replace(staging, folder)
-    except OSError:
-        if (there := _same(folder, key, None)) is None:   # lost the race: an intact build of the key won
-            raise
-        shutil.rmtree(staging, ignore_errors=True)
-        return there
+    same wheel (audit N17: two installs sharing a cache, "Directory not empty"; on Windows "Access denied"
+    while another process reads the folder). None: ours is in place."""
+    for attempt in range(PLACE_TRIES):
+        there = _same(folder, key, sha if attempt == 0 else None)   # after a lost race: any intact build of the key
+        if there is not None:
+            shutil.rmtree(staging, ignore_errors=True)
+            return there
+        shutil.rmtree(folder, ignore_errors=True)
+        try:
+            os.replace(staging, folder)
+            return None
+        except OSError:
+            if attempt == PLACE_TRIES - 1:
+                raise
+            time.sleep(0.02 * (attempt + 1))
     return None
 
 
