@@ -76,7 +76,8 @@ def test_n23_verify_timeout_holds_when_the_import_starts_a_detached_process(tmp_
     site = installed(tmp_path, "daemon", init, {"libkern.so": sample_bytes(CUDA_SO)})
     t0 = time.monotonic()
     r = subprocess.run([sys.executable, "-m", "envmgr", "verify", "daemon", "--timeout", "10", "--json"],
-                       env={"PYTHONPATH": f"{site}:{ROOT}", "PATH": "/usr/bin:/bin", "NO_COLOR": "1"},
+                       env={"PYTHONPATH": f"{site}:{ROOT}", "PATH": "/usr/bin:/bin", "NO_COLOR": "1",
+                            **{f"ENVMGR_{d}_DIR": str(tmp_path / d.lower()) for d in ("CACHE", "CONFIG", "DATA")}},
                        capture_output=True, text=True, timeout=50, cwd=ROOT)
     assert time.monotonic() - t0 < 35, "verify waited for the detached process"
     doc = json.loads(r.stdout)
