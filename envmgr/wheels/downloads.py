@@ -4,7 +4,8 @@ live here, light to import for `cache clear`): listed by `wheels list` and remov
 candidates of hundreds of MB).
 
 Only envmgr's own folders are touched: a slot is named by 24 hex digits (the sha256 of the wheel's URL) and
-holds facts.json; `.download-*` is a download that was killed before it was kept. Anything else under
+holds facts.json; `.download-*` is a download that was killed before it was kept, `.<slot>.<n>.tmp` a stale
+slot set aside by an install that was killed before it removed it. Anything else under
 `<cache>/prebuilt` (a link, a file, a folder of another name) is left alone, as `wheels clear` does for
 `<cache>/wheels`.
 """
@@ -22,7 +23,7 @@ from envmgr.host import dirs
 FACTS = "facts.json"
 MAX_FACTS = 16 << 20      # facts.json: the device code of one wheel, a few KiB (a FIFO or /dev/zero is refused)
 _SLOT = re.compile(r"^[0-9a-f]{24}$")
-_LEFTOVER = re.compile(r"^\.download-")
+_LEFTOVER = re.compile(r"^\.(download-|[0-9a-f]{24}\.\d+\.tmp$)")   # a killed download; a stale slot set aside
 
 
 @dataclass(frozen=True)

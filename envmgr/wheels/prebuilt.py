@@ -198,9 +198,10 @@ def _keep(tmp: Path, slot: Path, cand: Candidate) -> None:
     same wheel meanwhile: its entry is used, never refused (audit N17: "Directory not empty"; on Windows
     "Access denied" while another process reads the slot)."""
     for attempt in range(wheels.PLACE_TRIES):
-        if _cached_facts(slot, cand) is not None:
-            return
-        shutil.rmtree(slot, ignore_errors=True)
+        if os.path.lexists(slot):
+            if _cached_facts(slot, cand) is not None:
+                return
+            wheels.discard(slot, attempt)     # seen stale: renamed aside, never another install's fresh slot
         try:
             os.replace(tmp, slot)
             return

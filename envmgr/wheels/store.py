@@ -273,14 +273,16 @@ def _same(folder: Path, key: WheelKey, sha: str | None) -> Entry | None:
 
 def _place(staging: Path, folder: Path, key: WheelKey, sha: str) -> Entry | None:
     """Rename staging into place; the entry another install of the same key placed first when it holds the
-    same wheel (audit N17: two installs sharing a cache, "Directory not empty"; on Windows "Access denied"
-    while another process reads the folder). None: ours is in place."""
+    same wheel (audit N17: two installs sharing a cache, "Directory not empty"; on Windows "Access denied").
+    Only a folder seen broken (or holding another build) is removed, and it is renamed aside first, so an
+    install never deletes the entry another one has just placed. None: ours is in place."""
     for attempt in range(PLACE_TRIES):
-        there = _same(folder, key, sha if attempt == 0 else None)   # after a lost race: any intact build of the key
-        if there is not None:
-            shutil.rmtree(staging, ignore_errors=True)
-            return there
-        shutil.rmtree(folder, ignore_errors=True)
+        if os.path.lexists(folder):
+            there = _same(folder, key, sha if attempt == 0 else None)   # after a lost race: any intact build
+            if there is not None:
+                shutil.rmtree(staging, ignore_errors=True)
+                return there
+            discard(folder, attempt)
         try:
             os.replace(staging, folder)
             return None
@@ -289,6 +291,16 @@ def _place(staging: Path, folder: Path, key: WheelKey, sha: str) -> Entry | None
                 raise
             time.sleep(0.02 * (attempt + 1))
     return None
+
+
+def discard(folder: Path, attempt: int = 0) -> None:
+    """Remove a cache folder: renamed aside (a name `clear` knows as a leftover), then deleted."""
+    aside = folder.with_name(f".{folder.name}.{os.getpid()}{attempt:03d}.tmp")
+    try:
+        os.replace(folder, aside)
+    except OSError:
+        aside = folder
+    shutil.rmtree(aside, ignore_errors=True)
 
 
 def entries() -> list[Entry | Path]:
