@@ -168,6 +168,7 @@ def test_n16_downloaded_prebuilt_wheels_are_listed_and_cleared(tmp_path, env, co
 
 RACE = """
 import sys
+sys.path.insert(0, sys.argv[4])   # the checkout (the Windows-CPython tier's embeddable Python ignores PYTHONPATH)
 from pathlib import Path
 from envmgr.wheels import prebuilt, store as wheels
 from envmgr.wheels.pick import Candidate, Unusable
@@ -195,7 +196,7 @@ def test_n17_concurrent_installs_sharing_a_cache_never_refuse_a_good_wheel(tmp_p
     outcomes = []
     for round_ in range(3):
         env = {**os.environ, "ENVMGR_CACHE_DIR": str(tmp_path / f"cache{round_}"), "PYTHONPATH": str(ROOT)}
-        procs = [subprocess.Popen([sys.executable, "-c", RACE, str(folder), WHEEL, mode], env=env,
+        procs = [subprocess.Popen([sys.executable, "-c", RACE, str(folder), WHEEL, mode, str(ROOT)], env=env,
                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for _ in range(6)]
         outcomes += [p.communicate(timeout=120)[0].strip() for p in procs]
     assert outcomes == ["CHOSEN"] * 18, [o for o in outcomes if o != "CHOSEN"]
