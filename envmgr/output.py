@@ -1,10 +1,11 @@
 """Rendering: stdout carries data (text or --json), stderr carries talk. Colour honours NO_COLOR."""
 from __future__ import annotations
 
-import json
+import codecs
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
+from envmgr.files.jsondoc import dumps
 from envmgr.files.utf8 import escape_surrogates
 from envmgr.host.process import setting
 
@@ -53,9 +54,32 @@ def utf8_pipes() -> None:
 
 
 def emit_json(data: Any, stream: TextIO | None = None) -> None:
-    """One JSON document, valid UTF-8 even when a path holds bytes that are not (written as \\udcXX)."""
+    """One JSON document, valid UTF-8 even when a path holds bytes that are not (written as \\udcXX); never
+    NaN or Infinity (files/jsondoc.dumps refuses them: RFC 8259 has neither, audit N11)."""
+    emit_utf8(escape_surrogates(dumps(data, indent=2, ensure_ascii=False, default=_public)) + "\n", stream)
+
+
+def emit_utf8(text: str, stream: TextIO | None = None) -> None:
+    """Data for stdout as UTF-8 bytes whatever the stream's encoding: an explicit PYTHONIOENCODING=ascii (or
+    cp1252) would otherwise end a document in a UnicodeEncodeError half-way (audit N27); docs/json.md
+    promises UTF-8. A stream without bytes underneath (a test's StringIO) takes the text."""
     stream = stream or sys.stdout
-    stream.write(escape_surrogates(json.dumps(data, indent=2, ensure_ascii=False)) + "\n")
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None or codecs.lookup(getattr(stream, "encoding", None) or "utf-8").name == "utf-8":
+        stream.write(text)
+        return
+    stream.flush()
+    buffer.write(text.encode("utf-8"))
+    buffer.flush()
+
+
+def _public(value: Any) -> Any:
+    """A value that says how it may be shown (`__json__`): wheels/url.py's IndexUrl writes itself without
+    its password or token (issue 34, N2). Anything else unknown stays json's TypeError."""
+    public = getattr(type(value), "__json__", None)
+    if public is None:
+        raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+    return public(value)
 
 
 def say(message: str) -> None:

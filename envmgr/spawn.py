@@ -317,3 +317,32 @@ def _run_winpty(argv: list[str], env: Mapping[str, str], log_path: str) -> int: 
             log.write(data)
         proc.wait()
     return proc.exitstatus or 0
+
+
+def run_teed(argv: Sequence[str], env: Mapping[str, str], log_path: str, *, interrupted: str | None = None) -> int:
+    """As run(), the child's stdout and stderr also copied to log_path (a build's log, for its diagnosis).
+    Through a pipe, not a pty: it works the same on Windows, and under --json the copy goes to stderr."""
+    program = resolve_program(argv[0], env)
+    out = _CHILD_STDOUT if _CHILD_STDOUT is not None else 1
+    pipes: dict[str, Any] = {"env": dict(env), "stdout": subprocess.PIPE, "stderr": subprocess.STDOUT}
+    with open(log_path, "wb") as log:
+        if sys.platform == "win32":
+            proc = _start(argv[0], [program, *argv[1:]], **pipes)
+            with _child_owns_ctrl_c():
+                return _wait(_tee(proc, log, out))
+        with _relay() as relay:
+            proc = _start(argv[0], [program, *argv[1:]], **pipes)
+            relay.started(proc.pid, lambda signum: _kill_tree(proc.pid, signum) if passes_on(signum) else None)
+            code = _wait(_tee(proc, log, out))
+    return _outcome(code, relay.got, interrupted)
+
+
+def _tee(proc: subprocess.Popen[bytes], log: BinaryIO, out: int) -> subprocess.Popen[bytes]:
+    """The child's output to the log and to `out` until it closes its end (a gone reader stops only the copy)."""
+    assert proc.stdout is not None
+    shown = True
+    fd = proc.stdout.fileno()
+    for chunk in iter(lambda: os.read(fd, 65536), b""):
+        log.write(chunk)
+        shown = shown and _write_all(out, chunk)
+    return proc

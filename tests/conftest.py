@@ -18,7 +18,7 @@ from types import ModuleType
 import pytest
 from click.testing import CliRunner
 
-from tests import tierguard
+from tests import isolation, tierguard
 from tests.tierguard import on_ci
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -145,6 +145,17 @@ class Lazy:
 
 def pytest_configure(config):
     tierguard.install(config)
+    isolation.install(config)
+
+
+@pytest.fixture(autouse=True)
+def isolated_user_folders(tmp_path_factory, monkeypatch) -> Path:
+    """Every test's own envmgr cache, config and data folders (tests/isolation.py): in os.environ, so the
+    subprocesses a test starts inherit them. Outside tmp_path, so a test's listing of tmp_path is its own."""
+    home = tmp_path_factory.mktemp("envmgr-user")
+    for name, sub in (("ENVMGR_CACHE_DIR", "cache"), ("ENVMGR_CONFIG_DIR", "config"), ("ENVMGR_DATA_DIR", "data")):
+        monkeypatch.setenv(name, str(home / sub))
+    return home
 
 
 def pytest_collection_modifyitems(config, items):

@@ -8,7 +8,6 @@ new installs appear in). Writes are atomic; a corrupt entry is rebuilt.
 """
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +18,7 @@ from envmgr.cache import key as cachekey
 from envmgr.cache.fast import forget, remember
 from envmgr.cache.key import ABSENT, KEY_ENV, stat_token, token  # noqa: F401  (the key rule lives in cache/key.py)
 from envmgr.files.atomic import atomic_write
+from envmgr.files.jsondoc import dumps
 from envmgr.files.nested import loads_json
 from envmgr.host import dirs
 from envmgr.host.base import Host, host_path, join
@@ -108,7 +108,7 @@ def _unreadable(path: Path, why: str, warn: Callable[[str], None] | None) -> Non
 
 def store(key: str, snapshot_toml: str, watch: list[str], host: Host | None = None) -> Path:
     validity = {p: host_token(host, p) for p in dict.fromkeys(watch)}
-    text = "#envmgr-cache " + json.dumps(validity, sort_keys=True) + "\n# ---- snapshot ----\n" + snapshot_toml
+    text = "#envmgr-cache " + dumps(validity, sort_keys=True) + "\n# ---- snapshot ----\n" + snapshot_toml
     path = _entry_path(key)
 
     forget(path)

@@ -24,7 +24,7 @@ from envmgr.output import show_error, utf8_pipes
 # --help): cli/ sits below commands/ in the layer rule, so the group names its commands, never imports them.
 COMMANDS = {name: name.replace("-", "_") for name in (
     "cache", "complete-words", "deactivate", "doctor", "export", "fix-msbuild", "init", "install", "list", "recipes",
-    "record", "run", "shell", "verify", "wheels")}
+    "record", "run", "shell", "verify", "wheels", "config")}
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 

@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from envmgr.cache.resolve import resolve
+from envmgr.cli.defaults import gpu_option, project_default, project_setting
 from envmgr.cli.flags import check_pythons, check_recipe_flags, check_selector_flags
 from envmgr.cli.main import Ctx
 from envmgr.errors import UsageError
@@ -52,6 +53,7 @@ class RecipeArgs:
     arch_list: str | None = None
     allow_unsupported_compiler: bool = False
     params: tuple[str, ...] = ()
+    given: bool = True   # False: the name is a default (ENVMGR_RECIPE, the project's envmgr.toml/pyproject.toml)
 
 
 SELECTION_FLAGS = ("vs", "toolset", "arch", "cuda", "pythons", "from_file", "refresh", "strict")
@@ -74,7 +76,7 @@ def selector_options(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--refresh", is_flag=True, help="Ignore the cache and capture again."),
         click.option("--strict", is_flag=True, help="With --from: refuse a snapshot whose paths do not exist here."),
     ]
-    checked = _collecting(func, SELECTION_FLAGS, "selection", _selection)
+    checked = gpu_option(_collecting(func, SELECTION_FLAGS, "selection", _selection))
     for option in reversed(options):
         checked = option(checked)
     return checked
@@ -95,14 +97,27 @@ def _collecting(func: Callable[..., Any], flags: tuple[str, ...], name: str,
 
 def _selection(vs: str | None, toolset: str | None, arch: str, cuda: str | None, pythons: tuple[str, ...],
                from_file: str | None, refresh: bool, strict: bool) -> Selection:
+    if from_file is None:   # a snapshot file is the whole choice: no default joins it
+        ctx = click.get_current_context()
+        vs, toolset, cuda = (given or project_default(ctx, key) for key, given in
+                             (("vs", vs), ("toolset", toolset), ("cuda", cuda)))
+        python = None if pythons or ctx.info_name != "install" else project_setting(ctx, "python")
+        if python is not None and python.value:    # the target interpreter: install's meaning of --python
+            try:
+                _check_selectors(from_file, strict, (python.value,))
+            except UsageError as exc:
+                raise UsageError(f"{exc.message} (python from {python.source} {python.where})", exc.remedy) from None
+            return Selection(vs, toolset, arch, cuda, (python.value,), from_file, refresh, strict)
     _check_selectors(from_file, strict, pythons)
     return Selection(vs, toolset, arch, cuda, tuple(pythons), from_file, refresh, strict)
 
 
 def _recipe_args(recipe: str | None, arch_list: str | None, allow_unsupported_compiler: bool,
                  recipe_params: tuple[str, ...]) -> RecipeArgs:
+    given = recipe is not None
+    recipe = recipe or project_default(click.get_current_context(), "recipe")
     check_recipe_flags(recipe, arch_list, allow_unsupported_compiler, recipe_params)
-    return RecipeArgs(recipe, arch_list, allow_unsupported_compiler, tuple(recipe_params))
+    return RecipeArgs(recipe, arch_list, allow_unsupported_compiler, tuple(recipe_params), given)
 
 
 def _check_selectors(from_file: str | None, strict: bool, pythons: tuple[str, ...]) -> None:

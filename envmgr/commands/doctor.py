@@ -5,6 +5,7 @@ import sys
 
 import click
 
+from envmgr.cli.defaults import gpu_option, project_default
 from envmgr.cli.main import Ctx
 from envmgr.doctor.logscan import render_scan, scan_json, scan_path
 from envmgr.doctor.run import (
@@ -42,6 +43,7 @@ from envmgr.snapshot.selectors import Selectors
               help="The build to check for: which CUDA libraries it links (F24).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (shape in docs/doctor.md).")
 @click.option("-v", "--verbose", is_flag=True, help="Show the evidence of passing checks too.")
+@gpu_option
 @click.pass_obj
 def command(obj: Ctx, vs: str | None, toolset: str | None, arch: str, cuda: str | None, only: str | None,
             dll: str | None, loader: str | None, dll_dirs: tuple[str, ...], log: str | None, recipe: str, as_json: bool,
@@ -66,6 +68,9 @@ def command(obj: Ctx, vs: str | None, toolset: str | None, arch: str, cuda: str 
         raise UsageError("--loader and --add-dll-dir go with --dll", "envmgr doctor --dll PATH --loader ctypes")
     paint = Painter(sys.stdout)
     ctx = click.get_current_context()
+    # the project's defaults (envmgr.toml, [tool.envmgr], ENVMGR_CUDA...), as every command takes them
+    vs, toolset, cuda = (value or project_default(ctx, key) for key, value in
+                         (("vs", vs), ("toolset", toolset), ("cuda", cuda)))
     if log:
         scan = scan_path(log)   # streamed: any size; bad input is one line and exit 2
         if as_json:

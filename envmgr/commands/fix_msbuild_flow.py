@@ -6,7 +6,6 @@ the transactional apply/verify/undo it drives.
 """
 from __future__ import annotations
 
-import json
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -16,9 +15,9 @@ import click
 
 from envmgr.discover import discover
 from envmgr.discover.model import Inventory
-from envmgr.errors import ApplyFailed, CannotWrite, CheckFailed, EnvmgrError, PlanRejected, UsageError
+from envmgr.errors import ApplyFailed, CannotWrite, CheckFailed, EnvmgrError, InputFileError, PlanRejected, UsageError
 from envmgr.files.atomic import atomic_write, write_user_file
-from envmgr.files.nested import loads_json
+from envmgr.files.jsondoc import dumps, read_json_file
 from envmgr.host.base import WINDOWS, Host
 from envmgr.msbuild.apply import Outcome, apply_copies, undo_last
 from envmgr.msbuild.elevate import ERROR_CANCELLED, run_elevated
@@ -148,7 +147,7 @@ def apply_elevated(plan: Plan) -> Outcome | None:  # pragma: no cover - Windows 
 
     store = Store()
     path = store.root / "plans" / f"{new_id()}.json"
-    atomic_write(path, json.dumps(plan_document(plan), indent=2).encode("utf-8"), backup=False)
+    atomic_write(path, dumps(plan_document(plan), indent=2).encode("utf-8"), backup=False)
     say("envmgr: asking Windows for administrator rights to copy the files (UAC prompt)...")
     rc = run_elevated(["fix-msbuild", "--apply-plan", str(path)])
     result = _read_result(path)
@@ -166,10 +165,10 @@ def apply_elevated(plan: Plan) -> Outcome | None:  # pragma: no cover - Windows 
 
 def _read_result(plan_path: Path) -> dict[str, Any] | None:
     try:
-        result: dict[str, Any] = loads_json(Path(str(plan_path) + ".result.json").read_text("utf-8"))
-    except (OSError, ValueError):
+        result = read_json_file(Path(str(plan_path) + ".result.json"), "result", "")
+    except InputFileError:
         return None
-    return result
+    return result if isinstance(result, dict) else None
 
 
 def run_plan_file(host: Host, path: str) -> int:
@@ -193,7 +192,7 @@ def run_plan_file(host: Host, path: str) -> int:
     finally:
         try:
             if doc is not None:
-                write_user_file(path + ".result.json", json.dumps(result, indent=2).encode("utf-8"), regular_only=True)
+                write_user_file(path + ".result.json", dumps(result, indent=2).encode("utf-8"), regular_only=True)
         except OSError:
             pass
 

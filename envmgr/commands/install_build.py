@@ -14,6 +14,7 @@ from pathlib import Path
 from envmgr import spawn
 from envmgr.cli.main import Ctx
 from envmgr.cli.options import RecipeArgs, Selection, environment_for, get_snapshot
+from envmgr.commands.run import diagnose
 from envmgr.errors import CheckFailed, ChildFailed, InputFileError, UsageError
 from envmgr.host.base import Host
 from envmgr.output import say
@@ -24,6 +25,7 @@ from envmgr.wheels import remote as wheelremote
 from envmgr.wheels import store as wheels
 from envmgr.wheels.index import check_dest
 from envmgr.wheels.remote import configured_index
+from envmgr.wheels.url import IndexUrl
 
 _PY_ID = ("import sys, sysconfig; i = sys.implementation; "
           "print(f'{i.name[:2] if i.name == \"cpython\" else i.name}{sys.version_info[0]}{sys.version_info[1]}'); "
@@ -115,7 +117,7 @@ def _dry(key_for: Callable[[str, str, str], wheels.WheelKey], info: wheels.SpecI
         hit = wheels.lookup(key, is_cuda, lambda m: say(f"envmgr: {m}"))
         index = configured_index(wheel_index)
         say(f"envmgr: route 1, wheel cache: {'holds ' + hit.wheel if hit else 'no wheel'} for key {key.digest()}")
-        say(f"envmgr: route 2, team index: {index + ' would be asked' if index else 'none configured'}")
+        say(f"envmgr: route 2, team index: {f'{IndexUrl(index)} would be asked' if index else 'none configured'}")
         if hit is not None:
             return Installed(0, "cache", hit.wheel, str(hit.path), hit.build_seconds, hit.folder.name)
     done = before_build(python, pip_opts, no_deps, env) if before_build is not None else None
@@ -148,7 +150,7 @@ def _reuse(key: wheels.WheelKey, is_cuda: bool, wheel_index: str | None, publish
         hit, origin = from_index(wheel_index, key, is_cuda), "index"
     if hit is None:
         return None
-    index = wheelremote.redact(configured_index(wheel_index) or "") if origin == "index" else ""   # shown: no token
+    index = str(IndexUrl(configured_index(wheel_index) or "")) if origin == "index" else ""   # shown: no token
     publish_installed(publish_to, hit.path)
     return Installed(_pip_install(python, hit.path, pip_opts, no_deps, env), origin, hit.wheel, str(hit.path),
                      hit.build_seconds, hit.folder.name, index)
@@ -178,13 +180,14 @@ def _build(python: str, spec: str, pip_opts: list[str], env: dict[str, str],
         argv = [python, "-m", "pip", "wheel", "--no-deps", "--no-cache-dir", "-w", str(tmp), *pip_opts, spec]
         say(f"envmgr: building: {' '.join(argv)}")
         say(f"envmgr: CMAKE_ARGS={env.get('CMAKE_ARGS', '')!r} CMAKE_GENERATOR={env.get('CMAKE_GENERATOR', '')!r}")
-        code = spawn.run(argv, env, interrupted="the build stopped; nothing was cached")
+        code = spawn.run_teed(argv, env, str(tmp / "build.log"), interrupted="the build stopped; nothing was cached")
         seconds = time.perf_counter() - start
         if code != 0:
+            log = _keep_log(root, tmp / "build.log", created)
+            diagnose(str(log))     # as `envmgr run --log` does: the catalog's cause, or what the log stops on
             raise ChildFailed(f"pip wheel failed with exit code {code} after {seconds:.0f} s; nothing was cached",
-                              "rerun with -v before SPEC, or "
-                              "`envmgr run --recipe ... --log build.log -- pip wheel -v ...` to have the log diagnosed",
-                              code)
+                              f"the build's log is {log} (`envmgr doctor --log {log}` reads it again); "
+                              "rerun with -v before SPEC for more of it", code)
         built = sorted(tmp.glob("*.whl"))
         if len(built) != 1:
             raise CheckFailed(f"pip wheel produced {len(built)} wheels in {tmp}, expected one", "report this")
@@ -206,6 +209,17 @@ def _build(python: str, spec: str, pip_opts: list[str], env: dict[str, str],
         return entry.path
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _keep_log(root: Path, log: Path, created: str) -> Path:
+    """The failed build's log, moved out of the build folder (removed next) into the cache's .logs."""
+    dest = root / ".logs" / f"build-{created.replace(':', '')}.log"
+    try:
+        dest.parent.mkdir(exist_ok=True)
+        return Path(shutil.move(str(log), dest))
+    except OSError:
+        keep = Path(tempfile.mkdtemp(prefix="envmgr-log-")) / "build.log"
+        return Path(shutil.move(str(log), keep))
 
 
 def _cache_unwritable(root: Path, exc: OSError) -> InputFileError:

@@ -10,7 +10,6 @@ from envmgr.cli.main import Ctx
 from envmgr.commands.install_fix import FixReport
 from envmgr.discover.cuda import discover_cuda
 from envmgr.doctor.checks import Facts
-from envmgr.errors import InputFileError
 from envmgr.host import dirs
 from envmgr.host.base import WINDOWS, Host, join
 from envmgr.output import say
@@ -85,7 +84,8 @@ def _apply(plain: Host, python: str, lib: str, plan: closure.FixPlan, rep: Repor
     after = closure.check(plain, python, lib)
     undo = f"envmgr install --undo-dll-fix {manifest}" if manifest.is_file() else None
     assert rep.closure is not None
-    rep.closure.update({"fixed": [c.name for c in plan.copies], "missing_after": list(after.missing),
+    copied = [c.name for c in plan.copies if f"copied {c.source} -> {c.dest}" in lines]   # not a failed copy (N29)
+    rep.closure.update({"fixed": copied, "missing_after": list(after.missing),
                         "manifest": str(manifest) if undo else None, "undo": undo})
     state = (f"still missing {', '.join(after.missing)}" if after.missing
              else "every CUDA DLL now resolves under llama_cpp's loader")
@@ -96,9 +96,6 @@ def _apply(plain: Host, python: str, lib: str, plan: closure.FixPlan, rep: Repor
 
 def undo(manifest: str) -> int:
     """`envmgr install --undo-dll-fix MANIFEST`."""
-    path = Path(manifest).expanduser()
-    if not path.is_file():
-        raise InputFileError(f"{manifest}: no such file", "give the manifest the --fix run named")
-    for line in closure.undo(path):
+    for line in closure.undo(Path(manifest).expanduser()):   # a FIFO or a folder: "not a regular file"
         say(f"envmgr: {line}")
     return 0

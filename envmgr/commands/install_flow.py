@@ -26,7 +26,7 @@ from packaging.requirements import Requirement
 from envmgr import spawn
 from envmgr.cli.main import Ctx
 from envmgr.cli.options import RecipeArgs, Selection
-from envmgr.commands import install_build, install_closure, install_fix
+from envmgr.commands import install_build, install_closure, install_components, install_fix
 from envmgr.commands.install_build import Installed
 from envmgr.commands.install_fix import FixReport
 from envmgr.commands.install_prebuilt import Chooser, Options, applies, sources
@@ -125,7 +125,8 @@ def run_flow(obj: Ctx, invoke_install: InvokeInstall, *, package: str, recipe: s
         raise UsageError("--dry-run plans `envmgr install llama-cpp-python [==VERSION]` (the routes to a wheel); "
                          "it has no plan for --prebuilt-lib, --recipe or a source spec",
                          "drop --dry-run, or give the package as a requirement")
-    facts, build_error = _doctor(obj, selection, fix, rep, skip_build_checks=bool(prebuilt), defer=use_prebuilt)
+    facts, build_error = _doctor(obj, selection, fix, rep, skip_build_checks=bool(prebuilt), defer=use_prebuilt,
+                                 pip_opts=pip_opts)
     rep.timings["doctor"] = time.perf_counter() - t0
     env = None
     if lib_dir:
@@ -149,18 +150,21 @@ def run_flow(obj: Ctx, invoke_install: InvokeInstall, *, package: str, recipe: s
     return _finish(verdict, rep, as_json)
 
 
-def _findings(obj: Ctx, selection: Selection) -> tuple[Facts, tuple[Finding, ...]]:
-    """(facts, findings): doctor on the machine (--machine: the record)."""
+def _findings(obj: Ctx, selection: Selection, recipe: str | None = None) -> tuple[Facts, tuple[Finding, ...]]:
+    """(facts, findings): doctor on the machine (--machine: the record); recipe: the build F24 checks for
+    (None: llama-cpp-python's, as `envmgr doctor`)."""
 
     facts = gather(obj.host, selection.selectors)
+    if recipe:
+        facts.extra["recipe"] = recipe
     return facts, run_checks(facts)
 
 
-def sort_findings(findings: Iterable[Finding], fix: bool,
-                  skip_build_checks: bool) -> tuple[list[Finding], list[Finding]]:
+def sort_findings(findings: Iterable[Finding], fix: bool, skip_build_checks: bool,
+                  not_blocking: Iterable[str] = ()) -> tuple[list[Finding], list[Finding]]:
     """(blocking, routed): failing findings that stop the flow, and those --fix leaves to the recipe's route."""
 
-    found = [f for f in findings if f.status == FAIL and f.id not in NOT_BLOCKING]
+    found = [f for f in findings if f.status == FAIL and f.id not in NOT_BLOCKING and f.id not in not_blocking]
     if skip_build_checks:   # nothing is compiled on the prebuilt route: only the driver matters
         found = [f for f in found if f.id in ("F17", "F23")]
     routed = [f for f in found if f.id in RECIPE_ROUTES] if fix else []
@@ -168,19 +172,29 @@ def sort_findings(findings: Iterable[Finding], fix: bool,
 
 
 def _doctor(obj: Ctx, selection: Selection, fix: bool, rep: Report, skip_build_checks: bool,
-            defer: bool = False) -> tuple[Facts, CheckFailed | None]:
+            defer: bool = False, checks_recipe: str | None = None,
+            not_blocking: Iterable[str] = (), pip_opts: Iterable[str] = ()) -> tuple[Facts, CheckFailed | None]:
     """(facts, the build's blocking error or None): raised at once unless defer (a route before the build
-    may need no build: the prebuilt indexes), then raised when the build route is reached."""
-    facts, findings = _findings(obj, selection)
-    blocking, routed = sort_findings(findings, fix, skip_build_checks)
+    may need no build: the prebuilt indexes), then raised when the build route is reached. checks_recipe:
+    the recipe F24 checks the toolkit for (`install --recipe NAME`; None: llama-cpp-python's); pip_opts: for
+    the pip that fetches F24's components (install_components.py)."""
+    facts, findings = _findings(obj, selection, checks_recipe)
+    blocking, routed = sort_findings(findings, fix, skip_build_checks, not_blocking)
+    parts = None if skip_build_checks else install_components.decide(facts, findings, checks_recipe or
+                                                                      "llama-cpp-python", obj.here)
+    blocking = [f for f in blocking if not (fix and parts is not None and f.id == "F24")]
+    for f in findings:
+        if f.status == FAIL and f.id in not_blocking:
+            rep.lines.append(f"doctor: {f.id} does not stop a wheel build, but the wheel's user meets it: {f.summary}")
     msbuild = None
     if fix and not skip_build_checks:   # F01/F02: answered by the generator the build uses (install_fix.py)
         msbuild, blocking, routed = install_fix.sort_msbuild(facts, findings, blocking, routed, rep.recipe)
     if blocking:
         details = tuple(line for f in blocking for line in
                         (f"{f.id} {f.title}: {f.summary}", *(f"  fix: {x}" for x in (f.fix, f.fix_command) if x),
-                         *(install_fix.stop_error(msbuild) if msbuild is not None and f.id in msbuild.ids else ())))
-        safe = [f.id for f in blocking if f.id in RECIPE_ROUTES and not fix]
+                         *(install_fix.stop_error(msbuild) if msbuild is not None and f.id in msbuild.ids else ()),
+                         *((f"  fix: {parts.offer()}",) if parts is not None and f.id == "F24" else ())))
+        safe = [f.id for f in blocking if (f.id in RECIPE_ROUTES or (f.id == "F24" and parts)) and not fix]
         error = CheckFailed(f"envmgr doctor found {len(blocking)} blocking problem(s): "
                             f"{', '.join(f.id for f in blocking)}; nothing was built",
                             ("add --fix to take the safe route for " + ", ".join(safe) + "; " if safe else "")
@@ -193,6 +207,9 @@ def _doctor(obj: Ctx, selection: Selection, fix: bool, rep: Report, skip_build_c
         for line in install_fix.apply(msbuild, facts, rep.fixes):
             say(f"envmgr: --fix: {line[len('fixed '):]}")
             rep.lines.append(line)
+    for line in install_components.apply(obj.local, parts, list(pip_opts), rep.fixes) if fix and parts else ():
+        say(f"envmgr: --fix: {line[len('fixed '):]}")
+        rep.lines.append(line)
     for f in routed:
         say(f"envmgr: --fix: {f.id} ({f.summary}) avoided by {RECIPE_ROUTES[f.id]}")
         rep.lines.append(rep.fixes.add(f.id, "route", RECIPE_ROUTES[f.id]))
@@ -230,7 +247,7 @@ def _build_and_install(invoke_install: InvokeInstall, recipe: str, pip_opts: lis
                  "build_seconds": round(done.build_seconds, 1), "index": done.index or None}
     chosen = chooser.chosen if chooser is not None else None
     if done.origin == "prebuilt" and chosen is not None:
-        rep.wheel.update({"url": chosen.cand.url, "cuda": chosen.cand.cuda or None, "runs": chosen.how,
+        rep.wheel.update({"url": str(chosen.cand.url), "cuda": chosen.cand.cuda or None, "runs": chosen.how,
                           "via": chosen.via, "device_code": chosen.code})
         rep.lines.append(f"prebuilt wheel from {done.index}: {done.wheel} (CUDA {chosen.cand.cuda or '?'}; "
                          f"{chosen.reason}); installed in {seconds:.1f} s, nothing built")

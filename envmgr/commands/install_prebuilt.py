@@ -16,19 +16,20 @@ from envmgr.cli.main import Ctx
 from envmgr.commands.install_build import Installed, _pip_install
 from envmgr.discover.driver import driver_cuda
 from envmgr.doctor.checks import Facts
-from envmgr.errors import CheckFailed, EnvmgrError
+from envmgr.errors import CheckFailed, EnvmgrError, UsageError
 from envmgr.files.nested import loads_json
 from envmgr.host.base import Host
 from envmgr.host.process import setting
 from envmgr.output import say
-from envmgr.wheels import pick, prebuilt, pytags
+from envmgr.wheels import pick, prebuilt, pytags, remote
 from envmgr.wheels import store as wheels
+from envmgr.wheels.url import IndexUrl
 
 
 @dataclass
 class Route:
     """What the prebuilt route saw and chose; the plan's JSON and the report come from it."""
-    indexes: tuple[str, ...]
+    indexes: tuple[IndexUrl, ...]
     source: str
     listings: list[prebuilt.Listing] = field(default_factory=list)
     plan: pick.Plan | None = None
@@ -37,7 +38,7 @@ class Route:
     def to_json(self) -> dict[str, Any]:
         m = self.plan.machine if self.plan else None
         return {"indexes_from": self.source,
-                "indexes": [{"index": x.index, "wheels": len(x.candidates), "problem": x.problem or None}
+                "indexes": [{"index": str(x.index), "wheels": len(x.candidates), "problem": x.problem or None}
                             for x in self.listings],
                 "machine": None if m is None else {"gpus": [{"name": n, "compute_capability": c} for n, c in m.gpus],
                                                    "driver": m.driver or None, "driver_cuda": m.driver_cuda or None,
@@ -83,22 +84,35 @@ def spec_set(spec: str, package: str) -> SpecifierSet:
         req = Requirement(spec)
     except InvalidRequirement:
         return SpecifierSet()
-    return req.specifier if wheels.normalize(req.name) == package else SpecifierSet()
+    if wheels.normalize(req.name) != package:
+        return SpecifierSet()
+    try:
+        req.specifier.contains("0", prereleases=True)    # parses every version the spec names
+    except ValueError as exc:       # `==0.3.999…` with 5,000 digits: int()'s limit (N15)
+        raise UsageError(f"the spec {spec[:60]}{'…' if len(spec) > 60 else ''} names a version envmgr cannot read "
+                         f"({' '.join(str(exc).split())[:80]})", "give a version like 0.3.36") from None
+    return req.specifier
 
 
-def plan_route(m: pick.Machine, package: str, spec: str, indexes: tuple[str, ...], source: str) -> Route:
-    """Read the indexes and judge every wheel (downloading, in rank order, the ones worth reading)."""
-    route = Route(tuple(indexes), source)
+def plan_route(m: pick.Machine, package: str, spec: str, indexes: tuple[str | IndexUrl, ...], source: str,
+               pre: bool = False) -> Route:
+    """Read the indexes and judge every wheel (downloading, in rank order, the ones worth reading), all
+    within one deadline (N12); `pre` is pip's --pre (N14)."""
+    route = Route(tuple(map(IndexUrl.of, indexes)), source)
     if not indexes:
         route.note = f"off ({source})"
         return route
-    route.listings = prebuilt.list_all(indexes, package, lambda s: say(f"envmgr: {s}"))
+    deadline = remote.Deadline(prebuilt.PLAN_DEADLINE_S)
+    route.listings = prebuilt.list_all(route.indexes, package, lambda s: say(f"envmgr: {s}"), deadline)
     cands = [c for x in route.listings for c in x.candidates]
     if not cands:
         route.note = ("no prebuilt index could be reached" if all(x.unreachable for x in route.listings)
                       else "no prebuilt index listed a wheel")
         return route
-    route.plan = pick.plan(cands, m, package, spec_set(spec, package), prebuilt.read_code)
+    route.plan = pick.plan(cands, m, package, spec_set(spec, package), prebuilt.code_reader(deadline), pre=pre)
+    if deadline.spent():
+        route.note = f"prebuilt indexes: {deadline.words()}"
+        say(f"envmgr: {route.note}")
     return route
 
 
@@ -121,7 +135,8 @@ def store_chosen(chosen: pick.Judged, package: str) -> wheels.Entry:
     _, _, _, tags = parse_wheel_filename(chosen.cand.filename)
     tag = min(str(t) for t in tags).split("-")
     code = prebuilt.read_code(chosen.cand)
-    key = wheels.WheelKey(package, chosen.version, f"prebuilt:{chosen.cand.url}",
+    # the key records where the wheel came from without its credentials (N2): it is published
+    key = wheels.WheelKey(package, chosen.version, f"prebuilt:{IndexUrl.of(chosen.cand.url).key()}",
                           chosen.cand.cuda or pick.cuda_of_imports(code.cuda_imports), ";".join(code.cubin + code.ptx),
                           "prebuilt", "", tag[0], tag[2])
     try:
@@ -156,8 +171,19 @@ def sources(opts: Options) -> tuple[tuple[str, ...], str]:
         given = setting("ENVMGR_PREBUILT_INDEX")
         if given is not None:
             found = tuple(x.strip() for x in given.split(";") if x.strip())
-            return found, "ENVMGR_PREBUILT_INDEX" if found else "ENVMGR_PREBUILT_INDEX (empty: off)"
-    return prebuilt.configured(opts.indexes, opts.off)
+            return _usable(found, "ENVMGR_PREBUILT_INDEX"), ("ENVMGR_PREBUILT_INDEX" if found else
+                                                             "ENVMGR_PREBUILT_INDEX (empty: off)")
+    indexes, source = prebuilt.configured(opts.indexes, opts.off)
+    return _usable(indexes, source), source
+
+
+def _usable(indexes: tuple[str, ...], source: str) -> tuple[str, ...]:
+    """The indexes as given, after refusing one that is no URL (`http://[::1`: N5) in one line, exit 2."""
+    for index in map(IndexUrl, indexes):
+        if index.problem():
+            raise UsageError(f"prebuilt index {index} ({source}): {index.problem()}",
+                             "give an http(s):// or file:// URL, or a folder")
+    return indexes
 
 
 class Chooser:
@@ -181,7 +207,7 @@ class Chooser:
         say(f"envmgr: route 3, prebuilt indexes ({source}): {len(indexes)} to read; GPU(s) "
             f"{', '.join(f'{n} ({c})' for n, c in m.gpus) or 'none'}, driver {m.driver or 'none'}"
             f"{' (CUDA ' + m.driver_cuda + ')' if m.driver_cuda else ''}, Python {m.python}")
-        self.route = plan_route(m, self.package, self.spec, indexes, source)
+        self.route = plan_route(m, self.package, self.spec, indexes, source, pre="--pre" in pip_opts)
         say_plan(self.route)
         chosen = self.route.plan.chosen if self.route.plan else None
         if self.opts.dry_run:
@@ -197,7 +223,7 @@ class Chooser:
         say(f"envmgr: installing the prebuilt {chosen.cand.filename} ({chosen.reason}); "
             f"cached as {self.entry.key.digest()}")
         return Installed(_pip_install(python, self.entry.path, pip_opts, no_deps, env), "prebuilt", self.entry.wheel,
-                         str(self.entry.path), 0.0, self.entry.folder.name, chosen.cand.index)
+                         str(self.entry.path), 0.0, self.entry.folder.name, str(chosen.cand.index))
 
     @property
     def chosen(self) -> pick.Judged | None:

@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from envmgr.cli.defaults import gpu_option
 from envmgr.cli.flags import check_pythons
 from envmgr.cli.main import Ctx
 from envmgr.discover import discover
@@ -107,6 +108,7 @@ def _gpus(out: list[str], inv: Inventory, paint: Painter) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (schema in docs/json.md).")
 @click.option("--python", "pythons", multiple=True, metavar="EXE",
               help="Also look for pip-installed CUDA in this Python's site-packages (repeatable).")
+@gpu_option
 @click.pass_obj
 def command(obj: Ctx, as_json: bool, pythons: tuple[str, ...]) -> None:
     """List Visual Studio instances, CUDA toolkits, GPUs and host compilers."""

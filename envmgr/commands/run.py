@@ -65,7 +65,7 @@ def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, log_file: str | 
     if code in STOPPED:  # stopped by the user or the system: no failure to diagnose
         click.echo(f"envmgr: the command was stopped ({STOPPED[code]}); its output so far is in {log_file}", err=True)
     elif code != 0:
-        _diagnose(log_file)
+        diagnose(log_file)
     sys.exit(code)
 
 
@@ -89,7 +89,7 @@ def _check_log_file(log_file: str) -> None:
             os.close(fd)
 
 
-def _diagnose(log_file: str) -> None:
+def diagnose(log_file: str) -> None:
     """The catalog's cause of the failed command, from its log; with none, a failure outside the catalog that the
     log stops on (a full disk, the network, pip's requires-python...) with what to do. The other reasons doctor gives
     for naming nothing (no outcome shown, no program output, a success) speak of a paste, not of a whole run's log."""

@@ -19,6 +19,7 @@ from envmgr.wheels import downloads
 from envmgr.wheels import index as wheelindex
 from envmgr.wheels import store as wheels
 from envmgr.wheels.downloads import downloads_dir
+from envmgr.wheels.url import redact
 
 
 @click.group("wheels")
@@ -38,7 +39,8 @@ def wheels_list(obj: Ctx, as_json: bool) -> None:
     for e in wheels.entries():
         if isinstance(e, wheels.Entry):
             rows.append({"digest": e.folder.name, "wheel": e.wheel, "path": str(e.path), "sha256": e.sha256,
-                         "build_seconds": e.build_seconds, "created": e.created, "key": asdict(e.key),
+                         "build_seconds": e.build_seconds, "created": e.created,
+                         "key": {**asdict(e.key), "source": redact(e.key.source)},   # an entry from before N2's fix
                          "device_code": e.device_code.to_json() if e.device_code else None,
                          "runs_here": [f.to_json() for f in gpu_fits(e.device_code, gpus, windows)]})
         else:

@@ -4,12 +4,15 @@ from __future__ import annotations
 import re
 
 from envmgr.discover.model import Gpu
+from envmgr.host import process
 from envmgr.host.base import WINDOWS, Host
 from envmgr.knowledge import cc_from_name
 
 QUERY = "index,name,compute_cap,driver_version,memory.total"
 QUERY_OLD = "index,name,driver_version,memory.total"   # drivers before compute_cap existed
 SMI_TIMEOUT = 15.0
+GPU_SETTING = "ENVMGR_GPU"   # `--gpu` gives it for one run (cli/options.py), as CONDA_OVERRIDE_CUDA does for pixi
+_OVERRIDE = re.compile(r"(?:sm_|compute_)?(\d{1,2})(\d)[af]?|(\d{1,2})\.(\d)")
 
 
 def _mib(text: str) -> int | None:
@@ -64,7 +67,38 @@ def smi_path(host: Host) -> str | None:
     return None
 
 
+def parse_gpu_override(text: str) -> str | None:
+    """The compute capability ("8.9") of an override written sm_89, compute_89, 89, sm_120 or 8.9; None if not one."""
+    m = _OVERRIDE.fullmatch(text.strip().lower())
+    if m is None:
+        return None
+    major, minor = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+    return f"{int(major)}.{minor}" if int(major) >= 1 else None
+
+
+def gpu_override() -> tuple[str, str, str] | None:
+    """(as written, compute capability, where from: --gpu or ENVMGR_GPU) when one is set (a bad one: cc "")."""
+    text = process.setting(GPU_SETTING)
+    if not text:
+        return None
+    return text, parse_gpu_override(text) or "", "--gpu" if process.given(GPU_SETTING) else GPU_SETTING
+
+
 def discover_gpus(host: Host) -> tuple[tuple[Gpu, ...], tuple[str, ...]]:
+    """GPUs and problems; an override (--gpu, ENVMGR_GPU) stands for them, keeping the driver seen."""
+    gpus, problems = _detected(host)
+    override = gpu_override()
+    if override is None:
+        return gpus, problems
+    text, cc, source = override
+    if not cc:
+        return gpus, (*problems, f"{source}={text!r} is not a GPU architecture (e.g. sm_89 or 8.9): ignored")
+    name = f"sm_{cc.replace('.', '')} (override: {source})"
+    driver = next((g.driver_version for g in gpus if g.driver_version), "")
+    return (Gpu(0, name, cc, f"override ({source})", driver, None),), problems
+
+
+def _detected(host: Host) -> tuple[tuple[Gpu, ...], tuple[str, ...]]:
     """GPUs and problems; no nvidia-smi or no GPU is an empty answer, not an error."""
     smi = smi_path(host)
     if smi is None:

@@ -89,7 +89,7 @@ class Gpu:
     index: int
     name: str
     compute_cap: str | None
-    compute_cap_source: str   # nvidia-smi | name table | unknown
+    compute_cap_source: str   # nvidia-smi | name table | unknown | override (--gpu or ENVMGR_GPU)
     driver_version: str
     memory_mib: int | None
 

@@ -68,14 +68,21 @@ def install_kind(kit: CudaToolkit) -> str:
     return "nvidia"
 
 
+def component_wheels(kit: CudaToolkit, comps: list[str]) -> tuple[str, ...]:
+    """PyPI's requirement for each missing component, at the toolkit's CUDA version (nvidia-cublas==13.0.*,
+    nvidia-cublas-cu12==12.4.*): what `install --fix` lays into the toolkit (commands/install_components.py)."""
+    major = kit.major_minor[0]
+    suffix = "" if major >= 13 else f"-cu{major}"
+    return tuple(sorted({f"{_PACKAGES[c][3]}{suffix}=={kit.short}.*" for c in comps}))
+
+
 def fix_for(kit: CudaToolkit, comps: list[str], windows: bool) -> str:
     """The fix for this toolkit's kind of install, naming each missing component's package."""
     major, minor = kit.major_minor
     names = sorted({_PACKAGES[c] for c in comps})
     kind = install_kind(kit)
     if kind in ("pip", "wheels"):
-        suffix = "" if major >= 13 else f"-cu{major}"
-        wheels = " ".join(sorted({f"{p[3]}{suffix}=={kit.short}.*" for p in names}))
+        wheels = " ".join(component_wheels(kit, comps))
         if kind == "pip":
             return f"pip install {wheels} (the CUDA of this nvcc)"
         return (f"add the wheel(s) {wheels} to {kit.path} the way its other nvidia-* wheels were laid out "
@@ -88,6 +95,26 @@ def fix_for(kit: CudaToolkit, comps: list[str], windows: bool) -> str:
     apt = " ".join(sorted({f"{p[1]}-{major}-{minor}" for p in names}))
     return (f"apt install {apt} (NVIDIA's repository), or rerun the CUDA {kit.short} runfile with its "
             "libraries selected")
+
+
+def component_command(kit: CudaToolkit, comps: list[str], windows: bool) -> str:
+    """The one command that adds the components where a command can (pip, conda, NVIDIA's apt repository);
+    "" for NVIDIA's Windows installer (its GUI, or `envmgr install --fix` for wheel-assembled toolkits)."""
+    names = sorted({_PACKAGES[c] for c in comps})
+    kind = install_kind(kit)
+    if kind == "pip":
+        parts = kit.path.replace("\\", "/").split("/")
+        site = parts.index("site-packages") if "site-packages" in parts else -1
+        root = "/".join(parts[:site - (1 if windows else 2)]) if site > 2 else ""   # Lib\ or lib/pythonX.Y/
+        python = (f"{root}/Scripts/python.exe".replace("/", "\\") if windows else f"{root}/bin/python") \
+            if root else "python"
+        return f"{python} -m pip install {' '.join(component_wheels(kit, comps))}"
+    if kind == "conda":
+        return f"conda install -c nvidia {' '.join(sorted({p[2] for p in names}))}={kit.short}"
+    if kind == "nvidia" and not windows:
+        major, minor = kit.major_minor
+        return f"sudo apt install {' '.join(sorted({f'{p[1]}-{major}-{minor}' for p in names}))}"
+    return ""
 
 
 @check("F24")
@@ -112,4 +139,5 @@ def f24(facts: Facts) -> Finding:
         fix += f"; or build with CUDA {others[0].short} ({others[0].path}), which has them"
     return finding("F24", FAIL, f"{cuda_label(kit)} has no {', '.join(comps)}: the build will stop at "
                    f"`CUDA::{comps[0]} ... target was not found`", ev, fix=fix,
-                   fix_command=f"envmgr shell --cuda {others[0].short}" if others else "")
+                   fix_command=f"envmgr shell --cuda {others[0].short}" if others else
+                   component_command(kit, comps, facts.windows))

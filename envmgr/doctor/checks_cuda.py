@@ -8,7 +8,7 @@ from envmgr.discover.model import CudaToolkit
 from envmgr.doctor.checks import FAIL, OK, SKIPPED, WARN, Facts, Finding, check, cmake_args, finding, uses_vs_generator
 from envmgr.doctor.checks_vs import cmake_instance, generator_major
 from envmgr.host.base import WINDOWS, join
-from envmgr.version import Version
+from envmgr.version import Version, mm
 
 
 def _nvcc(facts: Facts) -> str:
@@ -122,6 +122,11 @@ def f12(facts: Facts) -> Finding:
         return finding("F12", WARN, "no GPU visible and no CMAKE_CUDA_ARCHITECTURES: 'native' would fall back to "
                        "nvcc's default arch", ev + list(facts.inv.gpu_problems),
                        fix="add -DCMAKE_CUDA_ARCHITECTURES=<cc> (e.g. 86) or -DGGML_NATIVE=OFF to CMAKE_ARGS")
+    over = [g for g in facts.inv.gpus if g.compute_cap_source.startswith("override")]
+    if over:    # --gpu/ENVMGR_GPU: -arch=native still sees the real (maybe absent) GPU; recipes pass the override's
+        cc = (over[0].compute_cap or "").replace(".", "")
+        return finding("F12", WARN, f"the GPU is an {over[0].compute_cap_source}: 'native' cannot see it",
+                       ev, fix=f"add -DCMAKE_CUDA_ARCHITECTURES={cc} to CMAKE_ARGS (a recipe, --recipe, does)")
     return finding("F12", OK, "a GPU is visible for -arch=native", ev)
 
 
@@ -149,18 +154,30 @@ def f13(facts: Facts) -> Finding:
     for name, cc in targets:
         need = knowledge.min_cuda_for(cc)
         line = f"{name}: sm_{cc[0]}{cc[1]}" + (f", needs CUDA >= {need}" if need else "")
-        floor = knowledge.dropped_below(kit.short)
-        if need and not knowledge.cuda_at_least(kit.short, need):
-            bad.append(f"{name} (sm_{cc[0]}{cc[1]}) needs CUDA {need} or newer")
-        elif floor and cc < Version.of(floor):
-            sm = floor.replace(".", "")
-            bad.append(f"{name} (sm_{cc[0]}{cc[1]}): CUDA {kit.major_minor[0]} dropped architectures below sm_{sm}")
-            line += f"; CUDA {kit.major_minor[0]} supports sm_{sm} and newer only"
+        why = _unsupported(kit.short, cc)
+        if why:
+            bad.append(f"{name} (sm_{cc[0]}{cc[1]}){why}")
+            floor = knowledge.dropped_below(kit.short) or ""
+            line += f"; CUDA {kit.major_minor[0]} supports sm_{floor.replace('.', '')} and newer only" \
+                if "dropped" in why else ""
         ev.append(line)
     if bad:
         fix = "use CUDA 12.x for GPUs below sm_75" if any("dropped" in b for b in bad) else "install a newer CUDA"
-        return finding("F13", FAIL, "; ".join(bad), ev, fix=fix)
+        fits = [k for k in facts.inv.cuda if k.nvcc and not any(_unsupported(k.short, cc) for _, cc in targets)]
+        return finding("F13", FAIL, "; ".join(bad), ev, fix=fix,
+                       fix_command=f"envmgr shell --cuda {fits[0].short}" if fits else "")
     return finding("F13", OK, f"CUDA {kit.short} supports every target architecture", ev)
+
+
+def _unsupported(short: str, cc: Version) -> str:
+    """Why CUDA `short` cannot build for compute capability cc ("" when it can)."""
+    need = knowledge.min_cuda_for(cc)
+    floor = knowledge.dropped_below(short)
+    if need and not knowledge.cuda_at_least(short, need):
+        return f" needs CUDA {need} or newer"
+    if floor and cc < Version.of(floor):
+        return f": CUDA {mm(short).major} dropped architectures below sm_{floor.replace('.', '')}"
+    return ""
 
 
 @check("F16", WINDOWS)
@@ -197,6 +214,9 @@ def f17(facts: Facts) -> Finding:
         return finding("F17", SKIPPED, f"no driver minimum known for CUDA {kit.short}")
     ev = [f"driver {driver} ({facts.inv.gpus[0].name})", f"CUDA {kit.major_minor[0]}.x needs driver >= {need}"]
     if Version.of(driver) < Version.of(need):
+        fits = [k for k in facts.inv.cuda if k.nvcc and (m := knowledge.driver_minimum(k.short, facts.windows))
+                and Version.of(driver) >= Version.of(m)]
         return finding("F17", FAIL, f"driver {driver} is too old for CUDA {kit.short}", ev,
-                       fix=f"update the NVIDIA driver to {need} or newer, or use an older CUDA")
+                       fix=f"update the NVIDIA driver to {need} or newer, or use an older CUDA",
+                       fix_command=f"envmgr shell --cuda {fits[0].short}" if fits else "")
     return finding("F17", OK, f"driver {driver} supports CUDA {kit.short}", ev)

@@ -20,8 +20,9 @@ where the round trip gives valid UTF-8. Lines made from one physical line keep i
 from __future__ import annotations
 
 import html
-import json
 import re
+
+from envmgr.files.nested import loads_json
 
 _FENCE = re.compile(r"^[ \t]*(?:```|~~~)[\w+-]*[ \t]*$", re.M)
 _QUOTE = re.compile(r"^(?:[ \t]{0,3}>(?: |$|(?=>)))+", re.M)
@@ -113,7 +114,7 @@ def _docker_line(line: str) -> str:
     if m is None:
         return line
     try:
-        text = json.loads('"' + m.group(1) + '"')
+        text = loads_json('"' + m.group(1) + '"')
     except ValueError:
         return line
     return text.rstrip("\r\n").replace("\r", "").replace("\n", " ")

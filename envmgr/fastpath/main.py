@@ -22,8 +22,9 @@ if TYPE_CHECKING:
 
     from envmgr.snapshot.envdelta import EnvDelta
 
-# Variables that make the full CLI behave differently (another host, shell completion).
-_FULL_PATH_ENV = ("ENVMGR_MACHINE", "ENVMGR_WINEPREFIX")
+# Variables that make the full CLI behave differently (another host, shell completion, defaults: docs/config.md).
+_FULL_PATH_ENV = ("ENVMGR_MACHINE", "ENVMGR_WINEPREFIX", "ENVMGR_CUDA", "ENVMGR_VS", "ENVMGR_TOOLSET",
+                  "ENVMGR_RECIPE", "ENVMGR_PYTHON", "ENVMGR_GPU")
 
 
 def main() -> None:
@@ -39,6 +40,23 @@ def main() -> None:
     answer()
 
 
+def _project_defaults() -> bool:
+    """An envmgr.toml or a pyproject.toml naming tool.envmgr from here upward (files/project.py reads them)."""
+    folder = os.getcwd()
+    while True:
+        if os.path.isfile(os.path.join(folder, "envmgr.toml")):
+            return True
+        pyproject = os.path.join(folder, "pyproject.toml")
+        if os.path.isfile(pyproject):
+            with open(pyproject, "rb") as fh:
+                if b"tool.envmgr" in fh.read(1 << 20):
+                    return True
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return False
+        folder = parent
+
+
 def plan(argv: list[str], env: Mapping[str, str]) -> Callable[[], object] | None:
     """A callable that answers `argv` on the fast path, or None for the full CLI."""
     if sys.platform == "win32" or "_ENVMGR_COMPLETE" in env or any(env.get(k) for k in _FULL_PATH_ENV):
@@ -47,7 +65,7 @@ def plan(argv: list[str], env: Mapping[str, str]) -> Callable[[], object] | None
         from envmgr import __version__
 
         return lambda: _write_text(f"envmgr, version {__version__}\n")
-    if not argv or argv[0] not in ("export", "run"):
+    if not argv or argv[0] not in ("export", "run") or _project_defaults():
         return None
     command: tuple[str, ...] = ()
     args = argv[1:]

@@ -38,11 +38,11 @@ def child_env(ops: Sequence[Op], marker: str, env: Mapping[str, str]) -> dict[st
     saved_json = env.get(RESTORE)
     previous: dict[str, str | None] = {}
     if saved_json:
-        import json  # only inside an active environment: its JSON says what to restore
+        from envmgr.files.nested import loads_json  # only inside an active environment: its JSON says what to restore
 
         try:
-            previous = json.loads(saved_json)
-        except (ValueError, RecursionError, MemoryError):   # files/nested.py's cases, without its import here
+            previous = loads_json(saved_json)
+        except ValueError:   # bad syntax, too deep, NaN: the full CLI says why
             return None
         if not isinstance(previous, dict) or not all(isinstance(v, (str, type(None))) for v in previous.values()):
             return None

@@ -209,15 +209,14 @@ def write_from_cli(slot: str, argv: list[str], host: Host, snap: Snapshot, env: 
 
 
 def _entry_data(key: str, snap: Snapshot) -> dict[str, Any] | None:
-    import json
-
     from envmgr.cache import store as cache
+    from envmgr.files.nested import loads_json
     from envmgr.snapshot.form import from_toml
 
     entry = cache._entry_path(key)
     try:
         head, sep, body = entry.read_text(encoding="utf-8").partition("\n# ---- snapshot ----\n")
-        validity = json.loads(head[len("#envmgr-cache "):])
+        validity = loads_json(head[len("#envmgr-cache "):])
         cached = from_toml(body, "<cache>")
     except Exception:  # broad on purpose; no readable entry: no slot
         return None

@@ -48,17 +48,17 @@ def atomic_write(path: str | os.PathLike[str], data: bytes, *, backup: bool = Tr
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    saved = None
-    if backup and target.exists():
-        saved = target.with_name(target.name + ".bak")
-        shutil.copy2(target, saved)
-    _through_temp(str(target.parent), target.name, data, None, target)
+    saved = target.with_name(target.name + ".bak") if backup and target.exists() else None
+    _through_temp(str(target.parent), target.name, data, None, target, saved)
     return saved
 
 
-def _through_temp(folder: str, name: str, data: bytes, mode: int | None, target: str | os.PathLike[str]) -> None:
+def _through_temp(folder: str, name: str, data: bytes, mode: int | None, target: str | os.PathLike[str],
+                  backup: str | os.PathLike[str] | None = None) -> None:
     """data into a temporary file beside the target (with `mode`, when given), fsynced, then renamed over
-    it; on any failure, Ctrl-C included, the temporary file is removed and the target left as it was."""
+    it; on any failure, Ctrl-C included, the temporary file is removed and the target left as it was.
+    `backup`: the target is first copied there, itself through a temporary file and a rename, and only
+    once the new data is safely written: a full disk never costs the previous backup (audit N25)."""
     fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
     try:
         if mode is not None:
@@ -67,7 +67,28 @@ def _through_temp(folder: str, name: str, data: bytes, mode: int | None, target:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
+        if backup is not None:
+            _copy_through_temp(target, backup)
         replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _copy_through_temp(source: str | os.PathLike[str], dest: str | os.PathLike[str]) -> None:
+    """source copied to dest (data and stat) without dest ever holding a partial copy."""
+    folder, name = os.path.split(os.fspath(dest))
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder or ".")
+    try:
+        with os.fdopen(fd, "wb") as out, open(source, "rb") as src:
+            shutil.copyfileobj(src, out)
+            out.flush()
+            os.fsync(out.fileno())
+        shutil.copystat(source, tmp)
+        replace(tmp, dest)
     except BaseException:
         try:
             os.unlink(tmp)
@@ -133,12 +154,9 @@ def write_user_file(path: str | os.PathLike[str], data: bytes, *, backup: bool =
     folder = os.path.dirname(target) or "."
     if not os.path.isdir(folder):
         raise FileNotFoundError(errno.ENOENT, "its folder does not exist", os.fspath(path))
-    saved = None
-    if backup and st is not None:
-        saved = Path(target + ".bak")
-        shutil.copy2(target, saved)
+    saved = Path(target + ".bak") if backup and st is not None else None
     mode = stat.S_IMODE(st.st_mode) if st is not None else 0o666 & ~_umask()
-    _through_temp(folder, os.path.basename(target), data, mode, target)
+    _through_temp(folder, os.path.basename(target), data, mode, target, saved)
     return saved
 
 

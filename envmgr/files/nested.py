@@ -10,8 +10,12 @@ in the shipped records and recipes has 4 parts.
 from __future__ import annotations
 
 import json
+import math
 import re
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the fast path reads ENVMGR_RESTORE here
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_DEPTH = 100   # dotted key parts (TOML); a deeper document is refused, not parsed
 
@@ -21,12 +25,28 @@ _DOTTED = re.compile(r'''(?:(?:[A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*')[ \t]*\.[ \t]*
 
 
 def loads_json(text: str | bytes) -> Any:
-    """json.loads; a document too deep or too large to build is a json.JSONDecodeError, as bad syntax is."""
+    """json.loads; a document too deep or too large to build is a json.JSONDecodeError, as bad syntax is,
+    and so are NaN, Infinity and a number too large for a float (`1e999`): RFC 8259 has none of them, and
+    once read they would make every later --json document invalid (audit N11)."""
     try:
-        return json.loads(text)
-    except (RecursionError, MemoryError):
+        return json.loads(text, parse_constant=_no_constant, parse_float=_finite)
+    except json.JSONDecodeError:
+        raise
+    except (RecursionError, MemoryError, ValueError) as exc:
         doc = text if isinstance(text, str) else ""
-        raise json.JSONDecodeError("nested too deeply (or too large) to read", doc, 0) from None
+        why = str(exc) if isinstance(exc, ValueError) else "nested too deeply (or too large) to read"
+        raise json.JSONDecodeError(why, doc, 0) from None
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON (RFC 8259)")
+
+
+def _finite(literal: str) -> float:
+    value = float(literal)
+    if not math.isfinite(value):
+        raise ValueError(f"{literal[:20]} is too large for a number")
+    return value
 
 
 def too_deep_toml(text: str) -> int | None:

@@ -64,3 +64,23 @@ def load_toml(text: str, origin: str, what: str, remedy: str,
     except (RecursionError, MemoryError):
         raise InputFileError(f"{origin}: not a valid {what}: nested too deeply (or too large) to read",
                              remedy) from None
+
+
+_READ: dict[str, tuple[str, dict[str, Any]]] = {}   # path -> (text, document)
+
+
+def read_toml_file(path: str | os.PathLike[str], what: str, remedy: str) -> dict[str, Any] | None:
+    """A TOML file read whole through read_text_file and load_toml (size, depth, one error line), or None
+    when there is none (a name too long for the file system is none, not an OSError: audit N8). The same
+    text is parsed once per process: config.toml is asked for by several steps of one install (N7)."""
+    try:
+        os.stat(path)
+    except (OSError, ValueError):   # absent, a name too long, NUL in the name
+        return None
+    text = read_text_file(path, what, remedy, remedy)
+    seen = _READ.get(os.fspath(path))
+    if seen is not None and seen[0] == text:
+        return seen[1]
+    doc = load_toml(text, str(path), what, remedy)
+    _READ[os.fspath(path)] = (text, doc)
+    return doc

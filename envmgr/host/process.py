@@ -19,5 +19,25 @@ def environ() -> os._Environ[str]:
 
 
 def setting(name: str) -> str | None:
-    """One of envmgr's own settings; None when unset (an empty value is returned as "")."""
-    return os.environ.get(name)
+    """One of envmgr's own settings; None when unset (an empty value is returned as ""). A flag given for it
+    (give) comes first."""
+    return _given[name] if name in _given else os.environ.get(name)
+
+
+# Flags that stand for a setting for this run (`--gpu sm_89` for ENVMGR_GPU): given here, read by setting().
+_given: dict[str, str] = {}
+
+
+def give(name: str, value: str) -> None:
+    """A flag's value for one of envmgr's settings, for the rest of this process (the flag beats the variable)."""
+    _given[name] = value
+
+
+def forget(name: str) -> None:
+    """The flag's value no longer holds (its command ended)."""
+    _given.pop(name, None)
+
+
+def given(name: str) -> bool:
+    """Whether the setting came from a flag (give) rather than the environment."""
+    return name in _given

@@ -8,7 +8,6 @@ Layout under `platformdirs.user_data_dir("envmgr")/msbuild` (or `$ENVMGR_DATA_DI
 from __future__ import annotations
 
 import hashlib
-import json
 import secrets
 import time
 from dataclasses import asdict, dataclass
@@ -17,7 +16,7 @@ from typing import Any
 
 from envmgr.errors import InputFileError
 from envmgr.files.atomic import atomic_write
-from envmgr.files.nested import loads_json
+from envmgr.files.jsondoc import dumps, read_json_file
 from envmgr.host import dirs
 
 MANIFEST_KIND = "envmgr-msbuild-manifest"
@@ -67,18 +66,15 @@ class Store:
                "updated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                "changes": [asdict(c) for c in changes]}
         path = self.manifest_path(run_id)
-        atomic_write(path, (json.dumps(doc, indent=2) + "\n").encode("utf-8"), backup=False)
+        atomic_write(path, (dumps(doc, indent=2) + "\n").encode("utf-8"), backup=False)
         return path
 
     def manifests(self) -> list[dict[str, Any]]:
         folder = self.root / "manifests"
         out = []
         for path in sorted(folder.glob("*.json")) if folder.is_dir() else ():
-            try:
-                doc = loads_json(path.read_text("utf-8"))
-            except (OSError, ValueError) as exc:
-                raise InputFileError(f"{path}: unreadable manifest: {exc}", "remove or repair the file") from None
-            if doc.get("kind") == MANIFEST_KIND:
+            doc = read_json_file(path, "manifest", "remove or repair the file")   # a FIFO, too deep: one line
+            if isinstance(doc, dict) and doc.get("kind") == MANIFEST_KIND:
                 out.append(doc)
         return out
 

@@ -6,9 +6,9 @@ first restores from it, so environments replace each other and PATHs never stack
 """
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 
+from envmgr.files.jsondoc import dumps
 from envmgr.files.nested import loads_json
 from envmgr.snapshot.envdelta import SET, UNSET, EnvDelta, VarOp
 from envmgr.winenv import env_get
@@ -58,7 +58,7 @@ def activation_delta(delta: EnvDelta, env: Mapping[str, str], marker: str) -> En
     saved = {n: _get(base, n, fold) for n in names}
     ops = [VarOp(n, SET, value) if (value := _get(after, n, fold)) is not None else VarOp(n, UNSET)
            for n in names]
-    ops += [VarOp(ACTIVE, SET, marker), VarOp(RESTORE, SET, json.dumps(saved, ensure_ascii=False))]
+    ops += [VarOp(ACTIVE, SET, marker), VarOp(RESTORE, SET, dumps(saved, ensure_ascii=False))]
     return EnvDelta(delta.platform, tuple(ops))
 
 

@@ -14,7 +14,6 @@ copied (sha256).
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import shutil
@@ -26,11 +25,13 @@ from envmgr.doctor.devicecode import CUDA_LIBRARY
 from envmgr.doctor.dll import IMPLIED, resolve_pe
 from envmgr.errors import InputFileError
 from envmgr.files.atomic import atomic_write
+from envmgr.files.jsondoc import dumps, read_json_file
 from envmgr.host.base import Host, join
 
 _DRIVER = re.compile(r"^nvcuda\.dll$", re.I)      # the driver's: never copied
 _MAJOR = re.compile(r"^(?:cudart|cublas|cublasLt|cufft|curand|cusparse|cusolver|nvrtc|nvJitLink)64_(\d+)", re.I)
 MANIFEST_SCHEMA = 1
+_NVIDIA_DIST = re.compile(r"^nvidia_[\w.+-]+\.dist-info$")   # lower-cased folder names
 
 
 @dataclass(frozen=True)
@@ -118,15 +119,21 @@ def _wheel_for(name: str) -> str:
 
 
 def apply(plan: FixPlan, manifest_dir: Path) -> tuple[list[str], Path]:
-    """Copy the planned DLLs (local paths) and write the manifest that undo reads; (lines said, manifest)."""
-    done, lines = [], []
+    """Copy the planned DLLs (local paths) and write the manifest that undo reads; (lines said, manifest).
+    A copy that fails (a read-only llama_cpp\\lib, a full disk, Ctrl-C) leaves no partial file behind, and
+    the manifest still lists every file copied before it (audit N29)."""
+    done: list[dict[str, str]] = []
+    lines: list[str] = []
     try:
         for c in plan.copies:
             if os.path.exists(c.dest):
                 lines.append(f"{c.dest} exists already: left as it is")
                 continue
-            shutil.copyfile(c.source, c.dest + ".envmgr-tmp")
-            os.replace(c.dest + ".envmgr-tmp", c.dest)
+            try:
+                _copy(c.source, c.dest)
+            except OSError as exc:
+                lines.append(f"could not copy {c.source} -> {c.dest}: {exc.strerror or exc}; nothing more was copied")
+                break
             done.append({"path": c.dest, "source": c.source, "sha256": _sha(c.dest)})
             lines.append(f"copied {c.source} -> {c.dest}")
     finally:
@@ -134,31 +141,90 @@ def apply(plan: FixPlan, manifest_dir: Path) -> tuple[list[str], Path]:
         manifest = manifest_dir / f"dll-closure-{stamp}.json"
         if done:
             manifest_dir.mkdir(parents=True, exist_ok=True)
-            atomic_write(manifest, json.dumps({"schema": MANIFEST_SCHEMA, "added": done}, indent=1).encode(),
+            atomic_write(manifest, dumps({"schema": MANIFEST_SCHEMA, "added": done}, indent=1).encode(),
                          backup=False)
     return lines, manifest
 
 
-def undo(manifest: Path) -> list[str]:
-    """Remove the files a fix added, each only if it is still the file that was copied."""
+def _copy(source: str, dest: str) -> None:
+    """source to dest through a temporary file that never outlives the call, whatever ends it."""
+    tmp = dest + ".envmgr-tmp"
+    os.makedirs(os.path.dirname(dest), exist_ok=True)    # F24's components: include/ subfolders, dist-info
     try:
-        data = json.loads(manifest.read_text(encoding="utf-8"))
-        added = data["added"] if data.get("schema") == MANIFEST_SCHEMA else None
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        added = None
+        shutil.copyfile(source, tmp)
+        os.replace(tmp, dest)
+    finally:
+        if os.path.lexists(tmp):
+            try:
+                os.remove(tmp)
+            except OSError:
+                pass
+
+
+def undo(manifest: Path) -> list[str]:
+    """Remove the files a fix added, each only if it is still the file that was copied and is a file a
+    fix adds (_fix_added: a CUDA DLL in a llama_cpp\\lib folder, or F24's components in a toolkit). A manifest
+    is input: one from a bug report must never remove ~/.ssh/authorized_keys because it names it with its
+    public sha256 (N18)."""
+    remedy = "give the manifest the --fix run named"
+    data = read_json_file(manifest, "DLL-closure manifest", remedy)
+    added = data.get("added") if isinstance(data, dict) and data.get("schema") == MANIFEST_SCHEMA else None
     if not isinstance(added, list):
-        raise InputFileError(f"{manifest}: not an envmgr DLL-closure manifest", "give the file the fix named")
+        raise InputFileError(f"{manifest}: not an envmgr DLL-closure manifest", remedy)
     lines = []
     for item in added:
         path = str(item.get("path", "")) if isinstance(item, dict) else ""
-        if not path or not os.path.isfile(path):
+        if not path or not os.path.lexists(path):
             lines.append(f"{path or '?'}: already gone")
+        elif not _fix_added(path):
+            lines.append(f"{path}: skipped (not a file a DLL fix adds)")
         elif _sha(path) != item.get("sha256"):
             lines.append(f"{path}: changed since the fix copied it: left as it is")
         else:
-            os.remove(path)
-            lines.append(f"removed {path}")
+            lines.append(_remove(path))
     return lines
+
+
+def _fix_added(path: str) -> bool:
+    """A regular file (not a link), by an absolute path, where a fix puts files: a CUDA DLL directly in
+    llama_cpp/lib (the DLL closure), or one of F24's components (commands/install_components.py) inside a
+    site-packages' nvidia/ folder or an nvidia_*.dist-info beside it, or inside a CUDA toolkit (a folder with
+    bin/nvcc) under include/, lib*/, targets/ or dist-info/. Judged from the file system, never from the
+    manifest's own words (a manifest is input, N18)."""
+    if "\0" in path or not os.path.isabs(path) or os.path.islink(path) or not os.path.isfile(path):
+        return False
+    real = Path(os.path.realpath(path))
+    folder = real.parent
+    if (CUDA_LIBRARY.match(real.name) is not None and real.name.lower().endswith(".dll")
+            and folder.name.lower() == "lib" and folder.parent.name.lower() == "llama_cpp"):
+        return True
+    return _in_site_nvidia(real) or _in_toolkit(real)
+
+
+def _in_site_nvidia(real: Path) -> bool:
+    parts = [p.lower() for p in real.parts]
+    for i in range(1, len(parts) - 1):
+        if parts[i - 1] == "site-packages" and (parts[i] == "nvidia" or _NVIDIA_DIST.match(parts[i])):
+            return True
+    return False
+
+
+def _in_toolkit(real: Path) -> bool:
+    for depth, root in enumerate(real.parents):
+        if depth > 8:
+            return False
+        if any(os.path.isfile(root / "bin" / n) for n in ("nvcc", "nvcc.exe")):
+            top = real.relative_to(root).parts[0].lower()
+            return top in ("include", "dist-info", "targets") or top.startswith("lib")
+    return False
+
+
+def _remove(path: str) -> str:
+    try:
+        os.remove(path)
+    except OSError as exc:   # Windows: a DLL a running process has loaded; POSIX: a read-only folder
+        return f"{path}: cannot be removed: {exc.strerror or exc}; the other files were handled"
+    return f"removed {path}"
 
 
 def _sha(path: str) -> str:

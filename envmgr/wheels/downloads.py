@@ -11,17 +11,16 @@ slot set aside by an install that was killed before it removed it. Anything else
 """
 from __future__ import annotations
 
-import json
 import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from envmgr.files.read import read_regular
+from envmgr.errors import InputFileError
+from envmgr.files.jsondoc import read_json_file
 from envmgr.host import dirs
 
 FACTS = "facts.json"
-MAX_FACTS = 16 << 20      # facts.json: the device code of one wheel, a few KiB (a FIFO or /dev/zero is refused)
 _SLOT = re.compile(r"^[0-9a-f]{24}$")
 _LEFTOVER = re.compile(r"^\.(download-|[0-9a-f]{24}\.\d+\.tmp$)")   # a killed download; a stale slot set aside
 
@@ -60,9 +59,9 @@ def listed() -> list[Download]:
         if not _ours(folder):
             continue
         try:
-            data = json.loads(read_regular(folder / FACTS, MAX_FACTS))
+            data = read_json_file(folder / FACTS, "download record", "")   # a FIFO or /dev/zero: refused at once
             wheel = str(data["wheel"])
-        except (OSError, ValueError, KeyError, TypeError, RecursionError):
+        except (InputFileError, OSError, KeyError, TypeError):
             wheel = ""
         out.append(Download(folder, wheel, _size(folder)))
     return out

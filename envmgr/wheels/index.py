@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import errno
 import html
-import json
 import os
 import shutil
 import sys
@@ -29,15 +28,17 @@ import uuid
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from functools import partial
-from html.parser import HTMLParser
 from pathlib import Path
 
 from envmgr.errors import InputFileError
 from envmgr.files import names
 from envmgr.files.atomic import replace
+from envmgr.files.jsondoc import dumps
 from envmgr.files.read import read_regular
 from envmgr.wheels import staging
 from envmgr.wheels import store as wheels
+from envmgr.wheels.pages import Link, parse_links
+from envmgr.wheels.url import holds_secret, redact
 
 PAGE = "index.html"
 MAX_PAGE = 16 << 20       # a page of DEST (the same cap as a team index page read over HTTP)
@@ -46,49 +47,10 @@ _SETTLE_TRIES = 50
 
 
 @dataclass(frozen=True)
-class Link:
-    href: str
-    text: str
-    attrs: tuple[tuple[str, str], ...]
-
-    def attr(self, name: str) -> str | None:
-        return dict(self.attrs).get(name)
-
-
-@dataclass(frozen=True)
 class Published:
     entry: wheels.Entry
     status: str           # "added", "present", "repaired"
     path: Path
-
-
-def parse_links(text: str) -> tuple[Link, ...]:
-    """The <a> elements of an HTML page, with their attributes (PEP 503 pages are just links)."""
-
-    found: list[Link] = []
-
-    class Parser(HTMLParser):
-        current: tuple[dict[str, str], list[str]] | None = None
-
-        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-            if tag == "a":
-                self.current = ({k: v or "" for k, v in attrs}, [])
-
-        def handle_data(self, data: str) -> None:
-            if self.current is not None:
-                self.current[1].append(data)
-
-        def handle_endtag(self, tag: str) -> None:
-            if tag == "a" and self.current is not None:
-                attrs, text = self.current
-                href = attrs.pop("href", "")
-                found.append(Link(href, "".join(text).strip(), tuple(sorted(attrs.items()))))
-                self.current = None
-
-    parser = Parser(convert_charrefs=True)
-    parser.feed(text)
-    parser.close()
-    return tuple(found)
 
 
 def _anchor(link: Link) -> str:
@@ -104,7 +66,7 @@ def render_page(title: str, links: tuple[Link, ...] | list[Link]) -> bytes:
 
 
 def entry_link(entry: wheels.Entry) -> Link:
-    key = json.dumps(asdict(entry.key), sort_keys=True, separators=(",", ":"))
+    key = dumps(asdict(entry.key), sort_keys=True, separators=(",", ":"))
     return Link(f"{entry.folder.name}/{entry.wheel}#sha256={entry.sha256}", entry.wheel,
                 (("data-envmgr-digest", entry.folder.name), ("data-envmgr-key", key)))
 
@@ -291,6 +253,9 @@ def cached_entries(package: str | None = None) -> tuple[list[wheels.Entry], list
             continue
         elif why := wheels.wheel_problem(e):
             skipped.append(f"{e.folder}: {e.wheel} {why}")
+        elif holds_secret(e.key.source):    # a prebuilt entry keyed before issue 34 (N2): never published
+            skipped.append(f"{e.folder}: its key names its index with a password or token ({redact(e.key.source)}); "
+                           "run `envmgr wheels clear` and install again")
         else:
             good.append(e)
     return good, skipped

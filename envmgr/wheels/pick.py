@@ -24,13 +24,13 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from packaging.specifiers import SpecifierSet
-from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
-from packaging.version import InvalidVersion
+from packaging.utils import canonicalize_name, parse_wheel_filename
 from packaging.version import Version as PkgVersion
 
 from envmgr import knowledge
 from envmgr.doctor import gpufit
 from envmgr.version import Version, mm
+from envmgr.wheels.url import IndexUrl
 
 NATIVE, PTX_JIT = gpufit.NATIVE, gpufit.PTX_JIT
 CHOSEN, REFUSED, FITS, NOT_EXAMINED = "chosen", "refused", "fits", "not examined"
@@ -64,11 +64,16 @@ class Machine:
 
 @dataclass(frozen=True)
 class Candidate:
-    url: str
+    url: IndexUrl | str     # an IndexUrl from the readers: printed and serialised without its secret
     filename: str
-    index: str              # the index (folder) it was listed in
+    index: IndexUrl | str   # the index (folder) it was listed in
     cuda: str = ""          # "12.4" (the folder's cuXYZ, or the release tag's); "" unknown
-    sha256: str | None = None
+    hashes: tuple[tuple[str, str], ...] = ()   # every hash its link states (wheels/pages.py)
+    problem: str = ""       # why its link cannot be trusted (a malformed or unknown hash): refused
+
+    @property
+    def sha256(self) -> str | None:
+        return dict(self.hashes).get("sha256")
 
 
 ReadCode = Callable[[Candidate], Code]     # a candidate's device code, or Unusable
@@ -85,7 +90,7 @@ class Judged:
     code: str = ""          # the device code in words ("cubin sm_75 sm_90; PTX compute_90")
 
     def to_json(self) -> dict[str, str | None]:
-        return {"file": self.cand.filename, "url": self.cand.url, "index": self.cand.index,
+        return {"file": self.cand.filename, "url": str(self.cand.url), "index": str(self.cand.index),
                 "cuda": self.cand.cuda or None, "version": self.version or None, "verdict": self.verdict,
                 "reason": self.reason, "runs": self.how or None, "via": self.via or None,
                 "device_code": self.code or None}
@@ -169,7 +174,7 @@ def _tags(filename: str, package: str) -> tuple[str, frozenset[str]]:
     """(version, tags) of a wheel of `package`; Unusable when the name says otherwise."""
     try:
         name, version, _, tags = parse_wheel_filename(filename)
-    except (InvalidWheelFilename, InvalidVersion):
+    except ValueError:     # InvalidWheelFilename, InvalidVersion, and int()'s limit on a 5,000-digit version (N15)
         raise Unusable("not a wheel file name") from None
     if name != canonicalize_name(package):
         raise Unusable(f"a wheel of {name}, not {package}")
@@ -182,6 +187,8 @@ def first_refusal(cand: Candidate, m: Machine, package: str, spec: SpecifierSet)
         version, tags = _tags(cand.filename, package)
     except Unusable as exc:
         return "", str(exc)
+    if cand.problem:
+        return version, cand.problem
     if not spec.contains(version, prereleases=True):
         return version, f"version {version} does not match {spec}"
     if not tags & set(m.tags):
@@ -200,9 +207,16 @@ def _order(item: tuple[Candidate, str]) -> tuple[PkgVersion, Version]:
     return PkgVersion(version), mm(cand.cuda)
 
 
+def allowed_versions(versions: Iterable[str], spec: SpecifierSet, pre: bool) -> set[str]:
+    """The versions pip would consider (PEP 440's default, as packaging's filter): no prerelease unless
+    --pre, the spec names one, or nothing else matches the spec (N14)."""
+    return set(spec.filter(set(versions), prereleases=True if pre else None))
+
+
 def plan(cands: Iterable[Candidate], m: Machine, package: str, spec: str | SpecifierSet, read_code: ReadCode,
-         limit: int = MAX_EXAMINED) -> Plan:
-    """Judge every candidate; read_code(cand) gives its DeviceCode (.cubin .ptx .cuda_imports) or raises Unusable."""
+         limit: int = MAX_EXAMINED, pre: bool = False) -> Plan:
+    """Judge every candidate; read_code(cand) gives its DeviceCode (.cubin .ptx .cuda_imports) or raises Unusable.
+    A prerelease is considered only as pip would (allowed_versions; `pre` is --pre)."""
     spec = spec if isinstance(spec, SpecifierSet) else SpecifierSet(spec)
     judged: dict[Candidate, Judged] = {}
     worth = []
@@ -212,6 +226,11 @@ def plan(cands: Iterable[Candidate], m: Machine, package: str, spec: str | Speci
             judged[cand] = Judged(cand, REFUSED, why, version)
         else:
             worth.append((cand, version))
+    allowed = allowed_versions((v for _, v in worth), spec, pre)
+    for cand, version in [w for w in worth if w[1] not in allowed]:
+        judged[cand] = Judged(cand, REFUSED, f"version {version} is a prerelease: pip takes one only with --pre "
+                                             "or a spec that names it", version)
+    worth = [w for w in worth if w[1] in allowed]
     best: Judged | None = None
     examined = 0
     for cand, version in sorted(worth, key=_order, reverse=True):

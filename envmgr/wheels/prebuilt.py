@@ -17,41 +17,36 @@ zip member is read only below a size cap. Fetching is remote.py's (Missing / Unr
 from __future__ import annotations
 
 import hashlib
-import json
 import os
-import re
 import shutil
 import tempfile
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
 
 from envmgr.doctor import devicecode
 from envmgr.errors import InputFileError
 from envmgr.files.atomic import atomic_write
-from envmgr.files.read import read_regular
-from envmgr.files.tomlread import tomllib
+from envmgr.files.jsondoc import dumps, read_json_file
+from envmgr.files.tomlread import read_toml_file
 from envmgr.host import dirs
-from envmgr.wheels import remote
+from envmgr.wheels import pages, remote
 from envmgr.wheels import store as wheels
-from envmgr.wheels.downloads import FACTS, MAX_FACTS, downloads_dir
-from envmgr.wheels.index import parse_links
+from envmgr.wheels.downloads import FACTS, downloads_dir
 from envmgr.wheels.pick import Candidate, Unusable, cuda_of_url
+from envmgr.wheels.url import IndexUrl, NotAUrl
 
 OFFICIAL = "https://abetlen.github.io/llama-cpp-python/whl/"
 OFFICIAL_CUDA = ("cu132", "cu130", "cu125", "cu124", "cu123", "cu122", "cu121", "cu118")
 MAX_PAGE = 8 << 20
 MAX_WHEEL = 2 << 30
-MAX_FOLDER_WHEELS = 20000
-_WHEEL_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*\.whl$")
-_SHA = re.compile(r"sha256=([0-9a-fA-F]{64})")
+PLAN_DEADLINE_S = 120.0     # every page and wheel of one plan together (N12)
 
 
 @dataclass(frozen=True)
 class Listing:
-    index: str
+    index: IndexUrl
     candidates: tuple[Candidate, ...] = ()
     problem: str = ""          # why nothing was listed (404, unreachable, not a PEP 503 page)
     unreachable: bool = False
@@ -68,59 +63,48 @@ def configured(flags: tuple[str, ...], off: bool) -> tuple[tuple[str, ...], str]
     if flags:
         return tuple(flags), "--prebuilt-index"
     path = dirs.config_dir() / "config.toml"
-    if path.is_file():
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-            raise InputFileError(f"{path}: not a readable TOML file ({exc})",
-                                 'fix it: [wheels] prebuilt = ["https://…/whl/cu124/"]') from None
-        table = data.get("wheels") if isinstance(data.get("wheels"), dict) else {}
-        value = table.get("prebuilt")
-        if value is not None:
-            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                raise InputFileError(f"{path}: [wheels] prebuilt must be a list of URLs or folders",
-                                     'e.g. [wheels] prebuilt = ["https://abetlen.github.io/llama-cpp-python/whl/cu124/"]')
-            return tuple(v for v in value if v), f"[wheels] prebuilt in {path}"
+    remedy = 'fix it: [wheels] prebuilt = ["https://…/whl/cu124/"]'
+    data = read_toml_file(path, "TOML file", remedy) or {}   # size and depth caps, read once (N7); too long: none (N8)
+    table = data.get("wheels")
+    value = table.get("prebuilt") if isinstance(table, dict) else None
+    if value is not None:
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise InputFileError(f"{path}: [wheels] prebuilt must be a list of URLs or folders",
+                                 'e.g. [wheels] prebuilt = ["https://abetlen.github.io/llama-cpp-python/whl/cu124/"]')
+        return tuple(v for v in value if v), f"[wheels] prebuilt in {path}"
     return default_indexes(), "llama-cpp-python's published cuXYZ indexes"
 
 
 # ---- listing ------------------------------------------------------------------------------------
 
-def parse_page(page: bytes, page_url: str, index: str) -> tuple[Candidate, ...]:
+def parse_page(page: bytes, page_url: IndexUrl | str, index: IndexUrl | str) -> tuple[Candidate, ...]:
     """The wheel links of a PEP 503 project page (absolute release URLs or relative ones)."""
-    found = []
-    for link in parse_links(page[:MAX_PAGE].decode("utf-8", "replace")):
-        target, _, fragment = link.href.partition("#")
-        url = remote.join(page_url, target.strip())
-        if urlsplit(url).scheme.lower() not in ("http", "https", "file"):
-            continue
-        name = unquote(urlsplit(url).path.rsplit("/", 1)[-1])
-        if not _WHEEL_NAME.match(name):
-            continue
-        sha = _SHA.search(fragment)
-        found.append(Candidate(url, name, index, cuda_of_url(index) or cuda_of_url(url),
-                               sha.group(1).lower() if sha else None))
-    return tuple(found)
+    index = IndexUrl.of(index)
+    try:     # the folder's cuXYZ from its URL form: `C:\\whl\\cu124` has no '/' around it
+        cuda = cuda_of_url(index.base().key())
+    except NotAUrl:
+        cuda = ""
+    return tuple(Candidate(link.url, link.filename, index, cuda or cuda_of_url(link.url.key()), link.hashes,
+                           link.problem)
+                 for link in pages.links(page, IndexUrl.of(page_url), MAX_PAGE)
+                 if pages.WHEEL_NAME.match(link.filename))
 
 
-def _is_url(index: str) -> bool:
-    return bool(re.match(r"^(https?|file)://", index, re.IGNORECASE))
-
-
-def list_index(index: str, package: str) -> Listing:
+def list_index(given: IndexUrl | str, package: str, deadline: remote.Deadline | None = None) -> Listing:
     """One index's candidates for package: a PEP 503 root (URL or folder), or a plain folder of wheels."""
-    if not _is_url(index):
-        folder = Path(index).expanduser()
+    index = IndexUrl.of(given)
+    if not index.fetched:
+        folder = index.folder()
         if not folder.is_dir():
             return Listing(index, problem=f"no such folder {index}")
         if not (folder / package / "index.html").is_file():
             return _flat_folder(folder, index)
     try:
-        page_url = f"{remote.base_url(index)}{package}/"
+        page_url = pages.page_url(index, package)
     except ValueError as exc:
         return Listing(index, problem=f"not a URL ({exc})")
     try:
-        page = remote.read(page_url, limit=MAX_PAGE)
+        page = remote.read(page_url, limit=MAX_PAGE, deadline=deadline)
     except remote.Missing as exc:
         return Listing(index, problem=f"no page for {package} ({exc})")
     except remote.Unreachable as exc:
@@ -129,44 +113,54 @@ def list_index(index: str, package: str) -> Listing:
         return Listing(index, problem=f"its page for {package} is over {MAX_PAGE >> 20} MiB: not read")
     found = parse_page(page, page_url, index)
     if not found:
-        return Listing(index, problem=f"{remote.redact(page_url)} lists no wheels (not a PEP 503 project page, or an "
+        return Listing(index, problem=f"{page_url} lists no wheels (not a PEP 503 project page, or an "
                                       "empty one)")
     return Listing(index, found)
 
 
-def _flat_folder(folder: Path, index: str) -> Listing:
-    names = sorted(p.name for p in folder.iterdir() if _WHEEL_NAME.match(p.name))[:MAX_FOLDER_WHEELS]
-    if not names:
+def _flat_folder(folder: Path, index: IndexUrl) -> Listing:
+    links = pages.folder_wheels(folder)
+    if not links:
         return Listing(index, problem=f"{index} holds no wheels and no {{package}}/index.html")
     cuda = cuda_of_url(folder.resolve().as_uri())     # a URI: '/' before the folder name on Windows too
-    return Listing(index, tuple(Candidate((folder / n).resolve().as_uri(), n, index, cuda)
-                                for n in names))
+    return Listing(index, tuple(Candidate(link.url, link.filename, index, cuda) for link in links))
 
 
-def list_all(indexes: Iterable[str], package: str, say: Callable[[str], None]) -> list[Listing]:
+def list_all(indexes: Iterable[IndexUrl | str], package: str, say: Callable[[str], None],
+             deadline: remote.Deadline | None = None) -> list[Listing]:
     """Every index's listing, said in one line each; an unreachable host is asked once."""
     out: list[Listing] = []
     dead: dict[str, str] = {}
-    for index in indexes:
-        host = urlsplit(index).netloc if _is_url(index) else ""
+    for index in map(IndexUrl.of, indexes):
+        host = index.host
         if host and host in dead:
             out.append(Listing(index, problem=f"not asked: {dead[host]}", unreachable=True))
             continue      # said once, for the first folder of that host
-        listing = list_index(index, package)
+        listing = list_index(index, package, deadline)
         if listing.unreachable and host:
             dead[host] = f"{host} could not be reached"
-        say(f"prebuilt index {remote.redact(index)}: " + (listing.problem or f"{len(listing.candidates)} wheel(s)"))
+        say(f"prebuilt index {index}: " + (listing.problem or f"{len(listing.candidates)} wheel(s)"))
         out.append(listing)
     return out
 
 
 # ---- a candidate's wheel ------------------------------------------------------------------------
 
+def _where(cand: Candidate) -> str:
+    """The candidate's URL as the download cache records it: without credentials (N2)."""
+    return IndexUrl.of(cand.url).key()
+
+
 def _slot(cand: Candidate) -> Path:
-    return downloads_dir() / hashlib.sha256(cand.url.encode("utf-8")).hexdigest()[:24]
+    return downloads_dir() / hashlib.sha256(_where(cand).encode("utf-8")).hexdigest()[:24]
 
 
-def read_code(cand: Candidate) -> devicecode.DeviceCode:
+def code_reader(deadline: remote.Deadline | None) -> Callable[[Candidate], devicecode.DeviceCode]:
+    """read_code for pick.plan, every download within the plan's one deadline (N12)."""
+    return lambda cand: read_code(cand, deadline)
+
+
+def read_code(cand: Candidate, deadline: remote.Deadline | None = None) -> devicecode.DeviceCode:
     """The wheel's device code, from the download cache or a fresh download; Unusable says why not."""
     slot = _slot(cand)
     facts = _cached_facts(slot, cand)
@@ -180,11 +174,11 @@ def read_code(cand: Candidate) -> devicecode.DeviceCode:
         raise Unusable(f"the download cache {root} cannot be written ({exc.strerror or exc})") from None
     try:
         path = tmp / cand.filename
-        sha = _download(cand, path)
+        digests = _download(cand, path, deadline)
         code = wheel_code(path)
-        data = {"url": cand.url, "wheel": cand.filename, "sha256": sha, "size": path.stat().st_size,
-                "device_code": code.to_json()}
-        atomic_write(tmp / FACTS, json.dumps(data, indent=1).encode("utf-8"), backup=False)
+        data = {"url": _where(cand), "wheel": cand.filename, "sha256": digests.sha256(),
+                "hashes": dict(cand.hashes), "size": path.stat().st_size, "device_code": code.to_json()}
+        atomic_write(tmp / FACTS, dumps(data, indent=1).encode("utf-8"), backup=False)
         _keep(tmp, slot, cand)
     except OSError as exc:
         raise Unusable(f"could not keep the download ({exc.strerror or exc})") from None
@@ -213,43 +207,45 @@ def _keep(tmp: Path, slot: Path, cand: Candidate) -> None:
 
 def downloaded(cand: Candidate) -> tuple[Path, str]:
     """(the downloaded wheel's path, its sha256) after read_code."""
-    data = json.loads(read_regular(_slot(cand) / FACTS, MAX_FACTS))
-    return _slot(cand) / cand.filename, str(data["sha256"])
+    data = read_json_file(_slot(cand) / FACTS, "download record", "run the command again")
+    return _slot(cand) / cand.filename, str(data.get("sha256", "")) if isinstance(data, dict) else ""
 
 
 def _cached_facts(slot: Path, cand: Candidate) -> devicecode.DeviceCode | None:
     try:
-        data = json.loads(read_regular(slot / FACTS, MAX_FACTS))
+        data = read_json_file(slot / FACTS, "download record", "")
         size = (slot / cand.filename).stat().st_size
-    except (OSError, ValueError):
+    except (OSError, InputFileError):
         return None
-    if not isinstance(data, dict) or data.get("url") != cand.url or data.get("size") != size:
+    if not isinstance(data, dict) or data.get("url") != _where(cand) or data.get("size") != size:
         return None
-    if cand.sha256 and data.get("sha256") != cand.sha256:
+    known = data["hashes"] if isinstance(data.get("hashes"), dict) else {}
+    if cand.sha256 and data.get("sha256") != cand.sha256 or any(known.get(n) != v for n, v in cand.hashes):
         return None
     return devicecode.from_json(data.get("device_code"))
 
 
-def _download(cand: Candidate, path: Path) -> str:
-    digest, size = hashlib.sha256(), [0]
+def _download(cand: Candidate, path: Path, deadline: remote.Deadline | None) -> pages.Digests:
+    digest, size = pages.Digests(cand.hashes), [0]
     with open(path, "wb") as fh:
         def sink(block: bytes) -> None:
             size[0] += len(block)      # remote.read stops at MAX_WHEEL (limit=)
             digest.update(block)
             fh.write(block)
         try:
-            data = remote.read(cand.url, sink, limit=MAX_WHEEL)
+            data = remote.read(cand.url, sink, limit=MAX_WHEEL, deadline=deadline)
             if data:
                 sink(data)
         except remote.Missing as exc:
             raise Unusable(f"the wheel is missing on the server ({exc})") from None
         except remote.Unreachable as exc:
             raise Unusable(f"the wheel cannot be downloaded ({exc})") from None
-    sha = digest.hexdigest()
-    if cand.sha256 and sha != cand.sha256:
-        raise Unusable(f"the downloaded wheel ({size[0]} bytes) does not match the index's sha256 "
-                       f"({cand.sha256[:12]}…; got {sha[:12]}…): corrupted or replaced")
-    return sha
+    name = digest.mismatch()
+    if name:
+        want, got = dict(cand.hashes)[name], digest.hexdigest(name)
+        raise Unusable(f"the downloaded wheel ({size[0]} bytes) does not match the index's {name} "
+                       f"({want[:12]}…; got {got[:12]}…): corrupted or replaced")
+    return digest
 
 
 def wheel_code(path: Path) -> devicecode.DeviceCode:

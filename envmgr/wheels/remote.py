@@ -10,7 +10,6 @@ and only when an index is used.
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
 import re
 import stat
@@ -21,23 +20,24 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import unquote, urljoin, urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from envmgr.errors import InputFileError
 from envmgr.files import names
 from envmgr.files.nested import loads_json
 from envmgr.files.read import read_regular
-from envmgr.files.tomlread import load_toml, read_text_file
+from envmgr.files.tomlread import read_toml_file
 from envmgr.host import dirs
 from envmgr.host.process import setting
+from envmgr.wheels import pages
 from envmgr.wheels import store as wheels
-from envmgr.wheels.index import parse_links
+from envmgr.wheels.url import IndexUrl
+from envmgr.wheels.url import redact as redact  # the one redaction (wheels/url.py), named here as before
 
 if TYPE_CHECKING:   # urllib.request is imported only when an index is read
     import urllib.request
 
 TIMEOUT_S = 20
-_SHA = re.compile(r"sha256=([0-9a-fA-F]{64})")
 _DIST = re.compile(r"\.(whl|tar\.gz|zip|tar\.bz2|tgz)$")
 LABELS = {"package": "package", "version": "version", "source": "source", "cuda": "CUDA",
           "archs": "CUDA architectures", "generator": "generator", "cmake_args": "CMAKE_ARGS",
@@ -68,9 +68,11 @@ class Refused(_OneLine, Exception):
 @dataclass(frozen=True)
 class Candidate:
     filename: str
-    url: str
+    url: IndexUrl
     sha256: str | None
     key: wheels.WheelKey | None
+    hashes: tuple[tuple[str, str], ...] = ()    # every hash the link states (pages.parse_hashes)
+    problem: str = ""                           # a malformed or unknown hash: refused
 
 
 # --- configuration --------------------------------------------------------------------------------
@@ -84,11 +86,10 @@ def configured_index(flag: str | None) -> str | None:
     if given is not None:
         return given or None
     path = config_file()
-    if not os.path.isfile(path):   # False, not OSError, for a name too long (pathlib raises it on 3.11)
-        return None
-
     remedy = 'fix it: [wheels] index = "https://…/simple/" or a folder'
-    data = load_toml(read_text_file(path, "configuration", remedy, remedy), str(path), "TOML file", remedy)
+    data = read_toml_file(path, "TOML file", remedy)   # None for none, or for a name too long
+    if data is None:
+        return None
     value = data.get("wheels", {}).get("index") if isinstance(data.get("wheels"), dict) else None
     if value is not None and not isinstance(value, str):
         raise InputFileError(f"{path}: [wheels] index must be a string (a URL or a folder)",
@@ -112,58 +113,34 @@ DEADLINE_S = 60.0
 MIN_RATE = 100 * 1024           # bytes/s a download must average once DEADLINE_S has passed
 
 
-def base_url(index: str) -> str:
-    """The index root as a URL whose path ends in '/': http(s) and file URLs as given (credentials and
-    query kept), a folder as file:. ValueError for a URL that does not parse."""
-    if re.match(r"^(https?|file)://", index, re.I):
-        parts = urlsplit(index)
-        path = parts.path if parts.path.endswith("/") else parts.path + "/"
-        return urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
-    return Path(index).expanduser().resolve().as_uri() + "/"
+class Deadline:
+    """One time budget over many reads (the prebuilt plan's pages and wheels, N12): each read stops when
+    it is spent, whatever its own allowance."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.at = time.monotonic() + seconds
+
+    def spent(self) -> bool:
+        return time.monotonic() >= self.at
+
+    def words(self) -> str:
+        return f"gave up after {self.seconds:.0f} s (the time allowed for all prebuilt indexes)"
 
 
-def join(base: str, ref: str) -> str:
-    """urljoin, keeping base's query on a URL of the same server that has none of its own (an index
-    whose token is a query value: every page, key file and wheel under it needs it)."""
-    out = urljoin(base, ref)
-    b, o = urlsplit(base), urlsplit(out)
-    if b.query and not o.query and (b.scheme, b.netloc) == (o.scheme, o.netloc):
-        out = urlunsplit((o.scheme, o.netloc, o.path, b.query, o.fragment))
-    return out
-
-
-def redact(url: str) -> str:
-    """url fit for a message or a log: a password and query values become ****, as pip shows them.
-    A folder (`C:\\wheels` is no URL with scheme 'c') is returned as given."""
-    if not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", url):
-        return url
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return re.sub(r"//[^/@]*@", "//****@", url)
-    netloc = parts.netloc
-    if "@" in netloc:
-        user, _, host = netloc.rpartition("@")
-        netloc = f"{user.partition(':')[0]}:****@{host}" if ":" in user else f"****@{host}"
-    query = "&".join(f"{k}=****" if sep else k for k, sep, _ in (q.partition("=") for q in parts.query.split("&")))
-    return urlunsplit((parts.scheme, netloc, parts.path, query if parts.query else "", parts.fragment))
-
-
-def _local_path(url: str) -> Path:
-    path = unquote(urlsplit(url).path)
-    if re.match(r"^/[A-Za-z]:", path):       # file:///C:/x on Windows
-        path = path[1:]
-    return Path(path)
-
-
-def read(url: str, sink: Callable[[bytes], object] | None = None, *, limit: int | None = None) -> bytes:
+def read(url: IndexUrl | str, sink: Callable[[bytes], object] | None = None, *, limit: int | None = None,
+         deadline: Deadline | None = None) -> bytes:
     """The bytes at url (or stream them to sink): Missing for 404, Unreachable for the rest (a
     message with the URL redacted). At most `limit` bytes; a page within DEADLINE_S, a stream (sink)
-    at MIN_RATE after it. `limit` defaults to PAGE_LIMIT for a page, WHEEL_LIMIT for a stream (sink)."""
+    at MIN_RATE after it, both within `deadline` when one is given. `limit` defaults to PAGE_LIMIT for
+    a page, WHEEL_LIMIT for a stream (sink)."""
+    url = IndexUrl.of(url)
     limit = (PAGE_LIMIT if sink is None else WHEEL_LIMIT) if limit is None else limit
-    if url.lower().startswith("file:"):
-        path = _local_path(url)
-        if url.split("?")[0].endswith("/"):     # what a static web server answers for a folder
+    if deadline is not None and deadline.spent():
+        raise Unreachable(f"{url}: not read: {deadline.words()}")
+    if url.scheme == "file":
+        path = url.local_path()
+        if url.path().endswith("/"):     # what a static web server answers for a folder
             path = path / "index.html"
         try:
             return _read_local(path, sink, limit)
@@ -171,7 +148,7 @@ def read(url: str, sink: Callable[[bytes], object] | None = None, *, limit: int 
             raise Missing(f"{path}: no such file") from None
         except OSError as exc:
             raise Unreachable(f"{path}: {exc.strerror or exc}") from None
-    return _read_http(url, sink, limit)
+    return _read_http(url, sink, limit, deadline)
 
 
 def _read_local(path: Path, sink: Callable[[bytes], object] | None, limit: int) -> bytes:
@@ -190,11 +167,12 @@ def _read_local(path: Path, sink: Callable[[bytes], object] | None, limit: int) 
     return b""
 
 
-def _credentials(url: str) -> tuple[str, tuple[str, str] | None]:
-    """(url without user:password@, (user, password) or None): urllib does not read userinfo."""
-    parts = urlsplit(url)
+def _credentials(url: IndexUrl) -> tuple[str, tuple[str, str] | None]:
+    """(url without user:password@, (user, password) or None): urllib does not read userinfo. The one
+    place an index's secret is taken out of its IndexUrl: for the request itself."""
+    parts = urlsplit(url.secret())
     if parts.username is None:
-        return url, None
+        return url.secret(), None
     host = parts.hostname or ""
     netloc = (f"[{host}]" if ":" in host else host) + (f":{parts.port}" if parts.port else "")
     clean = urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
@@ -214,8 +192,9 @@ def _opener(url: str, auth: tuple[str, str] | None) -> urllib.request.OpenerDire
     return urllib.request.build_opener(urllib.request.HTTPBasicAuthHandler(manager))
 
 
-def _read_http(url: str, sink: Callable[[bytes], object] | None, limit: int) -> bytes:
-    shown = redact(url)
+def _read_http(url: IndexUrl, sink: Callable[[bytes], object] | None, limit: int,
+               deadline: Deadline | None) -> bytes:
+    shown = str(url)
     try:
         clean, auth = _credentials(url)
         import urllib.request
@@ -232,12 +211,18 @@ def _read_http(url: str, sink: Callable[[bytes], object] | None, limit: int) -> 
     while worker.is_alive():
         worker.join(0.2)
         late = time.monotonic() - started - DEADLINE_S
+        if worker.is_alive() and deadline is not None and deadline.spent():
+            state.stop.set()
+            raise Unreachable(f"{shown}: {deadline.words()}")
         if worker.is_alive() and late > 0 and (sink is None or state.count < MIN_RATE * (DEADLINE_S + late)):
             state.stop.set()
             raise Unreachable(f"{shown}: no complete answer in {DEADLINE_S:.0f} s" if sink is None else
                               f"{shown}: slower than {MIN_RATE >> 10} KiB/s after {DEADLINE_S:.0f} s")
     if state.error is not None:
-        raise _http_error(state.error, shown)
+        error = _http_error(state.error, shown)
+        if isinstance(error, (Missing, Unreachable)):      # urllib's words may quote a redirect's URL
+            raise type(error)(url.scrub(str(error)))
+        raise error
     return b"".join(got)
 
 
@@ -294,13 +279,13 @@ def _one_line(text: object) -> str:
     return " ".join(str(text).split())
 
 
-def candidates(page: bytes, page_url: str) -> tuple[list[Candidate], int]:
+def candidates(page: bytes, page_url: IndexUrl | str) -> tuple[list[Candidate], int]:
     """The envmgr wheels on a project page, and how many distribution links it has in all.
     A page with no distribution link at all is not an index page. A key that is not a table of
     strings (or nested beyond reason) is no key."""
 
-    links = parse_links(page.decode("utf-8", "replace"))
-    dists = [link for link in links if _DIST.search(link.href.split("#")[0])]
+    links = pages.links(page, IndexUrl.of(page_url), PAGE_LIMIT)
+    dists = [link for link in links if _DIST.search(link.filename)]
     found = []
     for link in dists:
         raw = link.attr("data-envmgr-key")
@@ -310,9 +295,8 @@ def candidates(page: bytes, page_url: str) -> tuple[list[Candidate], int]:
             key = wheels.key_from(loads_json(raw))
         except (ValueError, TypeError):
             key = None
-        sha = _SHA.search(link.href.partition("#")[2])
-        found.append(Candidate(link.text or link.href.split("#")[0].rsplit("/", 1)[-1],
-                               join(page_url, link.href.split("#")[0]), sha.group(1).lower() if sha else None, key))
+        found.append(Candidate(link.text or link.filename, link.url, link.hash("sha256"), key, link.hashes,
+                               link.problem))
     return found, len(dists)
 
 
@@ -335,28 +319,30 @@ def differences(theirs: wheels.WheelKey, ours: wheels.WheelKey) -> list[str]:
 
 # --- the lookup ---------------------------------------------------------------------------------
 
-def fetch(index: str, key: wheels.WheelKey, is_cuda: bool, say: Callable[[str], object]) -> wheels.Entry | None:
+def fetch(given: IndexUrl | str, key: wheels.WheelKey, is_cuda: bool,
+          say: Callable[[str], object]) -> wheels.Entry | None:
     """The index's wheel for key, verified and stored in the local cache; None (said why) otherwise."""
-    if not re.match(r"^(https?|file)://", index, re.I) and not os.path.isdir(os.path.expanduser(index)):
+    index = IndexUrl.of(given)       # a password or token in the URL is never printed
+    if not index.fetched and not os.path.isdir(index.folder()):
         say(f"the wheel index folder {index} does not exist; building instead")
         return None
-    shown = redact(index)            # a password or token in the URL is never printed
+    shown = str(index)
     try:
-        page_url = join(base_url(index), names.project_name(key.package) + "/")
+        page_url = pages.page_url(index, names.project_name(key.package))
     except ValueError as exc:        # `http://[::1` (names.BadName is a ValueError too)
         say(f"the wheel index {shown} is not a usable URL ({_one_line(exc)}); building instead")
         return None
     try:
         page = read(page_url)
     except Missing:
-        say(f"the wheel index {shown} has no page for {key.package} ({redact(page_url)}); building instead")
+        say(f"the wheel index {shown} has no page for {key.package} ({page_url}); building instead")
         return None
     except Unreachable as exc:
         say(f"the wheel index {shown} cannot be reached ({exc}); building instead")
         return None
     found, dists = candidates(page, page_url)
     if not dists:
-        say(f"{redact(page_url)} is not a PEP 503 index page (no links to wheels or sdists); building instead")
+        say(f"{page_url} is not a PEP 503 index page (no links to wheels or sdists); building instead")
         return None
     matching = [c for c in found if c.key == key]
     if not matching:
@@ -367,7 +353,7 @@ def fetch(index: str, key: wheels.WheelKey, is_cuda: bool, say: Callable[[str], 
         try:
             return _download(cand, key, is_cuda, say)
         except Refused as exc:
-            say(f"refused {redact(cand.url)}: {exc}")
+            say(f"refused {cand.url}: {exc}")
         except OSError as exc:
             say(f"could not store {cand.filename} in the local cache ({exc.strerror or exc})")
     say("no usable wheel for this key in the index; building instead")
@@ -386,8 +372,8 @@ def _say_refused(found: list[Candidate], key: wheels.WheelKey, say: Callable[[st
 
 
 def _key_file(cand: Candidate, key: wheels.WheelKey) -> dict[str, Any]:
-    url = join(cand.url, wheels.SIDECAR)
-    shown = redact(url)
+    url = cand.url.join(wheels.SIDECAR)
+    shown = str(url)
     try:
         data: dict[str, Any] = loads_json(read(url).decode("utf-8"))
     except Missing:
@@ -408,6 +394,8 @@ def _key_file(cand: Candidate, key: wheels.WheelKey) -> dict[str, Any]:
 
 
 def _download(cand: Candidate, key: wheels.WheelKey, is_cuda: bool, say: Callable[[str], object]) -> wheels.Entry:
+    if cand.problem:
+        raise Refused(cand.problem)
     if cand.sha256 is None:
         raise Refused("its link has no #sha256= hash")
     try:   # the link text becomes a file name: a name, never a path (S1: `/abs/x`, `../../x`)
@@ -421,7 +409,7 @@ def _download(cand: Candidate, key: wheels.WheelKey, is_cuda: bool, say: Callabl
     tmp = Path(tempfile.mkdtemp(prefix=".download-", dir=root))
     try:
         path = Path(names.under(tmp, cand.filename))
-        digest = hashlib.sha256()
+        digest = pages.Digests(cand.hashes)
         with open(path, "wb") as fh:
             def sink(block: bytes) -> None:
                 digest.update(block)
@@ -430,9 +418,12 @@ def _download(cand: Candidate, key: wheels.WheelKey, is_cuda: bool, say: Callabl
                 read(cand.url, sink, limit=WHEEL_LIMIT)
             except (Missing, Unreachable) as exc:
                 raise Refused(f"the wheel cannot be downloaded ({exc})") from None
-        if digest.hexdigest() != cand.sha256:
+        if digest.sha256() != cand.sha256:
             raise Refused(f"the downloaded wheel ({path.stat().st_size} bytes) does not match its sha256 "
                           "(truncated or corrupted on the server)")
+        if digest.mismatch():
+            raise Refused(f"the downloaded wheel does not match its {digest.mismatch()} (truncated or corrupted "
+                          "on the server)")
         problems = wheels.check_wheel(path, key.package, is_cuda)
         if problems:
             raise Refused("; ".join(problems))

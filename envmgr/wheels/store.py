@@ -12,7 +12,7 @@ discarded, never installed.
 from __future__ import annotations
 
 import hashlib
-import json
+import math
 import os
 import re
 import shutil
@@ -25,20 +25,19 @@ from packaging.requirements import InvalidRequirement, Requirement
 
 from envmgr.cache.store import cache_dir
 from envmgr.doctor.devicecode import BINARY_NAME, LOOKED_FOR, BinaryCode, DeviceCode, from_json, read_binary
-from envmgr.errors import CheckFailed
+from envmgr.errors import CheckFailed, InputFileError
 from envmgr.files import names
 from envmgr.files.atomic import atomic_write
-from envmgr.files.nested import loads_json
-from envmgr.files.read import read_regular
+from envmgr.files.jsondoc import dumps, read_json_file
 from envmgr.files.wheelzip import MAX_MEMBER, BadWheel, Wheel, open_wheel, sha256_regular
 from envmgr.host.base import Host
 
 ENTRY_SCHEMA = 1
 SIDECAR = "entry.json"
+MAX_BUILD_SECONDS = 365 * 24 * 3600
 
 MAX_BINARIES = 4096
 PLACE_TRIES = 20          # renames of a new entry into place while other installs race for the same key
-MAX_ENTRY_FILE = 16 << 20   # entry.json: a few KiB with its device code; never read past this (audit N10)
 
 
 @dataclass(frozen=True)
@@ -54,7 +53,7 @@ class WheelKey:
     platform: str         # "linux_x86_64", "win_amd64"
 
     def digest(self) -> str:
-        blob = json.dumps(asdict(self), sort_keys=True)
+        blob = dumps(asdict(self), sort_keys=True)
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:20]
 
 
@@ -192,13 +191,13 @@ def _read_entry(folder: Path) -> Entry | None:
     """The entry in folder; None when its entry.json is unreadable, or names a key or a wheel that
     is not a name (a tampered or merged cache: `../x` must never become a path)."""
     try:
-        data = loads_json(read_regular(folder / SIDECAR, MAX_ENTRY_FILE).decode("utf-8"))
+        data = read_json_file(folder / SIDECAR, "key file", "")   # a FIFO or /dev/zero: refused at once
         if not isinstance(data, dict) or data.get("schema") != ENTRY_SCHEMA:
             return None
         return Entry(key_from(data["key"]), folder, names.wheel_filename(data["wheel"]), str(data["sha256"]),
-                     float(data.get("build_seconds", 0.0)), str(data.get("created", "")),
+                     seconds(data.get("build_seconds", 0.0)), str(data.get("created", "")),
                      from_json(data.get("device_code")))
-    except (OSError, ValueError, KeyError, TypeError, RecursionError, MemoryError):
+    except (InputFileError, OSError, ValueError, KeyError, TypeError, RecursionError, MemoryError):
         return None
 
 
@@ -236,8 +235,18 @@ def lookup(key: WheelKey, cuda: bool, warn: Callable[[str], object]) -> Entry | 
     return entry
 
 
+def seconds(value: object) -> float:
+    """A key file's build_seconds as a number fit to print: a finite, non-negative number below a year,
+    else 0 (unknown). `1e999` is read as Infinity and `-1e308` prints as 309 digits (audit N11)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return 0.0
+    number = float(value)
+    return round(number, 1) if math.isfinite(number) and 0 <= number < MAX_BUILD_SECONDS else 0.0
+
+
 def store(key: WheelKey, wheel: Path, build_seconds: float, cuda: bool, created: str) -> Entry:
     """Move a freshly built wheel into the cache; a CPU-only wheel for a CUDA request is refused."""
+    build_seconds = seconds(build_seconds)
     code, problems = inspect_wheel(wheel)
     if code is not None and cuda:
         problems = cuda_problems(code)
@@ -253,14 +262,14 @@ def store(key: WheelKey, wheel: Path, build_seconds: float, cuda: bool, created:
         shutil.copyfile(wheel, staging / wheel.name)
         sha = file_sha256(staging / wheel.name)
         data = {"schema": ENTRY_SCHEMA, "key": asdict(key), "wheel": wheel.name, "sha256": sha,
-                "build_seconds": round(build_seconds, 1), "created": created,
+                "build_seconds": build_seconds, "created": created,
                 "device_code": code.to_json() if code is not None else None}
-        atomic_write(staging / SIDECAR, json.dumps(data, indent=2, sort_keys=True).encode("utf-8"), backup=False)
+        atomic_write(staging / SIDECAR, dumps(data, indent=2, sort_keys=True).encode("utf-8"), backup=False)
         won = _place(staging, folder, key, sha)
     except BaseException:  # Ctrl+C while copying included: no half-written staging folder stays
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return won or Entry(key, folder, wheel.name, sha, round(build_seconds, 1), created, code)
+    return won or Entry(key, folder, wheel.name, sha, build_seconds, created, code)
 
 
 def _same(folder: Path, key: WheelKey, sha: str | None) -> Entry | None:

@@ -52,9 +52,9 @@ def test_only_another_major_found_offers_nvidia_runtime_wheels_or_takes_them_fro
 
 
 def test_apply_then_undo_removes_exactly_what_was_added(tmp_path, dlls):  # noqa: F811
-    src, lib = tmp_path / "bin", tmp_path / "lib"
+    src, lib = tmp_path / "bin", tmp_path / "llama_cpp" / "lib"   # undo removes only from llama_cpp/lib (N18)
     src.mkdir()
-    lib.mkdir()
+    lib.mkdir(parents=True)
     (src / "cudart64_12.dll").write_bytes(dlls["cudart64_12.dll"])
     (src / "cublas64_12.dll").write_bytes(dlls["cublas64_12.dll"])
     (lib / "cublas64_12.dll").write_bytes(b"the user's own")

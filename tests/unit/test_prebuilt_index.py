@@ -61,7 +61,7 @@ def test_the_official_page_gives_release_urls_and_the_folders_cuda():
                                            "llama_cpp_python-0.3.16-py3-none-manylinux_2_17_x86_64.whl",
                                            "llama_cpp_python-0.2.90-cp312-cp312-win_amd64.whl"]
     assert {c.cuda for c in found} == {"12.4"} and all(c.sha256 is None for c in found)
-    assert found[0].url.startswith(f"{REL}/v0.3.16-cu124/")
+    assert str(found[0].url).startswith(f"{REL}/v0.3.16-cu124/")   # an IndexUrl since issue 34
 
 
 def test_a_plain_folder_of_wheels_is_an_index_and_its_device_code_is_read(tmp_path):
