@@ -27,6 +27,11 @@ class UsageError(EnvmgrError):
     exit_code = 2
 
 
+class NotAUrl(UsageError, ValueError):
+    """A location that does not parse as a URL (`http://[::1`, a port that is no number): envmgr's own
+    error (exit 2, one line) and a ValueError, as urllib's own parse errors are (wheels/url.py)."""
+
+
 class InputFileError(EnvmgrError):
     """A file the user handed us (machine record, snapshot, recipe) is unreadable or malformed."""
 

@@ -1,4 +1,5 @@
-"""Rendering: stdout carries data (text or --json), stderr carries talk. Colour honours NO_COLOR."""
+"""Rendering: stdout carries data (text or --json), stderr carries talk. Colour: --color, else NO_COLOR,
+FORCE_COLOR and whether the stream is a terminal (https://no-color.org, https://force-color.org)."""
 from __future__ import annotations
 
 import codecs
@@ -16,9 +17,23 @@ if TYPE_CHECKING:
 
 JSON_SCHEMA_VERSION = 1
 _CODES = {"bold": "1", "dim": "2", "red": "31", "green": "32", "yellow": "33", "cyan": "36"}
+COLOR_CHOICES = ("auto", "always", "never")
+
+
+class Talk:
+    """The global flags, set once by the CLI (cli/main.py): -q/--quiet (-1: errors only), -v/--verbose
+    (1: details too), --color (auto: the environment and the terminal decide)."""
+    verbosity = 0
+    color = "auto"
+
+
+def configure(verbosity: int = 0, color: str = "auto") -> None:
+    Talk.verbosity, Talk.color = verbosity, color
 
 
 def use_color(stream: TextIO) -> bool:
+    if Talk.color != "auto":
+        return Talk.color == "always"
     if setting("NO_COLOR") or setting("TERM") == "dumb":
         return False
     if setting("FORCE_COLOR"):
@@ -83,8 +98,15 @@ def _public(value: Any) -> Any:
 
 
 def say(message: str) -> None:
-    """Talk for people: stderr, so stdout stays clean for data."""
-    print(message, file=sys.stderr)
+    """Talk for people: stderr, so stdout stays clean for data; -q silences it (errors still print)."""
+    if Talk.verbosity >= 0:
+        print(message, file=sys.stderr)
+
+
+def detail(message: str) -> None:
+    """Talk only -v asks for."""
+    if Talk.verbosity > 0:
+        print(message, file=sys.stderr)
 
 
 def show_error(exc: EnvmgrError) -> int:
@@ -106,7 +128,7 @@ class Spinner:
 
     def __init__(self, message: str) -> None:
         self.message = message
-        self.active = sys.stderr.isatty() and not setting("CI")
+        self.active = sys.stderr.isatty() and not setting("CI") and Talk.verbosity >= 0   # -q: silent
         self._thread: threading.Thread | None = None
         self._stop: threading.Event | None = None
 

@@ -17,7 +17,7 @@ read -r -a pip_options <<<"${PIP_OPTIONS:-}"
 cuda_short=$(cut -d. -f1-2 <<<"$CUDA")
 export ENVMGR_CACHE_DIR="$OUT/cache"
 mkdir -p "$OUT"
-selectors=(--cuda "$cuda_short" --recipe "$RECIPE" --arch-list "$ARCHS")
+selectors=(--cuda "$cuda_short" --recipe "$RECIPE" --cuda-arch "$ARCHS")
 
 "${envmgr[@]}" list
 if [[ -n "${GITHUB_ENV:-}" && -n "${GITHUB_PATH:-}" ]]; then
@@ -29,7 +29,7 @@ venv_python="$OUT/venv/bin/python"
 [[ -x "$venv_python" ]] || venv_python="$OUT/venv/Scripts/python.exe"
 index=()
 [[ -n "${WHEEL_INDEX:-}" ]] && index=(--wheel-index "$WHEEL_INDEX")
-"${envmgr[@]}" install "${selectors[@]}" --python "$venv_python" "${index[@]}" "${pip_options[@]}" "$SPEC"
+"${envmgr[@]}" install "${selectors[@]}" --python "$venv_python" "${index[@]}" "$SPEC" -- "${pip_options[@]}"
 
 # The wheel that was installed is the job's one cache entry: intact, and CUDA inside for a CUDA key.
 "${envmgr[@]}" wheels list --json >"$OUT/wheels.json"

@@ -50,7 +50,7 @@ def resolve(host: Host, sel: Selectors, *, from_file: str | None = None, refresh
     snap = compose.compose(host, choice, inv, progress)
     check_utf8([*((op.name, e) for op in snap.delta.ops for e in op.entries), *snap.summary, *snap.identity,
                 *(("notes", n) for n in snap.notes)], "the environment for this selection",
-               "give that folder a UTF-8 name, or choose another one (--cuda, --vs, --python)")
+               "give that folder a UTF-8 name, or choose another one (--cuda, --vs, --pip-cuda-python)")
     if key is not None:
         from envmgr.cache import store as cache
 

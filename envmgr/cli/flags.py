@@ -19,8 +19,8 @@ def check_arch_list(value: str) -> None:
     bad = [a for a in entries if not _ARCH.match(a)]
     if not value.strip() or bad:
         shown = f"{bad[0]!r} is not" if value.strip() else "an empty list is not"
-        raise UsageError(f"--arch-list {value!r}: {shown} a CUDA architecture",
-                         "give compute capabilities separated by ';' or ',', e.g. --arch-list '86;89' or '8.6,8.9'")
+        raise UsageError(f"--cuda-arch {value!r}: {shown} a CUDA architecture",
+                         "give compute capabilities separated by ';' or ',', e.g. --cuda-arch '86;89' or '8.6,8.9'")
 
 
 def check_recipe_flags(recipe: str | None, arch_list: str | None, allow_unsupported: bool,
@@ -28,7 +28,7 @@ def check_recipe_flags(recipe: str | None, arch_list: str | None, allow_unsuppor
     if recipe is not None and not recipe.strip():
         raise UsageError("--recipe needs a name", "see `envmgr recipes` for the names")
     if recipe is None:
-        given = [f for f, v in (("--arch-list", arch_list), ("--recipe-param", recipe_params),
+        given = [f for f, v in (("--cuda-arch", arch_list), ("--recipe-param", recipe_params),
                                 ("--allow-unsupported-compiler", allow_unsupported)) if v]
         if given:
             raise UsageError(f"{given[0]} only applies with --recipe", "add --recipe NAME (see `envmgr recipes`), "
@@ -44,16 +44,17 @@ def check_selector_flags(from_file: str | None, strict: bool) -> None:
         raise UsageError("--strict only applies with --from", "add --from FILE, or drop --strict")
 
 
-def check_pythons(host: Host, pythons: Sequence[str]) -> None:
-    """Every --python must be a Python envmgr can run (on the machine described, for --machine)."""
+def check_pythons(host: Host, pythons: Sequence[str], flag: str = "--python") -> None:
+    """Every --python (or --pip-cuda-python) must be a Python envmgr can run (on the machine described,
+    for --machine)."""
     for python in pythons:
         if not python.strip():
-            raise UsageError("--python needs a path", "give a Python executable, e.g. --python .venv/bin/python")
+            raise UsageError(f"{flag} needs a path", f"give a Python executable, e.g. {flag} .venv/bin/python")
         if host.interpreter(python) is None:
             why = "no such file" if not host.exists(python) and host.which(python) is None else \
                 "it did not run as Python"
-            raise UsageError(f"--python {python}: not a Python envmgr can run ({why})",
-                             "give a Python executable, e.g. --python .venv/bin/python or C:\\Python312\\python.exe")
+            raise UsageError(f"{flag} {python}: not a Python envmgr can run ({why})",
+                             f"give a Python executable, e.g. {flag} .venv/bin/python or C:\\Python312\\python.exe")
 
 
 def check_output_file(path: str, flag: str) -> None:

@@ -12,13 +12,14 @@ import click
 
 from envmgr import __version__
 from envmgr.cli.flags import check_wine_prefix
+from envmgr.cli.grammar import better_no_such_option, no_such_command, renamed
 from envmgr.errors import EnvmgrError, UsageError
 from envmgr.host.base import Host
 from envmgr.host.live import LiveHost
 from envmgr.host.recorded import load_machine
 from envmgr.host.recording import RecordingHost
 from envmgr.host.wine import WineHost
-from envmgr.output import show_error, utf8_pipes
+from envmgr.output import COLOR_CHOICES, configure, show_error, utf8_pipes
 
 # command name -> its module in envmgr.commands, imported only when click asks for that command (or for
 # --help): cli/ sits below commands/ in the layer rule, so the group names its commands, never imports them.
@@ -90,10 +91,25 @@ class EnvmgrGroup(click.Group):
             self.add_command(command, name)
         return command
 
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[str | None, click.Command | None,
+                                                                         list[str]]:
+        name = args[0] if args else ""
+        if (args and not ctx.resilient_parsing and not name.startswith("-")
+                and self.get_command(ctx, name) is None):
+            raise no_such_command(ctx, name, self.list_commands(ctx))   # did-you-mean over the lazy commands too
+        cmd_name, cmd, rest = super().resolve_command(ctx, args)
+        if cmd is not None and cmd_name is not None:   # old option names: their new one, said once (cli/grammar.py)
+            rest, notes = renamed(cmd, cmd_name, rest)
+            for note in dict.fromkeys(notes) if not ctx.params.get("quiet") else ():   # -q: parsed already
+                click.echo(note, err=True)
+        return cmd_name, cmd, rest
+
     def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
                      **extra: Any) -> click.Context:
         try:   # --help and --version print here, before invoke
             return super().make_context(info_name, args, parent, **extra)
+        except click.NoSuchOption as exc:
+            raise better_no_such_option(exc) from None
         except BrokenPipeError:
             reader_gone()
             raise   # not reached: reader_gone exits
@@ -101,6 +117,8 @@ class EnvmgrGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except click.NoSuchOption as exc:   # a subcommand's option: suggested by edit distance (cli/grammar.py)
+            raise better_no_such_option(exc) from None
         except EnvmgrError as exc:
             ctx.exit(show_error(exc))
         except BrokenPipeError:
@@ -162,8 +180,13 @@ def reader_gone() -> None:
 @click.option("--wine-prefix", metavar="DIR", envvar="ENVMGR_WINEPREFIX", hidden=False,
               help="Treat a Wine prefix as the machine: C: is its drive_c, programs run through wine, "
                    "the registry is read with its reg.exe (also ENVMGR_WINEPREFIX).")
+@click.option("-q", "--quiet", is_flag=True, help="Print only data and errors (no notes on stderr).")
+@click.option("-v", "--verbose", is_flag=True, help="Also print details (the Pythons passed over, doctor's evidence).")
+@click.option("--color", type=click.Choice(COLOR_CHOICES), default="auto", show_default=True,
+              help="Colour on a terminal; auto honours NO_COLOR and FORCE_COLOR.")
 @click.pass_context
-def cli(ctx: click.Context, machine: str | None, wine_prefix: str | None) -> None:
+def cli(ctx: click.Context, machine: str | None, wine_prefix: str | None, quiet: bool = False, verbose: bool = False,
+        color: str = "auto") -> None:
     """envmgr: find every Visual Studio and CUDA toolkit, and get a shell where CUDA builds work.
 
     \b
@@ -174,6 +197,9 @@ def cli(ctx: click.Context, machine: str | None, wine_prefix: str | None) -> Non
       envmgr record -o machine.toml     record this machine for a bug report
     """
     refuse_empty_values(ctx)   # --machine '' and --wine-prefix '' are mistakes, not "no machine"
+    if quiet and verbose:
+        raise UsageError("-q/--quiet and -v/--verbose do not combine", "choose one")
+    configure(-1 if quiet else 1 if verbose else 0, color)
     if not isinstance(ctx.obj, Ctx):   # a test may give one (with its host); the command line makes one
         ctx.obj = Ctx(machine, wine_prefix)
 

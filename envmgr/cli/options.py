@@ -12,9 +12,11 @@ import click
 from envmgr.cache.resolve import resolve
 from envmgr.cli.defaults import gpu_option, project_default, project_setting
 from envmgr.cli.flags import check_pythons, check_recipe_flags, check_selector_flags
+from envmgr.cli.grammar import refuse_inapplicable
 from envmgr.cli.main import Ctx
+from envmgr.discover.target import TargetPython
 from envmgr.errors import UsageError
-from envmgr.output import Spinner, say
+from envmgr.output import Spinner, detail, say
 from envmgr.recipes.context import with_recipe
 from envmgr.recipes.recipe import get_recipe
 from envmgr.snapshot.envdelta import EnvDelta
@@ -30,10 +32,11 @@ class Selection:
     toolset: str | None = None
     arch: str = "x64"
     cuda: str | None = None
-    pythons: tuple[str, ...] = ()
+    pythons: tuple[str, ...] = ()        # install: its --python first, then every --pip-cuda-python
     from_file: str | None = None
     refresh: bool = False
     strict: bool = False
+    target: TargetPython | None = None    # install: the Python chosen (target.choose_python), once
 
     @property
     def selectors(self) -> Selectors:
@@ -41,7 +44,9 @@ class Selection:
 
     @property
     def target_python(self) -> str | None:
-        """The first --python: where install and verify put and prove the package."""
+        """Where install and verify put and prove the package: the chosen target, else the first --python."""
+        if self.target is not None:
+            return self.target.path
         return self.pythons[0] if self.pythons else None
 
 
@@ -61,7 +66,7 @@ RECIPE_FLAGS = ("recipe", "arch_list", "allow_unsupported_compiler", "recipe_par
 
 
 def selector_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """--vs/--toolset/--arch/--cuda/--python/--from/--refresh/--strict: the same on every command."""
+    """--vs/--toolset/--arch/--cuda/--pip-cuda-python/--from/--refresh/--strict: the same on every command."""
     options = [
         click.option("--vs", "vs", metavar="WHICH",
                      help="Visual Studio: edition, year, major, version prefix, instance id or path."),
@@ -70,8 +75,8 @@ def selector_options(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--arch", default="x64", show_default=True, metavar="ARCH",
                      help="Target (x64, x86, arm64) or host_target pair (x64_arm64)."),
         click.option("--cuda", metavar="X.Y|PATH", help="CUDA toolkit: version prefix or folder; default: the newest."),
-        click.option("--python", "pythons", multiple=True, metavar="EXE",
-                     help="Also consider pip CUDA of this Python."),
+        click.option("--pip-cuda-python", "pythons", multiple=True, metavar="EXE",
+                     help="Also consider the pip CUDA (nvidia-* wheels) of this Python (repeatable)."),
         click.option("--from", "from_file", metavar="FILE", help="Use a snapshot file instead of selecting."),
         click.option("--refresh", is_flag=True, help="Ignore the cache and capture again."),
         click.option("--strict", is_flag=True, help="With --from: refuse a snapshot whose paths do not exist here."),
@@ -97,19 +102,29 @@ def _collecting(func: Callable[..., Any], flags: tuple[str, ...], name: str,
 
 def _selection(vs: str | None, toolset: str | None, arch: str, cuda: str | None, pythons: tuple[str, ...],
                from_file: str | None, refresh: bool, strict: bool) -> Selection:
+    target = None
     if from_file is None:   # a snapshot file is the whole choice: no default joins it
         ctx = click.get_current_context()
         vs, toolset, cuda = (given or project_default(ctx, key) for key, given in
                              (("vs", vs), ("toolset", toolset), ("cuda", cuda)))
-        python = None if pythons or ctx.info_name != "install" else project_setting(ctx, "python")
-        if python is not None and python.value:    # the target interpreter: install's meaning of --python
-            try:
-                _check_selectors(from_file, strict, (python.value,))
-            except UsageError as exc:
-                raise UsageError(f"{exc.message} (python from {python.source} {python.where})", exc.remedy) from None
-            return Selection(vs, toolset, arch, cuda, (python.value,), from_file, refresh, strict)
+        target = _project_target(ctx)
     _check_selectors(from_file, strict, pythons)
-    return Selection(vs, toolset, arch, cuda, tuple(pythons), from_file, refresh, strict)
+    return Selection(vs, toolset, arch, cuda, tuple(pythons), from_file, refresh, strict, target)
+
+
+def _project_target(ctx: click.Context) -> TargetPython | None:
+    """install's target from the project (`python` in envmgr.toml, [tool.envmgr] or ENVMGR_PYTHON) when no
+    --python was given; probed on this machine, where pip runs."""
+    if ctx.info_name != "install" or ctx.params.get("python"):
+        return None
+    python = project_setting(ctx, "python")
+    if python is None or not python.value:
+        return None
+    try:
+        check_pythons(ctx.find_root().obj.local, (python.value,), "python")
+    except UsageError as exc:
+        raise UsageError(f"{exc.message} (python from {python.source} {python.where})", exc.remedy) from None
+    return TargetPython(python.value, "project", f"{python.source} {python.where}")
 
 
 def _recipe_args(recipe: str | None, arch_list: str | None, allow_unsupported_compiler: bool,
@@ -122,15 +137,19 @@ def _recipe_args(recipe: str | None, arch_list: str | None, allow_unsupported_co
 
 def _check_selectors(from_file: str | None, strict: bool, pythons: tuple[str, ...]) -> None:
     check_selector_flags(from_file, strict)
-    if pythons:
-        ctx = click.get_current_context()
-        if ctx.info_name == "install":
-            # install runs pip with the first --python on this machine, even when --machine describes
-            # the toolchain: it is probed here, not in the record.
-            check_pythons(ctx.obj.local, pythons[:1])
-            check_pythons(ctx.obj.host, pythons[1:])
-        else:
-            check_pythons(ctx.obj.host, pythons)
+    if from_file is not None:
+        refuse_inapplicable(click.get_current_context(), ("vs", "toolset", "arch", "cuda", "pythons", "refresh"),
+                            f"with --from {from_file} (the snapshot already chose the environment)",
+                            "drop {flag}, or drop --from to select")
+    if pythons:   # install's target (--python) is probed on this machine by install itself
+        check_pythons(click.get_current_context().obj.host, pythons, "--pip-cuda-python")
+
+
+def say_target(target: TargetPython) -> None:
+    """The one line that says which Python install or verify acts on and why; -v adds what was passed over."""
+    say(target.line())
+    for passed in target.passed:
+        detail(f"envmgr:   passed over: {passed}")
 
 
 def get_snapshot(obj: Ctx, selection: Selection) -> Snapshot:
@@ -143,7 +162,8 @@ def get_snapshot(obj: Ctx, selection: Selection) -> Snapshot:
 def recipe_options(func: Callable[..., Any]) -> Callable[..., Any]:
     options = [
         click.option("--recipe", metavar="NAME", help="Add a build recipe's variables (see `envmgr recipes`)."),
-        click.option("--arch-list", metavar="LIST", help="CUDA architectures for the recipe, e.g. '86;89'."),
+        click.option("--cuda-arch", "arch_list", metavar="LIST",
+                     help="CUDA architectures for the recipe, e.g. '86;89' (--arch is the MSVC target)."),
         click.option("--allow-unsupported-compiler", is_flag=True,
                      help="Recipe: pass -allow-unsupported-compiler to nvcc (skips its host compiler check)."),
         click.option("--recipe-param", "recipe_params", multiple=True, metavar="NAME=VALUE",

@@ -5,13 +5,15 @@ import sys
 
 import click
 
+from envmgr.cli.grammar import AliasChoice
 from envmgr.cli.main import Ctx
-from envmgr.shellkit import render
+from envmgr.shellkit import SHELL_FORMATS, render
 from envmgr.snapshot.activation import deactivation_delta
 
 
 @click.command("deactivate")
-@click.option("--format", "fmt", type=click.Choice(("sh", "fish", "ps1", "cmd")), required=True)
+@click.option("--format", "fmt", type=AliasChoice(("sh", "fish", "ps1", "cmd"), SHELL_FORMATS), required=True,
+              help="The script format, or the shell's name (pwsh, powershell, bash, zsh).")
 @click.pass_obj
 def command(obj: Ctx, fmt: str) -> None:
     """Print the script that restores the environment from before activation."""

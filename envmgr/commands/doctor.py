@@ -1,12 +1,17 @@
 """`envmgr doctor`: every catalog check for this platform, a DLL/.so dependency tree, or a build-log scan."""
 from __future__ import annotations
 
+import os
 import sys
 
 import click
 
 from envmgr.cli.defaults import gpu_option, project_default
+from envmgr.cli.flags import check_pythons
+from envmgr.cli.grammar import refuse_inapplicable
 from envmgr.cli.main import Ctx
+from envmgr.cli.options import say_target
+from envmgr.discover.target import TargetPython, choose_python
 from envmgr.doctor.logscan import render_scan, scan_json, scan_path
 from envmgr.doctor.run import (
     dll_json,
@@ -20,7 +25,7 @@ from envmgr.doctor.run import (
     run_checks,
 )
 from envmgr.errors import UsageError
-from envmgr.output import Painter, Spinner, emit_json
+from envmgr.output import Painter, Spinner, Talk, emit_json
 from envmgr.snapshot.selectors import Selectors
 
 
@@ -43,11 +48,13 @@ from envmgr.snapshot.selectors import Selectors
               help="The build to check for: which CUDA libraries it links (F24).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (shape in docs/doctor.md).")
 @click.option("-v", "--verbose", is_flag=True, help="Show the evidence of passing checks too.")
+@click.option("--python", "python", metavar="EXE", help="The Python whose installed packages the checks and "
+              "--dll llama_cpp inspect (default: as install's: the active venv, a .venv here or above, ...).")
 @gpu_option
 @click.pass_obj
 def command(obj: Ctx, vs: str | None, toolset: str | None, arch: str, cuda: str | None, only: str | None,
             dll: str | None, loader: str | None, dll_dirs: tuple[str, ...], log: str | None, recipe: str, as_json: bool,
-            verbose: bool) -> None:
+            verbose: bool, python: str | None = None) -> None:
     """Diagnose why a CUDA build of llama-cpp-python fails (or would fail) here.
 
     \b
@@ -68,6 +75,10 @@ def command(obj: Ctx, vs: str | None, toolset: str | None, arch: str, cuda: str 
         raise UsageError("--loader and --add-dll-dir go with --dll", "envmgr doctor --dll PATH --loader ctypes")
     paint = Painter(sys.stdout)
     ctx = click.get_current_context()
+    verbose = verbose or Talk.verbosity > 0   # envmgr -v doctor: the same as doctor -v
+    if log or dll:   # a log or a DLL is read as it is: the machine's selectors and checks play no part
+        refuse_inapplicable(ctx, ("vs", "toolset", "arch", "cuda", "recipe", "verbose", *(("python",) if log else ())),
+                            f"with {'--log' if log else '--dll'}", "drop {flag}")
     # the project's defaults (envmgr.toml, [tool.envmgr], ENVMGR_CUDA...), as every command takes them
     vs, toolset, cuda = (value or project_default(ctx, key) for key, value in
                          (("vs", vs), ("toolset", toolset), ("cuda", cuda)))
@@ -78,8 +89,11 @@ def command(obj: Ctx, vs: str | None, toolset: str | None, arch: str, cuda: str 
         else:
             click.echo(render_scan(scan, paint), nl=False)
         ctx.exit(1 if scan.matches else 0)
+    target = None if log else _target(obj, python)
+    exe = target.path if target is not None and target.why != "envmgr" else None
     if dll:
-        report = dll_report(obj.host, dll, obj.host.interpreter(), loader=loader, dll_dirs=tuple(dll_dirs))
+        interp = obj.host.interpreter(exe) if exe else obj.host.interpreter()
+        report = dll_report(obj.host, dll, interp, loader=loader, dll_dirs=tuple(dll_dirs))
         if as_json:
             emit_json(dll_json(report))
         else:
@@ -88,11 +102,27 @@ def command(obj: Ctx, vs: str | None, toolset: str | None, arch: str, cuda: str 
 
     ids = parse_only(only)
     with Spinner("checking"):
-        facts = gather(obj.host, Selectors(vs, toolset, arch, cuda))
+        facts = gather(obj.host, Selectors(vs, toolset, arch, cuda), exe)
         facts.extra["recipe"] = recipe
         findings = run_checks(facts, ids)
     if as_json:
-        emit_json(report_json(facts, findings, obj.machine))
+        emit_json({**report_json(facts, findings, obj.machine),
+                   "target_python": target.as_json() if target is not None else None})
     else:
         click.echo(render(facts, findings, paint, verbose), nl=False)
     ctx.exit(exit_code(findings))
+
+
+def _target(obj: Ctx, python: str | None) -> TargetPython | None:
+    """The Python whose packages doctor inspects: on this machine the user's (discover/target.py); a record
+    or a Wine prefix answers with its own."""
+    if not obj.here:
+        if python is not None:
+            raise UsageError("doctor --python inspects a Python on this machine; --machine/--wine-prefix "
+                             "describes another", "drop --python (the record's own Python is inspected)")
+        return None
+    if python is not None:
+        check_pythons(obj.local, [python])
+    target = choose_python(obj.local, os.getcwd(), sys.executable, python)
+    say_target(target)
+    return target

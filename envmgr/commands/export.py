@@ -7,13 +7,14 @@ from dataclasses import replace
 
 import click
 
+from envmgr.cli.grammar import AliasChoice
 from envmgr.cli.main import Ctx
 from envmgr.cli.options import RecipeArgs, Selection, environment_for, get_snapshot, recipe_options, selector_options
 from envmgr.errors import InputFileError, UsageError
 from envmgr.fastpath.slot_ps1 import write_from_cli
 from envmgr.files.atomic import append_user_file
 from envmgr.output import emit_json, say
-from envmgr.shellkit import render, render_github, stream_encoding
+from envmgr.shellkit import SHELL_FORMATS, render, render_github, stream_encoding
 from envmgr.snapshot.activation import activation_delta
 from envmgr.snapshot.form import Snapshot, to_toml
 from envmgr.snapshot.form_json import snapshot_json
@@ -26,8 +27,8 @@ EXPORT_FORMATS = ("toml", "json", "ps1", "cmd", "sh", "fish", "dotenv", "github"
 @recipe_options
 @click.option("--activate", is_flag=True,
               help="Script formats: also record what to restore (used by Enter-Envmgr and envmgr_activate).")
-@click.option("--format", "fmt", type=click.Choice(EXPORT_FORMATS), default="toml", show_default=True,
-              help="Output format.")
+@click.option("--format", "fmt", type=AliasChoice(EXPORT_FORMATS, SHELL_FORMATS), default="toml", show_default=True,
+              help="Output format; a shell's name (pwsh, powershell, bash, zsh) picks its script format.")
 @click.pass_obj
 def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, activate: bool, fmt: str) -> None:
     """Write the environment snapshot to stdout.

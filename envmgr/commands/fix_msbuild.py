@@ -3,9 +3,11 @@ from __future__ import annotations
 
 import click
 
+from envmgr.cli.grammar import AliasChoice, refuse_inapplicable
 from envmgr.cli.main import Ctx
 from envmgr.commands.fix_msbuild_flow import Options, run
 from envmgr.errors import UsageError
+from envmgr.shellkit import SHELL_FORMATS
 
 SCRIPT_FORMATS = ("ps1", "cmd", "sh", "fish", "dotenv", "github")
 
@@ -20,7 +22,7 @@ SCRIPT_FORMATS = ("ps1", "cmd", "sh", "fish", "dotenv", "github")
 @click.option("--undo", is_flag=True, help="Restore the files the last run changed, exactly as they were.")
 @click.option("-y", "--yes", is_flag=True, help="Do not ask before copying.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (shape in docs/fix-msbuild.md).")
-@click.option("--export-route", type=click.Choice(SCRIPT_FORMATS), metavar="FORMAT",
+@click.option("--export-route", type=AliasChoice(SCRIPT_FORMATS, SHELL_FORMATS), metavar="FORMAT",
               help="Print the no-admin route (CMAKE_GENERATOR...) as a script: " + ", ".join(SCRIPT_FORMATS) + ".")
 @click.option("--apply-plan", metavar="FILE", hidden=True, help="The elevated step: apply a checked plan file.")
 @click.pass_obj
@@ -45,6 +47,13 @@ def command(obj: Ctx, vs: tuple[str, ...], cuda: tuple[str, ...], dry_run: bool,
         # Together, one of them would silently win (it was --dry-run: exit 0 where --check alone exits 1).
         raise UsageError("--dry-run and --check do not combine", "--check alone: it changes nothing and "
                          "exits 1 when a file is missing or stale")
+    ctx = click.get_current_context()
+    if undo:
+        refuse_inapplicable(ctx, ("vs", "cuda", "dry_run", "check", "export_route"),
+                            "with --undo (it restores what the last run changed)", "drop {flag}")
+    if export_route:
+        refuse_inapplicable(ctx, ("dry_run", "check", "yes", "as_json"),
+                            "with --export-route (it prints the no-admin route as a script)", "drop {flag}")
     mode = "check" if check else "dry-run" if dry_run else None
     opts = Options(tuple(vs), tuple(cuda), mode or "apply", undo, yes, as_json, export_route, apply_plan)
     code = run(obj.host, opts)

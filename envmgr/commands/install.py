@@ -2,22 +2,30 @@
 wheel, then verify); the flow is install_flow.py, the wheel's build-or-reuse install_build.py."""
 from __future__ import annotations
 
+import os
 import sys
+from dataclasses import replace
 
 import click
 
+from envmgr.cli.flags import check_pythons
+from envmgr.cli.grammar import TailCommand, mistyped_option, refuse_inapplicable, tail
 from envmgr.cli.main import Ctx
 from envmgr.cli.options import RecipeArgs, Selection, recipe_options, selector_options
 from envmgr.commands import install_closure
 from envmgr.commands.install_build import InstallOptions
-from envmgr.commands.install_flow import flow_package, start_flow
+from envmgr.commands.install_flow import flow_package, split_args, start_flow
 from envmgr.commands.install_prebuilt import Options
 from envmgr.commands.install_recipe import recipe_route
+from envmgr.discover.target import TargetPython, choose_python
+from envmgr.output import say
 
 
-@click.command("install", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@click.command("install", cls=TailCommand, context_settings={"ignore_unknown_options": True})
 @selector_options
 @recipe_options
+@click.option("--python", "python", metavar="EXE", help="The Python to install into (default: the active venv "
+              "or conda environment, a .venv here or above, the first python on PATH; envmgr's own last).")
 @click.option("--no-deps", is_flag=True, help="Install the wheel without its dependencies.")
 @click.option("--rebuild", is_flag=True, help="Build again even when the wheel cache holds this key.")
 @click.option("--wheel-index", metavar="URL|DIR", help="Look the key up in this wheel index before building "
@@ -37,13 +45,14 @@ from envmgr.commands.install_recipe import recipe_route
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (docs/json.md).")
 @click.option("--pre", is_flag=True, help="Consider prereleases (dev, rc) too, as pip's --pre; passed on to pip. "
               "Without it a prerelease is taken only when the spec names one.")
-@click.argument("pip_args", nargs=-1, type=click.UNPROCESSED, metavar="[PIP OPTIONS] SPEC")
+@click.argument("pip_args", nargs=-1, type=click.UNPROCESSED, metavar="SPEC [-- PIP OPTIONS]")
 @click.pass_obj
 def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, no_deps: bool, rebuild: bool, wheel_index: str | None,
             publish_to: str | None, pip_args: tuple[str, ...], fix: bool = False, prebuilt_lib: str | None = None,
             as_json: bool = False, prebuilt_index: tuple[str, ...] = (), no_prebuilt: bool = False,
-            dry_run: bool = False, undo_dll_fix: str | None = None, pre: bool = False) -> None:
-    """Build SPEC with a recipe once, cache the wheel, and pip install it (here or into --python EXE).
+            dry_run: bool = False, undo_dll_fix: str | None = None, pre: bool = False,
+            python: str | None = None) -> None:
+    """Build SPEC with a recipe once, cache the wheel, and pip install it into the target Python.
 
     \b
       envmgr install llama-cpp-python [SPEC]     doctor, build or cache, install, verify, report
@@ -51,23 +60,82 @@ def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, no_deps: bool, r
       envmgr install --prebuilt-lib DIR llama-cpp-python   your llama.cpp CUDA build, verified
       envmgr install --recipe llama-cpp-python "llama-cpp-python==0.3.36"
       envmgr install --recipe llama-cpp-python --python .venv/bin/python ./llama_cpp_python-0.3.36.tar.gz
-      envmgr install --recipe llama-cpp-python --no-index --find-links ./wheels llama-cpp-python==0.3.36
+      envmgr install --recipe llama-cpp-python llama-cpp-python==0.3.36 -- --no-index --find-links ./wheels
     The cache key is (package, version, source, CUDA, architectures, generator, CMAKE_ARGS, Python
-    tag, platform): the same key in any venv installs the cached wheel in seconds. pip options
-    (before SPEC) go to both `pip wheel` and `pip install`. The first --python is the target.
+    tag, platform): the same key in any venv installs the cached wheel in seconds. envmgr's options
+    mean the same anywhere on the line; pip's own options go after `--`, to both `pip wheel` and
+    `pip install`. The target Python: --python, else the active venv (VIRTUAL_ENV), the active conda
+    environment, a .venv here or in a parent folder, the first python on PATH; envmgr's own last.
     """
+    ctx = click.get_current_context()
     if undo_dll_fix:
+        refuse_inapplicable(ctx, [p.name for p in ctx.command.params if p.name and p.name != "undo_dll_fix"],
+                            "with --undo-dll-fix (it removes the files its manifest lists, nothing else)",
+                            "drop {flag}")
         sys.exit(install_closure.undo(undo_dll_fix))
+    after = tail(ctx)
+    if not pip_args and not after:
+        raise click.UsageError("Missing argument 'SPEC'.")
+    given_recipe = recipe.name if recipe.given else None
+    if any(a.startswith("-") for a in pip_args):   # today's form, kept for one release: pip options before `--`
+        mistyped = mistyped_option(pip_args, ctx.command)
+        if mistyped is not None:
+            raise mistyped
+        _say_old_form(given_recipe, list(pip_args), prebuilt_lib)
+    # pip's words after `--` go where each route reads pip options: the flow's after its package, the
+    # recipe route's before SPEC (the last word)
     if not pip_args:
-        raise click.UsageError("Missing argument '[PIP OPTIONS] SPEC'.")
-    args = [a for a in pip_args if a != "--"] if pip_args[:1] == ("--",) else list(pip_args)
-
-    options = InstallOptions(no_deps, rebuild, wheel_index, publish_to)
-    flow = flow_package(recipe.name if recipe.given else None, args, prebuilt_lib)   # a project default keeps the flow
+        args = list(after)
+    elif flow_package(given_recipe, list(pip_args), prebuilt_lib):
+        args = [*pip_args[:1], *after, *pip_args[1:]]
+    else:
+        args = [*after, *pip_args]
+    flow = flow_package(given_recipe, args, prebuilt_lib)   # a project default keeps the flow
+    _refuse_inapplicable(ctx, flow, prebuilt_lib)
     if pre and "--pre" not in args:     # pip's own option: after the flow's package, before a SPEC (N14)
         args = [*args[:1], "--pre", *args[1:]] if flow else ["--pre", *args]
+    # the user's Python (discover/target.py): --python, the project's python, VIRTUAL_ENV, CONDA_PREFIX, .venv
+    # upward, PATH, envmgr's own; said by each route in its place
+    target = _target(obj, selection, python)
+    # the target's pip CUDA counts in selection, as when --python had both meanings
+    chosen = (target.path,) if target.why in ("--python", "project") else ()
+    selection = replace(selection, target=target, pythons=(*chosen, *selection.pythons))
+    options = InstallOptions(no_deps, rebuild, wheel_index, publish_to, announce=not flow)
     if flow:
         routes = Options(tuple(prebuilt_index), no_prebuilt, dry_run)
         sys.exit(start_flow(obj, args, fix, prebuilt_lib, as_json, selection, recipe, options, routes))
     sys.exit(recipe_route(obj, args, selection, recipe, options, fix, as_json))
 
+
+def _target(obj: Ctx, selection: Selection, python: str | None) -> TargetPython:
+    """--python (probed on this machine: pip runs here even when --machine describes the toolchain), else
+    the project's `python` (options.py put it in the selection), else the user's Python as target.py finds it."""
+    if python is not None:
+        check_pythons(obj.local, [python])
+    elif selection.target is not None:
+        return selection.target
+    return choose_python(obj.local, os.getcwd(), sys.executable, python)
+
+
+# The llama-cpp-python flow's own options, and what the --prebuilt-lib route (no build) has no use for.
+FLOW_ONLY = ("prebuilt_index", "no_prebuilt", "dry_run")
+NOT_WITH_PREBUILT_LIB = ("recipe", "arch_list", "allow_unsupported_compiler", "recipe_params", "rebuild",
+                         "wheel_index", "publish_to", "prebuilt_index", "no_prebuilt")
+
+
+def _refuse_inapplicable(ctx: click.Context, flow: str | None, prebuilt_lib: str | None) -> None:
+    if not flow:
+        refuse_inapplicable(ctx, FLOW_ONLY, "to `envmgr install --recipe NAME SPEC` (it belongs to "
+                            "`envmgr install llama-cpp-python`)", "drop {flag}, or install llama-cpp-python")
+    if prebuilt_lib:
+        refuse_inapplicable(ctx, NOT_WITH_PREBUILT_LIB, "with --prebuilt-lib (nothing is built or looked up: "
+                            "your llama.cpp build is used)", "drop {flag}, or drop --prebuilt-lib")
+
+
+def _say_old_form(recipe: str | None, pip_args: list[str], prebuilt_lib: str | None) -> None:
+    """One line: where pip's words go now, with the user's own words (SPEC is the flow's or the last word)."""
+    flow = flow_package(recipe, pip_args, prebuilt_lib)
+    words, spec = split_args(flow, pip_args) if flow else (pip_args[:-1], pip_args[-1])
+    said = " ".join(words)
+    say(f"envmgr: note: pip's options go after `--`: envmgr install ... {spec} -- {said} (passing {said} to pip; "
+        "this form goes away in a later release)")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from envmgr import spawn
 from envmgr.cli.main import Ctx
-from envmgr.cli.options import RecipeArgs, Selection, environment_for, get_snapshot
+from envmgr.cli.options import RecipeArgs, Selection, environment_for, get_snapshot, say_target
 from envmgr.commands.run import diagnose
 from envmgr.errors import CheckFailed, ChildFailed, InputFileError, UsageError
 from envmgr.host.base import Host
@@ -55,6 +55,7 @@ class InstallOptions:
     rebuild: bool = False           # build even when the wheel cache holds the key
     wheel_index: str | None = None  # a team's index to look the key up in (None: the configured one)
     publish_to: str | None = None   # then publish the wheel into this index folder
+    announce: bool = False          # say the target Python once the selectors resolved (the recipe route)
 
 
 def install_wheel(obj: Ctx, args: list[str], selection: Selection, recipe_args: RecipeArgs,
@@ -68,6 +69,8 @@ def install_wheel(obj: Ctx, args: list[str], selection: Selection, recipe_args: 
     spec, pip_opts = _install_args(args, recipe, publish_to)
     assert recipe is not None   # _install_args refused a missing --recipe
     snap = get_snapshot(obj, selection)       # resolved once: the environment and the CUDA version come from it
+    if options.announce and selection.target is not None:   # after the selectors: a no-match is the first line
+        say_target(selection.target)
     delta, marker, _ = environment_for(obj, selection, recipe_args, snap=snap)
     env = activation_delta(delta, obj.env, marker).apply(obj.env)
     python = selection.target_python or sys.executable

@@ -25,7 +25,7 @@ from packaging.requirements import Requirement
 
 from envmgr import spawn
 from envmgr.cli.main import Ctx
-from envmgr.cli.options import RecipeArgs, Selection
+from envmgr.cli.options import RecipeArgs, Selection, say_target
 from envmgr.commands import install_build, install_closure, install_components, install_fix
 from envmgr.commands.install_build import Installed
 from envmgr.commands.install_fix import FixReport
@@ -72,6 +72,7 @@ class Report:
     prebuilt: str | None = None    # the --prebuilt-lib folder
     fixes: FixReport = field(default_factory=FixReport)   # what --fix did (docs/json.md "fixes")
     closure: dict[str, Any] | None = None   # Windows: the CUDA DLL closure (docs/json.md "dll_closure")
+    target: dict[str, str] | None = None    # the target Python and why (docs/json.md "target_python")
 
 
 def flow_package(recipe: str | None, args: list[str], prebuilt: str | None) -> str | None:
@@ -114,9 +115,12 @@ def run_flow(obj: Ctx, invoke_install: InvokeInstall, *, package: str, recipe: s
     chosen = recipe or (PREBUILT_RECIPE if prebuilt else PACKAGE_RECIPES)[package]
     why = "--recipe" if recipe else ("--prebuilt-lib" if prebuilt else f"the package {package}")
     rep = Report(package, chosen, why, spec)
+    rep.target = selection.target.as_json() if selection.target else None
     routes = routes or Options()
     lib_dir = _check_prebuilt(obj.local, prebuilt) if prebuilt else None     # bad input stops before anything slow
     say(f"envmgr: {package}: recipe {chosen} (from {why}); spec {spec}")
+    if selection.target is not None:
+        say_target(selection.target)
     t0 = time.perf_counter()
     # The prebuilt route needs no build, so doctor's build findings wait for the build route; with no
     # prebuilt index (--no-prebuilt, an empty list) they stop the flow before any route, as before.
@@ -154,7 +158,8 @@ def _findings(obj: Ctx, selection: Selection, recipe: str | None = None) -> tupl
     """(facts, findings): doctor on the machine (--machine: the record); recipe: the build F24 checks for
     (None: llama-cpp-python's, as `envmgr doctor`)."""
 
-    facts = gather(obj.host, selection.selectors)
+    target = selection.target.path if obj.here and selection.target and selection.target.why != "envmgr" else None
+    facts = gather(obj.host, selection.selectors, target)   # the installed package is looked for in the target
     if recipe:
         facts.extra["recipe"] = recipe
     return facts, run_checks(facts)
@@ -269,7 +274,7 @@ def _dry_report(rep: Report, chooser: Chooser, as_json: bool) -> int:
     route = chooser.route
     if as_json:
         emit_json({"schema": 1, "package": rep.package, "spec": rep.spec, "dry_run": True,
-                   "recipe": rep.recipe, "doctor": rep.lines,
+                   "target_python": rep.target, "recipe": rep.recipe, "doctor": rep.lines,
                    "cache": rep.wheel if rep.wheel else ({"skipped": chooser.skipped} if chooser.skipped else None),
                    "prebuilt": route.to_json() if route else None,
                    "build": {"blocked_by": chooser.build_error.message if chooser.build_error else None,
@@ -357,11 +362,12 @@ def _finish(verdict: Verdict, rep: Report, as_json: bool) -> int:
     rep.lines.append(f"layers offloaded: {off[0]}/{off[1]}" if off else "layers offloaded: none reported")
     if as_json:
         emit_json({"schema": 1, "package": rep.package, "recipe": rep.recipe, "recipe_from": rep.recipe_why,
-                   "spec": rep.spec, "ok": verdict.ok, "wheel": rep.wheel, "prebuilt_lib": rep.prebuilt,
+                   "spec": rep.spec, "target_python": rep.target, "ok": verdict.ok, "wheel": rep.wheel,
+                   "prebuilt_lib": rep.prebuilt,
                    "gpu": gpu, "layers_offloaded": f"{off[0]}/{off[1]}" if off else None,
                    "fixes": rep.fixes.items, "dll_closure": rep.closure, "report": rep.lines,
                    "seconds": {k: round(v, 1) for k, v in rep.timings.items()},
-                   "verify": verdict_json(verdict)})
+                   "verify": {**verdict_json(verdict), "target_python": rep.target}})
     else:
         click.echo(render_verdict(verdict, Painter(sys.stdout)), nl=False)
         click.echo(f"envmgr install {rep.package}: recipe {rep.recipe} (from {rep.recipe_why})")
@@ -377,8 +383,9 @@ def _finish(verdict: Verdict, rep: Report, as_json: bool) -> int:
 
 def start_flow(obj: Ctx, args: list[str], fix: bool, prebuilt: str | None, as_json: bool, selection: Selection,
                recipe_args: RecipeArgs, options: install_build.InstallOptions, routes: Options | None = None) -> int:
-    """Entered from `install` (commands/install.py); flags given after the package are taken here too."""
-    rest, fix, prebuilt, as_json, routes = _flow_flags(args, fix, prebuilt, as_json, routes or Options())
+    """Entered from `install` (commands/install.py), which parsed envmgr's flags wherever they stood (click:
+    the empty-value check and every other one apply after the package too, audit N6)."""
+    rest, routes = list(args), routes or Options()
     package = flow_package(recipe_args.name, rest, prebuilt) or "llama-cpp-python"
     if rest and rest[0] != package and flow_package(None, rest[:1], None) is None and prebuilt:
         rest = [package, *rest]        # `install --prebuilt-lib DIR SPEC`
@@ -393,28 +400,3 @@ def start_flow(obj: Ctx, args: list[str], fix: bool, prebuilt: str | None, as_js
         return run_flow(obj, invoke_install, package=package, recipe=recipe_args.name, args=rest,
                         python=selection.target_python, prebuilt=prebuilt, fix=fix, selection=selection,
                         as_json=as_json, routes=routes)
-
-
-def _flow_flags(args: list[str], fix: bool, prebuilt: str | None, as_json: bool,
-                routes: Options) -> tuple[list[str], bool, str | None, bool, Options]:
-    """The flow's own flags, wherever they stand among the pip arguments."""
-    rest, i, indexes, off, dry = [], 0, list(routes.indexes), routes.off, routes.dry_run
-    while i < len(args):
-        a = args[i]
-        if a in ("--fix", "--json", "--no-prebuilt", "--dry-run"):
-            fix, as_json = fix or a == "--fix", as_json or a == "--json"
-            off, dry = off or a == "--no-prebuilt", dry or a == "--dry-run"
-        elif a in ("--prebuilt-lib", "--prebuilt-index") and i + 1 < len(args):
-            if a == "--prebuilt-lib":
-                prebuilt = args[i + 1]
-            else:
-                indexes.append(args[i + 1])
-            i += 1
-        elif a.startswith(("--prebuilt-lib=", "--prebuilt-index=")):
-            name, value = a.split("=", 1)
-            prebuilt = value if name == "--prebuilt-lib" else prebuilt
-            indexes += [value] if name == "--prebuilt-index" else []
-        else:
-            rest.append(a)
-        i += 1
-    return rest, fix, prebuilt, as_json, Options(tuple(indexes), off, dry)

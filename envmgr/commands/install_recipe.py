@@ -25,7 +25,7 @@ from envmgr.wheels.remote import configured_index
 from envmgr.wheels.store import wheels_dir
 
 # Findings about running on this machine's GPU, not about building: a wheel built here (a docker build, a CI
-# runner) is for its user's machine, and this route has no verify step; with --arch-list the GPU seen here
+# runner) is for its user's machine, and this route has no verify step; with --cuda-arch the GPU seen here
 # does not choose the device code either (F12, F13). The report names them.
 RUN_ONLY = frozenset({"F17", "F23"})
 
@@ -44,6 +44,7 @@ def recipe_route(obj: Ctx, args: list[str], selection: Selection, recipe_args: R
     configured_index(options.wheel_index)                          # a bad config.toml,
     _check_cache(wheels_dir())                                     # and a wheel cache that cannot be written
     rep = Report(spec, name, "--recipe" if recipe_args.given else "the project's default (envmgr config)", spec)
+    rep.target = selection.target.as_json() if selection.target else None
 
     def invoke_install(recipe: str, pip_args: list[str], **extra: Any) -> Installed:
         return install_build.install_wheel(obj, pip_args, selection, replace(recipe_args, name=recipe), options,
@@ -73,7 +74,7 @@ def _check_cache(root: Path) -> None:
 def _report(rep: Report, python: str, as_json: bool) -> int:
     if as_json:
         emit_json({"schema": 1, "recipe": rep.recipe, "recipe_from": rep.recipe_why, "spec": rep.spec,
-                   "python": python, "ok": True,
+                   "python": python, "target_python": rep.target, "ok": True,
                    "wheel": rep.wheel, "fixes": rep.fixes.items, "report": rep.lines,
                    "seconds": {k: round(v, 1) for k, v in rep.timings.items()}})
         return 0

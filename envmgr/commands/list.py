@@ -106,7 +106,7 @@ def _gpus(out: list[str], inv: Inventory, paint: Painter) -> None:
 
 @click.command("list")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (schema in docs/json.md).")
-@click.option("--python", "pythons", multiple=True, metavar="EXE",
+@click.option("--pip-cuda-python", "pythons", multiple=True, metavar="EXE",
               help="Also look for pip-installed CUDA in this Python's site-packages (repeatable).")
 @gpu_option
 @click.pass_obj
@@ -115,7 +115,7 @@ def command(obj: Ctx, as_json: bool, pythons: tuple[str, ...]) -> None:
     from envmgr.commands.list import inventory_json, render_inventory
 
     if pythons:
-        check_pythons(obj.host, pythons)
+        check_pythons(obj.host, pythons, "--pip-cuda-python")
     with Spinner("looking for Visual Studio, CUDA and GPUs"):
         inv = discover(obj.host, (None, *pythons))
     if as_json:

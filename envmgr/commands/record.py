@@ -21,7 +21,7 @@ from envmgr.snapshot.selectors import Selectors
 @click.option("-o", "--output", "output", required=True, metavar="FILE",
               help="Machine file to write (TOML). An existing file is kept as FILE.bak; "
                    "a device or FIFO is written in place.")
-@click.option("--python", "pythons", multiple=True, metavar="EXE",
+@click.option("--pip-cuda-python", "pythons", multiple=True, metavar="EXE",
               help="Also record pip-installed CUDA of this Python (repeatable).")
 @click.option("--description", default="", help="A line saying what this machine is.")
 @click.option("--capture", is_flag=True,
@@ -44,7 +44,7 @@ def command(obj: Ctx, output: str, pythons: tuple[str, ...], description: str, c
     if not capture and (vs or toolset or cuda or arch != "x64"):
         raise UsageError("--vs, --toolset, --arch and --cuda choose what --capture captures",
                          "add --capture, or drop them")
-    check_pythons(obj.host, pythons)
+    check_pythons(obj.host, pythons, "--pip-cuda-python")
     rec = obj.recording()
     with Spinner("recording"):
         inv = discover(rec, (None, *pythons))

@@ -9,6 +9,7 @@ import click
 from envmgr import spawn
 from envmgr.cli.main import Ctx
 from envmgr.cli.options import RecipeArgs, Selection, environment_for, recipe_options, refuse_records, selector_options
+from envmgr.host.base import WINDOWS
 from envmgr.output import say
 from envmgr.shellkit.launch import build_session, detect_shell
 from envmgr.snapshot.activation import ACTIVE, activation_delta
@@ -18,7 +19,7 @@ from envmgr.snapshot.activation import ACTIVE, activation_delta
 @selector_options
 @recipe_options
 @click.option("--shell", "shell_name", metavar="NAME",
-              help="pwsh, powershell, cmd, bash, zsh, fish or sh (default: the shell you are in).")
+              help="pwsh, powershell, cmd, bash, zsh, fish or sh (ps1: PowerShell; default: the shell you are in).")
 @click.pass_obj
 def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, shell_name: str | None) -> None:
     """Start your shell with the environment applied (and a prompt marker).
@@ -32,6 +33,8 @@ def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, shell_name: str 
     refuse_records(obj, "shell")
     host = obj.host                        # records were refused: this machine, or a Wine prefix
     base = dict(host.env)
+    if shell_name and shell_name.strip().lower() == "ps1":   # the script format's name: its shell (cli/grammar)
+        shell_name = "powershell" if host.platform == WINDOWS else "pwsh"
     name = detect_shell(shell_name or host.default_shell, base)
     delta, marker, _ = environment_for(obj, selection, recipe)
     if base.get(ACTIVE):

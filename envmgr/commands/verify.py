@@ -7,7 +7,10 @@ import sys
 
 import click
 
+from envmgr.cli.grammar import refuse_inapplicable
 from envmgr.cli.main import Ctx
+from envmgr.cli.options import say_target
+from envmgr.discover.target import choose_python
 from envmgr.errors import InputFileError, UsageError
 from envmgr.files.atomic import write_user_file
 from envmgr.output import Painter, Spinner, emit_json
@@ -19,7 +22,8 @@ from envmgr.verify.run import Verdict, canonical_package, verify
 
 @click.command("verify")
 @click.argument("package", required=False, metavar="[PACKAGE]")
-@click.option("--python", "python", metavar="EXE", help="The Python to verify (default: the one running envmgr).")
+@click.option("--python", "python", metavar="EXE", help="The Python to verify (default: the active venv or "
+              "conda environment, a .venv here or above, the first python on PATH; envmgr's own last).")
 @click.option("--tokens", "n_tokens", type=click.IntRange(1, 64), default=8, show_default=True,
               help="Tokens the tiny model must generate on the GPU.")
 @click.option("--timeout", type=click.IntRange(10, 3600), default=300, show_default=True, metavar="SECONDS",
@@ -63,19 +67,25 @@ def command(obj: Ctx, package: str | None, python: str | None, n_tokens: int, ti
         raise UsageError("envmgr verify runs a Python on this machine; it cannot replay a recorded machine",
                          "run it without --machine/--wine-prefix (envmgr doctor replays records)")
     name = canonical_package(package)
+    if name != "llama-cpp-python":
+        refuse_inapplicable(click.get_current_context(), ("n_tokens",),
+                            f"to {name} (the tiny model is llama-cpp-python's)", "drop {flag}")
     if python is not None:
         _check_python(python)
+    target = choose_python(obj.local, os.getcwd(), sys.executable, python)
+    say_target(target)
+    python = target.path
     if name == "llama-cpp-python":
         with Spinner("verifying: import, backend, devices, a tiny model on the GPU"):
             verdict: Verdict | AnyVerdict = verify(obj.host, python, name, n_tokens=n_tokens, timeout=timeout,
                                                      inherit_env=inherit_env)
     else:
         with Spinner(f"verifying {name}: import, native libraries, device code against the GPUs, smoke test"):
-            verdict = verify_any(obj.host, python or sys.executable, name, timeout=timeout, inherit_env=inherit_env)
+            verdict = verify_any(obj.host, python, name, timeout=timeout, inherit_env=inherit_env)
     if save_output:
         _save(save_output, verdict.run)
     if as_json:
-        emit_json(verdict_json(verdict))
+        emit_json({**verdict_json(verdict), "target_python": target.as_json()})
     else:
         click.echo(render_verdict(verdict, Painter(sys.stdout)), nl=False)
     click.get_current_context().exit(0 if verdict.ok else 1)

@@ -37,14 +37,15 @@ def parse_only(only: str | None) -> tuple[str, ...]:
     return ids
 
 
-def gather(host: Host, selectors: Selectors) -> Facts:
-    """Discovery, limits, cmake's version and the selection, each read once (concurrently where it reads)."""
+def gather(host: Host, selectors: Selectors, target_python: str | None = None) -> Facts:
+    """Discovery, limits, cmake's version and the selection, each read once (concurrently where it reads).
+    `target_python`: the interpreter whose packages the checks inspect (None: the host's own answer)."""
 
     selectors = with_real_paths(host, selectors)
     with ThreadPoolExecutor(max_workers=3) as pool:
         inv_f = pool.submit(discover, host)
         cmake_f = pool.submit(_cmake_version, host)
-        py_f = pool.submit(host.interpreter)
+        py_f = pool.submit(host.interpreter, target_python)
         inv = inv_f.result()
         limits = read_limits(host, inv)
         cmake, python = cmake_f.result(), py_f.result()

@@ -54,7 +54,7 @@ class RecipeContext:
     cuda_in_build_customizations: bool = True
     gpu_caps: tuple[str, ...] = ()          # "8.9", ...
     ninja: str | None = None
-    arch_list: str | None = None            # --arch-list "86;89"
+    arch_list: str | None = None            # --cuda-arch "86;89"
     allow_unsupported_compiler: bool = False
     params: tuple[tuple[str, str], ...] = ()
     system_drive: str = "C:"
@@ -137,10 +137,10 @@ def default_architectures(gpu_caps: Iterable[str | None], cuda_short: str) -> tu
 
 
 def cuda_architectures(ctx: RecipeContext) -> tuple[str, str]:
-    """(CMake list like "86;89", where it came from): --arch-list, else `default_architectures`."""
+    """(CMake list like "86;89", where it came from): --cuda-arch, else `default_architectures`."""
     if ctx.arch_list:
         listed = [a.strip().replace(".", "") for a in ctx.arch_list.replace(",", ";").split(";") if a.strip()]
-        return ";".join(listed), "--arch-list"
+        return ";".join(listed), "--cuda-arch"
     archs, why = default_architectures(ctx.gpu_caps, ctx.cuda_short)
     return ";".join(archs), why
 

@@ -35,6 +35,10 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
 FORMATS = ("sh", "fish", "ps1", "cmd", "dotenv", "github")
+# A shell is named by its program everywhere (`shell --shell`, `init`); where a script format is asked
+# (`export --format`, `deactivate --format`) the shell's name is taken too: the format it reads.
+SHELL_FORMATS = {"pwsh": "ps1", "powershell": "ps1", "bash": "sh", "zsh": "sh", "dash": "sh", "sh": "sh",
+                 "fish": "fish", "cmd": "cmd"}
 _MODULES: dict[str, ModuleType] = {"sh": sh, "fish": fish, "ps1": ps1, "cmd": cmd, "dotenv": dotenv,
                                    "github": github}
 render_github = github.render_github

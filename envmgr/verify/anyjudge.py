@@ -176,7 +176,7 @@ def _gpu(i: AnyInputs) -> Step:
     none = [f for f in i.fits if f.how == NONE]
     if none:
         return Step("gpu", FAIL, none[0].detail, ev, "F14", "rebuild for this GPU's architecture "
-                    "(envmgr install --recipe NAME --arch-list ...)")
+                    "(envmgr install --recipe NAME --cuda-arch ...)")
     jit = [f for f in i.fits if f.how == PTX_JIT]
     if jit:
         return Step("gpu", WARN, f"runs through PTX JIT on {', '.join(f.gpu for f in jit)} (from {jit[0].via}): "

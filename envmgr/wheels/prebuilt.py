@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from envmgr.doctor import devicecode
-from envmgr.errors import InputFileError
+from envmgr.errors import InputFileError, NotAUrl
 from envmgr.files.atomic import atomic_write
 from envmgr.files.jsondoc import dumps, read_json_file
 from envmgr.files.tomlread import read_toml_file
@@ -35,7 +35,7 @@ from envmgr.wheels import pages, remote
 from envmgr.wheels import store as wheels
 from envmgr.wheels.downloads import FACTS, downloads_dir
 from envmgr.wheels.pick import Candidate, Unusable, cuda_of_url
-from envmgr.wheels.url import IndexUrl, NotAUrl
+from envmgr.wheels.url import IndexUrl
 
 OFFICIAL = "https://abetlen.github.io/llama-cpp-python/whl/"
 OFFICIAL_CUDA = ("cu132", "cu130", "cu125", "cu124", "cu123", "cu122", "cu121", "cu118")

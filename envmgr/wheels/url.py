@@ -18,17 +18,12 @@ from pathlib import Path
 from typing import Any, NoReturn
 from urllib.parse import unquote, urljoin, urlsplit, urlunsplit
 
-from envmgr.errors import UsageError
+from envmgr.errors import NotAUrl
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _TAGGED = re.compile(r"^([a-z]+:)[A-Za-z][A-Za-z0-9+.-]*://")
 _FETCHED = re.compile(r"^(https?|file)://", re.IGNORECASE)
 HIDDEN = "****"
-
-
-class NotAUrl(UsageError, ValueError):
-    """A location that does not parse as a URL (`http://[::1`, a port that is no number): envmgr's own
-    error (exit 2, one line) and a ValueError, as urllib's own parse errors are."""
 
 
 def _split(text: str) -> Any:

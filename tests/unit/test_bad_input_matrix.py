@@ -213,7 +213,8 @@ ROWS = [
     ("cuda-missing-path", ["--machine", M, "export", "--cuda", "/nonexistent/cuda"], 3, "no CUDA toolkit matches"),
     ("vs-nosuch", ["--machine", W, "export", "--vs", "nosuch"], 3, "nosuch"),
     ("doctor-cuda-99", ["--machine", M, "doctor", "--cuda", "99.9"], 3, "99.9"),
-    ("python-missing-list", ["list", "--python", "/nonexistent/py"], 2, "--python /nonexistent/py: not a Python"),
+    ("python-missing-list", ["list", "--python", "/nonexistent/py"], 2,
+     "--pip-cuda-python /nonexistent/py: not a Python"),
     ("python-missing-export", ["--machine", M, "export", "--python", "/nonexistent/py"], 2, "not a Python"),
     ("python-site-dicts", ["list", "--python", "{d}/p_dict"], 2, "it did not run as Python"),
     ("python-site-nul", ["list", "--python", "{d}/p_nul"], 2, "it did not run as Python"),
@@ -229,7 +230,7 @@ ROWS = [
      "'abc' is not a CUDA architecture"),
     ("arch-list-empty", ["--machine", M, "export", "--recipe", "llama-cpp-python", "--arch-list", ""], 2,
      "an empty list is not a CUDA architecture"),
-    ("arch-list-without-recipe", ["--machine", M, "export", "--arch-list", "86"], 2, "--arch-list only applies with --recipe"),
+    ("arch-list-without-recipe", ["--machine", M, "export", "--arch-list", "86"], 2, "--cuda-arch only applies with --recipe"),
     ("recipe-param-without-recipe", ["--machine", M, "export", "--recipe-param", "a=b"], 2,
      "--recipe-param only applies with --recipe"),
     ("unsupported-without-recipe", ["--machine", M, "export", "--allow-unsupported-compiler"], 2,
@@ -433,8 +434,8 @@ def test_run_log_with_stdin_closed(bad, tmp_path):
 
 
 def test_snapshot_cache_warning_has_no_python_words(bad, monkeypatch):
-    from envmgr.host.recorded import load_machine
     from envmgr.cache.resolve import resolve
+    from envmgr.host.recorded import load_machine
     from envmgr.snapshot.selectors import Selectors
 
     monkeypatch.setenv("ENVMGR_CACHE_DIR", str(bad / "cache-file"))

@@ -25,11 +25,11 @@ import tomlkit
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from envmgr.errors import EnvmgrError
+from envmgr.errors import EnvmgrError, NotAUrl
 from envmgr.output import emit_json
 from envmgr.wheels import pages, pick, prebuilt
 from envmgr.wheels import remote as wheelremote
-from envmgr.wheels.url import IndexUrl, NotAUrl, redact
+from envmgr.wheels.url import IndexUrl, redact
 
 BUDGET_S = 5.0
 SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
