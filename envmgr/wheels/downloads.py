@@ -11,8 +11,10 @@ slot set aside by an install that was killed before it removed it. Anything else
 """
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +23,7 @@ from envmgr.files.jsondoc import read_json_file
 from envmgr.host import dirs
 
 FACTS = "facts.json"
+MAX_AGE_DAYS = 30         # a download no plan has used for this long is removed before the next download
 _SLOT = re.compile(r"^[0-9a-f]{24}$")
 _LEFTOVER = re.compile(r"^\.(download-|[0-9a-f]{24}\.\d+\.tmp$)")   # a killed download; a stale slot set aside
 
@@ -77,4 +80,30 @@ def clear() -> int:
             count += not folder.exists()
         elif _LEFTOVER.match(folder.name) and folder.is_dir() and not folder.is_symlink():
             shutil.rmtree(folder, ignore_errors=True)
+    return count
+
+
+def used(slot: Path) -> None:
+    """Mark a download as used now (its facts.json's time), so that prune keeps it."""
+    try:
+        os.utime(slot / FACTS)
+    except OSError:
+        pass
+
+
+def prune(max_age_days: float = MAX_AGE_DAYS, now: float | None = None) -> int:
+    """Remove the downloads not used for max_age_days (by their facts.json's time, else the folder's)."""
+    root = downloads_dir()
+    cutoff = (time.time() if now is None else now) - max_age_days * 86400
+    count = 0
+    for folder in sorted(root.iterdir()) if root.is_dir() else []:
+        if not _ours(folder):
+            continue
+        try:
+            stamp = (folder / FACTS).stat().st_mtime if (folder / FACTS).is_file() else folder.stat().st_mtime
+        except OSError:
+            continue
+        if stamp < cutoff:
+            shutil.rmtree(folder, ignore_errors=True)
+            count += not folder.exists()
     return count

@@ -31,7 +31,7 @@ from envmgr.files.atomic import atomic_write
 from envmgr.files.jsondoc import dumps, read_json_file
 from envmgr.files.tomlread import read_toml_file
 from envmgr.host import dirs
-from envmgr.wheels import pages, remote
+from envmgr.wheels import downloads, pages, remote
 from envmgr.wheels import store as wheels
 from envmgr.wheels.downloads import FACTS, downloads_dir
 from envmgr.wheels.pick import Candidate, Unusable, cuda_of_url
@@ -165,8 +165,10 @@ def read_code(cand: Candidate, deadline: remote.Deadline | None = None) -> devic
     slot = _slot(cand)
     facts = _cached_facts(slot, cand)
     if facts is not None:
+        downloads.used(slot)
         return facts
     root = downloads_dir()
+    downloads.prune()      # downloads no plan used for MAX_AGE_DAYS (audit N16: the folder only grew)
     try:
         root.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=".download-", dir=root))

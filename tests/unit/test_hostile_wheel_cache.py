@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import zipfile
 from pathlib import Path
 
@@ -162,6 +163,27 @@ def test_n16_downloaded_prebuilt_wheels_are_listed_and_cleared(tmp_path, env, co
     assert out.code == 0 and "1 downloaded prebuilt wheel(s)" in out.stdout, out.stdout
     assert sorted(p.name for p in root.iterdir()) == ["mine"] and (root / "mine" / "notes.txt").read_text() == "keep"
     assert run_cli("wheels", "list", "--json", env=env).json()["downloads"] == []
+
+
+def test_n16_a_download_unused_for_30_days_goes_with_the_next_download(tmp_path, env):
+    plan(tmp_path, env)
+    root = tmp_path / "cache" / "prebuilt"
+    (used,) = [p for p in root.iterdir() if p.name != "mine"]
+    old = time.time() - 40 * 86400
+    os.utime(used / "facts.json", (old, old))
+    stale, fresh = root / ("a" * 24), root / ("b" * 24)
+    for slot in (stale, fresh):
+        slot.mkdir()
+        (slot / "facts.json").write_text("{}")
+        (slot / WHEEL).write_bytes(b"x")
+    os.utime(stale / "facts.json", (old, old))
+    plan(tmp_path, env)                                  # a cache hit: marks `used` as used now
+    assert sorted(p.name for p in root.iterdir()) == sorted([used.name, stale.name, fresh.name])
+    folder = tmp_path / "cu124"
+    (folder / WHEEL.replace("0.3.36", "0.3.37")).write_bytes(wheel_bytes())
+    plan(tmp_path, env)                                  # a new download: the stale one goes
+    names = {p.name for p in root.iterdir()}
+    assert stale.name not in names and {used.name, fresh.name} <= names and len(names) == 3
 
 
 # ---- N17: installs sharing a cache never refuse a good wheel ---------------------------------------
