@@ -28,14 +28,14 @@ import stat
 import struct
 import zipfile
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from envmgr.errors import BadWheel
 
-__all__ = ["BadWheel", "Member", "Wheel", "each_member", "member_names", "open_wheel", "sha256_regular"]
+__all__ = ["BadWheel", "Member", "Wheel", "member_names", "open_wheel", "sha256_regular"]
 
 MAX_FILE = 8 << 30           # a wheel file; the largest real CUDA wheels (torch, cuDNN) are under 3 GiB
 MAX_MEMBER = 2 << 30         # one member inflated; a native library larger than this is listed, not read
@@ -211,13 +211,3 @@ def open_wheel(source: str | os.PathLike[str] | bytes, label: str | None = None,
 def member_names(source: str | os.PathLike[str] | bytes, label: str | None = None) -> tuple[str, ...]:
     with open_wheel(source, label) as wheel:
         return wheel.names()
-
-
-def each_member(source: str | os.PathLike[str] | bytes, want: Callable[[Member], bool],
-                label: str | None = None) -> Iterator[tuple[Member, bytearray]]:
-    """(member, bytes) for each member `want` accepts, in order, under one budget."""
-    with open_wheel(source, label) as wheel:
-        for member in wheel.members:
-            if not member.is_dir and want(member):
-                yield member, wheel.read(member)
-
