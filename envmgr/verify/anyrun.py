@@ -19,7 +19,7 @@ from envmgr.errors import EnvmgrError, UsageError
 from envmgr.host.base import WINDOWS, Host
 from envmgr.verify.analyze import WARN, Step, first_failure
 from envmgr.verify.anyjudge import PROOF_WORDS, AnyInputs, judge
-from envmgr.verify.anyschema import well_typed
+from envmgr.verify.anyschema import record_filter
 from envmgr.verify.plain import PLAIN, plain_host
 from envmgr.verify.report import ChildRun, parse_run
 
@@ -60,7 +60,7 @@ def verify_any(host: Host, python: str, package: str, *, timeout: float, inherit
     if done.start_error:
         raise UsageError(f"--python {python}: cannot be run ({done.start_error})",
                          "give a Python executable, e.g. --python .venv/bin/python")
-    run = parse_run(done.stdout, done.stderr, done.returncode, done.timed_out, well_typed)
+    run = parse_run(done.stdout, done.stderr, done.returncode, done.timed_out, record_filter())
     libs = run.get("package").get("libraries") or []
     code = read_libraries(host, libs)
     gpus, problems = discover_gpus(host)

@@ -66,3 +66,23 @@ def well_typed(record: dict[str, Any]) -> bool:
     """True when every field this schema names has its type (a field may be absent)."""
     fields = FIELDS.get(record.get("stage", ""), {})
     return all(check(record[name]) for name, check in fields.items() if name in record)
+
+
+# The child writes its `package` record once, before it imports anything of the package: a second one was
+# printed by the package itself and is not read.
+ONCE = frozenset({"package"})
+
+
+def record_filter() -> Callable[[dict[str, Any]], bool]:
+    """well_typed, and the first record of each ONCE stage only (a fresh filter per run)."""
+    seen: set[str] = set()
+
+    def accept(record: dict[str, Any]) -> bool:
+        stage = record.get("stage", "")
+        if not well_typed(record) or stage in seen:
+            return False
+        if stage in ONCE:
+            seen.add(stage)
+        return True
+
+    return accept

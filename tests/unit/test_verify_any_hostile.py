@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from envmgr.host.child import run_bounded
-from envmgr.verify.anyschema import well_typed
+from envmgr.verify.anyschema import record_filter, well_typed
 from envmgr.verify.report import parse_run
 from tests.conftest import CUDA_SO, ROOT, run_cli, sample_bytes
 from tests.unit.test_verify_any import installed, steps, verify
@@ -66,6 +66,9 @@ def test_n22_records_with_wrong_types_are_skipped():
              'ENVMGR-VERIFY {"stage": "import", "module": 5, "ok": "yes"}']
     run = parse_run("\n".join(lines), "", 0, accept=well_typed)
     assert run.get("package")["libraries"] == ["/a.so"] and run.get("load") == {} and run.get("import") == {}
+    spoof = 'ENVMGR-VERIFY {"stage": "package", "found": true, "libraries": ["/evil.so"]}'
+    run = parse_run("\n".join([lines[0], spoof]), "", 0, accept=record_filter())
+    assert run.get("package")["libraries"] == ["/a.so"]       # the child's own record comes first
 
 
 # ---- N23: a detached process the import starts --------------------------------------------------
