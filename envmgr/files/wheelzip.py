@@ -5,6 +5,8 @@ publish and list commands through the cache) opens a wheel here, so a new route 
 thinking. The guards, decided from the central directory before a byte is inflated:
 
 * only a regular file is opened (a FIFO blocks, `/dev/zero` never ends), non-blocking;
+* a central directory over `MAX_DIRECTORY` bytes or `MAX_MEMBERS` entries is refused from the end records,
+  before zipfile builds an object per entry;
 * each member is listed once: a central directory that names one member twice, or whose entries
   overlap (CVE-2024-0450: Python before 3.11.8 inflates the same data once per entry), is refused;
 * an encrypted member, or one compressed with a method other than stored/deflate/bzip2/LZMA, is refused;
@@ -41,6 +43,9 @@ MAX_FILE = 8 << 30           # a wheel file; the largest real CUDA wheels (torch
 MAX_MEMBER = 2 << 30         # one member inflated; a native library larger than this is listed, not read
 TOTAL_BUDGET = 4 << 30       # every member read from one wheel together, each counted once
 MAX_MEMBERS = 200_000        # central directory entries
+# zipfile holds a few bytes per byte of the central directory while it lists it (a ZipInfo per entry, ~4x),
+# before anything can be judged: its size is checked first. torch's CUDA wheels list ~15,000 files in ~2 MiB.
+MAX_DIRECTORY = 16 << 20
 MAX_RATIO = 200              # real libraries deflate 2-10x; CUDA fat binaries are compressed already
 RATIO_FLOOR = 16 << 20       # below this inflated size the ratio is not judged (small text files compress well)
 _METHODS = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflate", zipfile.ZIP_BZIP2: "bzip2",
@@ -194,6 +199,7 @@ def open_wheel(source: str | os.PathLike[str] | bytes, label: str | None = None,
     except OSError as exc:
         raise BadWheel(shown, f"cannot be read ({exc.strerror or exc})") from None
     with fh:
+        _directory_size(fh, shown)
         try:
             zf = zipfile.ZipFile(fh)
         except _BROKEN as exc:
@@ -206,6 +212,31 @@ def open_wheel(source: str | os.PathLike[str] | bytes, label: str | None = None,
             except _BROKEN as exc:
                 raise BadWheel(shown, f"not a readable zip file ({_words(exc)})") from None
             yield wheel
+
+
+def _directory_size(fh: io.BufferedIOBase, label: str) -> None:
+    """Refuse a central directory over MAX_DIRECTORY bytes or MAX_MEMBERS entries, read from the end records
+    (the ones zipfile itself follows) before zipfile lists a single entry."""
+    try:
+        end = fh.seek(0, os.SEEK_END)
+        fh.seek(max(0, end - (22 + 0xFFFF)))
+        tail = fh.read()
+        i = tail.rfind(b"PK\x05\x06")
+        if i < 0 or len(tail) - i < 22:
+            return                                   # no end record: zipfile says so
+        entries, size = struct.unpack_from("<HI", tail, i + 10)
+        if i >= 20 and tail[i - 20:i - 16] == b"PK\x06\x07":       # zip64: the locator names the real record
+            (where,) = struct.unpack_from("<Q", tail, i - 20 + 8)
+            fh.seek(where)
+            record = fh.read(56)
+            if len(record) == 56 and record[:4] == b"PK\x06\x06":
+                entries, size = struct.unpack_from("<QQ", record, 32)
+        fh.seek(0)
+    except (OSError, ValueError, struct.error, OverflowError) as exc:
+        raise BadWheel(label, f"not a readable zip file ({_words(exc)})") from None
+    if size > MAX_DIRECTORY or entries > MAX_MEMBERS:
+        raise BadWheel(label, f"refused: its central directory lists {entries} members in {_mib(size)} "
+                              f"(the limits are {MAX_MEMBERS} and {_mib(MAX_DIRECTORY)})")
 
 
 def member_names(source: str | os.PathLike[str] | bytes, label: str | None = None) -> tuple[str, ...]:

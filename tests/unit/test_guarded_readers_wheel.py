@@ -147,6 +147,21 @@ def test_n13_the_budget_is_total_and_counts_each_member_once(tmp_path):
             wheel.read(wheel.members[3])
 
 
+def test_n13_a_huge_central_directory_is_refused_before_it_is_listed(monkeypatch):
+    """zipfile builds an object per entry (~4 bytes of memory per byte of directory) before anything can be
+    judged: the directory's size and count come from the end records first."""
+    data = hz.repeat_central_directory(hz.make_zip({"pkg/x.py": b"x"}), 40_000)     # 2.1 MB of directory
+    monkeypatch.setattr(wheelzip, "MAX_DIRECTORY", 1 << 20)
+    tracemalloc.start()
+    try:
+        with pytest.raises(BadWheel, match="central directory lists 40000 members"), open_wheel(data):
+            pass
+        _now, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < len(data) + (1 << 20)
+
+
 def test_only_regular_files_are_opened(tmp_path):
     if not hasattr(os, "mkfifo"):
         pytest.skip("no FIFOs on this platform")
