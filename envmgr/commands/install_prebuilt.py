@@ -21,7 +21,7 @@ from envmgr.files.nested import loads_json
 from envmgr.host.base import Host
 from envmgr.host.process import setting
 from envmgr.output import say
-from envmgr.wheels import pick, prebuilt, pytags, remote
+from envmgr.wheels import cpucode, pick, prebuilt, pytags, remote
 from envmgr.wheels import store as wheels
 from envmgr.wheels.url import IndexUrl
 
@@ -42,7 +42,7 @@ class Route:
                             for x in self.listings],
                 "machine": None if m is None else {"gpus": [{"name": n, "compute_capability": c} for n, c in m.gpus],
                                                    "driver": m.driver or None, "driver_cuda": m.driver_cuda or None,
-                                                   "python": m.python},
+                                                   "python": m.python, "cpu": m.cpu.to_json()},
                 "candidates": [j.to_json() for j in self.plan.judged] if self.plan else [],
                 "chosen": self.plan.chosen.to_json() if self.plan and self.plan.chosen else None,
                 "note": self.note or None}
@@ -76,7 +76,29 @@ def machine(host: Host, local: Host, facts: Facts | None, python: str) -> pick.M
     gpus = tuple((g.name, g.compute_cap or "0.0") for g in facts.inv.gpus) if facts is not None else ()
     driver = next((g.driver_version for g in facts.inv.gpus if g.driver_version), "") if facts is not None else ""
     tags, words = target_tags(local, python)
-    return pick.Machine(gpus, driver, driver_cuda(host) if gpus else "", host.platform == "windows", tags, words)
+    return pick.Machine(gpus, driver, driver_cuda(host) if gpus else "", host.platform == "windows", tags, words,
+                        target_cpu(host, local, python))
+
+
+def target_cpu(host: Host, local: Host, python: str) -> cpucode.Cpu:
+    """The CPU's instruction sets: a record's `meta.cpu_flags` under --machine (absent: unknown), else what the
+    target Python reads of its own CPU in a bounded child run (wheels/cpucode.py's CPU_SCRIPT), never assumed."""
+    if not host.runs_programs:
+        flags = host.cpu_flags
+        return cpucode.parse_cpu(list(flags), "the record's meta.cpu_flags") if flags is not None else \
+            cpucode.Cpu(None, "the record has no meta.cpu_flags")
+    done = local.run([python, "-c", cpucode.CPU_SCRIPT], timeout=60)
+    lines = done.stdout.strip().splitlines()[:1]
+    if not done.ok or not lines:
+        return cpucode.Cpu(None, f"{python} did not answer ({done.describe_failure() if not done.ok else 'no output'})")
+    return cpucode.parse_cpu(_json_line(lines, 0), f"the target Python {python}")
+
+
+def _cpu_words(cpu: cpucode.Cpu) -> str:
+    if cpu.flags is None:
+        return f"unknown ({cpu.source})"
+    has = [cpucode.WORDS[f] for f in cpucode.SCANNED if f in cpu.flags]
+    return f"{' '.join(has) or 'no AVX2/AVX-512'} ({cpu.source})"
 
 
 def spec_set(spec: str, package: str) -> SpecifierSet:
@@ -109,7 +131,8 @@ def plan_route(m: pick.Machine, package: str, spec: str, indexes: tuple[str | In
         route.note = ("no prebuilt index could be reached" if all(x.unreachable for x in route.listings)
                       else "no prebuilt index listed a wheel")
         return route
-    route.plan = pick.plan(cands, m, package, spec_set(spec, package), prebuilt.code_reader(deadline), pre=pre)
+    route.plan = pick.plan(cands, m, package, spec_set(spec, package), prebuilt.code_reader(deadline), pre=pre,
+                           read_cpu=prebuilt.read_cpu)
     if deadline.spent():
         route.note = f"prebuilt indexes: {deadline.words()}"
         say(f"envmgr: {route.note}")
@@ -206,7 +229,7 @@ class Chooser:
         m = machine(self.obj.host, self.obj.local, self.facts, python)
         say(f"envmgr: route 3, prebuilt indexes ({source}): {len(indexes)} to read; GPU(s) "
             f"{', '.join(f'{n} ({c})' for n, c in m.gpus) or 'none'}, driver {m.driver or 'none'}"
-            f"{' (CUDA ' + m.driver_cuda + ')' if m.driver_cuda else ''}, Python {m.python}")
+            f"{' (CUDA ' + m.driver_cuda + ')' if m.driver_cuda else ''}, Python {m.python}, CPU {_cpu_words(m.cpu)}")
         self.route = plan_route(m, self.package, self.spec, indexes, source, pre="--pre" in pip_opts)
         say_plan(self.route)
         chosen = self.route.plan.chosen if self.route.plan else None

@@ -11,10 +11,12 @@ from envmgr.cli.main import Ctx
 from envmgr.discover import discover
 from envmgr.errors import EnvmgrError, InputFileError, NoMatchError, UsageError
 from envmgr.files.atomic import write_user_file
+from envmgr.files.nested import loads_json
 from envmgr.files.utf8 import shown
 from envmgr.host.machinefile import machine_document
 from envmgr.output import Spinner, say
 from envmgr.snapshot.selectors import Selectors
+from envmgr.wheels import cpucode
 
 
 @click.command("record")
@@ -55,7 +57,7 @@ def command(obj: Ctx, output: str, pythons: tuple[str, ...], description: str, c
             raise  # a selector that matches nothing is a mistake to fix, not a machine to record
         except EnvmgrError as exc:  # a failing capture is exactly what a bug report should hold
             say(f"envmgr: the capture failed ({exc.message}); recorded anyway")
-    doc = machine_document(rec, version=__version__, description=description)
+    doc = machine_document(rec, version=__version__, description=description, cpu_flags=_cpu_flags(obj))
     data = _utf8(tomlkit.dumps(doc))
     try:
         saved = write_user_file(output, data, backup=True)
@@ -64,6 +66,24 @@ def command(obj: Ctx, output: str, pythons: tuple[str, ...], description: str, c
                              "choose a writable path for -o") from None
     say(f"recorded {len(inv.visual_studio)} Visual Studio instance(s), {len(inv.cuda)} CUDA toolkit(s), "
         f"{len(inv.gpus)} GPU(s) into {output}" + (f" (previous file kept as {saved})" if saved else ""))
+
+
+def _cpu_flags(obj: Ctx) -> list[str] | None:
+    """This CPU's flags as envmgr's own Python reads them (wheels/cpucode.py's CPU_SCRIPT); a record made
+    under Wine runs on this CPU too; a record re-recorded (--machine) keeps its own, or none. None (left out
+    of the record: unknown) when nothing answers."""
+    if not obj.host.runs_programs:
+        flags = obj.host.cpu_flags
+        return None if flags is None else list(flags)
+    me = obj.local.interpreter()
+    if me is None:
+        return None
+    done = obj.local.run([me.executable, "-c", cpucode.CPU_SCRIPT], timeout=60)
+    try:
+        data = loads_json(done.stdout.strip().splitlines()[0]) if done.ok and done.stdout.strip() else None
+    except ValueError:
+        data = None
+    return cpucode.record_flags(cpucode.parse_cpu(data, "this machine"))
 
 
 def _utf8(text: str) -> bytes:

@@ -116,6 +116,10 @@ class Host(Protocol):
     def memory_mib(self) -> int | None: ...   # physical memory (the recipes' MAX_JOBS); None: unknown
 
     @property
+    def cpu_flags(self) -> tuple[str, ...] | None: ...   # a record's CPU flags (meta.cpu_flags); None: not
+    # recorded, or a host that runs programs (its target Python is asked: wheels/cpucode.py)
+
+    @property
     def env(self) -> Mapping[str, str]: ...
 
     def read_bytes(self, path: str) -> bytes: ...

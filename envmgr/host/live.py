@@ -49,6 +49,10 @@ class LiveHost:
         return os.cpu_count() or 1
 
     @property
+    def cpu_flags(self) -> tuple[str, ...] | None:
+        return None    # asked of the target Python, which runs here (wheels/cpucode.py)
+
+    @property
     def memory_mib(self) -> int | None:
         return memory_mib()
 

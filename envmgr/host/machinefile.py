@@ -25,25 +25,28 @@ def _reg_table(values: Mapping[str, RegValue]) -> tomlkit.items.Table:
     return table
 
 
-def _meta(rec: RecordingHost, version: str, description: str) -> tomlkit.items.Table:
+def _meta(rec: RecordingHost, version: str, description: str, cpu_flags: list[str] | None) -> tomlkit.items.Table:
     meta = tomlkit.table()
     meta.add("recorded_by", f"envmgr {version}")
     meta.add("recorded_at", _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat())
     meta.add("cpu_count", rec.cpu_count)      # the recipes' build parallelism on that machine
     if rec.memory_mib:
         meta.add("memory_mib", rec.memory_mib)  # the torch-extension recipe's MAX_JOBS
+    if cpu_flags is not None:
+        meta.add("cpu_flags", cpu_flags)      # the prebuilt plan's CPU judgement (wheels/cpucode.py)
     if description:
         meta.add("description", description)
     return meta
 
 
-def machine_document(rec: RecordingHost, *, version: str, description: str = "") -> tomlkit.TOMLDocument:
+def machine_document(rec: RecordingHost, *, version: str, description: str = "",
+                     cpu_flags: list[str] | None = None) -> tomlkit.TOMLDocument:
     doc = tomlkit.document()
     doc.add(tomlkit.comment("envmgr machine record: what discovery read on this machine."))
     doc.add(tomlkit.comment("Replay it anywhere with: envmgr --machine THIS_FILE list"))
     doc.add("schema", SCHEMA_VERSIONS[-1])
     doc.add("platform", rec.platform)
-    doc.add("meta", _meta(rec, version, description))
+    doc.add("meta", _meta(rec, version, description, cpu_flags))
     if rec.python is not None:
         py = tomlkit.table()
         py.add("executable", rec.python.executable)

@@ -389,6 +389,14 @@ class RecordedHost:
         return interpreter_from_run(self, python)
 
     @property
+    def cpu_flags(self) -> tuple[str, ...] | None:
+        """The recorded CPU's flags (`meta.cpu_flags`, /proc/cpuinfo's names: avx2, avx512f), or None: unknown."""
+        value = self.meta.get("cpu_flags")
+        if not isinstance(value, list) or not all(isinstance(f, str) for f in value):
+            return None
+        return tuple(f.lower() for f in value[:4096])
+
+    @property
     def memory_mib(self) -> int | None:
         """The recorded machine's memory (`meta.memory_mib`), or None (records made before it was kept)."""
         value = self.meta.get("memory_mib")

@@ -196,4 +196,4 @@ class RecordingHost:
 
 
 _CAPABILITIES = frozenset({"name", "runs_programs", "writes_files", "default_shell", "cpu_count", "memory_mib",
-                           "local_path", "needs_elevation", "interactive"})
+                           "cpu_flags", "local_path", "needs_elevation", "interactive"})

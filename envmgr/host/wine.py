@@ -288,6 +288,10 @@ class WineHost:
         return os.cpu_count() or 1   # Windows programs under Wine run on this machine's processors
 
     @property
+    def cpu_flags(self) -> tuple[str, ...] | None:
+        return None    # asked of the target Python, which runs under Wine on this CPU
+
+    @property
     def memory_mib(self) -> int | None:
         return memory_mib()   # Windows programs under Wine use this machine's memory
 

@@ -21,12 +21,15 @@ from envmgr.doctor.dll import resolve_pe
 from envmgr.doctor.elf import resolve_elf
 from envmgr.doctor.gpufit import fit
 from envmgr.errors import EnvmgrError, UsageError
+from envmgr.files.nested import loads_json
 from envmgr.host.base import WINDOWS, Host, join
 from envmgr.verify.analyze import Inputs, Step, analyze, first_failure, passed
 from envmgr.verify.anyrun import read_libraries
+from envmgr.verify.cpuvariant import carried, cpu_step, loaded_variant
 from envmgr.verify.gguf import TinyLlama, write_tiny_llama
 from envmgr.verify.plain import PLAIN, plain_host
 from envmgr.verify.report import ChildRun, parse_run
+from envmgr.wheels import cpucode
 
 CHILD = Path(__file__).with_name("child.py")
 PACKAGES = {"llama-cpp-python": "llama-cpp-python", "llama_cpp_python": "llama-cpp-python",
@@ -123,7 +126,21 @@ def verify(host: Host, python: str | None, package: str = "llama-cpp-python", *,
         if code.cubin or code.ptx else ()
     steps = analyze(Inputs(run, exe, install_command(python), gpus, gpu_problems, n_tokens, dll_ev, dll_cmd,
                            fits, code.summary()))
+    step = cpu_step(run.log, run.get("package").get("lib_files") or [], _cpu(host, run, exe))
+    steps = (*steps, step) if step is not None else steps
     return Verdict(package, exe, steps, run, size, time.perf_counter() - t0, mode, words)
+
+
+def _cpu(host: Host, run: ChildRun, python: str) -> cpucode.Cpu:
+    """The target Python's CPU, asked only where the cpu step needs it (variants carried, ggml's log silent)."""
+    if not carried(run.get("package").get("lib_files") or []) or loaded_variant(run.log)[0]:
+        return cpucode.UNKNOWN
+    done = host.run([python, "-c", cpucode.CPU_SCRIPT], timeout=60)
+    try:
+        data = loads_json(done.stdout.strip().splitlines()[0]) if done.ok and done.stdout.strip() else None
+    except ValueError:
+        data = None
+    return cpucode.parse_cpu(data, f"the target Python {python}")
 
 
 def _dll_diagnosis(host: Host, run: ChildRun, python: str) -> tuple[tuple[str, ...], str]:

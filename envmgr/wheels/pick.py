@@ -30,6 +30,7 @@ from packaging.version import Version as PkgVersion
 from envmgr import knowledge
 from envmgr.doctor import gpufit
 from envmgr.version import Version, mm
+from envmgr.wheels import cpucode
 from envmgr.wheels.url import IndexUrl
 
 NATIVE, PTX_JIT = gpufit.NATIVE, gpufit.PTX_JIT
@@ -60,6 +61,7 @@ class Machine:
     windows: bool = False
     tags: tuple[str, ...] = ()          # every tag the target Python accepts ("cp312-cp312-win_amd64")
     python: str = ""                    # in words: "cp312 on win_amd64"
+    cpu: cpucode.Cpu = cpucode.UNKNOWN  # its instruction sets (from the target Python, or the record)
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,7 @@ class Candidate:
 
 
 ReadCode = Callable[[Candidate], Code]     # a candidate's device code, or Unusable
+ReadCpu = Callable[[Candidate], cpucode.CpuCode]   # after ReadCode: the CPU code of the same wheel, or Unusable
 
 
 @dataclass(frozen=True)
@@ -88,12 +91,13 @@ class Judged:
     how: str = ""           # native | ptx-jit (examined and fitting)
     via: str = ""           # "sm_89", "compute_80"
     code: str = ""          # the device code in words ("cubin sm_75 sm_90; PTX compute_90")
+    cpu: cpucode.CpuCode | None = None   # what its CPU code requires (examined wheels)
 
-    def to_json(self) -> dict[str, str | None]:
+    def to_json(self) -> dict[str, object]:
         return {"file": self.cand.filename, "url": str(self.cand.url), "index": str(self.cand.index),
                 "cuda": self.cand.cuda or None, "version": self.version or None, "verdict": self.verdict,
                 "reason": self.reason, "runs": self.how or None, "via": self.via or None,
-                "device_code": self.code or None}
+                "device_code": self.code or None, "cpu_code": self.cpu.to_json() if self.cpu else None}
 
 
 @dataclass(frozen=True)
@@ -214,8 +218,9 @@ def allowed_versions(versions: Iterable[str], spec: SpecifierSet, pre: bool) -> 
 
 
 def plan(cands: Iterable[Candidate], m: Machine, package: str, spec: str | SpecifierSet, read_code: ReadCode,
-         limit: int = MAX_EXAMINED, pre: bool = False) -> Plan:
-    """Judge every candidate; read_code(cand) gives its DeviceCode (.cubin .ptx .cuda_imports) or raises Unusable.
+         limit: int = MAX_EXAMINED, pre: bool = False, read_cpu: ReadCpu | None = None) -> Plan:
+    """Judge every candidate; read_code(cand) gives its DeviceCode (.cubin .ptx .cuda_imports) or raises Unusable,
+    read_cpu(cand) its CPU code (a wheel the machine's CPU cannot run is refused: examine_cpu).
     A prerelease is considered only as pip would (allowed_versions; `pre` is --pre)."""
     spec = spec if isinstance(spec, SpecifierSet) else SpecifierSet(spec)
     judged: dict[Candidate, Judged] = {}
@@ -241,6 +246,8 @@ def plan(cands: Iterable[Candidate], m: Machine, package: str, spec: str | Speci
             continue
         examined += 1
         j = examine(cand, version, m, read_code)
+        if j.verdict == FITS and read_cpu is not None:
+            j = examine_cpu(j, m, read_cpu)
         if j.verdict == FITS and (best is None or (best.how == PTX_JIT and j.how == NATIVE)):
             best = j
         judged[cand] = j
@@ -310,6 +317,22 @@ def cannot_load(code: Code, m: Machine) -> str:
                     f"for {machine or 'an unknown machine'}; the target Python ({m.python or '?'}) loads "
                     f"{want[0].upper()} files for {want[1]} only: it cannot load there")
     return ""
+
+
+def examine_cpu(j: Judged, m: Machine, read_cpu: ReadCpu) -> Judged:
+    """A fitting wheel judged on its CPU code: refused where the CPU lacks what it (likely) requires
+    (`0xC000001D`, illegal instruction, on load); kept, with the reason, where the CPU is unknown."""
+    try:
+        code = read_cpu(j.cand)
+    except Unusable as exc:
+        return replace(j, reason=f"{j.reason}; its CPU code was not read ({exc})")
+    ok, why = cpucode.runs(code, m.cpu)
+    if ok is False:
+        return replace(j, verdict=REFUSED, reason=f"its CPU code {why}: {code.words()}", how="", via="", cpu=code)
+    if code.how == "variants":
+        pick_ = cpucode.ggml_choice(code.variants, m.cpu)
+        why = why or (f"ggml would load ggml-cpu-{pick_} here" if pick_ else "")
+    return replace(j, reason=f"{j.reason}; CPU: {code.words()}" + (f" ({why})" if why else ""), cpu=code)
 
 
 def cuda_of_imports(imports: Iterable[str]) -> str:

@@ -30,8 +30,9 @@ from envmgr.errors import InputFileError, NotAUrl
 from envmgr.files.atomic import atomic_write
 from envmgr.files.jsondoc import dumps, read_json_file
 from envmgr.files.tomlread import read_toml_file
+from envmgr.files.wheelzip import BadWheel, open_wheel
 from envmgr.host import dirs
-from envmgr.wheels import downloads, pages, remote
+from envmgr.wheels import cpucode, downloads, pages, remote
 from envmgr.wheels import store as wheels
 from envmgr.wheels.downloads import FACTS, downloads_dir
 from envmgr.wheels.pick import Candidate, Unusable, cuda_of_url
@@ -158,6 +159,15 @@ def _slot(cand: Candidate) -> Path:
 def code_reader(deadline: remote.Deadline | None) -> Callable[[Candidate], devicecode.DeviceCode]:
     """read_code for pick.plan, every download within the plan's one deadline (N12)."""
     return lambda cand: read_code(cand, deadline)
+
+
+def read_cpu(cand: Candidate) -> cpucode.CpuCode:
+    """The CPU code of a candidate's wheel, after read_code kept it in the download cache (pick.plan's read_cpu)."""
+    try:
+        with open_wheel(_slot(cand) / cand.filename) as wheel:
+            return cpucode.read_wheel(wheel)
+    except BadWheel as exc:
+        raise Unusable(exc.reason) from None
 
 
 def read_code(cand: Candidate, deadline: remote.Deadline | None = None) -> devicecode.DeviceCode:
