@@ -121,6 +121,22 @@ VS_MAJORS = (
 )
 DEFAULT_GENERATOR = "Visual Studio 17 2022"
 
+# The Visual Studio Installer component that installs one pinned MSVC toolset side by side:
+# Microsoft.VisualStudio.Component.VC.<MSVC 14.NN>.<the VS release that shipped it>.x86.x64. VS 2026's
+# catalog still offers the v143 14.44 toolset as such a component (GitHub's windows-latest image has it
+# installed; a VS-2026-only laptop usually does not). Only ids seen in Microsoft's VS 2026 catalog.
+_COMPONENTS = ("Microsoft's 'Visual Studio Enterprise 2026 workload and component IDs' (2025-11-11): "
+               "'MSVC v143 - VS 2022 C++ x64/x86 build tools (v14.44-17.14)', 'MSVC Build Tools v14.50 for x64/x86' "
+               "(docs/knowledge.md#visual-studio)")
+TOOLSET_COMPONENTS = (
+    ("14.50", "Microsoft.VisualStudio.Component.VC.14.50.18.0.x86.x64", _COMPONENTS),
+    ("14.44", "Microsoft.VisualStudio.Component.VC.14.44.17.14.x86.x64", _COMPONENTS),
+)
+# The installer every instance shares; `modify --installPath <instance> --add <component id>` adds a
+# component to that instance (learn.microsoft.com/en-us/visualstudio/install/
+# use-command-line-parameters-to-install-visual-studio).
+VS_INSTALLER = "C:\\Program Files (x86)\\Microsoft Visual Studio\\Installer\\vs_installer.exe"
+
 # Not monotonic: 10.3 needs 12.9 while 12.0 needs 12.8; a CC without a row takes the nearest below.
 COMPUTE_CAPABILITIES = (
     ComputeCapability("12.1", "12.9", "DGX Spark GB10", _ARCHS),
@@ -343,3 +359,24 @@ def integration_problem(major: int | None, cuda_short: str) -> str | None:
         return (f"CUDA {cuda_short} dropped Visual Studio {row.year} (CUDA {mm(row.cuda_before).major} "
                 f"needs VS {newer} or newer)")
     return None
+
+
+# ---------------------------------------------------------------- installer components
+
+def toolset_component(cuda: str, host: HostLimits | None) -> tuple[str, str] | None:
+    """(MSVC 14.NN, component id) of the newest pinnable toolset that CUDA `cuda` accepts: nvcc's
+    host_config.h bounds (`host`, None: unknown) and the toolset's own STL minimum (STL1002), or None
+    when the table has no such toolset."""
+    for msvc, component, _ in TOOLSET_COMPONENTS:
+        msc = msc_ver(msvc)
+        if msc is None or (host is not None and not host.msvc_ok(msc)):
+            continue
+        stl = stl_min_cuda(msvc)
+        if stl is None or cuda_at_least(cuda, stl):
+            return msvc, component
+    return None
+
+
+def installer_command(install_path: str, component: str) -> str:
+    """The command line that adds `component` to the instance at `install_path`."""
+    return f'"{VS_INSTALLER}" modify --installPath "{install_path}" --add {component}'

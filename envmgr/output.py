@@ -31,6 +31,11 @@ def configure(verbosity: int = 0, color: str = "auto") -> None:
     Talk.verbosity, Talk.color = verbosity, color
 
 
+def quiet() -> bool:
+    """-q: no progress lines, no spinners (errors and data only)."""
+    return Talk.verbosity < 0
+
+
 def use_color(stream: TextIO) -> bool:
     if Talk.color != "auto":
         return Talk.color == "always"
@@ -122,13 +127,16 @@ def show_error(exc: EnvmgrError) -> int:
 
 
 class Spinner:
-    """A spinner on stderr for slow steps, only when stderr is a terminal."""
+    """Progress for a slow step (a vcvars capture, discovery, verify): on a terminal a spinner with what runs
+    and the time so far; elsewhere (a pipe, CI) a line every 10 s; nothing under -q (quiet())."""
 
     FRAMES = "|/-\\"
+    PLAIN_EVERY = 10.0
 
     def __init__(self, message: str) -> None:
         self.message = message
-        self.active = sys.stderr.isatty() and not setting("CI") and Talk.verbosity >= 0   # -q: silent
+        self.tty = sys.stderr.isatty() and not setting("CI")
+        self.active = not quiet()
         self._thread: threading.Thread | None = None
         self._stop: threading.Event | None = None
 
@@ -137,21 +145,32 @@ class Spinner:
             import threading
 
             self._stop = threading.Event()
-            self._thread = threading.Thread(target=self._spin, args=(self._stop,), daemon=True)
+            spin = self._spin if self.tty else self._lines
+            self._thread = threading.Thread(target=spin, args=(self._stop,), daemon=True)
             self._thread.start()
         return self
 
     def _spin(self, stop: threading.Event) -> None:
-        i = 0
+        import time
+
+        start, i, shown = time.monotonic(), 0, 0
         # Wait a little first: fast steps should not flicker.
         if stop.wait(0.3):
             return
         while not stop.wait(0.1):
-            sys.stderr.write(f"\r{self.FRAMES[i % 4]} {self.message}")
+            text = f"{self.FRAMES[i % 4]} {self.message} {int(time.monotonic() - start)} s"
+            sys.stderr.write("\r" + text.ljust(shown))
             sys.stderr.flush()
-            i += 1
-        sys.stderr.write("\r" + " " * (len(self.message) + 2) + "\r")
+            shown, i = len(text), i + 1
+        sys.stderr.write("\r" + " " * shown + "\r")
         sys.stderr.flush()
+
+    def _lines(self, stop: threading.Event) -> None:
+        waited = 0.0
+        while not stop.wait(self.PLAIN_EVERY):
+            waited += self.PLAIN_EVERY
+            sys.stderr.write(f"envmgr: {self.message} ({waited:.0f} s)\n")
+            sys.stderr.flush()
 
     def __exit__(self, *exc: object) -> None:
         if self._stop is not None and self._thread is not None:   # both set by __enter__, or neither

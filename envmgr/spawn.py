@@ -16,6 +16,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from contextlib import contextmanager
 
 from envmgr.errors import CannotStart, CommandNotFound, Interrupted
@@ -25,6 +26,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping, Sequence
     from types import FrameType
     from typing import Any, BinaryIO
+
+    from envmgr.progress import BuildWatch
 
 
 @contextmanager
@@ -168,6 +171,73 @@ def run(argv: Sequence[str], env: Mapping[str, str], *, interrupted: str | None 
     return _outcome(code, relay.got, interrupted)
 
 
+def run_watched(argv: Sequence[str], env: Mapping[str, str], what: str, log_path: str, *,
+                interrupted: str | None = None, echo: bool = False) -> int:
+    """A long build: its output (stdout and stderr) goes to `log_path` without colour codes and feeds one
+    progress line on stderr (elapsed time, the build's counter, its last line); with `echo` it is also
+    copied to stderr as it comes (the user asked for -v). Signals as run()."""
+    from envmgr.progress import BuildWatch, Ticker  # not at the top: the fast path imports this module
+
+    program = resolve_program(argv[0], env)
+    watch = BuildWatch(what, Ticker(sys.stderr), shown=echo)
+    popen: dict[str, Any] = {"env": dict(env), "stdout": subprocess.PIPE, "stderr": subprocess.STDOUT}
+    with open(log_path, "wb") as log:
+        if sys.platform == "win32":
+            proc = _start(argv[0], [program, *argv[1:]], **popen)
+            with _child_owns_ctrl_c():
+                return _pump(proc, log, watch, echo)
+        with _relay() as relay:
+            proc = _start(argv[0], [program, *argv[1:]], **popen)
+            relay.started(proc.pid, lambda signum: _kill_tree(proc.pid, signum) if passes_on(signum) else None)
+            code = _pump(proc, log, watch, echo)
+    return _outcome(code, relay.got, interrupted)
+
+
+def _pump(proc: subprocess.Popen[bytes], log: BinaryIO, watch: BuildWatch, echo: bool) -> int:
+    """Read the child's pipe in a thread (a pipe cannot be polled on Windows); tick the line meanwhile."""
+    import queue
+    import threading
+
+    from envmgr.progress import LogCleaner
+
+    chunks: queue.Queue[bytes | None] = queue.Queue()
+    pipe = proc.stdout
+    if pipe is None:   # not reached: stdout=PIPE
+        return _wait(proc)
+
+    def reader() -> None:
+        for block in iter(lambda: os.read(pipe.fileno(), 65536), b""):
+            chunks.put(block)
+        chunks.put(None)
+
+    threading.Thread(target=reader, daemon=True).start()
+    cleaner = LogCleaner()
+    try:
+        while (block := _next_chunk(chunks)) is not None:
+            if block:
+                log.write(cleaner.feed(block))
+                log.flush()
+                watch.feed(block)
+                if echo:
+                    watch.ticker.clear()
+                    _write_all(2, block)
+            watch.tick(time.monotonic())
+        log.write(cleaner.flush())
+    finally:
+        watch.ticker.done()
+    return _wait(proc)
+
+
+def _next_chunk(chunks: Any) -> bytes | None:
+    import queue
+
+    try:
+        block: bytes | None = chunks.get(timeout=0.2)
+    except queue.Empty:
+        return b""
+    return block
+
+
 def _start(name: str, argv: list[str], **popen: Any) -> subprocess.Popen[bytes]:
     try:
         return subprocess.Popen(argv, **popen)
@@ -198,6 +268,8 @@ def _run_pty(argv: list[str], env: Mapping[str, str], log_path: str) -> int:
     stdin that is no terminal (a file, a pipe, /dev/null) is the child's own stdin, EOF included."""
     import termios
 
+    from envmgr.progress import BuildWatch, Ticker  # not at the top: the fast path imports this module
+
     stdin_tty = _isatty(0)
     with open(log_path, "wb") as log:
         master, slave = os.openpty()
@@ -215,7 +287,11 @@ def _run_pty(argv: list[str], env: Mapping[str, str], log_path: str) -> int:
                 finally:
                     os.close(slave)
                 relay.started(proc.pid, lambda signum: _pass_on_pty(proc.pid, master, signum))
-                _copy_output(proc, master, log, stdin_tty)
+                watch = BuildWatch(f"running {os.path.basename(argv[0])}", Ticker(sys.stderr), shown=True)
+                try:
+                    _copy_output(proc, master, log, stdin_tty, watch)
+                finally:
+                    watch.ticker.done()
                 return _wait(proc)
         finally:
             if saved is not None:
@@ -261,25 +337,35 @@ def _pass_on_pty(pid: int, master: int, signum: int) -> None:
     _kill(group, signum, group=True)
 
 
-def _copy_output(proc: subprocess.Popen[bytes], master: int, log: BinaryIO, stdin_tty: bool) -> None:
+def _copy_output(proc: subprocess.Popen[bytes], master: int, log: BinaryIO, stdin_tty: bool,
+                 watch: BuildWatch) -> None:
     """Until the pty has no writer left, or the child has ended and nothing is left to read (a daemon
-    it started may hold the pty open for ever)."""
+    it started may hold the pty open for ever). The log gets the output without colour codes; the
+    progress line (stderr) is erased before the child's output is written and drawn again when due."""
 
     fds = [master, 0] if stdin_tty else [master]
+    from envmgr.progress import LogCleaner
+
     to_stdout = True
+    cleaner = LogCleaner()
     while True:
         ready = select.select(fds, [], [], 0.2)[0]
+        watch.tick(time.monotonic())
         if master in ready:
             try:
                 data = os.read(master, 65536)
             except OSError:  # EIO: every slave end is closed
                 data = b""
             if not data:
+                log.write(cleaner.flush())
                 return
-            log.write(data)
+            log.write(cleaner.feed(data))
             log.flush()
+            watch.feed(data)
+            watch.ticker.clear()
             to_stdout = to_stdout and _write_all(1, data)
         elif proc.poll() is not None:
+            log.write(cleaner.flush())
             return
         if 0 in ready:
             try:
@@ -304,17 +390,28 @@ def _write_all(fd: int, data: bytes) -> bool:
 def _run_winpty(argv: list[str], env: Mapping[str, str], log_path: str) -> int:  # pragma: no cover - Windows
     from winpty import PtyProcess
 
+    from envmgr.progress import BuildWatch, LogCleaner, Ticker
+
     cols, rows = shutil.get_terminal_size((120, 30))
     proc = PtyProcess.spawn(subprocess.list2cmdline(argv), env=dict(env), dimensions=(rows, cols))
-    with open(log_path, "w", encoding="utf-8", errors="replace") as log, _child_owns_ctrl_c():
+    # ConPTY's output is full of escapes (colours, cursor moves): the log gets the text without them; the
+    # progress line is drawn as output comes (a read blocks until then)
+    cleaner, watch = LogCleaner(), BuildWatch(f"running {os.path.basename(argv[0])}", Ticker(sys.stderr), shown=True)
+    with open(log_path, "wb") as log, _child_owns_ctrl_c():
         while proc.isalive() or not proc.eof():
             try:
                 data = proc.read(65536)
             except EOFError:
                 break
+            watch.ticker.clear()
             sys.stdout.write(data)
             sys.stdout.flush()
-            log.write(data)
+            raw = data.encode("utf-8", "replace")
+            log.write(cleaner.feed(raw))
+            watch.feed(raw)
+            watch.tick(time.monotonic())
+        log.write(cleaner.flush())
+        watch.ticker.done()
         proc.wait()
     return proc.exitstatus or 0
 

@@ -6,7 +6,7 @@ import importlib
 import os
 import sys
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -15,17 +15,40 @@ from envmgr.cli.flags import check_wine_prefix
 from envmgr.cli.grammar import better_no_such_option, no_such_command, renamed
 from envmgr.errors import EnvmgrError, UsageError
 from envmgr.host.base import Host
-from envmgr.host.live import LiveHost
-from envmgr.host.recorded import load_machine
-from envmgr.host.recording import RecordingHost
-from envmgr.host.wine import WineHost
 from envmgr.output import COLOR_CHOICES, configure, show_error, utf8_pipes
 
-# command name -> its module in envmgr.commands, imported only when click asks for that command (or for
-# --help): cli/ sits below commands/ in the layer rule, so the group names its commands, never imports them.
-COMMANDS = {name: name.replace("-", "_") for name in (
-    "cache", "complete-words", "deactivate", "doctor", "export", "fix-msbuild", "init", "install", "list", "recipes",
-    "record", "run", "shell", "verify", "wheels", "config")}
+if TYPE_CHECKING:
+    from envmgr.host.recording import RecordingHost
+
+# command name -> its one-line help. The group lists these, so `envmgr --help` imports no command module (as
+# pip's does): cli/ sits below commands/ in the layer rule, so the group names its commands, never imports
+# them; a command's module (envmgr.commands.<name with _>) is imported only when click asks for that command.
+# Each line is the first sentence of the command's own docstring; tests/unit/test_startup.py holds them
+# equal, so they cannot drift.
+COMMANDS = {
+    "cache": "The snapshot cache (under the user cache folder).",
+    "complete-words": "",
+    "config": "Show the defaults commands take here, each with its source.",
+    "deactivate": "Print the script that restores the environment from before activation.",
+    "doctor": "Diagnose why a CUDA build of llama-cpp-python fails (or would fail) here.",
+    "export": "Write the environment snapshot to stdout.",
+    "fix-msbuild": "Copy CUDA's MSBuild integration into Visual Studio instances that lack it.",
+    "init": "Print the line to add to your shell's profile (activation functions and completion).",
+    "install": "Build SPEC with a recipe once, cache the wheel, and pip install it into the target Python.",
+    "list": "List Visual Studio instances, CUDA toolkits, GPUs and host compilers.",
+    "recipes": "List build recipes (built-in, and yours in the config folder's recipes/).",
+    "record": "Record what discovery reads on this machine into a machine file.",
+    "run": "Run one command in the environment and return its exit code.",
+    "shell": "Start your shell with the environment applied (and a prompt marker).",
+    "verify": "Prove that PACKAGE (default llama-cpp-python; any installed distribution) runs on the GPU.",
+    "wheels": "The wheel cache of `envmgr install` (under the user cache folder).",
+}
+HIDDEN = {"complete-words"}   # shell completion's helper: not listed
+
+
+def module_of(name: str) -> str:
+    return f"envmgr.commands.{name.replace('-', '_')}"
+
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -47,8 +70,12 @@ class Ctx:
     def host(self) -> Host:
         if self._host is None:
             if self.machine:
+                from envmgr.host.recorded import load_machine  # start-up: `--help` reads no machine
+
                 self._host = load_machine(self.machine)
             elif self.wine_prefix:
+                from envmgr.host.wine import WineHost  # start-up, as above
+
                 check_wine_prefix(self.wine_prefix)
                 self._host = WineHost(self.wine_prefix)
             else:
@@ -59,11 +86,15 @@ class Ctx:
     def local(self) -> Host:
         """This machine: the host itself when no --machine/--wine-prefix (or given host) describes another."""
         if self._local is None:
+            from envmgr.host.live import LiveHost  # start-up: `--help` touches no machine
+
             self._local = LiveHost()
         return self._local
 
     def recording(self) -> RecordingHost:
         """The host, wrapped so that what discovery reads is kept (`envmgr record` writes it)."""
+        from envmgr.host.recording import RecordingHost  # start-up: only `record` records
+
         return RecordingHost(self.host)
 
     @property
@@ -86,10 +117,21 @@ class EnvmgrGroup(click.Group):
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         command = super().get_command(ctx, name)
         if command is None and name in COMMANDS:
-            command = importlib.import_module(f"envmgr.commands.{COMMANDS[name]}").command
+            command = importlib.import_module(module_of(name)).command
             _refusing_empty_values(command)
             self.add_command(command, name)
         return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """click's listing, from the table for the commands not yet imported: a stand-in given the table's
+        line as its help is shortened by click exactly as the command's own docstring would be."""
+        names = [n for n in self.list_commands(ctx) if n not in HIDDEN]
+        commands = [self.commands.get(n) or click.Command(n, help=COMMANDS[n]) for n in names]
+        shown = [(n, c) for n, c in zip(names, commands, strict=True) if not c.hidden]
+        if shown:
+            limit = formatter.width - 6 - max(len(n) for n, _ in shown)
+            with formatter.section("Commands"):
+                formatter.write_dl([(n, c.get_short_help_str(limit)) for n, c in shown])
 
     def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[str | None, click.Command | None,
                                                                          list[str]]:

@@ -12,7 +12,6 @@ from envmgr.cli.grammar import refuse_inapplicable
 from envmgr.cli.main import Ctx
 from envmgr.cli.options import say_target
 from envmgr.discover.target import TargetPython, choose_python
-from envmgr.doctor.logscan import render_scan, scan_json, scan_path
 from envmgr.doctor.run import (
     dll_json,
     dll_report,
@@ -83,12 +82,7 @@ def command(obj: Ctx, vs: str | None, toolset: str | None, arch: str, cuda: str 
     vs, toolset, cuda = (value or project_default(ctx, key) for key, value in
                          (("vs", vs), ("toolset", toolset), ("cuda", cuda)))
     if log:
-        scan = scan_path(log)   # streamed: any size; bad input is one line and exit 2
-        if as_json:
-            emit_json(scan_json(scan, log))
-        else:
-            click.echo(render_scan(scan, paint), nl=False)
-        ctx.exit(1 if scan.matches else 0)
+        ctx.exit(_scan_log(log, as_json, paint))
     target = None if log else _target(obj, python)
     exe = target.path if target is not None and target.why != "envmgr" else None
     if dll:
@@ -111,6 +105,19 @@ def command(obj: Ctx, vs: str | None, toolset: str | None, arch: str, cuda: str 
     else:
         click.echo(render(facts, findings, paint, verbose), nl=False)
     ctx.exit(exit_code(findings))
+
+
+def _scan_log(log: str, as_json: bool, paint: Painter) -> int:
+    """doctor --log: the report, and 1 when the log shows a known failure."""
+    # start-up: the log engine's ~120 compiled patterns load only when a log is scanned (issue 33)
+    from envmgr.doctor.logscan import render_scan, scan_json, scan_path
+
+    scan = scan_path(log)   # streamed: any size; bad input is one line and exit 2
+    if as_json:
+        emit_json(scan_json(scan, log))
+    else:
+        click.echo(render_scan(scan, paint), nl=False)
+    return 1 if scan.matches else 0
 
 
 def _target(obj: Ctx, python: str | None) -> TargetPython | None:

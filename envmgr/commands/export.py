@@ -14,7 +14,7 @@ from envmgr.errors import InputFileError, UsageError
 from envmgr.fastpath.slot_ps1 import write_from_cli
 from envmgr.files.atomic import append_user_file
 from envmgr.output import emit_json, say
-from envmgr.shellkit import SHELL_FORMATS, render, render_github, stream_encoding
+from envmgr.shellkit import SHELL_FORMATS, render, render_github, resolve_removals, stream_encoding
 from envmgr.snapshot.activation import activation_delta
 from envmgr.snapshot.form import Snapshot, to_toml
 from envmgr.snapshot.form_json import snapshot_json
@@ -68,7 +68,8 @@ def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, activate: bool, 
 def _append_github_files(snap: Snapshot, env: Mapping[str, str]) -> None:
     """Inside a GitHub Actions step: append to the files the runner reads after the step."""
 
-    env_text, path_text = render_github(snap.delta, dict(env))
+    # As render() does: a `remove` (another toolkit's folders on PATH) becomes the current value without them.
+    env_text, path_text = render_github(resolve_removals(snap.delta, env), dict(env))
     for var, text in (("GITHUB_ENV", env_text), ("GITHUB_PATH", path_text)):
         if text:
             try:   # the runner's own file: appended in place; a FIFO nobody reads is refused, not waited on

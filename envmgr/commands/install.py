@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import replace
+from typing import Any
 
 import click
 
@@ -12,11 +13,6 @@ from envmgr.cli.flags import check_pythons
 from envmgr.cli.grammar import TailCommand, mistyped_option, refuse_inapplicable, tail
 from envmgr.cli.main import Ctx
 from envmgr.cli.options import RecipeArgs, Selection, recipe_options, selector_options
-from envmgr.commands import install_closure
-from envmgr.commands.install_build import InstallOptions
-from envmgr.commands.install_flow import flow_package, split_args, start_flow
-from envmgr.commands.install_prebuilt import Options
-from envmgr.commands.install_recipe import recipe_route
 from envmgr.discover.target import TargetPython, choose_python
 from envmgr.output import say
 
@@ -67,6 +63,8 @@ def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, no_deps: bool, r
     `pip install`. The target Python: --python, else the active venv (VIRTUAL_ENV), the active conda
     environment, a .venv here or in a parent folder, the first python on PATH; envmgr's own last.
     """
+    from envmgr.commands import install_build, install_closure, install_flow, install_prebuilt  # not for --help
+
     ctx = click.get_current_context()
     if undo_dll_fix:
         refuse_inapplicable(ctx, [p.name for p in ctx.command.params if p.name and p.name != "undo_dll_fix"],
@@ -86,11 +84,11 @@ def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, no_deps: bool, r
     # recipe route's before SPEC (the last word)
     if not pip_args:
         args = list(after)
-    elif flow_package(given_recipe, list(pip_args), prebuilt_lib):
+    elif install_flow.flow_package(given_recipe, list(pip_args), prebuilt_lib):
         args = [*pip_args[:1], *after, *pip_args[1:]]
     else:
         args = [*after, *pip_args]
-    flow = flow_package(given_recipe, args, prebuilt_lib)   # a project default keeps the flow
+    flow = install_flow.flow_package(given_recipe, args, prebuilt_lib)   # a project default keeps the flow
     _refuse_inapplicable(ctx, flow, prebuilt_lib)
     if pre and "--pre" not in args:     # pip's own option: after the flow's package, before a SPEC (N14)
         args = [*args[:1], "--pre", *args[1:]] if flow else ["--pre", *args]
@@ -100,11 +98,25 @@ def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, no_deps: bool, r
     # the target's pip CUDA counts in selection, as when --python had both meanings
     chosen = (target.path,) if target.why in ("--python", "project") else ()
     selection = replace(selection, target=target, pythons=(*chosen, *selection.pythons))
-    options = InstallOptions(no_deps, rebuild, wheel_index, publish_to, announce=not flow)
+    options = install_build.InstallOptions(no_deps, rebuild, wheel_index, publish_to, announce=not flow)
     if flow:
-        routes = Options(tuple(prebuilt_index), no_prebuilt, dry_run)
+        routes = install_prebuilt.Options(tuple(prebuilt_index), no_prebuilt, dry_run)
         sys.exit(start_flow(obj, args, fix, prebuilt_lib, as_json, selection, recipe, options, routes))
     sys.exit(recipe_route(obj, args, selection, recipe, options, fix, as_json))
+
+
+def start_flow(*args: Any, **kwargs: Any) -> int:
+    """install_flow.start_flow, imported when the flow runs (start-up: not for `install --help`)."""
+    from envmgr.commands.install_flow import start_flow as flow
+
+    return flow(*args, **kwargs)
+
+
+def recipe_route(*args: Any, **kwargs: Any) -> int:
+    """install_recipe.recipe_route, imported when the route runs (start-up, as start_flow)."""
+    from envmgr.commands.install_recipe import recipe_route as route
+
+    return route(*args, **kwargs)
 
 
 def _target(obj: Ctx, selection: Selection, python: str | None) -> TargetPython:
@@ -134,6 +146,8 @@ def _refuse_inapplicable(ctx: click.Context, flow: str | None, prebuilt_lib: str
 
 def _say_old_form(recipe: str | None, pip_args: list[str], prebuilt_lib: str | None) -> None:
     """One line: where pip's words go now, with the user's own words (SPEC is the flow's or the last word)."""
+    from envmgr.commands.install_flow import flow_package, split_args  # start-up, as in command()
+
     flow = flow_package(recipe, pip_args, prebuilt_lib)
     words, spec = split_args(flow, pip_args) if flow else (pip_args[:-1], pip_args[-1])
     said = " ".join(words)

@@ -183,14 +183,16 @@ def _build(python: str, spec: str, pip_opts: list[str], env: dict[str, str],
         argv = [python, "-m", "pip", "wheel", "--no-deps", "--no-cache-dir", "-w", str(tmp), *pip_opts, spec]
         say(f"envmgr: building: {' '.join(argv)}")
         say(f"envmgr: CMAKE_ARGS={env.get('CMAKE_ARGS', '')!r} CMAKE_GENERATOR={env.get('CMAKE_GENERATOR', '')!r}")
-        code = spawn.run_teed(argv, env, str(tmp / "build.log"), interrupted="the build stopped; nothing was cached")
+        verbose = bool(_VERBOSE & set(pip_opts))
+        code = _watched_build(argv, env, tmp / "build.log", info.name or "build", verbose=verbose)
         seconds = time.perf_counter() - start
         if code != 0:
             log = _keep_log(root, tmp / "build.log", created)
+            _say_tail(log)
             diagnose(str(log))     # as `envmgr run --log` does: the catalog's cause, or what the log stops on
             raise ChildFailed(f"pip wheel failed with exit code {code} after {seconds:.0f} s; nothing was cached",
                               f"the build's log is {log} (`envmgr doctor --log {log}` reads it again); "
-                              "rerun with -v before SPEC for more of it", code)
+                              "rerun with -v before SPEC to see the build's output as it comes", code)
         built = sorted(tmp.glob("*.whl"))
         if len(built) != 1:
             raise CheckFailed(f"pip wheel produced {len(built)} wheels in {tmp}, expected one", "report this")
@@ -212,6 +214,27 @@ def _build(python: str, spec: str, pip_opts: list[str], env: dict[str, str],
         return entry.path
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+_VERBOSE = {"-v", "-vv", "-vvv", "--verbose"}
+
+
+def _watched_build(argv: list[str], env: dict[str, str], log: Path, name: str, *, verbose: bool) -> int:
+    """pip wheel -v with its output in the build's log (no colour codes) and a progress line on stderr: elapsed
+    time, CMake/ninja's [n/N] or MSBuild's project, the last line (issue 33). -v given: the output shows too."""
+    return spawn.run_watched([*argv[:4], "-v", *argv[4:]] if not verbose else argv, env, f"building {name}",
+                             str(log), interrupted="the build stopped; nothing was cached", echo=verbose)
+
+
+def _say_tail(log: Path, lines: int = 25) -> None:
+    """The end of a failed build's log, where pip and CMake say what went wrong."""
+    try:
+        with open(log, "rb") as fh:
+            fh.seek(max(os.fstat(fh.fileno()).st_size - 64 * 1024, 0))
+            tail = fh.read().decode("utf-8", "replace").splitlines()[-lines:]
+    except OSError:
+        return
+    say("\n".join(f"  | {line}" for line in tail))
 
 
 def _keep_log(root: Path, log: Path, created: str) -> Path:

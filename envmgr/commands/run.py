@@ -9,7 +9,6 @@ import click
 from envmgr import spawn
 from envmgr.cli.main import Ctx
 from envmgr.cli.options import RecipeArgs, Selection, environment_for, recipe_options, refuse_records, selector_options
-from envmgr.doctor.logscan import render_matches, scan_path, unnamed_text
 from envmgr.errors import InputFileError, UsageError
 from envmgr.files.atomic import hold_for_writing
 from envmgr.output import Painter
@@ -94,6 +93,9 @@ def diagnose(log_file: str) -> None:
     log stops on (a full disk, the network, pip's requires-python...) with what to do. The other reasons doctor gives
     for naming nothing (no outcome shown, no program output, a success) speak of a paste, not of a whole run's log."""
     try:
+        # start-up: the log engine's ~120 compiled patterns load only when a log is scanned (issue 33)
+        from envmgr.doctor.logscan import render_matches, scan_path, unnamed_text
+
         scan = scan_path(log_file)              # streamed: a long build's log is never held whole
     except InputFileError:                       # empty (the command printed nothing) or unreadable
         scan = None

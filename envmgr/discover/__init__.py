@@ -6,18 +6,24 @@ Imports the vocabulary, files/ and host/ only; every layer above reads its facts
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from envmgr.discover.compilers import discover_compilers
-from envmgr.discover.cuda import discover_cuda
-from envmgr.discover.gpu import discover_gpus
-from envmgr.discover.model import Inventory, VsInstance
-from envmgr.discover.sdk import discover_sdks
-from envmgr.discover.vs import discover_vs
 from envmgr.host.base import WINDOWS, Host
+
+if TYPE_CHECKING:
+    from envmgr.discover.model import Inventory, VsInstance
 
 
 def discover(host: Host, pythons: tuple[str | None, ...] = (None,)) -> Inventory:
+    # start-up (issue 33): the probes load when something is discovered, not when a submodule
+    # (discover.model, discover.limits) is imported by `CMD --help` or a cache hit
+    from envmgr.discover.compilers import discover_compilers
+    from envmgr.discover.cuda import discover_cuda
+    from envmgr.discover.gpu import discover_gpus
+    from envmgr.discover.model import Inventory
+    from envmgr.discover.sdk import discover_sdks
+    from envmgr.discover.vs import discover_vs
+
     def windows_side() -> tuple[tuple[VsInstance, ...], tuple[str, ...], tuple[str, ...]]:
         if host.platform != WINDOWS:
             return (), (), ()

@@ -45,8 +45,9 @@ _ROWS = (
     Failure("F04", "MSVC too new for this CUDA (host_config.h rejects the compiler)",
             "nvcc's crt/host_config.h refuses an _MSC_VER above its bound: CUDA 11.8-12.3 stop before MSVC 14.40, "
             "12.4-12.9 before 14.50 (VS 2026).",
-            "Use an older MSVC toolset side by side (vcvars -vcvars_ver=14.39) or a newer CUDA; "
-            "-allow-unsupported-compiler is a last resort.",
+            "Use an older MSVC toolset side by side (vcvars -vcvars_ver=14.39; in VS 2026 the v143 14.44 component) "
+            "or a newer CUDA; -allow-unsupported-compiler is a last resort, and useless where the STL (F05) "
+            "rejects the CUDA too (MSVC 14.50 with CUDA < 13.2).",
             "envmgr shell --toolset 14.39 --cuda 12.4", WIN),
     Failure("F05", "MSVC STL demands a newer CUDA (STL1002)",
             "The STL's yvals_core.h has its own CUDA minimum (12.4 for VS 17.10+ STLs, newer for later ones), "

@@ -106,8 +106,13 @@ def f01(facts: Facts) -> Finding:
     chosen = facts.vs
     if (chosen is not None and chosen is not vs
             and not (facts.env.get("CMAKE_GENERATOR_INSTANCE") and vs_generator(facts.env))):
-        scenarios.append(("in the shell envmgr prepares", chosen,
-                          f"envmgr selects it and its vcvars sets VS{major}0COMNTOOLS"))
+        if chosen.major == major:
+            scenarios.append(("in the shell envmgr prepares", chosen,
+                              f"envmgr selects it and its vcvars sets VS{major}0COMNTOOLS"))
+        else:   # e.g. VS 2022 chosen for CUDA 13.1 beside VS 2026: its vcvars sets VS170COMNTOOLS, not VS180's
+            evidence.append(f"in the shell envmgr prepares: envmgr selects {chosen.label}, but the VS {major} "
+                            f"generator does not use it (its vcvars sets VS{chosen.major}0COMNTOOLS); "
+                            "Ninja uses it")
     for where, inst, reason in scenarios:
         if inst is None:
             statuses.append(FAIL)
@@ -219,15 +224,43 @@ def f04(facts: Facts) -> Finding:
         return finding("F04", OK, f"MSVC {default.version} is accepted by CUDA {kit.short}", ev)
     newest = knowledge.msvc_of_msc(limits.msc_max_excl - 1)
     if not ok:
-        return finding("F04", FAIL, f"every MSVC toolset of {vs.edition} is too new for CUDA {kit.short} "
-                       "(unsupported Microsoft Visual Studio version!)", ev,
-                       fix=f"install the MSVC v{newest} toolset side by side (VS Installer, Individual components) "
-                           "or a newer CUDA", fix_command="")
+        return _f04_none_accepted(vs, kit, limits, ev, newest)
     return finding("F04", WARN, f"the default MSVC {default.version} is too new for CUDA {kit.short}; "
                    f"MSVC {ok[0].version} works", ev,
                    fix=f"use vcvars -vcvars_ver={ok[0].version[:5]} (envmgr does) "
                        f"or CMAKE_GENERATOR_TOOLSET=version={ok[0].version[:5]}",
                    fix_command=f"envmgr shell --toolset {ok[0].version[:5]} --cuda {kit.short}")
+
+
+def _f04_none_accepted(vs: VsInstance, kit: CudaToolkit, limits: HostLimits, ev: list[str],
+                       newest: str) -> Finding:
+    """Every toolset too new: name the installer component of the newest toolset this CUDA accepts
+    (STL included) and the command that adds it. -allow-unsupported-compiler is never offered where
+    the toolset's STL (STL1002) would stop the build anyway."""
+    summary = (f"every MSVC toolset of {vs.edition} is too new for CUDA {kit.short} "
+               "(unsupported Microsoft Visual Studio version!)")
+    stl = [t for t in vs.toolsets if (need := knowledge.stl_min_cuda(t.version))
+           and not knowledge.cuda_at_least(kit.short, need)]
+    if stl:
+        ev.append(f"-allow-unsupported-compiler would not help: the STL of MSVC {stl[0].version} demands CUDA "
+                  f"{knowledge.stl_min_cuda(stl[0].version)} or newer (STL1002)")
+    pinned = knowledge.toolset_component(kit.short, limits)
+    if pinned is None:
+        return finding("F04", FAIL, summary, ev,
+                       fix=f"install the MSVC v{newest} toolset side by side (VS Installer, Individual components) "
+                           "or a newer CUDA", fix_command="")
+    msvc, component = pinned
+    ev.append(f"MSVC {msvc} is the Visual Studio Installer component {component}")
+    return finding("F04", FAIL, summary, ev,
+                   fix=f"add the MSVC {msvc} toolset to {vs.edition} {vs.year} (component {component}; envmgr then "
+                       f"uses it with -vcvars_ver={msvc}), or install {_cuda_for(vs)}",
+                   fix_command=knowledge.installer_command(vs.path, component))
+
+
+def _cuda_for(vs: VsInstance) -> str:
+    """The oldest CUDA whose STL minimum every toolset of `vs` meets (13.2 for VS 2026's 14.50)."""
+    needs = [n for t in vs.toolsets if (n := knowledge.stl_min_cuda(t.version))]
+    return f"CUDA {max(needs, key=Version.of)} or newer" if needs else "a newer CUDA"
 
 
 @check("F05", WINDOWS)
@@ -244,8 +277,17 @@ def f05(facts: Facts) -> Finding:
     ev = [f"MSVC {toolset.version}'s STL demands CUDA {need} or newer ({src})", f"chosen: {kit.short}"]
     if knowledge.cuda_at_least(kit.short, need):
         return finding("F05", OK, f"CUDA {kit.short} satisfies the STL's CUDA {need} minimum", ev)
+    pinned = knowledge.toolset_component(kit.short, facts.limits.host.get(kit.path) or knowledge.host_limits(kit.short))
+    if pinned is None:
+        return finding("F05", FAIL, f"STL1002: MSVC {toolset.version} expects CUDA {need} or newer, not {kit.short}",
+                       ev, fix=f"install CUDA {need} or newer, or use an older MSVC toolset (-vcvars_ver=14.39)")
+    msvc, component = pinned
+    have = any(t.version.startswith(msvc + ".") for t in vs.toolsets)
     return finding("F05", FAIL, f"STL1002: MSVC {toolset.version} expects CUDA {need} or newer, not {kit.short}", ev,
-                   fix=f"install CUDA {need} or newer, or use an older MSVC toolset (-vcvars_ver=14.39)")
+                   fix=f"install CUDA {need} or newer, or use MSVC {msvc} (-vcvars_ver={msvc})"
+                       + ("" if have else f", which the installer component {component} adds"),
+                   fix_command=(f"envmgr shell --toolset {msvc} --cuda {kit.short}" if have
+                                else knowledge.installer_command(vs.path, component)))
 
 
 @check("F06", WINDOWS)

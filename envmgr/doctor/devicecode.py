@@ -36,8 +36,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-import pefile
-
 from envmgr.doctor.dll import _MACHINES, pe_imports
 from envmgr.errors import InputFileError
 
@@ -312,6 +310,8 @@ def _elf_needed(data: Data, sections: list[Section], is64: bool) -> tuple[tuple[
 # ---- PE -----------------------------------------------------------------------------------------
 
 def _read_pe(data: Data, name: str) -> BinaryCode:
+    import pefile  # start-up: paid only when a PE file is read (issue 33)
+
     try:
         pe = pefile.PE(data=bytes(data[:_pe_header_end(data)]), fast_load=True)
     except pefile.PEFormatError as exc:

@@ -14,8 +14,6 @@ import struct
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-import pefile
-
 from envmgr.doctor.winloader import loader_model
 from envmgr.errors import InputFileError
 from envmgr.host.base import Host, host_path, join
@@ -92,6 +90,7 @@ def binary_machine(head: bytes) -> tuple[str, int] | None:
 
 def pe_imports(data: bytes, where: str) -> tuple[str, ...]:
     """The DLL names a PE file imports (normal and delay-load); InputFileError for a bad or cut file."""
+    import pefile  # start-up: paid only when a PE file is read (issue 33)
 
     try:
         pe = pefile.PE(data=data, fast_load=True)

@@ -11,10 +11,6 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from elftools.common.exceptions import ELFError
-from elftools.elf.dynamic import DynamicSection
-from elftools.elf.elffile import ELFFile
-
 from envmgr.doctor.dll import MAX_READ, DepNode, DepReport, read_binary
 from envmgr.errors import InputFileError
 from envmgr.host.base import Host, host_path, join
@@ -37,6 +33,11 @@ class ElfInfo:
 def parse_elf(data: bytes, where: str) -> ElfInfo:
     if data[:4] != b"\x7fELF":
         raise InputFileError(f"{where}: not an ELF shared library", "give a .so file, or llama_cpp")
+    # start-up: pyelftools costs ~50 ms of imports, paid only when an ELF file is read (issue 33)
+    from elftools.common.exceptions import ELFError
+    from elftools.elf.dynamic import DynamicSection
+    from elftools.elf.elffile import ELFFile
+
     try:
         elf = ELFFile(io.BytesIO(data))
         end = max((s["sh_offset"] + s["sh_size"] for s in elf.iter_sections() if s["sh_type"] != "SHT_NOBITS"),

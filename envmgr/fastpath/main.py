@@ -35,9 +35,60 @@ def main() -> None:
     if answer is None:
         from envmgr.cli.main import main as full
 
-        full()
+        keep = help_to_keep(sys.argv[1:], environ())
+        if keep is None:
+            full()
+        else:
+            _full_keeping_help(full, keep)
         return
     answer()
+
+
+def _kept_help(argv: list[str], env: Mapping[str, str]) -> Callable[[], object] | None:
+    """The help text click printed last time for `argv` (helptext.py), or None for the full CLI."""
+    from envmgr.fastpath.helptext import help_file, help_form, read_help  # not for --version: one module less
+
+    if not help_form(argv):
+        return None
+    folder = cache_dir(env)
+    path = help_file(argv, env, folder) if folder else None
+    kept = read_help(path) if path else None
+    return (lambda: _write_bytes(kept)) if kept is not None else None
+
+
+def help_to_keep(argv: list[str], env: Mapping[str, str]) -> str | None:
+    """Where a help text the full CLI prints for `argv` is kept, or None (not a help form, no cache)."""
+    if (sys.platform == "win32" or argv[-1:] not in (["--help"], ["-h"]) or "_ENVMGR_COMPLETE" in env
+            or any(env.get(k) for k in _FULL_PATH_ENV) or _project_defaults()):   # a project's defaults: never kept
+        return None
+    from envmgr.fastpath.helptext import help_file, help_form
+
+    if not help_form(argv):
+        return None
+    folder = cache_dir(env)
+    return help_file(argv, env, folder) if folder else None
+
+
+def _full_keeping_help(full: Callable[[], None], path: str) -> None:
+    """The full CLI, with what it prints on stdout kept in `path` when it exits 0 (click's help)."""
+    import io
+
+    real, captured = sys.stdout, io.StringIO()
+    code: str | int | None = 0
+    sys.stdout = captured
+    try:
+        full()
+    except SystemExit as exc:
+        code = exc.code
+    finally:
+        sys.stdout = real
+    text = captured.getvalue()
+    _write_text(text)
+    if code in (0, None) and text:
+        from envmgr.fastpath.helptext import store_help
+
+        store_help(path, text)
+    sys.exit(code)
 
 
 def _project_defaults() -> bool:
@@ -65,6 +116,8 @@ def plan(argv: list[str], env: Mapping[str, str]) -> Callable[[], object] | None
         from envmgr import __version__
 
         return lambda: _write_text(f"envmgr, version {__version__}\n")
+    if argv[-1:] in (["--help"], ["-h"]):
+        return None if _project_defaults() else _kept_help(argv, env)
     if not argv or argv[0] not in ("export", "run") or _project_defaults():
         return None
     command: tuple[str, ...] = ()

@@ -10,7 +10,14 @@ from dataclasses import dataclass
 
 from envmgr.discover.model import CudaToolkit, HostCompiler, Inventory, Toolset, VsInstance
 from envmgr.errors import NoMatchError, UsageError
-from envmgr.knowledge import HostLimits, Limits, cuda_at_least, msvc_of_msc
+from envmgr.knowledge import (
+    HostLimits,
+    Limits,
+    cuda_at_least,
+    installer_command,
+    msvc_of_msc,
+    toolset_component,
+)
 from envmgr.snapshot.selectors import Selectors  # (re-exported too: the selectors live apart to keep start-up fast)
 from envmgr.version import Version
 from envmgr.winenv import path_key
@@ -117,9 +124,11 @@ def _vs_candidates(inv: Inventory, sel: Selectors) -> list[VsInstance]:
 
 def _vs_and_toolset(inv: Inventory, sel: Selectors, cuda: CudaToolkit | None, limits: Limits,
                     notes: list[str]) -> tuple[VsInstance, Toolset]:
-    """The newest matching instance that has a toolset the chosen CUDA accepts."""
+    """The newest toolset the chosen CUDA accepts inside any matching instance (a v143 14.44 component
+    inside VS 2026 counts as much as VS 2022's own); on a tie, the newest instance."""
     candidates = _vs_candidates(inv, sel)
     first_error: NoMatchError | None = None
+    found: list[tuple[VsInstance, Toolset, list[str]]] = []
     for vs in candidates:
         local: list[str] = []
         try:
@@ -128,12 +137,15 @@ def _vs_and_toolset(inv: Inventory, sel: Selectors, cuda: CudaToolkit | None, li
             first_error = first_error or exc
             notes.append(f"skipping {vs.label}: " + ("; ".join(exc.details) or exc.message))
             continue
-        if len(candidates) > 1:
-            notes.append(f"{len(candidates)} Visual Studio instances match; using {vs.label} (pin one with --vs)")
-        notes.extend(local)
-        return vs, toolset
-    assert first_error is not None
-    raise first_error
+        found.append((vs, toolset, local))
+    if not found:
+        assert first_error is not None
+        raise first_error
+    vs, toolset, local = max(found, key=lambda f: Version.of(f[1].version))   # max keeps the first of equals
+    if len(candidates) > 1:
+        notes.append(f"{len(candidates)} Visual Studio instances match; using {vs.label} (pin one with --vs)")
+    notes.extend(local)
+    return vs, toolset
 
 
 def _toolset(vs: VsInstance, cuda: CudaToolkit | None, sel: Selectors, limits: Limits,
@@ -153,12 +165,13 @@ def _toolset(vs: VsInstance, cuda: CudaToolkit | None, sel: Selectors, limits: L
         why = toolset_rejection(t, cuda, host, limits.stl.get(t.path))
         if why is None:
             if t is not vs.toolsets[0] or rejected:
-                notes.append(f"using MSVC {t.version}: " + "; ".join(rejected))
+                notes.append(f"using MSVC {t.version} inside {vs.label} (vcvars -vcvars_ver={t.version}): "
+                             + "; ".join(rejected))
             return t
         rejected.append(f"{t.version} rejected ({why})")
     raise NoMatchError(
         f"no MSVC toolset of {vs.label} works with CUDA {cuda.version}",
-        advice_for(vs, host), details=tuple(rejected))
+        advice_for(vs, host, cuda.short), details=tuple(rejected))
 
 
 def _default_toolset(vs: VsInstance) -> Toolset:
@@ -173,9 +186,17 @@ def toolset_rejection(t: Toolset, cuda: CudaToolkit, host: HostLimits | None, st
     return None
 
 
-def advice_for(vs: VsInstance, host: HostLimits | None) -> str:
+def advice_for(vs: VsInstance, host: HostLimits | None, cuda: str | None = None) -> str:
+    """What to install when no toolset of `vs` works with CUDA `cuda`: the pinned toolset's installer
+    component and the command that adds it where one is known; never -allow-unsupported-compiler."""
     if host is not None and host.msc_max_excl is not None and all(
             (t.msc_ver or 0) >= host.msc_max_excl for t in vs.toolsets):
+        pinned = toolset_component(cuda, host) if cuda else None
+        if pinned is not None:
+            msvc, component = pinned
+            return (f"add the MSVC {msvc} toolset to {vs.label} (component {component}): "
+                    f"{installer_command(vs.path, component)}; then envmgr picks it (-vcvars_ver={msvc}), "
+                    "or install a newer CUDA")
         newest = msvc_of_msc(host.msc_max_excl - 1)
         oldest = msvc_of_msc(host.msc_min) if host.msc_min else "14.20"
         return (f"install an older toolset (MSVC v{oldest}-{newest} build tools "

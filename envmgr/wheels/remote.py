@@ -29,6 +29,7 @@ from envmgr.files.read import read_regular
 from envmgr.files.tomlread import read_toml_file
 from envmgr.host import dirs
 from envmgr.host.process import setting
+from envmgr.progress import DownloadWatch, Ticker
 from envmgr.wheels import pages
 from envmgr.wheels import store as wheels
 from envmgr.wheels.url import IndexUrl
@@ -208,16 +209,13 @@ def _read_http(url: IndexUrl, sink: Callable[[bytes], object] | None, limit: int
     worker = threading.Thread(target=state.run, args=(opener, request), daemon=True)
     worker.start()
     started = time.monotonic()
-    while worker.is_alive():
-        worker.join(0.2)
-        late = time.monotonic() - started - DEADLINE_S
-        if worker.is_alive() and deadline is not None and deadline.spent():
-            state.stop.set()
-            raise Unreachable(f"{shown}: {deadline.words()}")
-        if worker.is_alive() and late > 0 and (sink is None or state.count < MIN_RATE * (DEADLINE_S + late)):
-            state.stop.set()
-            raise Unreachable(f"{shown}: no complete answer in {DEADLINE_S:.0f} s" if sink is None else
-                              f"{shown}: slower than {MIN_RATE >> 10} KiB/s after {DEADLINE_S:.0f} s")
+    # a wheel (100-400 MB) shows its bytes, total and rate on stderr after 2 s (issue 33); a page shows nothing
+    watch = DownloadWatch(_file_name(shown), Ticker(start=started)) if sink is not None else None
+    try:
+        _wait_transfer(worker, state, (started, deadline), shown, sink is None, watch)
+    finally:
+        if watch is not None:
+            watch.ticker.done()
     if state.error is not None:
         error = _http_error(state.error, shown)
         if isinstance(error, (Missing, Unreachable)):      # urllib's words may quote a redirect's URL
@@ -226,17 +224,41 @@ def _read_http(url: IndexUrl, sink: Callable[[bytes], object] | None, limit: int
     return b"".join(got)
 
 
+def _wait_transfer(worker: threading.Thread, state: _Transfer, when: tuple[float, Deadline | None], shown: str,
+                   page: bool, watch: DownloadWatch | None) -> None:
+    started, deadline = when
+    while worker.is_alive():
+        worker.join(0.2)
+        now = time.monotonic()
+        if watch is not None:
+            watch.tick(now, state.count, state.total)
+        late = now - started - DEADLINE_S
+        if worker.is_alive() and deadline is not None and deadline.spent():
+            state.stop.set()
+            raise Unreachable(f"{shown}: {deadline.words()}")
+        if worker.is_alive() and late > 0 and (page or state.count < MIN_RATE * (DEADLINE_S + late)):
+            state.stop.set()
+            raise Unreachable(f"{shown}: no complete answer in {DEADLINE_S:.0f} s" if page else
+                              f"{shown}: slower than {MIN_RATE >> 10} KiB/s after {DEADLINE_S:.0f} s")
+
+
+def _file_name(url: str) -> str:
+    return unquote(urlsplit(url).path.rstrip("/").rpartition("/")[2]) or url
+
+
 class _Transfer:
     """One HTTP answer read in a worker thread, block by block, stopping at a limit or when told."""
 
     def __init__(self, sink: Callable[[bytes], object], limit: int) -> None:
         self.sink, self.limit, self.count = sink, limit, 0
+        self.total: int | None = None   # Content-Length, when the server gives it
         self.stop = threading.Event()
         self.error: BaseException | None = None
 
     def run(self, opener: urllib.request.OpenerDirector, request: urllib.request.Request) -> None:
         try:
             with opener.open(request, timeout=TIMEOUT_S) as response:
+                self.total = getattr(response, "length", None)
                 while not self.stop.is_set():
                     block = response.read1(1 << 16)
                     if self.stop.is_set():

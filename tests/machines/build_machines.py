@@ -10,6 +10,7 @@ tests/corpus/, byte-exact copies of ../shared/corpus and ../shared/research-corp
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 from dataclasses import dataclass, field
@@ -18,6 +19,16 @@ from pathlib import Path
 import tomlkit
 
 from envmgr.knowledge import build_customizations_subdir
+from envmgr.snapshot.capture import (
+    BEGIN,
+    END,
+    LEVEL,
+    PRE_BEGIN,
+    PRE_END,
+    base_environment,
+    capture_script,
+    vcvars_args,
+)
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -51,6 +62,12 @@ SOURCES = {
     "nvcc-version-windows-11.8.89.txt": "public files with this exact output, search-index ids 11087254619, 10768444696, 67449163253 (10+ hits)",
     "nvcc-version-windows-12.4.99.txt": "public files with this exact output, search-index ids 33497867333, 28615422224, 8284239715 (10+ hits)",
     "nvcc-version-windows-13.0.88.txt": "public files with this exact output, search-index ids 56710801826, 34727663025, 7899540161",
+    "vsdevcmd-and-devpowershell-vs2026-18.2.1-community-default-x86-msvc14.50.35717-EXCERPT.txt":
+        "a public guide, search-index id 53826862317",
+    "vcvarsall-x64-vs2022-17.14.30-community-cl19.44.35225.txt":
+        "a public blog post (CVE-2026-22561 write-up), search-index id 53621285739",
+    "nvcc-version-windows-12.8.93.txt": "https://github.com/NVIDIA/cuda-samples/issues/362 (+ others)",
+    "nvcc-version-windows-13.1.80.txt": "public file, search index id 53826862317 (+ others)",
     "nvcc-version-linux-12.4.131.txt": "public files with this exact output, search-index ids 69518771390, 42625701420 (10+ hits)",
     "cuda-version-json-linux-11.8.0.json": "a public file, search-index id 45068381594",
     "where-cudart-cuda13.0-bin-x64.txt": "a public file, search-index id 34727663025 (CUDA 13.0 keeps cudart64_13.dll in bin\\x64)",
@@ -69,7 +86,8 @@ MACHINE_ENV = "HKLM\\SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Enviro
 SMI_WIN = "C:\\Windows\\System32\\nvidia-smi.exe"
 SMI_ARGS = ["--query-gpu=index,name,compute_cap,driver_version,memory.total", "--format=csv,noheader"]
 NVCC_WIN = {"11.8": "nvcc-version-windows-11.8.89.txt", "12.4": "nvcc-version-windows-12.4.99.txt",
-            "13.0": "nvcc-version-windows-13.0.88.txt"}
+            "13.0": "nvcc-version-windows-13.0.88.txt", "12.8": "nvcc-version-windows-12.8.93.txt",
+            "13.1": "nvcc-version-windows-13.1.80.txt"}
 # This machine's own /usr/local/cuda-13.0/bin/nvcc --version (captured while writing this script).
 NVCC_LINUX_13_0 = ("nvcc: NVIDIA (R) Cuda compiler driver\nCopyright (c) 2005-2025 NVIDIA Corporation\n"
                    "Built on Wed_Aug_20_01:58:59_PM_PDT_2025\nCuda compilation tools, release 13.0, V13.0.88\n"
@@ -497,6 +515,154 @@ def vs2026_vs2022() -> Machine:
     return m
 
 
+# GitHub's windows-2025 (windows-latest) image: actions/runner-images images/windows/Windows2025-Readme.md
+# (search-index id 32395713444) lists "Visual Studio Enterprise 2026 | 18.2.11415.280 | C:\\Program Files\\
+# Microsoft Visual Studio\\18\\Enterprise" and, among its components,
+# Microsoft.VisualStudio.Component.VC.14.44.17.14.x86.x64 and Windows11SDK.26100.
+RUNNER_IMAGE = ("actions/runner-images Windows2025-Readme.md, search-index id 32395713444 (VS Enterprise 2026 "
+                "18.2.11415.280 at 18\\Enterprise with the VC.14.44.17.14.x86.x64 component and SDK 10.0.26100)")
+VS2026_DEFAULT_MSVC = "14.50.35717"   # VS 2026 18.2.1's toolset (corpus vsdevcmd-and-devpowershell-vs2026-18.2.1...)
+V143_IN_VS2026 = "14.44.35207"        # the v143 component's folder inside VS 2026 (search-index id 66427120461)
+
+
+def vs2026_release_object(iid: str, edition: str, path: str, version: str, display: str) -> str:
+    """A vswhere object for a VS 2026 release instance, hand-composed in vswhere's format around a real
+    path and version (the instance ids and dates are made up)."""
+    build = version.split(".", 2)[2]
+    obj = {
+        "instanceId": iid, "installDate": "2026-06-02T08:00:00Z",
+        "installationName": f"VisualStudio/{display}+{build}", "installationPath": path,
+        "installationVersion": version, "productId": f"Microsoft.VisualStudio.Product.{edition}",
+        "productPath": f"{path}\\Common7\\IDE\\devenv.exe", "state": 4294967295, "isComplete": True,
+        "isLaunchable": True, "isPrerelease": False, "isRebootRequired": False,
+        "displayName": f"Visual Studio {edition} 2026", "description": "",
+        "channelId": "VisualStudio.18.Stable", "channelUri": "https://aka.ms/vs/18/stable/channel",
+        "enginePath": f"{PF86}\\Microsoft Visual Studio\\Installer\\resources\\app\\ServiceHub\\Services\\"
+                      "Microsoft.VisualStudio.Setup.Service",
+        "installedChannelId": "VisualStudio.18.Stable", "installedChannelUri": "https://aka.ms/vs/18/stable/channel",
+        "updateDate": "2026-06-02T08:00:00.0000000Z",
+        "catalog": {"buildVersion": version, "productDisplayVersion": display, "productLine": "Dev18",
+                    "productLineVersion": "18", "productMilestone": "RTW", "productMilestoneIsPreRelease": "False",
+                    "productName": "Visual Studio", "productSemanticVersion": f"{display}+{build}"},
+        "properties": {"nickname": "", "setupEngineFilePath": f"{PF86}\\Microsoft Visual Studio\\Installer\\setup.exe"},
+    }
+    return json_objects(json.dumps([obj], indent=2, ensure_ascii=False))[0]
+
+
+def v143_component(m: Machine, path: str) -> None:
+    """The files the v143 14.44 component adds beside VS 2026's own toolset: its toolset folder and the
+    VC\\Auxiliary\\Build\\14.44 version files that vcvarsall's -vcvars_ver=14.44 reads."""
+    aux = f"{path}\\VC\\Auxiliary\\Build\\14.44"
+    m.file(f"{aux}\\Microsoft.VCToolsVersion.14.44.txt", V143_IN_VS2026 + "\r\n")
+    m.file(f"{aux}\\Microsoft.VCToolsVersion.14.44.props", "<!-- placeholder -->\r\n")
+    m.note("the v143 14.44 component inside VS 2026 is laid out as a side-by-side toolset: "
+           "VC\\Tools\\MSVC\\14.44.35207 and VC\\Auxiliary\\Build\\14.44\\Microsoft.VCToolsVersion.14.44.txt "
+           "(facts/windows.md §3.1)")
+
+
+def vs2026_machine(m: Machine, edition: str, toolsets: tuple[str, ...], how: str) -> str:
+    path = f"{PF}\\Microsoft Visual Studio\\18\\{edition}"
+    m.use("vsdevcmd-and-devpowershell-vs2026-18.2.1-community-default-x86-msvc14.50.35717-EXCERPT.txt",
+          "VS 2026 18.2.1's default MSVC 14.50.35717")
+    m.note(f"the VS 2026 {edition} vswhere object is hand-composed in vswhere's format ({how})")
+    visual_studio(m, path, 18, ide=True, toolsets=toolsets)
+    m.file(f"{path}\\VC\\Auxiliary\\Build\\v145\\Microsoft.VCToolsVersion.VC.14.50.18.0.props",
+           "<!-- placeholder -->\r\n")
+    if V143_IN_VS2026 in toolsets:
+        v143_component(m, path)
+    return path
+
+
+def vcvars_capture(m: Machine, vs: str, toolset: str, sdk: str) -> None:
+    """The `cmd.exe /d /u /c <script>` run that `vcvars_args("x64", toolset)` asks for, and what it prints.
+    The script's path carries its digest, so the record answers only that exact vcvarsall call: an
+    export that asked for another toolset (or none) finds no capture."""
+    vcvarsall = f"{vs}\\VC\\Auxiliary\\Build\\vcvarsall.bat"
+    script = capture_script(vcvarsall, vcvars_args("x64", toolset))
+    digest = hashlib.sha256(script.encode()).hexdigest()[:12]
+    before = base_environment(m.env)
+    tools = f"{vs}\\VC\\Tools\\MSVC\\{toolset}"
+    kits = f"{PF86}\\Windows Kits\\10"
+    after = {**before, "VSINSTALLDIR": vs + "\\", "VCINSTALLDIR": f"{vs}\\VC\\", "VisualStudioVersion": "18.0",
+             "VCToolsVersion": toolset, "VCToolsInstallDir": tools + "\\", "VSCMD_ARG_HOST_ARCH": "x64",
+             "VSCMD_ARG_TGT_ARCH": "x64", "VSCMD_ARG_app_plat": "Desktop", "VSCMD_VER": "18.2.1",
+             "WindowsSdkDir": kits + "\\", "WindowsSDKVersion": sdk + "\\", "Platform": "x64",
+             "INCLUDE": f"{tools}\\include;{kits}\\include\\{sdk}\\ucrt;{kits}\\include\\{sdk}\\um",
+             "LIB": f"{tools}\\lib\\x64;{kits}\\lib\\{sdk}\\ucrt\\x64;{kits}\\lib\\{sdk}\\um\\x64",
+             "PATH": f"{tools}\\bin\\HostX64\\x64;{kits}\\bin\\{sdk}\\x64;{vs}\\MSBuild\\Current\\Bin\\amd64;"
+                     + before["PATH"]}
+    banner = m.use("vsdevcmd-and-devpowershell-vs2026-18.2.1-community-default-x86-msvc14.50.35717-EXCERPT.txt",
+                   "VS 2026 18.2.1's default MSVC 14.50.35717").split("\n")[12:16]
+    text = m.use("vcvarsall-x64-vs2022-17.14.30-community-cl19.44.35225.txt", "vcvarsall's x64 banner line")
+    lines = [PRE_BEGIN, *(f"{k}={v}" for k, v in sorted(before.items())), PRE_END, *banner,
+             text.split("\n")[5].rstrip("\r"), f"{LEVEL}0", BEGIN,
+             *(f"{k}={v}" for k, v in sorted(after.items())), END]
+    m.command(["cmd.exe", "/d", "/u", "/c", f"C:\\envmgr-temp\\envmgr-vcvars-{digest}.cmd"],
+              {"text": "\r\n".join(lines) + "\r\n", "encoding": "utf-16-le"})
+    m.note(f"the vcvars capture (cmd.exe /u output, UTF-16) for `vcvarsall.bat x64 -vcvars_ver={toolset}` is "
+           "composed: the banner lines are VS 2026 18.2.1's and vcvarsall's real ones, the variables follow "
+           "vcvars' names (facts/windows.md §3) with this machine's paths")
+
+
+def windows_latest_vs2026() -> Machine:
+    m = Machine("windows-latest-vs2026", "windows",
+                "GitHub's windows-latest image from June 2026: VS 2026 Enterprise 18.2 with MSVC 14.50.35717 "
+                "(default) and the v143 14.44.35207 component, no VS 2022; CUDA 12.8 installed by a setup "
+                "action at its default root; no GPU")
+    windows_base(m, cuda_path_dirs("12.8"))
+    m.sources.append(RUNNER_IMAGE)
+    path = f"{PF}\\Microsoft Visual Studio\\18\\Enterprise"
+    vswhere(m, json_array([vs2026_release_object("a1f5c3e7", "Enterprise", path, "18.2.11415.280", "18.2.1")]))
+    vs2026_machine(m, "Enterprise", (VS2026_DEFAULT_MSVC, V143_IN_VS2026), "path and version from the runner image")
+    windows_sdk(m, "10.0.26100.0")
+    cuda_toolkit(m, "12.8")
+    cuda_env(m, ("12.8",), "12.8")
+    vcvars_capture(m, path, V143_IN_VS2026, "10.0.26100.0")
+    return m
+
+
+def vs2026_laptop_no_v143() -> Machine:
+    m = Machine("vs2026-laptop-no-v143", "windows",
+                "A laptop with only VS 2026 Community 18.2 (MSVC 14.50.35717, without the v143 14.44 component) "
+                "and CUDA 12.8; one RTX 3080")
+    windows_base(m, cuda_path_dirs("12.8"))
+    path = f"{PF}\\Microsoft Visual Studio\\18\\Community"
+    vswhere(m, json_array([vs2026_release_object("c7d2e9a4", "Community", path, "18.2.11415.280", "18.2.1")]))
+    vs2026_machine(m, "Community", (VS2026_DEFAULT_MSVC,), "the runner image's 18.2 version, the default path")
+    windows_sdk(m, "10.0.26100.0")
+    cuda_toolkit(m, "12.8")
+    cuda_env(m, ("12.8",), "12.8")
+    m.use("nvidia-smi-windows-576.80-cuda12.9-rtx3080.txt", "GPU name, driver and memory of the CSV line")
+    nvidia_smi(m, "0, NVIDIA GeForce RTX 3080, 8.6, 576.80, 10240 MiB\r\n",
+               "values from the real RTX 3080 nvidia-smi table")
+    return m
+
+
+def vs2026_beside_vs2022() -> Machine:
+    m = Machine("vs2026-beside-vs2022", "windows",
+                "VS 2026 Community 18.2 (MSVC 14.50.35717 only) beside VS 2022 Build Tools 17.14.28 "
+                "(MSVC 14.44.35207); CUDA 13.1 and 12.8; one RTX 3080")
+    windows_base(m, cuda_path_dirs("13.1", "12.8"))
+    path = f"{PF}\\Microsoft Visual Studio\\18\\Community"
+    buildtools = json_objects(m.use("vswhere-products-star-json-vs2022-buildtools-17.14.28-no-vctools.json",
+                                    "its instance object, byte-exact"))
+    vswhere(m, json_array([vs2026_release_object("c7d2e9a4", "Community", path, "18.2.11415.280", "18.2.1")]
+                          + buildtools))
+    vs2026_machine(m, "Community", (VS2026_DEFAULT_MSVC,), "the runner image's 18.2 version, the default path")
+    visual_studio(m, f"{PF86}\\Microsoft Visual Studio\\2022\\BuildTools", 17, ide=False,
+                  toolsets=(V143_IN_VS2026,))
+    m.note("the VS 2022 Build Tools 17.14.28 instance is given the C++ workload (MSVC 14.44.35207, the toolset "
+           "17.14 ships) that the captured instance lacked")
+    windows_sdk(m, "10.0.26100.0")
+    cuda_toolkit(m, "12.8")
+    cuda_toolkit(m, "13.1")
+    cuda_env(m, ("12.8", "13.1"), "13.1")
+    m.use("nvidia-smi-windows-576.80-cuda12.9-rtx3080.txt", "GPU name, driver and memory of the CSV line")
+    nvidia_smi(m, "0, NVIDIA GeForce RTX 3080, 8.6, 576.80, 10240 MiB\r\n",
+               "values from the real RTX 3080 nvidia-smi table")
+    return m
+
+
 def cuda_three_wrong_cuda_path() -> Machine:
     m = Machine("cuda-three-wrong-cuda-path", "windows",
                 "CUDA 11.8, 12.4 and 13.0 side by side; 11.8 was (re)installed last, so CUDA_PATH and the first nvcc "
@@ -723,7 +889,8 @@ def vs2019_professional_incomplete() -> Machine:
 MACHINES = (buildtools_only, buildtools_only_vctools, community_buildtools_cuda124, vs2019_vs2022, vs2026_vs2022,
             cuda_three_wrong_cuda_path, no_vswhere_state_json, vswhere_failing, linux_two_toolkits,
             node_gyp_vs2019_buildtools_minimal, node_gyp_vs2022_buildtools_arm64_only,
-            node_gyp_vs2026_insiders_reboot_pending, vs2019_professional_incomplete)
+            node_gyp_vs2026_insiders_reboot_pending, vs2019_professional_incomplete, windows_latest_vs2026,
+            vs2026_laptop_no_v143, vs2026_beside_vs2022)
 
 
 # ---- TOML --------------------------------------------------------------------------------------
@@ -782,6 +949,12 @@ def document(m: Machine) -> tomlkit.TOMLDocument:
     for c in m.commands:
         t = tomlkit.table()
         for k, v in c.items():
+            if isinstance(v, dict):   # stdout = { text = ..., encoding = ... }
+                sub = tomlkit.table()
+                for sk, sv in v.items():
+                    sub.add(sk, _text(sv))
+                t.add(k, sub)
+                continue
             t.add(k, _text(v) if k in ("stdout", "stderr") else v)
         commands.append(t)
     doc.add("commands", commands)

@@ -163,7 +163,7 @@ def test_no_import_cycles():
 LAYERS = (
     ("__init__", "errors", "version", "winenv", "knowledge"),   # vocabulary: imports nothing of envmgr's
     ("files",),                      # reading and atomic writing of what users hand us
-    ("host", "output", "spawn"),     # the seams: the machine, the terminal, the interactive child
+    ("host", "output", "progress", "spawn"),   # the seams: machine, terminal (and its progress line), child
     ("discover",),                   # facts from a host
     ("snapshot",),                   # selection, capture, composition, the snapshot's forms
     ("recipes", "shellkit"),         # what a build adds; one module per shell

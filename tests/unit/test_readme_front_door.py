@@ -96,8 +96,8 @@ def test_readme_opens_with_the_install_line_then_the_card_commands_and_the_test_
         assert any(command in line for line in commands), command
     # the H100 figure keeps its dated result file
     assert "bench/results/2026-11-25-issue24-gpu-prebuilt.md" in text
-    # the lead replaces this line with the measured start-up figure
-    assert text.count("<!-- startup-figure -->") == 1
+    # the start-up and progress figures keep their dated result files
+    assert "bench/results/2026-12-07-startup.md" in text and "bench/results/2026-12-07-progress.md" in text
 
 
 def test_the_tutorial_walks_from_a_bare_machine_to_verify():
