@@ -53,6 +53,15 @@ class LogInputError(InputFileError):
     """Why a log cannot be scanned (doctor --log), one line."""
 
 
+class BadWheel(InputFileError):
+    """A wheel (zip) that cannot be read safely (files/wheelzip.py): one line; `reason` is it without the name."""
+
+    def __init__(self, label: str, reason: str) -> None:
+        super().__init__(f"{label}: {reason}", "use another wheel (download it again, or pick another index); "
+                                              "envmgr never reads past its limits (docs/wheels.md)")
+        self.reason = reason
+
+
 class PlanRejected(EnvmgrError):
     """A fix-msbuild plan file that is not one, or no longer matches the machine."""
 

@@ -6,6 +6,7 @@ import click
 from envmgr.cache import store as cache
 from envmgr.cache.key import stat_token
 from envmgr.output import emit_json
+from envmgr.wheels import downloads
 
 
 @click.group("cache")
@@ -34,6 +35,6 @@ def cache_list(as_json: bool) -> None:
 
 @command.command("clear")
 def cache_clear() -> None:
-    """Delete every cached snapshot."""
+    """Delete every cached snapshot, and the prebuilt wheels the install plan downloaded."""
 
-    click.echo(f"removed {cache.clear()} cached snapshot(s)")
+    click.echo(f"removed {cache.clear()} cached snapshot(s) and {downloads.clear()} downloaded prebuilt wheel(s)")

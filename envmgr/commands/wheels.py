@@ -15,8 +15,10 @@ from envmgr.doctor.gpufit import Fit, fit
 from envmgr.errors import CheckFailed, NoMatchError
 from envmgr.host.base import WINDOWS
 from envmgr.output import emit_json, say
+from envmgr.wheels import downloads
 from envmgr.wheels import index as wheelindex
 from envmgr.wheels import store as wheels
+from envmgr.wheels.downloads import downloads_dir
 from envmgr.wheels.url import redact
 
 
@@ -43,10 +45,19 @@ def wheels_list(obj: Ctx, as_json: bool) -> None:
                          "runs_here": [f.to_json() for f in gpu_fits(e.device_code, gpus, windows)]})
         else:
             rows.append({"digest": e.name, "wheel": None, "path": str(e), "broken": True})
+    got = downloads.listed()
     if as_json:
-        emit_json({"schema": 1, "wheels_dir": str(wheels.wheels_dir()), "wheels": rows})
+        emit_json({"schema": 1, "wheels_dir": str(wheels.wheels_dir()), "wheels": rows,
+                   "downloads_dir": str(downloads_dir()),
+                   "downloads": [{"path": str(d.folder), "wheel": d.wheel or None, "bytes": d.size} for d in got]})
         return
     click.echo(f"{len(rows)} cached wheel(s) in {wheels.wheels_dir()}")
+    if got:
+        total = sum(d.size for d in got) >> 20
+        click.echo(f"{len(got)} downloaded prebuilt wheel(s) ({total} MiB) in {downloads_dir()} "
+                   "(`envmgr wheels clear` removes them)")
+        for d in got:
+            click.echo(f"  {d.folder.name}  {d.wheel or '(unreadable facts.json)'}  {d.size >> 20} MiB")
     for r in rows:
         if r.get("broken"):
             click.echo(f"  {r['digest']}  (broken entry: discarded at the next install with its key)")
@@ -71,9 +82,9 @@ def gpu_fits(code: DeviceCode | None, gpus: tuple[Gpu, ...], windows: bool = Fal
 
 @command.command("clear")
 def wheels_clear() -> None:
-    """Delete every cached wheel."""
+    """Delete every cached wheel, and the prebuilt wheels the install plan downloaded."""
 
-    click.echo(f"removed {wheels.clear()} cached wheel(s)")
+    click.echo(f"removed {wheels.clear()} cached wheel(s) and {downloads.clear()} downloaded prebuilt wheel(s)")
 
 
 @click.command("publish")

@@ -1,13 +1,12 @@
 """Checks of the installed llama_cpp and pip's wheel cache (F14, F15, F18, F19)."""
 from __future__ import annotations
 
-import io
 import re
-import zipfile
 
 from envmgr.doctor.checks import FAIL, OK, SKIPPED, WARN, Facts, Finding, check, finding
 from envmgr.doctor.dll import resolve_pe
 from envmgr.errors import InputFileError
+from envmgr.files.wheelzip import BadWheel, member_names
 from envmgr.host.base import WINDOWS, Host, join, safe_listdir
 
 CUDA_LIB = re.compile(r"^(lib)?ggml-cuda\.(dll|so)", re.I)
@@ -82,10 +81,10 @@ def wheel_has_cuda(host: Host, path: str) -> bool | None:
     try:
         if host.stat(path).size > MAX_WHEEL:
             return None
-        with zipfile.ZipFile(io.BytesIO(host.read_bytes(path))) as zf:
-            return any(CUDA_LIB.match(n.rsplit("/", 1)[-1]) for n in zf.namelist())
-    except (OSError, zipfile.BadZipFile):
+        names = member_names(host.read_bytes(path), path)
+    except (OSError, BadWheel):
         return None
+    return any(CUDA_LIB.match(n.rsplit("/", 1)[-1]) for n in names)
 
 
 @check("F19")

@@ -396,8 +396,8 @@ class DeviceCode:
     def to_json(self) -> dict[str, Any]:
         return {"cubin": list(self.cubin), "ptx": list(self.ptx), "ptx_isa": self.ptx_isa,
                 "cuda_imports": list(self.cuda_imports),
-                "binaries": [{"name": b.name, "format": b.format, "cubin": list(b.cubin), "ptx": list(b.ptx),
-                              "cuda_imports": list(b.cuda_imports)} for b in self.binaries],
+                "binaries": [{"name": b.name, "format": b.format, "machine": b.machine, "cubin": list(b.cubin),
+                              "ptx": list(b.ptx), "cuda_imports": list(b.cuda_imports)} for b in self.binaries],
                 "skipped": list(self.skipped), "problems": list(self.problems)}
 
 
@@ -411,7 +411,9 @@ def from_json(data: object) -> DeviceCode | None:
             return None
         entries = [FatEntry("cubin", a) for a in b.get("cubin") or () if isinstance(a, str)]
         entries += [FatEntry("ptx", a) for a in b.get("ptx") or () if isinstance(a, str)]
-        out.append(BinaryCode(b["name"], str(b.get("format", "")), entries=tuple(entries),
+        machine = b.get("machine")
+        out.append(BinaryCode(b["name"], str(b.get("format", "")), machine if isinstance(machine, str) else "",
+                              entries=tuple(entries),
                               imports=tuple(n for n in b.get("cuda_imports") or () if isinstance(n, str))))
     isa = data.get("ptx_isa")
     return DeviceCode(tuple(out), tuple(s for s in data.get("skipped") or () if isinstance(s, str)),

@@ -59,6 +59,8 @@ class Completed:
     stdout_bytes: bytes = b""
     # Set when the program printed more than envmgr keeps of an answer (host/child.py): it was stopped there.
     overflowed: bool = False
+    # Set when the program ended but a process it started kept its output open: reading stopped (host/child.py).
+    lingered: bool = False
 
     @property
     def ok(self) -> bool:

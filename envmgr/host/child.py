@@ -35,6 +35,7 @@ class Outcome:
     stderr: bytes
     timed_out: bool = False
     overflowed: bool = False   # a stream went over OUTPUT_LIMIT: the child was stopped there
+    lingered: bool = False     # the child ended; a process it started kept its output open to the timeout
 
 
 class _Drain(threading.Thread):
@@ -86,12 +87,15 @@ def run_bounded(argv: Sequence[str], *, timeout: float, env: Mapping[str, str] |
     for d in drains:
         d.start()
     deadline = time.monotonic() + timeout
-    timed_out = False
+    timed_out = lingered = False
     try:
         while not full.is_set():
             left = deadline - time.monotonic()
             if left <= 0:
-                timed_out = True
+                # The child itself ended and only a process it started holds the pipes: its answer is whole,
+                # and its exit code is kept (audit N23: a daemon started by an import held `verify`).
+                timed_out = proc.poll() is None
+                lingered = not timed_out
                 break
             if proc.poll() is not None and not any(d.is_alive() for d in drains):
                 break
@@ -101,13 +105,16 @@ def run_bounded(argv: Sequence[str], *, timeout: float, env: Mapping[str, str] |
             kill_tree(proc)   # also on Ctrl-C: the group is ours, not the terminal's
         for d in drains:
             d.join(1.0)
-        for pipe in (proc.stdout, proc.stderr):
-            if pipe is not None:
+        for d, pipe in zip(drains, (proc.stdout, proc.stderr), strict=True):
+            # A pipe still held by a process in another session (not killed with the group): closing it would
+            # wait for the blocked read (the buffer's lock), that is for that process to end (audit N23).
+            if pipe is not None and not d.is_alive():
                 pipe.close()
     rc = proc.wait()
     if timed_out or full.is_set():
         rc = -1
-    return Outcome(rc, drains[0].data(), drains[1].data(), timed_out=timed_out, overflowed=full.is_set())
+    return Outcome(rc, drains[0].data(), drains[1].data(), timed_out=timed_out, overflowed=full.is_set(),
+                   lingered=lingered)
 
 
 def kill_tree(proc: subprocess.Popen[bytes]) -> None:

@@ -177,7 +177,7 @@ class LiveHost:
             return Completed(argv_t, done.returncode, "", _decode(done.stderr, "utf-8"), timed_out=done.timed_out,
                              stdout_bytes=done.stdout)
         return Completed(argv_t, done.returncode, _decode(done.stdout, encoding), _decode(done.stderr, encoding),
-                         timed_out=done.timed_out)
+                         timed_out=done.timed_out, lingered=done.lingered)
 
     def which(self, name: str) -> str | None:
         return which_in(self.platform, name, os.environ.get("PATH", ""), os.environ.get("PATHEXT", ""),

@@ -107,11 +107,34 @@ def _imports(i: AnyInputs) -> Step | None:
 
 
 def _native(i: AnyInputs) -> Step | None:
-    if i.run.get("package").get("libraries"):
+    """No native library: a CPU-only install, unless RECORD names libraries that are gone (a damaged install) or
+    there is no RECORD at all (audit N21: both were called "pure-Python or CPU-only")."""
+    pkg = i.run.get("package")
+    libs, missing = pkg.get("libraries") or [], pkg.get("missing") or []
+    if missing:
+        more = f" and {len(missing) - 1} more" if len(missing) > 1 else ""
+        return Step("native", FAIL, f"RECORD lists {_base(missing[0])}{more}, which is missing: a damaged install",
+                    tuple(f"missing: {m}" for m in missing[:8]),
+                    fix="reinstall it (a copy, an upgrade or a cleanup removed files it installed)",
+                    fix_command=f"{pkg.get('python') or 'python'} -m pip install --force-reinstall --no-deps "
+                                f"{pkg.get('name') or i.package}")
+    if pkg.get("record") is False:
+        if libs:
+            return Step("native", WARN, f"no RECORD: {len(libs)} native librar{'y' if len(libs) == 1 else 'ies'} "
+                        "found by looking in the package folder were not listed",
+                        ("an editable, conda or distutils install has no RECORD", *libs[:8]))
+        return Step("native", FAIL, "no RECORD, and no native library in the package folder",
+                    ("an editable, conda or distutils install has no RECORD: its package folder was searched",),
+                    fix="reinstall it with pip, or build the CUDA variant (envmgr install --recipe NAME SPEC)")
+    if libs:
         return None
     return Step("native", FAIL, "no native libraries: nothing runs on the GPU",
                 ("the distribution's RECORD lists no .so/.pyd/.dll file",),
                 fix="a pure-Python or CPU-only install: build the CUDA variant (envmgr install --recipe NAME SPEC)")
+
+
+def _base(path: str) -> str:
+    return path.replace("\\", "/").rsplit("/", 1)[-1]
 
 
 def _load(i: AnyInputs) -> Step | None:

@@ -18,8 +18,9 @@ from envmgr.doctor.elf import resolve_elf
 from envmgr.doctor.gpufit import fit
 from envmgr.errors import EnvmgrError, UsageError
 from envmgr.host.base import WINDOWS, Host
-from envmgr.verify.analyze import Step, first_failure
+from envmgr.verify.analyze import WARN, Step, first_failure
 from envmgr.verify.anyjudge import PROOF_WORDS, AnyInputs, judge
+from envmgr.verify.anyschema import record_filter
 from envmgr.verify.plain import PLAIN, plain_host
 from envmgr.verify.report import ChildRun, parse_run
 
@@ -60,7 +61,7 @@ def verify_any(host: Host, python: str, package: str, *, timeout: float, inherit
     if done.start_error:
         raise UsageError(f"--python {python}: cannot be run ({done.start_error})",
                          "give a Python executable, e.g. --python .venv/bin/python")
-    run = parse_run(done.stdout, done.stderr, done.returncode, done.timed_out)
+    run = parse_run(done.stdout, done.stderr, done.returncode, done.timed_out, record_filter())
     libs = run.get("package").get("libraries") or []
     code = read_libraries(host, libs)
     gpus, problems = discover_gpus(host)
@@ -72,13 +73,17 @@ def verify_any(host: Host, python: str, package: str, *, timeout: float, inherit
     lines += tuple(f"nvidia-smi: {p}" for p in problems)
     dll_ev, dll_cmd = _dll_diagnosis(host, run, python)
     steps, proof = judge(AnyInputs(run, package, code, fits, lines, dll_ev, dll_cmd))
+    if done.lingered:
+        steps += (Step("child", WARN, f"a process started by the import kept running: reading stopped at the "
+                       f"{timeout:g} s timeout (the child itself had ended)",
+                       ("it holds the child's output open: a server or daemon the package starts when imported",)),)
     return AnyVerdict(package, python, steps, run, proof, time.perf_counter() - t0, 0, mode, words)
 
 
 def read_libraries(host: Host, paths: list[str]) -> DeviceCode:
     binaries: list[BinaryCode] = []
     skipped: list[str] = []
-    for path in paths[:512]:
+    for path in [p for p in paths if isinstance(p, str)][:512]:   # the child's records are checked: anyschema.py
         try:
             size = host.stat(path).size
             if size > MAX_LIBRARY:

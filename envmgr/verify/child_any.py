@@ -63,16 +63,35 @@ def package_facts(name):
     dist = find(name)
     if dist is None:
         return {"found": False, "python": sys.executable, "platform": sys.platform}, None
-    libs = []
+    libs, missing = [], []
     for f in dist.files or ():
-        if NATIVE.search(str(f)) and len(libs) < MAX_LIBS:
+        if NATIVE.search(str(f)) and len(libs) + len(missing) < MAX_LIBS:
             path = os.path.abspath(str(dist.locate_file(f)))
-            if os.path.isfile(path):
-                libs.append(path)
+            (libs if os.path.isfile(path) else missing).append(path)
+    modules = top_modules(dist)
+    listed = dist.files is not None
+    if not listed:   # no RECORD (an editable, conda or distutils install): look in the package folders
+        libs = unlisted_libraries(dist, modules)
     requires = [r.split(";")[0].strip() for r in (dist.requires or ())]
     return {"found": True, "name": dist.metadata["Name"], "version": dist.version, "python": sys.executable,
-            "platform": sys.platform, "libraries": libs, "modules": top_modules(dist),
-            "requires": requires[:64]}, dist
+            "platform": sys.platform, "libraries": libs, "modules": modules, "requires": requires[:64],
+            "missing": missing, "record": listed}, dist
+
+
+def unlisted_libraries(dist, modules):
+    """Native libraries under the package's top-level folders, when no RECORD lists them (a bounded walk)."""
+    found, seen = [], 0
+    for module in modules:
+        top = os.path.abspath(str(dist.locate_file(module)))
+        for folder, subdirs, files in os.walk(top):
+            seen += 1
+            if seen > 2000:
+                return found
+            subdirs[:] = sorted(d for d in subdirs if d != "__pycache__")
+            for name in sorted(files):
+                if NATIVE.search(name) and len(found) < MAX_LIBS:
+                    found.append(os.path.join(folder, name))
+    return found
 
 
 def loaded_paths():

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import signal
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -78,7 +79,9 @@ def death(returncode: int, timed_out: bool = False) -> str:
     return ""
 
 
-def parse_run(stdout: str, stderr: str, returncode: int, timed_out: bool = False) -> ChildRun:
+def parse_run(stdout: str, stderr: str, returncode: int, timed_out: bool = False,
+              accept: Callable[[dict[str, Any]], bool] | None = None) -> ChildRun:
+    """`accept`: a record's shape check (verify/anyschema.py); a record it rejects is skipped."""
     stages, order, records = {}, [], []
     for line in stdout.splitlines():
         if not line.startswith(TAG):
@@ -87,7 +90,7 @@ def parse_run(stdout: str, stderr: str, returncode: int, timed_out: bool = False
             rec = loads_json(line[len(TAG):])
         except ValueError:
             continue
-        if isinstance(rec, dict) and isinstance(rec.get("stage"), str):
+        if isinstance(rec, dict) and isinstance(rec.get("stage"), str) and (accept is None or accept(rec)):
             stages[rec["stage"]] = rec
             order.append(rec["stage"])
             records.append(rec)

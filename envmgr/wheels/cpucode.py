@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import re
 import struct
-import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
 from envmgr.doctor.devicecode import CUDA_LIBRARY
+from envmgr.files.wheelzip import Wheel
 
 AVX512F, AVX2, FMA, F16C, AVX, SSE42 = "avx512f", "avx2", "fma", "f16c", "avx", "sse4_2"
 WORDS = {AVX512F: "AVX-512F", AVX2: "AVX2", FMA: "FMA", F16C: "F16C", AVX: "AVX", SSE42: "SSE4.2",
@@ -168,7 +168,7 @@ PATTERNS: dict[str, re.Pattern[bytes]] = {
 }
 
 
-def code_spans(data: bytes) -> tuple[list[tuple[int, int]], str]:
+def code_spans(data: bytes | bytearray) -> tuple[list[tuple[int, int]], str]:
     """(file spans of the executable sections of an x86-64 ELF or PE, "") or ([], why not)."""
     try:
         if data[:4] == b"\x7fELF":
@@ -180,7 +180,7 @@ def code_spans(data: bytes) -> tuple[list[tuple[int, int]], str]:
     return [], "neither ELF nor PE"
 
 
-def _elf_spans(data: bytes) -> tuple[list[tuple[int, int]], str]:
+def _elf_spans(data: bytes | bytearray) -> tuple[list[tuple[int, int]], str]:
     if data[4] != 2 or data[5] != 1 or struct.unpack_from("<H", data, 18)[0] != 62:
         return [], "not x86-64"
     shoff, = struct.unpack_from("<Q", data, 40)
@@ -195,7 +195,7 @@ def _elf_spans(data: bytes) -> tuple[list[tuple[int, int]], str]:
     return spans, ""
 
 
-def _pe_spans(data: bytes) -> tuple[list[tuple[int, int]], str]:
+def _pe_spans(data: bytes | bytearray) -> tuple[list[tuple[int, int]], str]:
     pe_off, = struct.unpack_from("<I", data, 0x3C)
     if data[pe_off:pe_off + 4] != b"PE\0\0":
         return [], "no PE header"
@@ -227,7 +227,7 @@ def _clustered(offsets: list[int]) -> list[int]:
             if (i and o - offsets[i - 1] <= CLUSTER) or (i + 1 < len(offsets) and offsets[i + 1] - o <= CLUSTER)]
 
 
-def scan_binary(data: bytes, name: str) -> Scan:
+def scan_binary(data: bytes | bytearray, name: str) -> Scan:
     """The VEX/EVEX encodings of each SCANNED instruction set in one library's executable sections."""
     spans, why = code_spans(data)
     total = 0
@@ -277,25 +277,26 @@ MAX_READ = 4 << 30            # all the libraries of one wheel together (inflate
 MAX_LIBRARIES = 4096
 
 
-def read_wheel(zf: zipfile.ZipFile) -> CpuCode:
+def read_wheel(wheel: Wheel) -> CpuCode:
     """The CPU requirement of a wheel: its ggml-cpu variants where it carries them, else a scan of its libraries.
     The package's own CUDA library (libggml-cuda) is scanned too: its host code runs on the CPU. NVIDIA's
     libraries bundled with it (cuBLAS, cudart: devicecode's CUDA_LIBRARY names) are not: they choose their
     code path at run time (cublasLt64_12.dll of nvidia-cublas-cu12 12.9 has AVX-512 code at 78 runs per MiB
-    and runs on AVX2 CPUs; tests/unit/test_cpucode.py)."""
-    found = [i for i in zf.infolist() if not i.is_dir() and NATIVE.search(i.filename)]
-    nvidia = tuple(i.filename.rsplit("/", 1)[-1] for i in found if CUDA_LIBRARY.match(i.filename.rsplit("/", 1)[-1]))
-    infos = [i for i in found if not CUDA_LIBRARY.match(i.filename.rsplit("/", 1)[-1])]
-    variants = variants_of(i.filename for i in infos)
+    and runs on AVX2 CPUs; tests/unit/test_cpucode.py). The wheel is read through files/wheelzip.py (its
+    budgets; BadWheel for a damaged or hostile one)."""
+    found = [m for m in wheel.members if not m.is_dir and NATIVE.search(m.name)]
+    nvidia = tuple(m.name.rsplit("/", 1)[-1] for m in found if CUDA_LIBRARY.match(m.name.rsplit("/", 1)[-1]))
+    infos = [m for m in found if not CUDA_LIBRARY.match(m.name.rsplit("/", 1)[-1])]
+    variants = variants_of(m.name for m in infos)
     if variants:
         lowest = variants[0]
         return CpuCode("variants", VARIANTS.get(lowest, ()), lowest in VARIANTS, variants)
     scans, budget = [], MAX_READ
-    for info in infos[:MAX_LIBRARIES]:
-        if info.file_size > min(MAX_MEMBER, budget):
+    for member in infos[:MAX_LIBRARIES]:
+        if member.size > min(MAX_MEMBER, budget):
             continue
-        budget -= info.file_size
-        scans.append(scan_binary(zf.read(info), info.filename))
+        budget -= member.size
+        scans.append(scan_binary(wheel.read(member), member.name))
     return replace(judge_scans(scans), dispatchers=nvidia)
 
 

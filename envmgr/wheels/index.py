@@ -18,6 +18,7 @@ always checks after its own write). Links that envmgr did not write are kept as 
 """
 from __future__ import annotations
 
+import errno
 import html
 import os
 import shutil
@@ -33,12 +34,14 @@ from envmgr.errors import InputFileError
 from envmgr.files import names
 from envmgr.files.atomic import replace
 from envmgr.files.jsondoc import dumps
+from envmgr.files.read import read_regular
 from envmgr.wheels import staging
 from envmgr.wheels import store as wheels
 from envmgr.wheels.pages import Link, parse_links
 from envmgr.wheels.url import holds_secret, redact
 
 PAGE = "index.html"
+MAX_PAGE = 16 << 20       # a page of DEST (the same cap as a team index page read over HTTP)
 KEY_FILE = wheels.SIDECAR
 _SETTLE_TRIES = 50
 
@@ -69,24 +72,31 @@ def entry_link(entry: wheels.Entry) -> Link:
 
 
 def intact(entry: wheels.Entry | None) -> bool:
-    return entry is not None and entry.path.is_file() and wheels.file_sha256(entry.path) == entry.sha256
+    return entry is not None and not wheels.wheel_problem(entry)
 
 
 # --- pages ----------------------------------------------------------------------------------------
 
 def _read(path: Path) -> bytes | None:
+    """A page of DEST: None when there is none; a FIFO, a device, a folder or a page over MAX_PAGE is
+    refused with one line (audit N10: read_bytes() waited forever on a FIFO and read /dev/zero)."""
     # On Windows a file another publisher is renaming onto cannot be opened for a moment (Access
     # denied; seen under Windows CPython with concurrent publishers): read again, as writes retry.
 
     for attempt in range(20):
         try:
-            return path.read_bytes()
+            return read_regular(path, MAX_PAGE)
         except FileNotFoundError:
             return None
         except PermissionError:
             if sys.platform != "win32" or attempt == 19:
                 raise
             time.sleep(0.0125 * (attempt + 1))
+        except OSError as exc:
+            if exc.errno not in (errno.EINVAL, errno.EFBIG, errno.EISDIR):
+                raise
+            raise InputFileError(f"{path}: {exc.strerror}; nothing was published",
+                                 "move it away (a page of DEST must be a regular file) and publish again") from None
     return None
 
 
@@ -241,8 +251,8 @@ def cached_entries(package: str | None = None) -> tuple[list[wheels.Entry], list
             skipped.append(f"{e}: unreadable entry.json (or its key's package or wheel is not a name)")
         elif package and e.key.package != wheels.normalize(package):
             continue
-        elif not intact(e):
-            skipped.append(f"{e.folder}: {e.wheel} is missing or does not match its sha256")
+        elif why := wheels.wheel_problem(e):
+            skipped.append(f"{e.folder}: {e.wheel} {why}")
         elif holds_secret(e.key.source):    # a prebuilt entry keyed before issue 34 (N2): never published
             skipped.append(f"{e.folder}: its key names its index with a password or token ({redact(e.key.source)}); "
                            "run `envmgr wheels clear` and install again")

@@ -277,7 +277,46 @@ def examine(cand: Candidate, version: str, m: Machine, read_code: ReadCode) -> J
     how, via, fit_why = covers(code, m, jit_ok, why)
     if not how:
         return Judged(cand, REFUSED, fit_why, version, code=words)
+    foreign = cannot_load(code, m)
+    if foreign:
+        return Judged(cand, REFUSED, foreign, version, code=words)
     return Judged(cand, FITS, fit_why, version, how, via, words)
+
+
+# The binaries a target Python loads, by the platform part of its tags (PEP 425): (format, machine) as
+# doctor/devicecode.py names them. A platform not listed here (macOS, an unknown one) is not judged.
+_LOADS = ((re.compile(r"^win_amd64$"), "pe", "x64"), (re.compile(r"^win32$"), "pe", "x86 (32-bit)"),
+          (re.compile(r"^win_arm64$"), "pe", "ARM64"), (re.compile(r"linux.*_x86_64$"), "elf", "x86-64"),
+          (re.compile(r"linux.*_aarch64$"), "elf", "AArch64"), (re.compile(r"linux.*_i686$"), "elf", "x86"),
+          (re.compile(r"linux.*_armv7l$"), "elf", "ARM"))
+
+
+def target_binaries(tags: Iterable[str]) -> tuple[str, str] | None:
+    """(format, machine) of the libraries the target Python can load, from its most specific tag."""
+    for tag in tags:
+        platform = tag.rsplit("-", 1)[-1]
+        for pattern, fmt, machine in _LOADS:
+            if pattern.search(platform):
+                return fmt, machine
+    return None
+
+
+def cannot_load(code: Code, m: Machine) -> str:
+    """Why a CUDA library of the wheel cannot load in the target Python ("" when each can, or it is unknown):
+    the wheel's tags may lie about its platform (audit N28: an AArch64 or 32-bit ELF, or a Windows DLL,
+    in a linux_x86_64 wheel)."""
+    want = target_binaries(m.tags)
+    if want is None:
+        return ""
+    for b in getattr(code, "binaries", ()):
+        fmt, machine = getattr(b, "format", ""), getattr(b, "machine", "")
+        if not getattr(b, "is_cuda", False) or fmt not in ("elf", "pe"):
+            continue
+        if fmt != want[0] or (machine and machine != want[1]):
+            return (f"its {str(b.name).rsplit('/', 1)[-1]} is {'an' if fmt == 'elf' else 'a'} {fmt.upper()} file "
+                    f"for {machine or 'an unknown machine'}; the target Python ({m.python or '?'}) loads "
+                    f"{want[0].upper()} files for {want[1]} only: it cannot load there")
+    return ""
 
 
 def examine_cpu(j: Judged, m: Machine, read_cpu: ReadCpu) -> Judged:

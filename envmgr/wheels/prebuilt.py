@@ -20,8 +20,7 @@ import hashlib
 import os
 import shutil
 import tempfile
-import zipfile
-import zlib
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,9 +30,11 @@ from envmgr.errors import InputFileError, NotAUrl
 from envmgr.files.atomic import atomic_write
 from envmgr.files.jsondoc import dumps, read_json_file
 from envmgr.files.tomlread import read_toml_file
+from envmgr.files.wheelzip import BadWheel, open_wheel
 from envmgr.host import dirs
-from envmgr.wheels import cpucode, pages, remote
+from envmgr.wheels import cpucode, downloads, pages, remote
 from envmgr.wheels import store as wheels
+from envmgr.wheels.downloads import FACTS, downloads_dir
 from envmgr.wheels.pick import Candidate, Unusable, cuda_of_url
 from envmgr.wheels.url import IndexUrl
 
@@ -42,7 +43,6 @@ OFFICIAL_CUDA = ("cu132", "cu130", "cu125", "cu124", "cu123", "cu122", "cu121", 
 MAX_PAGE = 8 << 20
 MAX_WHEEL = 2 << 30
 PLAN_DEADLINE_S = 120.0     # every page and wheel of one plan together (N12)
-FACTS = "facts.json"
 
 
 @dataclass(frozen=True)
@@ -147,10 +147,6 @@ def list_all(indexes: Iterable[IndexUrl | str], package: str, say: Callable[[str
 
 # ---- a candidate's wheel ------------------------------------------------------------------------
 
-def downloads_dir() -> Path:
-    return dirs.cache_dir() / "prebuilt"
-
-
 def _where(cand: Candidate) -> str:
     """The candidate's URL as the download cache records it: without credentials (N2)."""
     return IndexUrl.of(cand.url).key()
@@ -168,10 +164,10 @@ def code_reader(deadline: remote.Deadline | None) -> Callable[[Candidate], devic
 def read_cpu(cand: Candidate) -> cpucode.CpuCode:
     """The CPU code of a candidate's wheel, after read_code kept it in the download cache (pick.plan's read_cpu)."""
     try:
-        with zipfile.ZipFile(_slot(cand) / cand.filename) as zf:
-            return cpucode.read_wheel(zf)
-    except (OSError, EOFError, ValueError, NotImplementedError, zlib.error, zipfile.BadZipFile) as exc:
-        raise Unusable(f"not a readable zip file ({exc})") from None
+        with open_wheel(_slot(cand) / cand.filename) as wheel:
+            return cpucode.read_wheel(wheel)
+    except BadWheel as exc:
+        raise Unusable(exc.reason) from None
 
 
 def read_code(cand: Candidate, deadline: remote.Deadline | None = None) -> devicecode.DeviceCode:
@@ -179,8 +175,10 @@ def read_code(cand: Candidate, deadline: remote.Deadline | None = None) -> devic
     slot = _slot(cand)
     facts = _cached_facts(slot, cand)
     if facts is not None:
+        downloads.used(slot)
         return facts
     root = downloads_dir()
+    downloads.prune()      # downloads no plan used for MAX_AGE_DAYS (audit N16: the folder only grew)
     try:
         root.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=".download-", dir=root))
@@ -193,13 +191,30 @@ def read_code(cand: Candidate, deadline: remote.Deadline | None = None) -> devic
         data = {"url": _where(cand), "wheel": cand.filename, "sha256": digests.sha256(),
                 "hashes": dict(cand.hashes), "size": path.stat().st_size, "device_code": code.to_json()}
         atomic_write(tmp / FACTS, dumps(data, indent=1).encode("utf-8"), backup=False)
-        shutil.rmtree(slot, ignore_errors=True)
-        os.replace(tmp, slot)
+        _keep(tmp, slot, cand)
     except OSError as exc:
         raise Unusable(f"could not keep the download ({exc.strerror or exc})") from None
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return code
+
+
+def _keep(tmp: Path, slot: Path, cand: Candidate) -> None:
+    """Rename the download into its slot. Another install sharing the cache may have filled the slot with the
+    same wheel meanwhile: its entry is used, never refused (audit N17: "Directory not empty"; on Windows
+    "Access denied" while another process reads the slot)."""
+    for attempt in range(wheels.PLACE_TRIES):
+        if os.path.lexists(slot):
+            if _cached_facts(slot, cand) is not None:
+                return
+            wheels.discard(slot, attempt)     # seen stale: renamed aside, never another install's fresh slot
+        try:
+            os.replace(tmp, slot)
+            return
+        except OSError:
+            if attempt == wheels.PLACE_TRIES - 1:
+                raise
+            time.sleep(0.02 * (attempt + 1))
 
 
 def downloaded(cand: Candidate) -> tuple[Path, str]:
@@ -250,7 +265,7 @@ def wheel_code(path: Path) -> devicecode.DeviceCode:
     Unusable for a broken zip or a CPU-only wheel."""
     code, problems = wheels.inspect_wheel(path)
     if code is None:
-        raise Unusable(f"not a readable wheel: {'; '.join(problems)} (truncated or corrupted)")
+        raise Unusable(f"not a readable wheel: {'; '.join(problems)}")
     problems = wheels.cuda_problems(code)
     if problems:
         raise Unusable(problems[0])

@@ -16,8 +16,7 @@ import math
 import os
 import re
 import shutil
-import zipfile
-import zlib
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -30,14 +29,15 @@ from envmgr.errors import CheckFailed, InputFileError
 from envmgr.files import names
 from envmgr.files.atomic import atomic_write
 from envmgr.files.jsondoc import dumps, read_json_file
+from envmgr.files.wheelzip import MAX_MEMBER, BadWheel, Wheel, open_wheel, sha256_regular
 from envmgr.host.base import Host
 
 ENTRY_SCHEMA = 1
 SIDECAR = "entry.json"
 MAX_BUILD_SECONDS = 365 * 24 * 3600
 
-MAX_MEMBER = 2 << 30   # a native library larger than this is listed as skipped, not read
 MAX_BINARIES = 4096
+PLACE_TRIES = 20          # renames of a new entry into place while other installs race for the same key
 
 
 @dataclass(frozen=True)
@@ -88,11 +88,8 @@ def wheels_dir() -> Path:
 
 
 def file_sha256(path: str | os.PathLike[str]) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+    """The sha256 of a regular file (files/wheelzip.py opens it: a FIFO or device is an OSError, never a hang)."""
+    return sha256_regular(path)
 
 
 _SDIST = re.compile(r"^(?P<name>.+?)-(?P<version>\d[^-]*?)\.(tar\.gz|tgz|tar\.bz2|tar\.xz|zip)$")
@@ -128,36 +125,36 @@ def parse_wheel_name(filename: str) -> tuple[str, str, str]:
     return normalize(parts[0]), parts[1], "-".join(parts[-3:])
 
 
-def read_device_code(zf: zipfile.ZipFile) -> DeviceCode:
-    """The device code and CUDA imports of every native library (.so/.pyd/.dll) in a wheel."""
+def read_device_code(wheel: Wheel) -> DeviceCode:
+    """The device code and CUDA imports of every native library (.so/.pyd/.dll) in a wheel (BadWheel when
+    a member is damaged or the wheel inflates past its budget: files/wheelzip.py)."""
     binaries: list[BinaryCode] = []
     skipped: list[str] = []
-    for info in zf.infolist():
-        if info.is_dir() or not BINARY_NAME.search(info.filename):
+    for member in wheel.members:
+        if member.is_dir or not BINARY_NAME.search(member.name):
             continue
-        if info.file_size > MAX_MEMBER or len(binaries) >= MAX_BINARIES:
-            skipped.append(f"{info.filename} ({info.file_size // (1 << 20)} MiB: not read)")
+        if member.size > MAX_MEMBER or len(binaries) >= MAX_BINARIES:
+            skipped.append(f"{member.name} ({member.size // (1 << 20)} MiB: not read)")
             continue
-        binaries.append(read_binary(zf.read(info), info.filename))
+        binaries.append(read_binary(wheel.read(member), member.name))
     return DeviceCode(tuple(binaries), tuple(skipped))
 
 
 def inspect_wheel(path: Path) -> tuple[DeviceCode | None, list[str]]:
     """(its device code, []) or (None, [why it cannot be read])."""
     try:
-        with zipfile.ZipFile(path) as zf:
-            return read_device_code(zf), []
-    except (OSError, EOFError, ValueError, NotImplementedError, zlib.error, zipfile.BadZipFile) as exc:
-        return None, [f"not a readable zip file ({exc})"]
+        with open_wheel(path) as wheel:
+            return read_device_code(wheel), []
+    except BadWheel as exc:
+        return None, [exc.reason]
 
 
 def _zip_problems(path: Path) -> list[str]:
     try:
-        with zipfile.ZipFile(path) as zf:
-            zf.namelist()
-    except (OSError, EOFError, ValueError, zipfile.BadZipFile) as exc:
-        return [f"not a readable zip file ({exc})"]
-    return []
+        with open_wheel(path):
+            return []
+    except BadWheel as exc:
+        return [exc.reason]
 
 
 def cuda_problems(code: DeviceCode) -> list[str]:
@@ -204,6 +201,18 @@ def _read_entry(folder: Path) -> Entry | None:
         return None
 
 
+def wheel_problem(entry: Entry) -> str:
+    """Why the entry's wheel is not the one recorded ("" when it is): missing, unreadable (a permission, a
+    FIFO or a device in its place: audit N1, N10) or another file."""
+    if not entry.path.exists():
+        return "is missing"
+    try:
+        sha = file_sha256(entry.path)
+    except OSError as exc:
+        return f"cannot be read: {exc.strerror or exc}"
+    return "" if sha == entry.sha256 else "does not match its recorded sha256"
+
+
 def lookup(key: WheelKey, cuda: bool, warn: Callable[[str], object]) -> Entry | None:
     """The cached entry for `key` when its wheel is intact; a broken one is discarded with a warning."""
     folder = wheels_dir() / key.digest()
@@ -213,10 +222,8 @@ def lookup(key: WheelKey, cuda: bool, warn: Callable[[str], object]) -> Entry | 
     problems: list[str] = []
     if entry is None or entry.key != key:
         problems.append("its entry.json is missing, unreadable or for another key")
-    elif not entry.path.is_file():
-        problems.append(f"{entry.wheel} is missing")
-    elif file_sha256(entry.path) != entry.sha256:
-        problems.append(f"{entry.wheel} does not match its recorded sha256")
+    elif why := wheel_problem(entry):
+        problems.append(f"{entry.wheel} {why}")
     elif cuda and entry.device_code is not None:   # recorded when stored; the sha256 says it is the same wheel
         problems += _zip_problems(entry.path) or cuda_problems(entry.device_code)
     else:
@@ -258,12 +265,51 @@ def store(key: WheelKey, wheel: Path, build_seconds: float, cuda: bool, created:
                 "build_seconds": build_seconds, "created": created,
                 "device_code": code.to_json() if code is not None else None}
         atomic_write(staging / SIDECAR, dumps(data, indent=2, sort_keys=True).encode("utf-8"), backup=False)
-        shutil.rmtree(folder, ignore_errors=True)
-        os.replace(staging, folder)
+        won = _place(staging, folder, key, sha)
     except BaseException:  # Ctrl+C while copying included: no half-written staging folder stays
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return Entry(key, folder, wheel.name, sha, build_seconds, created, code)
+    return won or Entry(key, folder, wheel.name, sha, build_seconds, created, code)
+
+
+def _same(folder: Path, key: WheelKey, sha: str | None) -> Entry | None:
+    """The intact entry in folder for key (and with this wheel, unless sha is None)."""
+    there = _read_entry(folder)
+    if there is None or there.key != key or (sha is not None and there.sha256 != sha):
+        return None
+    return None if wheel_problem(there) else there
+
+
+def _place(staging: Path, folder: Path, key: WheelKey, sha: str) -> Entry | None:
+    """Rename staging into place; the entry another install of the same key placed first when it holds the
+    same wheel (audit N17: two installs sharing a cache, "Directory not empty"; on Windows "Access denied").
+    Only a folder seen broken (or holding another build) is removed, and it is renamed aside first, so an
+    install never deletes the entry another one has just placed. None: ours is in place."""
+    for attempt in range(PLACE_TRIES):
+        if os.path.lexists(folder):
+            there = _same(folder, key, sha if attempt == 0 else None)   # after a lost race: any intact build
+            if there is not None:
+                shutil.rmtree(staging, ignore_errors=True)
+                return there
+            discard(folder, attempt)
+        try:
+            os.replace(staging, folder)
+            return None
+        except OSError:
+            if attempt == PLACE_TRIES - 1:
+                raise
+            time.sleep(0.02 * (attempt + 1))
+    return None
+
+
+def discard(folder: Path, attempt: int = 0) -> None:
+    """Remove a cache folder: renamed aside (a name `clear` knows as a leftover), then deleted."""
+    aside = folder.with_name(f".{folder.name}.{os.getpid()}{attempt:03d}.tmp")
+    try:
+        os.replace(folder, aside)
+    except OSError:
+        aside = folder
+    shutil.rmtree(aside, ignore_errors=True)
 
 
 def entries() -> list[Entry | Path]:

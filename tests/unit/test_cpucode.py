@@ -21,6 +21,7 @@ import pytest
 import tomlkit
 
 from envmgr.doctor.devicecode import BinaryCode, DeviceCode, FatEntry
+from envmgr.files.wheelzip import open_wheel
 from envmgr.wheels import cpucode, pick
 from tests.conftest import need, run_cli
 
@@ -81,7 +82,7 @@ def test_the_pe_and_elf_of_one_kernel_agree_and_the_wheel_reader_scans_every_lib
         zf.writestr("pkg/lib/libplain.so", kernels["plain.so"])
         zf.writestr("pkg/lib/ggml.dll", kernels["avx512.dll"])
         zf.writestr("pkg/__init__.py", "")
-    with zipfile.ZipFile(path) as zf:
+    with open_wheel(path) as zf:       # every wheel through the one reader (issue 34)
         code = cpucode.read_wheel(zf)
     assert code.requires == EXPECTED["avx512"] and "2 libraries" in code.words()
     assert {e.sample.split("+")[0] for e in code.evidence} == {"pkg/lib/ggml.dll"}
@@ -125,7 +126,7 @@ def test_a_variant_wheel_requires_only_its_lowest_and_a_cpu_without_it_is_refuse
     with zipfile.ZipFile(path, "w") as zf:
         for v in ("skylakex", "haswell"):
             zf.writestr(f"llama_cpp/lib/libggml-cpu-{v}.so", b"\x7fELF not read")
-    with zipfile.ZipFile(path) as zf:
+    with open_wheel(path) as zf:       # every wheel through the one reader (issue 34)
         code = cpucode.read_wheel(zf)
     assert code.how == "variants" and code.certain and code.variants == ("haswell", "skylakex")
     assert set(code.requires) == {"sse4_2", "avx", "f16c", "avx2", "bmi2", "fma"}
@@ -200,7 +201,7 @@ def test_published_windows_binaries_ctransformers_needs_avx2_and_nvidia_s_cublas
     with zipfile.ZipFile(path, "w") as zf:
         zf.write(ct, "ctransformers/lib/cuda/ctransformers.dll")
         zf.write(lt, "ctransformers/lib/cuda/cublasLt64_12.dll")
-    with zipfile.ZipFile(path) as zf:
+    with open_wheel(path) as zf:       # every wheel through the one reader (issue 34)
         code = cpucode.read_wheel(zf)
     assert code.requires == ("avx2", "fma", "f16c") and code.dispatchers == ("cublasLt64_12.dll",)
     assert "not scanned: cublasLt64_12.dll (NVIDIA's libraries pick their CPU code at run time)" in code.words()
