@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Issue 37's GPU result, on the device machine (no network), from the repository root:
+#     OUT=/some/dir bash tests/gpu/issue37_after_torch.sh
+# Needs tests/gpu/prepare.sh's .device/sdist (llama-cpp-python 0.3.36, stripped) and .device/wheels.
+# 1. envmgr builds llama-cpp-python with CUDA into the machine's torch environment (/opt/torch/.venv: an app's
+#    environment where torch is imported first), the user's Python given by --python.
+# 2. verify in a plain process, then verify --after torch (torch imported first in the same process).
+# 3. The same by hand: torch on the GPU, then import llama_cpp, and the runtimes the process mapped
+#    (/proc/self/maps: OpenMP and CUDA runtime copies), so the verdict can be checked against the process.
+# Lines "STEP name rc seconds" go to $OUT/steps.txt; each step's output to $OUT/steps.log.
+set -uo pipefail
+ROOT=$(pwd)
+OUT=${OUT:-/tmp/i37-out}; mkdir -p "$OUT"
+W=/tmp/i37; rm -rf $W; mkdir -p $W
+WH=$ROOT/.device/wheels
+TORCHPY=${TORCHPY:-/opt/torch/.venv/bin/python}
+export PIP_DISABLE_PIP_VERSION_CHECK=1 PYTHONUNBUFFERED=1 NO_COLOR=1
+export ENVMGR_CACHE_DIR=$W/cache ENVMGR_CONFIG_DIR=$W/config ENVMGR_DATA_DIR=$W/data ENVMGR_PREBUILT_INDEX= ENVMGR_WHEEL_INDEX=
+python3 -m pip install -q --no-index --no-deps --target $W/site $WH/{click,colorama,packaging,pefile,platformdirs,psutil,pyelftools,tomlkit}-*.whl
+export PYTHONPATH=$ROOT:$W/site
+E=(python3 -m envmgr)
+
+step() {   # step NAME COMMAND...
+    local name=$1; shift
+    local t0 t1 rc
+    t0=$(date +%s%N)
+    "$@" >"$W/$name.log" 2>&1; rc=$?
+    t1=$(date +%s%N)
+    printf 'STEP %s %s %s\n' "$name" "$rc" "$(( (t1 - t0) / 100000000 ))e-1" | tee -a "$OUT/steps.txt"
+    { echo "==== $name (exit $rc): $*"; cat "$W/$name.log"; } >>"$OUT/steps.log"
+    tail -n 8 "$W/$name.log"
+    return $rc
+}
+
+{ date -u; nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv,noheader; nproc
+  nvcc --version | tail -2; cmake --version | head -1; python3 --version; "$TORCHPY" --version
+  "$TORCHPY" -c 'import torch; print("torch", torch.__version__, torch.version.cuda, torch.cuda.is_available())'
+  git -C "$ROOT" rev-parse --short HEAD 2>/dev/null; } | tee "$OUT/machine.txt"
+
+# 1. the build, into the torch environment (pip's own options after --)
+CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) step install "${E[@]}" install --python "$TORCHPY" --no-prebuilt \
+    --cuda-arch 90 llama-cpp-python -- --no-index --find-links "$WH" --find-links "$ROOT/.device/sdist"
+# 2. verify, plain and after torch
+step verify "${E[@]}" verify llama-cpp-python --python "$TORCHPY"
+"${E[@]}" verify llama-cpp-python --python "$TORCHPY" --json >"$OUT/verify.json" 2>>"$OUT/steps.log"
+step verify_after_torch "${E[@]}" verify llama-cpp-python --python "$TORCHPY" --after torch
+"${E[@]}" verify llama-cpp-python --python "$TORCHPY" --after torch --json >"$OUT/verify-after-torch.json" 2>>"$OUT/steps.log"
+# 3. by hand: one process, torch first
+step coload "$TORCHPY" -c '
+import re, torch
+x = torch.ones(4, device="cuda") * 2
+import llama_cpp
+print("torch", torch.__version__, "on", torch.cuda.get_device_name(0), "sum", float(x.sum()))
+print("llama_cpp", llama_cpp.__version__, "gpu offload", llama_cpp.llama_supports_gpu_offload())
+libs = sorted({l.split()[-1] for l in open("/proc/self/maps") if re.search(r"(gomp|iomp|libomp|cudart|cublas)[^/]*\.so", l)})
+print("\n".join(libs))
+'
+cp "$W"/*.log "$OUT"/ 2>/dev/null
+exit 0
