@@ -1,6 +1,7 @@
 """The command line: parse -> build context -> call one core function -> render. Nothing else."""
 from __future__ import annotations
 
+import _signal  # the builtin: `signal` imports enum (start-up time)
 import functools
 import importlib
 import os
@@ -18,7 +19,7 @@ from envmgr.host.live import LiveHost
 from envmgr.host.recorded import load_machine
 from envmgr.host.recording import RecordingHost
 from envmgr.host.wine import WineHost
-from envmgr.output import show_error, utf8_pipes
+from envmgr.output import guard_stdout, quiet_fd1, show_error, utf8_pipes
 
 # command name -> its module in envmgr.commands, imported only when click asks for that command (or for
 # --help): cli/ sits below commands/ in the layer rule, so the group names its commands, never imports them.
@@ -178,8 +179,29 @@ def cli(ctx: click.Context, machine: str | None, wine_prefix: str | None) -> Non
         ctx.obj = Ctx(machine, wine_prefix)
 
 
+class _Terminated(BaseException):
+    """SIGTERM reached envmgr outside a child's run (spawn relays it to a child): raised where envmgr is, so a write
+    in progress cleans up (files/atomic.py removes its temporary file) before the exit, 128 + 15 as shells give."""
+
+
+def _on_sigterm(signum: int, _frame: object) -> None:
+    raise _Terminated(signum)
+
+
 def main(argv: list[str] | None = None) -> None:
     utf8_pipes()
+    guard_stdout()   # a full disk, `ulimit -f` or a closed stdout: one line and exit 2, not a traceback (N24)
+    if hasattr(_signal, "SIGTERM"):
+        _signal.signal(_signal.SIGTERM, _on_sigterm)
+    try:
+        _main(argv)
+    except _Terminated as stop:
+        quiet_fd1()        # what is buffered for a reader that stopped reading must not hold the exit
+        print("envmgr: stopped by SIGTERM", file=sys.stderr)
+        sys.exit(128 + stop.args[0])
+
+
+def _main(argv: list[str] | None) -> None:
     try:
         rc = cli.main(args=argv, prog_name="envmgr", standalone_mode=False)
         sys.stdout.flush()   # here, where a closed pipe is still caught, not at exit

@@ -834,7 +834,7 @@ class FactScanner:
         the start of a log, where it says what it builds with, or at its end, where it stops): a 200 MB log
         costs its facts on 8 MiB of text, not on all of it. So does a log of one line of 100 MB (audit N20): a line
         longer than LINE is read as its first and last LINE / 2 characters."""
-        if any(len(t) > LINE for t in texts):
+        if max(map(len, texts), default=0) > LINE:
             texts = [t if len(t) <= LINE else t[: LINE // 2] + " ... " + t[-(LINE // 2):] for t in texts]
         if self.read < HEAD:
             self.read += sum(map(len, texts)) + len(texts)
