@@ -203,7 +203,11 @@ def main(argv: list[str] | None = None) -> None:
 
 def _main(argv: list[str] | None) -> None:
     try:
-        rc = cli.main(args=argv, prog_name="envmgr", standalone_mode=False)
+        try:
+            rc = cli.main(args=argv, prog_name="envmgr", standalone_mode=False)
+        except SystemExit:   # a command's own sys.exit: its output is flushed here too, where a failure is one line
+            sys.stdout.flush()
+            raise
         sys.stdout.flush()   # here, where a closed pipe is still caught, not at exit
     except BrokenPipeError:
         reader_gone()

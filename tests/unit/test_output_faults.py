@@ -28,7 +28,8 @@ FULL_DISK = "/dev/full"
 def env(tmp_path: Path) -> dict[str, str]:
     base = {k: v for k, v in os.environ.items() if not k.startswith("ENVMGR_")}
     return {**base, "ENVMGR_CACHE_DIR": str(tmp_path / "cache"), "ENVMGR_CONFIG_DIR": str(tmp_path / "config"),
-            "ENVMGR_DATA_DIR": str(tmp_path / "data"), "NO_COLOR": "1"}
+            "ENVMGR_DATA_DIR": str(tmp_path / "data"), "NO_COLOR": "1", "ENVMGR_PREBUILT_INDEX": "",
+            "ENVMGR_WHEEL_INDEX": ""}
 
 
 def _one_clean_error(stderr: bytes, words: str) -> None:
@@ -44,7 +45,8 @@ def _file_size_limit(limit: int):
     return limited
 
 
-@pytest.mark.parametrize("args", [["list"], ["list", "--json"], ["doctor", "--json"], ["recipes", "--json"]])
+@pytest.mark.parametrize("args", [["list"], ["list", "--json"], ["doctor", "--json"], ["recipes", "--json"],
+                                  ["install", "llama-cpp-python", "--dry-run", "--json"]])   # it leaves by sys.exit
 def test_n24_a_full_disk_under_stdout_is_one_line_and_exit_2(args: list[str], env: dict[str, str]) -> None:
     with open(FULL_DISK, "wb") as full:
         done = subprocess.run([*ENVMGR, *args], stdout=full, stderr=subprocess.PIPE, env=env, timeout=120)
