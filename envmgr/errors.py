@@ -147,6 +147,12 @@ class CannotWrite(EnvmgrError):
     exit_code = 2
 
 
+class OutputFailed(EnvmgrError):
+    """stdout could not be written: a full disk, a file size limit (`ulimit -f`), a closed stdout (issue 34, N24)."""
+
+    exit_code = 2
+
+
 class ApplyFailed(EnvmgrError):
     exit_code = 1
 

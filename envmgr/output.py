@@ -3,9 +3,12 @@ FORCE_COLOR and whether the stream is a terminal (https://no-color.org, https://
 from __future__ import annotations
 
 import codecs
+import io
+import os
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
+from envmgr.errors import OutputFailed
 from envmgr.files.jsondoc import dumps
 from envmgr.files.utf8 import escape_surrogates
 from envmgr.host.process import setting
@@ -176,3 +179,67 @@ class Spinner:
         if self._stop is not None and self._thread is not None:   # both set by __enter__, or neither
             self._stop.set()
             self._thread.join()
+
+
+# ---------------------------------------------------------------- stdout that fails (issue 34, audit N24)
+
+class _Stdout(io.FileIO):
+    """fd 1 under sys.stdout (text and .buffer alike): a write that fails for any reason but a reader gone (EPIPE,
+    cli.main's reader_gone) - a full disk (ENOSPC), `ulimit -f` (EFBIG), an I/O error - raises OutputFailed, which
+    the CLI prints as one line (exit 2), instead of a traceback and Python's exit 120. fd 1 then becomes /dev/null,
+    so what is still buffered is dropped quietly at exit. `closed`: fd 1 was closed when envmgr started."""
+
+    def __init__(self, closed: bool = False) -> None:
+        super().__init__(1, "wb", closefd=False)
+        self.was_closed = closed
+
+    def write(self, data: Any) -> int:
+        if self.was_closed:
+            self.was_closed = False      # said once: fd 1 is /dev/null from here on
+            raise output_failed(None)
+        try:
+            return super().write(data)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            quiet_fd1()
+            raise output_failed(exc) from None
+
+
+def output_failed(exc: OSError | None) -> OutputFailed:
+    """The one wording of a stdout that cannot be written (`exc`), or that was closed (None)."""
+    if exc is None:
+        return OutputFailed("cannot write the output: stdout is closed",
+                            "run envmgr with its stdout open (no >&-), or send it to a file or /dev/null")
+    return OutputFailed(f"cannot write the output: {exc.strerror or exc}",
+                        "free space where the output goes (or lift its size limit), or send it elsewhere; "
+                        "what was written is incomplete")
+
+
+def quiet_fd1() -> None:
+    """fd 1 becomes /dev/null: what is still buffered for stdout is dropped at exit without a second error."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    if devnull != 1:
+        os.dup2(devnull, 1)
+        os.close(devnull)
+
+
+def guard_stdout() -> None:
+    """sys.stdout over `_Stdout` where it is a file or a pipe (a terminal never fills up), keeping its encoding,
+    errors and newline handling. A closed fd 1 is taken by /dev/null first: a file envmgr opens (a --log, a cache
+    entry) would otherwise become fd 1 and receive the output, and a child would inherit it as its stdout."""
+    stream = sys.stdout
+    if stream is None:
+        quiet_fd1()
+        closed = True
+    else:
+        try:
+            if stream.fileno() != 1 or stream.isatty():
+                return
+        except (OSError, ValueError, AttributeError):   # a replaced stream (pytest's capture, CliRunner)
+            return
+        closed = False
+    encoding = stream.encoding if stream is not None else "utf-8"
+    errors = stream.errors if stream is not None else "strict"
+    sys.stdout = io.TextIOWrapper(io.BufferedWriter(_Stdout(closed)), encoding=encoding, errors=errors,
+                                  line_buffering=False, write_through=False)

@@ -19,7 +19,7 @@ import sys
 import time
 from contextlib import contextmanager
 
-from envmgr.errors import CannotStart, CommandNotFound, Interrupted
+from envmgr.errors import CannotStart, CommandNotFound, InputFileError, Interrupted
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the fast path imports this module
 if TYPE_CHECKING:
@@ -254,15 +254,56 @@ def _wait(proc: subprocess.Popen[bytes]) -> int:
     return 128 - code if code < 0 else code
 
 
-def run_logged(argv: Sequence[str], env: Mapping[str, str], log_path: str) -> int:
-    """Run in a pseudo-terminal (so the child keeps colours and progress bars) and tee to a file."""
+class Log:
+    """The --log file, unbuffered: a write that fails (a full disk, `ulimit -f`) stops the logging, never the
+    child (audit N26). `stopped(written, error)` is called once, at the failure; what was written stays."""
+
+    def __init__(self, path: str, stopped: Callable[[int, OSError], object]) -> None:
+        self.file = open(path, "wb", buffering=0)     # closed by close(), after the child
+        self.written = 0
+        self.failed: OSError | None = None
+        self._stopped = stopped
+
+    def write(self, data: bytes) -> None:
+        if self.failed is not None:
+            return
+        view = memoryview(data)
+        try:
+            while view:
+                n = self.file.write(view) or 0
+                self.written += n
+                view = view[n:]
+        except OSError as exc:
+            self.failed = exc
+            self._stopped(self.written, exc)
+
+    def close(self) -> None:
+        try:
+            self.file.close()
+        except OSError:
+            pass
+
+
+def run_logged(argv: Sequence[str], env: Mapping[str, str], log_path: str,
+               log_stopped: Callable[[int, OSError], object] = lambda written, exc: None) -> int:
+    """Run in a pseudo-terminal (so the child keeps colours and progress bars) and tee to a file. A log that cannot
+    be opened is InputFileError before the child starts; one that stops on the way calls `log_stopped` and the child
+    runs on: its exit code is the answer either way."""
     program = resolve_program(argv[0], env)
-    if sys.platform == "win32":
-        return _run_winpty([program, *argv[1:]], env, log_path)
-    return _run_pty([program, *argv[1:]], env, log_path)
+    try:
+        log = Log(log_path, log_stopped)
+    except OSError as exc:
+        raise InputFileError(f"--log {log_path}: cannot write it: {exc.strerror or exc}",
+                        "free space where the log goes, or give --log a file on another disk") from None
+    try:
+        if sys.platform == "win32":
+            return _run_winpty([program, *argv[1:]], env, log)
+        return _run_pty([program, *argv[1:]], env, log)
+    finally:
+        log.close()
 
 
-def _run_pty(argv: list[str], env: Mapping[str, str], log_path: str) -> int:
+def _run_pty(argv: list[str], env: Mapping[str, str], log: Log) -> int:
     """The child gets a new session whose terminal is a pty: its output goes to ours and to the log.
     Our terminal is raw while it runs, so a Ctrl+C typed there reaches the child as a keystroke; a
     stdin that is no terminal (a file, a pipe, /dev/null) is the child's own stdin, EOF included."""
@@ -271,32 +312,31 @@ def _run_pty(argv: list[str], env: Mapping[str, str], log_path: str) -> int:
     from envmgr.progress import BuildWatch, Ticker  # not at the top: the fast path imports this module
 
     stdin_tty = _isatty(0)
-    with open(log_path, "wb") as log:
-        master, slave = os.openpty()
-        saved = termios.tcgetattr(0) if stdin_tty else None
-        try:
-            _copy_size(slave)
-            if saved is not None:  # raw before the child starts: a Ctrl+C typed from now on is a keystroke
-                import tty
+    master, slave = os.openpty()
+    saved = termios.tcgetattr(0) if stdin_tty else None
+    try:
+        _copy_size(slave)
+        if saved is not None:  # raw before the child starts: a Ctrl+C typed from now on is a keystroke
+            import tty
 
-                tty.setraw(0, termios.TCSANOW)         # TCSAFLUSH would drop what was typed ahead
-            with _relay() as relay:
-                try:
-                    proc = _start(argv[0], argv, env=dict(env), stdin=slave if stdin_tty else None, stdout=slave,
-                                  stderr=slave, start_new_session=True, preexec_fn=_take_terminal)
-                finally:
-                    os.close(slave)
-                relay.started(proc.pid, lambda signum: _pass_on_pty(proc.pid, master, signum))
-                watch = BuildWatch(f"running {os.path.basename(argv[0])}", Ticker(sys.stderr), shown=True)
-                try:
-                    _copy_output(proc, master, log, stdin_tty, watch)
-                finally:
-                    watch.ticker.done()
-                return _wait(proc)
-        finally:
-            if saved is not None:
-                termios.tcsetattr(0, termios.TCSADRAIN, saved)
-            os.close(master)
+            tty.setraw(0, termios.TCSANOW)         # TCSAFLUSH would drop what was typed ahead
+        with _relay() as relay:
+            try:
+                proc = _start(argv[0], argv, env=dict(env), stdin=slave if stdin_tty else None, stdout=slave,
+                              stderr=slave, start_new_session=True, preexec_fn=_take_terminal)
+            finally:
+                os.close(slave)
+            relay.started(proc.pid, lambda signum: _pass_on_pty(proc.pid, master, signum))
+            watch = BuildWatch(f"running {os.path.basename(argv[0])}", Ticker(sys.stderr), shown=True)
+            try:
+                _copy_output(proc, master, log, stdin_tty, watch)
+            finally:
+                watch.ticker.done()
+            return _wait(proc)
+    finally:
+        if saved is not None:
+            termios.tcsetattr(0, termios.TCSADRAIN, saved)
+        os.close(master)
 
 
 def _isatty(fd: int) -> bool:
@@ -337,8 +377,7 @@ def _pass_on_pty(pid: int, master: int, signum: int) -> None:
     _kill(group, signum, group=True)
 
 
-def _copy_output(proc: subprocess.Popen[bytes], master: int, log: BinaryIO, stdin_tty: bool,
-                 watch: BuildWatch) -> None:
+def _copy_output(proc: subprocess.Popen[bytes], master: int, log: Log, stdin_tty: bool, watch: BuildWatch) -> None:
     """Until the pty has no writer left, or the child has ended and nothing is left to read (a daemon
     it started may hold the pty open for ever). The log gets the output without colour codes; the
     progress line (stderr) is erased before the child's output is written and drawn again when due."""
@@ -360,7 +399,6 @@ def _copy_output(proc: subprocess.Popen[bytes], master: int, log: BinaryIO, stdi
                 log.write(cleaner.flush())
                 return
             log.write(cleaner.feed(data))
-            log.flush()
             watch.feed(data)
             watch.ticker.clear()
             to_stdout = to_stdout and _write_all(1, data)
@@ -387,7 +425,7 @@ def _write_all(fd: int, data: bytes) -> bool:
     return True
 
 
-def _run_winpty(argv: list[str], env: Mapping[str, str], log_path: str) -> int:  # pragma: no cover - Windows
+def _run_winpty(argv: list[str], env: Mapping[str, str], log: Log) -> int:  # pragma: no cover - Windows
     from winpty import PtyProcess
 
     from envmgr.progress import BuildWatch, LogCleaner, Ticker
@@ -397,7 +435,7 @@ def _run_winpty(argv: list[str], env: Mapping[str, str], log_path: str) -> int: 
     # ConPTY's output is full of escapes (colours, cursor moves): the log gets the text without them; the
     # progress line is drawn as output comes (a read blocks until then)
     cleaner, watch = LogCleaner(), BuildWatch(f"running {os.path.basename(argv[0])}", Ticker(sys.stderr), shown=True)
-    with open(log_path, "wb") as log, _child_owns_ctrl_c():
+    with _child_owns_ctrl_c():
         while proc.isalive() or not proc.eof():
             try:
                 data = proc.read(65536)

@@ -1,6 +1,7 @@
 """The command line: parse -> build context -> call one core function -> render. Nothing else."""
 from __future__ import annotations
 
+import _signal  # the builtin: `signal` imports enum (start-up time)
 import functools
 import importlib
 import os
@@ -15,7 +16,7 @@ from envmgr.cli.flags import check_wine_prefix
 from envmgr.cli.grammar import better_no_such_option, no_such_command, renamed
 from envmgr.errors import EnvmgrError, UsageError
 from envmgr.host.base import Host
-from envmgr.output import COLOR_CHOICES, configure, show_error, utf8_pipes
+from envmgr.output import COLOR_CHOICES, configure, guard_stdout, quiet_fd1, show_error, utf8_pipes
 
 if TYPE_CHECKING:
     from envmgr.host.recording import RecordingHost
@@ -246,10 +247,35 @@ def cli(ctx: click.Context, machine: str | None, wine_prefix: str | None, quiet:
         ctx.obj = Ctx(machine, wine_prefix)
 
 
+class _Terminated(BaseException):
+    """SIGTERM reached envmgr outside a child's run (spawn relays it to a child): raised where envmgr is, so a write
+    in progress cleans up (files/atomic.py removes its temporary file) before the exit, 128 + 15 as shells give."""
+
+
+def _on_sigterm(signum: int, _frame: object) -> None:
+    raise _Terminated(signum)
+
+
 def main(argv: list[str] | None = None) -> None:
     utf8_pipes()
+    guard_stdout()   # a full disk, `ulimit -f` or a closed stdout: one line and exit 2, not a traceback (N24)
+    if hasattr(_signal, "SIGTERM"):
+        _signal.signal(_signal.SIGTERM, _on_sigterm)
     try:
-        rc = cli.main(args=argv, prog_name="envmgr", standalone_mode=False)
+        _main(argv)
+    except _Terminated as stop:
+        quiet_fd1()        # what is buffered for a reader that stopped reading must not hold the exit
+        print("envmgr: stopped by SIGTERM", file=sys.stderr)
+        sys.exit(128 + stop.args[0])
+
+
+def _main(argv: list[str] | None) -> None:
+    try:
+        try:
+            rc = cli.main(args=argv, prog_name="envmgr", standalone_mode=False)
+        except SystemExit:   # a command's own sys.exit: its output is flushed here too, where a failure is one line
+            sys.stdout.flush()
+            raise
         sys.stdout.flush()   # here, where a closed pipe is still caught, not at exit
     except BrokenPipeError:
         reader_gone()

@@ -1,6 +1,7 @@
 """`envmgr run`: one command in the environment, optionally logged and diagnosed."""
 from __future__ import annotations
 
+import functools
 import os
 import sys
 
@@ -60,7 +61,7 @@ def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, log_file: str | 
     argv = list(command[1:] if command and command[0] == "--" else command)
     if not log_file:
         sys.exit(spawn.run(argv, env))
-    code = spawn.run_logged(argv, env, log_file)
+    code = spawn.run_logged(argv, env, log_file, functools.partial(_log_stopped, log_file))
     if code in STOPPED:  # stopped by the user or the system: no failure to diagnose
         click.echo(f"envmgr: the command was stopped ({STOPPED[code]}); its output so far is in {log_file}", err=True)
     elif code != 0:
@@ -86,6 +87,13 @@ def _check_log_file(log_file: str) -> None:
         if fd != 0:
             os.dup2(fd, 0)
             os.close(fd)
+
+
+def _log_stopped(log_file: str, written: int, exc: OSError) -> None:
+    """One warning where the log could not be written on (a full disk, `ulimit -f`): the command runs on (N26)."""
+    size = f"{written} bytes" if written < 1024 else f"{written // 1024} KB"
+    click.echo(f"envmgr: warning: the log {log_file} stopped at {size}: {exc.strerror or exc}; the command runs on "
+               "and its exit code is kept", err=True)
 
 
 def diagnose(log_file: str) -> None:

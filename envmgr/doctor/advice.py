@@ -23,6 +23,8 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from envmgr.doctor.logengine import glimpse
+
 TAILORED = ("F14", "F18", "F19")
 HEAD = 2000        # logical lines read at the start of a log for what pip collected and built
 
@@ -88,7 +90,7 @@ class Mentions:
 def named(texts: Iterable[str]) -> Counter[str]:
     """How often each runtime (and Python's own marks) is named in these lines."""
     out: Counter[str] = Counter()
-    for text in texts:
+    for text in map(glimpse, texts):
         low = text.lower()
         if not any(n in low for n in _NEEDLES):
             continue

@@ -90,20 +90,71 @@ def _utf8(literal: str) -> bytes:
 def physical_lines(chunks: Iterable[str], ansi: re.Pattern[str]) -> Iterator[list[str]]:
     """Batches of lines: ANSI codes stripped; CRLF, LF and a lone CR (progress bars) end a line."""
     rest, first = "", True
+    held: list[str] = []     # the pieces of a line longer than a chunk, joined once its end comes (audit N20)
+    size = dropped = 0       # characters in `held`; characters of the line left out of it
     for chunk in chunks:
         if first:
             chunk, first = chunk.lstrip("\ufeff"), False
-        text = rest + chunk
+        cut = max(chunk.rfind("\n"), chunk.rfind("\r"))
+        if cut == len(chunk) - 1 and chunk.endswith("\r"):
+            cut = max(chunk.rfind("\n", 0, cut), chunk.rfind("\r", 0, cut))   # a CR may be half of CRLF
+        if not chunk:
+            continue
+        if cut < 0 and not (held[-1] if held else rest).endswith("\r"):
+            held.append(chunk)       # no line ends here: only the new chunk is searched, never the line so far
+            size += len(chunk)
+            if size > 2 * LINE_MAX:
+                line = "".join([rest, *held])
+                cr = "\r" if line.endswith("\r") else ""      # maybe half of the CRLF that ends it
+                line = line[: len(line) - len(cr)]
+                dropped += len(line) - LINE_MAX
+                rest, held, size = "", [line[: LINE_MAX // 2], line[-(LINE_MAX // 2):] + cr], LINE_MAX
+            continue
+        text = "".join([rest, *held, chunk])
+        held, size = [], 0
         cut = max(text.rfind("\n"), text.rfind("\r"))
         if cut == len(text) - 1 and text.endswith("\r"):
-            cut = max(text.rfind("\n", 0, cut), text.rfind("\r", 0, cut))   # a CR may be half of CRLF
+            cut = max(text.rfind("\n", 0, cut), text.rfind("\r", 0, cut))
         if cut < 0:
             rest = text
             continue
         rest, text = text[cut + 1:], text[: cut + 1]
-        yield _split(text, ansi)[:-1]
+        lines = _split(text, ansi)[:-1]
+        if dropped or len(lines[0]) > LINE_MAX:
+            lines[0], dropped = _shortened(lines[0], dropped), 0
+        yield lines
+    rest = "".join([rest, *held])
     if not first and rest:   # a log that ends with its newline has no empty line after it (audit M1)
-        yield _split(rest, ansi)[:-1] if rest.endswith("\r") else _split(rest, ansi)
+        lines = _split(rest, ansi)[:-1] if rest.endswith("\r") else _split(rest, ansi)
+        if lines and (dropped or len(lines[0]) > LINE_MAX):
+            lines[0] = _shortened(lines[0], dropped)
+        yield lines
+
+
+# A line longer than this is read as its first and last LINE_MAX / 2 characters (audit N20: a log of one 100 MB line
+# is read in bounded memory and time; a failure at the end of such a line, where a build stops, is still seen).
+LINE_MAX = 4 << 20
+
+
+GLIMPSE = 1 << 16   # characters of a line read where a whole-line regex only looks for words (advice, unnamed)
+
+
+def glimpse(text: str) -> str:
+    """`text`, or for a longer line its first and last GLIMPSE / 2 characters on two lines: what reads a line for
+    a few words (the runtime it names, whether a program printed it) costs bounded time per line (audit N20)."""
+    if len(text) <= GLIMPSE:
+        return text
+    return text[: GLIMPSE // 2] + "\n" + text[-(GLIMPSE // 2):]
+
+
+def _shortened(line: str, dropped: int) -> str:
+    """`line` (of which `dropped` characters were already left out in its middle) as its first and last LINE_MAX / 2
+    characters, with a mark that says how many were not read."""
+    if len(line) > LINE_MAX:
+        dropped += len(line) - LINE_MAX
+        line = line[: LINE_MAX // 2] + line[-(LINE_MAX // 2):]
+    half = LINE_MAX // 2
+    return f"{line[:half]} [... {dropped} characters of this line not read ...] {line[half:]}"
 
 
 def _split(text: str, ansi: re.Pattern[str]) -> list[str]:
@@ -452,6 +503,10 @@ def _line_start(body: str, pos: int, back: int) -> int:
 
 
 REACH = 512       # characters a message may start before its needle (and run on after it, per line of span)
+# characters a region may run on past that to the end of its line: a regex then never reads more than about
+# 2 * REACH + REACH * span / 2 + LONG characters around a needle, however long the line is, so a line of 100 MB costs
+# time linear in its length (audit N20: a lazy repetition restarted at every character of a 100 KB line took minutes)
+LONG = 16384
 
 
 @dataclass(frozen=True)
@@ -596,8 +651,10 @@ class Scanner:
             # lines above it) to the end of the line REACH * span characters on: one search each way.
             back = max(done, pos - REACH)
             start = max(body.rfind("\n", done, back) + 1, back - REACH, done)
-            end = body.find("\n", min(n, pos + REACH * span // 2))
-            end = n if end < 0 else end + 1
+            reach = min(n, pos + REACH * span // 2)
+            end = body.find("\n", reach, reach + LONG)
+            cut = end < 0 and reach + LONG < n       # a line longer than that: the region stops there (N20)
+            end = reach + LONG if cut else n if end < 0 else end + 1
             region = body[start:end]
             known = self.regions.get((needle, region))
             if (known is not None and all(sig.id in self.hits for _, sig, _ in known)
@@ -623,8 +680,8 @@ class Scanner:
                             self._hit(sig, m, win.index(m.start()))
                 if len(self.regions) < 4096:
                     self.regions[(needle, region)] = tuple(found)
-            done = body.find("\n", pos)
-            done = n if done < 0 else done + 1
+            done = body.find("\n", pos, end)
+            done = end if done < 0 else done + 1    # a cut line: its next place, past this region, is looked at
             pos = body.find(needle, done)
 
     def _before_first(self, known, start: int, win: _Window) -> bool:

@@ -54,6 +54,7 @@ LINES_PER_NAME = 3
 
 HEAD = 4 << 20    # characters read from the start of a log ...
 TAIL = 4 << 20    # ... and from its end
+LINE = 1 << 20    # characters of one line read (its first and last half): facts cost a few MiB whatever the line
 
 
 # hours, half an hour or more, or the reporter's "a long time", "stuck", "never finishes": in digits ("1.5 hours",
@@ -831,7 +832,10 @@ class FactScanner:
     def feed(self, nums: list[int], texts: list[str]) -> None:
         """The first HEAD characters are read as they come, the last TAIL at `finish` (a failure's facts are at
         the start of a log, where it says what it builds with, or at its end, where it stops): a 200 MB log
-        costs its facts on 8 MiB of text, not on all of it."""
+        costs its facts on 8 MiB of text, not on all of it. So does a log of one line of 100 MB (audit N20): a line
+        longer than LINE is read as its first and last LINE / 2 characters."""
+        if max(map(len, texts), default=0) > LINE:
+            texts = [t if len(t) <= LINE else t[: LINE // 2] + " ... " + t[-(LINE // 2):] for t in texts]
         if self.read < HEAD:
             self.read += sum(map(len, texts)) + len(texts)
             self._facts(nums, texts)
@@ -944,6 +948,7 @@ def _present(every: set[str], probe: Probe) -> set[str]:
 
 
 OCCURRENCES = 16     # needle places looked at per fact and batch
+LONG = 4096          # characters each side of a needle a fact's regex reads: bounded work in a line of any length
 _AROUND = 2          # lines before and after a needle's line that a match may span
 
 
@@ -954,17 +959,18 @@ def _regions(body: str, needles: list[str]):
         pos = body.find(n)
         while pos >= 0 and len(places) < 4 * OCCURRENCES:
             places.append(pos)
-            nl = body.find("\n", pos)
-            pos = body.find(n, nl + 1) if nl >= 0 else -1
+            nl = body.find("\n", pos, pos + LONG)    # the next line, or LONG characters on in a longer one
+            pos = body.find(n, pos + LONG if nl < 0 else nl + 1) if nl >= 0 or pos + LONG < len(body) else -1
     spans: list[list[int]] = []
     for pos in sorted(places)[:OCCURRENCES]:
-        lo = pos
+        # _AROUND lines each side, at most LONG characters (a long line: each search stops there, audit N20)
+        lo, floor = pos, max(0, pos - LONG)
         for _ in range(_AROUND + 1):
-            lo = body.rfind("\n", 0, lo - 1) + 1 if lo > 0 else 0
-        hi = pos
+            lo = max(body.rfind("\n", floor, lo - 1) + 1, floor) if lo > floor else floor
+        hi, top = pos, min(len(body), pos + LONG)
         for _ in range(_AROUND + 1):
-            nl = body.find("\n", hi + 1)
-            hi = len(body) if nl < 0 else nl
+            nl = body.find("\n", hi + 1, top)
+            hi = top if nl < 0 else nl
         if spans and lo <= spans[-1][1]:
             spans[-1][1] = max(spans[-1][1], hi)
         else:

@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from envmgr.doctor.logengine import glimpse
+
 PASTE = ("run the failing command again with its whole output in a file and scan that: "
          "pip install -v ... > build.log 2>&1, then envmgr doctor --log build.log")
 
@@ -187,7 +189,7 @@ class Marks:
             return
         look = texts[: MARKS_READ - self.read]
         self.read += len(look)
-        for t in look:
+        for t in map(glimpse, look):
             if not t.strip():
                 continue
             if _OUTPUT.search(t):

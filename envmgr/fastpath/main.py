@@ -265,20 +265,37 @@ def _run_full(data: dict[str, Any], command: tuple[str, ...]) -> None:
 
 
 def _write_text(text: str) -> None:
+    if sys.stdout is None:
+        _cannot_write(None)
     try:
         sys.stdout.write(text)
         sys.stdout.flush()
     except BrokenPipeError:
         _reader_gone()
+    except OSError as exc:
+        _cannot_write(exc)
 
 
 def _write_bytes(data: bytes) -> None:
+    if sys.stdout is None:
+        _cannot_write(None)
     try:
         sys.stdout.flush()
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
     except BrokenPipeError:
         _reader_gone()
+    except OSError as exc:
+        _cannot_write(exc)
+
+
+def _cannot_write(exc: OSError | None) -> None:
+    """As cli.main (output.guard_stdout): a full disk, `ulimit -f` or a closed stdout is one line and exit 2
+    (audit N24), and what is still buffered goes to /dev/null at exit instead of a second error."""
+    from envmgr.output import output_failed, quiet_fd1, show_error
+
+    quiet_fd1()
+    sys.exit(show_error(output_failed(exc)))
 
 
 def _reader_gone() -> None:
