@@ -2,7 +2,7 @@
 libraries with the real loader, and run the package's smoke test where there is one. Standard library
 only, Python 3.8 syntax: the target may not have envmgr.
 
-    python child_any.py DISTRIBUTION
+    python child_any.py DISTRIBUTION [AFTER]     AFTER: verify --after's modules, comma-separated
 
 One line per stage on stdout, `ENVMGR-VERIFY {json}`, flushed at once (a crash in a stage leaves the
 earlier ones with the parent, which reports the signal). The stages: package (where it is, its native
@@ -20,6 +20,8 @@ import json
 import os
 import re
 import sys
+
+import child_after  # this script's own folder is sys.path[0]
 
 TAG = "ENVMGR-VERIFY "
 NATIVE = re.compile(r"\.(so(\.\d+)*|pyd|dll)$", re.I)
@@ -226,6 +228,9 @@ def main(argv):
     emit("package", **facts)
     if dist is None:
         return 0
+    if not child_after.import_after(child_after.after_modules(argv[2] if len(argv) > 2 else ""), emit):
+        emit("done")
+        return 0
     uses_torch = any(re.match(r"^torch\b", r) for r in facts["requires"])
     if uses_torch:
         try:
@@ -240,6 +245,7 @@ def main(argv):
             emit("import", module=module, ok=False, error_type=type(exc).__name__, error=str(exc)[:2000])
     load_records = load_all(facts["libraries"])
     emit("load", libraries=load_records)
+    child_after.emit_runtimes(emit)
     key = re.sub(r"[-_.]+", "-", facts["name"]).lower()
     smoke = smoke_torch if uses_torch else None
     if smoke is None:
