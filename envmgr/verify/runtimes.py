@@ -21,7 +21,7 @@ from envmgr.verify.analyze import FAIL, OK, WARN, Step
 _HASH = r"(?:-[0-9a-f]{6,})?"
 OPENMP = (
     ("Intel OpenMP", re.compile(rf"^libiomp5(?:md)?{_HASH}\.(?:dll|so)$")),
-    ("LLVM OpenMP", re.compile(rf"^(?:libomp140\.x86_64|libomp{_HASH}\.so(?:\.5)?|libomp{_HASH}\.dll)$")),
+    ("LLVM OpenMP", re.compile(rf"^(?:libomp140\.(?:x86_64|aarch64)\.dll|libomp{_HASH}\.so(?:\.5)?|libomp{_HASH}\.dll)$")),
     ("GNU OpenMP", re.compile(rf"^(?:libgomp{_HASH}\.so\.1|libgomp-1\.dll)$")),
     ("MSVC OpenMP", re.compile(r"^vcomp1\d\d\.dll$")),
 )
