@@ -60,18 +60,12 @@ def command(obj: Ctx, package: str | None, python: str | None, n_tokens: int, ti
     an envmgr environment active in it (envmgr shell, Enter-Envmgr), so no recipe's vcvars or CUDA
     PATH helps it; a pass means your own `python` works. --inherit-env keeps envmgr's environment.
     \b
-    --after torch[,other]: the app's modules are imported first in that process; a module that does not
-    import fails the `after` step (exit 1, the package is not imported). Every run then lists duplicate
-    runtimes in the process (`runtimes` step, a warning): two OpenMP runtimes, CUDA runtimes or cuBLAS
-    libraries of two majors, each with its path, and what to do.
-    \b
-    Exit codes: 0 proven; 1 not (not installed, no native code, CPU-only, no GPU, F14, an --after module
-    that does not import); 2 bad usage.
+    --after torch[,other] imports the app's modules first, in that process; duplicate runtimes are listed.
+    Exit codes: 0 proven; 1 not (not installed, no native code, CPU-only, no GPU, F14, --after fails); 2 bad usage.
     \b
       envmgr verify
       envmgr verify llama-cpp-python --python .venv/bin/python --json
-      envmgr verify stable-diffusion-cpp-python --python .venv/bin/python
-      envmgr verify --after torch
+      envmgr verify stable-diffusion-cpp-python --python .venv/bin/python --after torch
     """
 
     if obj.machine or obj.wine_prefix:
