@@ -5,7 +5,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from envmgr.verify.analyze import FAIL, OK, SKIPPED, WARN
-from envmgr.verify.runtimes import duplicates
+from envmgr.doctor.runtimes import duplicates
 
 if TYPE_CHECKING:
     from envmgr.verify.anyrun import AnyVerdict

@@ -140,3 +140,31 @@ def test_any_package_after_the_app_names_both_runtimes(layout, tmp_path):
     assert sorted(doc["duplicate_runtimes"][0]["paths"]) == sorted([str(iomp), str(gomp)])
     code, doc, _ = verify(both, "omppkg")
     assert steps(doc)["runtimes"]["status"] == "ok" and doc["duplicate_runtimes"] == []
+
+
+def test_doctor_dll_names_two_openmp_runtimes_its_resolution_would_load(tmp_path):
+    """doctor --dll loads nothing: the same judgement over the files its ELF resolution finds. A library that
+    NEEDS an Intel and a GNU OpenMP (RUNPATH $ORIGIN, both next to it) is flagged with both paths; its
+    load verdict (exit 0: everything resolves) is unchanged."""
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    for soname in ("libiomp5.so", "libgomp.so.1"):
+        (lib / f"{soname}.c").write_text("int omp_get_max_threads(void){return 1;}\n")
+        subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(lib / soname), f"-Wl,-soname,{soname}",
+                        str(lib / f"{soname}.c")], check=True)
+    (lib / "pkg.c").write_text("int omp_get_max_threads(void); int f(void){return omp_get_max_threads();}\n")
+    target = lib / "libpkg.so"
+    subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(target), str(lib / "pkg.c"), f"-L{lib}", "-Wl,--no-as-needed",
+                    "-l:libiomp5.so", "-l:libgomp.so.1", "-Wl,-rpath,$ORIGIN"], check=True)
+    out = run_cli("doctor", "--dll", str(target), "--json", env={"LD_LIBRARY_PATH": ""})
+    data = json.loads(out.stdout)
+    assert out.code == 0 and data["loads"] is True
+    (dup,) = data["duplicate_runtimes"]
+    assert dup["family"] == "OpenMP" and dup["paths"] == [str(lib / "libiomp5.so"), str(lib / "libgomp.so.1")]
+    text = run_cli("doctor", "--dll", str(target), env={"LD_LIBRARY_PATH": ""})
+    assert f"DUPLICATE RUNTIMES: two OpenMP runtimes in one process: Intel OpenMP: {lib / 'libiomp5.so'}" \
+        in text.stdout and "KMP_DUPLICATE_LIB_OK" in text.stdout
+    single = lib / "libone.so"
+    subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(single), str(lib / "pkg.c"), f"-L{lib}", "-l:libgomp.so.1",
+                    "-Wl,-rpath,$ORIGIN"], check=True)
+    assert json.loads(run_cli("doctor", "--dll", str(single), "--json").stdout)["duplicate_runtimes"] == []

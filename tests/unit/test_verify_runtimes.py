@@ -18,7 +18,8 @@ import pytest
 from envmgr.commands.verify import after_modules
 from envmgr.errors import UsageError
 from envmgr.verify.analyze import FAIL, OK, WARN
-from envmgr.verify.runtimes import after_step, duplicates, framed, runtimes_step
+from envmgr.doctor.runtimes import duplicates
+from envmgr.verify.runtimes import after_step, framed, runtimes_step
 
 CHILD_AFTER = Path(__file__).resolve().parents[2] / "envmgr" / "verify" / "child_after.py"
 SITE = r"C:\Users\me\app\.venv\Lib\site-packages"
