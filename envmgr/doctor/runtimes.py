@@ -21,7 +21,7 @@ from pathlib import PurePosixPath, PureWindowsPath
 _HASH = r"(?:-[0-9a-f]{6,})?"
 OPENMP = (
     ("Intel OpenMP", re.compile(rf"^libiomp5(?:md)?{_HASH}\.(?:dll|so)$")),
-    ("LLVM OpenMP", re.compile(rf"^(?:libomp140\.(?:x86_64|aarch64)\.dll|libomp{_HASH}\.so(?:\.5)?|libomp{_HASH}\.dll)$")),
+    ("LLVM OpenMP", re.compile(rf"^(?:libomp140\.(?:x86_64|aarch64)\.dll|libomp{_HASH}\.(?:so(?:\.5)?|dll))$")),
     ("GNU OpenMP", re.compile(rf"^(?:libgomp{_HASH}\.so\.1|libgomp-1\.dll)$")),
     ("MSVC OpenMP", re.compile(r"^vcomp1\d\d\.dll$")),
 )
@@ -48,7 +48,7 @@ class Duplicate:
     @property
     def line(self) -> str:
         return f"two {self.family} runtimes in one process: " + "; ".join(
-            f"{w}: {p}" for w, p in zip(self.what, self.paths))
+            f"{w}: {p}" for w, p in zip(self.what, self.paths, strict=True))
 
 
 def file_name(path: str) -> str:

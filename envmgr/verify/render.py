@@ -4,8 +4,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from envmgr.verify.analyze import FAIL, OK, SKIPPED, WARN
 from envmgr.doctor.runtimes import duplicates
+from envmgr.verify.analyze import FAIL, OK, SKIPPED, WARN
 
 if TYPE_CHECKING:
     from envmgr.verify.anyrun import AnyVerdict

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from envmgr.commands.verify import after_modules
+from envmgr.doctor.runtimes import duplicates
 from envmgr.errors import UsageError
 from envmgr.verify.analyze import FAIL, OK, WARN
-from envmgr.doctor.runtimes import duplicates
 from envmgr.verify.runtimes import after_step, framed, runtimes_step
 
 CHILD_AFTER = Path(__file__).resolve().parents[2] / "envmgr" / "verify" / "child_after.py"
