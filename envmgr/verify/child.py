@@ -14,7 +14,10 @@ import os
 import sys
 import time
 
-import child_after  # this script's own folder is sys.path[0]
+try:
+    import child_after  # run as a script: its own folder is sys.path[0]
+except ImportError:     # imported as a module of its package (tests call its functions); never by name:
+    from . import child_after  # noqa: TID252  (the target Python may lack envmgr)
 
 TAG = "ENVMGR-VERIFY "
 INTERESTING = ("ggml", "llama", "cuda", "cublas", "cudart", "nvrtc", "mtmd")
