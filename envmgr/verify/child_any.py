@@ -21,10 +21,20 @@ import os
 import re
 import sys
 
-try:
-    import child_after  # run as a script: its own folder is sys.path[0]
-except ImportError:     # imported as a module of its package (tests call its functions); never by name:
-    from . import child_after  # noqa: TID252  (the target Python may lack envmgr)
+
+def _sibling(name):
+    """A script next to this one, by its path: an embeddable Python's ._pth file (ComfyUI's portable build),
+    -I and PYTHONSAFEPATH all leave the script's folder off sys.path, and the target may lack envmgr."""
+    import importlib.util
+
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), name + ".py")
+    spec = importlib.util.spec_from_file_location("envmgr_verify_" + name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+child_after = _sibling("child_after")
 
 TAG = "ENVMGR-VERIFY "
 NATIVE = re.compile(r"\.(so(\.\d+)*|pyd|dll)$", re.I)
