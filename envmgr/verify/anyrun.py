@@ -79,7 +79,7 @@ def verify_any(host: Host, python: str, package: str, *, timeout: float, inherit
     lines += tuple(f"nvidia-smi: {p}" for p in problems)
     dll_ev, dll_cmd = _dll_diagnosis(host, run, python)
     steps, proof = judge(AnyInputs(run, package, code, fits, lines, dll_ev, dll_cmd))
-    steps = framed(steps, first, runtimes_step(run.get("runtimes"), package))
+    steps = framed(steps, first, runtimes_step(run.get("runtimes"), package, run.log))
     return AnyVerdict(package, python, steps, run, proof, time.perf_counter() - t0, 0, mode, words)
 
 

@@ -136,7 +136,7 @@ def verify(host: Host, python: str | None, package: str = "llama-cpp-python", *,
                            fits, code.summary()))
     step = cpu_step(run.log, run.get("package").get("lib_files") or [], _cpu(host, run, exe))
     steps = (*steps, step) if step is not None else steps
-    steps = framed(steps, first, runtimes_step(run.get("runtimes"), "llama_cpp"))
+    steps = framed(steps, first, runtimes_step(run.get("runtimes"), "llama_cpp", run.log))
     return Verdict(package, exe, steps, run, size, time.perf_counter() - t0, mode, words)
 
 

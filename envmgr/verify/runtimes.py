@@ -3,10 +3,14 @@ judgement itself is doctor/runtimes.py (doctor --dll uses it too).
 """
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from envmgr.doctor.runtimes import MAJORS, OPENMP, duplicates, file_name
+from envmgr.doctor.runtimes import MAJORS, OPENMP, OPENMP_FIX, duplicates, file_name
 from envmgr.verify.analyze import FAIL, OK, WARN, Step
+
+# libiomp5's abort when it finds another OpenMP runtime initialised (Intel's message, as users quote it).
+_OMP_ABORT = re.compile(r"OMP: Error #15: Initializing [^\n]*already initialized\.?")
 
 
 def after_step(records: list[dict[str, Any]], wanted: tuple[str, ...], python: str, died: str = "") -> Step | None:
@@ -35,9 +39,13 @@ def after_step(records: list[dict[str, Any]], wanted: tuple[str, ...], python: s
     return Step("after", OK, f"imported first, in the same process: {', '.join(wanted)}", tuple(ev))
 
 
-def runtimes_step(record: dict[str, Any], package: str) -> Step | None:
+def runtimes_step(record: dict[str, Any], package: str, log: str = "") -> Step | None:
     """`runtimes`: duplicates among everything loaded once the package was imported. None when the child did
-    not get that far (it died, or an --after module failed)."""
+    not get that far (it died, or an --after module failed), unless its log (stderr) has Intel's abort."""
+    abort = _OMP_ABORT.search(log)
+    if abort is not None:
+        return Step("runtimes", FAIL, "Intel's OpenMP runtime aborted the process: a second OpenMP runtime was "
+                    "already loaded", (abort.group(0).strip(),), fix=OPENMP_FIX)
     if not record:
         return None
     found = duplicates([str(p) for p in record.get("modules") or []])

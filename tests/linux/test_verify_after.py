@@ -168,3 +168,20 @@ def test_doctor_dll_names_two_openmp_runtimes_its_resolution_would_load(tmp_path
     subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(single), str(lib / "pkg.c"), f"-L{lib}", "-l:libgomp.so.1",
                     "-Wl,-rpath,$ORIGIN"], check=True)
     assert json.loads(run_cli("doctor", "--dll", str(single), "--json").stdout)["duplicate_runtimes"] == []
+
+
+def test_intels_abort_after_the_app_fails_the_runtimes_step_with_its_line(tmp_path):
+    """HAND-MADE abort: a llama_cpp whose import prints libiomp5's message and aborts, as the real runtime
+    does when another OpenMP is initialised (no Intel OpenMP build is on this machine)."""
+    pkg = tmp_path / "site" / "llama_cpp"
+    (pkg / "lib").mkdir(parents=True)
+    (pkg / "lib" / "libllama.so").write_bytes(b"")
+    (pkg / "__init__.py").write_text(
+        "import os\nos.write(2, b'OMP: Error #15: Initializing libiomp5.so, but found libgomp.so.1 already "
+        "initialized.\\n')\nos.abort()\n")
+    (tmp_path / "app.py").write_text("")
+    code, doc, _ = verify(f"{tmp_path / 'site'}:{tmp_path}", "--after", "app")
+    s = steps(doc)
+    assert code == 1 and s["after"]["status"] == "ok" and "SIGABRT" in s["library"]["summary"]
+    assert "after the --after modules" in s["library"]["summary"]
+    assert s["runtimes"]["status"] == "fail" and "already initialized" in s["runtimes"]["evidence"][0]

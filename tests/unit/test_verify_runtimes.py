@@ -141,3 +141,13 @@ def test_the_childs_import_after_reports_new_libraries_and_stops_at_a_failure():
     assert ok is False and [r["module"] for r in seen] == ["json", "envmgr_no_such_module_37"]
     assert seen[0]["ok"] is True and isinstance(seen[0]["libraries"], list)
     assert seen[1]["ok"] is False and seen[1]["error_type"] == "ModuleNotFoundError"
+
+
+def test_intels_abort_in_the_log_is_a_failed_runtimes_step_even_without_a_module_list():
+    log = ("OMP: Error #15: Initializing libiomp5md.dll, but found libiomp5md.dll already initialized.\n"
+           "OMP: Hint This means that multiple copies of the OpenMP runtime have been linked into the program.\n")
+    step = runtimes_step({}, "llama_cpp", log)
+    assert step is not None and step.status == FAIL and "aborted" in step.summary
+    assert step.evidence == ("OMP: Error #15: Initializing libiomp5md.dll, but found libiomp5md.dll already "
+                             "initialized.",) and "KMP_DUPLICATE_LIB_OK" in step.fix
+    assert runtimes_step({}, "llama_cpp", "OMP: Info #276: omp_set_nested routine deprecated") is None
