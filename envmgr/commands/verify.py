@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 
@@ -32,10 +33,13 @@ from envmgr.verify.run import Verdict, canonical_package, verify
               "llama.cpp's log) to FILE, e.g. for a bug report.")
 @click.option("--inherit-env", is_flag=True, help="Run the child in the environment envmgr runs in, as it is "
               "(default: a plain process: that environment less an active envmgr environment).")
+@click.option("--after", "after_text", metavar="MODULE[,MODULE]", help="Import these modules of your app first "
+              "(e.g. torch), in the same process, then the package; report what they loaded and duplicate "
+              "runtimes (two OpenMP runtimes, two CUDA runtime or cuBLAS majors) with both paths.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (docs/json.md, verify).")
 @click.pass_obj
 def command(obj: Ctx, package: str | None, python: str | None, n_tokens: int, timeout: int, save_output: str | None,
-            as_json: bool, inherit_env: bool = False) -> None:
+            as_json: bool, inherit_env: bool = False, after_text: str | None = None) -> None:
     """Prove that PACKAGE (default llama-cpp-python; any installed distribution) runs on the GPU.
 
     \b
@@ -56,17 +60,19 @@ def command(obj: Ctx, package: str | None, python: str | None, n_tokens: int, ti
     an envmgr environment active in it (envmgr shell, Enter-Envmgr), so no recipe's vcvars or CUDA
     PATH helps it; a pass means your own `python` works. --inherit-env keeps envmgr's environment.
     \b
-    Exit codes: 0 proven; 1 not (not installed, no native code, CPU-only, no GPU, F14); 2 bad usage.
+    --after torch[,other] imports the app's modules first, in that process; duplicate runtimes are listed.
+    Exit codes: 0 proven; 1 not (not installed, no native code, CPU-only, no GPU, F14, --after fails); 2 bad usage.
     \b
       envmgr verify
       envmgr verify llama-cpp-python --python .venv/bin/python --json
-      envmgr verify stable-diffusion-cpp-python --python .venv/bin/python
+      envmgr verify stable-diffusion-cpp-python --python .venv/bin/python --after torch
     """
 
     if obj.machine or obj.wine_prefix:
         raise UsageError("envmgr verify runs a Python on this machine; it cannot replay a recorded machine",
                          "run it without --machine/--wine-prefix (envmgr doctor replays records)")
     name = canonical_package(package)
+    after = after_modules(after_text)
     if name != "llama-cpp-python":
         refuse_inapplicable(click.get_current_context(), ("n_tokens",),
                             f"to {name} (the tiny model is llama-cpp-python's)", "drop {flag}")
@@ -78,10 +84,10 @@ def command(obj: Ctx, package: str | None, python: str | None, n_tokens: int, ti
     if name == "llama-cpp-python":
         with Spinner("verifying: import, backend, devices, a tiny model on the GPU"):
             verdict: Verdict | AnyVerdict = verify(obj.host, python, name, n_tokens=n_tokens, timeout=timeout,
-                                                     inherit_env=inherit_env)
+                                                     inherit_env=inherit_env, after=after)
     else:
         with Spinner(f"verifying {name}: import, native libraries, device code against the GPUs, smoke test"):
-            verdict = verify_any(obj.host, python, name, timeout=timeout, inherit_env=inherit_env)
+            verdict = verify_any(obj.host, python, name, timeout=timeout, inherit_env=inherit_env, after=after)
     if save_output:
         _save(save_output, verdict.run)
     if as_json:
@@ -89,6 +95,21 @@ def command(obj: Ctx, package: str | None, python: str | None, n_tokens: int, ti
     else:
         click.echo(render_verdict(verdict, Painter(sys.stdout)), nl=False)
     click.get_current_context().exit(0 if verdict.ok else 1)
+
+
+_MODULE = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
+
+
+def after_modules(text: str | None) -> tuple[str, ...]:
+    """--after torch,numpy -> ("torch", "numpy"): importable module names, or one line saying which is not."""
+    if text is None:
+        return ()
+    names = tuple(n.strip() for n in text.split(","))
+    bad = next((n for n in names if not _MODULE.match(n)), None)
+    if bad is not None:
+        raise UsageError(f"--after {text}: {bad!r} is not a module name",
+                         "name the modules your app imports first, comma-separated: --after torch,numpy")
+    return tuple(dict.fromkeys(names))
 
 
 def _check_python(python: str) -> None:

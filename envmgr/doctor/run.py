@@ -18,6 +18,7 @@ from envmgr.doctor.checks import CHECKS, FAIL, OK, SEVERITY, SKIPPED, WARN, Fact
 from envmgr.doctor.dll import DepNode, DepReport, resolve_pe
 from envmgr.doctor.dllsyms import entry_json, entry_lines
 from envmgr.doctor.elf import resolve_elf
+from envmgr.doctor.runtimes import Duplicate, duplicates
 from envmgr.errors import EnvmgrError, InputFileError, UsageError
 from envmgr.host.base import WINDOWS, Host, Interpreter, join, safe_listdir
 from envmgr.snapshot.select import check_selectors, choose, match_cuda, match_vs
@@ -221,13 +222,28 @@ def tree_json(node: DepNode) -> dict[str, Any]:
             "children": [tree_json(c) for c in node.children]}
 
 
+def dll_duplicates(report: DepReport) -> tuple[Duplicate, ...]:
+    """Duplicate runtimes among the files this resolution would load (two OpenMP runtimes, two CUDA runtime or
+    cuBLAS majors in one tree): what `verify --after` finds in a live process, read statically."""
+    return duplicates(dict.fromkeys(_tree_paths(report.root)))
+
+
+def _tree_paths(node: DepNode) -> Iterable[str]:
+    if node.path:
+        yield node.path
+    for child in node.children:
+        yield from _tree_paths(child)
+
+
 def dll_json(report: DepReport) -> dict[str, Any]:
     return {"schema": SCHEMA, "kind": report.kind, "loader": report.loader, "search": list(report.search),
             "loads": report.loads, "blocked": report.blocked or None, "ignored_dll_dirs": list(report.ignored),
             "tree": tree_json(report.root),
             "missing": [{"name": m.name, "why": m.why} for m in report.missing()],
             "unloadable": [{"name": m.name, "path": m.path, "why": m.bad} for m in report.unloadable()],
-            "missing_entry_points": [entry_json(e) for e in report.entries]}
+            "missing_entry_points": [entry_json(e) for e in report.entries],
+            "duplicate_runtimes": [{"family": d.family, "what": list(d.what), "paths": list(d.paths), "fix": d.fix}
+                                   for d in dll_duplicates(report)]}
 
 
 _ENTRY_WORDS = {"pe": "entry point(s) not found ([WinError 127])", "elf": "symbol version(s) not found"}
@@ -260,6 +276,8 @@ def render_tree(report: DepReport, paint: Callable[..., str]) -> str:
         out.append(f"{paint('ENTRY POINT NOT FOUND' if report.kind == 'pe' else 'VERSION NOT FOUND', 'red')}: "
                    f"{lines[0]}")
         out += lines[1:]
+    for dup in dll_duplicates(report):
+        out += [f"{paint('DUPLICATE RUNTIMES', 'yellow')}: {dup.line}", f"  fix: {dup.fix}"]
     missing, bad = report.missing(), report.unloadable()
     out.append(f"{len(missing)} missing" + (": " + ", ".join(m.name for m in missing) if missing else "")
                + (f"; {len(bad)} cannot load: " + ", ".join(m.name for m in bad) if bad else "")

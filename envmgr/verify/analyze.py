@@ -76,6 +76,7 @@ def _died(i: Inputs, during: str) -> Step | None:
 
 
 _DOING = {"": "starting", "package": "importing llama_cpp (loading its library)", "import": "asking the backend",
+          "after": "importing llama_cpp after the --after modules", "runtimes": "asking the backend",
           "backend": "listing devices (CUDA initialisation)", "devices": "loading the model",
           "libraries": "loading the model", "loaded": "generating tokens", "generated": "shutting down"}
 

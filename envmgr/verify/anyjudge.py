@@ -66,6 +66,7 @@ def _died(i: AnyInputs, name: str) -> Step | None:
         return None
     doing = {"": "starting", "package": "importing the package", "import": "importing the package",
              "loading": "loading a native library with the real loader", "load": "running its smoke test",
+             "after": "importing the package after the --after modules", "runtimes": "running its smoke test",
              "smoke-start": "computing on the GPU through the package's own ggml",
              "smoke": "shutting down"}.get(i.run.last_stage, "running")
     return Step(name, FAIL, f"the child Python {how} while {doing}",

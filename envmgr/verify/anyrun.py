@@ -18,11 +18,12 @@ from envmgr.doctor.elf import resolve_elf
 from envmgr.doctor.gpufit import fit
 from envmgr.errors import EnvmgrError, UsageError
 from envmgr.host.base import WINDOWS, Host
-from envmgr.verify.analyze import WARN, Step, first_failure
+from envmgr.verify.analyze import FAIL, WARN, Step, first_failure
 from envmgr.verify.anyjudge import PROOF_WORDS, AnyInputs, judge
 from envmgr.verify.anyschema import record_filter
 from envmgr.verify.plain import PLAIN, plain_host
-from envmgr.verify.report import ChildRun, parse_run
+from envmgr.verify.report import ChildRun, death, parse_run
+from envmgr.verify.runtimes import after_step, framed, runtimes_step
 
 CHILD = Path(__file__).with_name("child_any.py")
 MAX_LIBRARY = 2 << 30
@@ -53,15 +54,21 @@ class AnyVerdict:
         return PROOF_WORDS.get(self.proof, "")
 
 
-def verify_any(host: Host, python: str, package: str, *, timeout: float, inherit_env: bool = False) -> AnyVerdict:
-    """child_any.py in a plain new process of `python` (verify/plain.py), judged."""
+def verify_any(host: Host, python: str, package: str, *, timeout: float, inherit_env: bool = False,
+               after: tuple[str, ...] = ()) -> AnyVerdict:
+    """child_any.py in a plain new process of `python` (verify/plain.py), judged; `after`: the app's modules
+    imported first in that process (verify --after; verify/runtimes.py)."""
     t0 = time.perf_counter()
     host, mode, words = plain_host(host, inherit_env)
-    done = host.run([python, str(CHILD), package], timeout=timeout)
+    done = host.run([python, str(CHILD), package, ",".join(after)], timeout=timeout)
     if done.start_error:
         raise UsageError(f"--python {python}: cannot be run ({done.start_error})",
                          "give a Python executable, e.g. --python .venv/bin/python")
     run = parse_run(done.stdout, done.stderr, done.returncode, done.timed_out, record_filter())
+    first = after_step(run.records("after"), after, python, death(run.returncode, run.timed_out)) \
+        if run.get("package").get("found") else None
+    if first is not None and first.status == FAIL:
+        return AnyVerdict(package, python, (first,), run, "", time.perf_counter() - t0, 0, mode, words)
     libs = run.get("package").get("libraries") or []
     code = read_libraries(host, libs)
     gpus, problems = discover_gpus(host)
@@ -77,6 +84,7 @@ def verify_any(host: Host, python: str, package: str, *, timeout: float, inherit
         steps += (Step("child", WARN, f"a process started by the import kept running: reading stopped at the "
                        f"{timeout:g} s timeout (the child itself had ended)",
                        ("it holds the child's output open: a server or daemon the package starts when imported",)),)
+    steps = framed(steps, first, runtimes_step(run.get("runtimes"), package, run.log))
     return AnyVerdict(package, python, steps, run, proof, time.perf_counter() - t0, 0, mode, words)
 
 

@@ -1,7 +1,7 @@
 """Run by the TARGET Python (not envmgr's): import llama_cpp and make it prove, in its own words, where
 its computation runs. Standard library only, Python 3.8 syntax: the target may not have envmgr.
 
-    python child.py MODEL.gguf N_TOKENS
+    python child.py MODEL.gguf N_TOKENS [AFTER]      AFTER: verify --after's modules, comma-separated
 
 One line per stage on stdout, `ENVMGR-VERIFY {json}`, flushed at once: when the process dies in a
 stage (a segfault in CUDA init, an abort in the loader) the parent still has every earlier stage and
@@ -13,6 +13,21 @@ import json
 import os
 import sys
 import time
+
+
+def _sibling(name):
+    """A script next to this one, by its path: an embeddable Python's ._pth file (ComfyUI's portable build),
+    -I and PYTHONSAFEPATH all leave the script's folder off sys.path, and the target may lack envmgr."""
+    import importlib.util
+
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), name + ".py")
+    spec = importlib.util.spec_from_file_location("envmgr_verify_" + name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+child_after = _sibling("child_after")
 
 TAG = "ENVMGR-VERIFY "
 INTERESTING = ("ggml", "llama", "cuda", "cublas", "cudart", "nvrtc", "mtmd")
@@ -54,47 +69,12 @@ def package_facts():
 
 def loaded_libraries():
     """Shared libraries in this process whose names matter (what really loaded, and from where)."""
-    paths = []
-    if sys.platform.startswith("linux"):
-        try:
-            with open("/proc/self/maps") as fh:
-                for line in fh:
-                    parts = line.split(None, 5)
-                    if len(parts) == 6 and parts[5].startswith("/"):
-                        paths.append(parts[5].strip())
-        except OSError:
-            return []
-    elif sys.platform == "win32":
-        paths = windows_modules()
     seen, out = set(), []
-    for p in paths:
+    for p in child_after.loaded_modules():
         name = os.path.basename(p).lower()
         if p not in seen and any(k in name for k in INTERESTING):
             seen.add(p)
             out.append(p)
-    return out
-
-
-def windows_modules():
-    from ctypes import wintypes
-
-    psapi, kernel32 = ctypes.WinDLL("psapi"), ctypes.WinDLL("kernel32")
-    proc = kernel32.GetCurrentProcess
-    proc.restype = wintypes.HANDLE
-    handle = proc()
-    mods = (wintypes.HMODULE * 1024)()
-    need = wintypes.DWORD()
-    enum = psapi.EnumProcessModules
-    enum.argtypes = [wintypes.HANDLE, ctypes.c_void_p, wintypes.DWORD, ctypes.POINTER(wintypes.DWORD)]
-    if not enum(handle, mods, ctypes.sizeof(mods), ctypes.byref(need)):
-        return []
-    name = kernel32.GetModuleFileNameW
-    name.argtypes = [wintypes.HMODULE, wintypes.LPWSTR, wintypes.DWORD]
-    out = []
-    for i in range(min(need.value // ctypes.sizeof(wintypes.HMODULE), 1024)):
-        buf = ctypes.create_unicode_buffer(1024)
-        if name(mods[i], buf, 1024):
-            out.append(buf.value)
     return out
 
 
@@ -167,20 +147,26 @@ def run_model(llama_cpp, model, n_tokens):
 
 def main(argv):
     model, n_tokens = argv[1], int(argv[2])
+    after = child_after.after_modules(argv[3] if len(argv) > 3 else "")
     facts = package_facts()
     emit("package", **facts)
     if not facts["found"]:
+        return 0
+    if not child_after.import_after(after, emit):
+        emit("done")
         return 0
     try:
         import llama_cpp
     except BaseException as exc:  # RuntimeError (F15), FileNotFoundError (F16/F15), OSError (.so missing)
         emit("import", ok=False, error_type=type(exc).__name__, error=str(exc)[:4000],
              winerror=getattr(exc, "winerror", None), libraries=loaded_libraries())
+        child_after.emit_runtimes(emit)
         return 0
     low = getattr(llama_cpp, "llama_cpp", llama_cpp)
     lib = getattr(low, "_lib", None)
     emit("import", ok=True, version=getattr(llama_cpp, "__version__", None), file=llama_cpp.__file__,
          lib_path=getattr(lib, "_name", None), libraries=loaded_libraries())
+    child_after.emit_runtimes(emit)
     info = {}
     try:
         info["gpu_offload"] = bool(llama_cpp.llama_supports_gpu_offload())

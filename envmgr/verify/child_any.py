@@ -2,7 +2,7 @@
 libraries with the real loader, and run the package's smoke test where there is one. Standard library
 only, Python 3.8 syntax: the target may not have envmgr.
 
-    python child_any.py DISTRIBUTION
+    python child_any.py DISTRIBUTION [AFTER]     AFTER: verify --after's modules, comma-separated
 
 One line per stage on stdout, `ENVMGR-VERIFY {json}`, flushed at once (a crash in a stage leaves the
 earlier ones with the parent, which reports the signal). The stages: package (where it is, its native
@@ -20,6 +20,21 @@ import json
 import os
 import re
 import sys
+
+
+def _sibling(name):
+    """A script next to this one, by its path: an embeddable Python's ._pth file (ComfyUI's portable build),
+    -I and PYTHONSAFEPATH all leave the script's folder off sys.path, and the target may lack envmgr."""
+    import importlib.util
+
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), name + ".py")
+    spec = importlib.util.spec_from_file_location("envmgr_verify_" + name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+child_after = _sibling("child_after")
 
 TAG = "ENVMGR-VERIFY "
 NATIVE = re.compile(r"\.(so(\.\d+)*|pyd|dll)$", re.I)
@@ -245,6 +260,9 @@ def main(argv):
     emit("package", **facts)
     if dist is None:
         return 0
+    if not child_after.import_after(child_after.after_modules(argv[2] if len(argv) > 2 else ""), emit):
+        emit("done")
+        return 0
     uses_torch = any(re.match(r"^torch\b", r) for r in facts["requires"])
     if uses_torch:
         try:
@@ -259,6 +277,7 @@ def main(argv):
             emit("import", module=module, ok=False, error_type=type(exc).__name__, error=str(exc)[:2000])
     load_records = load_all(facts["libraries"])
     emit("load", libraries=load_records)
+    child_after.emit_runtimes(emit)
     key = re.sub(r"[-_.]+", "-", facts["name"]).lower()
     smoke = smoke_torch if uses_torch else None
     if smoke is None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from envmgr.doctor.runtimes import duplicates
 from envmgr.verify.analyze import FAIL, OK, SKIPPED, WARN
 
 if TYPE_CHECKING:
@@ -28,6 +29,11 @@ def verdict_json(v: Verdict | AnyVerdict) -> dict[str, Any]:
         "child": {"exit_code": v.run.returncode, "timed_out": v.run.timed_out, "stages": list(v.run.order)},
         "model_bytes": v.model_bytes, "seconds": round(v.seconds, 2),
         "proof": v.proof or None,
+        "after": [{"module": r.get("module"), "ok": bool(r.get("ok")), "version": r.get("version"),
+                   "file": r.get("file"), "libraries": list(r.get("libraries") or []),
+                   "error": r.get("error")} for r in v.run.records("after")],
+        "duplicate_runtimes": [{"family": d.family, "what": list(d.what), "paths": list(d.paths), "fix": d.fix}
+                               for d in duplicates(list(v.run.get("runtimes").get("modules") or []))],
     }
 
 

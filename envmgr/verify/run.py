@@ -24,12 +24,13 @@ from envmgr.doctor.gpufit import fit
 from envmgr.errors import EnvmgrError, UsageError
 from envmgr.files.nested import loads_json
 from envmgr.host.base import WINDOWS, Host, join
-from envmgr.verify.analyze import Inputs, Step, analyze, first_failure, passed
+from envmgr.verify.analyze import FAIL, Inputs, Step, analyze, first_failure, passed
 from envmgr.verify.anyrun import read_libraries
 from envmgr.verify.cpuvariant import carried, cpu_step, loaded_variant
 from envmgr.verify.gguf import TinyLlama, write_tiny_llama
 from envmgr.verify.plain import PLAIN, plain_host
-from envmgr.verify.report import ChildRun, parse_run
+from envmgr.verify.report import ChildRun, death, parse_run
+from envmgr.verify.runtimes import after_step, framed, runtimes_step
 from envmgr.wheels import cpucode
 
 CHILD = Path(__file__).with_name("child.py")
@@ -99,9 +100,11 @@ def _quote(text: str) -> str:
 
 
 def verify(host: Host, python: str | None, package: str = "llama-cpp-python", *, n_tokens: int = N_TOKENS,
-           timeout: float = TIMEOUT, extra_env: dict[str, str] | None = None, inherit_env: bool = False) -> Verdict:
+           timeout: float = TIMEOUT, extra_env: dict[str, str] | None = None, inherit_env: bool = False,
+           after: tuple[str, ...] = ()) -> Verdict:
     """Run the verifier's child in a plain new process of `python` (None: envmgr's own interpreter;
-    verify/plain.py), with extra_env added (the install flow's LLAMA_CPP_LIB_PATH), and judge it."""
+    verify/plain.py), with extra_env added (the install flow's LLAMA_CPP_LIB_PATH), and judge it. `after`:
+    the app's modules imported first in that process (verify --after; verify/runtimes.py)."""
 
     exe = python or sys.executable
     host, mode, words = plain_host(host, inherit_env)
@@ -112,13 +115,17 @@ def verify(host: Host, python: str | None, package: str = "llama-cpp-python", *,
     try:
         model = os.path.join(folder, "tiny-llama.gguf")
         size = write_tiny_llama(model, spec)
-        done = host.run([exe, str(CHILD), model, str(n_tokens)], timeout=timeout, env=env)
+        done = host.run([exe, str(CHILD), model, str(n_tokens), ",".join(after)], timeout=timeout, env=env)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     if done.start_error:
         raise UsageError(f"--python {exe}: cannot be run ({done.start_error})",
                          "give a Python executable, e.g. --python .venv/bin/python")
     run = parse_run(done.stdout, done.stderr, done.returncode, done.timed_out)
+    first = after_step(run.records("after"), after, exe, death(run.returncode, run.timed_out)) \
+        if run.get("package").get("found") else None
+    if first is not None and first.status == FAIL:
+        return Verdict(package, exe, (first,), run, size, time.perf_counter() - t0, mode, words)
     gpus, gpu_problems = discover_gpus(host)
     dll_ev, dll_cmd = _dll_diagnosis(host, run, exe)
     code = lib_device_code(host, run)
@@ -129,6 +136,7 @@ def verify(host: Host, python: str | None, package: str = "llama-cpp-python", *,
                            fits, code.summary()))
     step = cpu_step(run.log, run.get("package").get("lib_files") or [], _cpu(host, run, exe))
     steps = (*steps, step) if step is not None else steps
+    steps = framed(steps, first, runtimes_step(run.get("runtimes"), "llama_cpp", run.log))
     return Verdict(package, exe, steps, run, size, time.perf_counter() - t0, mode, words)
 
 
