@@ -25,7 +25,7 @@ from envmgr.wheels import pick, prebuilt
 from envmgr.wheels import remote as wheelremote
 from envmgr.wheels import store as wheels
 from tests.conftest import run_cli
-from tests.unit.test_prebuilt_index import HERE_TAG, SO, wheel
+from tests.unit.test_prebuilt_index import HERE_LIB, HERE_TAG, SO, wheel
 from tests.unit.test_wheelindex import KEY, WHEEL, published, said
 
 pytestmark = pytest.mark.usefixtures("envmgr_dirs")
@@ -77,7 +77,7 @@ def serve():
 def project(root: Path, folder: str = "cu130", versions: tuple[str, ...] = ("0.3.16",), fragment: str = "") -> Path:
     """root/folder/llama-cpp-python/index.html linking each wheel by a relative href (+ fragment)."""
     page = root / folder / "llama-cpp-python"
-    links = [wheel(page, v, SO).name for v in versions]
+    links = [wheel(page, v, HERE_LIB).name for v in versions]
     (page / "index.html").write_text("".join(f'<a href="{n}{fragment}">{n}</a>\n' for n in links))
     return root / folder
 

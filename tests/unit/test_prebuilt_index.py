@@ -43,6 +43,9 @@ PAGE = f"""<!DOCTYPE html>
 # The target Python's platform tag comes from this machine's Python, even with --machine (a known limit of
 # the pick, docs/json.md): the test wheels carry the tag of the platform the suite runs on.
 HERE_TAG = "py3-none-win_amd64" if sys.platform == "win32" else "py3-none-manylinux_2_17_x86_64"
+# The same device code in the binary format this Python loads (the plan refuses a library the target cannot load,
+# audit N28): the PE copy of SO's fat binary (tests/corpus/devicecode/README.md) under Windows.
+HERE_LIB = SO.with_name("tiny_cuda-pe-with-nvcc13.0-fatbin.dll") if sys.platform == "win32" else SO
 
 
 def wheel(folder: Path, version: str, lib: Path, tag: str = HERE_TAG) -> Path:

@@ -20,7 +20,7 @@ from envmgr.cli.main import Ctx
 from envmgr.cli.options import selector_options
 from envmgr.files.project import ProjectFile, find_project
 from tests.conftest import MACHINES, run_cli
-from tests.unit.test_prebuilt_index import SO, wheel
+from tests.unit.test_prebuilt_index import HERE_LIB, wheel
 
 CUDA124 = str(MACHINES / "community-buildtools-cuda124.toml")   # CUDA 12.4.99 and 11.8.89
 
@@ -193,7 +193,7 @@ def test_gpu_override_in_installs_plan_chooses_the_wheel_for_it(project, tmp_pat
     test_prebuilt_index.py); with --gpu sm_90 (a docker build for an H100) the plan names the override and
     chooses that wheel."""
     folder = tmp_path / "cu124"
-    wheel(folder, "0.3.16", SO)
+    wheel(folder, "0.3.16", HERE_LIB)
     env = {"ENVMGR_CACHE_DIR": str(tmp_path / "cache"), "ENVMGR_CONFIG_DIR": str(tmp_path / "config"),
            "ENVMGR_WHEEL_INDEX": ""}
     r = run_cli("--machine", CUDA124, "install", "--gpu", "sm_90", "llama-cpp-python", "--dry-run", "--json",
