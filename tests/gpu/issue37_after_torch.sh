@@ -35,11 +35,19 @@ step() {   # step NAME COMMAND...
 { date -u; nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv,noheader; nproc
   nvcc --version | tail -2; cmake --version | head -1; python3 --version; "$TORCHPY" --version
   "$TORCHPY" -c 'import torch; print("torch", torch.__version__, torch.version.cuda, torch.cuda.is_available())'
-  git -C "$ROOT" rev-parse --short HEAD 2>/dev/null; } | tee "$OUT/machine.txt"
+  echo "envmgr $(python3 -m envmgr --version 2>&1)"; } | tee "$OUT/machine.txt"
 
+# The machine's only cmake is the torch venv's `cmake` script (the cmake wheel): inside pip's isolated build env its
+# module is not importable (pip's build env hides the venv's site-packages from any Python started there), so
+# scikit-build-core reads no version and asks for cmake>=3.21 from the unreachable index. A wrapper first on PATH
+# runs it without the build env's PYTHONPATH (said in steps.txt).
+if [ -f "${TORCHPY%/python}/cmake" ]; then
+    mkdir -p $W/bin && printf '#!/bin/sh\nexec env -u PYTHONPATH -u PYTHONNOUSERSITE %s "$@"\n' "${TORCHPY%/python}/cmake" >$W/bin/cmake
+    chmod +x $W/bin/cmake && export PATH=$W/bin:$PATH && echo "NOTE cmake through $W/bin/cmake (the torch venv's, outside pip's build env)" | tee -a "$OUT/steps.txt"
+fi
 # 1. the build, into the torch environment (pip's own options after --)
 CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) step install "${E[@]}" install --python "$TORCHPY" --no-prebuilt \
-    --cuda-arch 90 llama-cpp-python -- --no-index --find-links "$WH" --find-links "$ROOT/.device/sdist"
+    llama-cpp-python -- --no-index --find-links "$WH" --find-links "$ROOT/.device/sdist"
 # 2. verify, plain and after torch
 step verify "${E[@]}" verify llama-cpp-python --python "$TORCHPY"
 "${E[@]}" verify llama-cpp-python --python "$TORCHPY" --json >"$OUT/verify.json" 2>>"$OUT/steps.log"
