@@ -77,7 +77,9 @@ class Isolation:
 
     def reached(self) -> list[str]:
         """What a test wrote where platformdirs would have put envmgr's folders."""
-        return sorted(p.relative_to(self.trap).as_posix() for p in self.trap.rglob("*") if "envmgr" in p.name)
+        # platformdirs' app folder is named "envmgr" exactly; the suite's own download cache beside it
+        # (tests/setup/fetch-windows-cuda.sh's envmgr-test-downloads under XDG_CACHE_HOME) is not envmgr's
+        return sorted(p.relative_to(self.trap).as_posix() for p in self.trap.rglob("*") if p.name == "envmgr")
 
     def touched(self) -> list[str]:
         return [f"{folder}: {c}" for folder in self.before

@@ -46,6 +46,16 @@ def test_a_run_that_writes_to_the_default_cache_fails(tmp_path):
     assert "1 passed" in done.stdout and "ISOLATION: tests wrote to envmgr's default folders" in done.stdout
 
 
+def test_the_suites_own_download_cache_beside_envmgrs_is_not_envmgrs(tmp_path):
+    """tests/linux/test_devicecode_oracle.py keeps NVIDIA's wheels in $XDG_CACHE_HOME/envmgr-test-downloads:
+    a folder of the suite's, not envmgr's (platformdirs names envmgr's "envmgr" exactly)."""
+    done = _run(tmp_path, "    d = Path(os.environ['XDG_CACHE_HOME']) / 'envmgr-test-downloads'\n"
+                          "    d.mkdir(parents=True)\n"
+                          "    (d / 'x.whl').write_bytes(b'x')\n")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "ISOLATION" not in done.stdout
+
+
 def test_a_run_that_writes_to_its_own_folders_passes(tmp_path):
     done = _run(tmp_path, "    os.environ['ENVMGR_CACHE_DIR'] = str(tmp_path / 'c')\n"
                           "    from envmgr.cache import store\n"
