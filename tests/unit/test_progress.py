@@ -301,6 +301,7 @@ def test_a_line_the_command_left_unfinished_on_screen_is_not_drawn_over():
     assert watch.ticker.stream.getvalue().startswith("\r\x1b[Kenvmgr: running x 0:05 [1/2]")
 
 
+@pytest.mark.conpty
 @pytest.mark.skipif(sys.platform != "win32", reason="run --log's ConPTY path (pywinpty) is Windows only")
 def test_run_log_under_conpty_writes_its_log_without_escapes(tmp_path):
     pytest.importorskip("winpty")

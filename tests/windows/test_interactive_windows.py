@@ -18,7 +18,7 @@ import pytest
 
 from tests.conftest import UNDER_WINE
 
-pytestmark = pytest.mark.windows
+pytestmark = [pytest.mark.windows, pytest.mark.conpty]
 if UNDER_WINE and sys.version_info < (3, 11):
     # Measured 2026-11-23: inside this test process pywinpty 2.0.13's cp310 build fails to create the
     # pseudo-console under Wine 8 ("Invalid handle" from ConPTY, "Unknown error" from WinPTY), alone or
