@@ -38,7 +38,7 @@ from envmgr.buildlog.facts import (
     ends_open,
     unfinished,
 )
-from envmgr.buildlog.read import LogInputError, stream_text
+from envmgr.buildlog.read import LogInputError, LogText
 from envmgr.buildlog.signatures import NEAR_WORDS, PRECEDENCE, SIGNATURES
 from envmgr.buildlog.unnamed import Marks, Unnamed, explain, seen_last
 from envmgr.catalog import CATALOG, Failure
@@ -154,36 +154,32 @@ def _infer(text: str, facts: dict[str, Any]) -> tuple[str, dict] | None:
 # ---------------------------------------------------------------- scanning
 
 def scan_path(path: str | Path) -> LogScan:
-    """Two streaming passes over the file (the wrap width, then the scan); InputFileError for bad input.
-    A paste that named nothing and had no wrap width is read once more with its longest line's length as
-    the width (`weak_wrap_width`: one or two lines cut at a column, too few for `wrap_width`), and then with its
-    word-wrapped lines joined (`soft_wrap_width`: an editor or a mail client broke lines at spaces)."""
+    """One read of the file (read.LogText keeps its text for the next pass), and over it two streaming passes (the
+    wrap width, then the scan); InputFileError for bad input. A paste that named nothing and had no wrap width is
+    scanned once more with its longest line's length as the width (`weak_wrap_width`: one or two lines cut at a
+    column, too few for `wrap_width`), and then with its word-wrapped lines joined (`soft_wrap_width`: an editor or
+    a mail client broke lines at spaces)."""
 
-    width = wrap_width(_lines(path))
+    text = _open(path)
+    width = wrap_width(_lines(text))
     clock = Clock()           # the stamps logclean cuts, read on the scan's pass (the same for a paste read again)
-    found = _scan(logical_lines(_lines(path, clock), width), clock)
-    if found.matches or _size(path) > WEAK_MAX:      # a paste is small: a build's whole output is read once
+    paste = text.size <= WEAK_MAX                    # a paste is small: a build's whole output is scanned once
+    found = _scan(logical_lines(_lines(text, clock, last=not paste), width), clock)
+    if found.matches or not paste:
         return found
-    weak = None if width else weak_wrap_width(_lines(path))
-    again = _scan(logical_lines(_lines(path), weak), clock) if weak else found
+    weak = None if width else weak_wrap_width(_lines(text))
+    again = _scan(logical_lines(_lines(text), weak), clock) if weak else found
     if again.matches:
         return again
-    soft = soft_wrap_width(_lines(path))
-    again = _scan(soft_lines(_lines(path), soft), clock) if soft else found
+    soft = soft_wrap_width(_lines(text))
+    again = _scan(soft_lines(_lines(text), soft), clock) if soft else found
     return again if again.matches else found
 
 
-def _size(path: str | Path) -> int:
-    try:
-        return Path(path).stat().st_size
-    except OSError:
-        return 0
-
-
-def _lines(path: str | Path, clock: Clock | None = None):
+def _lines(text: LogText, clock: Clock | None = None, last: bool = False):
     """The file's lines in batches, ANSI codes gone and what a paste adds around them cut (logclean); each raw
     batch given to `clock` first, whose stamps logclean cuts."""
-    batches = physical_lines(_stream(path), _ANSI)
+    batches = physical_lines(_stream(text, last), _ANSI)
     return map(strip_batch, batches if clock is None else _clocked(batches, clock))
 
 
@@ -304,14 +300,27 @@ def _near(near: dict) -> tuple:
 
 # ---------------------------------------------------------------- reading
 
-def _stream(path: str | Path):
+def _open(path: str | Path) -> LogText:
     try:
-        yield from stream_text(path)
+        return LogText(path)
     except LogInputError as e:
         raise InputFileError(e.message, e.remedy) from None
     except OSError as e:
-        raise InputFileError(f"cannot read log file {path}: {e.strerror or e}",
-                             "pass the path of a text log (for example pip install -v ... > build.log)") from None
+        raise _unreadable(path, e) from None
+
+
+def _stream(text: LogText, last: bool = False):
+    try:
+        yield from text.pieces(last)
+    except LogInputError as e:
+        raise InputFileError(e.message, e.remedy) from None
+    except OSError as e:
+        raise _unreadable(text.path, e) from None
+
+
+def _unreadable(path: str | Path, e: OSError) -> InputFileError:
+    return InputFileError(f"cannot read log file {path}: {e.strerror or e}",
+                          "pass the path of a text log (for example pip install -v ... > build.log)")
 
 
 from envmgr.buildlog.report import (  # noqa: E402, F401  (re-exported)
