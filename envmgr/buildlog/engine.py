@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import accumulate
 
+from envmgr.catalog import FailureId
+
 WINDOW = 2000
 OVERLAP = 40
 EVIDENCE = 5
@@ -379,11 +381,11 @@ class Hit:
 class Near:
     """A catalog id whose words appeared although none of its signatures matched."""
 
-    id: str
+    id: FailureId
     count: int
     line_no: int
     line: str
-    words: list
+    words: list[str]
 
 
 def literal_prefixes(pattern: str) -> tuple[str, ...]:
@@ -581,10 +583,10 @@ class Scanner:
         self.texts: list[str] = []
         self.base = 0                                   # logical index of texts[0]
         self.lo = 0                                     # first index in texts not yet counted
-        self.hits: dict[str, Hit] = {}
+        self.hits: dict[FailureId, Hit] = {}
         self.fact_lines: dict[int, tuple[int, str]] = {}
         self.anchors: dict[str, tuple[int, int, str]] = {}   # failed/ccbin/allow -> (index, line_no, line)
-        self.near: dict[str, Near] = {}
+        self.near: dict[FailureId, Near] = {}
         self.regions: dict = {}          # (needle, lines around it) -> the matches found there
         self.lines_read = 0
 

@@ -21,6 +21,7 @@ from envmgr.buildlog.clean import repair, strip_batch
 from envmgr.buildlog.clock import Clock
 from envmgr.buildlog.engine import (
     WEAK_MAX,
+    Hit,
     Scanner,
     logical_lines,
     physical_lines,
@@ -41,7 +42,7 @@ from envmgr.buildlog.facts import (
 from envmgr.buildlog.read import LogInputError, LogText
 from envmgr.buildlog.signatures import NEAR_WORDS, PRECEDENCE, SIGNATURES
 from envmgr.buildlog.unnamed import Marks, Unnamed, explain, seen_last
-from envmgr.catalog import CATALOG, Failure
+from envmgr.catalog import CATALOG, Failure, FailureId
 from envmgr.errors import InputFileError
 from envmgr.knowledge import (
     LOG_JUDGED_FROM,
@@ -58,7 +59,7 @@ _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\
 
 @dataclass(frozen=True)
 class LogMatch:
-    id: str
+    id: FailureId
     line_no: int          # 1-based, in the text as given (CRLF or LF)
     line: str             # that line, ANSI codes stripped (a hard-wrapped MSBuild line re-joined)
     failure: Failure
@@ -131,7 +132,7 @@ def log_facts(text: str) -> dict[str, Any]:
     return facts
 
 
-def _infer(text: str, facts: dict[str, Any]) -> tuple[str, dict] | None:
+def _infer(text: str, facts: dict[str, Any]) -> tuple[FailureId, dict[str, Any]] | None:
     """F04 (or F05 with -allow-unsupported-compiler) when a failed CUDA build names an nvcc and an
     MSVC that the compatibility tables say cannot work together. Only CUDA >= 11.8 is judged."""
 
@@ -254,7 +255,7 @@ def _anchored(facts) -> list[LogMatch]:
                      (f"anchor:{d.rule}",)) for d in decide(facts)]
 
 
-def _match(fid: str, hit, facts: dict) -> LogMatch:
+def _match(fid: FailureId, hit: Hit, facts: dict[str, Any]) -> LogMatch:
     details = {"signature": hit.signature, **hit.details}
     if fid in ("F02", "F04", "F05", "F13", "F06"):   # the versions in play help the reader here
         for key in ("cuda", "msvc"):

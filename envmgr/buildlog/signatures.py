@@ -14,12 +14,14 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from envmgr.catalog import FailureId
+
 Extract = Callable[[re.Match[str]], dict]
 
 
 @dataclass(frozen=True)
 class Signature:
-    id: str                      # catalog id, F01…F23
+    id: FailureId                # catalog id, F01…F25
     name: str                    # short label for --json and tests
     regex: re.Pattern[str]
     extract: Extract | None = None
@@ -48,7 +50,7 @@ def _named(m: re.Match[str]) -> dict:
     return d
 
 
-def _sig(id_: str, name: str, pattern: str, extract: Extract | None = _named, flags: int = 0,
+def _sig(id_: FailureId, name: str, pattern: str, extract: Extract | None = _named, flags: int = 0,
          check=None, needle: str | tuple[str, ...] = (), span: int = 3, key: str = "") -> Signature:
     """Every signature names its needle(s): a literal the regex cannot match without (tested on the
     corpus), so a window of a long log without it costs one substring search, not a regex pass."""
@@ -529,7 +531,7 @@ SIGNATURES += (
 )
 
 # Words that point at an id although no signature matched: the near misses of a log we do not know.
-NEAR_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
+NEAR_WORDS: tuple[tuple[FailureId, tuple[str, ...]], ...] = (
     ("F01", ("CUDA toolset", "BuildCustomizations")),
     ("F03", ("NMake", "build program")),
     ("F04", ("host_config.h",)),
@@ -556,7 +558,7 @@ NEAR_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 
 # (winner, loser, why): when both ids match, the first names the cause of the second.
-PRECEDENCE: tuple[tuple[str, str, str], ...] = (
+PRECEDENCE: tuple[tuple[FailureId, FailureId, str], ...] = (
     ("F12", "F13", "'native' with no GPU visible leaves nvcc an architecture it may not know"),
     ("F12", "F14", "with no GPU visible at build time the build guessed its architectures, and missed this GPU's"),
     ("F02", "F13", "the targets of one CUDA passed their architecture list to another CUDA's nvcc"),
