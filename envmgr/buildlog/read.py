@@ -18,6 +18,7 @@ import os
 import stat
 from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from envmgr.errors import LogInputError
 
@@ -71,7 +72,7 @@ class _Decoder:
         self._dec = self._decoder(codec)
 
     @staticmethod
-    def _decoder(codec: str):
+    def _decoder(codec: str) -> codecs.IncrementalDecoder:
         return codecs.getincrementaldecoder(codec)("strict" if codec == "utf-8" else "replace")
 
     def decode(self, data: bytes, final: bool = False) -> str:
@@ -123,7 +124,7 @@ class _Decoder:
             return self._dec.decode(pending + data, final)
 
 
-def _open(path: str | Path):
+def _open(path: str | Path) -> tuple[BinaryIO, int]:
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except OSError as e:
@@ -215,7 +216,7 @@ class LogText:
             yield piece
 
 
-def _rest(fh, dec: _Decoder, first: str, block: int) -> Iterator[str]:
+def _rest(fh: BinaryIO, dec: _Decoder, first: str, block: int) -> Iterator[str]:
     """The pieces after the first; the bytes the decoder holds back at the end of the last block join that block's
     piece (else a small log's last line came as a piece, and a batch, of its own, apart from the lines before it)."""
     with fh:

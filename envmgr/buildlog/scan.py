@@ -12,16 +12,18 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from dataclasses import dataclass, replace
+from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from envmgr.buildlog.advice import TAILORED, Advice, Mentions, advise, runtime_of
-from envmgr.buildlog.clean import repair, strip_batch
+from envmgr.buildlog.advice import TAILORED, Mentions, advise, runtime_of
+from envmgr.buildlog.clean import Memo, repair, strip_batch
 from envmgr.buildlog.clock import Clock
 from envmgr.buildlog.engine import (
     WEAK_MAX,
     Hit,
+    Near,
     Scanner,
     logical_lines,
     physical_lines,
@@ -39,11 +41,20 @@ from envmgr.buildlog.facts import (
     ends_open,
     unfinished,
 )
-from envmgr.buildlog.read import LogInputError, LogText
+from envmgr.buildlog.read import LogText
+from envmgr.buildlog.report import (
+    LogMatch,
+    LogScan,
+    matches_json,
+    render_matches,
+    render_scan,
+    scan_json,
+    unnamed_text,
+)
 from envmgr.buildlog.signatures import NEAR_WORDS, PRECEDENCE, SIGNATURES
-from envmgr.buildlog.unnamed import Marks, Unnamed, explain, seen_last
-from envmgr.catalog import CATALOG, Failure, FailureId
-from envmgr.errors import InputFileError
+from envmgr.buildlog.unnamed import Marks, explain, seen_last
+from envmgr.catalog import CATALOG, FailureId
+from envmgr.errors import InputFileError, LogInputError
 from envmgr.knowledge import (
     LOG_JUDGED_FROM,
     cuda_at_least,
@@ -54,38 +65,11 @@ from envmgr.knowledge import (
     stl_min_cuda,
 )
 
+__all__ = ["LogMatch", "LogScan", "log_facts", "matches_json", "render_matches", "render_scan", "scan_json",
+           "scan_path", "unnamed_text"]
+
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 
-
-@dataclass(frozen=True)
-class LogMatch:
-    id: FailureId
-    line_no: int          # 1-based, in the text as given (CRLF or LF)
-    line: str             # that line, ANSI codes stripped (a hard-wrapped MSBuild line re-joined)
-    failure: Failure
-    details: dict         # extracted values: cuda, msvc, dll, arch, path, ...; `inferred` for guesses
-    count: int = 1        # how many matches this id had in the whole log
-    lines: tuple[tuple[int, str], ...] = ()   # the first few matched (line_no, line)
-    signatures: tuple[str, ...] = ()          # every signature of this id that matched
-    decisive: bool = False                    # the match that names the cause
-    why: str = ""                             # why this id ranks where it does
-    advice: Advice | None = None              # the try: line for the log's own package (None: the catalog's)
-
-    @property
-    def fix_command(self) -> str | None:
-        return self.advice.command if self.advice else self.failure.fix_command
-
-
-@dataclass(frozen=True)
-class LogScan:
-    matches: tuple[LogMatch, ...]
-    near: tuple = ()                          # logengine.Near, best first, at most three
-    lines: int = 0
-    unnamed: Unnamed | None = None            # with no match: why nothing was named, and what to do
-
-    @property
-    def decisive(self) -> LogMatch | None:
-        return next((m for m in self.matches if m.decisive), None)
 
 # ---------------------------------------------------------------- facts for details and inference
 
@@ -177,25 +161,25 @@ def scan_path(path: str | Path) -> LogScan:
     return again if again.matches else found
 
 
-def _lines(text: LogText, clock: Clock | None = None, last: bool = False):
+def _lines(text: LogText, clock: Clock | None = None, last: bool = False) -> Iterator[list[str]]:
     """The file's lines in batches, ANSI codes gone and what a paste adds around them cut (logclean); each raw
     batch given to `clock` first, whose stamps logclean cuts."""
     batches = physical_lines(_stream(text, last), _ANSI)
     return map(strip_batch, batches if clock is None else _clocked(batches, clock))
 
 
-def _clocked(batches, clock: Clock):
+def _clocked(batches: Iterable[list[str]], clock: Clock) -> Iterator[list[str]]:
     for lines in batches:
         clock.feed(lines)
         yield lines
 
 
-def _scan(logical, clock: Clock | None = None) -> LogScan:
+def _scan(logical: Iterable[tuple[list[int], list[str]]], clock: Clock | None = None) -> LogScan:
     fact_rxs = (*_CUDA_FACTS, *(rx for rx, _ in _MSVC_FACTS))
     scanner = Scanner(SIGNATURES, NEAR_WORDS, fact_rxs, _FAILED, msvc_from=len(_CUDA_FACTS))
     facts = FactScanner()
-    memo: dict = {}
-    last: deque = deque(maxlen=LAST)          # the log's last lines: does the build end in success after a match?
+    memo: Memo = {}
+    last: deque[tuple[int, str]] = deque(maxlen=LAST)   # the last lines: does the build end in success after a match?
     marks = Marks()                           # a line a program printed (looked for on the first lines only)
     mentions = Mentions()                     # the packages the log's first lines name (for the try: line)
     for nums, texts in logical:
@@ -238,7 +222,8 @@ def _scan(logical, clock: Clock | None = None) -> LogScan:
     return LogScan(_advised(_rank(matches), last, mentions), near, scanner.lines_read, why)
 
 
-def _advised(matches: tuple[LogMatch, ...], last, mentions: Mentions) -> tuple[LogMatch, ...]:
+def _advised(matches: tuple[LogMatch, ...], last: Iterable[tuple[int, str]],
+             mentions: Mentions) -> tuple[LogMatch, ...]:
     """Each match whose catalog command is one package's, with the command for the package the log is about."""
     out = []
     for m in matches:
@@ -248,7 +233,7 @@ def _advised(matches: tuple[LogMatch, ...], last, mentions: Mentions) -> tuple[L
     return tuple(out)
 
 
-def _anchored(facts) -> list[LogMatch]:
+def _anchored(facts: FactScanner) -> list[LogMatch]:
     """No signature matched: the ids the facts decide (logfacts.decide), each at its anchor's line."""
     return [LogMatch(d.id, d.fact.line_no, d.fact.line.strip(), CATALOG[d.id],
                      {"signature": f"anchor:{d.rule}", **d.details}, 1, ((d.fact.line_no, d.fact.line.strip()),),
@@ -295,7 +280,7 @@ def _rank(matches: list[LogMatch]) -> tuple[LogMatch, ...]:
     return tuple(out)
 
 
-def _near(near: dict) -> tuple:
+def _near(near: dict[FailureId, Near]) -> tuple[Near, ...]:
     return tuple(sorted(near.values(), key=lambda n: (-len(n.words), -n.count, n.line_no))[:3])
 
 
@@ -310,7 +295,7 @@ def _open(path: str | Path) -> LogText:
         raise _unreadable(path, e) from None
 
 
-def _stream(text: LogText, last: bool = False):
+def _stream(text: LogText, last: bool = False) -> Iterator[str]:
     try:
         yield from text.pieces(last)
     except LogInputError as e:
@@ -322,12 +307,3 @@ def _stream(text: LogText, last: bool = False):
 def _unreadable(path: str | Path, e: OSError) -> InputFileError:
     return InputFileError(f"cannot read log file {path}: {e.strerror or e}",
                           "pass the path of a text log (for example pip install -v ... > build.log)")
-
-
-from envmgr.buildlog.report import (  # noqa: E402, F401  (re-exported)
-    matches_json,
-    render_matches,
-    render_scan,
-    scan_json,
-    unnamed_text,
-)

@@ -13,10 +13,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from envmgr.catalog import FailureId
 
-Extract = Callable[[re.Match[str]], dict]
+Details = dict[str, Any]        # what a signature reads from its match (details in --json)
+Extract = Callable[[re.Match[str]], Details]
 
 
 @dataclass(frozen=True)
@@ -43,7 +45,7 @@ def _toolkit_differs(m: re.Match[str]) -> bool:
     return m.group("nvcc") != m.group("toolkit")
 
 
-def _named(m: re.Match[str]) -> dict:
+def _named(m: re.Match[str]) -> Details:
     d = {k: v.strip() for k, v in m.groupdict().items() if v}
     if "\\\\" in d.get("path", ""):   # repr() of a Windows path doubles its backslashes
         d["path"] = d["path"].replace("\\\\", "\\")
@@ -51,7 +53,8 @@ def _named(m: re.Match[str]) -> dict:
 
 
 def _sig(id_: FailureId, name: str, pattern: str, extract: Extract | None = _named, flags: int = 0,
-         check=None, needle: str | tuple[str, ...] = (), span: int = 3, key: str = "") -> Signature:
+         check: Callable[[re.Match[str]], bool] | None = None, needle: str | tuple[str, ...] = (), span: int = 3,
+         key: str = "") -> Signature:
     """Every signature names its needle(s): a literal the regex cannot match without (tested on the
     corpus), so a window of a long log without it costs one substring search, not a regex pass."""
     needles = (needle,) if isinstance(needle, str) else tuple(needle)
@@ -90,7 +93,7 @@ def _nvcc_run(m: re.Match[str]) -> str | None:
     return found[-1] if found else None
 
 
-def _targets_nvcc(m: re.Match[str]) -> dict:
+def _targets_nvcc(m: re.Match[str]) -> Details:
     d = _named(m)
     d["nvcc"] = _nvcc_run(m)
     return d
@@ -100,7 +103,7 @@ def _line_before(m: re.Match[str]) -> str:
     return m.string[m.string.rfind("\n", 0, m.start()) + 1: m.start()]
 
 
-def _host_config(m: re.Match[str]) -> dict:
+def _host_config(m: re.Match[str]) -> Details:
     """`...\\CUDA\\v11.8\\include\\crt/host_config.h(153): fatal error C1189: #error:  -- unsupported ...`
     A console that wrapped the line at 120 columns (fewer than three such lines: not re-joined) leaves the
     header on the line above; a lower-case install path (`...\\cuda\\v9.1\\include`) is the same folder."""
@@ -119,7 +122,7 @@ def _host_config(m: re.Match[str]) -> dict:
     return d
 
 
-def _stl(m: re.Match[str]) -> dict:
+def _stl(m: re.Match[str]) -> Details:
     """`...\\MSVC\\14.42.34433\\include\\yvals_core.h(892): error: ... STL1002: ...`"""
     d = _named(m)
     msvc = re.search(r"MSVC[\\/]+(14\.\d+)\.\d+[\\/]+include", _line_before(m))
@@ -128,7 +131,7 @@ def _stl(m: re.Match[str]) -> dict:
     return d
 
 
-def _unused_vars(m: re.Match[str]) -> dict:
+def _unused_vars(m: re.Match[str]) -> Details:
     return {"unused": [n.strip() for n in m.group("names").splitlines() if n.strip()]}
 
 
@@ -185,7 +188,7 @@ _HEADER_OF = {"cublas_v2.h": "cublas", "cublas_api.h": "cublas", "cublasLt.h": "
               "curand_kernel.h": "curand", "cusparse.h": "cusparse", "nvrtc.h": "nvrtc"}
 
 
-def _component(m: re.Match[str]) -> dict:
+def _component(m: re.Match[str]) -> Details:
     d = _named(m)
     header = d.pop("header2", None) or d.get("header")
     if header:
