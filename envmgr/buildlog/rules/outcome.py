@@ -47,7 +47,7 @@ def contradicted(fs: Facts, fid: FailureId, rule: str, fact: Fact, details: Deta
     return build_stop_contradicted(fs.last, fid, rule, fact.line_no)
 
 
-def build_stop_contradicted(last: Lines, fid: str, rule: str, line_no: int) -> Fact | None:
+def build_stop_contradicted(last: Lines, fid: FailureId, rule: str, line_no: int) -> Fact | None:
     """A cause that stops a build (by id, or by rule where the id also names causes that do not) whose line the
     build's own success follows, with no failure after it (`build_succeeded`): the build did not stop there. Read
     for a signature's match as for a fact's (logscan), so one rule covers every build-stopping id."""
