@@ -51,7 +51,7 @@ from envmgr.buildlog.report import (
     scan_json,
     unnamed_text,
 )
-from envmgr.buildlog.signatures import NEAR_WORDS, PRECEDENCE, SIGNATURES
+from envmgr.buildlog.rules import NEAR_WORDS, PRECEDENCE, SIGNATURES
 from envmgr.buildlog.unnamed import Marks, explain, seen_last
 from envmgr.catalog import CATALOG, FailureId
 from envmgr.errors import InputFileError, LogInputError

@@ -36,6 +36,15 @@ def test_a_family_names_only_the_ids_its_entries_declare() -> None:
         assert named and named <= declared, module.__name__
 
 
+def test_a_family_signs_only_its_own_ids_and_the_table_is_in_catalog_order() -> None:
+    for module in FAMILIES:
+        declared = {i for entry in REGISTRY if entry.decide.__module__ == module.__name__ for i in entry.ids}
+        assert {s.id for s in module.SIGNATURES} <= declared, module.__name__
+    assert [s.id for s in rules.SIGNATURES] == sorted(s.id for s in rules.SIGNATURES)
+    names = [s.name for s in rules.SIGNATURES]
+    assert len(names) == len(set(names))
+
+
 def test_no_family_returns_early_over_its_rules() -> None:
     """A decision function has no bare `return` (what skipped the rules after it before the registry)."""
     for module in FAMILIES:

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from envmgr.catalog import CATALOG, Failure, ids
 from envmgr.buildlog.read import stream_text
+from envmgr.buildlog.rules import SIGNATURES
 from envmgr.buildlog.scan import LogMatch, LogScan, matches_json, render_matches, scan_path
-from envmgr.buildlog.signatures import SIGNATURES
+from envmgr.catalog import CATALOG, Failure, ids
 from envmgr.errors import InputFileError
 from tests.conftest import CORPUS
 

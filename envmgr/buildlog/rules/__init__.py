@@ -13,6 +13,11 @@ How the registry decides (`decide`):
   facts are then what it mentions on the way.
 - The decisions come out in the order of their lines (ties: the registry's order).
 
+The signatures (a tool's own sentence for an id) are the families' too: `SIGNATURES` is every family's, in catalog-id
+order (an id's own in its family's order), the table the scan reads first; the facts decide only where no signature
+matched. `PRECEDENCE` says which matched id explains which (the decisive one), `NEAR_WORDS` which words point at an
+id that did not match.
+
 The families: compiler (F03 F04 F05 F06 F21), toolkit (F01 F02 F08 F12 F13 F22; its search F07 F08 F22 F23 F24),
 wheels (F18 F19), runtime (F14 F17 F18 F23), ggml (F18), loader (F15 F16 F23), environment (F09 F10 F11 F20), memory
 (F25), and the weak ones after them: runtime's fallback (F18), ggml's weak (F18), clock (F20), wheels' weak (F19).
@@ -37,6 +42,7 @@ from envmgr.buildlog.rules import (
 )
 from envmgr.buildlog.rules.base import Add, Decision, Fact, FactRx, Facts
 from envmgr.buildlog.rules.outcome import contradicted
+from envmgr.buildlog.signatures import Signature
 from envmgr.catalog import FailureId, ids
 
 
@@ -76,6 +82,55 @@ REGISTRY: tuple[Rules, ...] = (
 # Every fact pattern the scanner looks for (facts.FactScanner): each kind once, kept by the family that reads it.
 FACTS: tuple[FactRx, ...] = (*common.FACTS, *compiler.FACTS, *toolkit.FACTS, *wheels.FACTS, *runtime.FACTS,
                              *ggml.FACTS, *loader.FACTS, *environment.FACTS, *memory.FACTS, *clock.FACTS)
+
+
+# Every signature, by catalog id; an id's own signatures in the order their family lists them (the scan tries them
+# in this order: where two of one id match on one line, the first names the signature).
+SIGNATURES: tuple[Signature, ...] = tuple(sorted(
+    (*compiler.SIGNATURES, *toolkit.SIGNATURES, *wheels.SIGNATURES, *runtime.SIGNATURES, *ggml.SIGNATURES,
+     *loader.SIGNATURES, *environment.SIGNATURES, *memory.SIGNATURES, *clock.SIGNATURES), key=lambda s: s.id))
+
+# Words that point at an id although no signature matched: the near misses of a log we do not know.
+NEAR_WORDS: tuple[tuple[FailureId, tuple[str, ...]], ...] = (
+    ("F01", ("CUDA toolset", "BuildCustomizations")),
+    ("F03", ("NMake", "build program")),
+    ("F04", ("host_config.h",)),
+    ("F05", ("STL1002",)),
+    ("F06", ("cl.exe", "-ccbin")),
+    ("F07", ("CMAKE_CUDA_COMPILER",)),
+    ("F08", ("mismatches the version", "does not match the version")),
+    ("F09", ("deprecated", "Manually-specified")),
+    ("F10", ("CMAKE_ARGS",)),
+    ("F11", ("too long", "CMAKE_OBJECT_PATH_MAX")),
+    ("F12", ("native",)),
+    ("F13", ("Unsupported gpu", "gpu architecture")),
+    ("F14", ("kernel image",)),
+    ("F15", ("WinError",)),
+    ("F17", ("is insufficient",)),
+    ("F18", ("offloaded 0/", "CUDA-capable")),
+    ("F19", ("Building from source",)),
+    ("F20", ("still running", "time limit")),
+    ("F21", ("unsupported",)),
+    ("F22", ("CUDA_HOME", "/usr/bin/nvcc")),
+    ("F23", ("libcuda",)),
+    ("F24", ("cublas", "CUDA::")),
+    ("F25", ("Killed", "signal 9", "heap space")),
+)
+
+# (winner, loser, why): when both ids match, the first names the cause of the second.
+PRECEDENCE: tuple[tuple[FailureId, FailureId, str], ...] = (
+    ("F12", "F13", "'native' with no GPU visible leaves nvcc an architecture it may not know"),
+    ("F12", "F14", "with no GPU visible at build time the build guessed its architectures, and missed this GPU's"),
+    ("F02", "F13", "the targets of one CUDA passed their architecture list to another CUDA's nvcc"),
+    ("F24", "F07", "the toolkit was found; it lacks the component the build needs"),
+    ("F24", "F12", "a missing component stops the build whatever the architecture"),
+    ("F09", "F07", "an old flag name often leaves CUDA half-configured"),
+    ("F03", "F07", "with no usable Visual Studio CMake enables no language"),
+    ("F04", "F06", "host_config.h refused the compiler nvcc found"),
+    ("F22", "F13", "the distribution's old nvcc in /usr/bin ran, not the toolkit that knows this architecture"),
+    ("F08", "F13", "the nvcc that ran is another CUDA than the one the build was set up for"),
+    ("F22", "F24", "the toolkit's folder was not set: its headers and libraries were looked for elsewhere"),
+)
 
 
 def decide(fs: Facts) -> list[Decision]:

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from envmgr.buildlog.clock import FAILURE
 from envmgr.buildlog.rules.base import Add, Fact, FactRx, Facts, Lines, fx
 from envmgr.buildlog.rules.outcome import unfinished
+from envmgr.buildlog.signatures import Signature, sig, words
 from envmgr.catalog import FailureId
 
 IDS: tuple[FailureId, ...] = ("F20",)
@@ -123,3 +124,22 @@ def _seconds(value: str) -> float:
         return (int(minutes) if minutes else 0) * 60 + float(rest)
     except ValueError:
         return 0.0
+
+
+# ---------------------------------------------------------------- signatures: the tools' own sentences
+
+SIGNATURES: tuple[Signature, ...] = (
+    # F20: a build that takes too long. pip without a terminal prints "started", then "still running..." once a
+    # minute: ten of them after "started" is ten minutes or more in one wheel (one match per wheel, at "started");
+    # CI and batch schedulers kill a job at their time limit.
+    sig("F20", "pip-still-running",
+         r"Building wheel for (?P<package>[^\s(]+) \([^)\n]*\): started[^\n]*\n"
+         r"(?:[^\n]*?Building wheel for [^\n]*?: still running\.\.\.[^\n]*\n){10}", needle="still running", span=12),
+    sig("F20", "travis-time-limit",
+         words("The job exceeded the maximum time limit for jobs, and has been terminated."),
+         needle="maximum time limit"),
+    # Azure Pipelines' agent ("of 360." in minutes, or "of 06:00:00.") and GitHub Actions' runner ("of 360 minutes.").
+    sig("F20", "ci-job-time-limit", r"has exceeded the maximum execution time of (?P<limit>\d+(?::\d+)*)",
+         needle="maximum execution time"),
+    sig("F20", "slurm-time-limit", r"CANCELLED AT \S+ DUE TO TIME LIMIT", needle="DUE TO TIME LIMIT"),
+)

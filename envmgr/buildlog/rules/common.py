@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 
 from envmgr.buildlog.rules.base import FactRx, fx
-from envmgr.buildlog.signatures import GPU_WANTED
 from envmgr.buildlog.unnamed import OUTSIDE_NEEDLES, OUTSIDE_PATTERN
 
 # hours, half an hour or more, or the reporter's "a long time", "stuck", "never finishes": in digits ("1.5 hours",
@@ -40,6 +39,9 @@ _BUILD_WORD = (r"(?:(?<![A-Za-z])(?:build(?:s|ing)?|compil\w*|wheels?|cmake|ninj
 # the duration's line and, at most a fence or short line below, the build step it is said of (pip's own line)
 _NEXT_LINE = r"(?m:^)[^\n]{0,60}?" + _BUILD_WORD + r"[^\n]{0,60}\n(?:[ \t]*\n)?[^\n]{0,120}?" + _LONG
 _LINE_BELOW = _LONG + r"[^\n]{0,80}\n(?:[^\n]{0,10}\n)?[ \t]{0,8}" + _BUILD_WORD
+
+# the lines around a ggml CUDA probe asking for GPU work (layers to offload, a CUDA host buffer, docker's --gpus)
+GPU_WANTED = r"(?i:offload|gpu[_-]layers|to GPU\b)|cuda_host_malloc|-ngl\b|--gpus\b"
 
 FACTS: tuple[FactRx, ...] = (
     fx("msb", r"\b(MSB\d{4})\b", "MSB"),

@@ -7,6 +7,16 @@ from __future__ import annotations
 import re
 
 from envmgr.buildlog.rules.base import NOT_RECOGNIZED, Add, FactRx, Facts, fx
+from envmgr.buildlog.signatures import (
+    NAMED_GENERATOR,
+    Details,
+    Signature,
+    generator_cut,
+    line_before,
+    named,
+    sig,
+    words,
+)
 from envmgr.catalog import FailureId
 
 IDS: tuple[FailureId, ...] = ("F03", "F04", "F05", "F06", "F21")
@@ -110,3 +120,87 @@ def decide(fs: Facts, add: Add) -> None:
     add("F06", "host-compiler-target-os", fs.first("host_os"))
     add("F06", "cl-not-found", fs.first("cl_missing"))
     add("F06", "ccbin-conflict", fs.first("ccbin_conflict"))
+
+
+# ---------------------------------------------------------------- signatures: the tools' own sentences
+
+_PATH_CUDA = r"CUDA[\\/]+v(?P<cuda>\d+\.\d+)[\\/]"   # a toolkit folder: ...\CUDA\v12.4\...
+
+
+def _host_config(m: re.Match[str]) -> Details:
+    """`...\\CUDA\\v11.8\\include\\crt/host_config.h(153): fatal error C1189: #error:  -- unsupported ...`
+    A console that wrapped the line at 120 columns (fewer than three such lines: not re-joined) leaves the
+    header on the line above; a lower-case install path (`...\\cuda\\v9.1\\include`) is the same folder."""
+    d, before = named(m), line_before(m)
+    if "host_config" not in before:
+        above = m.string.rfind("\n", 0, max(0, m.start() - len(before) - 1))
+        before = m.string[above + 1: m.start()]
+    cuda, header = re.search(_PATH_CUDA, before, re.I), re.search(r"host_config\.h\((\d+)\)", before)
+    if cuda:
+        d["cuda"] = cuda.group("cuda")
+    if header:
+        d["header_line"] = header.group(1)
+    lo, hi = d.pop("lo", None) or d.pop("lo2", None), d.pop("hi", None) or d.pop("hi2", None)
+    if lo and hi:
+        d["supported"] = f"{lo}-{hi}"
+    return d
+
+
+def _stl(m: re.Match[str]) -> Details:
+    """`...\\MSVC\\14.42.34433\\include\\yvals_core.h(892): error: ... STL1002: ...`"""
+    d = named(m)
+    msvc = re.search(r"MSVC[\\/]+(14\.\d+)\.\d+[\\/]+include", line_before(m))
+    if msvc:
+        d["msvc"] = msvc.group(1)
+    return d
+
+
+SIGNATURES: tuple[Signature, ...] = (
+    # F03: no VS with the C++ tools, or a generator CMake cannot use.
+    sig("F03", "nmake-fallback", r"-- Building for: NMake Makefiles", needle="NMake"),
+    sig("F03", "nmake-missing", r"'nmake'\s+'-\?'", needle="'nmake'"),
+    sig("F03", "no-vs-instance", r"Generator\s+(?P<generator>Visual Studio \d+ \d{4}(?: (?:Win64|ARM|IA64))?)"
+         r"\s+could not find any instance\s+of\s+Visual\s+Studio", needle="ould not", key="any instance"),
+    # CMAKE_GENERATOR_INSTANCE (or the cache) names a folder that holds no usable Visual Studio.
+    sig("F03", "no-specified-instance", r"Generator\s+(?P<generator>Visual Studio \d+ \d{4}[^\n]*?)\s+could not find"
+         r"\s+specified\s+instance\s+of\s+Visual\s+Studio", needle="ould not", key="specified instance"),
+    # A generator name that carries its platform (Win64, ARM) together with -A / CMAKE_GENERATOR_PLATFORM.
+    sig("F03", "generator-platform-twice",
+         r"Generator\s+(?P<generator>Visual Studio \d+ \d{4}[^\n]*?)\s+does not support platform specification,"
+         r"\s+but\s+platform\s+(?P<platform>\S+)\s+was specified", needle="does not support platform"),
+    sig("F03", "no-build-program", words("unable to find a build program corresponding to")
+         + r"\s+\"(?P<generator>[^\"]+)\"", needle="build program"),
+    sig("F03", "unknown-generator", NAMED_GENERATOR, needle="ould not", key="named generator",
+         check=lambda m: not generator_cut(m)),
+    # CMAKE_GENERATOR_TOOLSET version=14.xx names an MSVC toolset this Visual Studio does not have installed
+    # (Kitware/CMake Source/cmGlobalVisualStudio10Generator.cxx, AuxToolset::PropsMissing)
+    sig("F03", "toolset-version-not-installed",
+         words("given toolset and version specification") + r"\s+(?P<toolset>\S+)\s+"
+         + words("does not seem to be installed at"), needle="does not seem to be installed", span=4),
+    # F04: nvcc's host_config.h rejects the MSVC version (the #error text is English in every locale).
+    sig("F04", "host-config-msvc", words("unsupported Microsoft Visual Studio version!")
+         + r"(?:\s+Only\s+the\s+versions\s+(?:between\s+(?P<lo>\d{4})\s+and\s+(?P<hi>\d{4})"
+         r"|(?P<lo2>\d{4})(?:,\s+\d{4})*,?\s+and\s+(?P<hi2>\d{4})))?",   # CUDA <= 10: "2012, 2013, 2015 and 2017"
+         extract=_host_config, needle="unsupported", key="Microsoft"),
+    # F05: the MSVC STL's own CUDA minimum (clang prints "10.1 Update 2"; nvcc wraps it in a static assert).
+    sig("F05", "stl1002", r"STL1002:\s+" + words("Unexpected compiler version, expected CUDA")
+         + r"\s+(?P<cuda_min>\d+\.\d+)(?:\s+Update\s+\d+)?\s+or\s+newer", extract=_stl, needle="STL1002"),
+    # F06: nvcc and cl.exe.
+    sig("F06", "cl-not-in-path", r"nvcc fatal\s*:\s*Cannot find compiler 'cl\.exe' in PATH",
+         needle="Cannot ", key="cl.exe"),
+    sig("F06", "ccbin-conflict", words("Compiler 'cl.exe' in PATH different than the one specified with -ccbin"),
+         needle="-ccbin"),
+    sig("F06", "vcvars-setup-failed", words("Could not set up the environment for Microsoft Visual Studio")
+         + r"(?:\s+using\s+'(?P<path>[^'\n]+)')?", needle="ould not", key="environment"),
+    sig("F06", "cudafe-crash", r"'cudafe\+\+' died with status 0xC0000005", needle="cudafe++"),
+    # F21: host compiler too new on Linux.
+    sig("F21", "gcc-too-new", words("unsupported GNU version! gcc versions later than")
+         + r"\s+(?P<gcc_max>\d+)\s+are\s+not\s+supported", needle="unsupported", key="GNU"),
+    # torch.utils.cpp_extension checks the host compiler against its own table for the CUDA torch sees, before
+    # nvcc runs (the compiler is named as found: g++, x86_64-linux-gnu-g++, a conda c++, clang++).
+    sig("F21", "torch-compiler-too-new",
+         r"The current installed version of (?P<compiler>\S+) \((?P<gcc>\d+(?:\.\d+)*)\) is greater than the"
+         r"\s+maximum required version by CUDA (?P<cuda>\d+\.\d+)", needle="maximum required version"),
+    sig("F21", "clang-too-new", words("unsupported clang version! clang version must be less than")
+         + r"\s+(?P<clang_max_excl>\d+)", needle="unsupported", key="clang"),
+)

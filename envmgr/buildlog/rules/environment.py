@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from envmgr.buildlog.rules.base import NOT_RECOGNIZED, Add, FactRx, Facts, fx
+from envmgr.buildlog.signatures import NAMED_GENERATOR, Details, Signature, generator_cut, sig, words
 from envmgr.catalog import FailureId
 
 IDS: tuple[FailureId, ...] = ("F09", "F10", "F11", "F20")
@@ -109,3 +110,49 @@ def decide(fs: Facts, add: Add) -> None:
 # ctest step, "test_x timed out after 300 s"): F20 is a build that takes too long, a test that hangs is not one
 _TESTS_STOPPED = re.compile(r"(?i:\b\d+\W{0,3}tests?\b|\b(?:py|c)test\b|\btest_\w+|"
                             r"\btests? (?:hang|hung|stuck|never|complete))")
+
+
+# ---------------------------------------------------------------- signatures: the tools' own sentences
+
+def _unused_vars(m: re.Match[str]) -> Details:
+    return {"unused": [n.strip() for n in m.group("names").splitlines() if n.strip()]}
+
+
+def _flag_unused(m: re.Match[str]) -> bool:
+    """An unused variable that names a GPU build flag (LLAMA_CUDA, GGML_CUBLAS, ...): CMake lists every unused -D,
+    and a harmless one (CUDNN_HOME, a toolchain hint) is no F09 (clean train logs)."""
+    return re.search(r"\b(?:LLAMA|GGML|WHISPER)_|CUBLAS|CUDA", m.group("names")) is not None
+
+
+SIGNATURES: tuple[Signature, ...] = (
+    # F09: old flag names (the CMake message wraps "Use GGML_CUDA instead" onto its own line).
+    # ggml's CMake and Makefile say deprecated (a warning, or FATAL_ERROR for LLAMA_CUBLAS) or removed
+    sig("F09", "deprecated-flag",
+         r"\b(?P<flag>(?:LLAMA|GGML|WHISPER)_\w+)\s+(?:is|has\s+been)\s+(?:deprecated|removed)\b",
+         needle=("deprecated", "removed")),
+    sig("F09", "unused-variables",
+         words("Manually-specified variables were not used by the project:")
+         + r"[ \t]*\n(?:[ \t]*\n)*(?P<names>(?:[ \t]+[A-Za-z_]\w*[ \t]*\n)+)", extract=_unused_vars,
+         needle="Manually-specified", span=40, check=_flag_unused),
+    # F10: CMAKE_ARGS quoting.
+    # Not when the extra path is a source file: CMake was run as the compiler (CC/CXX set to cmake), a
+    # failure of its own (train log onnxruntime #17517).
+    sig("F10", "extra-path", r"Ignoring extra path from command line:\s*(?P<arg>[^\n]*)", needle="extra path",
+         check=lambda m: not re.search(r"\.(?:c|cc|cpp|cxx|cu|o|obj)\"?\s*$", m.group("arg"))),
+    sig("F10", "skbuild-ignored", r"Unsupported CMAKE_ARGS ignored:\s*(?P<arg>[^\n]*)", needle="CMAKE_ARGS"),
+    # the generator name reached CMake cut at a space or with the shell's quotes in it (F03 keeps a whole name)
+    sig("F10", "generator-name-cut", NAMED_GENERATOR, needle="ould not", key="named generator", check=generator_cut),
+    sig("F10", "cmd-syntax", words("'CMAKE_ARGS' is not recognized as an internal or external command"),
+         needle="CMAKE_ARGS"),
+    # an architecture list CMake cannot read (8.6, sm_86, 86,89, "86 89": a format from another tool or a split
+    # value): the same validation as "contains literal quotes" (Modules/Internal/CMakeCUDAArchitecturesValidate.cmake)
+    sig("F10", "cmake-arch-list-format",
+         r"CMAKE_CUDA_ARCHITECTURES:\s+\S[^\n]*\s+is\s+not\s+one\s+of\s+the\s+following",
+         needle="not one of the following"),
+    # F11: long paths and long command lines (MSBuild codes survive localisation).
+    sig("F11", "object-path-max", r"CMAKE_OBJECT_PATH_MAX", needle="CMAKE_OBJECT_PATH_MAX"),
+    sig("F11", "msb3491", r"\bMSB3491\b", needle="MSB3491"),
+    sig("F11", "filename-too-long", words("The filename or extension is too long"), needle="too long"),
+    sig("F11", "ninja-260", words("Filename longer than 260 characters"), needle="260 characters"),
+    sig("F11", "input-line-too-long", words("The input line is too long"), needle="too long"),
+)

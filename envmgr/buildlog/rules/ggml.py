@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from envmgr.buildlog.rules.base import KEEP, Add, Fact, FactRx, Facts, fx
+from envmgr.buildlog.signatures import Signature, sig
 from envmgr.catalog import FailureId
 
 IDS: tuple[FailureId, ...] = ("F18",)
@@ -81,3 +82,12 @@ def _run_without_layers(fs: Facts) -> Fact | None:
     if ran is None or fs.first("gpu_wanted") or fs.first("ok_gpu_work") or fs.first("no_gpu_said"):
         return None
     return ran if fs.first("cuda_asked") or fs.first("gpu_seen") else None
+
+
+# ---------------------------------------------------------------- signatures: the tools' own sentences
+
+SIGNATURES: tuple[Signature, ...] = (
+    # F18: built or loaded for the CPU.
+    sig("F18", "zero-layers-offloaded", r"offloaded 0/(?P<layers>\d+) layers to GPU", needle="offloaded 0/"),
+    sig("F18", "blas-off", r"\bBLAS = 0\b", needle="BLAS = 0"),
+)

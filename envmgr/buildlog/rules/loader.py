@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from envmgr.buildlog.rules.base import Add, Fact, FactRx, Facts, alts, fx
+from envmgr.buildlog.signatures import Signature, sig
 from envmgr.catalog import FailureId
 
 IDS: tuple[FailureId, ...] = ("F15", "F16", "F23")
@@ -126,3 +127,54 @@ _MISSING = re.compile(r"(?i:not found|cannot be (?:found|loaded)|could not be (?
                       # Windows' loader dialog and tools in other languages (the DLL's name is on the line)
                       r"nicht gefunden|introuvable|no se encontr|non è stato trovato|não foi encontrad|"
                       r"找不到|見つかりません|찾을 수 없|не найден)")
+
+
+# ---------------------------------------------------------------- signatures: the tools' own sentences
+
+def _stale_path(m: re.Match[str]) -> bool:
+    path = m.group("path").lower()
+    return "cuda" in path or "hip" in path or "nvidia" in path
+
+
+SIGNATURES: tuple[Signature, ...] = (
+    # F15: Windows DLL loading (CPython's message is English; WinError 126 is the localised one).
+    sig("F15", "dll-not-loadable",
+         r"Could not find module '(?P<path>[^'\n]*?(?P<dll>[\w.+-]+\.dll))' \(or one of its dependencies\)",
+         flags=re.I, needle="ould not", key="module"),
+    sig("F15", "failed-to-load-dll", r"Failed to load shared library '(?P<path>[^'\n]*?(?P<dll>[\w.+-]+\.dll))'",
+         flags=re.I, needle="ailed to load shared library"),
+    sig("F15", "no-shared-library", r"Shared library with base name '(?P<base>\w+)' not found",
+         needle="not found", key="base name"),
+    sig("F15", "winerror-126", r"\[WinError 126\]", needle="WinError"),
+    # CPython's import of an extension module (pycuda._driver, torch._C, ...) whose DLLs the loader refused; what
+    # follows the colon is Windows' own text, in the system's language (module or procedure not found, bad image).
+    sig("F15", "dll-load-failed", r"DLL load failed(?: while importing (?P<module>[\w.]+))?:",
+         needle="DLL load failed"),
+    # CuPy's import check lists each DLL it depends on; a CUDA runtime one the loader cannot find (cuTENSOR and
+    # cuDNN are optional, so only the toolkit's own libraries count).
+    sig("F15", "cupy-dll-not-found",
+         r"(?P<dll>(?:cudart|cublas|cublasLt|nvrtc|cufft|curand|cusparse|cusolver|nvJitLink)64_\w*\.dll) -> not found",
+         flags=re.I, needle="-> not found"),
+    # libgpuarray (pygpu) and others that LoadLibrary a DLL by name and pass Windows' text on.
+    sig("F15", "could-not-load-dll", r"Could not load \"(?P<dll>[\w.+-]+\.dll)\"", flags=re.I,
+         needle="ould not", key="Could not load"),
+    # Native code calling LoadLibrary itself (onnxruntime's CUDA provider): the Windows error code, any language.
+    sig("F15", "loadlibrary-failed",
+         r"LoadLibrary failed with error (?P<code>\d+)[^\n]*?"
+         r"when trying to load \"(?P<path>[^\"\n]*?(?P<dll>[\w.+-]+\.dll))\"",
+         flags=re.I, needle="LoadLibrary failed"),
+    # F16: os.add_dll_directory on a CUDA_PATH that is gone (WinError 3 or 2, any locale).
+    sig("F16", "stale-cuda-path", r"\[WinError [23]\][^\n]*?'(?P<path>[^'\n]+)'", check=_stale_path,
+         needle="WinError"),
+    sig("F16", "add-dll-directory",
+         r"os\.add_dll_directory\(os\.path\.join\(os\.environ\[[\"'](?P<var>CUDA_PATH|HIP_PATH)[\"']\]",
+         needle="add_dll_directory"),
+    # F23: libcuda.so.1 and friends (Docker, no driver).
+    sig("F23", "libcuda-needed", r"(?P<lib>libcuda\.so\.1), needed by (?P<by>\S+), not found",
+         needle="not found", key="needed by"),
+    sig("F23", "driver-symbols-undefined", r"undefined reference to [`'](?P<symbol>cu(?:Mem|Device)\w*)'",
+         needle="undefined reference to"),
+    sig("F23", "so-not-found",
+         r"(?P<lib>lib(?:cuda|cudart|cublas|cublasLt)\.so(?:\.\d+)*): cannot open shared object file",
+         needle="cannot ", key="shared object"),
+)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from envmgr.buildlog.rules.base import Add, FactRx, Facts, fx
+from envmgr.buildlog.signatures import Signature, lines_above, sig
 from envmgr.catalog import FailureId
 
 IDS: tuple[FailureId, ...] = ("F25",)
@@ -49,3 +50,32 @@ def decide(fs: Facts, add: Add) -> None:
         add("F25", "compiler-killed", killed, tool=tool)
         add("F25", "compiler-out-of-memory", fs.first("compiler_oom"))
         add("F25", "job-killed", fs.first("job_killed"))
+
+
+# ---------------------------------------------------------------- signatures: the tools' own sentences
+
+# F25: the kernel's OOM killer (or a container's memory limit) killed a compiler of a parallel build: nvcc names
+# the tool and the signal, gcc's driver the program; MSVC (C1060/C1002, codes every locale prints) runs out of heap.
+# gcc's and MSVC's words count only in a CUDA build (a .cu file, nvcc or the word cuda, any case, in the lines
+# above): the same words in a C++ project's log are no failure of this catalog (logs/clean keeps such logs).
+_CUDA_BUILD = re.compile(r"\.cu\b|\bnvcc\b|(?i:\bcuda\b)")
+
+
+_CUDA_LINES = 30
+
+
+def _in_cuda_build(m: re.Match[str]) -> bool:
+    return _CUDA_BUILD.search(m.string, lines_above(m.string, m.start(), _CUDA_LINES), m.end()) is not None
+
+
+SIGNATURES: tuple[Signature, ...] = (
+    sig("F25", "nvcc-tool-killed", r"nvcc error\s*:\s*'(?P<tool>[\w+.-]+)' died due to signal 9\b",
+         needle="died due to signal 9"),
+    sig("F25", "gcc-killed", r"fatal error: Killed signal terminated program (?P<tool>[\w+.-]+)",
+         needle="Killed signal terminated", check=_in_cuda_build),
+    # gcc 6 and older word the same kill as an internal compiler error
+    sig("F25", "gcc-ice-killed", r"internal compiler error: Killed \(program (?P<tool>[\w+.-]+)\)",
+         needle="internal compiler error: Killed", check=_in_cuda_build),
+    sig("F25", "msvc-out-of-heap", r"\b(?P<code>C1060|C1002)\b[^\n]*?out of heap space", needle="out of heap space",
+         check=_in_cuda_build),
+)

@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 
 from envmgr.buildlog.rules.base import Add, FactRx, Facts, fx
+from envmgr.buildlog.rules.common import GPU_WANTED
+from envmgr.buildlog.signatures import Signature, line_before, sig, words
 from envmgr.catalog import FailureId
 
 IDS: tuple[FailureId, ...] = ("F14", "F17", "F18", "F23")
@@ -185,3 +187,41 @@ def fallback(fs: Facts, add: Add) -> None:
     asked = any(fs.first(k) for k in ("layers_asked", "gpu_wanted", "cuda_asked", "gpu_seen"))
     if asked and not fs.first("ok_gpu_work") and (compiled is None or compiled.value == "nvcc"):
         add("F18", "cpu-run-said-gpu-asked", fs.first("cpu_run_said"))
+
+
+# ---------------------------------------------------------------- signatures: the tools' own sentences
+
+_DRIVER_REASON = re.compile(r"(?i)driver|insufficient")
+
+
+_GPU_WANTED = re.compile(GPU_WANTED)
+
+
+def _gpu_wanted(m: re.Match[str]) -> bool:
+    """The lines that came with a ggml CUDA probe ask for GPU work (the window the match was found in)."""
+    return _GPU_WANTED.search(m.string) is not None
+
+
+SIGNATURES: tuple[Signature, ...] = (
+    # F14 / F17: run time.
+    sig("F14", "no-kernel-image", words("no kernel image is available for execution on the device"),
+         needle="kernel image"),
+    sig("F17", "driver-insufficient", words("CUDA driver version is insufficient for CUDA runtime version"),
+         needle="is insufficient"),
+    sig("F17", "driver-combination", words("unsupported display driver / cuda driver combination"),
+         needle="unsupported", key="display"),
+    sig("F17", "ptx-toolchain", words("the provided PTX was compiled with an unsupported toolchain"),
+         needle="unsupported", key="PTX"),
+    # ggml's CUDA init names the runtime's reason: a driver one is F17; any other (no device, an initialization
+    # error) leaves ggml on the CPU, F18 (train logs: a cortex.cpp run, an ollama run on purpose without GPUs).
+    sig("F17", "ggml-init-failed", r"ggml_cuda_init: failed to initialize CUDA: (?P<reason>[^\n]*)",
+         needle="ggml_cuda_init", check=lambda m: _DRIVER_REASON.search(m.group("reason")) is not None),
+    # ggml probes CUDA at every start and goes on with the CPU: the probe failing is F18 where the run wanted the GPU
+    # (layers to offload, a CUDA allocation that then failed), not in a run meant for the CPU (a clean train log)
+    sig("F18", "ggml-init-failed-cpu", r"ggml_cuda_init: failed to initialize CUDA: (?P<reason>[^\n]*)",
+         needle="ggml_cuda_init", check=lambda m: _DRIVER_REASON.search(m.group("reason")) is None and _gpu_wanted(m)),
+    # cudaErrorNoDevice: the runtime sees no GPU (none there, none passed into the container, hidden): the program
+    # runs on the CPU or stops; the driver is not too old (that is cudaErrorInsufficientDriver, F17).
+    sig("F18", "no-device", words("no CUDA-capable device is detected"), needle="CUDA-capable",
+         check=lambda m: "ggml_cuda_init" not in line_before(m) or _gpu_wanted(m)),
+)

@@ -8,6 +8,7 @@ import re
 
 from envmgr.buildlog.rules.base import KEEP, Add, Fact, FactRx, Facts, fx
 from envmgr.buildlog.rules.outcome import unfinished
+from envmgr.buildlog.signatures import Signature, sig, words
 from envmgr.catalog import FailureId
 
 IDS: tuple[FailureId, ...] = ("F18", "F19")
@@ -183,3 +184,17 @@ def _own_index_unused(fs: Facts) -> Fact | None:
         if f.value != "collected" and any(_norm(f.value) in url for url in urls):
             return f
     return None
+
+
+# ---------------------------------------------------------------- signatures: the tools' own sentences
+
+SIGNATURES: tuple[Signature, ...] = (
+    # F19: a prebuilt wheel was wanted but pip builds the sdist. flash-attn's setup.py looks for its own wheel first.
+    sig("F19", "prebuilt-wheel-not-found", words("Precompiled wheel not found. Building from source"),
+         needle="Precompiled wheel not found"),
+    # A CUDA wheel index (a cuXYZ folder) that lacks the requested version: the index lags behind PyPI (#1682).
+    sig("F19", "cuda-index-lacks-version",
+         r"Looking in indexes:[^\n]*?/(?P<flavour>cu\d{3,})/?(?=[\s,]|$)[^\n]*\n(?:[^\n]*\n){0,3}?[^\n]*?"
+         r"Could not find a version that satisfies the requirement (?P<requirement>\S+)", flags=re.M,
+         needle="Looking in indexes", key="Could not find a version", span=5),
+)
