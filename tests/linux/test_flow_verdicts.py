@@ -1,10 +1,11 @@
-"""`envmgr install --recipe` judges a failed build's log by the machine it planned for (issue 36 part 2): a real
-pip wheel of a tiny source folder whose backend prints a real train log (a llama.cpp server that cannot load
-libcublas.so.11, F23) and fails. On a recorded machine without an NVIDIA GPU the id is ruled out, with the reason;
-on the recorded machine with GPUs it stays, judged by nothing the record shows."""
+"""The flows judge a failed command's log by the machine (issue 36 part 2). `envmgr install --recipe`: a real pip
+wheel of a tiny source folder whose backend prints a real train log (a llama.cpp server that cannot load
+libcublas.so.11, F23) and fails; on a recorded machine without an NVIDIA GPU the id is ruled out, with the reason,
+on the recorded machine with GPUs it stays. `envmgr run --log`: a real command on this machine."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -51,3 +52,23 @@ def test_a_failed_builds_candidates_are_judged_by_the_machine(tmp_path, machine,
     assert (ruled in r.stderr) is ruled_out
     assert ("no known failure stands" in r.stderr) is ruled_out
     assert ("F23  libcuda.so.1 / CUDA libraries missing" in r.stderr) is not ruled_out
+
+
+CPU_RUN = CORPUS / "llama.cpp-load_tensors-offloaded-0-of-29-layers-cpu-mapped-EXCERPT.txt"   # train, F18
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="run --log's pty is POSIX here")
+def test_run_log_judges_the_log_by_this_machine(tmp_path):
+    """`run --log` on this machine: the verdict follows what this machine is (no nvidia-smi: ruled out)."""
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("ENVMGR_")}, "NO_COLOR": "1",
+           "ENVMGR_CACHE_DIR": str(tmp_path / "cache"), "ENVMGR_CONFIG_DIR": str(tmp_path / "config"),
+           "PYTHONPATH": str(ROOT)}
+    log = tmp_path / "run.log"
+    done = subprocess.run([sys.executable, "-m", "envmgr", "run", "--log", str(log), "--", "sh", "-c",
+                           f"cat '{CPU_RUN}'; exit 3"], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 3, done.stderr
+    if shutil.which("nvidia-smi") is None:
+        assert "ruled out by this machine: F18: this machine has no NVIDIA GPU (no nvidia-smi" in done.stderr
+        assert "no known failure stands: this machine rules out every catalog id the log suggests" in done.stderr
+    else:    # a GPU machine: F18 stands (confirmed only where doctor's own F18 check fails)
+        assert "F18  Built or installed for the GPU but runs on the CPU" in done.stderr
