@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from envmgr.binaries.devicecode import BINARY_NAME
 from envmgr.binaries.gpufit import Fit, fit
-from envmgr.discover.gpu import smi_path
+from envmgr.discover.gpu import container_mark, smi_path
 from envmgr.discover.model import Gpu
 from envmgr.doctor.checks import FAIL, WARN, Facts, Finding
 from envmgr.doctor.checks_install import llama_lib_dir
@@ -41,7 +41,8 @@ def from_doctor(facts: Facts, findings: Sequence[Finding], source: str = THIS) -
         source, os_name, arch, gpus, probe, known,
         next((g.driver_version for g in inv.gpus if g.driver_version), ""),
         tuple(k.short for k in inv.cuda), facts.cuda.short if facts.cuda else "", host.platform == WINDOWS,
-        device, fits, tuple(Check(f.id, f.status, f.summary) for f in findings if f.status in (FAIL, WARN)))
+        device, fits, tuple(Check(f.id, f.status, f.summary) for f in findings if f.status in (FAIL, WARN)),
+        container_mark(host))
 
 
 def _probe(host: Host, facts: Facts) -> tuple[str, bool]:

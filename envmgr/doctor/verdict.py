@@ -51,13 +51,15 @@ class MachineFacts:
     device: str = ""                         # the installed package's device code in words ("" unknown)
     fits: tuple[Fit, ...] = ()               # how each GPU runs it (binaries/gpufit.py)
     checks: tuple[Check, ...] = ()           # doctor's failing/warning checks of this run
+    container: str = ""                      # the mark of a container (/.dockerenv): the host's GPUs are not seen
 
     def to_json(self) -> dict[str, Any]:
         return {"source": self.source, "os": self.os or None, "arch": self.arch or None,
                 "gpus": [{"name": n, "compute_capability": c} for n, c in self.gpus], "gpu_probe": self.gpu_probe,
                 "driver": self.driver or None, "toolkits": list(self.toolkits), "cuda": self.cuda or None,
                 "device_code": self.device or None, "fits": [f.to_json() for f in self.fits],
-                "checks": [{"id": c.id, "status": c.status, "summary": c.summary} for c in self.checks]}
+                "checks": [{"id": c.id, "status": c.status, "summary": c.summary} for c in self.checks],
+                "container": self.container or None}
 
 
 @dataclass(frozen=True)
@@ -76,7 +78,7 @@ def no_nvidia(m: MachineFacts) -> str:
     if m.os == "darwin":
         return (f"macOS ({m.arch or 'unknown processor'}): NVIDIA's CUDA does not run on macOS "
                 "(its last toolkit, 10.2, dropped it)")
-    if m.gpus or not m.gpu_known:
+    if m.gpus or not m.gpu_known or m.container:
         return ""
     if m.toolkits and m.arch in ("aarch64", "arm64"):
         return ""    # a Jetson board: CUDA without nvidia-smi

@@ -11,6 +11,7 @@ import tomlkit
 
 from envmgr.binaries.gpufit import fit
 from envmgr.buildlog.scan import scan_path
+from envmgr.discover.gpu import container_mark
 from envmgr.doctor.verdict import CONFIRMED, CONTRADICTED, UNJUDGED, Check, MachineFacts, judge, kept, no_nvidia
 from envmgr.host.live import LiveHost
 from envmgr.host.machinefile import machine_document
@@ -38,6 +39,8 @@ def test_what_no_nvidia_gpu_rests_on():
     assert no_nvidia(MachineFacts("m", "linux", "aarch64", gpu_known=True, toolkits=("12.6",))) == ""
     assert no_nvidia(MachineFacts("m", "linux", "aarch64", gpu_known=True)).startswith("an aarch64 machine")
     assert no_nvidia(MachineFacts("m", "linux", "x86_64", gpus=(("GPU 0 T4", "7.5"),), gpu_known=True)) == ""
+    # a container without nvidia-smi: the host's GPU may not have been passed in (docker run without --gpus, F23)
+    assert no_nvidia(MachineFacts("m", "linux", "x86_64", gpu_known=True, container="/.dockerenv")) == ""
 
 
 def test_the_cpu_family_is_ruled_out_only_without_an_nvidia_gpu():
@@ -107,3 +110,11 @@ def test_record_keeps_the_os_and_processor():
     doc = machine_document(RecordingHost(LiveHost()), version="test")
     meta = tomlkit.parse(tomlkit.dumps(doc))["meta"]
     assert (meta["os"], meta["machine"]) == LiveHost().system
+
+
+def test_a_record_keeps_the_container_mark_it_was_made_in(tmp_path):
+    rec = RecordingHost(LiveHost())
+    here = container_mark(rec)          # as `envmgr record` asks, through the recording
+    path = tmp_path / "rec.toml"
+    path.write_text(tomlkit.dumps(machine_document(rec, version="test")), encoding="utf-8")
+    assert container_mark(load_machine(str(path))) == here == container_mark(LiveHost())
