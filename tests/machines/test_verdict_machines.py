@@ -149,3 +149,10 @@ def test_the_flows_read_the_machine_only_when_the_log_names_a_cause(tmp_path, ca
     asked = []
     diagnose(str(log), lambda: asked.append(1))
     assert asked == [] and "no known failure signature" in capsys.readouterr().err
+
+
+def test_doctor_machine_after_the_command_is_the_global_option(cli):
+    after = cli("doctor", "--machine", OLD_DRIVER, "--only", "F17", "--json")
+    before = cli("--machine", OLD_DRIVER, "doctor", "--only", "F17", "--json")
+    assert after.code == before.code == 1 and after.json() == before.json()
+    assert after.json()["checks"][0]["status"] == "fail"
