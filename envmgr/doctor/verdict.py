@@ -86,11 +86,26 @@ def no_nvidia(m: MachineFacts) -> str:
     return f"{where} has no NVIDIA GPU ({m.gpu_probe}{'' if m.toolkits else '; no CUDA toolkit either'})"
 
 
+# The CPU family's evidence of a RUN (a program that went on with the CPU, a library a program could not load), by
+# the scan's signature names (`signatures` in doctor --log --json; facts' decisions as `anchor:<rule>`). A machine
+# without an NVIDIA GPU expects those. Evidence of a BUILD (a link without libcuda, a CUDA flag that never reached
+# CMake, pip compiling where a CUDA wheel was wanted) is a failure wherever the wheel is built: a CI runner without
+# a GPU builds for other machines, so nothing is ruled out there (except on macOS, where no CUDA build exists).
+RUN_SIGNATURES = frozenset({
+    "zero-layers-offloaded", "blas-off", "no-device", "ggml-init-failed-cpu", "so-not-found",
+    *(f"anchor:{rule}" for rule in (
+        "cpu-only", "no-cuda-device", "cpu-fallback-gpu-expected", "cpu-run-said-gpu-asked", "cuda-init-failed",
+        "cpu-backend-only", "weights-on-cpu-layers-asked", "zero-gpu-layers", "gpu-asked-no-layers",
+        "run-without-layers", "shared-object-missing", "no-nvidia-driver", "container-without-gpus", "cpu-only-wheel",
+        "cpu-only-wheel-file")),
+})
+
+
 def _cpu_family(match: Any, m: MachineFacts) -> tuple[str, str] | None:
     why = no_nvidia(m)
-    if why:
-        return CONTRADICTED, f"{why}: a CPU run is expected, not a failure"
-    return None
+    if not why or (m.os != "darwin" and not RUN_SIGNATURES & set(match.signatures)):
+        return None
+    return CONTRADICTED, f"{why}: a CPU run is expected, not a failure"
 
 
 def _kernel_image(match: Any, m: MachineFacts) -> tuple[str, str] | None:
