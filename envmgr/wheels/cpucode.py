@@ -12,7 +12,7 @@ on CPUs without them (JamePeng/llama-cpp-python#55, #57; dougeeai/llama-cpp-pyth
   above a floor: matches that come in runs (another within CLUSTER bytes), at least MIN_RUN of them and
   MIN_PER_MIB per MiB of code. Measured on this machine's binaries: stray matches in gcc, cmake, python3.11,
   libstdc++ and libLLVM-14 (no AVX-512 code paths) stay at or below 5 clustered per MiB; gcc-built kernels
-  and glibc's and libcrypto's AVX-512/AVX2 paths are hundreds to thousands per MiB (tests/unit/test_cpucode.py
+  and glibc's and libcrypto's AVX-512/AVX2 paths are hundreds to thousands per MiB (tests/unit/wheels/test_cpucode.py
   on gcc and mingw-w64 objects built with and without -mavx512f / -mavx2 -mfma -mf16c). A library that
   dispatches at run time (glibc's ifuncs) carries AVX-512 it never runs on other CPUs: the scan cannot tell,
   the words say so.
@@ -282,7 +282,7 @@ def read_wheel(wheel: Wheel) -> CpuCode:
     The package's own CUDA library (libggml-cuda) is scanned too: its host code runs on the CPU. NVIDIA's
     libraries bundled with it (cuBLAS, cudart: devicecode's CUDA_LIBRARY names) are not: they choose their
     code path at run time (cublasLt64_12.dll of nvidia-cublas-cu12 12.9 has AVX-512 code at 78 runs per MiB
-    and runs on AVX2 CPUs; tests/unit/test_cpucode.py). The wheel is read through files/wheelzip.py (its
+    and runs on AVX2 CPUs; tests/unit/wheels/test_cpucode.py). The wheel is read through files/wheelzip.py (its
     budgets; BadWheel for a damaged or hostile one)."""
     found = [m for m in wheel.members if not m.is_dir and NATIVE.search(m.name)]
     nvidia = tuple(m.name.rsplit("/", 1)[-1] for m in found if CUDA_LIBRARY.match(m.name.rsplit("/", 1)[-1]))

@@ -230,7 +230,7 @@ def _guarded(tree: ast.Module, node: ast.AST) -> bool:
 
 
 def test_imports_sit_at_the_top_of_their_module():
-    """Outside the fast path (whose deferrals tests/unit/test_fast_path.py guards), at most 10% of the
+    """Outside the fast path (whose deferrals tests/unit/fastpath/test_fast_path.py guards), at most 10% of the
     imports are made inside functions: the platform-only modules (winreg, termios, winpy, ctypes) and the
     few that keep a heavy dependency off a light path."""
     inside, total, where = _function_level_imports()
