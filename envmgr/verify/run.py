@@ -21,6 +21,7 @@ from envmgr.doctor.dll import resolve_pe
 from envmgr.doctor.dllsyms import entry_evidence
 from envmgr.doctor.elf import resolve_elf
 from envmgr.doctor.gpufit import fit
+from envmgr.doctor.reuse import Reused
 from envmgr.errors import EnvmgrError, UsageError
 from envmgr.files.nested import loads_json
 from envmgr.host.base import WINDOWS, Host, join
@@ -30,7 +31,7 @@ from envmgr.verify.cpuvariant import carried, cpu_step, loaded_variant
 from envmgr.verify.gguf import TinyLlama, write_tiny_llama
 from envmgr.verify.plain import PLAIN, plain_host
 from envmgr.verify.report import ChildRun, death, parse_run
-from envmgr.verify.runtimes import after_step, framed, runtimes_step
+from envmgr.verify.runtimes import after_step, framed, reuse_found, reuse_step, runtimes_step
 from envmgr.wheels import cpucode
 
 CHILD = Path(__file__).with_name("child.py")
@@ -51,6 +52,7 @@ class Verdict:
     seconds: float
     environment: str = PLAIN     # verify/plain.py: "plain" (the user's own python) or "inherited"
     environment_words: str = ""
+    reused: tuple[Reused, ...] = ()   # sonames bound to an --after module's copy (doctor/reuse.py)
 
     @property
     def ok(self) -> bool:
@@ -136,8 +138,10 @@ def verify(host: Host, python: str | None, package: str = "llama-cpp-python", *,
                            fits, code.summary()))
     step = cpu_step(run.log, run.get("package").get("lib_files") or [], _cpu(host, run, exe))
     steps = (*steps, step) if step is not None else steps
-    steps = framed(steps, first, runtimes_step(run.get("runtimes"), "llama_cpp", run.log))
-    return Verdict(package, exe, steps, run, size, time.perf_counter() - t0, mode, words)
+    reused = reuse_found(host, run, [run.get("package").get("lib_dir") or ""], after)
+    steps = framed(steps, first, runtimes_step(run.get("runtimes"), "llama_cpp", run.log),
+                   reuse_step(reused, "llama_cpp"))
+    return Verdict(package, exe, steps, run, size, time.perf_counter() - t0, mode, words, reused)
 
 
 def _cpu(host: Host, run: ChildRun, python: str) -> cpucode.Cpu:

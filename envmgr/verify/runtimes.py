@@ -1,13 +1,17 @@
-"""verify's steps for `--after` and duplicate runtimes, from the child's records (child_after.py). Pure; the
-judgement itself is doctor/runtimes.py (doctor --dll uses it too).
+"""verify's steps for `--after`, duplicate runtimes and sonames reused from the app, from the child's records
+(child_after.py). Pure but for reuse_found, which reads the package's libraries through the host; the judgements
+themselves are doctor/runtimes.py (doctor --dll uses it too) and doctor/reuse.py.
 """
 from __future__ import annotations
 
 import re
 from typing import Any
 
+from envmgr.doctor.reuse import Reused, reused
 from envmgr.doctor.runtimes import MAJORS, OPENMP, OPENMP_FIX, duplicates, file_name
+from envmgr.host.base import LINUX, Host
 from envmgr.verify.analyze import FAIL, OK, WARN, Step
+from envmgr.verify.report import ChildRun
 
 # libiomp5's abort when it finds another OpenMP runtime initialised (Intel's message, as users quote it).
 _OMP_ABORT = re.compile(r"OMP: Error #15: Initializing [^\n]*already initialized\.?")
@@ -58,6 +62,40 @@ def runtimes_step(record: dict[str, Any], package: str, log: str = "") -> Step |
                 ev, fix="; ".join(fixes))
 
 
-def framed(steps: tuple[Step, ...], after: Step | None, runtimes: Step | None) -> tuple[Step, ...]:
-    """The --after step first (what the app loaded before the package), the duplicate-runtime check last."""
-    return (*((after,) if after else ()), *steps, *((runtimes,) if runtimes else ()))
+def framed(steps: tuple[Step, ...], after: Step | None, runtimes: Step | None,
+           reuse: Step | None = None) -> tuple[Step, ...]:
+    """The --after step first (what the app loaded before the package), the duplicate-runtime and soname-reuse
+    checks last."""
+    return (*((after,) if after else ()), *steps, *((runtimes,) if runtimes else ()), *((reuse,) if reuse else ()))
+
+
+def app_libraries(records: list[dict[str, Any]]) -> dict[str, str]:
+    """Each shared library an --after module loaded -> that module (the child's `after` records)."""
+    return {str(p): str(rec.get("module")) for rec in records if rec.get("ok") for p in rec.get("libraries") or []}
+
+
+def reuse_step(found: tuple[Reused, ...], package: str) -> Step | None:
+    """`reuse`: the package's libraries bound to an app's copy of a soname, not the copy they load alone (a
+    warning with both copies: the same soname can be another release, built for another runtime)."""
+    if not found:
+        return None
+    names = ", ".join(dict.fromkeys(r.soname for r in found))
+    first = found[0]
+    folder = first.mapped.rsplit("/", 1)[0]
+    return Step("reuse", WARN, f"{package} runs with the app's copy of {names}, not the one it loads alone",
+                tuple(r.line for r in found),
+                fix=(f"ld.so binds a soname already in the process, whatever the package's RUNPATH says. Check the "
+                     f"package alone with the app's copy: LD_LIBRARY_PATH={folder} envmgr verify (no --after); "
+                     f"if that fails too, install or build the package against the app's release of "
+                     f"{names} (for CUDA libraries: the toolkit release of the app's nvidia wheels), or import "
+                     f"the package before the app"))
+
+
+def reuse_found(host: Host, run: ChildRun, roots: list[str], after: tuple[str, ...]) -> tuple[Reused, ...]:
+    """With --after on Linux: the package's NEEDED sonames the process bound to a copy an --after module loaded
+    rather than the one ld.so picks for the package alone (doctor/reuse.py). `host`: the child's (its env)."""
+    modules = run.get("runtimes").get("modules") or []
+    if not after or not modules or host.platform != LINUX:
+        return ()
+    return reused(host, [str(m) for m in modules], [r for r in roots if isinstance(r, str)],
+                  app_libraries(run.records("after")))
