@@ -24,7 +24,7 @@ from envmgr.verify.anyjudge import PROOF_WORDS, AnyInputs, judge
 from envmgr.verify.anyschema import record_filter
 from envmgr.verify.plain import PLAIN, plain_host
 from envmgr.verify.report import ChildRun, death, parse_run
-from envmgr.verify.runtimes import after_step, framed, reuse_found, reuse_step, runtimes_step
+from envmgr.verify.runtimes import after_step, framed, package_roots, reuse_found, reuse_step, runtimes_step
 
 CHILD = Path(__file__).with_name("child_any.py")
 MAX_LIBRARY = 2 << 30
@@ -86,9 +86,10 @@ def verify_any(host: Host, python: str, package: str, *, timeout: float, inherit
         steps += (Step("child", WARN, f"a process started by the import kept running: reading stopped at the "
                        f"{timeout:g} s timeout (the child itself had ended)",
                        ("it holds the child's output open: a server or daemon the package starts when imported",)),)
-    roots = list(dict.fromkeys(str(p).rsplit("/", 1)[0] for p in libs if isinstance(p, str)))
+    roots = package_roots(run)
     reused = reuse_found(host, run, roots, after)
-    steps = framed(steps, first, runtimes_step(run.get("runtimes"), package, run.log), reuse_step(reused, package))
+    steps = framed(steps, first, runtimes_step(run.get("runtimes"), package, run.log, roots),
+                   reuse_step(reused, package))
     return AnyVerdict(package, python, steps, run, proof, time.perf_counter() - t0, 0, mode, words, reused)
 
 

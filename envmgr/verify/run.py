@@ -31,7 +31,7 @@ from envmgr.verify.cpuvariant import carried, cpu_step, loaded_variant
 from envmgr.verify.gguf import TinyLlama, write_tiny_llama
 from envmgr.verify.plain import PLAIN, plain_host
 from envmgr.verify.report import ChildRun, death, parse_run
-from envmgr.verify.runtimes import after_step, framed, reuse_found, reuse_step, runtimes_step
+from envmgr.verify.runtimes import after_step, framed, package_roots, reuse_found, reuse_step, runtimes_step
 from envmgr.wheels import cpucode
 
 CHILD = Path(__file__).with_name("child.py")
@@ -138,8 +138,8 @@ def verify(host: Host, python: str | None, package: str = "llama-cpp-python", *,
                            fits, code.summary()))
     step = cpu_step(run.log, run.get("package").get("lib_files") or [], _cpu(host, run, exe))
     steps = (*steps, step) if step is not None else steps
-    reused = reuse_found(host, run, [run.get("package").get("lib_dir") or ""], after)
-    steps = framed(steps, first, runtimes_step(run.get("runtimes"), "llama_cpp", run.log),
+    reused = reuse_found(host, run, package_roots(run), after)
+    steps = framed(steps, first, runtimes_step(run.get("runtimes"), "llama_cpp", run.log, package_roots(run)),
                    reuse_step(reused, "llama_cpp"))
     return Verdict(package, exe, steps, run, size, time.perf_counter() - t0, mode, words, reused)
 

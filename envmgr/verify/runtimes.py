@@ -12,6 +12,7 @@ from envmgr.doctor.runtimes import MAJORS, OPENMP, OPENMP_FIX, duplicates, file_
 from envmgr.host.base import LINUX, Host
 from envmgr.verify.analyze import FAIL, OK, WARN, Step
 from envmgr.verify.report import ChildRun
+from envmgr.wheels import defer
 
 # libiomp5's abort when it finds another OpenMP runtime initialised (Intel's message, as users quote it).
 _OMP_ABORT = re.compile(r"OMP: Error #15: Initializing [^\n]*already initialized\.?")
@@ -43,7 +44,16 @@ def after_step(records: list[dict[str, Any]], wanted: tuple[str, ...], python: s
     return Step("after", OK, f"imported first, in the same process: {', '.join(wanted)}", tuple(ev))
 
 
-def runtimes_step(record: dict[str, Any], package: str, log: str = "") -> Step | None:
+def package_roots(run: ChildRun) -> list[str]:
+    """The package's native folders: llama_cpp's lib folder, or the folders of any package's libraries."""
+    pkg = run.get("package")
+    if pkg.get("lib_dir"):
+        return [str(pkg["lib_dir"])]
+    libs = [str(p) for p in pkg.get("libraries") or [] if isinstance(p, str)]
+    return list(dict.fromkeys(p[:max(p.rfind("/"), p.rfind("\\"))] for p in libs))
+
+
+def runtimes_step(record: dict[str, Any], package: str, log: str = "", roots: list[str] | None = None) -> Step | None:
     """`runtimes`: duplicates among everything loaded once the package was imported. None when the child did
     not get that far (it died, or an --after module failed), unless its log (stderr) has Intel's abort."""
     abort = _OMP_ABORT.search(log)
@@ -57,9 +67,11 @@ def runtimes_step(record: dict[str, Any], package: str, log: str = "") -> Step |
         return Step("runtimes", OK, "one OpenMP runtime at most, one CUDA runtime and cuBLAS major at most "
                     f"in the process with {package} loaded")
     ev = tuple(d.line for d in found)
-    fixes = tuple(dict.fromkeys(d.fix for d in found))
+    defers = defer.plan(found, roots or [])
+    fixes = tuple(dict.fromkeys([*(defer.words(d) for d in defers), *(d.fix for d in found)]))
     return Step("runtimes", WARN, f"duplicate runtimes in one process: {', '.join(d.family for d in found)}",
-                ev, fix="; ".join(fixes))
+                ev, fix="; or ".join(fixes) if defers else "; ".join(fixes),
+                fix_command="envmgr verify --after ... --fix" if defers else "")
 
 
 def framed(steps: tuple[Step, ...], after: Step | None, runtimes: Step | None,
