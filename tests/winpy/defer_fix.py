@@ -14,8 +14,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from envmgr.doctor.runtimes import duplicates  # noqa: E402
-from envmgr.wheels import defer  # noqa: E402
+from envmgr.doctor.runtimes import duplicates
+from envmgr.wheels import defer
 
 
 def main(argv: list[str]) -> dict:

@@ -81,7 +81,8 @@ def test_two_intel_openmp_copies_become_one_after_the_fix_and_two_again_after_un
     modules = run.get("runtimes")["modules"]
     step = runtimes_step(run.get("runtimes"), "llama_cpp", run.log, [windows_path(lib)])
     assert step is not None and step.status == "warn" and step.fix_command == "envmgr verify --after ... --fix"
-    assert step.fix.lower().startswith(f"make the package's intel openmp defer to the app's: {windows_path(own).lower()}")
+    said = f"make the package's intel openmp defer to the app's: {windows_path(own).lower()}"
+    assert step.fix.lower().startswith(said)
 
     listed = tmp_path / "modules.json"
     listed.write_text(json.dumps(modules))
