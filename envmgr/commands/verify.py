@@ -10,11 +10,11 @@ from typing import Any
 
 import click
 
+from envmgr.binaries.runtimes import duplicates
 from envmgr.cli.grammar import refuse_inapplicable
 from envmgr.cli.main import Ctx
 from envmgr.cli.options import say_target
 from envmgr.discover.target import choose_python
-from envmgr.doctor.runtimes import duplicates
 from envmgr.errors import InputFileError, UsageError
 from envmgr.files.atomic import write_user_file
 from envmgr.host import dirs

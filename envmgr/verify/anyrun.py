@@ -10,13 +10,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from envmgr.binaries.devicecode import BinaryCode, DeviceCode, read_binary
+from envmgr.binaries.dll import resolve_pe
+from envmgr.binaries.dllsyms import entry_evidence
+from envmgr.binaries.elf import resolve_elf
+from envmgr.binaries.gpufit import fit
+from envmgr.binaries.reuse import Reused
 from envmgr.discover.gpu import discover_gpus
-from envmgr.doctor.devicecode import BinaryCode, DeviceCode, read_binary
-from envmgr.doctor.dll import resolve_pe
-from envmgr.doctor.dllsyms import entry_evidence
-from envmgr.doctor.elf import resolve_elf
-from envmgr.doctor.gpufit import fit
-from envmgr.doctor.reuse import Reused
 from envmgr.errors import EnvmgrError, UsageError
 from envmgr.host.base import WINDOWS, Host
 from envmgr.verify.analyze import FAIL, WARN, Step, first_failure
@@ -41,7 +41,7 @@ class AnyVerdict:
     model_bytes: int = 0
     environment: str = PLAIN     # verify/plain.py
     environment_words: str = ""
-    reused: tuple[Reused, ...] = ()   # sonames bound to an --after module's copy (doctor/reuse.py)
+    reused: tuple[Reused, ...] = ()   # sonames bound to an --after module's copy (binaries/reuse.py)
 
     @property
     def ok(self) -> bool:

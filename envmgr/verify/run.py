@@ -15,13 +15,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from envmgr.binaries.devicecode import BINARY_NAME, DeviceCode
+from envmgr.binaries.dll import resolve_pe
+from envmgr.binaries.dllsyms import entry_evidence
+from envmgr.binaries.elf import resolve_elf
+from envmgr.binaries.gpufit import fit
+from envmgr.binaries.reuse import Reused
 from envmgr.discover.gpu import discover_gpus
-from envmgr.doctor.devicecode import BINARY_NAME, DeviceCode
-from envmgr.doctor.dll import resolve_pe
-from envmgr.doctor.dllsyms import entry_evidence
-from envmgr.doctor.elf import resolve_elf
-from envmgr.doctor.gpufit import fit
-from envmgr.doctor.reuse import Reused
 from envmgr.errors import EnvmgrError, UsageError
 from envmgr.files.nested import loads_json
 from envmgr.host.base import WINDOWS, Host, join
@@ -52,7 +52,7 @@ class Verdict:
     seconds: float
     environment: str = PLAIN     # verify/plain.py: "plain" (the user's own python) or "inherited"
     environment_words: str = ""
-    reused: tuple[Reused, ...] = ()   # sonames bound to an --after module's copy (doctor/reuse.py)
+    reused: tuple[Reused, ...] = ()   # sonames bound to an --after module's copy (binaries/reuse.py)
 
     @property
     def ok(self) -> bool:

@@ -1,14 +1,14 @@
 """verify's steps for `--after`, duplicate runtimes and sonames reused from the app, from the child's records
 (child_after.py). Pure but for reuse_found, which reads the package's libraries through the host; the judgements
-themselves are doctor/runtimes.py (doctor --dll uses it too) and doctor/reuse.py.
+themselves are binaries/runtimes.py (doctor --dll uses it too) and binaries/reuse.py.
 """
 from __future__ import annotations
 
 import re
 from typing import Any
 
-from envmgr.doctor.reuse import Reused, reused
-from envmgr.doctor.runtimes import MAJORS, OPENMP, OPENMP_FIX, duplicates, file_name
+from envmgr.binaries.reuse import Reused, reused
+from envmgr.binaries.runtimes import MAJORS, OPENMP, OPENMP_FIX, duplicates, file_name
 from envmgr.host.base import LINUX, Host
 from envmgr.verify.analyze import FAIL, OK, WARN, Step
 from envmgr.verify.report import ChildRun
@@ -105,7 +105,7 @@ def reuse_step(found: tuple[Reused, ...], package: str) -> Step | None:
 
 def reuse_found(host: Host, run: ChildRun, roots: list[str], after: tuple[str, ...]) -> tuple[Reused, ...]:
     """With --after on Linux: the package's NEEDED sonames the process bound to a copy an --after module loaded
-    rather than the one ld.so picks for the package alone (doctor/reuse.py). `host`: the child's (its env)."""
+    rather than the one ld.so picks for the package alone (binaries/reuse.py). `host`: the child's (its env)."""
     modules = run.get("runtimes").get("modules") or []
     if not after or not modules or host.platform != LINUX:
         return ()

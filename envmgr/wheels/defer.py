@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from envmgr.doctor.dllsyms import pe_exports
-from envmgr.doctor.elfsyms import parse_versions
-from envmgr.doctor.runtimes import OPENMP, Duplicate, file_name
+from envmgr.binaries.dllsyms import pe_exports
+from envmgr.binaries.elfsyms import parse_versions
+from envmgr.binaries.runtimes import OPENMP, Duplicate, file_name
 from envmgr.errors import InputFileError
 from envmgr.files.atomic import atomic_write
 from envmgr.files.jsondoc import dumps, read_json_file

@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from envmgr.doctor.runtimes import duplicates
+from envmgr.binaries.runtimes import duplicates
 from envmgr.wheels import defer
 
 

@@ -9,7 +9,7 @@ cuBLAS instead of the copies its own RUNPATH, LD_LIBRARY_PATH or ld.so.cache nam
 tested with (the H100 run of bench/results/2026-12-07-issue37-gpu-after-torch.md died in the model load so).
 
 Here, for each library of the package that the process maps, each NEEDED soname is resolved as ld.so would for
-the package alone (doctor/elf.py's search order) and compared with the copy the process maps under that soname;
+the package alone (binaries/elf.py's search order) and compared with the copy the process maps under that soname;
 a difference where the mapped copy is one the --after modules loaded is reported with both paths and what can
 be read of their versions (the real file's name, the newest symbol version of each family the package needs).
 """
@@ -18,9 +18,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from envmgr.doctor.dll import MAX_READ
-from envmgr.doctor.elf import _every, _steps, ld_cache, parse_elf
-from envmgr.doctor.elfsyms import Versions, newest, parse_versions
+from envmgr.binaries.dll import MAX_READ
+from envmgr.binaries.elf import _every, _steps, ld_cache, parse_elf
+from envmgr.binaries.elfsyms import Versions, newest, parse_versions
 from envmgr.errors import InputFileError
 from envmgr.host.base import Host, host_path
 
