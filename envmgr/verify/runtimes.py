@@ -92,8 +92,7 @@ def reuse_step(found: tuple[Reused, ...], package: str) -> Step | None:
     if not found:
         return None
     names = ", ".join(dict.fromkeys(r.soname for r in found))
-    first = found[0]
-    folder = first.mapped.rsplit("/", 1)[0]
+    folder = ":".join(dict.fromkeys(r.mapped.rsplit("/", 1)[0] for r in found))
     return Step("reuse", WARN, f"{package} runs with the app's copy of {names}, not the one it loads alone",
                 tuple(r.line for r in found),
                 fix=(f"ld.so binds a soname already in the process, whatever the package's RUNPATH says. Check the "

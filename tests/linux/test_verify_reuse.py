@@ -100,3 +100,18 @@ def test_without_after_or_with_the_same_copy_nothing_is_reused(layout, tmp_path)
     (tmp_path / "app" / "sameapp.py").write_text(f"import ctypes\n_x = ctypes.CDLL({str(own)!r})\n")
     doc = json.loads(run_cli("verify", "--after", "sameapp", "--json", env={"PYTHONPATH": path}).stdout)
     assert doc["reused_libraries"] == [] and "reuse" not in {s["name"] for s in doc["steps"]}
+
+
+def test_a_copy_reached_through_its_symbolic_link_is_named_by_its_real_file(layout):
+    """/proc/self/maps names the real file (a toolkit's libcudart.so.13 is a link to libcudart.so.13.0.88): the
+    app's copy here is libx.so.1.2.3 behind libx.so.1, and that real name is the version shown."""
+    path, app_lib, own, _ = layout
+    real = app_lib.with_name("libx.so.1.2.3")
+    app_lib.rename(real)
+    app_lib.symlink_to(real.name)
+    assert real_loader(path, "import myapp; ") == (2, [])             # the maps line ends in libx.so.1.2.3
+    doc = json.loads(run_cli("verify", "--after", "myapp", "--json",
+                             env={"PYTHONPATH": path, "LD_LIBRARY_PATH": ""}).stdout)
+    (found,) = doc["reused_libraries"]
+    assert found["mapped"] == str(real) and found["mapped_version"].startswith("libx.so.1.2.3, ")
+    assert found["alone"] == str(own)
