@@ -103,11 +103,14 @@ def apply(defers: Iterable[Defer], manifest_dir: Path) -> tuple[list[str], Path 
         if why or os.path.lexists(backup):
             lines.append(f"{d.package_copy}: left as it is ({why or backup + ' exists: an earlier fix not undone'})")
             continue
-        sha = _sha(d.package_copy)
-        os.replace(d.package_copy, backup)
-        how = _link(d.app_copy, d.package_copy)
+        sha, how = _sha(d.package_copy), ""
+        try:
+            os.replace(d.package_copy, backup)
+            how = _link(d.app_copy, d.package_copy)
+        finally:    # no link made (or Ctrl-C between the two): the original goes back where it was
+            if not how and os.path.lexists(backup) and not os.path.lexists(d.package_copy):
+                os.replace(backup, d.package_copy)
         if not how:
-            os.replace(backup, d.package_copy)
             lines.append(f"{d.package_copy}: left as it is (no link to {d.app_copy} can be made here)")
             continue
         done.append({"path": d.package_copy, "target": d.app_copy, "backup": backup, "sha256": sha, "link": how})
