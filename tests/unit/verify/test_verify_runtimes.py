@@ -151,3 +151,22 @@ def test_intels_abort_in_the_log_is_a_failed_runtimes_step_even_without_a_module
     assert step.evidence == ("OMP: Error #15: Initializing libiomp5md.dll, but found libiomp5md.dll already "
                              "initialized.",) and "KMP_DUPLICATE_LIB_OK" in step.fix
     assert runtimes_step({}, "llama_cpp", "OMP: Info #276: omp_set_nested routine deprecated") is None
+
+
+def test_the_defer_fix_is_planned_only_for_the_packages_copy_of_a_runtime_the_app_loaded_too():
+    from envmgr.wheels import defer
+
+    site = "/v/site"
+    same = duplicates([f"{site}/torch/lib/libgomp.so.1", f"{site}/llama_cpp/lib/libgomp-a34b3233.so.1"])
+    (d,) = defer.plan(same, [f"{site}/llama_cpp/lib"])
+    assert (d.package_copy, d.app_copy, d.what) == (f"{site}/llama_cpp/lib/libgomp-a34b3233.so.1",
+                                                    f"{site}/torch/lib/libgomp.so.1", "GNU OpenMP")
+    assert defer.plan(same, [f"{site}/other"]) == ()                  # neither copy is the package's
+    mixed = duplicates([f"{site}/torch/lib/libiomp5.so", f"{site}/llama_cpp/lib/libgomp.so.1"])
+    assert defer.plan(mixed, [f"{site}/llama_cpp/lib"]) == ()         # GNU cannot stand in for Intel
+    win = duplicates([SITE + r"\torch\lib\libiomp5md.dll", SITE + r"\llama_cpp\lib\libiomp5md-1a2b3c4d.dll"])
+    (w,) = defer.plan(win, [SITE.lower() + r"\LLAMA_CPP\lib"])
+    assert w.package_copy.endswith("libiomp5md-1a2b3c4d.dll") and w.app_copy.endswith(r"torch\lib\libiomp5md.dll")
+    step = runtimes_step({"modules": list(same[0].paths)}, "llama_cpp", "", [f"{site}/llama_cpp/lib"])
+    assert step is not None and step.fix.startswith("make the package's GNU OpenMP defer to the app's")
+    assert "KMP_DUPLICATE_LIB_OK" in step.fix and step.fix_command == "envmgr verify --after ... --fix"

@@ -121,6 +121,22 @@ def test_the_variants_a_wheel_carries_decide_and_ggml_takes_the_best_this_cpu_ha
     assert cpucode.ggml_choice(("haswell",), cpucode.UNKNOWN) == ""
 
 
+AVX2_SET = {"sse4_2", "avx", "avx2", "fma", "f16c", "bmi2"}
+
+
+def test_ggml_scores_variants_as_cpu_feats_does_avx512_needs_five_sets_and_outranks_avx_vnni():
+    """ggml-org/llama.cpp ggml/src/ggml-cpu/arch/x86/cpu-feats.cpp (3d3e8e372c41): GGML_AVX512 scores only with
+    AVX512F, CD, VL, DQ and BW; AVX512 is bit 7, AVX_VNNI bit 6, so skylakex wins over alderlake on a CPU with
+    both, although both have seven feature sets."""
+    knl = cpucode.Cpu(frozenset(AVX2_SET | {"avx512f", "avx512cd"}), "Xeon Phi-like /proc/cpuinfo")
+    assert cpucode.ggml_choice(("x64", "haswell", "skylakex"), knl) == "haswell"
+    full = AVX2_SET | {"avx512f", "avx512cd", "avx512vl", "avx512dq", "avx512bw", "avx_vnni"}
+    assert cpucode.ggml_choice(("haswell", "alderlake", "skylakex"), cpucode.Cpu(frozenset(full), "t")) == "skylakex"
+    ice = cpucode.Cpu(frozenset(full | {"avx512vbmi", "avx512_vnni"}), "t")
+    assert cpucode.ggml_choice(tuple(cpucode.VARIANTS), ice) == "icelake"
+    assert len(cpucode.VARIANTS) == 14 and cpucode.VARIANTS["sapphirerapids"][-2:] == ("amx_tile", "amx_int8")
+
+
 def test_a_variant_wheel_requires_only_its_lowest_and_a_cpu_without_it_is_refused(tmp_path):
     path = tmp_path / "v.whl"
     with zipfile.ZipFile(path, "w") as zf:
