@@ -35,7 +35,7 @@ class Target:
 
 
 def probe_target(host: Host, python: str) -> plan.Probe:
-    done = host.run([python, "-I", "-c", plan.PROBE_SCRIPT], timeout=60)
+    done = host.run([python, "-I", "-B", "-c", plan.PROBE_SCRIPT], timeout=60)
     if not done.ok:
         raise HookTargetError(f"{python}: cannot ask it for its site folder: {done.describe_failure()}",
                               "give --python a working Python interpreter")
@@ -92,6 +92,7 @@ def install(target: Target, files: Mapping[str, bytes], record: dict[str, Any]) 
             _unlink(Path(path))
         if changed_pth and placement.pth_file:
             atomic_write(placement.pth_file, placement.pth_before, backup=False)
+        _drop_dirs(list(placement.new_dirs))
         raise
     return written
 
@@ -123,7 +124,20 @@ def remove(target: Target, record: Mapping[str, Any]) -> list[str]:
     for path, _ in ordered[1:]:
         done += _unlink(path)
     done += _drop_bytecode(site, bool(record.get("pycache_existed", True)))
-    return done + _unlink(site / plan.RECORD)
+    done += _unlink(site / plan.RECORD)
+    return done + _drop_dirs([str(d) for d in record.get("new_dirs", [])])
+
+
+def _drop_dirs(folders: list[str]) -> list[str]:
+    """The folders install made, deepest first, each only while empty (a package installed there since stays)."""
+    gone = []
+    for folder in folders:
+        try:
+            os.rmdir(folder)
+        except OSError:
+            break
+        gone.append(folder)
+    return gone
 
 
 def _drop_bytecode(site: Path, existed: bool) -> list[str]:

@@ -95,6 +95,7 @@ class Placement:
     pth_file: str | None      # the embeddable Python's ._pth, when `import site` must be added to it
     pth_before: bytes = b""
     pth_after: bytes = b""
+    new_dirs: tuple[str, ...] = ()   # folders made for the site folder, deepest first (an embeddable Python's)
 
 
 def enable_site(text: bytes) -> bytes | None:
@@ -123,17 +124,31 @@ def place(probe: Probe, is_dir: Callable[[str], bool], read: Callable[[str], byt
     """Where the hook goes in this Python, or None when it has no site folder that its site module reads."""
     if probe.pth_files:
         pth = _pth_for(probe)
-        site = next((s for s in probe.sitepackages if is_dir(s)), None)
+        site = next((s for s in probe.sitepackages if is_dir(s)), probe.sitepackages[0] if probe.sitepackages else None)
         if site is None:
             return None
         before = read(pth)
         after = enable_site(before)
         return Placement(site, pth if after is not None else None, before if after is not None else b"",
-                         after or b"")
+                         after or b"", _missing(site, is_dir))
     for site in (probe.purelib, *probe.sitepackages):
         if is_dir(site) and site in probe.path:
             return Placement(site, None)
     return None
+
+
+def _missing(folder: str, is_dir: Callable[[str], bool]) -> tuple[str, ...]:
+    """`folder` and its parents that do not exist, deepest first (POSIX's site folder lib/pythonX.Y/site-packages
+    under an embeddable layout; Windows' is the Python's own folder, which exists)."""
+    out = []
+    sep = "\\" if "\\" in folder else "/"
+    while folder and not is_dir(folder):
+        out.append(folder)
+        parent = folder.rsplit(sep, 1)[0]
+        if parent == folder:
+            break
+        folder = parent
+    return tuple(out)
 
 
 def record(*, probe: Probe, placement: Placement, created: Mapping[str, bytes], pycache_existed: bool,
@@ -148,4 +163,4 @@ def record(*, probe: Probe, placement: Placement, created: Mapping[str, bytes], 
             "python_version": probe.version, "kind": probe.kind, "site": placement.site,
             "selectors": dict(selectors), "snapshot": dict(snapshot),
             "created": [{"name": name, "sha256": sha256(data)} for name, data in created.items()],
-            "changed": changed, "pycache_existed": pycache_existed}
+            "changed": changed, "new_dirs": list(placement.new_dirs), "pycache_existed": pycache_existed}

@@ -1,0 +1,288 @@
+"""`envmgr hook` (issue 38): the pure parts (the env file, the ._pth change, where the hook goes, the
+overrides), the start-up module in a real interpreter, and the install -> status -> remove round trip
+on a real venv (byte for byte), refusals and interruptions included."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+from envmgr.errors import UnrepresentableValue
+from envmgr.hook import apply, plan
+from envmgr.snapshot.envdelta import APPEND, PREPEND, REMOVE, SET, UNSET, EnvDelta, VarOp
+from envmgr.snapshot.overrides import compiler_overrides
+from tests.conftest import run_cli
+
+SITE_MODULE = Path(plan.__file__).with_name("site_module.py")
+PLATFORM = "windows" if sys.platform == "win32" else "linux"
+SEP = os.pathsep
+
+
+def tree_hashes(root: Path) -> dict[str, str]:
+    """Every file under root (and every folder, as a name), with its sha256: the venv 'byte for byte'."""
+    out = {}
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        out[rel] = "<dir>" if path.is_dir() else hashlib.sha256(path.read_bytes()).hexdigest()
+    return out
+
+
+def apply_in_child(env_file: Path, env: dict[str, str]) -> tuple[dict[str, str], str]:
+    """site_module.apply(env_file) in a fresh interpreter started with `env`: (its environment after, stderr)."""
+    code = ("import importlib.util, json, os, sys\n"
+            f"spec = importlib.util.spec_from_file_location('hook_under_test', {str(SITE_MODULE)!r})\n"
+            "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
+            f"m.apply({str(env_file)!r})\n"
+            "print(json.dumps(dict(os.environ)))\n")
+    done = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout), done.stderr
+
+
+# ---- the env file and the start-up module ---------------------------------------------------------
+def test_the_module_applies_what_envdelta_applies(tmp_path):
+    """The hook's in-process application equals EnvDelta.apply, the rule every export format follows."""
+    delta = EnvDelta(PLATFORM, (
+        VarOp("CUDA_PATH", SET, str(tmp_path / "cuda")), VarOp("STALE", UNSET),
+        VarOp("PATH", REMOVE, (str(tmp_path / "old"),)),
+        VarOp("PATH", PREPEND, (str(tmp_path / "cuda" / "bin"), str(tmp_path / "tools"))),
+        VarOp("INCLUDE", APPEND, (str(tmp_path / "inc"),)),
+    ))
+    start = {**{k: v for k, v in os.environ.items() if k in ("SYSTEMROOT", "SystemRoot", "HOME")},
+             "PATH": SEP.join([str(tmp_path / "old"), str(tmp_path / "tools") + os.sep, sys.prefix]),
+             "STALE": "1", "INCLUDE": str(tmp_path / "inc")}
+    env_file = tmp_path / plan.ENV
+    env_file.write_text(plan.env_text(delta, ("a comment",)), encoding="utf-8")
+    after, _ = apply_in_child(env_file, start)
+    expected = delta.apply(start)
+    for name in ("CUDA_PATH", "PATH", "INCLUDE"):
+        assert after[name] == expected[name], name
+    assert "STALE" not in after
+
+
+def test_applying_twice_changes_nothing(tmp_path):
+    """A child of a hooked Python (same venv) applies the hook again over the inherited environment."""
+    delta = EnvDelta(PLATFORM, (VarOp("PATH", PREPEND, (str(tmp_path / "bin"),)),))
+    env_file = tmp_path / plan.ENV
+    env_file.write_text(plan.env_text(delta), encoding="utf-8")
+    once, _ = apply_in_child(env_file, {**os.environ, "PATH": sys.prefix})
+    twice, _ = apply_in_child(env_file, {**os.environ, "PATH": once["PATH"]})
+    assert once["PATH"] == twice["PATH"] == SEP.join([str(tmp_path / "bin"), sys.prefix])
+
+
+@pytest.mark.parametrize("value", ["a\tb", "a\nb", "a\rb", "a\0b"])
+def test_a_value_the_file_cannot_hold_is_refused_at_install(value):
+    with pytest.raises(UnrepresentableValue, match="hook: cannot represent the value of variable 'X'"):
+        plan.env_text(EnvDelta("linux", (VarOp("X", SET, value),)))
+
+
+# ---- embeddable Python: the ._pth ---------------------------------------------------------------
+@pytest.mark.parametrize(("before", "after"), [
+    (b"python311.zip\r\n.\r\n\r\n# Uncomment to run site.main() automatically\r\n#import site\r\n",
+     b"python311.zip\r\n.\r\n\r\n# Uncomment to run site.main() automatically\r\nimport site\r\n"),
+    (b"python311.zip\n.\n", b"python311.zip\n.\nimport site\n"),
+    (b"python311.zip\r\n.", b"python311.zip\r\n.\r\nimport site\r\n"),
+    (b"python311.zip\n#  import site\n", b"python311.zip\nimport site\n"),
+])
+def test_enable_site_keeps_every_other_byte(before, after):
+    assert plan.enable_site(before) == after
+
+
+def test_a_pth_that_imports_site_already_is_left_alone():
+    assert plan.enable_site(b"python311.zip\r\n.\r\nimport site\r\n") is None
+
+
+def _probe(**kw: object) -> plan.Probe:
+    base = {"executable": "/v/bin/python", "version": "3.11", "prefix": "/v", "base_prefix": "/usr",
+            "purelib": "/v/lib/python3.11/site-packages", "sitepackages": ("/v/lib/python3.11/site-packages",),
+            "path": ("/usr/lib/python3.11", "/v/lib/python3.11/site-packages"), "pth_files": ()}
+    return plan.Probe(**{**base, **kw})  # type: ignore[arg-type]
+
+
+def test_a_venv_gets_its_purelib():
+    placed = plan.place(_probe(), lambda p: True, lambda p: b"")
+    assert placed == plan.Placement("/v/lib/python3.11/site-packages", None)
+    assert _probe().kind == "venv" and _probe(base_prefix="/v").kind == "installation"
+
+
+def test_a_python_without_a_site_folder_on_its_path_is_refused():
+    assert plan.place(_probe(path=("/usr/lib/python3.11",)), lambda p: True, lambda p: b"") is None
+
+
+def test_an_embeddable_python_gets_its_own_folder_and_import_site():
+    """python.org's embeddable build: site.getsitepackages() is [prefix, prefix\\Lib\\site-packages]; the
+    first exists; the ._pth named after the DLL (python311._pth) gets `import site`."""
+    probe = _probe(executable="C:\\app\\py\\python.exe", prefix="C:\\app\\py", base_prefix="C:\\app\\py",
+                   purelib="C:\\app\\py\\Lib\\site-packages", sitepackages=("C:\\app\\py", "C:\\app\\py\\Lib\\site-packages"),
+                   path=("C:\\app\\py\\python311.zip", "C:\\app\\py"), pth_files=("C:\\app\\py\\python311._pth",))
+    pth = b"python311.zip\r\n.\r\n#import site\r\n"
+    placed = plan.place(probe, lambda p: p == "C:\\app\\py", lambda p: pth)
+    assert probe.kind == "embeddable"
+    assert placed == plan.Placement("C:\\app\\py", "C:\\app\\py\\python311._pth", pth,
+                                    b"python311.zip\r\n.\r\nimport site\r\n", ())
+
+
+# ---- overrides ------------------------------------------------------------------------------------
+def test_a_stray_cc_is_an_override_unless_the_snapshot_sets_it():
+    env = {"CC": "clang", "CXX": "", "CUDAHOSTCXX": "/usr/bin/g++-15", "PATH": "/usr/bin"}
+    assert [n for n, _, _ in compiler_overrides(env, "linux")] == ["CC", "CUDAHOSTCXX"]
+    own = EnvDelta("linux", (VarOp("CUDAHOSTCXX", SET, "/usr/bin/g++-13"),))
+    assert [n for n, _, _ in compiler_overrides(env, "linux", own)] == ["CC"]
+    assert [n for n, _, _ in compiler_overrides({"cc": "gcc"}, "windows")] == ["CC"]   # Windows: any case
+
+
+# ---- the command, on a real venv ----------------------------------------------------------------
+@pytest.fixture
+def venv_python(tmp_path) -> Path:
+    where = tmp_path / "venv"
+    venv.EnvBuilder(with_pip=False).create(where)
+    return where / ("Scripts/python.exe" if sys.platform == "win32" else "bin/python")
+
+
+def snapshot_file(tmp_path: Path, tools: Path) -> Path:
+    tools.mkdir(exist_ok=True)
+    key = "windows" if sys.platform == "win32" else "linux"
+    path = tmp_path / "snap.toml"
+    path.write_text(f'schema = 1\nplatform = "{key}"\n[summary]\ncuda = "13.0"\n[env]\n'
+                    f"HOOK_TEST = 'on'\nPATH = {{ prepend = [{json.dumps(str(tools))}] }}\n", encoding="utf-8")
+    return path
+
+
+def child_env(python: Path) -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k not in ("HOOK_TEST", "ENVMGR_HOOK", "VIRTUAL_ENV")}
+
+
+def test_round_trip_leaves_the_venv_byte_for_byte(tmp_path, venv_python):
+    root = venv_python.parent.parent
+    before = tree_hashes(root)
+    snap = snapshot_file(tmp_path, tmp_path / "tools")
+    done = run_cli("hook", "install", "--python", str(venv_python), "--from", str(snap), "--json")
+    assert done.code == 0, (done.stdout + done.stderr)
+    report = json.loads(done.stdout)
+    assert report["kind"] == "venv" and report["snapshot"]["origin"] == "file"
+    code = "import os; print(os.environ.get('HOOK_TEST'), os.environ['PATH'].split(os.pathsep)[0])"
+    started = subprocess.run([str(venv_python), "-c", code], capture_output=True, text=True, env=child_env(venv_python))
+    assert started.stdout.split() == ["on", str(tmp_path / "tools")] and started.stderr == ""
+    status = run_cli("hook", "status", "--python", str(venv_python), "--json")
+    assert status.code == 0, status.stderr
+    assert json.loads(status.stdout)["snapshot"]["state"] == "current"
+    removed = run_cli("hook", "remove", "--python", str(venv_python))
+    assert removed.code == 0, removed.stderr
+    assert tree_hashes(root) == before
+    again = run_cli("hook", "remove", "--python", str(venv_python), "--json")
+    assert again.code == 0 and json.loads(again.stdout)["was_installed"] is False
+
+
+def test_status_reports_a_changed_snapshot_and_a_stray_cc(tmp_path, venv_python):
+    snap = snapshot_file(tmp_path, tmp_path / "tools")
+    assert run_cli("hook", "install", "--python", str(venv_python), "--from", str(snap)).code == 0
+    snapshot_file(tmp_path, tmp_path / "other-tools")
+    done = run_cli("hook", "status", "--python", str(venv_python), env={"CC": "clang"})
+    assert done.code == 1
+    assert "changed: the selectors now give another environment" in done.stdout
+    assert "CC=clang overrides the compiler" in done.stdout
+    report = json.loads(run_cli("hook", "status", "--python", str(venv_python), "--json", env={"CC": "clang"}).stdout)
+    assert [o["name"] for o in report["overrides"]] == ["CC"] and report["ok"] is False
+
+
+def test_a_broken_env_file_never_stops_the_python(tmp_path, venv_python):
+    snap = snapshot_file(tmp_path, tmp_path / "tools")
+    assert run_cli("hook", "install", "--python", str(venv_python), "--from", str(snap)).code == 0
+    site = Path(json.loads(run_cli("hook", "status", "--python", str(venv_python), "--json").stdout)["site"])
+    (site / plan.ENV).write_bytes(b"garbage\n")
+    started = subprocess.run([str(venv_python), "-c", "print('alive')"], capture_output=True, text=True,
+                             env=child_env(venv_python))
+    assert started.returncode == 0 and started.stdout == "alive\n"
+    assert started.stderr.count("\n") == 1 and started.stderr.startswith("envmgr hook: not applied")
+    off = subprocess.run([str(venv_python), "-c", "print('alive')"], capture_output=True, text=True,
+                         env={**child_env(venv_python), "ENVMGR_HOOK": "0"})
+    assert off.stderr == ""
+    files = json.loads(run_cli("hook", "status", "--python", str(venv_python), "--json").stdout)["files"]
+    assert {Path(f["path"]).name: f["state"] for f in files}[plan.ENV] == "changed"
+
+
+def test_remove_refuses_when_a_hook_file_was_edited_and_changes_nothing(tmp_path, venv_python):
+    snap = snapshot_file(tmp_path, tmp_path / "tools")
+    assert run_cli("hook", "install", "--python", str(venv_python), "--from", str(snap)).code == 0
+    root = venv_python.parent.parent
+    site = next(root.rglob(plan.PTH)).parent
+    (site / plan.PY).write_text("# mine now\n", encoding="utf-8")
+    edited = tree_hashes(root)
+    done = run_cli("hook", "remove", "--python", str(venv_python))
+    assert done.code == 1 and "nothing was removed" in (done.stdout + done.stderr) and plan.PY in (done.stdout + done.stderr)
+    assert tree_hashes(root) == edited
+
+
+def test_install_again_replaces_the_hook(tmp_path, venv_python):
+    root = venv_python.parent.parent
+    before = tree_hashes(root)
+    snap = snapshot_file(tmp_path, tmp_path / "tools")
+    for _ in range(2):
+        assert run_cli("hook", "install", "--python", str(venv_python), "--from", str(snap)).code == 0
+    assert run_cli("hook", "remove", "--python", str(venv_python)).code == 0
+    assert tree_hashes(root) == before
+
+
+def test_an_interrupted_install_leaves_nothing(tmp_path, venv_python, monkeypatch):
+    root = venv_python.parent.parent
+    before = tree_hashes(root)
+    real = apply.atomic_write
+
+    def stop_at_the_pth(path, data, **kw):
+        if str(path).endswith(plan.PTH):
+            raise KeyboardInterrupt
+        return real(path, data, **kw)
+
+    monkeypatch.setattr(apply, "atomic_write", stop_at_the_pth)
+    snap = snapshot_file(tmp_path, tmp_path / "tools")
+    done = run_cli("hook", "install", "--python", str(venv_python), "--from", str(snap))
+    assert done.code != 0
+    assert tree_hashes(root) == before
+
+
+def test_without_a_venv_the_python_must_be_named(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    done = run_cli("hook", "status", env={"VIRTUAL_ENV": "", "CONDA_PREFIX": ""})
+    assert done.code == 2 and "no virtual environment or conda environment here" in (done.stdout + done.stderr)
+
+
+def test_a_python_that_does_not_run_is_one_line_exit_2(tmp_path):
+    done = run_cli("hook", "install", "--python", str(tmp_path / "nope"), "--from", str(tmp_path / "x.toml"))
+    assert done.code == 2 and "cannot ask it for its site folder" in (done.stdout + done.stderr)
+
+
+@pytest.mark.skipif(sys.platform == "win32" or sys.version_info < (3, 11),
+                    reason="POSIX CPython reads a ._pth from 3.11 on (getpath.py); Windows: tests/unit/test_hook_windows.py")
+def test_an_embeddable_layout_round_trip(tmp_path):
+    """An interpreter beside a ._pth (an app's portable Python): the real CPython binary copied next to a
+    ._pth naming its standard library, site off. The hook turns `import site` on, makes the site folder
+    it needs, applies at start-up, and remove restores every byte and removes the folders it made."""
+    import shutil
+    import sysconfig
+
+    app = tmp_path / "app" / "py"
+    app.mkdir(parents=True)
+    exe = app / "python"
+    shutil.copy2(os.path.realpath(sys.executable), exe)
+    paths = sysconfig.get_paths()
+    dynload = Path(paths["platstdlib"]) / "lib-dynload"
+    (app / "python._pth").write_bytes(f"{paths['stdlib']}\n{dynload}\n.\n# import site\n".encode())
+    probe = subprocess.run([str(exe), "-c", "import sys; print(sys.flags.no_site)"], capture_output=True, text=True)
+    if probe.returncode != 0 or probe.stdout.strip() != "1":
+        pytest.skip(f"this CPython does not start from a copy beside a ._pth: {probe.stderr[-200:]}")
+    before = tree_hashes(tmp_path / "app")
+    snap = snapshot_file(tmp_path, tmp_path / "tools")
+    done = run_cli("hook", "install", "--python", str(exe), "--from", str(snap), "--json")
+    assert done.code == 0, done.stderr
+    assert json.loads(done.stdout)["pth_changed"] == str(app / "python._pth")
+    started = subprocess.run([str(exe), "-c", "import os; print(os.environ.get('HOOK_TEST'))"],
+                             capture_output=True, text=True, env=child_env(exe))
+    assert started.stdout == "on\n", started.stderr
+    assert run_cli("hook", "remove", "--python", str(exe)).code == 0
+    assert tree_hashes(tmp_path / "app") == before
