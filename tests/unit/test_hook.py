@@ -286,3 +286,21 @@ def test_an_embeddable_layout_round_trip(tmp_path):
     assert started.stdout == "on\n", started.stderr
     assert run_cli("hook", "remove", "--python", str(exe)).code == 0
     assert tree_hashes(tmp_path / "app") == before
+
+
+# ---- doctor's note --------------------------------------------------------------------------------
+def test_doctor_notes_a_stray_cc_of_the_machine(tmp_path):
+    """A recorded Linux machine whose environment sets CC and CXX: doctor's JSON and text name both; the
+    exit code is the checks' alone (a deliberate CC is a choice, not a failure)."""
+    from tests.conftest import MACHINES
+
+    text = (MACHINES / "linux-two-toolkits.toml").read_text(encoding="utf-8")
+    record = tmp_path / "machine.toml"
+    record.write_text(text.replace('[env]\n', '[env]\nCC = "clang-18"\nCXX = "clang++-18"\n', 1), encoding="utf-8")
+    plain = run_cli("--machine", str(MACHINES / "linux-two-toolkits.toml"), "doctor", "--json")
+    done = run_cli("--machine", str(record), "doctor", "--json")
+    assert done.code == plain.code
+    assert [o["name"] for o in json.loads(done.stdout)["compiler_overrides"]] == ["CC", "CXX"]
+    assert json.loads(plain.stdout)["compiler_overrides"] == []
+    shown = run_cli("--machine", str(record), "doctor")
+    assert "NOTE    CC=clang-18 overrides the compiler on the selected PATH" in shown.stdout
