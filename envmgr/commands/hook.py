@@ -18,9 +18,9 @@ from envmgr.discover.target import choose_python
 from envmgr.errors import UsageError
 from envmgr.files.read import read_regular
 from envmgr.hook import apply, plan
-from envmgr.hook.status import hook_status, render_status
+from envmgr.hook.status import hook_status, render_status, snapshot_digest
 from envmgr.output import Spinner, emit_json, say
-from envmgr.snapshot.form import Snapshot
+from envmgr.snapshot.form import Snapshot, to_toml
 from envmgr.snapshot.overrides import compiler_overrides, override_lines
 
 _PYTHON_HELP = ("The Python to hook (default: the active venv or conda environment, else a .venv here or above; "
@@ -112,7 +112,7 @@ def hook_install(obj: Ctx, selection: Selection, recipe: RecipeArgs, python: str
 
 def _snapshot_info(obj: Ctx, selection: Selection, snap: Snapshot, origin: str) -> dict[str, Any]:
     info: dict[str, Any] = {"origin": origin, "headline": snap.headline(), "platform": snap.platform,
-                            "summary": dict(snap.summary), "sha256": plan.sha256(plan.env_text(snap.delta).encode())}
+                            "summary": dict(snap.summary), "sha256": snapshot_digest(snap.text or to_toml(snap))}
     if origin == "file" and selection.from_file:
         info["file"] = os.path.abspath(selection.from_file)
     elif obj.here:

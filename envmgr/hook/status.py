@@ -17,10 +17,16 @@ STATES = {"current": "current", "stale": "stale: the cache no longer holds it (a
           "unknown": "unknown"}
 
 
+def snapshot_digest(text: str) -> str:
+    """The sha256 of a snapshot's operations as its TOML holds them (grouped per variable, in the TOML's order):
+    the same for the snapshot just captured and for the cache's copy of it, whatever the order of capture."""
+    from envmgr.snapshot import form  # start-up: tomlkit only when a hook is installed or asked about
+
+    return plan.sha256(plan.env_text(form.from_toml(text, "<snapshot>").delta).encode())
+
+
 def snapshot_state(info: Mapping[str, Any]) -> str:
     """current / stale / changed / missing / unknown, for the snapshot a hook was installed from."""
-    from envmgr.snapshot import form  # start-up: tomlkit only when a status is asked
-
     try:
         if info.get("file"):
             try:
@@ -36,10 +42,10 @@ def snapshot_state(info: Mapping[str, Any]) -> str:
             text = cached
         else:
             return "unknown"
-        snap = form.from_toml(text, "<snapshot>")
+        digest = snapshot_digest(text)
     except (OSError, UnicodeDecodeError, EnvmgrError):
         return "changed"
-    return "current" if plan.sha256(plan.env_text(snap.delta).encode()) == info.get("sha256") else "changed"
+    return "current" if digest == info.get("sha256") else "changed"
 
 
 def hook_delta(target: apply.Target, platform: str) -> EnvDelta:

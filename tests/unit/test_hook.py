@@ -17,7 +17,7 @@ from envmgr.errors import UnrepresentableValue
 from envmgr.hook import apply, plan
 from envmgr.snapshot.envdelta import APPEND, PREPEND, REMOVE, SET, UNSET, EnvDelta, VarOp
 from envmgr.snapshot.overrides import compiler_overrides
-from tests.conftest import run_cli
+from tests.conftest import EMBEDDED_PYTHON, run_cli
 
 SITE_MODULE = Path(plan.__file__).with_name("site_module.py")
 PLATFORM = "windows" if sys.platform == "win32" else "linux"
@@ -140,6 +140,8 @@ def test_a_stray_cc_is_an_override_unless_the_snapshot_sets_it():
 # ---- the command, on a real venv ----------------------------------------------------------------
 @pytest.fixture
 def venv_python(tmp_path) -> Path:
+    if EMBEDDED_PYTHON:
+        pytest.skip("the embeddable build makes no venv (no launcher); tests/windows/test_hook_windows.py hooks it")
     where = tmp_path / "venv"
     venv.EnvBuilder(with_pip=False).create(where)
     return where / ("Scripts/python.exe" if sys.platform == "win32" else "bin/python")
@@ -258,7 +260,7 @@ def test_a_python_that_does_not_run_is_one_line_exit_2(tmp_path):
 
 
 @pytest.mark.skipif(sys.platform == "win32" or sys.version_info < (3, 11),
-                    reason="POSIX CPython reads a ._pth from 3.11 on (getpath.py); Windows: tests/unit/test_hook_windows.py")
+                    reason="POSIX CPython reads a ._pth from 3.11 on (getpath.py); Windows: tests/windows/test_hook_windows.py")
 def test_an_embeddable_layout_round_trip(tmp_path):
     """An interpreter beside a ._pth (an app's portable Python): the real CPython binary copied next to a
     ._pth naming its standard library, site off. The hook turns `import site` on, makes the site folder
@@ -304,3 +306,16 @@ def test_doctor_notes_a_stray_cc_of_the_machine(tmp_path):
     assert json.loads(plain.stdout)["compiler_overrides"] == []
     shown = run_cli("--machine", str(record), "doctor")
     assert "NOTE    CC=clang-18 overrides the compiler on the selected PATH" in shown.stdout
+
+
+def test_the_snapshot_digest_is_the_same_for_a_capture_and_the_caches_copy():
+    """A capture's operations come in capture order; the cache's TOML groups them per variable. `hook status`
+    compares the two (a vcvars capture interleaves PATH with the rest: the Windows tier's status said
+    'changed' for an unchanged cache before the digest was taken from the TOML form)."""
+    from envmgr.hook.status import snapshot_digest
+    from envmgr.snapshot.form import Snapshot, from_toml, to_toml
+
+    delta = EnvDelta("windows", (VarOp("PATH", PREPEND, ("C:\\VC\\bin",)), VarOp("INCLUDE", SET, "C:\\VC\\include"),
+                                 VarOp("PATH", REMOVE, ("C:\\old",)), VarOp("LIB", APPEND, ("C:\\VC\\lib",))))
+    captured = to_toml(Snapshot("windows", delta))
+    assert snapshot_digest(captured) == snapshot_digest(to_toml(from_toml(captured)))
