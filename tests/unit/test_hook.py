@@ -319,3 +319,13 @@ def test_the_snapshot_digest_is_the_same_for_a_capture_and_the_caches_copy():
                                  VarOp("PATH", REMOVE, ("C:\\old",)), VarOp("LIB", APPEND, ("C:\\VC\\lib",))))
     captured = to_toml(Snapshot("windows", delta))
     assert snapshot_digest(captured) == snapshot_digest(to_toml(from_toml(captured)))
+
+
+def test_a_corrupt_record_is_one_line_exit_2(tmp_path, venv_python):
+    snap = snapshot_file(tmp_path, tmp_path / "tools")
+    assert run_cli("hook", "install", "--python", str(venv_python), "--from", str(snap)).code == 0
+    record = next(venv_python.parent.parent.rglob(plan.RECORD))
+    record.write_text('{"schema": 1, "created": [', encoding="utf-8")
+    for sub in ("status", "remove"):
+        done = run_cli("hook", sub, "--python", str(venv_python))
+        assert done.code == 2 and "not a valid hook record" in done.stderr and "Traceback" not in done.stderr
