@@ -26,9 +26,10 @@ import subprocess
 import sys
 import tempfile
 import time
-import tomllib
 from datetime import datetime, timezone
 from pathlib import Path
+
+import tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 VENV = ROOT / ".venv" / "bin"

@@ -38,8 +38,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 from corpus_index import CORPUS, INDEX, dev_of, entries, load_index, read_log, render  # noqa: E402
 
-from envmgr.doctor.catalog import ids  # noqa: E402
-from envmgr.doctor.logscan import scan_path  # noqa: E402
+from envmgr.buildlog.scan import scan_path  # noqa: E402
+from envmgr.catalog import ids  # noqa: E402
 from envmgr.errors import InputFileError  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"

@@ -40,7 +40,10 @@ from pathlib import Path
 engine, bench = sys.argv[1], sys.argv[2]
 sys.path[:0] = [engine, bench]
 from corpus_index import CORPUS, read_log
-from envmgr.doctor.logscan import scan_path
+try:                                   # the engine's home since issue 35; older trees keep it in doctor/
+    from envmgr.buildlog.scan import scan_path
+except ImportError:
+    from envmgr.doctor.logscan import scan_path
 out = {}
 with tempfile.TemporaryDirectory() as d:
     log = Path(d) / "build.log"

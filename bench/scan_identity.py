@@ -24,8 +24,11 @@ def _dump(tree: Path, out: Path) -> int:
     from corpus_index import INDEX as index_path
     from diagnosis import measure
 
-    from envmgr.doctor import logscan
-    from envmgr.doctor.logscan import scan_json, scan_path
+    try:                                  # the engine's home since issue 35; older trees keep it in doctor/
+        from envmgr.buildlog import scan as logscan
+    except ImportError:
+        from envmgr.doctor import logscan  # type: ignore[no-redef]
+    scan_json, scan_path = logscan.scan_json, logscan.scan_path
     from envmgr.errors import InputFileError
 
     rows, _ = entries()

@@ -21,7 +21,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 from corpus_index import CORPUS, dev_of, load_index, read_log  # noqa: E402
 
-from envmgr.doctor.logscan import scan_path  # noqa: E402
+from envmgr.buildlog.scan import scan_path  # noqa: E402
 from envmgr.errors import InputFileError  # noqa: E402
 
 

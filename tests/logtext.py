@@ -4,8 +4,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from envmgr.doctor.logfacts import FactScanner
-from envmgr.doctor.logscan import LogScan, scan_path
+from envmgr.buildlog.facts import FactScanner
+from envmgr.buildlog.scan import LogScan, scan_path
 from tests.conftest import CORPUS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))

@@ -110,7 +110,7 @@ def command(obj: Ctx, vs: str | None, toolset: str | None, arch: str, cuda: str 
 def _scan_log(log: str, as_json: bool, paint: Painter) -> int:
     """doctor --log: the report, and 1 when the log shows a known failure."""
     # start-up: the log engine's ~120 compiled patterns load only when a log is scanned (issue 33)
-    from envmgr.doctor.logscan import render_scan, scan_json, scan_path
+    from envmgr.buildlog.scan import render_scan, scan_json, scan_path
 
     scan = scan_path(log)   # streamed: any size; bad input is one line and exit 2
     if as_json:

@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Protocol
 
+from envmgr.binaries.dllsyms import entry_json
 from envmgr.cli.main import Ctx
 from envmgr.commands.install_fix import FixReport
 from envmgr.discover.cuda import discover_cuda
 from envmgr.doctor.checks import Facts
-from envmgr.doctor.dllsyms import entry_json
 from envmgr.host import dirs
 from envmgr.host.base import WINDOWS, Host, join
 from envmgr.output import say

@@ -102,7 +102,7 @@ def diagnose(log_file: str) -> None:
     for naming nothing (no outcome shown, no program output, a success) speak of a paste, not of a whole run's log."""
     try:
         # start-up: the log engine's ~120 compiled patterns load only when a log is scanned (issue 33)
-        from envmgr.doctor.logscan import render_matches, scan_path, unnamed_text
+        from envmgr.buildlog.scan import render_matches, scan_path, unnamed_text
 
         scan = scan_path(log_file)              # streamed: a long build's log is never held whole
     except InputFileError:                       # empty (the command printed nothing) or unreadable

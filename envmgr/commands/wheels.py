@@ -7,11 +7,11 @@ from typing import Any
 
 import click
 
+from envmgr.binaries.devicecode import DeviceCode, from_json
+from envmgr.binaries.gpufit import Fit, fit
 from envmgr.cli.main import Ctx
 from envmgr.discover.gpu import discover_gpus
 from envmgr.discover.model import Gpu
-from envmgr.doctor.devicecode import DeviceCode, from_json
-from envmgr.doctor.gpufit import Fit, fit
 from envmgr.errors import CheckFailed, NoMatchError
 from envmgr.host.base import WINDOWS
 from envmgr.output import emit_json, say
@@ -73,7 +73,7 @@ def wheels_list(obj: Ctx, as_json: bool) -> None:
 
 
 def gpu_fits(code: DeviceCode | None, gpus: tuple[Gpu, ...], windows: bool = False) -> list[Fit]:
-    """How each GPU here runs the device code (doctor/gpufit.py); [] without device code or GPUs."""
+    """How each GPU here runs the device code (binaries/gpufit.py); [] without device code or GPUs."""
     if code is None or not (code.cubin or code.ptx):
         return []
     return [fit(code.cubin, code.ptx, g.compute_cap or "", f"GPU {g.index} {g.name} ({g.compute_cap or '?'})",

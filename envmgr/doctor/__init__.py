@@ -1,5 +1,5 @@
-"""doctor: checks (one small function per catalog id F01…F23) and build-log scanning.
+"""doctor: the machine checks, one small function per catalog id (F01-F25), run against a Host.
 
-Also the binary readers (dll.py, elf.py, winloader.py: PE and ELF imports, the Windows loader's
-search order). Imports every layer up to cache/; wheels/, msbuild/, verify/ and the commands import it.
+checks.py holds the registry; checks_*.py one subject each (Visual Studio, CUDA, components, install,
+Linux, environment); run.py runs them. The binary readers live in binaries/, the log engine in buildlog/.
 """

@@ -1,6 +1,6 @@
 """doctor's checks: the model (Finding), the registry (`@check("F01", ...)`) and the facts every check reads.
 
-Each check is one small function named after its catalog id (envmgr/doctor/catalog.py) that reads
+Each check is one small function named after its catalog id (envmgr/catalog.py) that reads
 `Facts` and returns a Finding. Facts are gathered once, through the Host only (so a recorded machine
 is diagnosed exactly like a live one); checks that need more (a file, a command) read it through
 `facts.host` themselves, and the runner (run.py) runs them concurrently.

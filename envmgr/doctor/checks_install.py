@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import re
 
+from envmgr.binaries.dll import resolve_pe
 from envmgr.doctor.checks import FAIL, OK, SKIPPED, WARN, Facts, Finding, check, finding
-from envmgr.doctor.dll import resolve_pe
 from envmgr.errors import InputFileError
 from envmgr.files.wheelzip import BadWheel, member_names
 from envmgr.host.base import WINDOWS, Host, join, safe_listdir

@@ -1,11 +1,11 @@
 """Linux checks: gcc vs nvcc, which nvcc, libcuda and the CUDA runtime libraries (F21, F22, F23)."""
 from __future__ import annotations
 
+from envmgr.binaries.elf import ld_cache, resolve_elf
 from envmgr.discover.compilers import probe_compiler
 from envmgr.discover.model import HostCompiler
 from envmgr.doctor.checks import FAIL, OK, SKIPPED, WARN, Facts, Finding, check, finding
 from envmgr.doctor.checks_install import CUDA_LIB, lib_files
-from envmgr.doctor.elf import ld_cache, resolve_elf
 from envmgr.errors import InputFileError
 from envmgr.host.base import LINUX, join
 from envmgr.knowledge import MIN_TESTED_CUDA, cuda_at_least

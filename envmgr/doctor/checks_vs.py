@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from envmgr import knowledge
+from envmgr.binaries.dll import binary_machine
 from envmgr.discover.model import CudaToolkit, VsInstance
 from envmgr.doctor.checks import (
     FAIL,
@@ -25,7 +26,6 @@ from envmgr.doctor.checks import (
     vs_generator,
     worst,
 )
-from envmgr.doctor.dll import binary_machine
 from envmgr.host.base import WINDOWS, host_path, join, same_path
 from envmgr.knowledge import HostLimits
 from envmgr.version import Version

@@ -7,19 +7,19 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any
 
+from envmgr.binaries.dll import DepNode, DepReport, resolve_pe
+from envmgr.binaries.dllsyms import entry_json, entry_lines
+from envmgr.binaries.elf import resolve_elf
+from envmgr.binaries.runtimes import Duplicate, duplicates
+from envmgr.catalog import CATALOG, Failure
 from envmgr.discover import discover
 from envmgr.discover.limits import read_limits
 from envmgr.discover.model import CudaToolkit, Inventory, VsInstance
 
 # Importing the modules registers their checks.
 from envmgr.doctor import checks_components, checks_cuda, checks_env, checks_install, checks_linux, checks_vs  # noqa: F401 - imported to register checks
-from envmgr.doctor.catalog import CATALOG, Failure
 from envmgr.doctor.checks import CHECKS, FAIL, OK, SEVERITY, SKIPPED, WARN, Facts, Finding, finding
 from envmgr.doctor.checks_env import stray_compilers
-from envmgr.doctor.dll import DepNode, DepReport, resolve_pe
-from envmgr.doctor.dllsyms import entry_json, entry_lines
-from envmgr.doctor.elf import resolve_elf
-from envmgr.doctor.runtimes import Duplicate, duplicates
 from envmgr.errors import EnvmgrError, InputFileError, UsageError
 from envmgr.host.base import WINDOWS, Host, Interpreter, join, safe_listdir
 from envmgr.snapshot.overrides import override_lines

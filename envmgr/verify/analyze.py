@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from envmgr.binaries.gpufit import Fit
 from envmgr.discover.model import Gpu
-from envmgr.doctor.gpufit import Fit
 from envmgr.verify.report import ChildRun, death, log_tail
 
 OK, WARN, FAIL, SKIPPED = "ok", "warn", "fail", "skipped"
@@ -40,7 +40,7 @@ class Inputs:
     n_tokens: int = 8
     dll_evidence: tuple[str, ...] = ()   # doctor --dll's diagnosis when the library did not load
     dll_command: str = ""
-    fits: tuple[Fit, ...] = ()     # doctor.gpufit.Fit per GPU, from the device code of the libraries in lib_dir
+    fits: tuple[Fit, ...] = ()     # binaries.gpufit.Fit per GPU, from the device code of the libraries in lib_dir
     device_summary: str = ""       # that device code in one line ("cubin sm_90; PTX compute_90")
 
 

@@ -15,8 +15,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from envmgr.doctor.devicecode import DeviceCode
-from envmgr.doctor.gpufit import NATIVE, NONE, PTX_JIT, Fit
+from envmgr.binaries.devicecode import DeviceCode
+from envmgr.binaries.gpufit import NATIVE, NONE, PTX_JIT, Fit
 from envmgr.verify.analyze import FAIL, OK, WARN, Step
 from envmgr.verify.report import ChildRun, death, log_tail
 

@@ -10,12 +10,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from envmgr.binaries.devicecode import BinaryCode, DeviceCode, read_binary
+from envmgr.binaries.dll import resolve_pe
+from envmgr.binaries.dllsyms import entry_evidence
+from envmgr.binaries.elf import resolve_elf
+from envmgr.binaries.gpufit import fit
 from envmgr.discover.gpu import discover_gpus
-from envmgr.doctor.devicecode import BinaryCode, DeviceCode, read_binary
-from envmgr.doctor.dll import resolve_pe
-from envmgr.doctor.dllsyms import entry_evidence
-from envmgr.doctor.elf import resolve_elf
-from envmgr.doctor.gpufit import fit
 from envmgr.errors import EnvmgrError, UsageError
 from envmgr.host.base import WINDOWS, Host
 from envmgr.verify.analyze import FAIL, WARN, Step, first_failure

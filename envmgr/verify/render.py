@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from envmgr.doctor.runtimes import duplicates
+from envmgr.binaries.runtimes import duplicates
 from envmgr.verify.analyze import FAIL, OK, SKIPPED, WARN
 
 if TYPE_CHECKING:

@@ -15,12 +15,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from envmgr.binaries.devicecode import BINARY_NAME, DeviceCode
+from envmgr.binaries.dll import resolve_pe
+from envmgr.binaries.dllsyms import entry_evidence
+from envmgr.binaries.elf import resolve_elf
+from envmgr.binaries.gpufit import fit
 from envmgr.discover.gpu import discover_gpus
-from envmgr.doctor.devicecode import BINARY_NAME, DeviceCode
-from envmgr.doctor.dll import resolve_pe
-from envmgr.doctor.dllsyms import entry_evidence
-from envmgr.doctor.elf import resolve_elf
-from envmgr.doctor.gpufit import fit
 from envmgr.errors import EnvmgrError, UsageError
 from envmgr.files.nested import loads_json
 from envmgr.host.base import WINDOWS, Host, join

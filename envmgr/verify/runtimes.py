@@ -1,12 +1,12 @@
 """verify's steps for `--after` and duplicate runtimes, from the child's records (child_after.py). Pure; the
-judgement itself is doctor/runtimes.py (doctor --dll uses it too).
+judgement itself is binaries/runtimes.py (doctor --dll uses it too).
 """
 from __future__ import annotations
 
 import re
 from typing import Any
 
-from envmgr.doctor.runtimes import MAJORS, OPENMP, OPENMP_FIX, duplicates, file_name
+from envmgr.binaries.runtimes import MAJORS, OPENMP, OPENMP_FIX, duplicates, file_name
 from envmgr.verify.analyze import FAIL, OK, WARN, Step
 
 # libiomp5's abort when it finds another OpenMP runtime initialised (Intel's message, as users quote it).

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from envmgr.doctor.devicecode import CUDA_LIBRARY
-from envmgr.doctor.dll import IMPLIED, resolve_pe
-from envmgr.doctor.dllsyms import MissingEntry
+from envmgr.binaries.devicecode import CUDA_LIBRARY
+from envmgr.binaries.dll import IMPLIED, resolve_pe
+from envmgr.binaries.dllsyms import MissingEntry
 from envmgr.errors import InputFileError
 from envmgr.files.atomic import atomic_write
 from envmgr.files.jsondoc import dumps, read_json_file

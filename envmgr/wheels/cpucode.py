@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from envmgr.doctor.devicecode import CUDA_LIBRARY
+from envmgr.binaries.devicecode import CUDA_LIBRARY
 from envmgr.files.wheelzip import Wheel
 
 AVX512F, AVX2, FMA, F16C, AVX, SSE42 = "avx512f", "avx2", "fma", "f16c", "avx", "sse4_2"

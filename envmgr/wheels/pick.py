@@ -11,7 +11,7 @@ A wheel is refused, with its reason, when
   JIT-compiled by that driver;
 - its device code does not cover every GPU: a cubin for the GPU's SM (native), else PTX of a compute
   capability <= the GPU's ("through PTX JIT": the first load compiles), else nothing runs there
-  (doctor/gpufit.py's rules, with its PTX ISA floor for the driver).
+  (binaries/gpufit.py's rules, with its PTX ISA floor for the driver).
 The order: native before PTX, then the newest version the spec allows, then the newest CUDA. Reading
 device code needs the wheel itself (a download), so the candidates are examined in that order and the
 first native one ends the search; the rest are "not examined", said so.
@@ -28,7 +28,7 @@ from packaging.utils import canonicalize_name, parse_wheel_filename
 from packaging.version import Version as PkgVersion
 
 from envmgr import knowledge
-from envmgr.doctor import gpufit
+from envmgr.binaries import gpufit
 from envmgr.version import Version, mm
 from envmgr.wheels import cpucode
 from envmgr.wheels.url import IndexUrl
@@ -40,7 +40,7 @@ _CU_FOLDER = re.compile(r"(?:^|[/-])cu(\d{2,3})(?:/|$)")
 
 
 class Code(Protocol):
-    """What a pick reads of a wheel: doctor/devicecode.py's DeviceCode (its cubins, PTX, CUDA imports)."""
+    """What a pick reads of a wheel: binaries/devicecode.py's DeviceCode (its cubins, PTX, CUDA imports)."""
     @property
     def cubin(self) -> tuple[str, ...]: ...
     @property
@@ -143,7 +143,7 @@ def driver_runs(cuda: str, m: Machine) -> tuple[bool, bool, str]:
 # ---- the GPU ------------------------------------------------------------------------------------
 
 def covers(code: Code, m: Machine, jit_ok: bool, driver_why: str = "") -> tuple[str, str, str]:
-    """(native | ptx-jit | "", via, why) for every GPU of the machine, by doctor/gpufit.py's rules (a cubin
+    """(native | ptx-jit | "", via, why) for every GPU of the machine, by binaries/gpufit.py's rules (a cubin
     for the GPU's SM, else PTX at or below its compute capability that the driver can compile); code has
     .cubin, .ptx and, when known, .ptx_isa."""
     hows, vias = [], []
@@ -284,7 +284,7 @@ def examine(cand: Candidate, version: str, m: Machine, read_code: ReadCode) -> J
 
 
 # The binaries a target Python loads, by the platform part of its tags (PEP 425): (format, machine) as
-# doctor/devicecode.py names them. A platform not listed here (macOS, an unknown one) is not judged.
+# binaries/devicecode.py names them. A platform not listed here (macOS, an unknown one) is not judged.
 _LOADS = ((re.compile(r"^win_amd64$"), "pe", "x64"), (re.compile(r"^win32$"), "pe", "x86 (32-bit)"),
           (re.compile(r"^win_arm64$"), "pe", "ARM64"), (re.compile(r"linux.*_x86_64$"), "elf", "x86-64"),
           (re.compile(r"linux.*_aarch64$"), "elf", "AArch64"), (re.compile(r"linux.*_i686$"), "elf", "x86"),

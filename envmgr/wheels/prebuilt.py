@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from envmgr.doctor import devicecode
+from envmgr.binaries import devicecode
 from envmgr.errors import InputFileError, NotAUrl
 from envmgr.files.atomic import atomic_write
 from envmgr.files.jsondoc import dumps, read_json_file

@@ -23,8 +23,8 @@ from pathlib import Path
 
 from packaging.requirements import InvalidRequirement, Requirement
 
+from envmgr.binaries.devicecode import BINARY_NAME, LOOKED_FOR, BinaryCode, DeviceCode, from_json, read_binary
 from envmgr.cache.store import cache_dir
-from envmgr.doctor.devicecode import BINARY_NAME, LOOKED_FOR, BinaryCode, DeviceCode, from_json, read_binary
 from envmgr.errors import CheckFailed, InputFileError
 from envmgr.files import names
 from envmgr.files.atomic import atomic_write

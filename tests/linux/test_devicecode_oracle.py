@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from envmgr.doctor import devicecode as dc
+from envmgr.binaries import devicecode as dc
 from tests.conftest import need
 
 pytestmark = [pytest.mark.linux]

@@ -191,8 +191,8 @@ def test_every_catalog_failure_is_found_by_a_check_that_fires_or_in_a_real_log(c
     (F14: always skipped, it needs a run of the package) counts for nothing here."""
     import tomlkit
 
-    from envmgr.doctor.catalog import CATALOG
-    from envmgr.doctor.logscan import scan_path
+    from envmgr.catalog import CATALOG
+    from envmgr.buildlog.scan import scan_path
     from tests.conftest import CORPUS
 
     f20 = tmp_path / "f20.toml"

@@ -162,16 +162,18 @@ def test_no_import_cycles():
 # Lowest first. A module may import its own layer and the layers below it, never one above, counting every
 # import statement (function-level ones too). Within a package, modules import one another freely.
 LAYERS = (
-    ("__init__", "errors", "version", "winenv", "knowledge"),   # vocabulary: imports nothing of envmgr's
+    ("__init__", "errors", "version", "winenv", "knowledge", "catalog"),   # vocabulary: imports nothing of envmgr's
     ("files",),                      # reading and atomic writing of what users hand us
+    ("buildlog",),                   # a log's text in, catalog ids with evidence out (files/ for its JSON reader)
     ("host", "output", "progress", "spawn"),   # the seams: machine, terminal (and its progress line), child
+    ("binaries",),                   # PE, ELF, device code, the Windows loader, GPU fit: bytes and paths in, facts out
     ("discover",),                   # facts from a host
     ("snapshot",),                   # selection, capture, composition, the snapshot's forms
     ("recipes", "shellkit"),         # what a build adds; one module per shell
     ("cache",),                      # the snapshot cache and resolve (cache first, then compose)
-    ("doctor",),                     # checks, binaries (PE/ELF), build-log diagnosis
     ("wheels", "msbuild"),           # the wheel store and index; BuildCustomizations
     ("verify", "hook"),              # proof in the target Python; the target Python's start-up hook
+    ("doctor",),                     # the machine checks F01-F25
     ("fastpath",),                   # the console script's cached answers
     ("cli",),                        # click machinery
     ("commands", "__main__"),        # one module per command; `python -m envmgr`

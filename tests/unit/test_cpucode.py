@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import tomlkit
 
-from envmgr.doctor.devicecode import BinaryCode, DeviceCode, FatEntry
+from envmgr.binaries.devicecode import BinaryCode, DeviceCode, FatEntry
 from envmgr.files.wheelzip import open_wheel
 from envmgr.wheels import cpucode, pick
 from tests.conftest import need, run_cli

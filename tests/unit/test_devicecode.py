@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from envmgr.doctor import devicecode as dc
+from envmgr.binaries import devicecode as dc
 
 SAMPLES = Path(__file__).resolve().parents[1] / "corpus" / "devicecode"
 ELF = (SAMPLES / "libtiny_cuda-sm75-sm90a-compute90.so").read_bytes()

@@ -38,7 +38,7 @@ def tree(tmp_path_factory):
 
 
 def test_parse_elf_needed_and_runpath(tree):
-    from envmgr.doctor.elf import parse_elf
+    from envmgr.binaries.elf import parse_elf
 
     info = parse_elf((tree / "lib" / "libggml-cuda.so").read_bytes(), "libggml-cuda.so")
     assert {"libcudart.so.12", "libcublas.so.12"} <= set(info.needed)
@@ -58,7 +58,7 @@ def test_missing_cublas_then_resolved_with_ld_library_path(cli, tree):
 
 
 def test_ldconfig_parse():
-    from envmgr.doctor.elf import parse_ldconfig
+    from envmgr.binaries.elf import parse_ldconfig
 
     text = ("3 libs found in cache `/etc/ld.so.cache'\n"
             "\tlibcuda.so.1 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcuda.so.1\n"
@@ -86,7 +86,7 @@ def test_missing_file_and_folder(cli, tmp_path):
 
 
 def test_parse_elf_garbage():
-    from envmgr.doctor.elf import parse_elf
+    from envmgr.binaries.elf import parse_elf
 
     with pytest.raises(InputFileError):
         parse_elf(b"\x7fELF\x02\x01\x01" + b"\0" * 20, "x.so")

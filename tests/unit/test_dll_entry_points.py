@@ -97,7 +97,7 @@ def test_when_the_stale_copy_is_searched_first_the_fix_says_copying_does_not_win
 
 
 def test_pure_parsers_on_the_built_files(built):
-    from envmgr.doctor.dllsyms import Imported, pe_exports, pe_import_functions, split_forwarder
+    from envmgr.binaries.dllsyms import Imported, pe_exports, pe_import_functions, split_forwarder
 
     new = pe_exports((built / "new" / "libfoo.dll").read_bytes())
     assert {"foo_old", "foo_new"} <= new.names and 7 in new.ordinals and new.version == "1.2.0.0"

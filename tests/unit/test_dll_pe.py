@@ -87,7 +87,7 @@ def layout(tmp_path, dlls, *, cuda_path: str, path: list[str]) -> str:
 
 
 def test_pe_imports_of_a_real_mingw_dll(dlls):
-    from envmgr.doctor.dll import binary_machine, pe_imports
+    from envmgr.binaries.dll import binary_machine, pe_imports
 
     names = {n.lower() for n in pe_imports(dlls["ggml-cuda.dll"], "ggml-cuda.dll")}
     assert {"cudart64_12.dll", "cublas64_12.dll", "nvcuda.dll"} <= names
@@ -146,7 +146,7 @@ def test_truncated_dll_is_one_line(cli, tmp_path, dlls):
 
 
 def test_pe_imports_rejects_garbage():
-    from envmgr.doctor.dll import pe_imports
+    from envmgr.binaries.dll import pe_imports
 
     with pytest.raises(InputFileError):
         pe_imports(b"MZ" + b"\0" * 10, "x.dll")

@@ -1,11 +1,11 @@
-"""The pure part of the symbol-level closure (envmgr/doctor/dllsyms.py, elfsyms.py): forwarders followed
+"""The pure part of the symbol-level closure (envmgr/binaries/dllsyms.py, elfsyms.py): forwarders followed
 across DLLs, ordinals, the version families; no binaries, so it runs in every tier (Windows CPython too).
 Hand-made export tables: the real ones come from mingw/gcc builds in test_dll_entry_points.py and
 test_elf_versions.py."""
 from __future__ import annotations
 
-from envmgr.doctor.dllsyms import Exports, Imported, lacks, split_forwarder
-from envmgr.doctor.elfsyms import newest
+from envmgr.binaries.dllsyms import Exports, Imported, lacks, split_forwarder
+from envmgr.binaries.elfsyms import newest
 
 OLD = Exports(frozenset({"foo_old"}), frozenset({1}), (), "1.0.0.0")
 NEW = Exports(frozenset({"foo_old", "foo_new"}), frozenset({1, 2, 7}), (), "1.2.0.0")

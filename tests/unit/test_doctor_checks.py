@@ -64,7 +64,7 @@ def test_parse_only():
 def test_binary_machine():
     import struct
 
-    from envmgr.doctor.dll import binary_machine
+    from envmgr.binaries.dll import binary_machine
 
     head = bytearray(0x40)
     head[:2] = b"MZ"
@@ -74,7 +74,7 @@ def test_binary_machine():
 
 
 def test_every_check_is_a_catalog_failure():
-    from envmgr.doctor.catalog import CATALOG
+    from envmgr.catalog import CATALOG
     from envmgr.doctor.run import CHECKS
 
     assert set(CHECKS) <= set(CATALOG)   # that each failure is found: test_doctor_machines.py

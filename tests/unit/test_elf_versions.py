@@ -74,7 +74,7 @@ def test_after_the_fix_both_the_loader_and_doctor_load_it(cli, built):
 
 
 def test_parse_versions_reads_needs_and_definitions(built):
-    from envmgr.doctor.elfsyms import newest, parse_versions
+    from envmgr.binaries.elfsyms import newest, parse_versions
 
     use = parse_versions((built / "use" / "libuse.so").read_bytes())
     assert "BAR_2.0" in use.needed_of("libbar.so.1")

@@ -66,7 +66,7 @@ def test_exit_codes_come_from_the_class():
 def test_the_old_homes_still_name_the_same_classes():
     from envmgr import spawn
     from envmgr.snapshot import capture
-    from envmgr.doctor import logread
+    from envmgr.buildlog import read as logread
     from envmgr.msbuild import apply, fileops, planfile
     from envmgr.shellkit import UnrepresentableValue
 

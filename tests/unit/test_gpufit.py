@@ -1,4 +1,4 @@
-"""How a GPU runs device code (doctor/gpufit.py), and `envmgr wheels list` saying it for cached wheels."""
+"""How a GPU runs device code (binaries/gpufit.py), and `envmgr wheels list` saying it for cached wheels."""
 from __future__ import annotations
 
 import json
@@ -6,7 +6,7 @@ import json
 import pytest
 
 from envmgr.wheels import store as wheels
-from envmgr.doctor import gpufit
+from envmgr.binaries import gpufit
 from envmgr.verify.analyze import WARN, Inputs, _device_code
 from envmgr.verify.report import parse_run
 from tests.conftest import ROOT, run_cli

@@ -13,9 +13,9 @@ import pytest
 from click.testing import CliRunner
 
 from envmgr.cli.main import cli
-from envmgr.doctor.advice import TAILORED, Advice, advise, named, runtime_of
-from envmgr.doctor.catalog import CATALOG
-from envmgr.doctor.logreport import render_matches
+from envmgr.buildlog.advice import TAILORED, Advice, advise, named, runtime_of
+from envmgr.catalog import CATALOG
+from envmgr.buildlog.report import render_matches
 from tests import logtext
 
 # (train log, decisive id, runtime in --json, what the try: line holds; None: no try: line)

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from envmgr.doctor import logengine
-from envmgr.doctor.logengine import physical_lines
-from envmgr.doctor.logfacts import FACTS
-from envmgr.doctor.logscan import _ANSI, scan_path
-from envmgr.doctor.signatures import NEAR_WORDS, SIGNATURES
+from envmgr.buildlog import engine as logengine
+from envmgr.buildlog.engine import physical_lines
+from envmgr.buildlog.facts import FACTS
+from envmgr.buildlog.scan import _ANSI, scan_path
+from envmgr.buildlog.signatures import NEAR_WORDS, SIGNATURES
 
 FAILURE = "nvcc fatal   : Unsupported gpu architecture 'compute_120'"
 # The Windows-CPython tier runs under Wine on a shared machine: process start and I/O cost several times more there.

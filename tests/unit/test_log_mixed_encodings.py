@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from envmgr.doctor.logread import stream_text
+from envmgr.buildlog.read import stream_text
 from tests.conftest import run_cli
 
 SIG = "nvcc fatal   : Unsupported gpu architecture 'compute_120'"

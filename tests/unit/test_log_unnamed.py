@@ -12,9 +12,9 @@ import pytest
 from click.testing import CliRunner
 
 from envmgr.cli.main import cli
-from envmgr.doctor.logreport import render_scan, scan_json
-from envmgr.doctor.logscan import scan_path
-from envmgr.doctor.unnamed import OUTSIDE, outside_kind
+from envmgr.buildlog.report import render_scan, scan_json
+from envmgr.buildlog.scan import scan_path
+from envmgr.buildlog.unnamed import OUTSIDE, outside_kind
 from tests import logtext
 
 PIP = "Collecting llama-cpp-python\n  Downloading llama_cpp_python-0.2.90.tar.gz (63.8 MB)\n"

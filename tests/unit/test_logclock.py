@@ -1,5 +1,5 @@
 """F20 from time the log itself measured (issue 23): the stamps loggers and CI services put before lines
-(envmgr/doctor/logclock.py), read before logclean cuts them, and the build tools' own totals (logfacts
+(envmgr/buildlog/clock.py), read before logclean cuts them, and the build tools' own totals (logfacts
 `build_elapsed`).
 
 The stamp formats are the services' and tools' own (GitHub Actions/Azure Pipelines ISO with T and 7 fraction digits,
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import pytest
 
-from envmgr.doctor.logclock import Clock
-from envmgr.doctor.logfacts import _duration
+from envmgr.buildlog.clock import Clock
+from envmgr.buildlog.facts import _duration
 from tests.logtext import decisive, facts, train_text
 
 UNIQUE_CU = "logs/F20/pytorch-92852-nightly-conda-cuda-timeout-unique.cu-29-minutes-timestamps-EXCERPT.txt"

@@ -1,6 +1,6 @@
 """The diagnosis corpus of issue 23 (tests/corpus/logs): its index and split, and the train logs.
 
-Only `train` logs are scanned here: they are what the anchors of doctor/logfacts.py were learned from,
+Only `train` logs are scanned here: they are what the anchors of buildlog/facts.py were learned from,
 and they keep asserting them. `held_out` logs are read by bench/diagnosis.py alone (a measurement, not
 a test). A train log that is not recognised is listed in TRAIN_MISSES with the reason; a new corpus log
 enters through bench/corpus_index.py (INDEX.tsv must be current).
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from envmgr.doctor.logscan import scan_path
+from envmgr.buildlog.scan import scan_path
 from tests.conftest import CORPUS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))

@@ -1,4 +1,4 @@
-"""The anchors of doctor/logfacts.py hold when a train log is pasted another way (issue 23 items 1 and 2).
+"""The anchors of buildlog/facts.py hold when a train log is pasted another way (issue 23 items 1 and 2).
 
 Every case is a real train log of tests/corpus/logs (its source in its header), changed the way users
 paste logs: a Python bytes repr, a JSON string, typographic quotes, a CI service's annotation prefix. What
@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from envmgr.doctor.logclean import repair_line
-from envmgr.doctor.logfacts import unfinished
-from envmgr.doctor.logscan import scan_path
+from envmgr.buildlog.clean import repair_line
+from envmgr.buildlog.facts import unfinished
+from envmgr.buildlog.scan import scan_path
 from tests.conftest import CORPUS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))

@@ -7,7 +7,7 @@ carry their source; a line made here says so. No held-out or dev log is read her
 """
 from __future__ import annotations
 
-from envmgr.doctor.logfacts import decide
+from envmgr.buildlog.facts import decide
 from tests.logtext import decisive, facts, train_text
 
 

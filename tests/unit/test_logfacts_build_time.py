@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from envmgr.doctor.logfacts import _seconds, timed_long
+from envmgr.buildlog.facts import _seconds, timed_long
 from tests.logtext import decisive, facts, train_text
 
 TCE_WRAPPER = "logs/F20/trilinos-10816-vortex-tce-nvcc-wrapper-slow-compile-times-EXCERPT.txt"

@@ -6,7 +6,7 @@ shows the working state first and then the failure keeps its id. The lines are t
 threads named beside them."""
 from __future__ import annotations
 
-from envmgr.doctor.logfacts import build_succeeded, decide
+from envmgr.buildlog.facts import build_succeeded, decide
 from tests.logtext import decisive, facts
 
 # TensorFlow on Windows without its CUDA 11 runtime (tensorflow/tensorflow#41909, #56976): the probe's warning, then

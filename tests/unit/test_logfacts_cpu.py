@@ -7,7 +7,7 @@ those).
 """
 from __future__ import annotations
 
-from envmgr.doctor.logfacts import decide
+from envmgr.buildlog.facts import decide
 from tests.logtext import decisive, facts, scan, train_text
 
 

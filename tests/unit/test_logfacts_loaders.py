@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from envmgr.doctor.logfacts import decide
+from envmgr.buildlog.facts import decide
 from tests.logtext import decisive, facts, train_text
 
 # Paddle's dynamic loader names the library and Windows' error number in its own words: "(error code is 126)"

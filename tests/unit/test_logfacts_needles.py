@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from envmgr.doctor import logfacts
-from envmgr.doctor.logengine import Probe
+from envmgr.buildlog import facts as logfacts
+from envmgr.buildlog.engine import Probe
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from corpus_index import CORPUS, load_index, read_log

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from envmgr.doctor.logfacts import decide
+from envmgr.buildlog.facts import decide
 from tests import logtext
 
 # lines the facts read as F19 on their own: pip taking a CUDA package's source archive, a CPU torch asked for

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from envmgr.doctor.logread import stream_text
+from envmgr.buildlog.read import stream_text
 from tests.logtext import decisive, facts, train_text
 
 SLOW = ("F20", "anchor:build-said-slow")

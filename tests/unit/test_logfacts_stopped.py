@@ -5,7 +5,7 @@ not such rules and keep F18. The lines are the tools' own, in the shapes users p
 llama.cpp's CLI), named beside them."""
 from __future__ import annotations
 
-from envmgr.doctor.logfacts import stopped_after
+from envmgr.buildlog.facts import stopped_after
 from tests.logtext import decisive, facts
 
 # koboldcpp's Linux binary started with --usecublas and no layer count, its CUDA library failing to load on an older

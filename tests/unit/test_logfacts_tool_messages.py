@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from envmgr.doctor.logscan import scan_path
+from envmgr.buildlog.scan import scan_path
 
 CMAKE = "https://github.com/Kitware/CMake/blob/master/"
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from envmgr.doctor.logclean import repair_line, strip_batch, unmojibake
+from envmgr.buildlog.clean import repair_line, strip_batch, unmojibake
 from tests.unit.test_logscan import LOGS, log, scan, summary
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from envmgr.doctor.logclean import repair_line, strip_batch
+from envmgr.buildlog.clean import repair_line, strip_batch
 from tests.logtext import decisive, train_text
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))

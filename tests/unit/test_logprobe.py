@@ -15,10 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from envmgr.doctor import logengine, logfacts
-from envmgr.doctor.logengine import Probe, Scanner, required_literals
-from envmgr.doctor.logscan import scan_json, scan_path
-from envmgr.doctor.signatures import SIGNATURES
+from envmgr.buildlog import engine as logengine
+from envmgr.buildlog import facts as logfacts
+from envmgr.buildlog.engine import Probe, Scanner, required_literals
+from envmgr.buildlog.scan import scan_json, scan_path
+from envmgr.buildlog.signatures import SIGNATURES
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from corpus_index import CORPUS, load_index, read_log

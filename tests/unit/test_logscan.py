@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from envmgr.doctor.catalog import CATALOG, Failure, ids
-from envmgr.doctor.logread import stream_text
-from envmgr.doctor.logscan import LogMatch, LogScan, matches_json, render_matches, scan_path
-from envmgr.doctor.signatures import SIGNATURES
+from envmgr.catalog import CATALOG, Failure, ids
+from envmgr.buildlog.read import stream_text
+from envmgr.buildlog.scan import LogMatch, LogScan, matches_json, render_matches, scan_path
+from envmgr.buildlog.signatures import SIGNATURES
 from envmgr.errors import InputFileError
 from tests.conftest import CORPUS
 
@@ -521,7 +521,8 @@ def _full(scan) -> tuple:
 def test_small_windows_and_blocks_give_the_same_answer(tmp_path, monkeypatch, window):
     # Every real log, in a row, CRLF-ended, scanned from a file in 1 KiB blocks with tiny windows: the
     # matches, counts, evidence lines and details equal the scan with the default block and window.
-    from envmgr.doctor import logengine, logread
+    from envmgr.buildlog import engine as logengine
+    from envmgr.buildlog import read as logread
 
     text = "\n".join(log(n) for n in sorted(LOGS)).replace("\n", "\r\n")
     path = tmp_path / "all.log"
@@ -529,7 +530,7 @@ def test_small_windows_and_blocks_give_the_same_answer(tmp_path, monkeypatch, wi
     whole = scan_path(path)
     monkeypatch.setattr(logengine, "WINDOW", window)
     monkeypatch.setattr(logread, "BLOCK", 1024)
-    from envmgr.doctor import logscan
+    from envmgr.buildlog import scan as logscan
     monkeypatch.setattr(logscan, "_stream", lambda p: logread.stream_text(p, 1024))
     assert _full(scan_path(path)) == _full(whole)
     assert len(whole.matches) >= len({i for e, _ in LOGS.values() for i, _ in e})
@@ -555,14 +556,14 @@ def test_evidence_decisive_line_and_why():
     assert "explains F12" in f24.why and f12.why.startswith("explained by F24")
     assert [n for n, _ in f24.lines] == [92, 171] and "links to:" in f24.lines[1][1]
     assert set(f24.signatures) == {"findcudatoolkit-header-missing", "cmake-target-not-found"}
-    from envmgr.doctor.logscan import scan_json
+    from envmgr.buildlog.scan import scan_json
     doc = scan_json(found, "build.log")
     assert doc["decisive"] == "F24" and doc["matches"][0]["evidence"][1]["line_no"] == 171
     assert doc["matches"][1]["why"].startswith("explained by F24")
 
 
 def test_no_signature_lists_three_near_misses():
-    from envmgr.doctor.logscan import render_scan
+    from envmgr.buildlog.scan import render_scan
 
     # the real configure head of issue #1586 (the error itself was cut off): cl.exe is named
     head = scan(log("pip-llama-cpp-python-skbuild-0.9.8-cmake3.30-vs2022-buildtools-configure-head-EXCERPT.txt"))

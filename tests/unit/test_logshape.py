@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from envmgr.doctor.logengine import _ALLOW, MAX_PIECES, _gated, literal_prefixes, logical_lines
-from envmgr.doctor.logscan import scan_path
+from envmgr.buildlog.engine import _ALLOW, MAX_PIECES, _gated, literal_prefixes, logical_lines
+from envmgr.buildlog.scan import scan_path
 from tests.conftest import CORPUS
 
 F01 = "cmake-no-cuda-toolset-found-vs2019-cmake3.24.txt"            # "No CUDA toolset found." on line 4

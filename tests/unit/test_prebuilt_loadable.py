@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from envmgr.doctor.devicecode import DeviceCode, read_binary
+from envmgr.binaries.devicecode import DeviceCode, read_binary
 from envmgr.wheels import pick
 from tests import hostile_zip as hz
 from tests.conftest import MACHINES, run_cli, sample_bytes
@@ -45,7 +45,7 @@ def test_n28_a_library_of_another_machine_or_format_cannot_load():
 
 def test_n28_a_recorded_entry_keeps_the_machine():
     recorded = DeviceCode((read_binary(hz.mini_elf(89, 183), "x.so"),))
-    from envmgr.doctor.devicecode import from_json
+    from envmgr.binaries.devicecode import from_json
 
     assert from_json(recorded.to_json()).binaries[0].machine == "AArch64"
 

@@ -18,7 +18,7 @@ from envmgr.fastpath import helptext
 from envmgr.fastpath import main as fast
 
 ROOT = Path(__file__).resolve().parents[2]
-HEAVY = ("pefile", "elftools", "envmgr.doctor.logengine", "envmgr.doctor.logfacts", "envmgr.discover.vs",
+HEAVY = ("pefile", "elftools", "envmgr.buildlog.engine", "envmgr.buildlog.facts", "envmgr.discover.vs",
          "envmgr.discover.cuda")
 PROBE = ("import io, sys, contextlib\n"
          "sys.argv = ['envmgr', *sys.argv[1:]]\n"

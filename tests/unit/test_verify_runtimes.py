@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from envmgr.commands.verify import after_modules
-from envmgr.doctor.runtimes import duplicates
+from envmgr.binaries.runtimes import duplicates
 from envmgr.errors import UsageError
 from envmgr.verify.analyze import FAIL, OK, WARN
 from envmgr.verify.runtimes import after_step, framed, runtimes_step

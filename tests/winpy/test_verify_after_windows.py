@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from envmgr.doctor.runtimes import duplicates
+from envmgr.binaries.runtimes import duplicates
 from envmgr.verify.report import parse_run
 from envmgr.verify.runtimes import after_step, runtimes_step
 from tests.conftest import need

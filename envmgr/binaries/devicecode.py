@@ -36,7 +36,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from envmgr.doctor.dll import _MACHINES, pe_imports
+from envmgr.binaries.dll import _MACHINES, pe_imports
 from envmgr.errors import InputFileError
 
 Data = bytes | bytearray | mmap.mmap   # a binary's bytes: anything with find() and slicing

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 
 from envmgr import knowledge
-from envmgr.doctor.devicecode import arch_number
+from envmgr.binaries.devicecode import arch_number
 
 NATIVE, PTX_JIT, NONE = "native", "ptx-jit", "none"
 _ARCH = re.compile(r"^(sm|compute)_(\d+)(\d)([af]?)$")

@@ -16,11 +16,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from envmgr.doctor.advice import TAILORED, Advice, Mentions, advise, runtime_of
-from envmgr.doctor.catalog import CATALOG, Failure
-from envmgr.doctor.logclean import repair, strip_batch
-from envmgr.doctor.logclock import Clock
-from envmgr.doctor.logengine import (
+from envmgr.buildlog.advice import TAILORED, Advice, Mentions, advise, runtime_of
+from envmgr.buildlog.clean import repair, strip_batch
+from envmgr.buildlog.clock import Clock
+from envmgr.buildlog.engine import (
     WEAK_MAX,
     Scanner,
     logical_lines,
@@ -30,7 +29,7 @@ from envmgr.doctor.logengine import (
     weak_wrap_width,
     wrap_width,
 )
-from envmgr.doctor.logfacts import (
+from envmgr.buildlog.facts import (
     LAST,
     FactScanner,
     build_stop_contradicted,
@@ -39,9 +38,10 @@ from envmgr.doctor.logfacts import (
     ends_open,
     unfinished,
 )
-from envmgr.doctor.logread import LogInputError, stream_text
-from envmgr.doctor.signatures import NEAR_WORDS, PRECEDENCE, SIGNATURES
-from envmgr.doctor.unnamed import Marks, Unnamed, explain, seen_last
+from envmgr.buildlog.read import LogInputError, stream_text
+from envmgr.buildlog.signatures import NEAR_WORDS, PRECEDENCE, SIGNATURES
+from envmgr.buildlog.unnamed import Marks, Unnamed, explain, seen_last
+from envmgr.catalog import CATALOG, Failure
 from envmgr.errors import InputFileError
 from envmgr.knowledge import (
     LOG_JUDGED_FROM,
@@ -314,7 +314,7 @@ def _stream(path: str | Path):
                              "pass the path of a text log (for example pip install -v ... > build.log)") from None
 
 
-from envmgr.doctor.logreport import (  # noqa: E402, F401  (re-exported)
+from envmgr.buildlog.report import (  # noqa: E402, F401  (re-exported)
     matches_json,
     render_matches,
     render_scan,

@@ -12,7 +12,7 @@ import io
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from envmgr.doctor.dllsyms import Candidate, MissingEntry
+from envmgr.binaries.dllsyms import Candidate, MissingEntry
 
 VER_FLG_BASE = 1
 

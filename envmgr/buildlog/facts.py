@@ -18,10 +18,10 @@ from collections import deque
 from dataclasses import dataclass, field
 from itertools import accumulate
 
-from envmgr.doctor.logclock import FAILURE, Clock
-from envmgr.doctor.logengine import Probe
-from envmgr.doctor.signatures import ARCH_GIVEN, GPU_WANTED
-from envmgr.doctor.unnamed import OUTSIDE_NEEDLES, OUTSIDE_PATTERN
+from envmgr.buildlog.clock import FAILURE, Clock
+from envmgr.buildlog.engine import Probe
+from envmgr.buildlog.signatures import ARCH_GIVEN, GPU_WANTED
+from envmgr.buildlog.unnamed import OUTSIDE_NEEDLES, OUTSIDE_PATTERN
 from envmgr.knowledge import arch_span, cuda_at_least
 
 KEEP = 8          # values kept per fact kind (the first ones)

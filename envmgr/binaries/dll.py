@@ -14,8 +14,8 @@ import struct
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from envmgr.doctor.dllsyms import Exports, Imported, MissingEntry, check_entries, pe_exports, pe_import_functions
-from envmgr.doctor.winloader import loader_model
+from envmgr.binaries.dllsyms import Exports, Imported, MissingEntry, check_entries, pe_exports, pe_import_functions
+from envmgr.binaries.winloader import loader_model
 from envmgr.errors import InputFileError
 from envmgr.host.base import Host, host_path, join
 

@@ -23,7 +23,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from envmgr.doctor.logengine import glimpse
+from envmgr.buildlog.engine import glimpse
 
 TAILORED = ("F14", "F18", "F19")
 HEAD = 2000        # logical lines read at the start of a log for what pip collected and built

@@ -11,8 +11,8 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-from envmgr.doctor.dll import MAX_READ, DepNode, DepReport, read_binary
-from envmgr.doctor.elfsyms import Versions, check_versions, parse_versions
+from envmgr.binaries.dll import MAX_READ, DepNode, DepReport, read_binary
+from envmgr.binaries.elfsyms import Versions, check_versions, parse_versions
 from envmgr.errors import InputFileError
 from envmgr.host.base import Host, host_path, join
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from envmgr.doctor.logengine import glimpse
+from envmgr.buildlog.engine import glimpse
 
 PASTE = ("run the failing command again with its whole output in a file and scan that: "
          "pip install -v ... > build.log 2>&1, then envmgr doctor --log build.log")

@@ -47,7 +47,7 @@ def render_scan(scan, paint: Callable[..., str]) -> str:
     out = [f"no known failure signature found in the log ({scan.lines} lines)", *unnamed_text(scan.unnamed, paint)]
     if scan.near:
         out.append("closest catalog ids (their words appear, their error text does not):")
-        from envmgr.doctor.catalog import CATALOG
+        from envmgr.catalog import CATALOG
 
         for n in scan.near:
             out.append(f"  {paint(n.id, 'yellow')}  {CATALOG[n.id].title}")

@@ -1,0 +1,17 @@
+"""buildlog: a build or load log's text in, catalog ids with their evidence out (`doctor --log`).
+
+The stages, in the order a log goes through them, each a module named after it:
+
+1. read       - the file, with size caps, decoded whatever its encoding (read.py)
+2. clean      - terminal escapes, paste forms (JSON-escaped, prefixed, wrapped) undone (clean.py)
+3. clock      - timestamps and elapsed times, for the "stopped by a time limit" family (clock.py)
+4. engine     - one pass over the lines: needles found, signatures matched, bounded memory (engine.py)
+5. signatures - the catalog ids' patterns, by family (signatures.py)
+6. facts      - what the lines say beyond one pattern: versions, contradictions, decisions (facts.py)
+7. unnamed    - what a log without an id shows: success, no output, cut, outside the catalog (unnamed.py)
+8. advice     - the fix for this log's id, tailored to what it names (advice.py)
+9. report     - the answer as text and as the `--json` document (report.py)
+
+scan.py runs them in that order (`scan_path`). Imports only the vocabulary (catalog, knowledge, errors) and
+files/.
+"""
