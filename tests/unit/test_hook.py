@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import venv
@@ -137,11 +138,30 @@ def test_a_stray_cc_is_an_override_unless_the_snapshot_sets_it():
     assert [n for n, _, _ in compiler_overrides({"cc": "gcc"}, "windows")] == ["CC"]   # Windows: any case
 
 
-# ---- the command, on a real venv ----------------------------------------------------------------
+# ---- the command, on a real venv (under the Windows-CPython tier: an app's embeddable Python) -----
+# python.org's embeddable ._pth as shipped, with its entries made absolute (the copy's stdlib stays in the
+# interpreter's own folder); CRLF as shipped.
+SHIPPED_PTH = "{zip}\r\n{home}\r\n\r\n# Uncomment to run site.main() automatically\r\n#import site\r\n"
+
+
+def app_python(root: Path) -> Path:
+    """A Python as an app ships it: the embeddable build's executables and DLLs in the app's folder."""
+    home = Path(sys.executable).parent
+    folder = root / "app" / "python"
+    folder.mkdir(parents=True)
+    for f in home.iterdir():
+        if f.suffix.lower() in (".exe", ".dll"):
+            shutil.copy2(f, folder / f.name)
+    pth = next(home.glob("python3*._pth"))
+    (folder / pth.name).write_bytes(SHIPPED_PTH.format(zip=home / (pth.stem + ".zip"), home=home).encode())
+    return folder / "python.exe"
+
+
 @pytest.fixture
 def venv_python(tmp_path) -> Path:
+    """A venv's python; the embeddable build makes no venv (no launcher), so there an app-style copy of it."""
     if EMBEDDED_PYTHON:
-        pytest.skip("the embeddable build makes no venv (no launcher); tests/windows/test_hook_windows.py hooks it")
+        return app_python(tmp_path)
     where = tmp_path / "venv"
     venv.EnvBuilder(with_pip=False).create(where)
     return where / ("Scripts/python.exe" if sys.platform == "win32" else "bin/python")
@@ -167,7 +187,7 @@ def test_round_trip_leaves_the_venv_byte_for_byte(tmp_path, venv_python):
     done = run_cli("hook", "install", "--python", str(venv_python), "--from", str(snap), "--json")
     assert done.code == 0, (done.stdout + done.stderr)
     report = json.loads(done.stdout)
-    assert report["kind"] == "venv" and report["snapshot"]["origin"] == "file"
+    assert report["kind"] == ("embeddable" if EMBEDDED_PYTHON else "venv") and report["snapshot"]["origin"] == "file"
     code = "import os; print(os.environ.get('HOOK_TEST'), os.environ['PATH'].split(os.pathsep)[0])"
     started = subprocess.run([str(venv_python), "-c", code], capture_output=True, text=True, env=child_env(venv_python))
     assert started.stdout.split() == ["on", str(tmp_path / "tools")] and started.stderr == ""
@@ -265,7 +285,6 @@ def test_an_embeddable_layout_round_trip(tmp_path):
     """An interpreter beside a ._pth (an app's portable Python): the real CPython binary copied next to a
     ._pth naming its standard library, site off. The hook turns `import site` on, makes the site folder
     it needs, applies at start-up, and remove restores every byte and removes the folders it made."""
-    import shutil
     import sysconfig
 
     app = tmp_path / "app" / "py"

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import venv
@@ -19,30 +18,12 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import EMBEDDED_PYTHON, run_cli
-from tests.unit.test_hook import tree_hashes
+from tests.unit.test_hook import app_python, tree_hashes
 
 pytestmark = pytest.mark.windows
 
 PROBE = ("import json, os, shutil; print(json.dumps({'cl': shutil.which('cl'), 'INCLUDE': os.environ.get('INCLUDE'), "
          "'LIB': os.environ.get('LIB'), 'arch': os.environ.get('VSCMD_ARG_TGT_ARCH')}))")
-# python.org's embeddable ._pth as shipped, with its entries made absolute (the copy's stdlib stays in the
-# interpreter's own folder); CRLF as shipped.
-SHIPPED_PTH = "{zip}\r\n{home}\r\n\r\n# Uncomment to run site.main() automatically\r\n#import site\r\n"
-
-
-def app_python(root: Path) -> Path:
-    """A Python as an app ships it: the embeddable build's executables and DLLs in the app's folder."""
-    home = Path(sys.executable).parent
-    folder = root / "app" / "python"
-    folder.mkdir(parents=True)
-    for f in home.iterdir():
-        if f.suffix.lower() in (".exe", ".dll"):
-            shutil.copy2(f, folder / f.name)
-    pth = next(home.glob("python3*._pth"))
-    (folder / pth.name).write_bytes(SHIPPED_PTH.format(zip=home / (pth.stem + ".zip"), home=home).encode())
-    return folder / "python.exe"
-
-
 @pytest.fixture
 def target(tmp_path) -> tuple[Path, Path]:
     """(python.exe, the folder to compare byte for byte)."""
