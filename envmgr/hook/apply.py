@@ -107,10 +107,13 @@ def remove(target: Target, record: Mapping[str, Any]) -> list[str]:
     restores = []
     for entry in record.get("changed", []):
         path = Path(str(entry["path"]))
+        original = base64.b64decode(str(entry["original_base64"]))
         now = read_regular(path) if path.exists() else b""
+        if now == original:   # restored already, by a remove that was interrupted after it
+            continue
         if plan.sha256(now) != entry.get("sha256_after"):
             problems.append(f"{path}: edited since `hook install`; its original is kept in {site / plan.RECORD}")
-        restores.append((path, base64.b64decode(str(entry["original_base64"]))))
+        restores.append((path, original))
     if problems:
         raise UndoRefused("the hook's files were changed after it was installed; nothing was removed",
                           "restore or delete them by hand (docs/hook.md lists them)", details=tuple(problems))

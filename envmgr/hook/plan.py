@@ -55,12 +55,15 @@ class Probe:
     sitepackages: tuple[str, ...]
     path: tuple[str, ...]
     pth_files: tuple[str, ...]      # `._pth` files beside the executable: an embeddable (portable) Python
+    conda: bool = False             # the prefix has conda-meta/: a conda environment (or conda's base)
 
     @property
     def kind(self) -> str:
         if self.pth_files:
             return "embeddable"
-        return "venv" if self.prefix != self.base_prefix else "installation"
+        if self.prefix != self.base_prefix:
+            return "venv"
+        return "conda" if self.conda else "installation"
 
 
 PROBE_SCRIPT = r"""
@@ -74,7 +77,8 @@ d = os.path.dirname(os.path.abspath(sys.executable))
 print(json.dumps({"executable": sys.executable, "version": "%d.%d" % sys.version_info[:2],
                   "prefix": sys.prefix, "base_prefix": getattr(sys, "base_prefix", sys.prefix),
                   "purelib": sysconfig.get_paths()["purelib"], "sitepackages": sp, "path": sys.path,
-                  "pth_files": sorted(glob.glob(os.path.join(d, "*._pth")))}))
+                  "pth_files": sorted(glob.glob(os.path.join(d, "*._pth"))),
+                  "conda": os.path.isdir(os.path.join(sys.prefix, "conda-meta"))}))
 """
 
 
@@ -86,7 +90,7 @@ def parse_probe(data: Any) -> Probe | None:
         t = [tuple(str(x) for x in data[k]) for k in ("sitepackages", "path", "pth_files")]
     except (KeyError, TypeError):
         return None
-    return Probe(s[0], s[1], s[2], s[3], s[4], t[0], t[1], t[2])
+    return Probe(s[0], s[1], s[2], s[3], s[4], t[0], t[1], t[2], data.get("conda") is True)
 
 
 @dataclass(frozen=True)

@@ -279,12 +279,16 @@ def test_a_python_that_does_not_run_is_one_line_exit_2(tmp_path):
     assert done.code == 2 and "cannot ask it for its site folder" in (done.stdout + done.stderr)
 
 
-@pytest.mark.skipif(sys.platform == "win32" or sys.version_info < (3, 11),
-                    reason="POSIX CPython reads a ._pth from 3.11 on (getpath.py); Windows: tests/windows/test_hook_windows.py")
-def test_an_embeddable_layout_round_trip(tmp_path):
-    """An interpreter beside a ._pth (an app's portable Python): the real CPython binary copied next to a
-    ._pth naming its standard library, site off. The hook turns `import site` on, makes the site folder
-    it needs, applies at start-up, and remove restores every byte and removes the folders it made."""
+def embeddable_python(tmp_path: Path) -> Path:
+    """A Python beside a ._pth, site off, as an app ships it: on Windows python.org's embeddable build copied
+    (app_python); on POSIX the real CPython binary copied next to a ._pth naming its standard library
+    (CPython reads a ._pth on POSIX from 3.11 on: getpath.py)."""
+    if sys.platform == "win32":
+        if not EMBEDDED_PYTHON:
+            pytest.skip("a full CPython: the embeddable layout is the Windows-CPython tier's")
+        return app_python(tmp_path)
+    if sys.version_info < (3, 11):
+        pytest.skip("POSIX CPython reads a ._pth from 3.11 on (getpath.py)")
     import sysconfig
 
     app = tmp_path / "app" / "py"
@@ -297,11 +301,20 @@ def test_an_embeddable_layout_round_trip(tmp_path):
     probe = subprocess.run([str(exe), "-c", "import sys; print(sys.flags.no_site)"], capture_output=True, text=True)
     if probe.returncode != 0 or probe.stdout.strip() != "1":
         pytest.skip(f"this CPython does not start from a copy beside a ._pth: {probe.stderr[-200:]}")
+    return exe
+
+
+def test_an_embeddable_layout_round_trip(tmp_path):
+    """An interpreter beside a ._pth (an app's portable Python). The hook turns `import site` on, makes the
+    site folder it needs (POSIX), applies at start-up, and remove restores every byte and removes the folders
+    it made."""
+    exe = embeddable_python(tmp_path)
+    app = exe.parent
     before = tree_hashes(tmp_path / "app")
     snap = snapshot_file(tmp_path, tmp_path / "tools")
     done = run_cli("hook", "install", "--python", str(exe), "--from", str(snap), "--json")
     assert done.code == 0, done.stderr
-    assert json.loads(done.stdout)["pth_changed"] == str(app / "python._pth")
+    assert json.loads(done.stdout)["pth_changed"] == str(next(app.glob("*._pth")))
     started = subprocess.run([str(exe), "-c", "import os; print(os.environ.get('HOOK_TEST'))"],
                              capture_output=True, text=True, env=child_env(exe))
     assert started.stdout == "on\n", started.stderr
@@ -348,3 +361,72 @@ def test_a_corrupt_record_is_one_line_exit_2(tmp_path, venv_python):
     for sub in ("status", "remove"):
         done = run_cli("hook", sub, "--python", str(venv_python))
         assert done.code == 2 and "not a valid hook record" in done.stderr and "Traceback" not in done.stderr
+
+
+def _walk_hashes(root: Path) -> dict[str, str]:
+    """tree_hashes without following links (the stdlib linked into a conda-shaped prefix is not its own)."""
+    out = {}
+    for folder, dirs, files in os.walk(root):
+        for name in dirs + files:
+            path = Path(folder, name)
+            rel = path.relative_to(root).as_posix()
+            out[rel] = ("-> " + os.readlink(path) if path.is_symlink() else "<dir>" if path.is_dir()
+                        else hashlib.sha256(path.read_bytes()).hexdigest())
+    return out
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a POSIX prefix layout (bin/, lib/pythonX.Y/)")
+def test_a_conda_shaped_prefix_round_trip(tmp_path):
+    """A conda environment is a whole prefix (sys.prefix == sys.base_prefix, conda-meta/ in it), not a venv:
+    made here from this CPython (its binary copied into bin/, its standard library linked into lib/), with a
+    site-packages of its own. HAND-MADE stand-in: no conda on this machine."""
+    import sysconfig
+
+    prefix = tmp_path / "envs" / "cu"
+    lib = prefix / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    (lib / "site-packages").mkdir(parents=True)
+    (prefix / "conda-meta").mkdir()
+    (prefix / "conda-meta" / "history").write_text("==> 2026-12-07 <==\n", encoding="utf-8")
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    for entry in stdlib.iterdir():
+        if entry.name != "site-packages":
+            (lib / entry.name).symlink_to(entry)
+    (prefix / "bin").mkdir()
+    exe = prefix / "bin" / "python"
+    shutil.copy2(os.path.realpath(sys.executable), exe)
+    probe = subprocess.run([str(exe), "-c", "import sys; print(sys.prefix == sys.base_prefix == sys.argv[1])",
+                            str(prefix)], capture_output=True, text=True)
+    if probe.stdout.strip() != "True":
+        pytest.skip(f"this CPython does not start from a copied prefix: {probe.stdout} {probe.stderr[-200:]}")
+    before = _walk_hashes(prefix)
+    snap = snapshot_file(tmp_path, tmp_path / "tools")
+    done = run_cli("hook", "install", "--python", str(exe), "--from", str(snap), "--json")
+    assert done.code == 0, done.stderr
+    assert json.loads(done.stdout)["kind"] == "conda"
+    assert json.loads(done.stdout)["site"] == str(lib / "site-packages")
+    started = subprocess.run([str(exe), "-c", "import os; print(os.environ.get('HOOK_TEST'))"],
+                             capture_output=True, text=True, env=child_env(exe))
+    assert started.stdout == "on\n", started.stderr
+    assert run_cli("hook", "remove", "--python", str(exe)).code == 0
+    assert _walk_hashes(prefix) == before
+
+
+def test_a_remove_interrupted_after_restoring_the_pth_finishes_the_second_time(tmp_path, monkeypatch):
+    """Ctrl-C in remove: the .pth is gone first (no hook runs), the ._pth restored; running remove again ends it."""
+    venv_python = embeddable_python(tmp_path)
+    root = tmp_path / "app"
+    before = tree_hashes(root)
+    snap = snapshot_file(tmp_path, tmp_path / "tools")
+    assert run_cli("hook", "install", "--python", str(venv_python), "--from", str(snap)).code == 0
+    real = apply._unlink
+
+    def stop_at_the_module(path):
+        if path.name == plan.PY:
+            raise KeyboardInterrupt
+        return real(path)
+
+    monkeypatch.setattr(apply, "_unlink", stop_at_the_module)
+    assert run_cli("hook", "remove", "--python", str(venv_python)).code != 0
+    monkeypatch.setattr(apply, "_unlink", real)
+    assert run_cli("hook", "remove", "--python", str(venv_python)).code == 0
+    assert tree_hashes(root) == before
