@@ -430,3 +430,16 @@ def test_a_remove_interrupted_after_restoring_the_pth_finishes_the_second_time(t
     monkeypatch.setattr(apply, "_unlink", real)
     assert run_cli("hook", "remove", "--python", str(venv_python)).code == 0
     assert tree_hashes(root) == before
+
+
+def test_the_active_venv_is_the_default_target(tmp_path, venv_python, monkeypatch):
+    if EMBEDDED_PYTHON:
+        pytest.skip("no venv under the embeddable build")
+    monkeypatch.chdir(tmp_path)
+    root = venv_python.parent.parent
+    snap = snapshot_file(tmp_path, tmp_path / "tools")
+    done = run_cli("hook", "install", "--from", str(snap), "--json", env={"VIRTUAL_ENV": str(root)})
+    assert done.code == 0, done.stderr
+    assert "(the active virtual environment (VIRTUAL_ENV))" in done.stderr
+    assert Path(json.loads(done.stdout)["python"]).parent.parent == root
+    assert run_cli("hook", "remove", env={"VIRTUAL_ENV": str(root)}).code == 0
