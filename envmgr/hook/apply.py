@@ -87,19 +87,34 @@ def install(target: Target, files: Mapping[str, bytes], record: dict[str, Any]) 
             changed_pth = True
         atomic_write(site / plan.PTH, files[plan.PTH], backup=False)
         written.append(str(site / plan.PTH))
-    except BaseException:   # Ctrl-C, a full disk: nothing of a half install stays
+    except BaseException as exc:   # Ctrl-C, a full disk: nothing of a half install stays
         for path in reversed(written):
             _unlink(Path(path))
         if changed_pth and placement.pth_file:
             atomic_write(placement.pth_file, placement.pth_before, backup=False)
         _drop_dirs(list(placement.new_dirs))
+        if isinstance(exc, OSError):
+            raise _cannot_write(site, exc, "nothing was installed") from None
         raise
     return written
+
+
+def _cannot_write(site: Path, exc: OSError, what: str) -> HookTargetError:
+    where = exc.filename or site
+    return HookTargetError(f"{where}: cannot write: {exc.strerror or exc}; {what}",
+                           "run as a user who may write into that Python's folder, or hook a venv of your own")
 
 
 def remove(target: Target, record: Mapping[str, Any]) -> list[str]:
     """Undo the install `record` describes; the paths removed or restored. Refuses (and changes nothing)
     when a file the hook wrote was changed since, or the ._pth was edited after the hook's change."""
+    try:
+        return _remove(target, record)
+    except OSError as exc:   # a read-only folder: what is done is done, and `hook remove` again finishes it
+        raise _cannot_write(target.site, exc, "run `envmgr hook remove` again when it can") from None
+
+
+def _remove(target: Target, record: Mapping[str, Any]) -> list[str]:
     site = target.site
     created = [(site / str(e.get("name", "")), str(e.get("sha256", ""))) for e in record["created"]]
     problems = [f"{path}: changed since `hook install` (sha256 differs)" for path, digest in created

@@ -443,3 +443,23 @@ def test_the_active_venv_is_the_default_target(tmp_path, venv_python, monkeypatc
     assert "(the active virtual environment (VIRTUAL_ENV))" in done.stderr
     assert Path(json.loads(done.stdout)["python"]).parent.parent == root
     assert run_cli("hook", "remove", env={"VIRTUAL_ENV": str(root)}).code == 0
+
+
+def test_a_site_folder_that_cannot_be_written_is_one_line_and_nothing_stays(tmp_path, venv_python, monkeypatch):
+    """A system Python named with --python, without the rights to its folder (root ignores modes, so the
+    refusal is made where the write happens)."""
+    root = venv_python.parent.parent
+    before = tree_hashes(root)
+    real = apply.atomic_write
+
+    def refuse_the_env_file(path, data, **kw):
+        if str(path).endswith(plan.ENV):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path, data, **kw)
+
+    monkeypatch.setattr(apply, "atomic_write", refuse_the_env_file)
+    snap = snapshot_file(tmp_path, tmp_path / "tools")
+    done = run_cli("hook", "install", "--python", str(venv_python), "--from", str(snap))
+    assert done.code == 2 and "cannot write: Permission denied; nothing was installed" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert tree_hashes(root) == before
