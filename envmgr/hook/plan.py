@@ -135,10 +135,18 @@ def place(probe: Probe, is_dir: Callable[[str], bool], read: Callable[[str], byt
         after = enable_site(before)
         return Placement(site, pth if after is not None else None, before if after is not None else b"",
                          after or b"", _missing(site, is_dir))
+    on_path = {_norm(p) for p in probe.path}
     for site in (probe.purelib, *probe.sitepackages):
-        if is_dir(site) and site in probe.path:
+        if is_dir(site) and _norm(site) in on_path:
             return Placement(site, None)
     return None
+
+
+def _norm(path: str) -> str:
+    """One folder however sys.path and sysconfig spell it (a Windows path: either slash, any case)."""
+    if "\\" in path or path[1:3] in (":/", ":\\"):
+        return path.replace("/", "\\").rstrip("\\").lower()
+    return path.rstrip("/") or path
 
 
 def _missing(folder: str, is_dir: Callable[[str], bool]) -> tuple[str, ...]:

@@ -463,3 +463,10 @@ def test_a_site_folder_that_cannot_be_written_is_one_line_and_nothing_stays(tmp_
     assert done.code == 2 and "cannot write: Permission denied; nothing was installed" in done.stderr
     assert "Traceback" not in done.stderr
     assert tree_hashes(root) == before
+
+
+def test_a_windows_venv_site_folder_is_found_however_it_is_spelled():
+    probe = _probe(executable="C:\\v\\Scripts\\python.exe", prefix="C:\\v", base_prefix="C:\\Python312",
+                   purelib="C:\\v\\Lib\\site-packages", sitepackages=("C:\\v", "C:\\v\\Lib\\site-packages"),
+                   path=("C:\\Python312\\python312.zip", "c:\\v\\lib\\site-packages\\"))
+    assert plan.place(probe, lambda p: True, lambda p: b"") == plan.Placement("C:\\v\\Lib\\site-packages", None)
