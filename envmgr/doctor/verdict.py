@@ -177,7 +177,7 @@ def judge(matches: Iterable[Any], m: MachineFacts) -> tuple[Verdict, ...]:
 
 
 def _by_check(fid: str, m: MachineFacts) -> tuple[str, str] | None:
-    """The id's own doctor check failed (or warned) in this run: the machine shows the cause too."""
+    """The id's own doctor check failed in this run: the machine shows the cause too (a warning is no proof)."""
     check = next((c for c in m.checks if c.id == fid and c.status == FAIL), None)
     return (CONFIRMED, f"doctor's check {fid} fails here: {check.summary}") if check else None
 
