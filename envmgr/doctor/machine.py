@@ -40,9 +40,16 @@ def from_doctor(facts: Facts, findings: Sequence[Finding], source: str = THIS) -
     return MachineFacts(
         source, os_name, arch, gpus, probe, known,
         next((g.driver_version for g in inv.gpus if g.driver_version), ""),
-        tuple(k.short for k in inv.cuda), facts.cuda.short if facts.cuda else "", host.platform == WINDOWS,
-        device, fits, tuple(Check(f.id, f.status, f.summary) for f in findings if f.status in (FAIL, WARN)),
-        container_mark(host))
+        tuple(k.short for k in inv.cuda), facts.cuda.short if facts.cuda else "", _msvc(facts),
+        host.platform == WINDOWS, device, fits,
+        tuple(Check(f.id, f.status, f.summary) for f in findings if f.status in (FAIL, WARN)), container_mark(host))
+
+
+def _msvc(facts: Facts) -> str:
+    """The MSVC toolset the checks were for: the selection's, else the chosen instance's default."""
+    if facts.choice is not None and facts.choice.toolset is not None:
+        return facts.choice.toolset.version
+    return (facts.vs.default_toolset or "") if facts.vs is not None else ""
 
 
 def _probe(host: Host, facts: Facts) -> tuple[str, bool]:

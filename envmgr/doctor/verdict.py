@@ -47,6 +47,7 @@ class MachineFacts:
     driver: str = ""                         # the NVIDIA driver's version; "" none seen
     toolkits: tuple[str, ...] = ()           # installed CUDA toolkits (X.Y)
     cuda: str = ""                           # the toolkit envmgr chose (X.Y); "" none
+    msvc: str = ""                           # the MSVC toolset envmgr chose (14.44.35207); "" none (Linux)
     windows: bool = False                    # the driver minimums differ on Windows
     device: str = ""                         # the installed package's device code in words ("" unknown)
     fits: tuple[Fit, ...] = ()               # how each GPU runs it (binaries/gpufit.py)
@@ -57,6 +58,7 @@ class MachineFacts:
         return {"source": self.source, "os": self.os or None, "arch": self.arch or None,
                 "gpus": [{"name": n, "compute_capability": c} for n, c in self.gpus], "gpu_probe": self.gpu_probe,
                 "driver": self.driver or None, "toolkits": list(self.toolkits), "cuda": self.cuda or None,
+                "msvc": self.msvc or None,
                 "device_code": self.device or None, "fits": [f.to_json() for f in self.fits],
                 "checks": [{"id": c.id, "status": c.status, "summary": c.summary} for c in self.checks],
                 "container": self.container or None}
@@ -170,16 +172,29 @@ def judge(matches: Iterable[Any], m: MachineFacts) -> tuple[Verdict, ...]:
         log = f"line {match.line_no}: {match.line[:200]}"
         ruled = RULES[match.id](match, m) if match.id in RULES else None
         if ruled is None:
-            ruled = _by_check(match.id, m)
+            ruled = _by_check(match, m)
         verdict, why = ruled or (UNJUDGED, "")
         out.append(Verdict(match.id, verdict, log, why))
     return tuple(out)
 
 
-def _by_check(fid: str, m: MachineFacts) -> tuple[str, str] | None:
-    """The id's own doctor check failed in this run: the machine shows the cause too (a warning is no proof)."""
-    check = next((c for c in m.checks if c.id == fid and c.status == FAIL), None)
-    return (CONFIRMED, f"doctor's check {fid} fails here: {check.summary}") if check else None
+def _by_check(match: Any, m: MachineFacts) -> tuple[str, str] | None:
+    """The id's own doctor check failed in this run: the machine shows the cause too (a warning is no proof). Where
+    the log names the CUDA or the MSVC it failed with (its details) and they are not the ones doctor checked here, the
+    check is about another pair: nothing is confirmed."""
+    check = next((c for c in m.checks if c.id == match.id and c.status == FAIL), None)
+    if check is None or _other_pair(match.details, m):
+        return None
+    return CONFIRMED, f"doctor's check {match.id} fails here: {check.summary}"
+
+
+def _other_pair(details: dict[str, Any], m: MachineFacts) -> str:
+    """Which version the log names differently from the machine's choice ("" where none does)."""
+    for key, mine in (("cuda", m.cuda), ("msvc", m.msvc)):
+        theirs = str(details.get(key) or "")
+        if theirs and mine and theirs.split(".")[:2] != mine.split(".")[:2]:
+            return f"the log's {key} {theirs}, this machine's {mine}"
+    return ""
 
 
 def kept(matches: Sequence[Any], verdicts: Sequence[Verdict]) -> tuple[Any, ...]:

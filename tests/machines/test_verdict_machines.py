@@ -156,3 +156,23 @@ def test_doctor_machine_after_the_command_is_the_global_option(cli):
     before = cli("--machine", OLD_DRIVER, "doctor", "--only", "F17", "--json")
     assert after.code == before.code == 1 and after.json() == before.json()
     assert after.json()["checks"][0]["status"] == "fail"
+
+
+VS2026_LAPTOP = str(MACHINES / "vs2026-laptop-no-v143.toml")     # CUDA 12.8 with VS 2026's MSVC 14.50 only
+F04_SAME_PAIR = str(CORPUS / "logs/F04/llama.cpp-17547-vs2026-msvc-19.50-cuda-12.8-toolset-cuda-path-broken.txt")
+F04_OTHER_PAIR = str(CORPUS / "msbuild-cuda11.8-host_config-unsupported-msvc14.40-vs2022-buildtools-llama-cpp-python-"
+                              "EXCERPT.txt")
+
+
+def test_a_compiler_id_is_confirmed_by_doctors_check_for_the_same_cuda_and_msvc(cli):
+    _train(F04_SAME_PAIR)
+    _train(F04_OTHER_PAIR)
+    code, doc, verdicts = judged(cli, F04_SAME_PAIR, VS2026_LAPTOP)
+    assert code == 1 and verdicts["F04"]["verdict"] == "confirmed"
+    assert verdicts["F04"]["machine"].startswith("doctor's check F04 fails here: every MSVC toolset of Community is "
+                                                 "too new for CUDA 12.8")
+    assert (doc["machine"]["cuda"], doc["machine"]["msvc"][:5]) == ("12.8", "14.50")
+    # CUDA 11.8 with MSVC 14.40 in the log: doctor checked another pair here, so it confirms nothing (never rules out
+    # a compiler's own #error either)
+    code, doc, verdicts = judged(cli, F04_OTHER_PAIR, VS2026_LAPTOP)
+    assert code == 1 and verdicts["F04"]["verdict"] == "unjudged"
