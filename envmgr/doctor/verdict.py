@@ -183,9 +183,24 @@ def _by_check(match: Any, m: MachineFacts) -> tuple[str, str] | None:
     the log names the CUDA or the MSVC it failed with (its details) and they are not the ones doctor checked here, the
     check is about another pair: nothing is confirmed."""
     check = next((c for c in m.checks if c.id == match.id and c.status == FAIL), None)
-    if check is None or _other_pair(match.details, m):
+    if check is None or _other_pair(match.details, m) or not _same_instance(match, check, m):
         return None
     return CONFIRMED, f"doctor's check {match.id} fails here: {check.summary}"
+
+
+# Ids whose check and log are about a pair of versions (a compiler or a GPU against a CUDA): one id covers opposite
+# cases (F13: a new GPU for an old nvcc, or an old GPU a new CUDA dropped), so the log must name the CUDA doctor
+# checked here. F24: the component the log misses must be one the check finds missing.
+PAIR_IDS = frozenset({"F04", "F05", "F13", "F21"})
+
+
+def _same_instance(match: Any, check: Check, m: MachineFacts) -> bool:
+    if match.id in PAIR_IDS:
+        return bool(match.details.get("cuda")) and bool(m.cuda)
+    if match.id == "F24":
+        component = str(match.details.get("component") or "")
+        return bool(component) and component.lower() in check.summary.lower()
+    return True
 
 
 def _other_pair(details: dict[str, Any], m: MachineFacts) -> str:
