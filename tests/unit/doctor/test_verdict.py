@@ -118,3 +118,16 @@ def test_a_record_keeps_the_container_mark_it_was_made_in(tmp_path):
     path = tmp_path / "rec.toml"
     path.write_text(tomlkit.dumps(machine_document(rec, version="test")), encoding="utf-8")
     assert container_mark(load_machine(str(path))) == here == container_mark(LiveHost())
+
+
+def test_a_pair_ids_check_confirms_only_the_pair_it_checked():
+    [f04] = [m for m in scan_path(CORPUS / "logs/F04/llama.cpp-17547-vs2026-msvc-19.50-cuda-12.8-toolset-cuda-path-"
+                                  "broken.txt").matches if m.id == "F04"]
+    m = MachineFacts("m", cuda="12.8", msvc="14.50.35717", checks=(Check("F04", "fail", "too new"),))
+    assert judge([f04], m)[0].verdict == CONFIRMED
+    assert judge([replace(f04, details={"signature": "x"})], m)[0].verdict == UNJUDGED     # names no CUDA
+    assert judge([replace(f04, details={**f04.details, "msvc": "14.44"})], m)[0].verdict == UNJUDGED
+    f24 = replace(f04, id="F24", details={"component": "curand"})
+    missing = MachineFacts("m", checks=(Check("F24", "fail", "CUDA 13.0 has no cudart, cublas, cublasLt"),))
+    assert judge([f24], missing)[0].verdict == UNJUDGED
+    assert judge([replace(f24, details={"component": "cublas"})], missing)[0].verdict == CONFIRMED
