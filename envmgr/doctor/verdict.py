@@ -245,15 +245,16 @@ def render_verdicts(verdicts: Sequence[Verdict], paint: Callable[..., str], sour
 
 
 def verdicts_json(doc: dict[str, Any], verdicts: Sequence[Verdict], m: MachineFacts) -> dict[str, Any]:
-    """A scan's --json (buildlog/report.py scan_json) with a `machine` section per match, the machine's facts,
-    and `decisive` as this machine leaves it (null when every candidate was ruled out)."""
+    """A scan's --json (buildlog/report.py scan_json) with a `machine` section per match, the machine's facts
+    (`machine_facts`: doctor --json's `machine` is the record's path), and `decisive` as this machine leaves it (null
+    when every candidate was ruled out)."""
     by_id = {v.id: v for v in verdicts}
     matches = [{**mt, "machine": by_id[mt["id"]].to_json()} if mt["id"] in by_id else mt for mt in doc["matches"]]
     ruled = [v.id for v in verdicts if v.verdict == CONTRADICTED]
     decisive = doc["decisive"]
     if decisive in ruled:
         decisive = next((mt["id"] for mt in matches if mt["id"] not in ruled), None)
-    return {**doc, "decisive": decisive, "matches": matches, "ruled_out": ruled, "machine": m.to_json()}
+    return {**doc, "decisive": decisive, "matches": matches, "ruled_out": ruled, "machine_facts": m.to_json()}
 
 
 def report_text(scan: Any, verdicts: Sequence[Verdict], paint: Callable[..., str], source: str = THIS) -> str:

@@ -65,7 +65,7 @@ def test_a_machine_without_an_nvidia_gpu_rules_out_the_cpu_family(cli, record, w
     assert verdicts[fid]["verdict"] == "contradicted"
     assert words in verdicts[fid]["machine"] and "a CPU run is expected" in verdicts[fid]["machine"]
     assert verdicts[fid]["log"].startswith("line ")
-    assert doc["machine"]["source"] == record and doc["machine"]["gpus"] == []
+    assert doc["machine_facts"]["source"] == record and doc["machine_facts"]["gpus"] == []
     text = cli("doctor", "--log", log, "--machine", record)
     assert text.code == 0
     assert f"ruled out by the machine in {record}: {fid}: " in text.stdout and "no known failure stands" in text.stdout
@@ -75,7 +75,7 @@ def test_a_machine_with_a_gpu_leaves_a_cpu_run_unjudged(cli):
     code, doc, verdicts = judged(cli, CPU_RUN, GTX1080)
     assert code == 1 and doc["decisive"] == "F18" and doc["ruled_out"] == []
     assert verdicts["F18"] == {"verdict": "unjudged", "log": verdicts["F18"]["log"], "machine": None}
-    assert doc["machine"]["gpus"] == [{"name": "GPU 0 NVIDIA GeForce GTX 1080", "compute_capability": "6.1"}]
+    assert doc["machine_facts"]["gpus"] == [{"name": "GPU 0 NVIDIA GeForce GTX 1080", "compute_capability": "6.1"}]
 
 
 def test_no_kernel_image_is_confirmed_where_the_device_code_cannot_run_on_the_gpu(cli):
@@ -85,7 +85,7 @@ def test_no_kernel_image_is_confirmed_where_the_device_code_cannot_run_on_the_gp
     assert v["verdict"] == "confirmed"
     assert "cubin sm_75 sm_90a; PTX compute_90" in v["machine"] and "cannot run on sm_61" in v["machine"]
     assert "no kernel image" in v["log"]                       # both pieces of evidence
-    assert doc["machine"]["fits"][0]["how"] == "none"
+    assert doc["machine_facts"]["fits"][0]["how"] == "none"
     text = cli("doctor", "--log", NO_KERNEL, "--machine", GTX1080).stdout
     assert text.startswith("F14  No kernel image for this GPU")
     assert f"confirmed by the machine in {GTX1080}: F14: the installed llama_cpp's device code" in text
@@ -120,7 +120,7 @@ def test_a_bad_record_is_one_line_and_exit_2(cli, tmp_path):
 
 def test_without_a_record_the_log_is_judged_alone(cli):
     result = cli("doctor", "--log", CPU_RUN, "--json")
-    assert result.code == 1 and "machine" not in result.json() and "ruled_out" not in result.json()
+    assert result.code == 1 and "machine_facts" not in result.json() and "ruled_out" not in result.json()
 
 
 # ---- the flows' diagnosis (run --log, install, install --recipe: commands/run.py diagnose) -----------------
@@ -171,7 +171,7 @@ def test_a_compiler_id_is_confirmed_by_doctors_check_for_the_same_cuda_and_msvc(
     assert code == 1 and verdicts["F04"]["verdict"] == "confirmed"
     assert verdicts["F04"]["machine"].startswith("doctor's check F04 fails here: every MSVC toolset of Community is "
                                                  "too new for CUDA 12.8")
-    assert (doc["machine"]["cuda"], doc["machine"]["msvc"][:5]) == ("12.8", "14.50")
+    assert (doc["machine_facts"]["cuda"], doc["machine_facts"]["msvc"][:5]) == ("12.8", "14.50")
     # CUDA 11.8 with MSVC 14.40 in the log: doctor checked another pair here, so it confirms nothing (never rules out
     # a compiler's own #error either)
     code, doc, verdicts = judged(cli, F04_OTHER_PAIR, VS2026_LAPTOP)
