@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -28,7 +29,7 @@ OLD_DRIVER_LOG = str(CORPUS / "cuda-driver-insufficient-cudaGetDeviceCount-linux
 
 
 def _train(path: str) -> None:
-    name = path.split("tests/corpus/", 1)[1]
+    name = Path(path).relative_to(CORPUS).as_posix()
     row = next(line.split("\t") for line in (CORPUS / "logs" / "INDEX.tsv").read_text().splitlines()
                if line.split("\t")[0] == name)
     assert row[4] == "train", name
