@@ -30,7 +30,7 @@ OLD_DRIVER_LOG = str(CORPUS / "cuda-driver-insufficient-cudaGetDeviceCount-linux
 
 def _train(path: str) -> None:
     name = Path(path).relative_to(CORPUS).as_posix()
-    row = next(line.split("\t") for line in (CORPUS / "logs" / "INDEX.tsv").read_text().splitlines()
+    row = next(line.split("\t") for line in (CORPUS / "logs" / "INDEX.tsv").read_text(encoding="utf-8").splitlines()
                if line.split("\t")[0] == name)
     assert row[4] == "train", name
 
