@@ -13,6 +13,24 @@ import pytest
 
 import envmgr.commands
 from envmgr.cache.store import cache_key, store
+from envmgr.commands import (
+    cache,
+    complete_words,
+    config,
+    deactivate,
+    doctor,
+    export,
+    fix_msbuild,
+    init,
+    install,
+    recipes,
+    record,
+    run,
+    shell,
+    verify,
+    wheels,
+)
+from envmgr.commands import list as list_
 from envmgr.cli.main import COMMANDS, HIDDEN, module_of
 from envmgr.host import dirs
 from tests.conftest import MACHINES
@@ -24,10 +42,22 @@ HELPERS = {"fix_msbuild_flow", "install_build", "install_closure", "install_comp
            "install_flow", "install_prebuilt", "install_recipe"}
 
 
+# Imported by name as well as through the table, so that a command module nothing imports is seen by
+# tests/unit/test_architecture_map.py's `test_every_module_is_imported_by_a_test`.
+MODULES = {"cache": cache, "complete-words": complete_words, "config": config, "deactivate": deactivate,
+           "doctor": doctor, "export": export, "fix-msbuild": fix_msbuild, "init": init, "install": install,
+           "list": list_, "recipes": recipes, "record": record, "run": run, "shell": shell, "verify": verify,
+           "wheels": wheels}
+
+
+def test_the_table_and_the_imported_modules_name_the_same_commands():
+    assert set(MODULES) == set(COMMANDS)
+
+
 @pytest.mark.parametrize("name", sorted(COMMANDS))
 def test_each_table_name_is_its_modules_command_with_the_tables_line(name):
     module = importlib.import_module(module_of(name))
-    assert module.__name__ == "envmgr.commands." + name.replace("-", "_")
+    assert module is MODULES[name] and module.__name__ == "envmgr.commands." + name.replace("-", "_")
     command = module.command
     assert isinstance(command, click.Command) and command.name == name
     first = (command.help or "").strip().splitlines()[0] if command.help else ""
