@@ -51,7 +51,8 @@ def test_pythons_must_run_as_python(tmp_path):
         flags.check_pythons(host, [str(tmp_path / "python9")])
     text = tmp_path / "notes.txt"
     text.write_text("not a program\n")
-    with pytest.raises(UsageError, match=r"--pip-cuda-python .*notes.txt: not a Python envmgr can run \(it did not run"):
+    said = r"--pip-cuda-python .*notes.txt: not a Python envmgr can run \(it did not run"
+    with pytest.raises(UsageError, match=said):
         flags.check_pythons(host, [str(text)], "--pip-cuda-python")
     with pytest.raises(UsageError, match="^--python needs a path$"):
         flags.check_pythons(host, [" "])

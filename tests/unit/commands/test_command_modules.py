@@ -13,6 +13,7 @@ import pytest
 
 import envmgr.commands
 from envmgr.cache.store import cache_key, store
+from envmgr.cli.main import COMMANDS, HIDDEN, module_of
 from envmgr.commands import (
     cache,
     complete_words,
@@ -31,7 +32,6 @@ from envmgr.commands import (
     wheels,
 )
 from envmgr.commands import list as list_
-from envmgr.cli.main import COMMANDS, HIDDEN, module_of
 from envmgr.host import dirs
 from tests.conftest import MACHINES
 
@@ -106,8 +106,10 @@ def test_complete_words_completes_options_and_choices(cli):
 
 def test_config_says_where_each_default_comes_from(cli):
     rows = {r["key"]: r for r in cli("config", "--json", env={"ENVMGR_CUDA": "13.0"}).json()["settings"]}
-    assert (rows["cuda"]["value"], rows["cuda"]["source"], rows["cuda"]["where"]) == ("13.0", "environment", "ENVMGR_CUDA")
-    rows = {r["key"]: r for r in cli("config", "--cuda", "12.4", "--json", env={"ENVMGR_CUDA": "13.0"}).json()["settings"]}
+    cuda = rows["cuda"]
+    assert (cuda["value"], cuda["source"], cuda["where"]) == ("13.0", "environment", "ENVMGR_CUDA")
+    flagged = cli("config", "--cuda", "12.4", "--json", env={"ENVMGR_CUDA": "13.0"}).json()
+    rows = {r["key"]: r for r in flagged["settings"]}
     assert (rows["cuda"]["value"], rows["cuda"]["source"]) == ("12.4", "flag")
     assert rows["vs"]["source"] == "built-in default"
 
@@ -172,7 +174,8 @@ def test_record_writes_a_machine_file_that_replays(cli, tmp_path):
     out = tmp_path / "again.toml"
     got = cli("--machine", LINUX, "record", "-o", str(out), "--description", "re-recorded")
     assert got.code == 0 and "2 CUDA toolkit(s), 2 GPU(s) into" in got.stderr
-    assert cli("--machine", str(out), "list", "--json").json()["cuda"] == cli("--machine", LINUX, "list", "--json").json()["cuda"]
+    replayed = cli("--machine", str(out), "list", "--json").json()["cuda"]
+    assert replayed == cli("--machine", LINUX, "list", "--json").json()["cuda"]
     assert cli("--machine", LINUX, "record", "-o", str(tmp_path)).code == 2     # a folder
 
 

@@ -43,8 +43,8 @@ def test_undo_dll_fix_removes_exactly_what_the_fix_added(tmp_path, capsys):
     lib.mkdir(parents=True)
     (src / "cudart64_12.dll").write_bytes(b"MZ cudart")
     (lib / "llama.dll").write_bytes(b"MZ llama")
-    plan = closure.FixPlan((closure.Copy("cudart64_12.dll", str(src / "cudart64_12.dll"), str(lib / "cudart64_12.dll")),),
-                           (), "copy cudart64_12.dll")
+    copy = closure.Copy("cudart64_12.dll", str(src / "cudart64_12.dll"), str(lib / "cudart64_12.dll"))
+    plan = closure.FixPlan((copy,), (), "copy cudart64_12.dll")
     _, manifest = closure.apply(plan, tmp_path / "manifests")
     assert install_closure.undo(str(manifest)) == 0
     assert sorted(p.name for p in lib.iterdir()) == ["llama.dll"]

@@ -33,7 +33,8 @@ def test_decide_lays_the_missing_wheels_into_a_wheels_toolkit(tmp_path):
     fix = decide(facts, F24, "llama-cpp-python", here=True)
     assert isinstance(fix, ComponentFix) and fix.kind == "wheels"
     assert fix.components == ("cublas", "cublasLt") and fix.requirements == ("nvidia-cublas==13.0.*",)
-    assert fix.offer() == f"add --fix to lay nvidia-cublas==13.0.* into {kit.path} (include/, lib64/, dist-info/) (undoable)"
+    assert fix.offer() == (f"add --fix to lay nvidia-cublas==13.0.* into {kit.path} (include/, lib64/, dist-info/) "
+                           "(undoable)")
 
 
 def test_no_fix_without_a_failing_f24_here_for_a_known_recipe(tmp_path):

@@ -8,8 +8,8 @@ VS = "C:\\Program Files\\Microsoft Visual Studio\\2022\\BuildTools"
 X64 = Toolset("14.44.35207", f"{VS}\\VC\\Tools\\MSVC\\14.44.35207", 1944, True, True)
 ARM64_ONLY = Toolset("14.44.35207", f"{VS}\\VC\\Tools\\MSVC\\14.44.35207", 1944, False)
 TARGETS = f"{VS}\\MSBuild\\Microsoft\\VC\\v170"
-GOOD = dict(exists=True, toolsets=(X64,), vc_targets=TARGETS, vc_targets_exist=True, sdks=("10.0.22621.0",),
-            is_complete=True, is_reboot_required=False, major=17)
+GOOD = {"exists": True, "toolsets": (X64,), "vc_targets": TARGETS, "vc_targets_exist": True,
+        "sdks": ("10.0.22621.0",), "is_complete": True, "is_reboot_required": False, "major": 17}
 
 
 def test_a_complete_instance_has_no_reason():

@@ -15,7 +15,8 @@ def test_selectors_with_a_space_or_an_equals_sign():
 
 
 def test_export_takes_format_and_activate():
-    assert parse_options(["--format", "fish", "--activate"], with_format=True) == {"--format": "fish", "--activate": True}
+    got = parse_options(["--format", "fish", "--activate"], with_format=True)
+    assert got == {"--format": "fish", "--activate": True}
     assert parse_options([], with_format=True) == {}
     assert parse_options(["--format", "sh"], with_format=False) is None      # only export has --format
 

@@ -103,7 +103,8 @@ def test_environment_entries_no_environment_can_hold():
         "two entries: give each one as its own list item")
     assert "it has both set and prepend" in refused({"X": {"set": "1", "prepend": ["/a"]}})
     assert refused({"A=B": "1"}) == "s.toml: 'env' holds \"A=B\": a variable name cannot hold U+003D (EQUALS SIGN)"
-    assert refused({}, names=["\x01"]).endswith("holds \"\\u0001\": a variable name cannot hold U+0001 (a control character)")
+    assert refused({}, names=["\x01"]).endswith(
+        "holds \"\\u0001\": a variable name cannot hold U+0001 (a control character)")
     assert "U+0000 (NUL)" in refused({"X": "a\0b"})
     check_env({"Path": {"prepend": ["C:\\a:b"]}}, [], "env", "windows", "s.toml", "snapshot", "")   # ':' is fine there
 
@@ -112,5 +113,6 @@ def test_values_described_in_tomls_words():
     assert [describe(v) for v in (True, 5, 1.5, "", "yes", "x" * 50, [], [1, 2], {})] == [
         "a boolean (true)", "an integer (5)", "a number (1.5)", "an empty string", 'a string ("yes")',
         f'a string ("{"x" * 37}...")', "an empty list", "a list of 2 item(s)", "a table"]
-    assert List(Int()).expected == "a list of integers" and List(Str(), non_empty=True).expected == "a non-empty list of strings"
+    assert List(Int()).expected == "a list of integers"
+    assert List(Str(), non_empty=True).expected == "a non-empty list of strings"
     assert Hex().accepts("00ff") and not Hex().accepts("0g") and not Int().accepts(True)

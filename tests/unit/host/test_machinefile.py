@@ -2,8 +2,8 @@
 discovery (recorded machines from tests/machines, read again through a RecordingHost)."""
 from __future__ import annotations
 
-import tomlkit
 import pytest
+import tomlkit
 
 from envmgr.discover import discover
 from envmgr.host.base import RegValue

@@ -24,7 +24,8 @@ else:  # pragma: no cover
 MACHINE = EXAMPLES / "community-buildtools-cuda124.toml"
 BT_PATH = "C:\\Program Files (x86)\\Microsoft Visual Studio\\2022\\BuildTools"
 BT = BT_PATH + "\\MSBuild\\Microsoft\\VC\\v170\\BuildCustomizations"
-EXT = "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4\\extras\\visual_studio_integration\\MSBuildExtensions"
+EXT = ("C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4\\extras\\visual_studio_integration"
+       "\\MSBuildExtensions")
 NAMES = ("CUDA 12.4.props", "CUDA 12.4.targets", "CUDA 12.4.xml", "Nvda.Build.CudaTasks.v12.4.dll")
 
 

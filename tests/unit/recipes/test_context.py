@@ -13,7 +13,7 @@ from tests.conftest import MACHINES
 
 LINUX = str(MACHINES / "linux-two-toolkits.toml")
 CLASSIC = str(MACHINES / "community-buildtools-cuda124.toml")
-NO_OPTIONS = dict(arch_list=None, allow_unsupported=False, params=())
+NO_OPTIONS = {"arch_list": None, "allow_unsupported": False, "params": ()}
 
 
 @pytest.fixture
@@ -51,8 +51,9 @@ def test_with_recipe_adds_the_recipes_variables_to_the_snapshot(linux):
     assert notes == ("CUDA architectures 70-real;89-real from the GPUs found",)
 
 
-@pytest.mark.parametrize(("vs", "has_props"), [("C:\\Program Files\\Microsoft Visual Studio\\2022\\Community", True),
-                                              ("C:\\Program Files (x86)\\Microsoft Visual Studio\\2022\\BuildTools", False)])
+@pytest.mark.parametrize(("vs", "has_props"), [
+    ("C:\\Program Files\\Microsoft Visual Studio\\2022\\Community", True),
+    ("C:\\Program Files (x86)\\Microsoft Visual Studio\\2022\\BuildTools", False)])
 def test_cuda_in_build_customizations_is_read_from_the_instance(vs, has_props):
     # the snapshot is hand-made (a Windows one needs a vcvars capture this record lacks); the machine is recorded
     host = load_machine(CLASSIC)

@@ -28,9 +28,11 @@ def test_quote_and_double_quoted_body_keep_every_character():
 
 def test_render_sets_unsets_and_applying_twice_equals_once():
     delta = EnvDelta("linux", (VarOp("CUDA_HOME", SET, "/opt/cuda 13"), VarOp("OLD", UNSET),
-                               VarOp("PATH", PREPEND, ("/opt/cuda 13/bin",)), VarOp("LD_LIBRARY_PATH", APPEND, ("/x",))))
+                               VarOp("PATH", PREPEND, ("/opt/cuda 13/bin",)),
+                               VarOp("LD_LIBRARY_PATH", APPEND, ("/x",))))
     script = sh.render(delta)
-    assert script.startswith("export CUDA_HOME='/opt/cuda 13'\nunset OLD\n") and not any(line.startswith("#") for line in script.splitlines())  # no comment lines: zsh runs them
+    assert script.startswith("export CUDA_HOME='/opt/cuda 13'\nunset OLD\n")
+    assert not any(line.startswith("#") for line in script.splitlines())   # zsh would run a comment line
     show = 'printf "%s|%s|%s|%s" "$CUDA_HOME" "${OLD-unset}" "$PATH" "$LD_LIBRARY_PATH"'
     base = {"OLD": "1", "LD_LIBRARY_PATH": ""}
     once = _sh(script + show, base)

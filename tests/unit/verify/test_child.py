@@ -37,11 +37,13 @@ def test_the_child_reports_every_stage_of_a_cpu_only_build(tmp_path):
     assert run.order == ("package", "after", "import", "runtimes", "backend", "devices", "libraries",
                          "model_error", "libraries", "done")
     pkg = run.get("package")
-    assert pkg["found"] is True and pkg["lib_files"] == ["libggml-base.so", "libggml-cpu.so", "libggml.so", "libllama.so"]
+    assert pkg["found"] is True
+    assert pkg["lib_files"] == ["libggml-base.so", "libggml-cpu.so", "libggml.so", "libllama.so"]
     after = run.records("after")[0]
     assert after["module"] == "json" and after["ok"] is True and after["file"].endswith("json/__init__.py")
     assert run.get("import")["ok"] is True and run.get("import")["version"] == "0.0-fake"
-    assert run.get("backend") == {"stage": "backend", "gpu_offload": False, "system_info": "CPU : SSE3 = 1 | AVX2 = 1 |"}
+    assert run.get("backend") == {"stage": "backend", "gpu_offload": False,
+                                  "system_info": "CPU : SSE3 = 1 | AVX2 = 1 |"}
     assert run.get("model_error")["error_type"] == "ValueError"
     assert "offloaded 0/3 layers to GPU" in run.log       # llama.cpp's log: stderr, kept whole
     assert run.get("runtimes")["pid"] > 0 and isinstance(run.get("runtimes")["modules"], list)
