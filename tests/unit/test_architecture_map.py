@@ -51,6 +51,17 @@ def test_the_check_sees_a_missing_and_an_extra_module():
     assert set(table) - {"a.py"} == {"b/"}
 
 
+def test_unit_tests_mirror_the_packages():
+    """tests/unit/<package>/ for the tests of envmgr/<package>/; tests/unit/ itself holds the tests of the
+    top-level modules and the whole-package checks (architecture, start-up, docs, workflows)."""
+    packages = {p.parent.name for p in (ROOT / "envmgr").glob("*/__init__.py")}
+    folders = {p.name for p in (ROOT / "tests" / "unit").iterdir() if p.is_dir() and p.name != "__pycache__"}
+    assert sorted(folders - packages) == [], "a tests/unit folder that names no envmgr package"
+    loose = [p.name for p in (ROOT / "tests" / "unit").rglob("*.py")
+             if p.name != "__init__.py" and not p.name.startswith("test_")]
+    assert loose == []
+
+
 # ---- every module imported by a test (issue 35 item 4) -----------------------------------------------------
 
 def _modules(root: Path) -> set[str]:

@@ -1,6 +1,6 @@
 """envmgr/commands/fix_msbuild_flow.py: fix-msbuild's steps called directly: refused off Windows, --check on a
 record, apply then undo on real files (the classic machine under a Wine-style drive_c, tests/unit/msbuild/
-test_repair.py's TreeHost), the elevated step refusing a record before it opens the plan file."""
+test_msbuild_apply.py's tree), the elevated step refusing a record before it opens the plan file."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -11,7 +11,7 @@ from envmgr.commands import fix_msbuild_flow as flow
 from envmgr.errors import CheckFailed, UsageError
 from envmgr.host.recorded import load_machine
 from tests.conftest import MACHINES
-from tests.unit.msbuild.test_repair import BT, EXT, NAMES, tree  # noqa: F401  (tree: the fixture)
+from tests.unit.msbuild.test_msbuild_apply import BT, EXT, NAMES, tree  # noqa: F401  (tree: the fixture)
 
 CLASSIC = str(MACHINES / "community-buildtools-cuda124.toml")
 

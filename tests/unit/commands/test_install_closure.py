@@ -13,7 +13,7 @@ from envmgr.commands.install_flow import Report
 from envmgr.host.live import LiveHost
 from envmgr.wheels import closure
 from tests.conftest import EMBEDDED_PYTHON
-from tests.unit.verify.fakes import cpu_only_package
+from tests.fake_llama_cpp import cpu_only_package
 
 
 @pytest.mark.skipif(EMBEDDED_PYTHON, reason="the embeddable CPython ignores PYTHONPATH")

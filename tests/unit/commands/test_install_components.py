@@ -1,6 +1,6 @@
 """envmgr/commands/install_components.py: `install --fix` for F24 decides, before anything is written, which
 NVIDIA wheels go where; here on a toolkit folder assembled from nvidia-* wheels (the layout of this
-machine's /usr/local/cuda-13.0, tests/unit/test_components.py) without cuBLAS. Fetching (pip) is not run."""
+machine's /usr/local/cuda-13.0, tests/unit/doctor/test_components.py) without cuBLAS. Fetching (pip) is not run."""
 from __future__ import annotations
 
 import sys

@@ -16,7 +16,7 @@ from envmgr.verify.gguf import write_tiny_llama
 from envmgr.verify.report import TAG, parse_run
 from envmgr.verify.run import CHILD
 from tests.conftest import EMBEDDED_PYTHON
-from tests.unit.verify.fakes import cpu_only_package
+from tests.fake_llama_cpp import cpu_only_package
 
 
 def _run(script, args, env_extra, tmp_path, *flags):

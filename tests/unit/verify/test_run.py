@@ -1,5 +1,5 @@
 """envmgr/verify/run.py: the child run in a plain process of the target Python and judged, on a hand-made
-CPU-only llama_cpp (tests/unit/verify/fakes.py); the package names and the install command."""
+CPU-only llama_cpp (tests/fake_llama_cpp.py); the package names and the install command."""
 from __future__ import annotations
 
 import sys
@@ -10,7 +10,7 @@ from envmgr.errors import UsageError
 from envmgr.host.live import LiveHost
 from envmgr.verify.run import CHILD, Verdict, canonical_package, install_command, verify
 from tests.conftest import EMBEDDED_PYTHON
-from tests.unit.verify.fakes import cpu_only_package
+from tests.fake_llama_cpp import cpu_only_package
 
 
 def test_llama_cpp_aliases_and_other_distribution_names():
