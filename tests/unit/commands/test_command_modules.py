@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import sys
 from pathlib import Path
 
 import click
@@ -22,6 +23,7 @@ from envmgr.commands import (
     doctor,
     export,
     fix_msbuild,
+    hook,
     init,
     install,
     recipes,
@@ -45,9 +47,9 @@ HELPERS = {"fix_msbuild_flow", "install_build", "install_closure", "install_comp
 # Imported by name as well as through the table, so that a command module nothing imports is seen by
 # tests/unit/test_architecture_map.py's `test_every_module_is_imported_by_a_test`.
 MODULES = {"cache": cache, "complete-words": complete_words, "config": config, "deactivate": deactivate,
-           "doctor": doctor, "export": export, "fix-msbuild": fix_msbuild, "init": init, "install": install,
-           "list": list_, "recipes": recipes, "record": record, "run": run, "shell": shell, "verify": verify,
-           "wheels": wheels}
+           "doctor": doctor, "export": export, "fix-msbuild": fix_msbuild, "hook": hook, "init": init,
+           "install": install, "list": list_, "recipes": recipes, "record": record, "run": run, "shell": shell,
+           "verify": verify, "wheels": wheels}
 
 
 def test_the_table_and_the_imported_modules_name_the_same_commands():
@@ -146,6 +148,16 @@ def test_fix_msbuild_plans_the_missing_files_on_a_record_and_refuses_to_write(cl
     assert data["pairs"][0]["vs"]["label"].startswith("VS 2022 BuildTools")
     refused = cli("--machine", CLASSIC, "fix-msbuild", "--yes")
     assert refused.code != 0 and "recorded machines are for planning" in refused.stderr
+
+
+def test_hook_status_of_a_python_without_the_hook_is_exit_1_and_writes_nothing(cli):
+    got = cli("hook", "status", "--python", sys.executable, "--json")
+    data = got.json()
+    assert got.code == 1 and data["installed"] is False and data["ok"] is False
+    site = Path(data["site"])
+    before = sorted(p.name for p in site.iterdir())
+    assert cli("hook", "status", "--python", sys.executable).code == 1
+    assert sorted(p.name for p in site.iterdir()) == before
 
 
 def test_init_prints_the_profile_line_for_each_shell(cli):
