@@ -14,7 +14,7 @@ import pytest
 
 from envmgr.hook import plan
 from tests.conftest import run_cli
-from tests.unit.test_hook import tree_hashes
+from tests.unit.hook.test_hook import tree_hashes
 
 pytestmark = [pytest.mark.linux, pytest.mark.slow]
 

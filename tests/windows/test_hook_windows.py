@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import EMBEDDED_PYTHON, run_cli
-from tests.unit.test_hook import app_python, tree_hashes
+from tests.unit.hook.test_hook import app_python, tree_hashes
 
 pytestmark = pytest.mark.windows
 
