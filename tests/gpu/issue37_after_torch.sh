@@ -9,7 +9,7 @@
 #    (/proc/self/maps: OpenMP and CUDA runtime copies), so the verdict can be checked against the process.
 # 4. --after torch again with the child's faulthandler on (PYTHONFAULTHANDLER: the Python stack of a crash) and
 #    ld.so's trace (LD_DEBUG=files,libs into files), filtered to what llama_cpp's libraries needed and got; the
-#    reuse finding (envmgr/doctor/reuse.py) out of the JSON; then the package ALONE with the app's copies first on
+#    reuse finding (envmgr/binaries/reuse.py) out of the JSON; then the package ALONE with the app's copies first on
 #    LD_LIBRARY_PATH (the check the reuse step's fix names): does the same crash follow the app's copies?
 # Lines "STEP name rc seconds" go to $OUT/steps.txt; each step's output to $OUT/steps.log.
 set -uo pipefail
