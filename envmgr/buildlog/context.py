@@ -1,0 +1,275 @@
+"""What machine and what kind of run a log shows, read beside the scan: the evidence that lets a CPU-family id stand or
+vetoes it (issue 36 part 1).
+
+The catalog's "runs on the CPU / a CPU-only package / a library missing" family (F15, F18, F19, F23) is NVIDIA's: the
+same words appear on a Mac (Metal), an AMD (ROCm/HIP), a Vulkan, SYCL or OpenVINO build, an ARM board, and in a run
+that went past a warning. `ContextScanner` is fed the lines the scan reads (the first HEAD characters; the log's last
+lines come from scan's `last`) and keeps, per rule, the first line showing
+
+- NVIDIA hardware or a CUDA run (`nvidia`): a GPU's name, nvidia-smi, ggml's or ollama's CUDA devices, Jetson/Tegra;
+- another vendor or platform (`other`), in the words those tools print: llama.cpp's Metal, ROCm, Vulkan, SYCL
+  start-up lines, ollama's `inference compute` line with `library=rocm|metal|oneapi|vulkan`, onnxruntime's
+  CoreML/ROCm/OpenVINO/DirectML providers, torch's `mps` device and ROCm builds, macOS's own marks;
+- an ARM board (`arm`): weaker, since a Jetson is ARM with an NVIDIA GPU, so it counts only without `nvidia`;
+- failure lines of the tools' own output (`failures`: the first few, for the unnamed answer and the prose rule).
+
+`veto` then judges one candidate (id, its lines) against that evidence and says why it cannot stand, or None. Nothing
+here changes a match: scan.py drops the vetoed ones and records the reason (`Veto`) in the report.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from envmgr.buildlog.unnamed import printed
+
+HEAD = 4 << 20      # characters read from the start of a log (a machine says what it is where a run starts)
+FAILURES = 32       # failure lines kept, in order
+NEAR = 40           # lines below a quoted command within which the tool's own failure outranks it
+
+# ids whose evidence is "it ran on the CPU", "a CPU-only package" or "a library did not load": NVIDIA's only where the
+# machine is
+CPU_FAMILY = frozenset({"F15", "F18", "F19", "F23"})
+# of these, the ones a command quoted in prose or a warning the run went past can give
+SOFT = frozenset({"F15", "F18", "F19", "F23"})
+
+
+@dataclass(frozen=True)
+class Sign:
+    kind: str         # nvidia | apple | rocm | vulkan | intel | arm | directml
+    rule: str         # which words (stable, in --json)
+    line_no: int
+    line: str
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
+# (kind, rule, needle, regex): the needle is a literal every match holds, searched first in a batch
+_SIGNS: tuple[tuple[str, str, str, re.Pattern[str]], ...] = (
+    # NVIDIA hardware or a CUDA device found (facts.py `gpu_seen` words; ggml-cuda.cu's `found %d CUDA devices`, ollama
+    # gpu/types.go `inference compute ... library=cuda`, nvidia-smi's header, the L4T/Jetson boards)
+    ("nvidia", "nvidia-smi", "NVIDIA-SMI", _rx(r"NVIDIA-SMI \d")),
+    ("nvidia", "gpu-name", "NVIDIA", _rx(r"\bNVIDIA (?:GeForce|RTX|Quadro|TITAN|Tesla|[AHLT]\d+|Jetson|Graphics)")),
+    ("nvidia", "gpu-name", "GeForce", _rx(r"\bGeForce\b")),
+    ("nvidia", "gpu-name", "RTX", _rx(r"\bRTX ?A?\d{3,4}\b")),
+    ("nvidia", "gpu-name", "GTX", _rx(r"\bGTX ?\d{3,4}\b")),
+    ("nvidia", "gpu-name", "Tesla", _rx(r"\bTesla [KPVMT]?\d")),
+    ("nvidia", "cuda-devices", "CUDA devices", _rx(r"found [1-9]\d* CUDA devices")),
+    ("nvidia", "cuda-device-0", "CUDA0", _rx(r"\bCUDA0\b")),
+    ("nvidia", "library-cuda", "library=cuda", _rx(r"\blibrary=cuda")),
+    ("nvidia", "jetson", "egra", _rx(r"(?i:\bjetson\b|\btegra\b|\bL4T\b|nvidia-l4t)")),
+    ("nvidia", "jetson", "etson", _rx(r"(?i:\bjetson\b|\bL4T\b)")),
+    # Apple: ggml-metal's start-up lines (ggml-metal.m `ggml_metal_init:`, `ggml_metal_device_init`), its buffers, the
+    # chip, the build flags, macOS paths and compilers; torch's MPS device (not on any other machine)
+    ("apple", "metal", "metal", _rx(r"\bggml_metal_\w+|\bggml_backend_metal\w*|\bGGML_(?:USE_)?METAL\b|"
+                                    r"\bLLAMA_METAL\b|-framework Metal\b|\bMetal (?:compute |KV )?buffer")),
+    ("apple", "metal", "Metal", _rx(r"\bMTL\d\b|\bMetal Support: |using device Metal|\bMetal_Mapped\b|"
+                                    r"\blibrary=metal\b|offload to metal")),
+    ("apple", "chip", "Apple M", _rx(r"\bApple M[1-9](?: (?:Pro|Max|Ultra))?\b")),
+    ("apple", "macos", "Darwin", _rx(r"\bUNAME_S:\s+Darwin|Darwin Kernel Version|arm64-apple-darwin|"
+                                     r"x86_64-apple-darwin|\bsystem=Darwin\b")),
+    ("apple", "macos", "Apple clang", _rx(r"\bApple clang version|\bAppleClang \d")),
+    ("apple", "macos", "macosx_", _rx(r"^\s*(?:Downloading|Using cached|Processing|Saved|Obtaining)\b[^\n]*"
+                                      r"-macosx_\d+_\d+_(?:arm64|x86_64|universal2)\.whl")),
+    ("apple", "macos", "/opt/homebrew/", _rx(r"/opt/homebrew/")),
+    ("apple", "macos", "/Users/", _rx(r"(?<![A-Za-z]:)(?<![\\\w])/Users/[\w.-]+/")),
+    ("apple", "macos", "Python.framework", _rx(r"/Library/Frameworks/Python\.framework/")),
+    ("apple", "mps", "mps", _rx(r"\bdevice[=(: ]+['\"]?mps\b|\bmps:0\b|\btorch\.backends\.mps\b|\bMPS backend\b|"
+                                r"\bPYTORCH_ENABLE_MPS_FALLBACK\b")),
+    ("apple", "coreml", "CoreML", _rx(r"\bCoreMLExecutionProvider\b")),
+    # AMD: ggml-cuda.cu built for HIP prints ROCm in its own messages; ollama's discovery (discover/amd_linux.go,
+    # amd_windows.go) and its inference compute line; torch's ROCm builds; the gfx targets
+    ("rocm", "ggml-rocm", "ROCm", _rx(r"\bfailed to initialize ROCm\b|\bno ROCm-capable device\b|"
+                                      r"\bfound \d+ ROCm devices\b|\bROCm devices?:")),
+    ("rocm", "ollama-rocm", "library=rocm", _rx(r"\blibrary=rocm\b")),
+    ("rocm", "ollama-amdgpu", "amdgpu", _rx(r"\bamdgpu (?:is supported|is not supported|detected)\b|"
+                                            r"\bamdgpu version file missing\b")),
+    ("rocm", "ollama-rocm", "rocm_", _rx(r"runners=\"?\[(?![^\]\n]*cuda)[^\]\n]*\brocm_")),
+    ("rocm", "torch-rocm", "rocm", _rx(r"\+rocm\d|\bis_rocm: True\b|detected platform rocm\b|"
+                                       r"\bROCMExecutionProvider\b|\bMIGraphXExecutionProvider\b")),
+    ("rocm", "hip-build", "HIP", _rx(r"\b(?:GGML_HIP(?:BLAS)?|LLAMA_HIPBLAS)=(?:ON|on|1)\b|-DGGML_USE_HIP(?:BLAS)?\b")),
+    ("rocm", "radeon", "Radeon", _rx(r"\bAMD Radeon\b|\bRadeon (?:RX|Pro|Graphics)\b")),
+    ("rocm", "gfx", "gfx",
+     _rx(r"\bgfx(?:90[0-9a]|94[0-2]|10[0-3]\d|11[0-5]\d|120\d)\b")),
+    # Vulkan and Intel: ggml-vulkan.cpp `ggml_vulkan: Found %zu Vulkan devices`, ggml-sycl, OpenVINO, oneAPI, XPU
+    ("vulkan", "ggml-vulkan", "ulkan", _rx(r"\bggml_vulkan: |\bGGML_VULKAN\b|\bVulkan0\b|\blibrary=vulkan\b|"
+                                           r"using device Vulkan")),
+    ("intel", "sycl", "SYCL", _rx(r"\bggml_sycl\w*|\bGGML_SYCL\b|\[SYCL\]|\blibrary=oneapi\b")),
+    ("intel", "sycl", "sycl", _rx(r"\bggml_sycl\w*|\blibggml-sycl")),
+    ("intel", "openvino", "OpenVINO", _rx(r"\bOpenVINO(?:ExecutionProvider)?\b")),
+    ("intel", "xpu", "xpu", _rx(r"\bintel_extension_for_pytorch\b|\bdevice[=(: ]+['\"]?xpu\b|\bxpu:0\b")),
+    ("intel", "arc", "Intel(R) Arc", _rx(r"\bIntel\(R\) (?:Arc|Iris|UHD)\b")),
+    ("intel", "intel-gpu", "Intel ", _rx(r"\bIntel (?:GPU|Arc|Iris|UHD|HD Graphics)\b")),
+    ("directml", "directml", "DmlExecutionProvider", _rx(r"\bDmlExecutionProvider\b")),
+    ("directml", "directml", "directml", _rx(r"\btorch_directml\b|\bonnxruntime-directml\b")),
+    # an ARM board (weak: a Jetson is one too): lscpu's architecture, the ARM boards' names, ggml's system line
+    ("arm", "arm", "aarch64", _rx(r"\bArchitecture:\s+aarch64\b|\blinux_aarch64\.whl\b")),
+    ("arm", "arm", "arm64", _rx(r"\bUNAME_M:\s+arm64\b|\(arm64 +processor\)|\barm64 processor\b|"
+                                r"\bArchitecture:\s+arm64\b")),
+    ("arm", "arm-board", "aspberry", _rx(r"(?i:\braspberry ?pi\b)")),
+    ("arm", "arm-board", "range", _rx(r"(?i:\borange ?pi\b)")),
+    ("arm", "arm-board", "RK3588", _rx(r"\bRK3588\b")),
+    ("arm", "arm-board", "rmbian", _rx(r"(?i:\barmbian\b)")),
+    ("arm", "arm-board", "armv7l", _rx(r"\barmv7l\b")),
+    ("arm", "arm-board", "ARM_FMA = 1", _rx(r"\bNEON = 1 \| ARM_FMA = 1\b")),
+)
+_NEEDLES = tuple(dict.fromkeys(n for _, _, n, _ in _SIGNS))
+
+# a failure line of a tool's own output (not a person's sentence about it): an error prefix or code, a traceback,
+# an exception, make/ninja/MSBuild/CMake's failure lines, pip's, a loader's, a crash
+_FAILURE = re.compile(
+    r"^[ \t]*(?:[\w.+-]+(?::\d+)*: )?(?:fatal )?error(?:\[E\d+\])?[: ]|^[ \t]*ERROR\b|^[ \t]*FAILED: |"
+    r"\berror [A-Z]{1,4}\d{3,5}\s*:|\bCMake Error\b|^[ \t]*Traceback \(most recent call last\)|"
+    r"^[ \t]*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)\b: |\berror: subprocess-exited-with-error\b|"
+    r"\bmake(?:\[\d+\])?: \*\*\* |\bninja: build stopped\b|\bFailed to build\b|\bfailed with exit code\b|"
+    r"\breturned non-zero exit status\b|\bSegmentation fault\b|\bcore dumped\b|\bGGML_ASSERT\b|"
+    r"\bcannot open shared object file\b|\bterminate called after\b|^[ \t]*Error: |\blevel=ERROR\b")
+_FAILURE_NEEDLES = ("rror", "FAILED", "Traceback", "Exception", "make", "ninja", "ailed", "exit status",
+                    "Segmentation", "core dumped", "GGML_ASSERT", "shared object", "terminate called")
+
+# a line a person wrote or a command they typed (quoted in the issue), not a tool's output
+_COMMAND = re.compile(r"^[ \t>`*-]*(?:\$ ?|# |PS [A-Z]:\\[^>\n]*> ?|\([\w.-]+\)\s*(?:[\w@.:~/\\-]+\s*)?[$#>]\s*|"
+                      r"[A-Z]:\\[^>\n]*> ?)?(?:sudo\s+)?(?:(?:export |set )?[A-Z_]+=\S*\s+)*"
+                      r"(?:pip3?|python3?(?:\.\d+)?(?: -m pip)?|py -m pip|conda|mamba|uv(?: pip)?|poetry|pixi|"
+                      r"CMAKE_ARGS=\S*|FORCE_CMAKE=\S*)\s+(?:install|add|create|sync)\b")
+# a reporter's own voice (a tool's message seldom says I, my, we)
+_VOICE = re.compile(r"\b(?:I|I'm|I've|I'd|[Mm]y|me|[Ww]e|[Oo]ur)\b")
+_WORD = re.compile(r"[(\"'`*]?[A-Za-z][a-z']*[)\"'`*]?[,.;:!?]*")
+# the run's own warning (not an error): onnxruntime's [W:onnxruntime, Python's UserWarning, a log level of WARN
+_WARNING = re.compile(r"\[W:onnxruntime|\bUserWarning\b|\blevel=WARN\b|^[ \t]*(?:WARNING|Warning|warning)\b[: ]|"
+                      r" W [\w./-]+:\d+\]|\bwarnings\.warn\(")
+# the run going on to do its work after a warning: a result written, a progress bar done, timings, pip's success
+_RAN_ON = re.compile(r"\bSuccessfully (?:installed|built)\b|\b100%\|[^\n]*\]|\bllama_(?:print_timings|perf_\w+):|"
+                     r"\btokens per second\b|\b(?:Results|Output|Image|Model) saved\b|\bsaved to\b|"
+                     r"\bProcessing complete\b|\bDone\.?$|\bfinished\b|\bcompleted successfully\b|\bInference time\b",
+                     re.I | re.M)
+
+
+@dataclass(frozen=True)
+class Failure:
+    line_no: int
+    line: str
+
+
+@dataclass
+class ContextScanner:
+    """Feed (line numbers, texts) batches; `signs` holds the first line of each (kind, rule), `failures` the first
+    FAILURES failure lines. Reads the first HEAD characters only: bounded work whatever the log's size."""
+
+    signs: dict[tuple[str, str], Sign] = field(default_factory=dict)
+    failures: list[Failure] = field(default_factory=list)      # the first FAILURES failure lines
+    read: int = 0
+
+    def feed(self, nums: list[int], texts: list[str]) -> None:
+        if self.read >= HEAD or not texts:
+            return
+        self.read += sum(map(len, texts)) + len(texts)
+        body = "\n".join(texts)
+        for n in _NEEDLES:
+            if n not in body:
+                continue
+            for kind, rule, needle, rx in _SIGNS:
+                if needle != n or (kind, rule) in self.signs:
+                    continue
+                for no, text in zip(nums, texts, strict=True):
+                    if n in text and rx.search(text):
+                        self.signs[(kind, rule)] = Sign(kind, rule, no, text.strip()[:400])
+                        break
+        if len(self.failures) < FAILURES and any(n in body for n in _FAILURE_NEEDLES):
+            for no, text in zip(nums, texts, strict=True):
+                if len(self.failures) >= FAILURES:
+                    break
+                if len(text) < 4000 and _FAILURE.search(text) and not sentence(text):
+                    self.failures.append(Failure(no, text.strip()))
+
+    def first(self, kind: str) -> Sign | None:
+        return min((s for (k, _), s in self.signs.items() if k == kind), key=lambda s: s.line_no, default=None)
+
+    def platform(self) -> Platform:
+        others = [s for s in self.signs.values() if s.kind not in ("nvidia", "arm")]
+        return Platform(self.first("nvidia"), min(others, key=lambda s: s.line_no, default=None), self.first("arm"),
+                        tuple(self.failures))
+
+
+@dataclass(frozen=True)
+class Platform:
+    nvidia: Sign | None           # NVIDIA hardware or a CUDA device in the log
+    other: Sign | None            # the first line of another vendor or platform
+    arm: Sign | None              # an ARM board
+    failures: tuple[Failure, ...] = ()
+
+    def first_failure(self, last: Iterable[tuple[int, str]] = ()) -> Failure | None:
+        """The first failure line of the tools' own output: from the head, else from the log's last lines."""
+        if self.failures:
+            return self.failures[0]
+        return next((Failure(no, t.strip()) for no, t in last if len(t) < 4000 and _FAILURE.search(t)
+                     and not sentence(t)), None)
+
+
+@dataclass(frozen=True)
+class Veto:
+    id: str
+    reason: str                   # platform | no_nvidia | prose | warning_then_ran (stable, in --json)
+    why: str                      # in words
+    line_no: int
+    line: str
+
+
+def sentence(line: str) -> bool:
+    """A person's sentence: five words or more, most of them plain words (as unnamed._sentence)."""
+    words = line.split()
+    return len(words) >= 5 and sum(1 for w in words if _WORD.fullmatch(w)) >= 0.7 * len(words)
+
+
+_NAMES = {"apple": "an Apple machine (macOS, Metal or MPS)", "rocm": "an AMD GPU (ROCm/HIP)",
+          "vulkan": "a Vulkan build", "intel": "an Intel GPU or accelerator (SYCL, OpenVINO, oneAPI, XPU)",
+          "directml": "DirectML", "arm": "an ARM board without an NVIDIA GPU"}
+
+
+def veto(fid: str, line_no: int, lines: Sequence[tuple[int, str]], platform: Platform,
+         last: Sequence[tuple[int, str]]) -> Veto | None:
+    """Why candidate `fid` (first at `line_no`, its evidence `lines`) cannot stand in this log, or None."""
+    if fid not in CPU_FAMILY:
+        return None
+    other = platform.other
+    # Apple has had no CUDA since macOS 10.13; another vendor's line counts where the log shows no NVIDIA GPU
+    if other is not None and (other.kind == "apple" or platform.nvidia is None):
+        return Veto(fid, "platform", f"the log shows {_NAMES[other.kind]}, not an NVIDIA GPU: the catalog's "
+                    f"{fid} is an NVIDIA failure", other.line_no, other.line)
+    if platform.arm is not None and platform.nvidia is None:
+        return Veto(fid, "platform", f"the log shows {_NAMES['arm']}: the catalog's {fid} is an NVIDIA failure",
+                    platform.arm.line_no, platform.arm.line)
+    if fid not in SOFT:
+        return None
+    own = {n for n, _ in lines} | {line_no}
+    evidence = [t for n, t in lines if n == line_no] or [t for _, t in lines[:1]]
+    text = evidence[0] if evidence else ""
+    if text and (_COMMAND.search(text) or (sentence(text) and _VOICE.search(text) and not printed(text))):
+        after = next((f for f in (*platform.failures, *(Failure(n, t.strip()) for n, t in last)) if line_no < f.line_no <= line_no + NEAR
+                      and f.line_no not in own and _FAILURE.search(f.line) and not sentence(f.line)), None)
+        if after is not None:
+            return Veto(fid, "prose", f"{fid}'s line is a command or words quoted by the reporter; the tool's own "
+                        f"failure follows at line {after.line_no}", after.line_no, after.line)
+    if text and _WARNING.search(text):
+        ran = _ran_on(last, line_no)
+        if ran is not None:
+            return Veto(fid, "warning_then_ran", f"{fid}'s line is a warning the run went past: it went on to line "
+                        f"{ran[0]} with no failure after it", ran[0], ran[1].strip())
+    return None
+
+
+def _ran_on(last: Sequence[tuple[int, str]], line_no: int) -> tuple[int, str] | None:
+    """The last line after `line_no` among the log's last lines that shows the run doing its work, with no failure
+    line after it."""
+    found = None
+    for no, text in last:
+        if no <= line_no:
+            continue
+        if _RAN_ON.search(text):
+            found = (no, text)
+        elif found is not None and _FAILURE.search(text):
+            found = None
+    return found
