@@ -31,8 +31,10 @@ NEAR = 40           # lines below a quoted command within which the tool's own f
 # ids whose evidence is "it ran on the CPU", "a CPU-only package" or "a library did not load": NVIDIA's only where the
 # machine is
 CPU_FAMILY = frozenset({"F15", "F18", "F19", "F23"})
-# of these, the ones a command quoted in prose or a warning the run went past can give
+# of these, the ones a command quoted in prose can give, and the ones a warning the run went past can (not F18: a run
+# that goes on on the CPU after its runtime's warning is what F18 is)
 SOFT = frozenset({"F15", "F18", "F19", "F23"})
+WARNED = frozenset({"F15", "F19", "F23"})
 
 
 @dataclass(frozen=True)
@@ -231,34 +233,56 @@ _NAMES = {"apple": "an Apple machine (macOS, Metal or MPS)", "rocm": "an AMD GPU
 
 def veto(fid: str, line_no: int, lines: Sequence[tuple[int, str]], platform: Platform,
          last: Sequence[tuple[int, str]]) -> Veto | None:
-    """Why candidate `fid` (first at `line_no`, its evidence `lines`) cannot stand in this log, or None."""
+    """Why candidate `fid` (first at `line_no`, its evidence `lines`) cannot stand in this log, or None: the machine
+    is not NVIDIA's, the candidate's line is the reporter's (a command or their words) with the tool's own failure
+    just below, or it is a warning the run went past."""
     if fid not in CPU_FAMILY:
         return None
+    found = _platform_veto(fid, platform)
+    if found is not None or fid not in SOFT:
+        return found
+    evidence = [t for n, t in lines if n == line_no] or [t for _, t in lines[:1]]
+    text = evidence[0] if evidence else ""
+    if not text:
+        return None
+    return _prose_veto(fid, text, line_no, {n for n, _ in lines} | {line_no}, platform, last) or \
+        _warning_veto(fid, text, line_no, last)
+
+
+def _platform_veto(fid: str, platform: Platform) -> Veto | None:
+    """Apple has had no CUDA since macOS 10.13: its sign vetoes whatever else the log shows; another vendor's or an
+    ARM board's counts where the log shows no NVIDIA GPU (a laptop's AMD iGPU beside a GeForce, a Jetson)."""
     other = platform.other
-    # Apple has had no CUDA since macOS 10.13; another vendor's line counts where the log shows no NVIDIA GPU
     if other is not None and (other.kind == "apple" or platform.nvidia is None):
         return Veto(fid, "platform", f"the log shows {_NAMES[other.kind]}, not an NVIDIA GPU: the catalog's "
                     f"{fid} is an NVIDIA failure", other.line_no, other.line)
     if platform.arm is not None and platform.nvidia is None:
         return Veto(fid, "platform", f"the log shows {_NAMES['arm']}: the catalog's {fid} is an NVIDIA failure",
                     platform.arm.line_no, platform.arm.line)
-    if fid not in SOFT:
-        return None
-    own = {n for n, _ in lines} | {line_no}
-    evidence = [t for n, t in lines if n == line_no] or [t for _, t in lines[:1]]
-    text = evidence[0] if evidence else ""
-    if text and (_COMMAND.search(text) or (sentence(text) and _VOICE.search(text) and not printed(text))):
-        after = next((f for f in (*platform.failures, *(Failure(n, t.strip()) for n, t in last)) if line_no < f.line_no <= line_no + NEAR
-                      and f.line_no not in own and _FAILURE.search(f.line) and not sentence(f.line)), None)
-        if after is not None:
-            return Veto(fid, "prose", f"{fid}'s line is a command or words quoted by the reporter; the tool's own "
-                        f"failure follows at line {after.line_no}", after.line_no, after.line)
-    if text and _WARNING.search(text):
-        ran = _ran_on(last, line_no)
-        if ran is not None:
-            return Veto(fid, "warning_then_ran", f"{fid}'s line is a warning the run went past: it went on to line "
-                        f"{ran[0]} with no failure after it", ran[0], ran[1].strip())
     return None
+
+
+def _prose_veto(fid: str, text: str, line_no: int, own: set[int], platform: Platform,
+                last: Sequence[tuple[int, str]]) -> Veto | None:
+    """A command the reporter quoted, or their own sentence, outranked by a failure line of the tool's own output at
+    most NEAR lines below it (not one of the candidate's own lines)."""
+    if not (_COMMAND.search(text) or (sentence(text) and _VOICE.search(text) and not printed(text))):
+        return None
+    below = (*platform.failures, *(Failure(n, t.strip()) for n, t in last))
+    after = next((f for f in below if line_no < f.line_no <= line_no + NEAR and f.line_no not in own
+                  and _FAILURE.search(f.line) and not sentence(f.line)), None)
+    if after is None:
+        return None
+    return Veto(fid, "prose", f"{fid}'s line is a command or words quoted by the reporter; the tool's own failure "
+                f"follows at line {after.line_no}", after.line_no, after.line)
+
+
+def _warning_veto(fid: str, text: str, line_no: int, last: Sequence[tuple[int, str]]) -> Veto | None:
+    ran = _ran_on(last, line_no) if fid in WARNED and _WARNING.search(text) else None
+    if ran is None:
+        return None
+    return Veto(fid, "warning_then_ran", f"{fid}'s line is a warning the run went past: it went on to line {ran[0]} "
+                f"with no failure after it", ran[0], ran[1].strip())
 
 
 def _ran_on(last: Sequence[tuple[int, str]], line_no: int) -> tuple[int, str] | None:
