@@ -77,6 +77,7 @@ _SIGNS: tuple[tuple[str, str, str, re.Pattern[str]], ...] = (
     ("apple", "macos", "macosx_", _rx(r"^\s*(?:Downloading|Using cached|Processing|Saved|Obtaining)\b[^\n]*"
                                       r"-macosx_\d+_\d+_(?:arm64|x86_64|universal2)\.whl")),
     ("apple", "macos", "/opt/homebrew/", _rx(r"/opt/homebrew/")),
+    ("apple", "conda-osx", "osx-", _rx(r"\b__osx=\d|\bPlatform: osx-(?:arm)?64\b|/osx-(?:arm)?64\b")),
     ("apple", "macos", "/Users/", _rx(r"(?<![A-Za-z]:)(?<![\\\w])/Users/[\w.-]+/")),
     ("apple", "macos", "Python.framework", _rx(r"/Library/Frameworks/Python\.framework/")),
     ("apple", "mps", "mps", _rx(r"\bdevice[=(: ]+['\"]?mps\b|\bmps:0\b|\btorch\.backends\.mps\b|\bMPS backend\b|"
@@ -108,7 +109,7 @@ _SIGNS: tuple[tuple[str, str, str, re.Pattern[str]], ...] = (
     ("directml", "directml", "DmlExecutionProvider", _rx(r"\bDmlExecutionProvider\b")),
     ("directml", "directml", "directml", _rx(r"\btorch_directml\b|\bonnxruntime-directml\b")),
     # an ARM board (weak: a Jetson is one too): lscpu's architecture, the ARM boards' names, ggml's system line
-    ("arm", "arm", "aarch64", _rx(r"\bArchitecture:\s+aarch64\b|\blinux_aarch64\.whl\b")),
+    ("arm", "arm", "aarch64", _rx(r"\bArchitecture:\s+aarch64\b|\blinux_aarch64\.whl\b|\bPlatform: linux-aarch64\b")),
     ("arm", "arm", "arm64", _rx(r"\bUNAME_M:\s+arm64\b|\(arm64 +processor\)|\barm64 processor\b|"
                                 r"\bArchitecture:\s+arm64\b")),
     ("arm", "arm-board", "aspberry", _rx(r"(?i:\braspberry ?pi\b)")),
@@ -184,7 +185,7 @@ class ContextScanner:
             for no, text in zip(nums, texts, strict=True):
                 if len(self.failures) >= FAILURES:
                     break
-                if len(text) < 4000 and _FAILURE.search(text) and not sentence(text):
+                if failure_line(text):
                     self.failures.append(Failure(no, text.strip()))
 
     def first(self, kind: str) -> Sign | None:
@@ -207,8 +208,7 @@ class Platform:
         """The first failure line of the tools' own output: from the head, else from the log's last lines."""
         if self.failures:
             return self.failures[0]
-        return next((Failure(no, t.strip()) for no, t in last if len(t) < 4000 and _FAILURE.search(t)
-                     and not sentence(t)), None)
+        return next((Failure(no, t.strip()) for no, t in last if failure_line(t)), None)
 
 
 @dataclass(frozen=True)
@@ -218,6 +218,12 @@ class Veto:
     why: str                      # in words
     line_no: int
     line: str
+
+
+def failure_line(text: str) -> bool:
+    """A failure line of a tool's own output: its words (`_FAILURE`), and not a person's sentence about it (a sentence
+    that bears a program's marks, `RuntimeError: nvrtc: error: failed to open ...`, is the program's)."""
+    return len(text) < 4000 and bool(_FAILURE.search(text)) and (printed(text) or not sentence(text))
 
 
 def sentence(line: str) -> bool:
@@ -270,7 +276,7 @@ def _prose_veto(fid: str, text: str, line_no: int, own: set[int], platform: Plat
         return None
     below = (*platform.failures, *(Failure(n, t.strip()) for n, t in last))
     after = next((f for f in below if line_no < f.line_no <= line_no + NEAR and f.line_no not in own
-                  and _FAILURE.search(f.line) and not sentence(f.line)), None)
+                  and failure_line(f.line)), None)
     if after is None:
         return None
     return Veto(fid, "prose", f"{fid}'s line is a command or words quoted by the reporter; the tool's own failure "
@@ -294,6 +300,6 @@ def _ran_on(last: Sequence[tuple[int, str]], line_no: int) -> tuple[int, str] | 
             continue
         if _RAN_ON.search(text):
             found = (no, text)
-        elif found is not None and _FAILURE.search(text):
+        elif found is not None and failure_line(text):
             found = None
     return found
