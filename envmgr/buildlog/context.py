@@ -71,6 +71,10 @@ _SIGNS: tuple[tuple[str, str, str, re.Pattern[str]], ...] = (
     ("apple", "metal", "Metal", _rx(r"\bMTL\d\b|\bMetal Support: |using device Metal|\bMetal_Mapped\b|"
                                     r"\blibrary=metal\b|offload to metal")),
     ("apple", "chip", "Apple M", _rx(r"\bApple M[1-9](?: (?:Pro|Max|Ultra))?\b")),
+    ("apple", "chip", " chip", _rx(r"\bM[1-5](?: (?:Pro|Max|Ultra))? chip\b")),
+    # Python's platform.platform() on a Mac, and the reporter naming macOS with its version or name
+    ("apple", "macos-said", "acOS", _rx(r"\bmacOS-1\d(?:\.\d+)*-(?:arm64|x86_64)|\b[Mm]acOS (?:X )?1\d(?:\.\d+)*\b|"
+                                   r"\bmacOS (?:Sonoma|Ventura|Sequoia|Monterey|Big Sur|Tahoe)\b")),
     ("apple", "macos", "Darwin", _rx(r"\bUNAME_S:\s+Darwin|Darwin Kernel Version|arm64-apple-darwin|"
                                      r"x86_64-apple-darwin|\bsystem=Darwin\b")),
     ("apple", "macos", "Apple clang", _rx(r"\bApple clang version|\bAppleClang \d")),
@@ -119,6 +123,9 @@ _SIGNS: tuple[tuple[str, str, str, re.Pattern[str]], ...] = (
     ("arm", "arm-board", "armv7l", _rx(r"\barmv7l\b")),
     ("arm", "arm-board", "ARM_FMA = 1", _rx(r"\bNEON = 1 \| ARM_FMA = 1\b")),
 )
+# Apple's signs that are a person's words (a chip, a macOS version named): as another vendor's, they count only where
+# the log shows no NVIDIA GPU
+_SAID = frozenset({"chip", "macos-said"})
 _NEEDLES = tuple(dict.fromkeys(n for _, _, n, _ in _SIGNS))
 
 # a failure line of a tool's own output (not a person's sentence about it): an error prefix or code, a traceback,
@@ -193,8 +200,9 @@ class ContextScanner:
 
     def platform(self) -> Platform:
         others = [s for s in self.signs.values() if s.kind not in ("nvidia", "arm")]
+        mac = [s for s in others if s.kind == "apple" and s.rule not in _SAID]
         return Platform(self.first("nvidia"), min(others, key=lambda s: s.line_no, default=None), self.first("arm"),
-                        tuple(self.failures))
+                        tuple(self.failures), min(mac, key=lambda s: s.line_no, default=None))
 
 
 @dataclass(frozen=True)
@@ -203,6 +211,7 @@ class Platform:
     other: Sign | None            # the first line of another vendor or platform
     arm: Sign | None              # an ARM board
     failures: tuple[Failure, ...] = ()
+    mac: Sign | None = None       # a Mac's own output (Metal, Darwin, a macOS path, MPS): no NVIDIA GPU, whatever else
 
     def first_failure(self, last: Iterable[tuple[int, str]] = ()) -> Failure | None:
         """The first failure line of the tools' own output: from the head, else from the log's last lines."""
@@ -258,8 +267,8 @@ def veto(fid: str, line_no: int, lines: Sequence[tuple[int, str]], platform: Pla
 def _platform_veto(fid: str, platform: Platform) -> Veto | None:
     """Apple has had no CUDA since macOS 10.13: its sign vetoes whatever else the log shows; another vendor's or an
     ARM board's counts where the log shows no NVIDIA GPU (a laptop's AMD iGPU beside a GeForce, a Jetson)."""
-    other = platform.other
-    if other is not None and (other.kind == "apple" or platform.nvidia is None):
+    other = platform.mac or platform.other
+    if other is not None and (platform.mac is not None or platform.nvidia is None):
         return Veto(fid, "platform", f"the log shows {_NAMES[other.kind]}, not an NVIDIA GPU: the catalog's "
                     f"{fid} is an NVIDIA failure", other.line_no, other.line)
     if platform.arm is not None and platform.nvidia is None:
