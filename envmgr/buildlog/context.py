@@ -62,14 +62,17 @@ _SIGNS: tuple[tuple[str, str, str, re.Pattern[str]], ...] = (
     ("nvidia", "cuda-devices", "CUDA devices", _rx(r"found [1-9]\d* CUDA devices")),
     ("nvidia", "cuda-device-0", "CUDA0", _rx(r"\bCUDA0\b")),
     ("nvidia", "library-cuda", "library=cuda", _rx(r"\blibrary=cuda")),
-    ("nvidia", "jetson", "egra", _rx(r"(?i:\bjetson\b|\btegra\b|\bL4T\b|nvidia-l4t)")),
-    ("nvidia", "jetson", "etson", _rx(r"(?i:\bjetson\b|\bL4T\b)")),
+    ("nvidia", "jetson", "egra", _rx(r"(?i:\btegra\b)")),
+    ("nvidia", "jetson", "etson", _rx(r"(?i:\bjetson\b)")),
+    ("nvidia", "jetson", "l4t", _rx(r"(?i:\bl4t\b)")),
+    ("nvidia", "jetson", "L4T", _rx(r"\bL4T\b")),
     # Apple: ggml-metal's start-up lines (ggml-metal.m `ggml_metal_init:`, `ggml_metal_device_init`), its buffers, the
     # chip, the build flags, macOS paths and compilers; torch's MPS device (not on any other machine)
-    ("apple", "metal", "metal", _rx(r"\bggml_metal_\w+|\bggml_backend_metal\w*|\bGGML_(?:USE_)?METAL\b|"
-                                    r"\bLLAMA_METAL\b|-framework Metal\b|\bMetal (?:compute |KV )?buffer")),
-    ("apple", "metal", "Metal", _rx(r"\bMTL\d\b|\bMetal Support: |using device Metal|\bMetal_Mapped\b|"
-                                    r"\blibrary=metal\b|offload to metal")),
+    ("apple", "metal", "metal", _rx(r"\bggml_metal_\w+|\bggml_backend_metal\w*|\blibrary=metal\b|offload to metal")),
+    ("apple", "metal", "METAL", _rx(r"\bGGML_(?:USE_)?METAL\b|\bLLAMA_METAL\b")),
+    ("apple", "metal", "Metal", _rx(r"-framework Metal\b|\bMetal (?:compute |KV )?buffer|\bMetal Support: |"
+                                    r"using device Metal|\bMetal_Mapped\b")),
+    ("apple", "metal", "MTL", _rx(r"\bMTL\d\b")),
     ("apple", "chip", "Apple M", _rx(r"\bApple M[1-9](?: (?:Pro|Max|Ultra))?\b")),
     ("apple", "chip", " chip", _rx(r"\bM[1-5](?: (?:Pro|Max|Ultra))? chip\b")),
     # Python's platform.platform() on a Mac, and the reporter naming macOS with its version or name
@@ -81,7 +84,10 @@ _SIGNS: tuple[tuple[str, str, str, re.Pattern[str]], ...] = (
     ("apple", "macos", "macosx_", _rx(r"^\s*(?:Downloading|Using cached|Processing|Saved|Obtaining)\b[^\n]*"
                                       r"-macosx_\d+_\d+_(?:arm64|x86_64|universal2)\.whl")),
     ("apple", "macos", "/opt/homebrew/", _rx(r"/opt/homebrew/")),
-    ("apple", "conda-osx", "osx-", _rx(r"\b__osx=\d|\bPlatform: osx-(?:arm)?64\b|/osx-(?:arm)?64\b")),
+    # conda's and pixi's virtual packages and platforms on a Mac (conda/conda#15501: __osx, __archspec=1=m1)
+    ("apple", "conda-osx", "osx-", _rx(r"\bPlatform: osx-(?:arm)?64\b|/osx-(?:arm)?64\b")),
+    ("apple", "conda-osx", "__osx=", _rx(r"\b__osx=\d")),
+    ("apple", "conda-osx", "__archspec=1=m", _rx(r"\b__archspec=1=m[1-9]\b")),
     ("apple", "macos", "/Users/", _rx(r"(?<![A-Za-z]:)(?<![\\\w])/Users/[\w.-]+/")),
     ("apple", "macos", "Python.framework", _rx(r"/Library/Frameworks/Python\.framework/")),
     ("apple", "mps", "mps", _rx(r"\bdevice[=(: ]+['\"]?mps\b|\bmps:0\b|\btorch\.backends\.mps\b|\bMPS backend\b|"
@@ -131,7 +137,7 @@ _NEEDLES = tuple(dict.fromkeys(n for _, _, n, _ in _SIGNS))
 # a failure line of a tool's own output (not a person's sentence about it): an error prefix or code, a traceback,
 # an exception, make/ninja/MSBuild/CMake's failure lines, pip's, a loader's, a crash
 _FAILURE = re.compile(
-    r"^[ \t]*(?:[\w.+-]+(?::\d+)*: )?(?:fatal )?error(?:\[E\d+\])?[: ]|^[ \t]*ERROR\b|^[ \t]*FAILED: |"
+    r"^[ \t]*(?:[\w.+-]+(?::\d+)*: )?(?:fatal )?error(?:\[E\d+\])?:|^[ \t]*ERROR\b|^[ \t]*FAILED: |"
     r"\berror [A-Z]{1,4}\d{3,5}\s*:|\bCMake Error\b|^[ \t]*Traceback \(most recent call last\)|"
     r"^[ \t]*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)\b: |\berror: subprocess-exited-with-error\b|"
     r"\bmake(?:\[\d+\])?: \*\*\* |\bninja: build stopped\b|\bFailed to build\b|\bfailed with exit code\b|"
