@@ -35,6 +35,8 @@ CPU_FAMILY = frozenset({"F15", "F18", "F19", "F23"})
 # that goes on on the CPU after its runtime's warning is what F18 is)
 SOFT = frozenset({"F15", "F18", "F19", "F23"})
 WARNED = frozenset({"F15", "F19", "F23"})
+# the ids a CPU run the user chose explains (the CPU run, the CPU package, the driver library it never needed)
+CHOSEN = frozenset({"F18", "F19", "F23"})
 
 
 @dataclass(frozen=True)
@@ -118,6 +120,11 @@ _SIGNS: tuple[tuple[str, str, str, re.Pattern[str]], ...] = (
     ("intel", "intel-gpu", "Intel ", _rx(r"\bIntel (?:GPU|Arc|Iris|UHD|HD Graphics)\b")),
     ("directml", "directml", "DmlExecutionProvider", _rx(r"\bDmlExecutionProvider\b")),
     ("directml", "directml", "directml", _rx(r"\btorch_directml\b|\bonnxruntime-directml\b")),
+    # the CPU chosen on purpose: a device or flag the user gave (not pip's CPU index, which is F19's own evidence)
+    ("cpu", "cpu-chosen", "cpu", _rx(r"--device[= ]['\"]?cpu\b|\bdevice\s*=\s*['\"]cpu['\"]|--use-cpu\b")),
+    ("cpu", "cpu-chosen", "use_gpu", _rx(r"\buse_gpu\s*=\s*False\b")),
+    ("cpu", "cpu-chosen", "CUDA_VISIBLE_DEVICES", _rx(r"\bCUDA_VISIBLE_DEVICES\s*=\s*(?:\"\"|''|-1\b)")),
+    ("cpu", "cpu-chosen", "_CU", _rx(r"-D(?:GGML_CUDA|LLAMA_CUBLAS|LLAMA_CUDA)=(?:OFF|off|0)\b")),
     # an ARM board (weak: a Jetson is one too): lscpu's architecture, the ARM boards' names, ggml's system line
     ("arm", "arm", "aarch64", _rx(r"\bArchitecture:\s+aarch64\b|\blinux_aarch64\.whl\b|\bPlatform: linux-aarch64\b")),
     ("arm", "arm", "arm64", _rx(r"\bUNAME_M:\s+arm64\b|\(arm64 +processor\)|\barm64 processor\b|"
@@ -205,10 +212,10 @@ class ContextScanner:
         return min((s for (k, _), s in self.signs.items() if k == kind), key=lambda s: s.line_no, default=None)
 
     def platform(self) -> Platform:
-        others = [s for s in self.signs.values() if s.kind not in ("nvidia", "arm")]
+        others = [s for s in self.signs.values() if s.kind not in ("nvidia", "arm", "cpu")]
         mac = [s for s in others if s.kind == "apple" and s.rule not in _SAID]
         return Platform(self.first("nvidia"), min(others, key=lambda s: s.line_no, default=None), self.first("arm"),
-                        tuple(self.failures), min(mac, key=lambda s: s.line_no, default=None))
+                        tuple(self.failures), min(mac, key=lambda s: s.line_no, default=None), self.first("cpu"))
 
 
 @dataclass(frozen=True)
@@ -218,6 +225,7 @@ class Platform:
     arm: Sign | None              # an ARM board
     failures: tuple[Failure, ...] = ()
     mac: Sign | None = None       # a Mac's own output (Metal, Darwin, a macOS path, MPS): no NVIDIA GPU, whatever else
+    cpu: Sign | None = None       # the CPU chosen on purpose (a device or build flag the user gave)
 
     def first_failure(self, last: Iterable[tuple[int, str]] = ()) -> Failure | None:
         """The first failure line of the tools' own output: from the head, else from the log's last lines."""
@@ -280,6 +288,9 @@ def _platform_veto(fid: str, platform: Platform) -> Veto | None:
     if platform.arm is not None and platform.nvidia is None:
         return Veto(fid, "platform", f"the log shows {_NAMES['arm']}: the catalog's {fid} is an NVIDIA failure",
                     platform.arm.line_no, platform.arm.line)
+    if platform.cpu is not None and fid in CHOSEN:
+        return Veto(fid, "cpu_chosen", f"the run was given the CPU on purpose: {fid}'s CPU run or CPU package is what "
+                    "was asked for", platform.cpu.line_no, platform.cpu.line)
     return None
 
 

@@ -133,6 +133,8 @@ _VETO_ADVICE = {
                 "(Metal, ROCm/HIP, Vulkan, SYCL, OpenVINO, or a CPU build) in the tool's own documentation",
     "prose": "the failure is the tool's own line quoted here, not the command the reporter wrote above it: read that "
              "line (it is outside the catalog), or " + PASTE,
+    "cpu_chosen": "the CPU was chosen (a device or build flag in the log): nothing failed for the GPU; to use the GPU, "
+                  "drop that choice and build or install the CUDA variant",
     "warning_then_ran": "the run went past the warning and did its work: nothing failed; if the result is slow or "
                         "wrong, scan the output of that run",
 }

@@ -182,3 +182,13 @@ def test_a_log_without_a_failure_line_quotes_none(tmp_path: Path):
     found = logtext.scan("Collecting numpy\n  Using cached numpy-1.26.4.tar.gz\n", tmp_path)
     assert found.unnamed is not None and found.unnamed.first_failure is None
     assert scan_json(found, "build.log")["unnamed"]["first_failure"] is None
+
+
+def test_the_cpu_chosen_on_purpose_is_no_gpu_failure():
+    # ollama's docs/gpu.md: "to force CPU usage, use an invalid GPU ID (e.g., "-1")"; the line composed in that form,
+    # and ggml's own zero-layer line below it (llama.cpp's llama-model.cpp)
+    found = platform_of("CUDA_VISIBLE_DEVICES=-1 ollama serve\nload_tensors: offloaded 0/33 layers to GPU")
+    v = veto("F18", 2, ((2, "load_tensors: offloaded 0/33 layers to GPU"),), found, ())
+    assert v is not None and (v.reason, v.line_no) == ("cpu_chosen", 1)
+    # pip's CPU index is F19's own evidence, not a choice the veto honours
+    assert platform_of("pip install torch --index-url https://download.pytorch.org/whl/cpu").cpu is None
