@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 
 from envmgr.buildlog.unnamed import printed
 
-HEAD = 4 << 20      # characters read from the start of a log (a machine says what it is where a run starts)
+HEAD = 1 << 20      # characters read from the start of a log (a machine says what it is where a run starts): about
+                    # 0.06 s of needle searches on this machine, whatever the log's size
 FAILURES = 32       # failure lines kept, in order
 NEAR = 40           # lines below a quoted command within which the tool's own failure outranks it
 
