@@ -145,14 +145,22 @@ _NEEDLES = tuple(dict.fromkeys(n for _, _, n, _ in _SIGNS))
 # a failure line of a tool's own output (not a person's sentence about it): an error prefix or code, a traceback,
 # an exception, make/ninja/MSBuild/CMake's failure lines, pip's, a loader's, a crash
 _FAILURE = re.compile(
-    r"^[ \t]*(?:[\w.+-]+(?::\d+)*: )?(?:fatal )?error(?:\[E\d+\])?:|^[ \t]*ERROR\b|^[ \t]*FAILED: |"
-    r"\berror [A-Z]{1,4}\d{3,5}\s*:|\bCMake Error\b|^[ \t]*Traceback \(most recent call last\)|"
+    r"^[ \t]*(?:[\w.+-]+(?::\d+)*: )?(?:fatal )?error(?:\[E\d+\])?:|^[ \t]*ERROR\b|\bERROR: |^[ \t]*FAILED\b|"
+    # a compiler's place and error: gcc/clang file:line[:col], MSVC/nvcc file(line[,col]), MSVC's codes
+    r":\d+(?::\d+)?: (?:fatal )?error\b|\(\d+(?:,\d+)?\)\s*: (?:fatal )?error\b|\berror [A-Z]{1,4}\d{3,5}\s*:|"
+    r"\binternal compiler error\b|\bCMake Error\b|^[ \t]*Traceback \(most recent call last\)|"
     r"^[ \t]*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)\b: |\berror: subprocess-exited-with-error\b|"
     r"\bmake(?:\[\d+\])?: \*\*\* |\bninja: build stopped\b|\bFailed to build\b|\bfailed with exit code\b|"
     r"\breturned non-zero exit status\b|\bSegmentation fault\b|\bcore dumped\b|\bGGML_ASSERT\b|"
-    r"\bcannot open shared object file\b|\bterminate called after\b|^[ \t]*Error: |\blevel=ERROR\b")
+    r"\bcannot open shared object file\b|\bterminate called after\b|^[ \t]*Error: |\blevel=ERROR\b|"
+    # a runtime's own failure: CUDA's error string, a tool prefix then "failed to", apt's E:
+    r"\bCUDA error: |^[ \t]*[\w.-]+: (?:failed|unable) to\b|^E: ")
+# failure lines no person writes: a compiler's place and error, gcc's internal error, apt's prefix
+_STRONG = re.compile(r":\d+(?::\d+)?: (?:fatal )?error\b|\(\d+(?:,\d+)?\)\s*: (?:fatal )?error\b|"
+                     r"\binternal compiler error\b|^E: ")
 _FAILURE_NEEDLES = ("rror", "FAILED", "Traceback", "Exception", "make", "ninja", "ailed", "exit status",
-                    "Segmentation", "core dumped", "GGML_ASSERT", "shared object", "terminate called")
+                    "Segmentation", "core dumped", "GGML_ASSERT", "shared object", "terminate called", "unable to",
+                    "E: ")
 
 # a line a person wrote or a command they typed (quoted in the issue), not a tool's output
 _COMMAND = re.compile(r"^[ \t>`*-]*(?:\$ ?|# |PS [A-Z]:\\[^>\n]*> ?|\([\w.-]+\)\s*(?:[\w@.:~/\\-]+\s*)?[$#>]\s*|"
@@ -247,7 +255,8 @@ class Veto:
 def failure_line(text: str) -> bool:
     """A failure line of a tool's own output: its words (`_FAILURE`), and not a person's sentence about it (a sentence
     that bears a program's marks, `RuntimeError: nvrtc: error: failed to open ...`, is the program's)."""
-    return len(text) < 4000 and bool(_FAILURE.search(text)) and (printed(text) or not sentence(text))
+    return len(text) < 4000 and bool(_FAILURE.search(text)) and (printed(text) or bool(_STRONG.search(text)) or
+                                                                  not sentence(text))
 
 
 def sentence(line: str) -> bool:

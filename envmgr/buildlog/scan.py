@@ -242,10 +242,10 @@ def _scan(logical, clock: Clock | None = None) -> LogScan:
     order = {fid: hit.index for fid, hit in hits.items()}
     matches.sort(key=lambda m: (m.line_no, order.get(m.id, 0), m.id))
     near = () if matches else _near(scanner.near)
+    failed = None if matches else platform.first_failure(last)     # a tool's failure line is program output too
     why = None if matches else explain(facts.first("outside_stop") or seen_last(last), build_succeeded(last, 0),
-                                       unfinished(last) or ends_open(last), marks.output)
+                                       unfinished(last) or ends_open(last), marks.output or failed is not None)
     if why is not None:
-        failed = platform.first_failure(last)
         why = vetoed_answer(why, vetoed[0] if vetoed else None, (failed.line_no, failed.line) if failed else None)
     return LogScan(_advised(_rank(matches), last, mentions), near, scanner.lines_read, why, tuple(vetoed))
 

@@ -192,3 +192,18 @@ def test_the_cpu_chosen_on_purpose_is_no_gpu_failure():
     assert v is not None and (v.reason, v.line_no) == ("cpu_chosen", 1)
     # pip's CPU index is F19's own evidence, not a choice the veto honours
     assert platform_of("pip install torch --index-url https://download.pytorch.org/whl/cpu").cpu is None
+
+
+@pytest.mark.parametrize("line", [
+    # cudaminer#70 (train: logs/clean/cudaminer-70-...): nvcc's place and error
+    'salsa_kernel.cu(397): error: more than one instance of overloaded function "min" matches the argument list:',
+    # ninja#1353 (train): gcc killed, in gcc 7's words
+    "g++-7: internal compiler error: Killed (program cc1plus)",
+    # lc0#927 (train): a CUDA runtime error string
+    "error CUDA error: out of memory (c:\\projects\\lc0\\src\\neural\\cuda\\network_cudnn.cc:442",
+    # jimver/cuda-toolkit (train: b-jimver-...): apt's error prefix
+    "E: Unable to locate package cuda-cublas-12-5",
+])
+def test_a_tools_failure_line_in_its_own_words_is_quoted(line, tmp_path: Path):
+    found = logtext.scan(f"some output first\n{line}\n", tmp_path)
+    assert found.unnamed is not None and found.unnamed.first_failure == (2, line)
