@@ -176,7 +176,9 @@ _WARNING = re.compile(r"\[W:onnxruntime|\bUserWarning\b|\blevel=WARN\b|^[ \t]*(?
 # the run going on to do its work after a warning: a result written, a progress bar done, timings, pip's success
 _RAN_ON = re.compile(r"\bSuccessfully (?:installed|built)\b|\b100%\|[^\n]*\]|\bllama_(?:print_timings|perf_\w+):|"
                      r"\btokens per second\b|\b(?:Results|Output|Image|Model) saved\b|\bsaved to\b|"
-                     r"\bProcessing complete\b|\bDone\.?$|\bfinished\b|\bcompleted successfully\b|\bInference time\b",
+                     r"\bProcessing complete\b|\bDone\.?$|\bfinished\b|\bcompleted successfully\b|\bInference time\b|"
+                     # Keras's epochs and their progress bars
+                     r"^Epoch \d+/\d+$|\[=+\] - \d+m?s\b",
                      re.I | re.M)
 
 
@@ -255,8 +257,9 @@ class Veto:
 def failure_line(text: str) -> bool:
     """A failure line of a tool's own output: its words (`_FAILURE`), and not a person's sentence about it (a sentence
     that bears a program's marks, `RuntimeError: nvrtc: error: failed to open ...`, is the program's)."""
-    return len(text) < 4000 and bool(_FAILURE.search(text)) and (printed(text) or bool(_STRONG.search(text)) or
-                                                                  not sentence(text))
+    if len(text) >= 4000 or not _FAILURE.search(text) or _WARNING.search(text):    # a warning is no failure line
+        return False
+    return printed(text) or bool(_STRONG.search(text)) or not sentence(text)
 
 
 def sentence(line: str) -> bool:
@@ -285,7 +288,7 @@ def veto(fid: str, line_no: int, lines: Sequence[tuple[int, str]], platform: Pla
     if not text:
         return None
     return _prose_veto(fid, text, line_no, {n for n, _ in lines} | {line_no}, platform, last) or \
-        _warning_veto(fid, text, line_no, last)
+        _warning_veto(fid, text, line_no, platform, last)
 
 
 def _platform_veto(fid: str, platform: Platform) -> Veto | None:
@@ -319,8 +322,13 @@ def _prose_veto(fid: str, text: str, line_no: int, own: set[int], platform: Plat
                 f"follows at line {after.line_no}", after.line_no, after.line)
 
 
-def _warning_veto(fid: str, text: str, line_no: int, last: Sequence[tuple[int, str]]) -> Veto | None:
-    ran = _ran_on(last, line_no) if fid in WARNED and _WARNING.search(text) else None
+def _warning_veto(fid: str, text: str, line_no: int, platform: Platform,
+                  last: Sequence[tuple[int, str]]) -> Veto | None:
+    """A warning (a library probe, a provider fallback) the run went past, on a machine the log shows no NVIDIA GPU
+    of: where it shows one, the library that did not load is why the GPU went unused, and the id stands."""
+    if fid not in WARNED or platform.nvidia is not None or not _WARNING.search(text):
+        return None
+    ran = _ran_on(last, line_no)
     if ran is None:
         return None
     return Veto(fid, "warning_then_ran", f"{fid}'s line is a warning the run went past: it went on to line {ran[0]} "

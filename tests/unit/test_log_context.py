@@ -207,3 +207,25 @@ def test_the_cpu_chosen_on_purpose_is_no_gpu_failure():
 def test_a_tools_failure_line_in_its_own_words_is_quoted(line, tmp_path: Path):
     found = logtext.scan(f"some output first\n{line}\n", tmp_path)
     assert found.unnamed is not None and found.unnamed.first_failure == (2, line)
+
+
+# google/lightweight_mmm#23 (train): TensorFlow's probe for the CUDA runtime, a warning; its Linux form names the .so
+TF_PROBE = ("2022-06-22 15:44:53.578885: W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not "
+            "load dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file: "
+            "No such file or directory\n")
+# composed in Keras's format: the training going on after the probe
+EPOCHS = ("Epoch 1/10\n100/100 [==============================] - 2s 10ms/step - loss: 0.6931\n"
+          "Epoch 2/10\n100/100 [==============================] - 1s 9ms/step - loss: 0.6930\n")
+
+
+def test_a_library_probe_the_training_went_past_is_no_failure(tmp_path: Path):
+    found = logtext.scan(TF_PROBE + EPOCHS, tmp_path)
+    assert not found.matches and [(v.id, v.reason) for v in found.vetoed] == [("F23", "warning_then_ran")]
+    assert found.unnamed is not None and found.unnamed.first_failure is None    # a warning is no failing line
+
+
+def test_the_same_probe_on_a_machine_with_an_nvidia_gpu_stands(tmp_path: Path):
+    # nvidia-smi's header (its real form) above it: the runtime library missing is why the GPU went unused
+    smi = "| NVIDIA-SMI 470.57.02    Driver Version: 470.57.02    CUDA Version: 11.4     |\n"
+    found = logtext.scan(smi + TF_PROBE + EPOCHS, tmp_path)
+    assert found.decisive is not None and found.decisive.id == "F23" and not found.vetoed
