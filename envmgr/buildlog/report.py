@@ -84,6 +84,19 @@ def vetoed_text(vetoed, paint: Callable[..., str]) -> list[str]:
     return out
 
 
+def context_json(platform) -> dict | None:
+    """The first line of each kind of sign the log's context found (context.Platform): NVIDIA, a Mac, another vendor,
+    an ARM board, the CPU chosen; null where none."""
+    if platform is None:
+        return None
+
+    def sign(s) -> dict | None:
+        return None if s is None else {"kind": s.kind, "rule": s.rule, "line_no": s.line_no, "line": s.line}
+
+    return {"nvidia": sign(platform.nvidia), "mac": sign(platform.mac), "other": sign(platform.other),
+            "arm": sign(platform.arm), "cpu_chosen": sign(platform.cpu)}
+
+
 def vetoed_json(vetoed) -> list[dict]:
     return [{"id": v.id, "reason": v.reason, "why": v.why, "line_no": v.line_no, "line": v.line} for v in vetoed]
 
@@ -116,4 +129,5 @@ def scan_json(scan, path: str) -> dict:
             "near_misses": [{"id": n.id, "count": n.count, "line_no": n.line_no, "line": n.line.strip(),
                              "words": list(n.words)} for n in scan.near],
             "unnamed": unnamed_json(scan.unnamed),
-            "vetoed": vetoed_json(getattr(scan, "vetoed", ()))}
+            "vetoed": vetoed_json(getattr(scan, "vetoed", ())),
+            "context": context_json(getattr(scan, "context", None))}

@@ -83,6 +83,7 @@ class LogScan:
     lines: int = 0
     unnamed: Unnamed | None = None            # with no match: why nothing was named, and what to do
     vetoed: tuple[Veto, ...] = ()             # candidates the log's context ruled out, with the reason (context.py)
+    context: Platform | None = None           # the machine and run the log shows (context.py), for the report
 
     @property
     def decisive(self) -> LogMatch | None:
@@ -247,7 +248,7 @@ def _scan(logical, clock: Clock | None = None) -> LogScan:
                                        unfinished(last) or ends_open(last), marks.output or failed is not None)
     if why is not None:
         why = vetoed_answer(why, vetoed[0] if vetoed else None, (failed.line_no, failed.line) if failed else None)
-    return LogScan(_advised(_rank(matches), last, mentions), near, scanner.lines_read, why, tuple(vetoed))
+    return LogScan(_advised(_rank(matches), last, mentions), near, scanner.lines_read, why, tuple(vetoed), platform)
 
 
 def _vetoes(matches: list[LogMatch], platform: Platform, last) -> tuple[list[LogMatch], list[Veto]]:

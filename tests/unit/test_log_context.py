@@ -138,6 +138,7 @@ def test_a_vetoed_id_is_in_the_json_with_its_reason(tmp_path: Path):
     assert (v["id"], v["reason"]) == ("F18", "platform") and "ARM board" in v["why"]
     assert v["line_no"] >= 6 and v["line"]
     assert doc["unnamed"]["reason"] == "vetoed" and doc["unnamed"]["vetoed"] == "platform"
+    assert doc["context"]["arm"]["line_no"] == v["line_no"] and doc["context"]["nvidia"] is None
 
 
 def test_the_text_report_says_why_nothing_was_named(tmp_path: Path):
