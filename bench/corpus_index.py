@@ -9,7 +9,7 @@ then the log as the user pasted it. The split is decided once, by a stable hash 
 (the URL without fragment or query, lower-case host, no trailing slash): 70% `train`, 30% `held_out`.
 All logs of one thread fall on one side, so a thread's second comment cannot leak into the other.
 
-The logs of tests/corpus itself (tests/unit/test_logscan.py's LOGS and CLEAN_LOGS) were read when the
+The logs of tests/corpus itself (tests/unit/buildlog/test_logscan.py's LOGS and CLEAN_LOGS) were read when the
 signatures were written, before any split: they are listed as `train` (origin `seen`), and so is any
 new log from one of their threads.
 
@@ -32,7 +32,7 @@ LOGS = CORPUS / "logs"
 INDEX = LOGS / "INDEX.tsv"
 TRAIN_PERCENT = 70
 KEYS = ("SOURCE", "EXPECT", "PROJECT", "LANG", "NOTE")
-_HEADER = re.compile(r"^# (SOURCE|EXPECT|PROJECT|LANG|NOTE|Context):\s?(.*)$")
+_HEADER = re.compile(r"^# (SOURCE|EXPECT|PROJECT|LANG|NOTE|KIND|QUERY|Context):\s?(.*)$")
 _FOLDER = re.compile(r"^(F\d\d|clean)$")
 COLUMNS = ("file", "expect", "project", "lang", "split", "origin", "thread")
 
@@ -119,8 +119,8 @@ def _expect(value: str) -> tuple[str, ...]:
 def seen_entries() -> list[Entry]:
     """tests/corpus's own failure and clean logs, with the ids test_logscan asserts (read before the split)."""
     sys.path.insert(0, str(ROOT))
-    from tests.unit.test_logscan import CLEAN_LOGS
-    from tests.unit.test_logscan import LOGS as SEEN
+    from tests.unit.buildlog.test_logscan import CLEAN_LOGS
+    from tests.unit.buildlog.test_logscan import LOGS as SEEN
 
     sources = {}
     for line in (CORPUS / "SOURCES.md").read_text(encoding="utf-8").splitlines():

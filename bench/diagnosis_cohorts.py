@@ -11,6 +11,15 @@ today's engine give `now`, split into train (the rounds since looked at those) a
 
 Figures are aggregate; no held-out log is named. Needs the git history (a shallow clone says so and
 stops). A measurement, not a test: nothing is asserted.
+
+    python bench/diagnosis_cohorts.py --blind [--before REV] [--save] [--stem diagnosis-blind]
+
+--blind scores the cohorts gathered blind for issue 36 (tests/corpus/cohorts/<date>/failure and no-id; each file's
+`# EXPECT:` is a catalog id, `outside` (a failure the catalog has no id for) or `none`, labelled from the thread by
+someone who never ran the engine on it). The engine of this tree is the one that had not seen a cohort when the
+cohort was committed after it; --before REV adds the engine of an older commit beside it. Per cohort: failure logs
+with a catalog label named / given a wrong id / given nothing; `outside` failures given an id; no-id logs given an
+id (any match, as `clean given an id` above), also by the kind their NOTE starts with. Counts only.
 """
 from __future__ import annotations
 
@@ -146,13 +155,110 @@ def pct(a: int, n: int) -> str:
     return f"{a}/{n} ({100 * a / n:.0f}%)" if n else "-"
 
 
+COHORTS = ROOT / "tests" / "corpus" / "cohorts"
+_BLIND_HEAD = re.compile(r"^# (EXPECT|KIND|NOTE):\s?(.*)$")
+
+
+@dataclass(frozen=True)
+class Blind:
+    file: str        # relative to tests/corpus, as scan_with reads it
+    cohort: str
+    kind: str        # failure | no-id
+    expect: str      # F01..F25 | outside | none
+    note_kind: str   # the NOTE's first word for a no-id log (non-nvidia:rocm, chosen-cpu, ...)
+    origin: str = "new"
+
+
+def blind_logs() -> list[Blind]:
+    out = []
+    for path in sorted(COHORTS.glob("*/*/*.txt")):
+        head: dict[str, str] = {}
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                m = _BLIND_HEAD.match(line.rstrip("\r\n"))
+                if m:
+                    head.setdefault(m.group(1), m.group(2).strip())
+                elif not line.startswith("# "):
+                    break
+        kind = head.get("KIND", path.parent.name)
+        note = head.get("NOTE", "").split()
+        out.append(Blind(path.relative_to(ROOT / "tests" / "corpus").as_posix(), path.parent.parent.name, kind,
+                         head.get("EXPECT", "none").split()[0] if head.get("EXPECT") else "none",
+                         note[0].rstrip(",;:") if note and kind == "no-id" else ""))
+    return out
+
+
+def blind_count(logs: list[Blind], got: dict[str, list]) -> Counter:
+    c: Counter = Counter()
+    for b in logs:
+        decisive, any_id = got[b.file]
+        if b.kind == "no-id":
+            c["noid"] += 1
+            c["noid_given"] += any_id
+            c[f"noid:{b.note_kind.split(':')[0]}"] += 1
+            c[f"noid_given:{b.note_kind.split(':')[0]}"] += any_id
+        elif b.expect == "outside":
+            c["outside"] += 1
+            c["outside_given"] += decisive is not None
+        else:
+            c["catalog"] += 1
+            c["named"] += decisive == b.expect
+            c["wrong"] += decisive is not None and decisive != b.expect
+            c["nothing"] += decisive is None
+    return c
+
+
+def blind(before: str | None, save: bool, stem: str) -> int:
+    logs = blind_logs()
+    if not logs:
+        print("diagnosis_cohorts: no blind cohort under tests/corpus/cohorts", file=sys.stderr)
+        return 2
+    engines = {"this tree": ROOT}
+    with tempfile.TemporaryDirectory(prefix="envmgr-blind-") as folder:
+        if before:
+            engines[f"before ({before[:12]})"] = engine_at(git("rev-parse", before).strip(), Path(folder))
+        got = {name: scan_with(path, logs) for name, path in engines.items()}
+    lines = ["| cohort | engine | failures with a catalog id: named | wrong id | nothing | "
+             "`outside` failures given an id | no-id logs given an id |", "|---|---|---|---|---|---|---|"]
+    data = []
+    for cohort in sorted({b.cohort for b in logs}):
+        members = [b for b in logs if b.cohort == cohort]
+        for name in engines:
+            c = blind_count(members, got[name])
+            lines.append(f"| {cohort} | {name} | {pct(c['named'], c['catalog'])} | {pct(c['wrong'], c['catalog'])} | "
+                         f"{pct(c['nothing'], c['catalog'])} | {pct(c['outside_given'], c['outside'])} | "
+                         f"{pct(c['noid_given'], c['noid'])} |")
+            data.append({"cohort": cohort, "engine": name, **dict(c)})
+        kinds = sorted({k.split(":", 1)[1] for k in data[-1] if k.startswith("noid:")})
+        lines += ["", f"no-id logs of {cohort} given an id, by kind (" + ", ".join(engines) + "): " + "; ".join(
+            f"{k} " + " / ".join(pct(d.get(f"noid_given:{k}", 0), d.get(f"noid:{k}", 0)) for d in data[-len(engines):])
+            for k in kinds), ""]
+    print("\n".join(lines))
+    if save:
+        name = f"{datetime.now(timezone.utc):%Y-%m-%d}-{stem}"
+        at = git("rev-parse", "--short", "HEAD").strip()
+        head = [f"# doctor --log on the blind cohorts at first sight ({name})", "",
+                f"`python bench/diagnosis_cohorts.py {' '.join(sys.argv[1:])}` at {at}. Each cohort was gathered "
+                "blind (in search order, labelled from the thread, never run through the engine before it was "
+                "committed); `this tree` is the engine that had not seen it. Counts only; no log is named.", ""]
+        (RESULTS / f"{name}.md").write_text("\n".join(head + lines) + "\n", encoding="utf-8")
+        (RESULTS / f"{name}.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {RESULTS / name}.md")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--save", action="store_true")
-    ap.add_argument("--stem", default="diagnosis-cohorts")
+    ap.add_argument("--stem", default=None)
+    ap.add_argument("--blind", action="store_true", help="score the blind cohorts of tests/corpus/cohorts")
+    ap.add_argument("--before", metavar="REV", help="with --blind: also the engine of this older commit")
     a = ap.parse_args()
+    a.stem = a.stem or ("diagnosis-blind" if a.blind else "diagnosis-cohorts")
     if not re.fullmatch(r"[\w.-]{1,60}", a.stem):
         ap.error("--stem: letters, digits, '.', '-' and '_' only (a file name, not a path)")
+    if a.blind:
+        return blind(a.before, a.save, a.stem)
     if git("rev-parse", "--is-shallow-repository").strip() == "true":
         print("diagnosis_cohorts: needs the git history (this clone is shallow: git fetch --unshallow)",
               file=sys.stderr)

@@ -159,3 +159,11 @@ class ApplyFailed(EnvmgrError):
 
 class UndoRefused(EnvmgrError):
     exit_code = 1
+
+
+# --- hook --------------------------------------------------------------------------------------
+class HookTargetError(EnvmgrError):
+    """`envmgr hook`: the target Python cannot take the hook (it does not run, says nothing usable, or has no
+    site folder that its start-up reads)."""
+
+    exit_code = 2

@@ -4,7 +4,7 @@ Two copies of libfoo.dll: new/ (file version 1.2.0.0) exports foo_old, foo_new a
 old/ (1.0.0.0) exports foo_old alone. In pkg/, importers that need what only the new copy has:
 imp_name.dll (foo_new by name), imp_ord.dll (ordinal 7, no name), imp_fwd.dll (fwd_func of pkg/libfwd.dll,
 which forwards to libfoo.foo_new), and imp_ok.dll (foo_old only: loads with either copy). Used by the
-unit tier (tests/unit/test_dll_entry_points.py) and the real loader under Wine (tests/winpy).
+unit tier (tests/unit/binaries/test_dll_entry_points.py) and the real loader under Wine (tests/winpy).
 """
 from __future__ import annotations
 

@@ -52,7 +52,7 @@ rc=$?
 # Windows CPython under Wine: all of it on 3.11; on 3.13 and 3.10 (the workflow's versions) the
 # Windows-specific part, to keep CI within its time. ENVMGR_WIN32_VERSIONS picks the versions that
 # run everything ("" skips the tier).
-WIN32_SUBSET="tests/windows tests/machines tests/unit/test_cache.py tests/unit/test_msbuild_apply.py tests/unit/test_snapshot.py"
+WIN32_SUBSET="tests/windows tests/machines tests/unit/cache/test_cache.py tests/unit/msbuild/test_msbuild_apply.py tests/unit/snapshot/test_snapshot.py"
 win_rc=0
 for v in ${ENVMGR_WIN32_VERSIONS-3.11} ${ENVMGR_WIN32_SUBSET_VERSIONS-3.13 3.10}; do
     log=$(mktemp)

@@ -34,7 +34,7 @@ def resolve(host: Host, sel: Selectors, *, from_file: str | None = None, refresh
     if use_cache:
         from envmgr.cache import store as cache
 
-        key = cache.cache_key(host.platform, {**sel._asdict(), "python": list(pythons)}, host.env)
+        key = snapshot_key(host, sel, pythons)
         if not refresh:
             cached = cache.lookup(key, warn, host)
             if cached is not None:
@@ -59,6 +59,14 @@ def resolve(host: Host, sel: Selectors, *, from_file: str | None = None, refresh
         except OSError as exc:
             warn(f"could not write the snapshot cache in {cache.cache_dir()}: {exc.strerror or exc}")
     return snap, "captured"
+
+
+def snapshot_key(host: Host, sel: Selectors, pythons: tuple[str, ...] = ()) -> str:
+    """The cache key resolve() files the snapshot of `sel` under (`hook status` looks it up again)."""
+    from envmgr.cache import store as cache  # start-up: export's fast path has its own key
+
+    sel = with_real_paths(host, sel)
+    return cache.cache_key(host.platform, {**sel._asdict(), "python": list(pythons)}, host.env)
 
 
 def _check_paths(host: Host, snap: Snapshot, strict: bool, origin: str, warn: Callable[[str], None]) -> None:

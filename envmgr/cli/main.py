@@ -34,6 +34,7 @@ COMMANDS = {
     "doctor": "Diagnose why a CUDA build of llama-cpp-python fails (or would fail) here.",
     "export": "Write the environment snapshot to stdout.",
     "fix-msbuild": "Copy CUDA's MSBuild integration into Visual Studio instances that lack it.",
+    "hook": "Make a Python start with the compiler environment of a snapshot (install, remove, status).",
     "init": "Print the line to add to your shell's profile (activation functions and completion).",
     "install": "Build SPEC with a recipe once, cache the wheel, and pip install it into the target Python.",
     "list": "List Visual Studio instances, CUDA toolkits, GPUs and host compilers.",

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
@@ -24,8 +25,12 @@ from envmgr.doctor.run import (
     run_checks,
 )
 from envmgr.errors import UsageError
-from envmgr.output import Painter, Spinner, Talk, emit_json
+from envmgr.host.base import Host
+from envmgr.output import Painter, Spinner, Talk, emit_json, say
 from envmgr.snapshot.selectors import Selectors
+
+if TYPE_CHECKING:
+    from envmgr.buildlog.scan import LogScan
 
 
 @click.command("doctor")
@@ -43,6 +48,9 @@ from envmgr.snapshot.selectors import Selectors
 @click.option("--add-dll-dir", "dll_dirs", multiple=True, metavar="DIR",
               help="With --dll: a folder the program gives os.add_dll_directory (repeatable).")
 @click.option("--log", "log", metavar="FILE", help="Scan a build log (pip install -v output) for known failures.")
+@click.option("--machine", "record", metavar="RECORD",
+              help="A recorded machine (envmgr record), as `envmgr --machine RECORD doctor`; with --log, the "
+                   "log's candidates are judged against it (confirmed or ruled out).")
 @click.option("--recipe", default="llama-cpp-python", show_default=True, metavar="NAME",
               help="The build to check for: which CUDA libraries it links (F24).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (shape in docs/doctor.md).")
@@ -53,7 +61,7 @@ from envmgr.snapshot.selectors import Selectors
 @click.pass_obj
 def command(obj: Ctx, vs: str | None, toolset: str | None, arch: str, cuda: str | None, only: str | None,
             dll: str | None, loader: str | None, dll_dirs: tuple[str, ...], log: str | None, recipe: str, as_json: bool,
-            verbose: bool, python: str | None = None) -> None:
+            verbose: bool, python: str | None = None, record: str | None = None) -> None:
     """Diagnose why a CUDA build of llama-cpp-python fails (or would fail) here.
 
     \b
@@ -66,6 +74,7 @@ def command(obj: Ctx, vs: str | None, toolset: str | None, arch: str, cuda: str 
       envmgr doctor --cuda 12.4 --json   for a CUDA version, as JSON
       envmgr doctor --dll llama_cpp      why import llama_cpp cannot load its DLLs
       envmgr doctor --log build.log      what went wrong in a build or run log (any package)
+      envmgr doctor --log build.log --machine rec.toml   ... judged against a recorded machine
     """
 
     if sum(bool(x) for x in (dll, log, only)) > 1:
@@ -81,8 +90,9 @@ def command(obj: Ctx, vs: str | None, toolset: str | None, arch: str, cuda: str 
     # the project's defaults (envmgr.toml, [tool.envmgr], ENVMGR_CUDA...), as every command takes them
     vs, toolset, cuda = (value or project_default(ctx, key) for key, value in
                          (("vs", vs), ("toolset", toolset), ("cuda", cuda)))
+    obj = _with_record(obj, record)
     if log:
-        ctx.exit(_scan_log(log, as_json, paint))
+        ctx.exit(_scan_log(log, as_json, paint, obj.host if obj.machine else None, obj.machine or ""))
     target = None if log else _target(obj, python)
     exe = target.path if target is not None and target.why != "envmgr" else None
     if dll:
@@ -107,17 +117,52 @@ def command(obj: Ctx, vs: str | None, toolset: str | None, arch: str, cuda: str 
     ctx.exit(exit_code(findings))
 
 
-def _scan_log(log: str, as_json: bool, paint: Painter) -> int:
-    """doctor --log: the report, and 1 when the log shows a known failure."""
+def _with_record(obj: Ctx, record: str | None) -> Ctx:
+    """`doctor --machine RECORD` means what `envmgr --machine RECORD doctor` does: the same context, its host the
+    record (read now: a bad path is one line, exit 2). Both given must name the same file."""
+    if record is None:
+        return obj
+    if obj.machine and obj.machine != record:
+        raise UsageError(f"two machine records: --machine {obj.machine} before doctor and --machine {record} after it",
+                         "give one --machine")
+    if obj.wine_prefix:
+        raise UsageError("--machine and --wine-prefix describe two machines", "give one of them")
+    ctx = Ctx(record)
+    ctx.host   # noqa: B018 - read now, so a bad record is refused before the log is scanned
+    return ctx
+
+
+def _scan_log(log: str, as_json: bool, paint: Painter, host: Host | None = None, record: str = "") -> int:
+    """doctor --log: the report, and 1 when the log shows a known failure (that a --machine record does not rule
+    out: doctor/verdict.py)."""
     # start-up: the log engine's ~120 compiled patterns load only when a log is scanned (issue 33)
     from envmgr.buildlog.scan import render_scan, scan_json, scan_path
 
     scan = scan_path(log)   # streamed: any size; bad input is one line and exit 2
+    if host is None or not scan.matches:
+        if as_json:
+            emit_json(scan_json(scan, log))
+        else:
+            click.echo(render_scan(scan, paint), nl=False)
+        return 1 if scan.matches else 0
+    return _judged(scan, log, host, record, as_json, paint)
+
+
+def _judged(scan: LogScan, log: str, host: Host, record: str, as_json: bool, paint: Painter) -> int:
+    from envmgr.buildlog.scan import scan_json
+    from envmgr.doctor.machine import read_machine
+    from envmgr.doctor.verdict import judge, kept, report_text, verdicts_json
+
+    machine = read_machine(host, record)
+    if machine is None:
+        say(f"envmgr: {record}: the record's facts could not be read; the log is judged alone")
+        return _scan_log(log, as_json, paint)
+    verdicts = judge(scan.matches, machine)
     if as_json:
-        emit_json(scan_json(scan, log))
+        emit_json(verdicts_json(scan_json(scan, log), verdicts, machine))
     else:
-        click.echo(render_scan(scan, paint), nl=False)
-    return 1 if scan.matches else 0
+        click.echo(report_text(scan, verdicts, paint, record), nl=False)
+    return 1 if kept(scan.matches, verdicts) else 0
 
 
 def _target(obj: Ctx, python: str | None) -> TargetPython | None:

@@ -1,6 +1,7 @@
 """A wheel for `envmgr install --recipe`: from the local wheel cache, a team's index, or a build; then pip install."""
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import sys
@@ -10,11 +11,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from envmgr import spawn
 from envmgr.cli.main import Ctx
 from envmgr.cli.options import RecipeArgs, Selection, environment_for, get_snapshot, say_target
-from envmgr.commands.run import diagnose
+from envmgr.commands.run import diagnose, this_machine
 from envmgr.errors import CheckFailed, ChildFailed, InputFileError, UsageError
 from envmgr.host.base import Host
 from envmgr.output import say
@@ -26,6 +28,9 @@ from envmgr.wheels import store as wheels
 from envmgr.wheels.index import check_dest
 from envmgr.wheels.remote import configured_index
 from envmgr.wheels.url import IndexUrl
+
+if TYPE_CHECKING:
+    from envmgr.doctor.verdict import MachineFacts
 
 _PY_ID = ("import sys, sysconfig; i = sys.implementation; "
           "print(f'{i.name[:2] if i.name == \"cpython\" else i.name}{sys.version_info[0]}{sys.version_info[1]}'); "
@@ -99,7 +104,8 @@ def install_wheel(obj: Ctx, args: list[str], selection: Selection, recipe_args: 
     _say_why_built(spec, info)
     start = time.perf_counter()
     entry_or_path = _build(python, spec, pip_opts, env, key_for, info, is_cuda, start,
-                           datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+                           datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                           functools.partial(this_machine, obj, selection, python))
     seconds, path = time.perf_counter() - start, Path(entry_or_path)
     publish_installed(publish_to, entry_or_path)
     return Installed(_pip_install(python, entry_or_path, pip_opts, no_deps, env),
@@ -172,7 +178,7 @@ def _say_why_built(spec: str, info: wheels.SpecInfo) -> None:
 
 def _build(python: str, spec: str, pip_opts: list[str], env: dict[str, str],
            key_for: Callable[[str, str, str], wheels.WheelKey], info: wheels.SpecInfo, is_cuda: bool, start: float,
-           created: str) -> str | Path:
+           created: str, machine: Callable[[], MachineFacts | None] | None = None) -> str | Path:
     root = wheels.wheels_dir()
     try:
         root.mkdir(parents=True, exist_ok=True)
@@ -189,7 +195,7 @@ def _build(python: str, spec: str, pip_opts: list[str], env: dict[str, str],
         if code != 0:
             log = _keep_log(root, tmp / "build.log", created)
             _say_tail(log)
-            diagnose(str(log))     # as `envmgr run --log` does: the catalog's cause, or what the log stops on
+            diagnose(str(log), machine)   # as `envmgr run --log` does: the catalog's cause judged by this machine
             raise ChildFailed(f"pip wheel failed with exit code {code} after {seconds:.0f} s; nothing was cached",
                               f"the build's log is {log} (`envmgr doctor --log {log}` reads it again); "
                               "rerun with -v before SPEC to see the build's output as it comes", code)

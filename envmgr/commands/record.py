@@ -9,6 +9,7 @@ from envmgr.cache.resolve import resolve
 from envmgr.cli.flags import check_output_file, check_pythons
 from envmgr.cli.main import Ctx
 from envmgr.discover import discover
+from envmgr.discover.gpu import container_mark
 from envmgr.errors import EnvmgrError, InputFileError, NoMatchError, UsageError
 from envmgr.files.atomic import write_user_file
 from envmgr.files.nested import loads_json
@@ -50,6 +51,7 @@ def command(obj: Ctx, output: str, pythons: tuple[str, ...], description: str, c
     rec = obj.recording()
     with Spinner("recording"):
         inv = discover(rec, (None, *pythons))
+        container_mark(rec)      # read through the recording: a record made in a container says so (verdicts)
     if capture:
         try:
             resolve(rec, Selectors(vs, toolset, arch, cuda), pythons=pythons, use_cache=False, progress=Spinner)

@@ -4,16 +4,24 @@ from __future__ import annotations
 import functools
 import os
 import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import click
 
 from envmgr import spawn
 from envmgr.cli.main import Ctx
 from envmgr.cli.options import RecipeArgs, Selection, environment_for, recipe_options, refuse_records, selector_options
+from envmgr.discover.target import choose_python
 from envmgr.errors import InputFileError, UsageError
 from envmgr.files.atomic import hold_for_writing
-from envmgr.output import Painter
+from envmgr.output import Painter, Spinner
 from envmgr.snapshot.activation import activation_delta
+
+if TYPE_CHECKING:
+    from envmgr.doctor.verdict import MachineFacts
+
+THIS = "this machine"   # doctor/verdict.py's name for the machine envmgr runs on
 
 STOPPED = {129: "SIGHUP", 130: "Ctrl+C", 143: "SIGTERM"}     # 128 + N
 _held_log: int | None = None   # --log FIFO: our writer end, so its reader never sees an early end of file
@@ -65,7 +73,7 @@ def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, log_file: str | 
     if code in STOPPED:  # stopped by the user or the system: no failure to diagnose
         click.echo(f"envmgr: the command was stopped ({STOPPED[code]}); its output so far is in {log_file}", err=True)
     elif code != 0:
-        diagnose(log_file)
+        diagnose(log_file, functools.partial(this_machine, obj, selection))
     sys.exit(code)
 
 
@@ -96,10 +104,24 @@ def _log_stopped(log_file: str, written: int, exc: OSError) -> None:
                "and its exit code is kept", err=True)
 
 
-def diagnose(log_file: str) -> None:
+def this_machine(obj: Ctx, selection: Selection, target: str | None = None) -> MachineFacts | None:
+    """The machine's facts for the verdicts (doctor/verdict.py): doctor's facts and checks of this run, for the
+    selection the command ran with and the Python whose packages it ran (the target, as doctor chooses it)."""
+    from envmgr.doctor.machine import read_machine  # start-up: read only after a failure
+
+    if target is None and obj.here:
+        target = choose_python(obj.local, os.getcwd(), sys.executable).path
+    with Spinner("checking this machine"):
+        return read_machine(obj.host, THIS if obj.here else (obj.machine or obj.host.name), selection.selectors,
+                            target if obj.here else None)
+
+
+def diagnose(log_file: str, machine: Callable[[], MachineFacts | None] | None = None) -> None:
     """The catalog's cause of the failed command, from its log; with none, a failure outside the catalog that the
     log stops on (a full disk, the network, pip's requires-python...) with what to do. The other reasons doctor gives
-    for naming nothing (no outcome shown, no program output, a success) speak of a paste, not of a whole run's log."""
+    for naming nothing (no outcome shown, no program output, a success) speak of a paste, not of a whole run's log.
+    `machine`: this machine's facts, read only when the log names a cause; each candidate is then confirmed or
+    ruled out by them (doctor/verdict.py)."""
     try:
         # start-up: the log engine's ~120 compiled patterns load only when a log is scanned (issue 33)
         from envmgr.buildlog.scan import render_matches, scan_path, unnamed_text
@@ -107,6 +129,12 @@ def diagnose(log_file: str) -> None:
         scan = scan_path(log_file)              # streamed: a long build's log is never held whole
     except InputFileError:                       # empty (the command printed nothing) or unreadable
         scan = None
+    facts = machine() if machine is not None and scan is not None and scan.matches else None
+    if scan is not None and scan.matches and facts is not None:
+        from envmgr.doctor.verdict import judge, report_text
+
+        click.echo("\n" + report_text(scan, judge(scan.matches, facts), Painter(sys.stderr), facts.source), err=True)
+        return
     if scan is not None and scan.matches:
         click.echo("\n" + render_matches(scan.matches, Painter(sys.stderr)), err=True)
         return

@@ -5,20 +5,26 @@ import os
 import re
 import shutil
 import sys
+from pathlib import Path
+from typing import Any
 
 import click
 
+from envmgr.binaries.runtimes import duplicates
 from envmgr.cli.grammar import refuse_inapplicable
 from envmgr.cli.main import Ctx
 from envmgr.cli.options import say_target
 from envmgr.discover.target import choose_python
 from envmgr.errors import InputFileError, UsageError
 from envmgr.files.atomic import write_user_file
+from envmgr.host import dirs
 from envmgr.output import Painter, Spinner, emit_json
 from envmgr.verify.anyrun import AnyVerdict, verify_any
 from envmgr.verify.render import render_verdict, verdict_json
 from envmgr.verify.report import ChildRun
 from envmgr.verify.run import Verdict, canonical_package, verify
+from envmgr.verify.runtimes import package_roots
+from envmgr.wheels import defer
 
 
 @click.command("verify")
@@ -36,10 +42,15 @@ from envmgr.verify.run import Verdict, canonical_package, verify
 @click.option("--after", "after_text", metavar="MODULE[,MODULE]", help="Import these modules of your app first "
               "(e.g. torch), in the same process, then the package; report what they loaded and duplicate "
               "runtimes (two OpenMP runtimes, two CUDA runtime or cuBLAS majors) with both paths.")
+@click.option("--fix", "apply_fix", is_flag=True, help="With --after: where the package carries its own copy of an "
+              "OpenMP runtime the app loaded too, make it a link to the app's copy (one runtime in the process; "
+              "the original kept; undo with --undo-fix).")
+@click.option("--undo-fix", "undo_fix", metavar="MANIFEST", help="Put back what --fix changed (the manifest it named).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (docs/json.md, verify).")
 @click.pass_obj
 def command(obj: Ctx, package: str | None, python: str | None, n_tokens: int, timeout: int, save_output: str | None,
-            as_json: bool, inherit_env: bool = False, after_text: str | None = None) -> None:
+            as_json: bool, inherit_env: bool = False, after_text: str | None = None, apply_fix: bool = False,
+            undo_fix: str | None = None) -> None:
     """Prove that PACKAGE (default llama-cpp-python; any installed distribution) runs on the GPU.
 
     \b
@@ -60,7 +71,9 @@ def command(obj: Ctx, package: str | None, python: str | None, n_tokens: int, ti
     an envmgr environment active in it (envmgr shell, Enter-Envmgr), so no recipe's vcvars or CUDA
     PATH helps it; a pass means your own `python` works. --inherit-env keeps envmgr's environment.
     \b
-    --after torch[,other] imports the app's modules first, in that process; duplicate runtimes are listed.
+    --after torch[,other] imports the app's modules first, in that process; duplicate runtimes are listed,
+    and sonames the package bound to the app's copy. --fix makes the package's copy of an OpenMP runtime
+    the app also loaded a link to the app's (--undo-fix MANIFEST puts it back).
     Exit codes: 0 proven; 1 not (not installed, no native code, CPU-only, no GPU, F14, --after fails); 2 bad usage.
     \b
       envmgr verify
@@ -71,8 +84,10 @@ def command(obj: Ctx, package: str | None, python: str | None, n_tokens: int, ti
     if obj.machine or obj.wine_prefix:
         raise UsageError("envmgr verify runs a Python on this machine; it cannot replay a recorded machine",
                          "run it without --machine/--wine-prefix (envmgr doctor replays records)")
+    if undo_fix is not None:
+        return _undo(undo_fix, as_json)
     name = canonical_package(package)
-    after = after_modules(after_text)
+    after = _after(after_text, apply_fix)
     if name != "llama-cpp-python":
         refuse_inapplicable(click.get_current_context(), ("n_tokens",),
                             f"to {name} (the tiny model is llama-cpp-python's)", "drop {flag}")
@@ -90,11 +105,19 @@ def command(obj: Ctx, package: str | None, python: str | None, n_tokens: int, ti
             verdict = verify_any(obj.host, python, name, timeout=timeout, inherit_env=inherit_env, after=after)
     if save_output:
         _save(save_output, verdict.run)
-    if as_json:
-        emit_json({**verdict_json(verdict), "target_python": target.as_json()})
-    else:
-        click.echo(render_verdict(verdict, Painter(sys.stdout)), nl=False)
+    _show(verdict, target.as_json(), _fix(verdict.run) if apply_fix else None, as_json)
     click.get_current_context().exit(0 if verdict.ok else 1)
+
+
+def _show(verdict: Verdict | AnyVerdict, target: dict[str, Any], fixed: dict[str, Any] | None, as_json: bool) -> None:
+    if as_json:
+        emit_json({**verdict_json(verdict), "target_python": target, **({"fix": fixed} if fixed else {})})
+        return
+    click.echo(render_verdict(verdict, Painter(sys.stdout)), nl=False)
+    for line in (fixed or {}).get("applied", []):
+        click.echo(f"fix: {line}")
+    if fixed and fixed["undo"]:
+        click.echo(f"undo with: {fixed['undo']}; run verify --after again: one runtime")
 
 
 _MODULE = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
@@ -110,6 +133,34 @@ def after_modules(text: str | None) -> tuple[str, ...]:
         raise UsageError(f"--after {text}: {bad!r} is not a module name",
                          "name the modules your app imports first, comma-separated: --after torch,numpy")
     return tuple(dict.fromkeys(names))
+
+
+def _after(text: str | None, apply_fix: bool) -> tuple[str, ...]:
+    after = after_modules(text)
+    if apply_fix and not after:
+        raise UsageError("--fix needs --after: it makes the package's runtime defer to the one the app loads",
+                         "name the app's modules: envmgr verify --after torch --fix")
+    return after
+
+
+def _fix(run: ChildRun) -> dict[str, Any]:
+    """--fix: the package's copies of an OpenMP runtime the app also loaded become links to the app's."""
+    found = duplicates([str(m) for m in run.get("runtimes").get("modules") or []])
+    plans = defer.plan(found, package_roots(run))
+    if not plans:
+        return {"applied": ["nothing to do: no OpenMP runtime of the package's that the app loaded too"],
+                "manifest": None, "undo": None}
+    lines, manifest = defer.apply(plans, dirs.data_dir() / "runtime-fixes")
+    return {"applied": lines, "manifest": str(manifest) if manifest else None,
+            "undo": f"envmgr verify --undo-fix {manifest}" if manifest else None}
+
+
+def _undo(manifest: str, as_json: bool) -> None:
+    lines = defer.undo(Path(manifest))
+    if as_json:
+        emit_json({"undo": lines})
+    else:
+        click.echo("\n".join(lines))
 
 
 def _check_python(python: str) -> None:

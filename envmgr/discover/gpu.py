@@ -115,3 +115,16 @@ def _detected(host: Host) -> tuple[tuple[Gpu, ...], tuple[str, ...]]:
     if "No devices were found" in text:
         return (), ()
     return (), (f"nvidia-smi failed: {done.describe_failure()}",)
+
+
+# Docker's and Podman's marks in a container's root: a GPU may be on the host and not passed in (`docker run` without
+# `--gpus`, catalog F23), so a container without nvidia-smi says nothing of the machine's GPUs.
+CONTAINER_MARKS = ("/.dockerenv", "/run/.containerenv")
+
+
+def container_mark(host: Host) -> str:
+    """The mark of a container envmgr runs in ("" where none; Linux only). `envmgr record` asks too, so a record
+    made in a container keeps the mark."""
+    if host.platform == WINDOWS:
+        return ""
+    return next((m for m in CONTAINER_MARKS if host.exists(m)), "")

@@ -1,4 +1,5 @@
-"""Environment checks: CMAKE_ARGS flags and quoting, path lengths, build length (F09, F10, F11, F20)."""
+"""Environment checks: CMAKE_ARGS flags and quoting, path lengths, build length (F09, F10, F11, F20), and the
+compiler variables that override the selected environment (a note beside the catalog's checks)."""
 from __future__ import annotations
 
 import re
@@ -7,6 +8,7 @@ import shlex
 from envmgr.doctor.checks import FAIL, OK, WARN, Facts, Finding, check, cmake_args, finding, worst
 from envmgr.host.base import WINDOWS
 from envmgr.recipes.recipe import default_architectures
+from envmgr.snapshot.overrides import compiler_overrides
 
 _FATAL = ("LLAMA_CUBLAS",)
 _WARNS = {"LLAMA_CUDA": "deprecated (use GGML_CUDA)", "GGML_CUDA_F16": "removed (ignored)",
@@ -178,3 +180,10 @@ def f20(facts: Facts) -> Finding:
         return finding("F20", WARN, "; ".join(problems), ev,
                        fix="build the one arch of your GPU, keep the default FA quants, set SKBUILD_BUILD_DIR")
     return finding("F20", OK, "nothing makes the build unusually long", ev)
+
+
+def stray_compilers(facts: Facts) -> tuple[tuple[str, str, str], ...]:
+    """(name, value, why) for CC/CXX set in the environment: setuptools, CMake and torch.utils.cpp_extension take
+    them before the compiler the selected environment (shell, export, run, hook) puts first on PATH. Not a
+    catalog failure (a deliberate CC is a choice), a note; CUDAHOSTCXX is F21's (its fix sets it)."""
+    return tuple(o for o in compiler_overrides(facts.env, facts.host.platform) if o[0] in ("CC", "CXX"))

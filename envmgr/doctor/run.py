@@ -19,8 +19,10 @@ from envmgr.discover.model import CudaToolkit, Inventory, VsInstance
 # Importing the modules registers their checks.
 from envmgr.doctor import checks_components, checks_cuda, checks_env, checks_install, checks_linux, checks_vs  # noqa: F401 - imported to register checks
 from envmgr.doctor.checks import CHECKS, FAIL, OK, SEVERITY, SKIPPED, WARN, Facts, Finding, finding
+from envmgr.doctor.checks_env import stray_compilers
 from envmgr.errors import EnvmgrError, InputFileError, UsageError
 from envmgr.host.base import WINDOWS, Host, Interpreter, join, safe_listdir
+from envmgr.snapshot.overrides import override_lines
 from envmgr.snapshot.select import check_selectors, choose, match_cuda, match_vs
 from envmgr.snapshot.selectors import Selectors, with_real_paths
 
@@ -134,6 +136,7 @@ def selection_json(facts: Facts) -> dict[str, Any]:
 def report_json(facts: Facts, findings: Sequence[Finding], machine: str | None) -> dict[str, Any]:
     return {"schema": SCHEMA, "platform": facts.host.platform, "machine": machine,
             "selection": selection_json(facts), "counts": counts(findings), "exit_code": exit_code(findings),
+            "compiler_overrides": [{"name": n, "value": v, "why": w} for n, v, w in stray_compilers(facts)],
             "checks": [{"id": f.id, "title": f.title, "status": f.status, "summary": f.summary,
                         "evidence": list(f.evidence), "fix": f.fix or None, "fix_command": f.fix_command or None}
                        for f in findings]}
@@ -160,6 +163,7 @@ def render(facts: Facts, findings: Sequence[Finding], paint: Callable[..., str],
                 out.append(f"          {paint('fix:', 'yellow')} {f.fix}")
             if f.fix_command:
                 out.append(f"          {paint('run:', 'cyan')} {f.fix_command}")
+    out += [f"{paint('NOTE   ', 'yellow')} {line}" for line in override_lines(stray_compilers(facts))]
     c = counts(findings)
     out.append(f"{c[FAIL]} failed, {c[WARN]} warning(s), {c[OK]} ok, {c[SKIPPED]} skipped")
     return "\n".join(out) + "\n"

@@ -4,7 +4,7 @@ operations, then fork, execve and waitpid.
 What it does is what the full path does (session.run_command: activation_delta(...).apply, then
 spawn.run) for a Linux snapshot, written again with the standard library's built-in modules only:
 envdelta/activation/spawn import dataclasses, typing, pathlib, shutil, subprocess and json (about
-25 ms). tests/unit/test_fast_run.py holds it to the full path: the same child environment for every
+25 ms). tests/unit/fastpath/test_fast_run.py holds it to the full path: the same child environment for every
 kind of operation, with and without an active environment, and the same exit codes and signals.
 Anything this module is not sure of (an unusual ENVMGR_RESTORE, a program it cannot find or start)
 goes back to the full code, which then answers (and words any error) exactly as it always has.

@@ -120,6 +120,11 @@ class Host(Protocol):
     # recorded, or a host that runs programs (its target Python is asked: wheels/cpucode.py)
 
     @property
+    def system(self) -> tuple[str, str] | None: ...   # (sys.platform, platform.machine()) of the machine:
+    # ("darwin", "arm64"), ("linux", "aarch64"), ("win32", "AMD64"); None: not known (a record made before
+    # `meta.os`/`meta.machine` were kept). `platform` is the path flavour only: a macOS record says "linux"
+
+    @property
     def env(self) -> Mapping[str, str]: ...
 
     def read_bytes(self, path: str) -> bytes: ...

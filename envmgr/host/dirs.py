@@ -2,7 +2,7 @@
 templates) and the cache, config and data folders (an ENVMGR_*_DIR setting, else platformdirs).
 
 The console script's fast path keeps its own platformdirs-free copy of the cache rule
-(fastpath/main.py `cache_dir`, Linux only); tests/unit/test_fast_path.py holds the two equal.
+(fastpath/main.py `cache_dir`, Linux only); tests/unit/fastpath/test_fast_path.py holds the two equal.
 """
 from __future__ import annotations
 

@@ -56,6 +56,12 @@ class LiveHost:
     def memory_mib(self) -> int | None:
         return memory_mib()
 
+    @property
+    def system(self) -> tuple[str, str] | None:
+        import platform as _platform  # start-up: asked only by the verdicts after a failure
+
+        return sys.platform, _platform.machine() or ""
+
     def local_path(self, path: str) -> str | None:
         return path
 

@@ -32,6 +32,10 @@ def _meta(rec: RecordingHost, version: str, description: str, cpu_flags: list[st
     meta.add("cpu_count", rec.cpu_count)      # the recipes' build parallelism on that machine
     if rec.memory_mib:
         meta.add("memory_mib", rec.memory_mib)  # the torch-extension recipe's MAX_JOBS
+    system = rec.system
+    if system is not None:                    # what the machine is beyond the path flavour (a Mac says linux)
+        meta.add("os", system[0])
+        meta.add("machine", system[1])
     if cpu_flags is not None:
         meta.add("cpu_flags", cpu_flags)      # the prebuilt plan's CPU judgement (wheels/cpucode.py)
     if description:

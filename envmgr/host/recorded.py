@@ -397,6 +397,15 @@ class RecordedHost:
         return tuple(f.lower() for f in value[:4096])
 
     @property
+    def system(self) -> tuple[str, str] | None:
+        """(`meta.os`, `meta.machine`) as `envmgr record` wrote them (sys.platform, platform.machine()), or None:
+        a record made before they were kept says nothing of its OS beyond the path flavour."""
+        os_name, machine = self.meta.get("os"), self.meta.get("machine")
+        if not isinstance(os_name, str) or not os_name:
+            return None
+        return os_name[:40], machine[:40] if isinstance(machine, str) else ""
+
+    @property
     def memory_mib(self) -> int | None:
         """The recorded machine's memory (`meta.memory_mib`), or None (records made before it was kept)."""
         value = self.meta.get("memory_mib")

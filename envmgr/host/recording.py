@@ -196,4 +196,4 @@ class RecordingHost:
 
 
 _CAPABILITIES = frozenset({"name", "runs_programs", "writes_files", "default_shell", "cpu_count", "memory_mib",
-                           "cpu_flags", "local_path", "needs_elevation", "interactive"})
+                           "cpu_flags", "system", "local_path", "needs_elevation", "interactive"})

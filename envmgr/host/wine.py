@@ -295,6 +295,12 @@ class WineHost:
     def memory_mib(self) -> int | None:
         return memory_mib()   # Windows programs under Wine use this machine's memory
 
+    @property
+    def system(self) -> tuple[str, str] | None:
+        import platform as _platform  # start-up: asked only by the verdicts after a failure
+
+        return "win32", _platform.machine() or ""   # Windows programs on this machine's processor
+
     def local_path(self, path: str) -> str | None:
         return self.unix_path(path)
 

@@ -15,6 +15,7 @@ from envmgr.binaries.dll import resolve_pe
 from envmgr.binaries.dllsyms import entry_evidence
 from envmgr.binaries.elf import resolve_elf
 from envmgr.binaries.gpufit import fit
+from envmgr.binaries.reuse import Reused
 from envmgr.discover.gpu import discover_gpus
 from envmgr.errors import EnvmgrError, UsageError
 from envmgr.host.base import WINDOWS, Host
@@ -23,7 +24,7 @@ from envmgr.verify.anyjudge import PROOF_WORDS, AnyInputs, judge
 from envmgr.verify.anyschema import record_filter
 from envmgr.verify.plain import PLAIN, plain_host
 from envmgr.verify.report import ChildRun, death, parse_run
-from envmgr.verify.runtimes import after_step, framed, runtimes_step
+from envmgr.verify.runtimes import after_step, framed, package_roots, reuse_found, reuse_step, runtimes_step
 
 CHILD = Path(__file__).with_name("child_any.py")
 MAX_LIBRARY = 2 << 30
@@ -40,6 +41,7 @@ class AnyVerdict:
     model_bytes: int = 0
     environment: str = PLAIN     # verify/plain.py
     environment_words: str = ""
+    reused: tuple[Reused, ...] = ()   # sonames bound to an --after module's copy (binaries/reuse.py)
 
     @property
     def ok(self) -> bool:
@@ -84,8 +86,11 @@ def verify_any(host: Host, python: str, package: str, *, timeout: float, inherit
         steps += (Step("child", WARN, f"a process started by the import kept running: reading stopped at the "
                        f"{timeout:g} s timeout (the child itself had ended)",
                        ("it holds the child's output open: a server or daemon the package starts when imported",)),)
-    steps = framed(steps, first, runtimes_step(run.get("runtimes"), package, run.log))
-    return AnyVerdict(package, python, steps, run, proof, time.perf_counter() - t0, 0, mode, words)
+    roots = package_roots(run)
+    reused = reuse_found(host, run, roots, after)
+    steps = framed(steps, first, runtimes_step(run.get("runtimes"), package, run.log, roots),
+                   reuse_step(reused, package))
+    return AnyVerdict(package, python, steps, run, proof, time.perf_counter() - t0, 0, mode, words, reused)
 
 
 def read_libraries(host: Host, paths: list[str]) -> DeviceCode:

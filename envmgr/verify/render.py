@@ -34,6 +34,7 @@ def verdict_json(v: Verdict | AnyVerdict) -> dict[str, Any]:
                    "error": r.get("error")} for r in v.run.records("after")],
         "duplicate_runtimes": [{"family": d.family, "what": list(d.what), "paths": list(d.paths), "fix": d.fix}
                                for d in duplicates(list(v.run.get("runtimes").get("modules") or []))],
+        "reused_libraries": [r.as_json() for r in v.reused],
     }
 
 

@@ -20,6 +20,7 @@ from envmgr.binaries.dll import resolve_pe
 from envmgr.binaries.dllsyms import entry_evidence
 from envmgr.binaries.elf import resolve_elf
 from envmgr.binaries.gpufit import fit
+from envmgr.binaries.reuse import Reused
 from envmgr.discover.gpu import discover_gpus
 from envmgr.errors import EnvmgrError, UsageError
 from envmgr.files.nested import loads_json
@@ -30,7 +31,7 @@ from envmgr.verify.cpuvariant import carried, cpu_step, loaded_variant
 from envmgr.verify.gguf import TinyLlama, write_tiny_llama
 from envmgr.verify.plain import PLAIN, plain_host
 from envmgr.verify.report import ChildRun, death, parse_run
-from envmgr.verify.runtimes import after_step, framed, runtimes_step
+from envmgr.verify.runtimes import after_step, framed, package_roots, reuse_found, reuse_step, runtimes_step
 from envmgr.wheels import cpucode
 
 CHILD = Path(__file__).with_name("child.py")
@@ -51,6 +52,7 @@ class Verdict:
     seconds: float
     environment: str = PLAIN     # verify/plain.py: "plain" (the user's own python) or "inherited"
     environment_words: str = ""
+    reused: tuple[Reused, ...] = ()   # sonames bound to an --after module's copy (binaries/reuse.py)
 
     @property
     def ok(self) -> bool:
@@ -136,8 +138,10 @@ def verify(host: Host, python: str | None, package: str = "llama-cpp-python", *,
                            fits, code.summary()))
     step = cpu_step(run.log, run.get("package").get("lib_files") or [], _cpu(host, run, exe))
     steps = (*steps, step) if step is not None else steps
-    steps = framed(steps, first, runtimes_step(run.get("runtimes"), "llama_cpp", run.log))
-    return Verdict(package, exe, steps, run, size, time.perf_counter() - t0, mode, words)
+    reused = reuse_found(host, run, package_roots(run), after)
+    steps = framed(steps, first, runtimes_step(run.get("runtimes"), "llama_cpp", run.log, package_roots(run)),
+                   reuse_step(reused, "llama_cpp"))
+    return Verdict(package, exe, steps, run, size, time.perf_counter() - t0, mode, words, reused)
 
 
 def _cpu(host: Host, run: ChildRun, python: str) -> cpucode.Cpu:

@@ -1,13 +1,18 @@
-"""verify's steps for `--after` and duplicate runtimes, from the child's records (child_after.py). Pure; the
-judgement itself is binaries/runtimes.py (doctor --dll uses it too).
+"""verify's steps for `--after`, duplicate runtimes and sonames reused from the app, from the child's records
+(child_after.py). Pure but for reuse_found, which reads the package's libraries through the host; the judgements
+themselves are binaries/runtimes.py (doctor --dll uses it too) and binaries/reuse.py.
 """
 from __future__ import annotations
 
 import re
 from typing import Any
 
+from envmgr.binaries.reuse import Reused, reused
 from envmgr.binaries.runtimes import MAJORS, OPENMP, OPENMP_FIX, duplicates, file_name
+from envmgr.host.base import LINUX, Host
 from envmgr.verify.analyze import FAIL, OK, WARN, Step
+from envmgr.verify.report import ChildRun
+from envmgr.wheels import defer
 
 # libiomp5's abort when it finds another OpenMP runtime initialised (Intel's message, as users quote it).
 _OMP_ABORT = re.compile(r"OMP: Error #15: Initializing [^\n]*already initialized\.?")
@@ -39,7 +44,16 @@ def after_step(records: list[dict[str, Any]], wanted: tuple[str, ...], python: s
     return Step("after", OK, f"imported first, in the same process: {', '.join(wanted)}", tuple(ev))
 
 
-def runtimes_step(record: dict[str, Any], package: str, log: str = "") -> Step | None:
+def package_roots(run: ChildRun) -> list[str]:
+    """The package's native folders: llama_cpp's lib folder, or the folders of any package's libraries."""
+    pkg = run.get("package")
+    if pkg.get("lib_dir"):
+        return [str(pkg["lib_dir"])]
+    libs = [str(p) for p in pkg.get("libraries") or [] if isinstance(p, str)]
+    return list(dict.fromkeys(p[:max(p.rfind("/"), p.rfind("\\"))] for p in libs))
+
+
+def runtimes_step(record: dict[str, Any], package: str, log: str = "", roots: list[str] | None = None) -> Step | None:
     """`runtimes`: duplicates among everything loaded once the package was imported. None when the child did
     not get that far (it died, or an --after module failed), unless its log (stderr) has Intel's abort."""
     abort = _OMP_ABORT.search(log)
@@ -53,11 +67,46 @@ def runtimes_step(record: dict[str, Any], package: str, log: str = "") -> Step |
         return Step("runtimes", OK, "one OpenMP runtime at most, one CUDA runtime and cuBLAS major at most "
                     f"in the process with {package} loaded")
     ev = tuple(d.line for d in found)
-    fixes = tuple(dict.fromkeys(d.fix for d in found))
+    defers = defer.plan(found, roots or [])
+    fixes = tuple(dict.fromkeys([*(defer.words(d) for d in defers), *(d.fix for d in found)]))
     return Step("runtimes", WARN, f"duplicate runtimes in one process: {', '.join(d.family for d in found)}",
-                ev, fix="; ".join(fixes))
+                ev, fix="; or ".join(fixes) if defers else "; ".join(fixes),
+                fix_command="envmgr verify --after ... --fix" if defers else "")
 
 
-def framed(steps: tuple[Step, ...], after: Step | None, runtimes: Step | None) -> tuple[Step, ...]:
-    """The --after step first (what the app loaded before the package), the duplicate-runtime check last."""
-    return (*((after,) if after else ()), *steps, *((runtimes,) if runtimes else ()))
+def framed(steps: tuple[Step, ...], after: Step | None, runtimes: Step | None,
+           reuse: Step | None = None) -> tuple[Step, ...]:
+    """The --after step first (what the app loaded before the package), the duplicate-runtime and soname-reuse
+    checks last."""
+    return (*((after,) if after else ()), *steps, *((runtimes,) if runtimes else ()), *((reuse,) if reuse else ()))
+
+
+def app_libraries(records: list[dict[str, Any]]) -> dict[str, str]:
+    """Each shared library an --after module loaded -> that module (the child's `after` records)."""
+    return {str(p): str(rec.get("module")) for rec in records if rec.get("ok") for p in rec.get("libraries") or []}
+
+
+def reuse_step(found: tuple[Reused, ...], package: str) -> Step | None:
+    """`reuse`: the package's libraries bound to an app's copy of a soname, not the copy they load alone (a
+    warning with both copies: the same soname can be another release, built for another runtime)."""
+    if not found:
+        return None
+    names = ", ".join(dict.fromkeys(r.soname for r in found))
+    folder = ":".join(dict.fromkeys(r.mapped.rsplit("/", 1)[0] for r in found))
+    return Step("reuse", WARN, f"{package} runs with the app's copy of {names}, not the one it loads alone",
+                tuple(r.line for r in found),
+                fix=(f"ld.so binds a soname already in the process, whatever the package's RUNPATH says. Check the "
+                     f"package alone with the app's copy: LD_LIBRARY_PATH={folder} envmgr verify (no --after); "
+                     f"if that fails too, install or build the package against the app's release of "
+                     f"{names} (for CUDA libraries: the toolkit release of the app's nvidia wheels), or import "
+                     f"the package before the app"))
+
+
+def reuse_found(host: Host, run: ChildRun, roots: list[str], after: tuple[str, ...]) -> tuple[Reused, ...]:
+    """With --after on Linux: the package's NEEDED sonames the process bound to a copy an --after module loaded
+    rather than the one ld.so picks for the package alone (binaries/reuse.py). `host`: the child's (its env)."""
+    modules = run.get("runtimes").get("modules") or []
+    if not after or not modules or host.platform != LINUX:
+        return ()
+    return reused(host, [str(m) for m in modules], [r for r in roots if isinstance(r, str)],
+                  app_libraries(run.records("after")))

@@ -12,7 +12,7 @@ on CPUs without them (JamePeng/llama-cpp-python#55, #57; dougeeai/llama-cpp-pyth
   above a floor: matches that come in runs (another within CLUSTER bytes), at least MIN_RUN of them and
   MIN_PER_MIB per MiB of code. Measured on this machine's binaries: stray matches in gcc, cmake, python3.11,
   libstdc++ and libLLVM-14 (no AVX-512 code paths) stay at or below 5 clustered per MiB; gcc-built kernels
-  and glibc's and libcrypto's AVX-512/AVX2 paths are hundreds to thousands per MiB (tests/unit/test_cpucode.py
+  and glibc's and libcrypto's AVX-512/AVX2 paths are hundreds to thousands per MiB (tests/unit/wheels/test_cpucode.py
   on gcc and mingw-w64 objects built with and without -mavx512f / -mavx2 -mfma -mf16c). A library that
   dispatches at run time (glibc's ifuncs) carries AVX-512 it never runs on other CPUs: the scan cannot tell,
   the words say so.
@@ -32,10 +32,16 @@ from envmgr.files.wheelzip import Wheel
 AVX512F, AVX2, FMA, F16C, AVX, SSE42 = "avx512f", "avx2", "fma", "f16c", "avx", "sse4_2"
 WORDS = {AVX512F: "AVX-512F", AVX2: "AVX2", FMA: "FMA", F16C: "F16C", AVX: "AVX", SSE42: "SSE4.2",
          "bmi2": "BMI2", "avx_vnni": "AVX-VNNI", "avx512vbmi": "AVX-512 VBMI", "avx512_vnni": "AVX-512 VNNI",
-         "avx512_bf16": "AVX-512 BF16", "amx_tile": "AMX", "amx_int8": "AMX-INT8"}
+         "avx512_bf16": "AVX-512 BF16", "amx_tile": "AMX", "amx_int8": "AMX-INT8", "avx512cd": "AVX-512CD",
+         "avx512vl": "AVX-512VL", "avx512dq": "AVX-512DQ", "avx512bw": "AVX-512BW"}
 SCANNED = (AVX512F, AVX2, FMA, F16C)        # what the instruction scan can see
 _BASE = (SSE42, AVX, F16C, AVX2, "bmi2", FMA)
-# ggml's x86 variants (ggml/src/CMakeLists.txt, GGML_CPU_ALL_VARIANTS), in its /proc/cpuinfo flag names.
+# ggml's GGML_AVX512 is five sets: cpu-feats.cpp's score returns 0 unless AVX512F, CD, VL, DQ and BW are all there.
+_AVX512 = (AVX512F, "avx512cd", "avx512vl", "avx512dq", "avx512bw")
+# ggml's x86 variants, in /proc/cpuinfo flag names. Checked against ggml-org/llama.cpp: the
+# `ggml_add_cpu_backend_variant` lines of ggml/src/CMakeLists.txt (commit 013991d8569c) and the score of
+# ggml/src/ggml-cpu/arch/x86/cpu-feats.cpp (commit 3d3e8e372c41): the same 14 names and feature sets; an MSVC
+# build has no ivybridge, piledriver, cooperlake, zen4 or sapphirerapids; AMX_TILE is compiled in but not scored.
 VARIANTS: dict[str, tuple[str, ...]] = {
     "x64": (),
     "sse42": (SSE42,),
@@ -44,14 +50,17 @@ VARIANTS: dict[str, tuple[str, ...]] = {
     "piledriver": (SSE42, AVX, F16C, FMA),
     "haswell": _BASE,
     "alderlake": (*_BASE, "avx_vnni"),
-    "skylakex": (*_BASE, AVX512F),
-    "cannonlake": (*_BASE, AVX512F, "avx512vbmi"),
-    "cascadelake": (*_BASE, AVX512F, "avx512_vnni"),
-    "icelake": (*_BASE, AVX512F, "avx512vbmi", "avx512_vnni"),
-    "cooperlake": (*_BASE, AVX512F, "avx512_vnni", "avx512_bf16"),
-    "zen4": (*_BASE, AVX512F, "avx512vbmi", "avx512_vnni", "avx512_bf16"),
-    "sapphirerapids": (*_BASE, AVX512F, "avx512vbmi", "avx512_vnni", "avx512_bf16", "amx_tile", "amx_int8"),
+    "skylakex": (*_BASE, *_AVX512),
+    "cannonlake": (*_BASE, *_AVX512, "avx512vbmi"),
+    "cascadelake": (*_BASE, *_AVX512, "avx512_vnni"),
+    "icelake": (*_BASE, *_AVX512, "avx512vbmi", "avx512_vnni"),
+    "cooperlake": (*_BASE, *_AVX512, "avx512_vnni", "avx512_bf16"),
+    "zen4": (*_BASE, *_AVX512, "avx512vbmi", "avx512_vnni", "avx512_bf16"),
+    "sapphirerapids": (*_BASE, *_AVX512, "avx512vbmi", "avx512_vnni", "avx512_bf16", "amx_tile", "amx_int8"),
 }
+# cpu-feats.cpp's score: one bit per feature set a variant was built with; ggml loads the variant with the highest.
+_SCORE = {FMA: 1, F16C: 1 << 1, SSE42: 1 << 2, "bmi2": 1 << 3, AVX: 1 << 4, AVX2: 1 << 5, "avx_vnni": 1 << 6,
+          AVX512F: 1 << 7, "avx512vbmi": 1 << 8, "avx512_bf16": 1 << 9, "avx512_vnni": 1 << 10, "amx_int8": 1 << 11}
 _VARIANT = re.compile(r"(?:^|/)(?:lib)?ggml-cpu-([a-z0-9_]+)\.(?:so|dll)$", re.I)
 CLUSTER = 32               # bytes: a match with another this close is part of a run of vector code
 MIN_RUN = 3                # clustered matches, fewer is noise whatever the density
@@ -130,7 +139,7 @@ def ggml_choice(variants: Iterable[str], cpu: Cpu) -> str:
     if cpu.flags is None:
         return ""
     ok = [v for v in variants if v in VARIANTS and set(VARIANTS[v]) <= _assumed(cpu)]
-    return max(ok, key=lambda v: len(VARIANTS[v]), default="")
+    return max(ok, key=lambda v: 1 + sum(_SCORE.get(f, 0) for f in VARIANTS[v]), default="")
 
 
 # ---- the scan -----------------------------------------------------------------------------------
@@ -282,7 +291,7 @@ def read_wheel(wheel: Wheel) -> CpuCode:
     The package's own CUDA library (libggml-cuda) is scanned too: its host code runs on the CPU. NVIDIA's
     libraries bundled with it (cuBLAS, cudart: devicecode's CUDA_LIBRARY names) are not: they choose their
     code path at run time (cublasLt64_12.dll of nvidia-cublas-cu12 12.9 has AVX-512 code at 78 runs per MiB
-    and runs on AVX2 CPUs; tests/unit/test_cpucode.py). The wheel is read through files/wheelzip.py (its
+    and runs on AVX2 CPUs; tests/unit/wheels/test_cpucode.py). The wheel is read through files/wheelzip.py (its
     budgets; BadWheel for a damaged or hostile one)."""
     found = [m for m in wheel.members if not m.is_dir and NATIVE.search(m.name)]
     nvidia = tuple(m.name.rsplit("/", 1)[-1] for m in found if CUDA_LIBRARY.match(m.name.rsplit("/", 1)[-1]))
@@ -342,10 +351,12 @@ def parse_cpu(data: object, source: str) -> Cpu:
 
 def _assumed(cpu: Cpu) -> set[str]:
     """The flags, with what Windows cannot tell filled from what it can: every AVX2 CPU has SSE4.2, AVX, FMA,
-    F16C and BMI2 (Haswell, Zen on)."""
+    F16C and BMI2 (Haswell, Zen on); every AVX-512F CPU since Skylake-X also CD, VL, DQ and BW (Xeon Phi apart)."""
     flags = set(cpu.flags or ())
     if cpu.known and AVX2 in flags:
         flags |= set(_BASE)
+    if cpu.known and AVX512F in flags:
+        flags |= set(_AVX512)
     return flags
 
 

@@ -7,6 +7,10 @@
 # 2. verify in a plain process, then verify --after torch (torch imported first in the same process).
 # 3. The same by hand: torch on the GPU, then import llama_cpp, and the runtimes the process mapped
 #    (/proc/self/maps: OpenMP and CUDA runtime copies), so the verdict can be checked against the process.
+# 4. --after torch again with the child's faulthandler on (PYTHONFAULTHANDLER: the Python stack of a crash) and
+#    ld.so's trace (LD_DEBUG=files,libs into files), filtered to what llama_cpp's libraries needed and got; the
+#    reuse finding (envmgr/binaries/reuse.py) out of the JSON; then the package ALONE with the app's copies first on
+#    LD_LIBRARY_PATH (the check the reuse step's fix names): does the same crash follow the app's copies?
 # Lines "STEP name rc seconds" go to $OUT/steps.txt; each step's output to $OUT/steps.log.
 set -uo pipefail
 ROOT=$(pwd)
@@ -53,6 +57,40 @@ step verify "${E[@]}" verify llama-cpp-python --python "$TORCHPY"
 "${E[@]}" verify llama-cpp-python --python "$TORCHPY" --json >"$OUT/verify.json" 2>>"$OUT/steps.log"
 step verify_after_torch "${E[@]}" verify llama-cpp-python --python "$TORCHPY" --after torch
 "${E[@]}" verify llama-cpp-python --python "$TORCHPY" --after torch --json >"$OUT/verify-after-torch.json" 2>>"$OUT/steps.log"
+# 4. the after-torch case under the fault handler and ld.so's trace; the reuse finding; the package alone with
+#    the app's copies
+mkdir -p $W/ld-after $W/ld-plain
+step verify_after_torch_debug env PYTHONFAULTHANDLER=1 LD_DEBUG=files,libs LD_DEBUG_OUTPUT=$W/ld-after/ld \
+    "${E[@]}" verify llama-cpp-python --python "$TORCHPY" --after torch --save-output "$OUT/after-torch-child.txt"
+step verify_plain_debug env PYTHONFAULTHANDLER=1 LD_DEBUG=files,libs LD_DEBUG_OUTPUT=$W/ld-plain/ld \
+    "${E[@]}" verify llama-cpp-python --python "$TORCHPY" --save-output "$OUT/plain-child.txt"
+lddebug() {   # the trace of the process that loaded llama_cpp: its libraries and the runtimes they needed
+    for f in "$1"/ld.*; do
+        grep -q 'llama_cpp/lib' "$f" 2>/dev/null || continue
+        echo "==== $f"
+        grep -E 'llama_cpp|ggml|gomp|cudart|cublas|libcuda\.so' "$f" | grep -vE 'symbol=|binding file' | head -n 400
+    done
+}
+lddebug $W/ld-after >"$OUT/ld-debug-after-torch.txt"
+lddebug $W/ld-plain >"$OUT/ld-debug-plain.txt"
+grep -n -A40 'Fatal Python error' "$OUT/after-torch-child.txt" >"$OUT/faulthandler-after-torch.txt" || echo "no fault" >"$OUT/faulthandler-after-torch.txt"
+python3 - "$OUT/verify-after-torch.json" >"$OUT/reuse.txt" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+for s in doc["steps"]:
+    if s["name"] in ("runtimes", "reuse"):
+        print(s["status"].upper(), s["name"] + ":", s["summary"])
+        print("\n".join("  - " + e for e in s["evidence"]))
+        print("  fix:", s["fix"])
+print(json.dumps(doc.get("reused_libraries"), indent=1))
+dirs = sorted({r["mapped"].rsplit("/", 1)[0] for r in doc.get("reused_libraries") or []})
+open("/tmp/i37/app-dirs", "w").write(":".join(dirs))
+PY
+cat "$OUT/reuse.txt"
+if [ -s $W/app-dirs ]; then
+    step verify_alone_with_apps_copies env LD_LIBRARY_PATH="$(cat $W/app-dirs)" PYTHONFAULTHANDLER=1 \
+        "${E[@]}" verify llama-cpp-python --python "$TORCHPY" --save-output "$OUT/alone-apps-copies-child.txt"
+fi
 # 3. by hand: one process, torch first
 step coload "$TORCHPY" -c '
 import re, torch

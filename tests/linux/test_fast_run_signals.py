@@ -14,7 +14,7 @@ import pytest
 from envmgr.fastpath import main as _fast
 from tests.conftest import Lazy
 from tests.linux.test_interrupts import SLOW, alive, ended
-from tests.unit.test_fast_path import PLAIN, env, store  # noqa: F401 - env: a fixture
+from tests.unit.fastpath.test_fast_path import PLAIN, env, store  # noqa: F401 - env: a fixture
 
 pexpect = Lazy("pexpect")
 pytestmark = [pytest.mark.linux, pytest.mark.posix]

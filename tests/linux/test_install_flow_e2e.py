@@ -15,7 +15,7 @@ import pytest
 
 from tests.conftest import run_cli
 from tests.linux.test_wheels_e2e import MACHINE, fake_cuda_project, make_venv
-from tests.unit.test_install_flow import GPU, NO_GPU, fake_llama
+from tests.unit.commands.test_install_flow import GPU, NO_GPU, fake_llama
 
 pytestmark = pytest.mark.slow
 WHEEL = "fakecuda-1.2.3-py3-none-any.whl"

@@ -3,7 +3,7 @@ loopback copy of the official index layout (tests/linux/test_prebuilt_loopback.p
 CUDA library), offering wheels that differ only in their CPU library.
 
 Each wheel holds the same nvcc 13.0 `libggml-cuda.so` (sm_75 + sm_89: native on the recorded RTX 4070 SUPER)
-and one CPU library, gcc-built at test time from tests/unit/test_cpucode.py's kernels with -mavx512f or with
+and one CPU library, gcc-built at test time from tests/unit/wheels/test_cpucode.py's kernels with -mavx512f or with
 -mavx2 -mfma -mf16c, or a set of `libggml-cpu-<variant>.so` as GGML_BACKEND_DL wheels carry. The machine is
 the recorded community-buildtools-cuda124 with `meta.cpu_flags` added: an AVX2 CPU without AVX-512 (the
 flags of a Haswell-class /proc/cpuinfo), or left out (unknown).
@@ -19,7 +19,7 @@ import tomlkit
 from tests.conftest import run_cli
 from tests.linux.test_prebuilt_loopback import MACHINE, TAG, libs, server  # noqa: F401 - fixtures
 from tests.official_index import asset_dir, asset_url, official_pages
-from tests.unit.test_cpucode import kernels  # noqa: F401 - a fixture
+from tests.unit.wheels.test_cpucode import kernels  # noqa: F401 - a fixture
 
 pytestmark = [pytest.mark.linux]
 HASWELL = ["fpu", "sse2", "ssse3", "sse4_1", "sse4_2", "avx", "avx2", "fma", "f16c", "bmi2"]

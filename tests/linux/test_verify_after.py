@@ -4,7 +4,7 @@ libgomp.so.1), an "app" module that loads one through ctypes, and a package that
 
 Imported after the app, in one process, verify names both paths; without --after only the package's
 runtime is loaded and nothing is flagged. Run for both verifiers: llama-cpp-python's (a hand-made
-llama_cpp package, as tests/unit/test_verify.py makes them) and any distribution's (a dist-info laid
+llama_cpp package, as tests/unit/verify/test_verify.py makes them) and any distribution's (a dist-info laid
 out as pip writes it).
 """
 from __future__ import annotations

@@ -15,6 +15,7 @@ SEAM = {
     "spawn.py": "the interactive edge: runs the user's command or shell in the foreground",
     "msbuild/elevate.py": "the elevation edge: PowerShell's Start-Process -Verb RunAs",
     "verify/child.py": "not envmgr's process: a script the TARGET Python runs (standard library only)",
+    "hook/site_module.py": "not envmgr's process: the module the TARGET Python imports at start-up (standard library only)",
 }
 MACHINE_MODULES = {"subprocess", "winreg", "_winreg"}
 ENV_CALLS = {"environ", "environb", "getenv", "putenv", "unsetenv"}
@@ -171,7 +172,7 @@ LAYERS = (
     ("recipes", "shellkit"),         # what a build adds; one module per shell
     ("cache",),                      # the snapshot cache and resolve (cache first, then compose)
     ("wheels", "msbuild"),           # the wheel store and index; BuildCustomizations
-    ("verify",),                     # proof in the target Python
+    ("verify", "hook"),              # proof in the target Python; the target Python's start-up hook
     ("doctor",),                     # the machine checks F01-F25
     ("fastpath",),                   # the console script's cached answers
     ("cli",),                        # click machinery
@@ -230,7 +231,7 @@ def _guarded(tree: ast.Module, node: ast.AST) -> bool:
 
 
 def test_imports_sit_at_the_top_of_their_module():
-    """Outside the fast path (whose deferrals tests/unit/test_fast_path.py guards), at most 10% of the
+    """Outside the fast path (whose deferrals tests/unit/fastpath/test_fast_path.py guards), at most 10% of the
     imports are made inside functions: the platform-only modules (winreg, termios, winpy, ctypes) and the
     few that keep a heavy dependency off a light path."""
     inside, total, where = _function_level_imports()

@@ -295,6 +295,11 @@ ROWS = [
                                        "llama-cpp-python==0.3.36"], 2, "File name too long"),
     ("export-format-bad", ["--machine", M, "export", "--format", "bat"], 2, "Invalid value for '--format'"),
     ("init-bad-shell", ["init", "tcsh"], 2, "Invalid value"),
+    # hook: the target Python (docs/hook.md)
+    ("hook-python-not-python", ["hook", "status", "--python", "{d}/regular-file"], 2, "cannot ask it for its site folder"),
+    ("hook-python-missing", ["hook", "install", "--python", MISSING], 2, "cannot ask it for its site folder"),
+    ("hook-python-empty", ["hook", "remove", "--python", ""], 2, "--python needs a path"),
+    ("hook-machine", ["--machine", M, "hook", "status"], 2, "envmgr hook writes into a Python on this machine"),
 ]
 
 

@@ -85,7 +85,7 @@ def test_n24_a_closed_stdout_is_not_taken_by_a_file_envmgr_opens(tmp_path: Path,
 
 
 def test_n24_the_fast_path_on_a_full_disk_and_a_closed_stdout(tmp_path: Path, env: dict[str, str]) -> None:
-    from tests.unit.test_fast_path import PLAIN, SCRIPT, store
+    from tests.unit.fastpath.test_fast_path import PLAIN, SCRIPT, store
 
     watched = tmp_path / "watched"
     watched.write_text("x")

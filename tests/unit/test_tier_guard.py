@@ -98,7 +98,7 @@ def test_removing_tree_sitter_fails_ci_and_skips_only_the_parsing_tests_elsewher
     """The experiment of issue 12: tree-sitter uninstalled. Under CI the tests that parse fail and
     say what is missing; on a developer machine they skip, and the rest of the files still run."""
     blocker = plugin(tmp_path, "block_tree_sitter", BLOCK_TREE_SITTER)
-    files = ("tests/unit/test_shellkit_ps1.py", "tests/unit/test_session_scripts.py")
+    files = ("tests/unit/shellkit/test_shellkit_ps1.py", "tests/unit/shellkit/test_session_scripts.py")
     rc, out = pytest_run(ROOT, "-p", "block_tree_sitter", "-q", *files, ci=True, plugins=blocker)
     assert rc == 1, out
     assert "needs the Python package 'tree_sitter'" in out and "CI is set, so this is a failure" in out

@@ -7,7 +7,7 @@ shipped (no packaging, no pip), so its tags are derived by envmgr from what its 
 (wheels/pytags.py). The 3.13 of windows-python.sh with packaging is not used: under Wine 8 its own
 sys_tags() kills the process (platform's WMI query, propsys.VariantToString unimplemented), Wine's crash
 handling then sometimes outlived envmgr's 180 s here; that path (facts line, then a crash) is
-tests/unit/test_pytags.py's, and a target's own sys_tags() is checked there on Linux.
+tests/unit/wheels/test_pytags.py's, and a target's own sys_tags() is checked there on Linux.
 """
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ import pytest
 from envmgr.msbuild.elevate import elevation_argv
 from envmgr.shellkit import init, launch, render
 from envmgr.snapshot.envdelta import SET, EnvDelta, VarOp
-from tests.unit.test_shellkit_ps1 import literals, parse, ts_ps
+from tests.unit.shellkit.test_shellkit_ps1 import literals, parse, ts_ps
 
 AWKWARD = "it\u2019s \u2018q\u2019 \u201aa\u201b 'x' $HOME `n %PATH%"
 
