@@ -8,9 +8,11 @@ The stages, in the order a log goes through them, each a module named after it:
 4. engine     - one pass over the lines: needles found, signatures matched, bounded memory (engine.py)
 5. signatures - the catalog ids' patterns, by family (signatures.py)
 6. facts      - what the lines say beyond one pattern: versions, contradictions, decisions (facts.py)
-7. unnamed    - what a log without an id shows: success, no output, cut, outside the catalog (unnamed.py)
-8. advice     - the fix for this log's id, tailored to what it names (advice.py)
-9. report     - the answer as text and as the `--json` document (report.py)
+7. unnamed    - what a log without an id shows: success, no output, cut, outside the catalog, vetoed (unnamed.py)
+8. context    - the machine and the run the log shows (NVIDIA, a Mac, another vendor, an ARM board, the CPU chosen,
+                the tools' failure lines); the veto of a CPU-family id it rules out, with the reason (context.py)
+9. advice     - the fix for this log's id, tailored to what it names (advice.py)
+10. report    - the answer as text and as the `--json` document (report.py)
 
 scan.py runs them in that order (`scan_path`). Imports only the vocabulary (catalog, knowledge, errors) and
 files/.

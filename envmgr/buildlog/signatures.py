@@ -418,6 +418,10 @@ SIGNATURES: tuple[Signature, ...] = (
          r"LoadLibrary failed with error (?P<code>\d+)[^\n]*?"
          r"when trying to load \"(?P<path>[^\"\n]*?(?P<dll>[\w.+-]+\.dll))\"",
          flags=re.I, needle="LoadLibrary failed"),
+    # NVRTC (the runtime compiler: CuPy, torch's JIT, numba) loads its builtins DLL when it compiles; nvrtc's own
+    # words where that DLL is not on the search path (issue 36 part 5; cupy#4396, DotCompute#182)
+    _sig("F15", "nvrtc-builtins-dll", r"failed to open (?P<dll>nvrtc-builtins64_\d+\.dll)", flags=re.I,
+         needle="nvrtc-builtins64"),
     # F16: os.add_dll_directory on a CUDA_PATH that is gone (WinError 3 or 2, any locale).
     _sig("F16", "stale-cuda-path", r"\[WinError [23]\][^\n]*?'(?P<path>[^'\n]+)'", check=_stale_path,
          needle="WinError"),
@@ -485,6 +489,16 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("F23", "so-not-found",
          r"(?P<lib>lib(?:cuda|cudart|cublas|cublasLt)\.so(?:\.\d+)*): cannot open shared object file",
          needle="cannot ", key="shared object"),
+    # the same NVRTC words on Linux: libnvrtc-builtins.so of the version the program was built with is not there
+    # (yolact_edge#186)
+    _sig("F23", "nvrtc-builtins-so", r"failed to open (?P<lib>libnvrtc-builtins\.so(?:\.\d+)*)",
+         needle="libnvrtc-builtins"),
+    # conda's and pixi's solvers: the __cuda virtual package, which they set only where an NVIDIA driver is visible,
+    # is missing (a container or CI runner without the GPU; conda-forge/tensorflow-feedstock#216, pixi's
+    # "Virtual package '__cuda' does not match any of the available virtual packages on your machine")
+    _sig("F23", "no-cuda-virtual-package",
+         r"nothing provides (?P<virtual>__cuda)\b[^\n]{0,40}? needed by (?P<package>\S+)|"
+         r"Virtual package '__cuda' does not match any of the available virtual packages", needle="__cuda"),
     # F24: the toolkit lacks a library or header the build links or includes (cuBLAS on this machine).
     _sig("F24", "cmake-target-not-found",
          r"links\s+to:\s+(?P<target>CUDA::(?P<component>\w+))\s+but\s+the\s+target\s+was\s+not\s+found",
@@ -493,7 +507,8 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("F24", "ld-cannot-find-lib",
          r"cannot find -l(?:CUDA_)?(?P<component>" + _COMPONENT_LIBS + r")(?:\b|_LIBRARY-NOTFOUND)",
          extract=_component, needle="cannot ", key="-l"),
-    _sig("F24", "lnk1181", r"LNK1181:[^\n]*?'(?P<path>[^'\n]*?(?P<component>" + _COMPONENT_LIBS + r")\.lib)'",
+    # (cudart.lib too: the CUDA runtime's import library, not in the lib folder the linker was given; cudpp#72)
+    _sig("F24", "lnk1181", r"LNK1181:[^\n]*?'(?P<path>[^'\n]*?(?P<component>cudart|" + _COMPONENT_LIBS + r")\.lib)'",
          extract=_component, needle="LNK1181"),
     _sig("F24", "header-missing",
          r"(?P<header>" + _COMPONENT_HEADERS + r")(?:'|\"|:)?[:\s]+(?:No such file or directory|"
@@ -519,6 +534,11 @@ def _in_cuda_build(m: re.Match[str]) -> bool:
 SIGNATURES += (
     _sig("F25", "nvcc-tool-killed", r"nvcc error\s*:\s*'(?P<tool>[\w+.-]+)' died due to signal 9\b",
          needle="died due to signal 9"),
+    # Windows has no signal 9: a tool that ran out of memory dies with an NTSTATUS code, STATUS_NO_MEMORY (0xC0000017)
+    # or STATUS_COMMITMENT_LIMIT (0xC000012D, the page file full), in nvcc's "died with status 0x..." words
+    _sig("F25", "nvcc-tool-no-memory",
+         r"nvcc error\s*:\s*'(?P<tool>[^'\n]+)' died with status 0x(?P<code>C0000017|C000012D)\b", flags=re.I,
+         needle="died with status"),
     _sig("F25", "gcc-killed", r"fatal error: Killed signal terminated program (?P<tool>[\w+.-]+)",
          needle="Killed signal terminated", check=_in_cuda_build),
     # gcc 6 and older word the same kill as an internal compiler error
