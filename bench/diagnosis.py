@@ -90,6 +90,7 @@ def tally(results: list[dict]) -> dict:
             overall[r["split"] + "_n"] += 1
             overall[r["split"] + "_named"] += r["decisive"] in r["expect"]
             overall[r["split"] + "_found"] += bool(set(r["expect"]) & set(r["got"]))
+            overall[r["split"] + "_wrong"] += r["decisive"] is not None and r["decisive"] not in r["expect"]
     return {"per_id": {k: dict(v) for k, v in per.items()}, "fp": dict(fp), "overall": dict(overall)}
 
 
@@ -108,12 +109,14 @@ def report(results: list[dict], t: dict, misses: str, splits: tuple[str, ...] = 
         f"split: {sum(r['split'] == splits[0] for r in results)} {splits[0]} "
         f"({sum(r['split'] == splits[0] and r['origin'] == 'seen' for r in results)} of them tests/corpus, read "
         f"before the split), {sum(r['split'] == splits[1] for r in results)} {splits[1]}", "",
-        "| split | named (decisive id expected) | found (expected id among matches) | false positives on clean |",
-        "|---|---|---|---|",
+        "| split | named (decisive id expected) | found (expected id among matches) | wrong id (decisive id not "
+        "expected) | false positives on clean (no-id logs given an id) |",
+        "|---|---|---|---|---|",
     ]
     for s in splits:
         lines.append(f"| {s} | {pct(o.get(s + '_named', 0), o.get(s + '_n', 0))} | "
                      f"{pct(o.get(s + '_found', 0), o.get(s + '_n', 0))} | "
+                     f"{pct(o.get(s + '_wrong', 0), o.get(s + '_n', 0))} | "
                      f"{pct(fp.get(s + '_fp', 0), fp.get(s + '_n', 0))} |")
     lines += ["", "| id | " + " | ".join(f"{s} named | {s} found" for s in splits) + " |",
               "|---|" + "---|---|" * len(splits)]

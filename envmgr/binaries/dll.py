@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from envmgr.binaries.dllsyms import Exports, Imported, MissingEntry, check_entries, pe_exports, pe_import_functions
-from envmgr.binaries.winloader import loader_model
+from envmgr.binaries.winloader import LoaderModel, loader_model
 from envmgr.errors import InputFileError
 from envmgr.host.base import Host, host_path, join
 
@@ -119,54 +119,68 @@ def resolve_pe(host: Host, dll: str, *, python_exe: str | None = None, base_dir:
     os.add_dll_directory; raises InputFileError when `dll` itself is unreadable or not a PE file."""
 
     model = loader_model(host, loader, base_dir or str(host_path(host, dll).parent), python_exe, dll_dirs)
-    dirs = model.dirs
     data = _read(host, dll)
-    want = _python_machine(host, python_exe)
-    seen: set[str] = set()
-    functions: dict[str, dict[str, tuple[Imported, ...]]] = {}
-
-    def expand(name: str, path: str, how: str, data: bytes | None, depth: int) -> DepNode:
-        seen.add(name.lower())
-        if data is None:
-            return DepNode(name, path, how, note=_unread_note(host, path))
-        bad = _rejected(data, path, want, check_cut=depth > 0)   # a cut root is bad input: exit 2
-        if bad:
-            return DepNode(name, path, how, bad=bad)
-        functions[path] = _functions(data)
-        return DepNode(name, path, how, children=tuple(_child(dep, depth) for dep in pe_imports(data, path)))
-
-    def _child(dep: str, depth: int) -> DepNode:
-        low = dep.lower()
-        if _API_SET.match(dep):
-            return DepNode(dep, "(API set)", "Windows API set", note="system")
-        if low in seen:
-            found = _find(host, dep, dirs)
-            return DepNode(dep, found[0] if found else None, found[1] if found else "", note="seen above",
-                           why="" if found else explain_missing(host, dep, loader=loader))
-        found = _find(host, dep, dirs)
-        if found is None:
-            if low in KNOWN:
-                return DepNode(dep, "(system)", "KnownDLLs / System32", note="system")
-            seen.add(low)
-            return DepNode(dep, None, "", why=explain_missing(host, dep, loader=loader, ignored=model.ignored))
-        path, how = found
-        if how in ("System32", "the Windows folder") or depth > 6:
-            seen.add(low)
-            return DepNode(dep, path, how, note="system" if how != "" else "")
-        size_ok = _size(host, path) <= MAX_READ
-        node = expand(dep, path, how, _read(host, path) if size_ok else None, depth + 1)
-        if not size_ok:
-            implied = [_child(t.format(m.group(1)), depth + 1) for rx, t in IMPLIED.items() if (m := rx.match(dep))]
-            node = DepNode(node.name, node.path, node.how, node.why, tuple(implied), node.note)
-        return node
-
-    root = expand(host_path(host, dll).name, dll, "given", data, 0)
+    walk = _PeWalk(host, loader, model, _python_machine(host, python_exe))
+    root = walk.expand(host_path(host, dll).name, dll, "given", data, 0)
     if root.bad:   # ctypes.CDLL of the file itself fails: [WinError 193]
         root = DepNode(root.name, root.path, root.how, bad=f"{root.bad} (ctypes: [WinError 193])")
     base = base_dir or str(host_path(host, dll).parent)
-    entries = check_entries(host, _edges(root), functions, dirs, base, _export_reader(host))
-    return DepReport(root, "pe", model.description, tuple(f"{label}: {d}" for d, label in dirs),
+    entries = check_entries(host, _edges(root), walk.functions, model.dirs, base, _export_reader(host))
+    return DepReport(root, "pe", model.description, tuple(f"{label}: {d}" for d, label in model.dirs),
                      model.blocked, model.ignored, entries)
+
+
+class _PeWalk:
+    """resolve_pe's recursive walk: each DLL found in the loader's search order is opened once."""
+
+    def __init__(self, host: Host, loader: str, model: LoaderModel, want: tuple[str, int] | None) -> None:
+        self.host, self.loader, self.model, self.want = host, loader, model, want
+        self.dirs = model.dirs
+        self.seen: set[str] = set()
+        self.functions: dict[str, dict[str, tuple[Imported, ...]]] = {}   # path -> its imported functions
+
+    def expand(self, name: str, path: str, how: str, data: bytes | None, depth: int) -> DepNode:
+        """The node of a DLL found at `path`, its imports resolved (not when `data` is None: not opened)."""
+        self.seen.add(name.lower())
+        if data is None:
+            return DepNode(name, path, how, note=_unread_note(self.host, path))
+        bad = _rejected(data, path, self.want, check_cut=depth > 0)   # a cut root is bad input: exit 2
+        if bad:
+            return DepNode(name, path, how, bad=bad)
+        self.functions[path] = _functions(data)
+        return DepNode(name, path, how, children=tuple(self.child(dep, depth) for dep in pe_imports(data, path)))
+
+    def child(self, dep: str, depth: int) -> DepNode:
+        """The node of one import `dep` of a DLL at `depth`."""
+        low = dep.lower()
+        if _API_SET.match(dep):
+            return DepNode(dep, "(API set)", "Windows API set", note="system")
+        if low in self.seen:
+            found = _find(self.host, dep, self.dirs)
+            return DepNode(dep, found[0] if found else None, found[1] if found else "", note="seen above",
+                           why="" if found else explain_missing(self.host, dep, loader=self.loader))
+        found = _find(self.host, dep, self.dirs)
+        if found is None:
+            if low in KNOWN:
+                return DepNode(dep, "(system)", "KnownDLLs / System32", note="system")
+            self.seen.add(low)
+            return DepNode(dep, None, "", why=explain_missing(self.host, dep, loader=self.loader,
+                                                              ignored=self.model.ignored))
+        path, how = found
+        if how in ("System32", "the Windows folder") or depth > 6:
+            self.seen.add(low)
+            return DepNode(dep, path, how, note="system" if how != "" else "")
+        return self._open(dep, path, how, depth)
+
+    def _open(self, dep: str, path: str, how: str, depth: int) -> DepNode:
+        """A found DLL expanded; one too big to read gets what it is known to import (IMPLIED) as children."""
+        size_ok = _size(self.host, path) <= MAX_READ
+        node = self.expand(dep, path, how, _read(self.host, path) if size_ok else None, depth + 1)
+        if not size_ok:
+            implied = [self.child(t.format(m.group(1)), depth + 1) for rx, t in IMPLIED.items()
+                       if (m := rx.match(dep))]
+            node = DepNode(node.name, node.path, node.how, node.why, tuple(implied), node.note)
+        return node
 
 
 def _functions(data: bytes) -> dict[str, tuple[Imported, ...]]:

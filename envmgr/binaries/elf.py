@@ -104,59 +104,72 @@ def resolve_elf(host: Host, path: str, *, cache: dict[str, str] | None = None) -
     if cache is None:
         cache, _ = ld_cache(host, info.bits)
     ld_path = [p for p in host.env.get("LD_LIBRARY_PATH", "").split(":") if p]
-    seen: set[str] = set()
+    walk = _ElfWalk(host, cache, ld_path)
+    root = walk.expand(host_path(host, path).name, path, "given", info, 0)
+    entries = check_versions(_edges(root), _version_reader(host), walk.copies)
+    return DepReport(root, "elf", "ld.so: RPATH (without RUNPATH), LD_LIBRARY_PATH, RUNPATH, ld.so.cache, "
+                     "default folders; $ORIGIN is the object's folder", _search(info, ld_path, cache),
+                     entries=entries)
 
-    def every(name: str, info: ElfInfo, origin: str) -> Iterator[tuple[str, str]]:
-        return _every(host, name, _steps(info, origin, ld_path), cache)
 
-    def find(name: str, info: ElfInfo, origin: str) -> tuple[str, str] | None:
-        return next(every(name, info, origin), None)
-
-    infos: dict[str, tuple[ElfInfo, str]] = {}
-
-    def expand(name: str, where: str, how: str, info: ElfInfo, depth: int) -> DepNode:
-        seen.add(name)
-        origin = str(host_path(host, host.realpath(where)).parent)
-        infos[where] = (info, origin)
-        kids = []
-        for dep in info.needed:
-            found = find(dep, info, origin)
-            if found is None:
-                kids.append(DepNode(dep, None, "", why=explain_missing_so(host, dep)))
-            elif dep in seen or _SYSTEM.match(dep) or depth > 6:
-                kids.append(DepNode(dep, found[0], found[1], note="system" if _SYSTEM.match(dep) else "seen above"))
-            else:
-                kids.append(_open(dep, found, depth))
-        return DepNode(name, where, how, children=tuple(kids))
-
-    def _open(dep: str, found: tuple[str, str], depth: int) -> DepNode:
-        try:
-            size = host.stat(found[0]).size
-        except OSError:
-            size = 0
-        if size > MAX_READ:
-            seen.add(dep)
-            return DepNode(dep, found[0], found[1], note=f"not opened: {size // (1024 * 1024)} MiB")
-        try:
-            sub = parse_elf(host.read_bytes(found[0]), found[0])
-        except (InputFileError, OSError) as exc:
-            seen.add(dep)
-            return DepNode(dep, found[0], found[1], note=f"unreadable: {getattr(exc, 'message', exc)}")
-        return expand(dep, found[0], found[1], sub, depth + 1)
-
-    root = expand(host_path(host, path).name, path, "given", info, 0)
+def _search(info: ElfInfo, ld_path: list[str], cache: dict[str, str]) -> tuple[str, ...]:
+    """The search order for the root object, one line a step."""
     search = ([f"RPATH: {':'.join(info.rpath)}"] if info.rpath else []) + \
         [f"LD_LIBRARY_PATH: {':'.join(ld_path) or '(not set)'}"] + \
         ([f"RUNPATH: {':'.join(info.runpath)}"] if info.runpath else []) + \
         [f"ld.so.cache: {len(cache)} libraries", "default: " + ":".join(DEFAULT_DIRS)]
+    return tuple(search)
 
-    def copies(importer: str, name: str) -> list[tuple[str, str]]:
-        info, origin = infos[importer]
-        return list(dict.fromkeys(every(name, info, origin)))
 
-    entries = check_versions(_edges(root), _version_reader(host), copies)
-    return DepReport(root, "elf", "ld.so: RPATH (without RUNPATH), LD_LIBRARY_PATH, RUNPATH, ld.so.cache, "
-                     "default folders; $ORIGIN is the object's folder", tuple(search), entries=entries)
+class _ElfWalk:
+    """resolve_elf's recursive walk: each NEEDED entry found in ld.so's order, each library opened once."""
+
+    def __init__(self, host: Host, cache: dict[str, str], ld_path: list[str]) -> None:
+        self.host, self.cache, self.ld_path = host, cache, ld_path
+        self.seen: set[str] = set()
+        self.infos: dict[str, tuple[ElfInfo, str]] = {}   # path -> (its ElfInfo, its $ORIGIN)
+
+    def every(self, name: str, info: ElfInfo, origin: str) -> Iterator[tuple[str, str]]:
+        """Each (path, search step) of `name` needed by an object with `info` in `origin`."""
+        return _every(self.host, name, _steps(info, origin, self.ld_path), self.cache)
+
+    def copies(self, importer: str, name: str) -> list[tuple[str, str]]:
+        """Every copy of `name` that `importer` (an expanded path) could load, in ld.so's order."""
+        info, origin = self.infos[importer]
+        return list(dict.fromkeys(self.every(name, info, origin)))
+
+    def expand(self, name: str, where: str, how: str, info: ElfInfo, depth: int) -> DepNode:
+        """The node of the object at `where`, its NEEDED entries resolved."""
+        host = self.host
+        self.seen.add(name)
+        origin = str(host_path(host, host.realpath(where)).parent)
+        self.infos[where] = (info, origin)
+        kids = []
+        for dep in info.needed:
+            found = next(self.every(dep, info, origin), None)
+            if found is None:
+                kids.append(DepNode(dep, None, "", why=explain_missing_so(host, dep)))
+            elif dep in self.seen or _SYSTEM.match(dep) or depth > 6:
+                kids.append(DepNode(dep, found[0], found[1], note="system" if _SYSTEM.match(dep) else "seen above"))
+            else:
+                kids.append(self._open(dep, found, depth))
+        return DepNode(name, where, how, children=tuple(kids))
+
+    def _open(self, dep: str, found: tuple[str, str], depth: int) -> DepNode:
+        """A found library expanded, or a leaf when it is too big or unreadable."""
+        try:
+            size = self.host.stat(found[0]).size
+        except OSError:
+            size = 0
+        if size > MAX_READ:
+            self.seen.add(dep)
+            return DepNode(dep, found[0], found[1], note=f"not opened: {size // (1024 * 1024)} MiB")
+        try:
+            sub = parse_elf(self.host.read_bytes(found[0]), found[0])
+        except (InputFileError, OSError) as exc:
+            self.seen.add(dep)
+            return DepNode(dep, found[0], found[1], note=f"unreadable: {getattr(exc, 'message', exc)}")
+        return self.expand(dep, found[0], found[1], sub, depth + 1)
 
 
 def _steps(info: ElfInfo, origin: str, ld_path: list[str]) -> list[tuple[str, str]]:

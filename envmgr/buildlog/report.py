@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from envmgr.buildlog.advice import Advice
+from envmgr.buildlog.context import Platform, Sign, Veto
 from envmgr.buildlog.engine import Near
 from envmgr.buildlog.signatures import Details
 from envmgr.buildlog.unnamed import Unnamed
@@ -43,6 +44,8 @@ class LogScan:
     near: tuple[Near, ...] = ()               # engine.Near, best first, at most three
     lines: int = 0
     unnamed: Unnamed | None = None            # with no match: why nothing was named, and what to do
+    vetoed: tuple[Veto, ...] = ()             # candidates the log's context ruled out, with the reason (context.py)
+    context: Platform | None = None           # the machine and run the log shows (context.py), for the report
 
     @property
     def decisive(self) -> LogMatch | None:
@@ -85,9 +88,14 @@ def render_matches(matches: Iterable[LogMatch], paint: Paint) -> str:
 
 def render_scan(scan: LogScan, paint: Paint) -> str:
     """render_matches, or the near misses: the ids whose words appeared, with the first such line."""
+    vetoes = scan.vetoed
+    if not scan.matches and scan.unnamed is not None and scan.unnamed.reason == "vetoed":
+        vetoes = vetoes[1:]       # the first is the answer's own why
+    vetoed = vetoed_text(vetoes, paint)
     if scan.matches:
-        return render_matches(scan.matches, paint)
-    out = [f"no known failure signature found in the log ({scan.lines} lines)", *unnamed_text(scan.unnamed, paint)]
+        return render_matches(scan.matches, paint) + ("\n".join(vetoed) + "\n" if vetoed else "")
+    out = [f"no known failure signature found in the log ({scan.lines} lines)", *unnamed_text(scan.unnamed, paint),
+           *vetoed]
     if scan.near:
         out.append("closest catalog ids (their words appear, their error text does not):")
         for n in scan.near:
@@ -104,15 +112,46 @@ def unnamed_text(why: Unnamed | None, paint: Paint) -> list[str]:
     out = [f"  {paint('why:', 'yellow')}  {why.title}"]
     if why.line_no is not None:
         out.append(f"  {paint(f'line {why.line_no}:', 'dim')} {_short(why.line or '')}")
+    if why.first_failure is not None and why.first_failure[0] != why.line_no:
+        no, line = why.first_failure
+        out.append(f"  {paint('first failing line', 'dim')} {paint(f'{no}:', 'dim')} {_short(line)}")
     out.append(f"  {paint('do:', 'green')}   {why.advice}")
     return out
+
+
+def vetoed_text(vetoed: Iterable[Veto], paint: Paint) -> list[str]:
+    """The candidates the log's context set aside (context.Veto), one line each with the line it rests on."""
+    out = []
+    for v in vetoed:
+        out.append(f"  {paint('set aside:', 'dim')} {paint(v.id, 'yellow')}  {v.why}")
+        out.append(f"      {paint(f'line {v.line_no}:', 'dim')} {_short(v.line, 200)}")
+    return out
+
+
+def context_json(platform: Platform | None) -> Json | None:
+    """The first line of each kind of sign the log's context found (context.Platform): NVIDIA, a Mac, another vendor,
+    an ARM board, the CPU chosen; null where none."""
+    if platform is None:
+        return None
+
+    def sign(s: Sign | None) -> Json | None:
+        return None if s is None else {"kind": s.kind, "rule": s.rule, "line_no": s.line_no, "line": s.line}
+
+    return {"nvidia": sign(platform.nvidia), "mac": sign(platform.mac), "other": sign(platform.other),
+            "arm": sign(platform.arm), "cpu_chosen": sign(platform.cpu)}
+
+
+def vetoed_json(vetoed: Iterable[Veto]) -> list[Json]:
+    return [{"id": v.id, "reason": v.reason, "why": v.why, "line_no": v.line_no, "line": v.line} for v in vetoed]
 
 
 def unnamed_json(why: Unnamed | None) -> Json | None:
     if why is None:
         return None
+    first = why.first_failure
     return {"reason": why.reason, "kind": why.kind, "title": why.title, "line_no": why.line_no, "line": why.line,
-            "advice": why.advice}
+            "advice": why.advice, "vetoed": why.vetoed,
+            "first_failure": {"line_no": first[0], "line": first[1]} if first else None}
 
 
 def matches_json(matches: Iterable[LogMatch]) -> list[Json]:
@@ -133,4 +172,6 @@ def scan_json(scan: LogScan, path: str) -> Json:
             "matches": matches_json(scan.matches),
             "near_misses": [{"id": n.id, "count": n.count, "line_no": n.line_no, "line": n.line.strip(),
                              "words": list(n.words)} for n in scan.near],
-            "unnamed": unnamed_json(scan.unnamed)}
+            "unnamed": unnamed_json(scan.unnamed),
+            "vetoed": vetoed_json(scan.vetoed),
+            "context": context_json(scan.context)}

@@ -20,6 +20,7 @@ from typing import Any
 from envmgr.buildlog.advice import TAILORED, Mentions, advise, runtime_of
 from envmgr.buildlog.clean import Memo, repair, strip_batch
 from envmgr.buildlog.clock import Clock
+from envmgr.buildlog.context import ContextScanner, Platform, Veto, veto
 from envmgr.buildlog.engine import (
     WEAK_MAX,
     Hit,
@@ -52,7 +53,7 @@ from envmgr.buildlog.report import (
     unnamed_text,
 )
 from envmgr.buildlog.rules import NEAR_WORDS, PRECEDENCE, SIGNATURES
-from envmgr.buildlog.unnamed import Marks, explain, seen_last
+from envmgr.buildlog.unnamed import Marks, explain, seen_last, vetoed_answer
 from envmgr.catalog import CATALOG, FailureId
 from envmgr.errors import InputFileError, LogInputError
 from envmgr.knowledge import (
@@ -182,11 +183,13 @@ def _scan(logical: Iterable[tuple[list[int], list[str]]], clock: Clock | None = 
     last: deque[tuple[int, str]] = deque(maxlen=LAST)   # the last lines: does the build end in success after a match?
     marks = Marks()                           # a line a program printed (looked for on the first lines only)
     mentions = Mentions()                     # the packages the log's first lines name (for the try: line)
+    context = ContextScanner()                # the machine and the run the log shows (context.py: vetoes)
     for nums, texts in logical:
         nums, texts = repair(nums, texts, memo)
         last.extend(zip(nums[-LAST:], texts[-LAST:], strict=True))
         marks.feed(texts)
         mentions.feed(texts)
+        context.feed(nums, texts)
         scanner.feed(nums, texts)
         if not scanner.hits:        # the facts decide only where no signature matched
             facts.feed(nums, texts)
@@ -213,13 +216,31 @@ def _scan(logical: Iterable[tuple[list[int], list[str]]], clock: Clock | None = 
         matches.append(LogMatch(inferred[0], anchor[1], anchor[2].strip(), CATALOG[inferred[0]],
                                 {"signature": "inferred-from-versions", **inferred[1]}, 1,
                                 ((anchor[1], anchor[2].strip()),), ("inferred-from-versions",)))
+    platform = context.platform()
+    matches, vetoed = _vetoes(matches, platform, last)       # the one hook: context.veto judges, this records
     # in the order of the text: several logical lines share one physical line (a repr or JSON string of the log)
     order = {fid: hit.index for fid, hit in hits.items()}
     matches.sort(key=lambda m: (m.line_no, order.get(m.id, 0), m.id))
     near = () if matches else _near(scanner.near)
+    failed = None if matches else platform.first_failure(last)     # a tool's failure line is program output too
     why = None if matches else explain(facts.first("outside_stop") or seen_last(last), build_succeeded(last, 0),
-                                       unfinished(last) or ends_open(last), marks.output)
-    return LogScan(_advised(_rank(matches), last, mentions), near, scanner.lines_read, why)
+                                       unfinished(last) or ends_open(last), marks.output or failed is not None)
+    if why is not None:
+        why = vetoed_answer(why, vetoed[0] if vetoed else None, (failed.line_no, failed.line) if failed else None)
+    return LogScan(_advised(_rank(matches), last, mentions), near, scanner.lines_read, why, tuple(vetoed), platform)
+
+
+def _vetoes(matches: list[LogMatch], platform: Platform,
+            last: Iterable[tuple[int, str]]) -> tuple[list[LogMatch], list[Veto]]:
+    """The matches the log's context leaves standing, and the vetoed ones with their reasons (context.veto)."""
+    kept, vetoed = [], []
+    for m in matches:
+        v = veto(m.id, m.line_no, m.lines or ((m.line_no, m.line),), platform, tuple(last))
+        if v is None:
+            kept.append(m)
+        else:
+            vetoed.append(v)
+    return kept, vetoed
 
 
 def _advised(matches: tuple[LogMatch, ...], last: Iterable[tuple[int, str]],

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Protocol
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
 
 from envmgr.buildlog.engine import glimpse
 
@@ -96,6 +96,8 @@ class Unnamed:
     line_no: int | None = None
     line: str | None = None
     kind: str | None = None       # the outside kind (OUTSIDE), for reason "outside"
+    first_failure: tuple[int, str] | None = None    # the first failure line of a tool's own output (line_no, text)
+    vetoed: str | None = None     # for reason "vetoed": the veto's kind (context.Veto.reason)
 
 
 def outside_kind(line: str) -> Outside | None:
@@ -123,6 +125,28 @@ class Found(Protocol):
 
     @property
     def line(self) -> str: ...
+
+
+# what to do where the only candidates were vetoed, by the veto's reason (context.py)
+_VETO_ADVICE = {
+    "platform": "the catalog covers NVIDIA CUDA builds and runs; on this machine look up the backend the log shows "
+                "(Metal, ROCm/HIP, Vulkan, SYCL, OpenVINO, or a CPU build) in the tool's own documentation",
+    "prose": "the failure is the tool's own line quoted here, not the command the reporter wrote above it: read that "
+             "line (it is outside the catalog), or " + PASTE,
+    "cpu_chosen": "the CPU was chosen (a device or build flag in the log): nothing failed for the GPU; to use the GPU, "
+                  "drop that choice and build or install the CUDA variant",
+    "warning_then_ran": "the run went past the warning and did its work: nothing failed; if the result is slow or "
+                        "wrong, scan the output of that run",
+}
+
+
+def vetoed_answer(why: Unnamed, veto: Any, first_failure: tuple[int, str] | None) -> Unnamed:
+    """`why` with the first failure line quoted; where a candidate was vetoed (context.Veto) and nothing else explains
+    the log (no stop outside the catalog, no success), the answer says why nothing was named."""
+    if veto is not None and why.reason in ("unknown", "unfinished", "no_output"):
+        return Unnamed("vetoed", f"no catalog id: {veto.id} was set aside, {veto.why}", _VETO_ADVICE[veto.reason],
+                       veto.line_no, veto.line, None, first_failure, veto.reason)
+    return replace(why, first_failure=first_failure)
 
 
 def explain(outside: Found | None, succeeded: Found | None, unfinished: Found | None, output_seen: bool) -> Unnamed:
@@ -165,6 +189,11 @@ _OUTPUT = re.compile(
 _WORD = re.compile(r"[(\"'`*]?[A-Za-z][a-z']*[)\"'`*]?[,.;:!?]*")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 MARKS_READ = 2000     # lines looked at at most: a log this long is a program's output
+
+
+def printed(line: str) -> bool:
+    """Whether a line bears a mark of a program's output (an error prefix, a path, a timestamp...; `_OUTPUT`)."""
+    return bool(_OUTPUT.search(glimpse(line)))
 
 
 def _sentence(line: str) -> bool:

@@ -20,6 +20,7 @@ from envmgr.files.read import read_regular
 from envmgr.hook import apply, plan
 from envmgr.hook.status import hook_status, render_status, snapshot_digest
 from envmgr.output import Spinner, emit_json, say
+from envmgr.snapshot.envdelta import EnvDelta
 from envmgr.snapshot.form import Snapshot, to_toml
 from envmgr.snapshot.overrides import compiler_overrides, override_lines
 
@@ -78,13 +79,8 @@ def hook_install(obj: Ctx, selection: Selection, recipe: RecipeArgs, python: str
                            warn=lambda m: say(f"envmgr: {m}"), progress=Spinner)
     delta, _, _ = environment_for(obj, selection, recipe, snap=snap)
     info = _snapshot_info(obj, selection, snap, origin)
-    chosen = {"from": selection.from_file} if selection.from_file else {
-        **selection.selectors._asdict(), "pip_cuda_python": list(selection.pythons)}
-    selectors = {**chosen, "recipe": recipe.name}
-    comments = (f"envmgr {__version__}: {snap.headline()}", "selectors: " + ", ".join(
-        f"{k}={v}" for k, v in selectors.items() if v))
-    files = {plan.PY: read_regular(Path(plan.__file__).with_name("site_module.py")),
-             plan.ENV: plan.env_text(delta, comments).encode("utf-8"), plan.PTH: plan.PTH_TEXT.encode("utf-8")}
+    selectors = _selectors(selection, recipe)
+    files = _hook_files(delta, snap, selectors)
     old = apply.read_record(target)
     if old is not None:
         apply.remove(target, old)
@@ -101,6 +97,26 @@ def hook_install(obj: Ctx, selection: Selection, recipe: RecipeArgs, python: str
                    "snapshot": info, "selectors": selectors,
                    "overrides": [{"name": n, "value": v, "why": w} for n, v, w in overrides]})
         return
+    _say_installed(target, snap, overrides)
+
+
+def _selectors(selection: Selection, recipe: RecipeArgs) -> dict[str, Any]:
+    """What chose the snapshot (the file, or the selectors and pip's CUDA Pythons) and the recipe: recorded."""
+    chosen = {"from": selection.from_file} if selection.from_file else {
+        **selection.selectors._asdict(), "pip_cuda_python": list(selection.pythons)}
+    return {**chosen, "recipe": recipe.name}
+
+
+def _hook_files(delta: EnvDelta, snap: Snapshot, selectors: dict[str, Any]) -> dict[str, bytes]:
+    """The hook's files by role: the standard-library module, the env file and the .pth that imports it."""
+    comments = (f"envmgr {__version__}: {snap.headline()}", "selectors: " + ", ".join(
+        f"{k}={v}" for k, v in selectors.items() if v))
+    return {plan.PY: read_regular(Path(plan.__file__).with_name("site_module.py")),
+            plan.ENV: plan.env_text(delta, comments).encode("utf-8"), plan.PTH: plan.PTH_TEXT.encode("utf-8")}
+
+
+def _say_installed(target: apply.Target, snap: Snapshot, overrides: tuple[tuple[str, str, str], ...]) -> None:
+    """hook install's report in words: where, what, and the compiler variables the snapshot overrides."""
     click.echo(f"envmgr hook: installed in {target.site} ({target.probe.kind}, Python {target.probe.version}): "
                f"{snap.headline()}")
     if target.placement.pth_file:

@@ -73,8 +73,53 @@ def install_wheel(obj: Ctx, args: list[str], selection: Selection, recipe_args: 
     wheel_index, publish_to = options.wheel_index, options.publish_to
     spec, pip_opts = _install_args(args, recipe, publish_to)
     assert recipe is not None   # _install_args refused a missing --recipe
-    snap = get_snapshot(obj, selection)       # resolved once: the environment and the CUDA version come from it
-    if options.announce and selection.target is not None:   # after the selectors: a no-match is the first line
+    t = _target(obj, selection, recipe_args, recipe, spec, options.announce)
+    python, env, info = t.python, t.env, t.info
+    if dry_run:
+        return _dry(t.key_for, info, t.is_cuda, wheel_index, options.rebuild, before_build, python, pip_opts,
+                    no_deps, env)
+    if info.name and info.version and info.source and not options.rebuild:
+        key = t.key_for(info.name, info.version, info.source)
+        reused = _reuse(key, t.is_cuda, wheel_index, publish_to, python, pip_opts, no_deps, env)
+        if reused is not None:
+            return reused
+    if before_build is not None:
+        done = before_build(python, pip_opts, no_deps, env)
+        if done is not None:
+            return done
+    _say_why_built(spec, info)
+    return _build_and_install(t, spec, pip_opts, no_deps, publish_to)
+
+
+def _build_and_install(t: _Target, spec: str, pip_opts: list[str], no_deps: bool, publish_to: str | None) -> Installed:
+    """The last route: SPEC built (and cached unless it is a source), published when asked, pip installed."""
+    python, env, info = t.python, t.env, t.info
+    start = time.perf_counter()
+    entry_or_path = _build(python, spec, pip_opts, env, t.key_for, info, t.is_cuda, start,
+                           datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), t.machine)
+    seconds, path = time.perf_counter() - start, Path(entry_or_path)
+    publish_installed(publish_to, entry_or_path)
+    return Installed(_pip_install(python, entry_or_path, pip_opts, no_deps, env),
+                     "source" if info.source is None else "built", path.name, str(path), seconds,
+                     "" if info.source is None else path.parent.name)
+
+
+@dataclass(frozen=True)
+class _Target:
+    """What install_wheel resolves before any route: the target Python, its build environment, the spec."""
+    python: str
+    env: dict[str, str]
+    info: wheels.SpecInfo
+    is_cuda: bool
+    key_for: Callable[[str, str, str], wheels.WheelKey]   # (name, version, source) -> the wheel cache's key
+    machine: Callable[[], MachineFacts | None]            # this machine's facts, read only if a build fails
+
+
+def _target(obj: Ctx, selection: Selection, recipe_args: RecipeArgs, recipe: str, spec: str,
+            announce: bool) -> _Target:
+    """The snapshot resolved once (the environment and the CUDA version come from it), then the wheel key's facts."""
+    snap = get_snapshot(obj, selection)
+    if announce and selection.target is not None:   # after the selectors: a no-match is the first line
         say_target(selection.target)
     delta, marker, _ = environment_for(obj, selection, recipe_args, snap=snap)
     env = activation_delta(delta, obj.env, marker).apply(obj.env)
@@ -89,28 +134,7 @@ def install_wheel(obj: Ctx, args: list[str], selection: Selection, recipe_args: 
         return wheels.WheelKey(name, version, source, cuda_version if is_cuda else "", archs, generator,
                                cmake_args, py_tag, platform)
 
-    if dry_run:
-        return _dry(key_for, info, is_cuda, wheel_index, options.rebuild, before_build, python, pip_opts, no_deps,
-                    env)
-    if info.name and info.version and info.source and not options.rebuild:
-        reused = _reuse(key_for(info.name, info.version, info.source), is_cuda, wheel_index, publish_to,
-                        python, pip_opts, no_deps, env)
-        if reused is not None:
-            return reused
-    if before_build is not None:
-        done = before_build(python, pip_opts, no_deps, env)
-        if done is not None:
-            return done
-    _say_why_built(spec, info)
-    start = time.perf_counter()
-    entry_or_path = _build(python, spec, pip_opts, env, key_for, info, is_cuda, start,
-                           datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-                           functools.partial(this_machine, obj, selection, python))
-    seconds, path = time.perf_counter() - start, Path(entry_or_path)
-    publish_installed(publish_to, entry_or_path)
-    return Installed(_pip_install(python, entry_or_path, pip_opts, no_deps, env),
-                     "source" if info.source is None else "built", path.name, str(path), seconds,
-                     "" if info.source is None else path.parent.name)
+    return _Target(python, env, info, is_cuda, key_for, functools.partial(this_machine, obj, selection, python))
 
 
 def _dry(key_for: Callable[[str, str, str], wheels.WheelKey], info: wheels.SpecInfo, is_cuda: bool,
@@ -193,12 +217,7 @@ def _build(python: str, spec: str, pip_opts: list[str], env: dict[str, str],
         code = _watched_build(argv, env, tmp / "build.log", info.name or "build", verbose=verbose)
         seconds = time.perf_counter() - start
         if code != 0:
-            log = _keep_log(root, tmp / "build.log", created)
-            _say_tail(log)
-            diagnose(str(log), machine)   # as `envmgr run --log` does: the catalog's cause judged by this machine
-            raise ChildFailed(f"pip wheel failed with exit code {code} after {seconds:.0f} s; nothing was cached",
-                              f"the build's log is {log} (`envmgr doctor --log {log}` reads it again); "
-                              "rerun with -v before SPEC to see the build's output as it comes", code)
+            raise _build_failed(_keep_log(root, tmp / "build.log", created), code, seconds, machine)
         built = sorted(tmp.glob("*.whl"))
         if len(built) != 1:
             raise CheckFailed(f"pip wheel produced {len(built)} wheels in {tmp}, expected one", "report this")
@@ -220,6 +239,17 @@ def _build(python: str, spec: str, pip_opts: list[str], env: dict[str, str],
         return entry.path
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _build_failed(log: Path, code: int, seconds: float,
+                  machine: Callable[[], MachineFacts | None] | None = None) -> ChildFailed:
+    """A failed build: its kept log's tail shown and diagnosed (the catalog's cause judged by this machine, as
+    `envmgr run --log` does), the error to raise."""
+    _say_tail(log)
+    diagnose(str(log), machine)
+    return ChildFailed(f"pip wheel failed with exit code {code} after {seconds:.0f} s; nothing was cached",
+                       f"the build's log is {log} (`envmgr doctor --log {log}` reads it again); "
+                       "rerun with -v before SPEC to see the build's output as it comes", code)
 
 
 _VERBOSE = {"-v", "-vv", "-vvv", "--verbose"}

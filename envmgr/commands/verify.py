@@ -14,7 +14,7 @@ from envmgr.binaries.runtimes import duplicates
 from envmgr.cli.grammar import refuse_inapplicable
 from envmgr.cli.main import Ctx
 from envmgr.cli.options import say_target
-from envmgr.discover.target import choose_python
+from envmgr.discover.target import TargetPython, choose_python
 from envmgr.errors import InputFileError, UsageError
 from envmgr.files.atomic import write_user_file
 from envmgr.host import dirs
@@ -81,13 +81,25 @@ def command(obj: Ctx, package: str | None, python: str | None, n_tokens: int, ti
       envmgr verify stable-diffusion-cpp-python --python .venv/bin/python --after torch
     """
 
-    if obj.machine or obj.wine_prefix:
-        raise UsageError("envmgr verify runs a Python on this machine; it cannot replay a recorded machine",
-                         "run it without --machine/--wine-prefix (envmgr doctor replays records)")
+    _refuse_replay(obj)
     if undo_fix is not None:
         return _undo(undo_fix, as_json)
     name = canonical_package(package)
     after = _after(after_text, apply_fix)
+    target = _target(obj, name, python)
+    verdict = _verify(obj, name, target.path, n_tokens, timeout, inherit_env, after)
+    _report(verdict, target, save_output, apply_fix, as_json)
+
+
+def _refuse_replay(obj: Ctx) -> None:
+    """verify starts a real Python: a recorded machine (--machine, --wine-prefix) is refused."""
+    if obj.machine or obj.wine_prefix:
+        raise UsageError("envmgr verify runs a Python on this machine; it cannot replay a recorded machine",
+                         "run it without --machine/--wine-prefix (envmgr doctor replays records)")
+
+
+def _target(obj: Ctx, name: str, python: str | None) -> TargetPython:
+    """The Python to verify, said once; --tokens refused for a package other than llama-cpp-python."""
     if name != "llama-cpp-python":
         refuse_inapplicable(click.get_current_context(), ("n_tokens",),
                             f"to {name} (the tiny model is llama-cpp-python's)", "drop {flag}")
@@ -95,14 +107,23 @@ def command(obj: Ctx, package: str | None, python: str | None, n_tokens: int, ti
         _check_python(python)
     target = choose_python(obj.local, os.getcwd(), sys.executable, python)
     say_target(target)
-    python = target.path
+    return target
+
+
+def _verify(obj: Ctx, name: str, python: str, n_tokens: int, timeout: int, inherit_env: bool,
+            after: tuple[str, ...]) -> Verdict | AnyVerdict:
+    """llama-cpp-python's tiny-model verifier, or the any-package one, under a spinner."""
     if name == "llama-cpp-python":
         with Spinner("verifying: import, backend, devices, a tiny model on the GPU"):
-            verdict: Verdict | AnyVerdict = verify(obj.host, python, name, n_tokens=n_tokens, timeout=timeout,
-                                                     inherit_env=inherit_env, after=after)
-    else:
-        with Spinner(f"verifying {name}: import, native libraries, device code against the GPUs, smoke test"):
-            verdict = verify_any(obj.host, python, name, timeout=timeout, inherit_env=inherit_env, after=after)
+            return verify(obj.host, python, name, n_tokens=n_tokens, timeout=timeout, inherit_env=inherit_env,
+                          after=after)
+    with Spinner(f"verifying {name}: import, native libraries, device code against the GPUs, smoke test"):
+        return verify_any(obj.host, python, name, timeout=timeout, inherit_env=inherit_env, after=after)
+
+
+def _report(verdict: Verdict | AnyVerdict, target: TargetPython, save_output: str | None, apply_fix: bool,
+            as_json: bool) -> None:
+    """The child's output saved (--save-output), --fix applied, the verdict shown; exit 0 when proven, else 1."""
     if save_output:
         _save(save_output, verdict.run)
     _show(verdict, target.as_json(), _fix(verdict.run) if apply_fix else None, as_json)

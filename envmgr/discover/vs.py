@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from envmgr.discover.model import BuildCustomizations, Toolset, VsInstance
 from envmgr.discover.vsusable import unusable_reasons
@@ -122,43 +123,65 @@ def probe_toolsets(host: Host, install_path: str) -> tuple[tuple[Toolset, ...], 
     return tuple(toolsets), default, problems
 
 
-def probe_instance(host: Host, rec: VsRecord, sdks: tuple[str, ...]) -> VsInstance:
-    problems = list(rec.problems)
-    path = rec.installation_path
+@dataclass(frozen=True)
+class _Folder:
+    """What probe_instance finds in an instance's installation folder."""
     toolsets: tuple[Toolset, ...] = ()
-    default = vcvarsall = vc_targets = None
-    bc = None
-    exists = bool(path) and host.is_dir(path)
-    if not exists:
-        problems.append(f"installation folder {path or '(none)'} does not exist")
-    else:
-        toolsets, default, tp = probe_toolsets(host, path)
-        problems += tp
-        if not toolsets:
-            problems.append("no MSVC toolset in VC\\Tools\\MSVC: install the 'Desktop development with C++' "
-                            "workload (Microsoft.VisualStudio.Workload.VCTools)")
-        candidate = join(host, path, "VC", "Auxiliary", "Build", "vcvarsall.bat")
-        vcvarsall = candidate if host.exists(candidate) else None
-        if toolsets and vcvarsall is None:
-            problems.append("VC\\Auxiliary\\Build\\vcvarsall.bat is missing")
-        folder = build_customizations_dir(host, path, rec.major)
-        if folder:
-            vc_targets = folder.rsplit("\\", 1)[0]
-            bc, err = probe_build_customizations(host, folder)
-            if err:
-                problems.append(err)
+    default: str | None = None
+    vcvarsall: str | None = None
+    vc_targets: str | None = None
+    bc: BuildCustomizations | None = None
+    problems: tuple[str, ...] = ()
+
+
+def _probe_folder(host: Host, path: str, major: int | None) -> _Folder:
+    """The toolsets, vcvarsall.bat and BuildCustomizations of an existing installation folder."""
+    toolsets, default, problems = probe_toolsets(host, path)
+    vc_targets: str | None = None
+    bc: BuildCustomizations | None = None
+    if not toolsets:
+        problems.append("no MSVC toolset in VC\\Tools\\MSVC: install the 'Desktop development with C++' "
+                        "workload (Microsoft.VisualStudio.Workload.VCTools)")
+    candidate = join(host, path, "VC", "Auxiliary", "Build", "vcvarsall.bat")
+    vcvarsall = candidate if host.exists(candidate) else None
+    if toolsets and vcvarsall is None:
+        problems.append("VC\\Auxiliary\\Build\\vcvarsall.bat is missing")
+    folder = build_customizations_dir(host, path, major)
+    if folder:
+        vc_targets = folder.rsplit("\\", 1)[0]
+        bc, err = probe_build_customizations(host, folder)
+        if err:
+            problems.append(err)
+    return _Folder(toolsets, default, vcvarsall, vc_targets, bc, tuple(problems))
+
+
+def _record_problems(rec: VsRecord) -> list[str]:
+    """What the installer's record itself says is wrong: incomplete, or too old."""
+    problems = []
     if rec.is_complete is False and rec.source == "vswhere":
         problems.append("the installer reports this instance as incomplete (repair or finish it in the "
                         "Visual Studio Installer)")
     if rec.major is not None and rec.major < 15:
         problems.append("Visual Studio 2015 or older: not supported by current CUDA toolkits")
+    return problems
+
+
+def probe_instance(host: Host, rec: VsRecord, sdks: tuple[str, ...]) -> VsInstance:
+    path = rec.installation_path
+    exists = bool(path) and host.is_dir(path)
+    if exists:
+        found = _probe_folder(host, path, rec.major)
+    else:
+        found = _Folder(problems=(f"installation folder {path or '(none)'} does not exist",))
+    problems = (*rec.problems, *found.problems, *_record_problems(rec))
+    toolsets, vc_targets = found.toolsets, found.vc_targets
     return VsInstance(
         instance_id=rec.instance_id, edition=rec.edition, product_id=rec.product_id,
         display_name=rec.display_name, version=rec.installation_version, major=rec.major, year=rec.year,
         path=path, is_complete=rec.is_complete, is_launchable=rec.is_launchable,
         is_prerelease=rec.is_prerelease, channel=rec.channel, channel_id=rec.channel_id,
-        nickname=rec.nickname, source=rec.source, toolsets=toolsets, default_toolset=default,
-        vcvarsall=vcvarsall, build_customizations=bc, sdks=sdks, problems=tuple(problems),
+        nickname=rec.nickname, source=rec.source, toolsets=toolsets, default_toolset=found.default,
+        vcvarsall=found.vcvarsall, build_customizations=found.bc, sdks=sdks, problems=problems,
         is_reboot_required=rec.is_reboot_required,
         unusable=unusable_reasons(
             exists=exists, toolsets=toolsets, vc_targets=vc_targets,

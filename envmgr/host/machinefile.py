@@ -57,16 +57,31 @@ def machine_document(rec: RecordingHost, *, version: str, description: str = "",
         py.add("version", rec.python.version)
         py.add("site_packages", list(rec.python.site_packages))
         doc.add("python", py)
-    env = tomlkit.table()
-    for k in sorted(rec.env_seen):
-        env.add(k, rec.env_seen[k])
-    doc.add("env", env)
+    doc.add("env", _sorted_table(rec.env_seen))
     doc.add("dirs", sorted(rec.dirs))
     if rec.links:
-        links = tomlkit.table()
-        for k in sorted(rec.links):
-            links.add(k, rec.links[k])
-        doc.add("links", links)
+        doc.add("links", _sorted_table(rec.links))
+    doc.add("files", _files_table(rec))
+    registry = tomlkit.table(is_super_table=True)
+    for key in sorted(rec.registry):
+        registry.add(key, _reg_table(rec.registry[key]))
+    doc.add("registry", registry)
+    # An empty array of tables would be written as `commands = []` above the header comments; a plain
+    # empty array goes with the other top-level keys and reads back the same.
+    doc.add("commands", _commands(rec) if rec.commands else [])
+    return doc
+
+
+def _sorted_table(values: Mapping[str, str]) -> tomlkit.items.Table:
+    """A table of strings, its keys in sorted order."""
+    table = tomlkit.table()
+    for k in sorted(values):
+        table.add(k, values[k])
+    return table
+
+
+def _files_table(rec: RecordingHost) -> tomlkit.items.Table:
+    """The files read: text, hex for what is not UTF-8, or only the size where the content was not read."""
     files = tomlkit.table()
     for path in sorted(rec.files):
         entry = rec.files[path]
@@ -77,11 +92,11 @@ def machine_document(rec: RecordingHost, *, version: str, description: str = "",
                 files.add(path, {"hex": entry["content"].hex()})
         else:
             files.add(path, {"size": entry["size"]})
-    doc.add("files", files)
-    registry = tomlkit.table(is_super_table=True)
-    for key in sorted(rec.registry):
-        registry.add(key, _reg_table(rec.registry[key]))
-    doc.add("registry", registry)
+    return files
+
+
+def _commands(rec: RecordingHost) -> tomlkit.items.AoT:
+    """The [[commands]] the host ran, in the order it ran them."""
     commands = tomlkit.aot()
     for done in rec.commands:
         t = tomlkit.table()
@@ -99,5 +114,4 @@ def machine_document(rec: RecordingHost, *, version: str, description: str = "",
         if done.start_error:
             t.add("start_error", done.start_error)
         commands.append(t)
-    doc.add("commands", commands)
-    return doc
+    return commands

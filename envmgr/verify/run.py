@@ -24,7 +24,7 @@ from envmgr.binaries.reuse import Reused
 from envmgr.discover.gpu import discover_gpus
 from envmgr.errors import EnvmgrError, UsageError
 from envmgr.files.nested import loads_json
-from envmgr.host.base import WINDOWS, Host, join
+from envmgr.host.base import WINDOWS, Completed, Host, join
 from envmgr.verify.analyze import FAIL, Inputs, Step, analyze, first_failure, passed
 from envmgr.verify.anyrun import read_libraries
 from envmgr.verify.cpuvariant import carried, cpu_step, loaded_variant
@@ -110,9 +110,24 @@ def verify(host: Host, python: str | None, package: str = "llama-cpp-python", *,
 
     exe = python or sys.executable
     host, mode, words = plain_host(host, inherit_env)
-    env = {**host.env, **extra_env} if extra_env else None
-    spec = TinyLlama()
     t0 = time.perf_counter()
+    done, size = _run_child(host, exe, n_tokens, after, timeout, {**host.env, **extra_env} if extra_env else None)
+    run = parse_run(done.stdout, done.stderr, done.returncode, done.timed_out)
+    first = after_step(run.records("after"), after, exe, death(run.returncode, run.timed_out)) \
+        if run.get("package").get("found") else None
+    if first is not None and first.status == FAIL:
+        return Verdict(package, exe, (first,), run, size, time.perf_counter() - t0, mode, words)
+    steps = _judge(host, run, exe, python, n_tokens)
+    reused = reuse_found(host, run, package_roots(run), after)
+    steps = framed(steps, first, runtimes_step(run.get("runtimes"), "llama_cpp", run.log, package_roots(run)),
+                   reuse_step(reused, "llama_cpp"))
+    return Verdict(package, exe, steps, run, size, time.perf_counter() - t0, mode, words, reused)
+
+
+def _run_child(host: Host, exe: str, n_tokens: int, after: tuple[str, ...], timeout: float,
+               env: dict[str, str] | None) -> tuple[Completed, int]:
+    """The child run on a tiny model written to a temporary folder: (its result, the model's size)."""
+    spec = TinyLlama()
     folder = tempfile.mkdtemp(prefix="envmgr-verify-")
     try:
         model = os.path.join(folder, "tiny-llama.gguf")
@@ -123,11 +138,11 @@ def verify(host: Host, python: str | None, package: str = "llama-cpp-python", *,
     if done.start_error:
         raise UsageError(f"--python {exe}: cannot be run ({done.start_error})",
                          "give a Python executable, e.g. --python .venv/bin/python")
-    run = parse_run(done.stdout, done.stderr, done.returncode, done.timed_out)
-    first = after_step(run.records("after"), after, exe, death(run.returncode, run.timed_out)) \
-        if run.get("package").get("found") else None
-    if first is not None and first.status == FAIL:
-        return Verdict(package, exe, (first,), run, size, time.perf_counter() - t0, mode, words)
+    return done, size
+
+
+def _judge(host: Host, run: ChildRun, exe: str, python: str | None, n_tokens: int) -> tuple[Step, ...]:
+    """The steps of a run whose app modules (--after) imported: analyze's, then the CPU variant's."""
     gpus, gpu_problems = discover_gpus(host)
     dll_ev, dll_cmd = _dll_diagnosis(host, run, exe)
     code = lib_device_code(host, run)
@@ -137,11 +152,7 @@ def verify(host: Host, python: str | None, package: str = "llama-cpp-python", *,
     steps = analyze(Inputs(run, exe, install_command(python), gpus, gpu_problems, n_tokens, dll_ev, dll_cmd,
                            fits, code.summary()))
     step = cpu_step(run.log, run.get("package").get("lib_files") or [], _cpu(host, run, exe))
-    steps = (*steps, step) if step is not None else steps
-    reused = reuse_found(host, run, package_roots(run), after)
-    steps = framed(steps, first, runtimes_step(run.get("runtimes"), "llama_cpp", run.log, package_roots(run)),
-                   reuse_step(reused, "llama_cpp"))
-    return Verdict(package, exe, steps, run, size, time.perf_counter() - t0, mode, words, reused)
+    return (*steps, step) if step is not None else steps
 
 
 def _cpu(host: Host, run: ChildRun, python: str) -> cpucode.Cpu:

@@ -163,6 +163,10 @@ SIGNATURES: tuple[Signature, ...] = (
          r"LoadLibrary failed with error (?P<code>\d+)[^\n]*?"
          r"when trying to load \"(?P<path>[^\"\n]*?(?P<dll>[\w.+-]+\.dll))\"",
          flags=re.I, needle="LoadLibrary failed"),
+    # NVRTC (the runtime compiler: CuPy, torch's JIT, numba) loads its builtins DLL when it compiles; nvrtc's own
+    # words where that DLL is not on the search path (issue 36 part 5; cupy#4396, DotCompute#182)
+    sig("F15", "nvrtc-builtins-dll", r"failed to open (?P<dll>nvrtc-builtins64_\d+\.dll)", flags=re.I,
+        needle="nvrtc-builtins64"),
     # F16: os.add_dll_directory on a CUDA_PATH that is gone (WinError 3 or 2, any locale).
     sig("F16", "stale-cuda-path", r"\[WinError [23]\][^\n]*?'(?P<path>[^'\n]+)'", check=_stale_path,
          needle="WinError"),
@@ -177,4 +181,14 @@ SIGNATURES: tuple[Signature, ...] = (
     sig("F23", "so-not-found",
          r"(?P<lib>lib(?:cuda|cudart|cublas|cublasLt)\.so(?:\.\d+)*): cannot open shared object file",
          needle="cannot ", key="shared object"),
+    # the same NVRTC words on Linux: libnvrtc-builtins.so of the version the program was built with is not there
+    # (yolact_edge#186)
+    sig("F23", "nvrtc-builtins-so", r"failed to open (?P<lib>libnvrtc-builtins\.so(?:\.\d+)*)",
+        needle="libnvrtc-builtins"),
+    # conda's and pixi's solvers: the __cuda virtual package, which they set only where an NVIDIA driver is visible,
+    # is missing (a container or CI runner without the GPU; conda-forge/tensorflow-feedstock#216, pixi's
+    # "Virtual package '__cuda' does not match any of the available virtual packages on your machine")
+    sig("F23", "no-cuda-virtual-package",
+        r"nothing provides (?P<virtual>__cuda)\b[^\n]{0,40}? needed by (?P<package>\S+)|"
+        r"Virtual package '__cuda' does not match any of the available virtual packages", needle="__cuda"),
 )

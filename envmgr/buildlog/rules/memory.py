@@ -71,6 +71,11 @@ def _in_cuda_build(m: re.Match[str]) -> bool:
 SIGNATURES: tuple[Signature, ...] = (
     sig("F25", "nvcc-tool-killed", r"nvcc error\s*:\s*'(?P<tool>[\w+.-]+)' died due to signal 9\b",
          needle="died due to signal 9"),
+    # Windows has no signal 9: a tool that ran out of memory dies with an NTSTATUS code, STATUS_NO_MEMORY (0xC0000017)
+    # or STATUS_COMMITMENT_LIMIT (0xC000012D, the page file full), in nvcc's "died with status 0x..." words
+    sig("F25", "nvcc-tool-no-memory",
+        r"nvcc error\s*:\s*'(?P<tool>[^'\n]+)' died with status 0x(?P<code>C0000017|C000012D)\b", flags=re.I,
+        needle="died with status"),
     sig("F25", "gcc-killed", r"fatal error: Killed signal terminated program (?P<tool>[\w+.-]+)",
          needle="Killed signal terminated", check=_in_cuda_build),
     # gcc 6 and older word the same kill as an internal compiler error

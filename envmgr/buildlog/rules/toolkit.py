@@ -389,7 +389,8 @@ SIGNATURES: tuple[Signature, ...] = (
     sig("F24", "ld-cannot-find-lib",
          r"cannot find -l(?:CUDA_)?(?P<component>" + _COMPONENT_LIBS + r")(?:\b|_LIBRARY-NOTFOUND)",
          extract=_component, needle="cannot ", key="-l"),
-    sig("F24", "lnk1181", r"LNK1181:[^\n]*?'(?P<path>[^'\n]*?(?P<component>" + _COMPONENT_LIBS + r")\.lib)'",
+    # (cudart.lib too: the CUDA runtime's import library, not in the lib folder the linker was given; cudpp#72)
+    sig("F24", "lnk1181", r"LNK1181:[^\n]*?'(?P<path>[^'\n]*?(?P<component>cudart|" + _COMPONENT_LIBS + r")\.lib)'",
          extract=_component, needle="LNK1181"),
     sig("F24", "header-missing",
          r"(?P<header>" + _COMPONENT_HEADERS + r")(?:'|\"|:)?[:\s]+(?:No such file or directory|"

@@ -118,7 +118,7 @@ def test_the_json_document_is_valid_and_carries_the_reason(kind, text, tmp_path:
     assert result.exit_code == 0
     doc = json.loads(result.output)
     assert doc["decisive"] is None and doc["matches"] == []
-    assert set(doc["unnamed"]) == {"reason", "kind", "title", "line_no", "line", "advice"}
+    assert set(doc["unnamed"]) == {"reason", "kind", "title", "line_no", "line", "advice", "vetoed", "first_failure"}
     assert (doc["unnamed"]["reason"], doc["unnamed"]["kind"]) == ("outside", kind)
     assert doc["unnamed"] == scan_json(scan_path(log), str(log))["unnamed"]
 

@@ -42,3 +42,15 @@ def test_binary_contents_multi_strings_and_bytes_are_kept_exactly(tmp_path):
     replay = RecordedHost(tomlkit.parse(text).unwrap())
     assert replay.read_bytes("C:\\bin\\a.dll") == b"MZ\xff\x00" and replay.read_text("C:\\t.txt") == "text\r\n"
     assert replay.reg_values(key) == values and replay.cpu_flags is None
+
+
+def test_a_record_without_commands_keeps_its_header_comments_first(tmp_path):
+    rec = RecordingHost(RecordedHost({"schema": 1, "platform": "linux", "env": {}, "files": {"/etc/os": "x\n"}}))
+    assert rec.read_text("/etc/os") == "x\n" and rec.commands == []
+    text = tomlkit.dumps(machine_document(rec, version="9"))
+    assert text.startswith("# envmgr machine record:"), text.splitlines()[0]
+    assert "commands = []" in text.split("[meta]")[0]
+    out = tmp_path / "m.toml"
+    out.write_text(text, encoding="utf-8")
+    again = load_machine(str(out))
+    assert again.read_text("/etc/os") == "x\n" and again.platform == "linux"
