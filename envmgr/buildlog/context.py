@@ -117,6 +117,7 @@ _SIGNS: tuple[tuple[str, str, str, re.Pattern[str]], ...] = (
     ("intel", "sycl", "SYCL", _rx(r"\bggml_sycl\w*|\bGGML_SYCL\b|\[SYCL\]|\blibrary=oneapi\b")),
     ("intel", "sycl", "sycl", _rx(r"\bggml_sycl\w*|\blibggml-sycl")),
     ("intel", "openvino", "OpenVINO", _rx(r"\bOpenVINO(?:ExecutionProvider)?\b")),
+    ("intel", "openvino", "openvino_", _rx(r"\bopenvino_intel_\w+|\bopenvino_\w*plugin\b")),   # its plugins' names
     ("intel", "xpu", "xpu", _rx(r"\bintel_extension_for_pytorch\b|\bdevice[=(: ]+['\"]?xpu\b|\bxpu:0\b")),
     ("intel", "arc", "Intel(R) Arc", _rx(r"\bIntel\(R\) (?:Arc|Iris|UHD)\b")),
     ("intel", "intel-gpu", "Intel ", _rx(r"\bIntel (?:GPU|Arc|Iris|UHD|HD Graphics)\b")),

@@ -263,3 +263,13 @@ def test_a_windows_only_id_in_a_log_of_linux_paths_is_set_aside_and_mixed_paths_
     assert veto("F15", 1, ((1, "x"),), platform_of(linux), ()).reason == "platform"
     mixed = linux + "\nOSError: [WinError 126] The specified module could not be found"
     assert veto("F15", 1, ((1, "x"),), platform_of(mixed), ()) is None
+
+
+def test_openvinos_plugin_name_is_an_intel_sign():
+    # zhaohb/ollama_ov#6 (blind cohort 2026-12-07, train since its first-sight measurement): the OpenVINO fork of
+    # ollama naming the device plugin it runs on
+    line = ('time=2025-04-14T07:08:45.403Z level=INFO source=routes.go:1478 msg="GenAI inference device" Device=CPU '
+            '"Build Number"=2025.2.0-18517-6d45b6f5054 description=openvino_intel_cpu_plugin')
+    found = platform_of(line)
+    assert found.other is not None and (found.other.kind, found.other.rule) == ("intel", "openvino")
+    assert veto("F18", 1, ((1, "x"),), found, ()).reason == "platform"
