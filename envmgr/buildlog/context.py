@@ -23,7 +23,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from envmgr.buildlog.unnamed import printed
-from envmgr.catalog import FailureId
+from envmgr.catalog import CATALOG, FailureId
 
 HEAD = 1 << 20      # characters read from the start of a log (a machine says what it is where a run starts): about
                     # 0.06 s of needle searches on this machine, whatever the log's size
@@ -43,7 +43,7 @@ CHOSEN: frozenset[FailureId] = frozenset({"F18", "F19", "F23"})
 
 @dataclass(frozen=True)
 class Sign:
-    kind: str         # nvidia | apple | rocm | vulkan | intel | arm | directml
+    kind: str         # nvidia | apple | rocm | vulkan | intel | arm | directml | cpu | windows | linux
     rule: str         # which words (stable, in --json)
     line_no: int
     line: str
@@ -117,6 +117,7 @@ _SIGNS: tuple[tuple[str, str, str, re.Pattern[str]], ...] = (
     ("intel", "sycl", "SYCL", _rx(r"\bggml_sycl\w*|\bGGML_SYCL\b|\[SYCL\]|\blibrary=oneapi\b")),
     ("intel", "sycl", "sycl", _rx(r"\bggml_sycl\w*|\blibggml-sycl")),
     ("intel", "openvino", "OpenVINO", _rx(r"\bOpenVINO(?:ExecutionProvider)?\b")),
+    ("intel", "openvino", "openvino_", _rx(r"\bopenvino_intel_\w+|\bopenvino_\w*plugin\b")),   # its plugins' names
     ("intel", "xpu", "xpu", _rx(r"\bintel_extension_for_pytorch\b|\bdevice[=(: ]+['\"]?xpu\b|\bxpu:0\b")),
     ("intel", "arc", "Intel(R) Arc", _rx(r"\bIntel\(R\) (?:Arc|Iris|UHD)\b")),
     ("intel", "intel-gpu", "Intel ", _rx(r"\bIntel (?:GPU|Arc|Iris|UHD|HD Graphics)\b")),
@@ -127,6 +128,17 @@ _SIGNS: tuple[tuple[str, str, str, re.Pattern[str]], ...] = (
     ("cpu", "cpu-chosen", "use_gpu", _rx(r"\buse_gpu\s*=\s*False\b")),
     ("cpu", "cpu-chosen", "CUDA_VISIBLE_DEVICES", _rx(r"\bCUDA_VISIBLE_DEVICES\s*=\s*(?:\"\"|''|-1\b)")),
     ("cpu", "cpu-chosen", "_CU", _rx(r"-D(?:GGML_CUDA|LLAMA_CUBLAS|LLAMA_CUDA)=(?:OFF|off|0)\b")),
+    # the operating system the paths are of (for the ids the catalog states for one system only: F15 is Windows',
+    # F23 Linux's): a drive path or a WinError; an absolute POSIX path of a system folder (not a URL's: no word, dot
+    # or colon before it; a Mac's /Users/ and /opt/homebrew/ are Apple's signs above)
+    ("windows", "drive-path", ":\\", _rx(r"(?<![\w/])[A-Za-z]:\\[\w .()$~-]+\\")),
+    ("windows", "winerror", "WinError", _rx(r"\[WinError \d+\]")),
+    ("windows", "windowspath", "WindowsPath(", _rx(r"\bWindowsPath\(")),     # pathlib's repr on Windows
+    ("linux", "posix-path", "/usr/", _rx(r"(?<![\w.:/~-])(?<!WindowsPath\(')/usr/(?:local|lib|bin|include|share)\b")),
+    ("linux", "posix-path", "/home/", _rx(r"(?<![\w.:/~-])/home/[\w.-]+/")),
+    ("linux", "posix-path", "/root/", _rx(r"(?<![\w.:/~-])/root/")),
+    ("linux", "posix-path", "/opt/", _rx(r"(?<![\w.:/~-])/opt/(?!homebrew/)[\w.-]+/")),
+    ("linux", "posix-path", "/mnt/", _rx(r"(?<![\w.:/~-])/mnt/[\w.-]+/")),
     # an ARM board (weak: a Jetson is one too): lscpu's architecture, the ARM boards' names, ggml's system line
     ("arm", "arm", "aarch64", _rx(r"\bArchitecture:\s+aarch64\b|\blinux_aarch64\.whl\b|\bPlatform: linux-aarch64\b")),
     ("arm", "arm", "arm64", _rx(r"\bUNAME_M:\s+arm64\b|\(arm64 +processor\)|\barm64 processor\b|"
@@ -224,10 +236,11 @@ class ContextScanner:
         return min((s for (k, _), s in self.signs.items() if k == kind), key=lambda s: s.line_no, default=None)
 
     def platform(self) -> Platform:
-        others = [s for s in self.signs.values() if s.kind not in ("nvidia", "arm", "cpu")]
+        others = [s for s in self.signs.values() if s.kind not in ("nvidia", "arm", "cpu", "windows", "linux")]
         mac = [s for s in others if s.kind == "apple" and s.rule not in _SAID]
         return Platform(self.first("nvidia"), min(others, key=lambda s: s.line_no, default=None), self.first("arm"),
-                        tuple(self.failures), min(mac, key=lambda s: s.line_no, default=None), self.first("cpu"))
+                        tuple(self.failures), min(mac, key=lambda s: s.line_no, default=None), self.first("cpu"),
+                        self.first("windows"), self.first("linux"))
 
 
 @dataclass(frozen=True)
@@ -238,6 +251,8 @@ class Platform:
     failures: tuple[Failure, ...] = ()
     mac: Sign | None = None       # a Mac's own output (Metal, Darwin, a macOS path, MPS): no NVIDIA GPU, whatever else
     cpu: Sign | None = None       # the CPU chosen on purpose (a device or build flag the user gave)
+    windows: Sign | None = None   # a Windows path or WinError
+    linux: Sign | None = None     # an absolute POSIX path of a system or home folder (not a Mac's)
 
     def first_failure(self, last: Iterable[tuple[int, str]] = ()) -> Failure | None:
         """The first failure line of the tools' own output: from the head, else from the log's last lines."""
@@ -302,10 +317,27 @@ def _platform_veto(fid: FailureId, platform: Platform) -> Veto | None:
     if platform.arm is not None and platform.nvidia is None:
         return Veto(fid, "platform", f"the log shows {_NAMES['arm']}: the catalog's {fid} is an NVIDIA failure",
                     platform.arm.line_no, platform.arm.line)
+    system = _other_system(fid, platform)
+    if system is not None:
+        return system
     if platform.cpu is not None and fid in CHOSEN:
         return Veto(fid, "cpu_chosen", f"the run was given the CPU on purpose: {fid}'s CPU run or CPU package is what "
                     "was asked for", platform.cpu.line_no, platform.cpu.line)
     return None
+
+
+def _other_system(fid: FailureId, platform: Platform) -> Veto | None:
+    """An id the catalog states for one system only (F15 Windows', F23 Linux's), in a log whose paths are all of the
+    other system's: a Windows program looking for a Linux library (`libcudart.so` under `C:\\...`) is not F23."""
+    systems = CATALOG[fid].platforms if fid in CATALOG else ()
+    if systems == ("linux",) and platform.windows is not None and platform.linux is None:
+        seen, name = platform.windows, "Windows"
+    elif systems == ("windows",) and platform.linux is not None and platform.windows is None:
+        seen, name = platform.linux, "Linux"
+    else:
+        return None
+    return Veto(fid, "platform", f"the log's paths are {name}'s: the catalog's {fid} is a {systems[0].capitalize()} "
+                "failure", seen.line_no, seen.line)
 
 
 def _prose_veto(fid: FailureId, text: str, line_no: int, own: set[int], platform: Platform,

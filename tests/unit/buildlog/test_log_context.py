@@ -230,3 +230,46 @@ def test_the_same_probe_on_a_machine_with_an_nvidia_gpu_stands(tmp_path: Path):
     smi = "| NVIDIA-SMI 470.57.02    Driver Version: 470.57.02    CUDA Version: 11.4     |\n"
     found = logtext.scan(smi + TF_PROBE + EPOCHS, tmp_path)
     assert found.decisive is not None and found.decisive.id == "F23" and not found.vetoed
+
+
+# ---------------------------------------------------------------- an id the catalog states for one system only
+
+# bitsandbytes#1104 (blind cohort 2026-12-07, a train log since its first-sight measurement): a bitsandbytes release
+# that knew only Linux library names, run by Python on Windows
+BNB_ON_WINDOWS = ("The following directories listed in your path were found to be non-existent: {WindowsPath('C')}\n"
+                  "CUDA_SETUP: WARNING! libcudart.so not found in any environmental path. Searching in backup paths...\n"
+                  "The following directories listed in your path were found to be non-existent: "
+                  "{WindowsPath('/usr/local/cuda/lib64')}")
+
+
+def test_a_linux_only_id_in_a_log_whose_paths_are_windows_is_set_aside():
+    found = platform_of(BNB_ON_WINDOWS)
+    assert found.windows is not None and found.linux is None   # the POSIX path inside WindowsPath() is Windows'
+    v = veto("F23", 2, ((2, "libcudart.so not found"),), found, ())
+    assert v is not None and v.reason == "platform" and "Linux failure" in v.why
+
+
+def test_the_same_words_under_linux_paths_stand():
+    text = BNB_ON_WINDOWS.replace("{WindowsPath('C')}", "{PosixPath('/home/user/.local/lib')}")
+    text = text.replace("WindowsPath('/usr/local/cuda/lib64')", "PosixPath('/usr/local/cuda/lib64')")
+    found = platform_of(text)
+    assert found.linux is not None and found.windows is None
+    assert veto("F23", 2, ((2, "libcudart.so not found"),), found, ()) is None
+
+
+def test_a_windows_only_id_in_a_log_of_linux_paths_is_set_aside_and_mixed_paths_keep_it():
+    # composed here: a Linux traceback's path, then the loader's words
+    linux = '  File "/home/user/venv/lib/python3.11/site-packages/llama_cpp/llama_cpp.py", line 75, in _load_shared_library'
+    assert veto("F15", 1, ((1, "x"),), platform_of(linux), ()).reason == "platform"
+    mixed = linux + "\nOSError: [WinError 126] The specified module could not be found"
+    assert veto("F15", 1, ((1, "x"),), platform_of(mixed), ()) is None
+
+
+def test_openvinos_plugin_name_is_an_intel_sign():
+    # zhaohb/ollama_ov#6 (blind cohort 2026-12-07, train since its first-sight measurement): the OpenVINO fork of
+    # ollama naming the device plugin it runs on
+    line = ('time=2025-04-14T07:08:45.403Z level=INFO source=routes.go:1478 msg="GenAI inference device" Device=CPU '
+            '"Build Number"=2025.2.0-18517-6d45b6f5054 description=openvino_intel_cpu_plugin')
+    found = platform_of(line)
+    assert found.other is not None and (found.other.kind, found.other.rule) == ("intel", "openvino")
+    assert veto("F18", 1, ((1, "x"),), found, ()).reason == "platform"
