@@ -24,8 +24,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from envmgr.buildlog.engine import glimpse
+from envmgr.catalog import FailureId
 
-TAILORED = ("F14", "F18", "F19")
+TAILORED: tuple[FailureId, ...] = ("F14", "F18", "F19")
 HEAD = 2000        # logical lines read at the start of a log for what pip collected and built
 
 # (runtime, what names it in a line). llama-cpp-python prints llama.cpp's own lines too, and ollama runs
@@ -52,7 +53,7 @@ _NEEDLES = ("llama", "llm_load", "ollama", "whisper", "diffusion", "torch", "jax
 _ABSORBS = {"llama-cpp-python": "llama.cpp", "ollama": "llama.cpp"}
 
 _TORCH = "pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cu<XYZ>"
-_COMMANDS: dict[tuple[str, str], str] = {
+_COMMANDS: dict[tuple[str, FailureId], str] = {
     ("torch", "F19"): _TORCH,
     ("torch", "F14"): _TORCH,     # the fix text: a CUDA whose wheels cover the GPU's architecture
     ("jax", "F19"): 'pip install -U "jax[cuda<major>]"',
@@ -125,7 +126,7 @@ def runtime_of(match_lines: Iterable[str], last_lines: Iterable[str], head: Coun
     return found
 
 
-def advise(fid: str, runtime: str | None, signature: str) -> Advice | None:
+def advise(fid: FailureId, runtime: str | None, signature: str) -> Advice | None:
     """The `try:` line for this id, runtime and signature; None keeps the catalog's, which is llama-cpp-python's.
     F19's runtime commands fit a CPU-only prebuilt of that runtime; F19 for a package that had no CUDA wheel
     for this install (flash-attn, xformers, a wheel for another Python) has no one command."""

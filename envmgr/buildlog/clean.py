@@ -55,6 +55,7 @@ _MOJIBAKE_CODECS = ("cp1252", "cp1251", "cp866", "gbk", "latin-1")
 # English: the anchors quote an arch ('compute_120a'), a path or a DLL name either way.
 _QUOTES = str.maketrans("\u2018\u2019\u201a\u201b\u2032\u201c\u201d\u201e\u201f\u2033", "\'\'\'\'\'\"\"\"\"\"")
 MEMO = 4096              # repaired lines remembered per log
+Memo = dict[str, list[str]]   # a line -> its repaired lines
 MAX_LINE = 1 << 20        # a longer line is left as it is (escapes, mojibake): bounded work per line
 
 
@@ -117,10 +118,12 @@ def _docker_line(line: str) -> str:
         text = loads_json('"' + m.group(1) + '"')
     except ValueError:
         return line
+    if not isinstance(text, str):
+        return line
     return text.rstrip("\r\n").replace("\r", "").replace("\n", " ")
 
 
-def repair(nums: list[int], texts: list[str], memo: dict | None = None) -> tuple[list[int], list[str]]:
+def repair(nums: list[int], texts: list[str], memo: Memo | None = None) -> tuple[list[int], list[str]]:
     """Entities, repr escapes and mojibake repaired; a repr's embedded line breaks become lines. Only lines
     that hold a mark are looked at; `memo` keeps the answers for lines seen before (a log that repeats)."""
     body = "\n".join(texts)
@@ -257,7 +260,7 @@ def unmojibake(text: str) -> str:
     return text
 
 
-def _decoded(runs: list, codec: str) -> list | None:
+def _decoded(runs: list[re.Match[str]], codec: str) -> list[tuple[re.Match[str], str]] | None:
     try:
         return [(m, _encode(m.group(0), codec).decode("utf-8", errors="replace")) for m in runs]
     except UnicodeEncodeError:

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from envmgr.buildlog.unnamed import printed
-from envmgr.catalog import CATALOG
+from envmgr.catalog import CATALOG, FailureId
 
 HEAD = 1 << 20      # characters read from the start of a log (a machine says what it is where a run starts): about
                     # 0.06 s of needle searches on this machine, whatever the log's size
@@ -32,13 +32,13 @@ NEAR = 40           # lines below a quoted command within which the tool's own f
 
 # ids whose evidence is "it ran on the CPU", "a CPU-only package" or "a library did not load": NVIDIA's only where the
 # machine is
-CPU_FAMILY = frozenset({"F15", "F18", "F19", "F23"})
+CPU_FAMILY: frozenset[FailureId] = frozenset({"F15", "F18", "F19", "F23"})
 # of these, the ones a command quoted in prose can give, and the ones a warning the run went past can (not F18: a run
 # that goes on on the CPU after its runtime's warning is what F18 is)
-SOFT = frozenset({"F15", "F18", "F19", "F23"})
-WARNED = frozenset({"F15", "F19", "F23"})
+SOFT: frozenset[FailureId] = frozenset({"F15", "F18", "F19", "F23"})
+WARNED: frozenset[FailureId] = frozenset({"F15", "F19", "F23"})
 # the ids a CPU run the user chose explains (the CPU run, the CPU package, the driver library it never needed)
-CHOSEN = frozenset({"F18", "F19", "F23"})
+CHOSEN: frozenset[FailureId] = frozenset({"F18", "F19", "F23"})
 
 
 @dataclass(frozen=True)
@@ -263,7 +263,7 @@ class Platform:
 
 @dataclass(frozen=True)
 class Veto:
-    id: str
+    id: FailureId
     reason: str                   # platform | no_nvidia | prose | warning_then_ran (stable, in --json)
     why: str                      # in words
     line_no: int
@@ -289,7 +289,7 @@ _NAMES = {"apple": "an Apple machine (macOS, Metal or MPS)", "rocm": "an AMD GPU
           "directml": "DirectML", "arm": "an ARM board without an NVIDIA GPU"}
 
 
-def veto(fid: str, line_no: int, lines: Sequence[tuple[int, str]], platform: Platform,
+def veto(fid: FailureId, line_no: int, lines: Sequence[tuple[int, str]], platform: Platform,
          last: Sequence[tuple[int, str]]) -> Veto | None:
     """Why candidate `fid` (first at `line_no`, its evidence `lines`) cannot stand in this log, or None: the machine
     is not NVIDIA's, the candidate's line is the reporter's (a command or their words) with the tool's own failure
@@ -307,7 +307,7 @@ def veto(fid: str, line_no: int, lines: Sequence[tuple[int, str]], platform: Pla
         _warning_veto(fid, text, line_no, platform, last)
 
 
-def _platform_veto(fid: str, platform: Platform) -> Veto | None:
+def _platform_veto(fid: FailureId, platform: Platform) -> Veto | None:
     """Apple has had no CUDA since macOS 10.13: its sign vetoes whatever else the log shows; another vendor's or an
     ARM board's counts where the log shows no NVIDIA GPU (a laptop's AMD iGPU beside a GeForce, a Jetson)."""
     other = platform.mac or platform.other
@@ -326,7 +326,7 @@ def _platform_veto(fid: str, platform: Platform) -> Veto | None:
     return None
 
 
-def _other_system(fid: str, platform: Platform) -> Veto | None:
+def _other_system(fid: FailureId, platform: Platform) -> Veto | None:
     """An id the catalog states for one system only (F15 Windows', F23 Linux's), in a log whose paths are all of the
     other system's: a Windows program looking for a Linux library (`libcudart.so` under `C:\\...`) is not F23."""
     systems = CATALOG[fid].platforms if fid in CATALOG else ()
@@ -340,7 +340,7 @@ def _other_system(fid: str, platform: Platform) -> Veto | None:
                 "failure", seen.line_no, seen.line)
 
 
-def _prose_veto(fid: str, text: str, line_no: int, own: set[int], platform: Platform,
+def _prose_veto(fid: FailureId, text: str, line_no: int, own: set[int], platform: Platform,
                 last: Sequence[tuple[int, str]]) -> Veto | None:
     """A command the reporter quoted, or their own sentence, outranked by a failure line of the tool's own output at
     most NEAR lines below it (not one of the candidate's own lines)."""
@@ -355,7 +355,7 @@ def _prose_veto(fid: str, text: str, line_no: int, own: set[int], platform: Plat
                 f"follows at line {after.line_no}", after.line_no, after.line)
 
 
-def _warning_veto(fid: str, text: str, line_no: int, platform: Platform,
+def _warning_veto(fid: FailureId, text: str, line_no: int, platform: Platform,
                   last: Sequence[tuple[int, str]]) -> Veto | None:
     """A warning (a library probe, a provider fallback) the run went past, on a machine the log shows no NVIDIA GPU
     of: where it shows one, the library that did not load is why the GPU went unused, and the id stands."""

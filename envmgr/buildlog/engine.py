@@ -16,9 +16,16 @@ import bisect
 import functools
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
+
+from envmgr.buildlog.signatures import Details, Signature
+from envmgr.catalog import FailureId
+
+Placed = list[tuple[int, Signature]]                  # signatures with their place in the table
+Found = tuple[tuple[int, Signature, int], ...]         # (place, signature, offset in a region) of each match
+NearWords = Sequence[tuple[FailureId, tuple[str, ...]]]
 
 WINDOW = 2000
 OVERLAP = 40
@@ -170,10 +177,10 @@ MAX_PIECES = 64      # physical lines one wrapped logical line may span: beyond 
                      # wrap width is a fixed-width log (padded table, truncating console), not wrapping
 
 
-def _long_lengths(batches: Iterable[list[str]], limit: int) -> tuple[Counter, bool]:
+def _long_lengths(batches: Iterable[list[str]], limit: int) -> tuple[Counter[int], bool]:
     """(how many lines have each length of MIN_WIDTH or more, in the first `limit` characters; whether
     that was the whole text)."""
-    long: Counter = Counter()
+    long: Counter[int] = Counter()
     seen = 0
     for lines in batches:
         lens = list(map(len, lines))
@@ -369,21 +376,21 @@ class Hit:
     line_no: int
     line: str
     signature: str
-    details: dict
+    details: Details
     count: int = 0
-    lines: list = field(default_factory=list)          # [(line_no, line)], the first EVIDENCE
-    signatures: dict = field(default_factory=dict)     # name -> count
+    lines: list[tuple[int, str]] = field(default_factory=list)   # [(line_no, line)], the first EVIDENCE
+    signatures: dict[str, int] = field(default_factory=dict)     # name -> count
 
 
 @dataclass
 class Near:
     """A catalog id whose words appeared although none of its signatures matched."""
 
-    id: str
+    id: FailureId
     count: int
     line_no: int
     line: str
-    words: list
+    words: list[str]
 
 
 def literal_prefixes(pattern: str) -> tuple[str, ...]:
@@ -482,7 +489,7 @@ GATE_MIN = 4      # characters: a shorter literal (a quote, a colon) is in almos
 GATE_AFTER = 64   # a needle's places in a window looked at before its gates are (a pass over the window each)
 
 
-def _gates(needle: str, sigs) -> tuple[str, ...] | None:
+def _gates(needle: str, sigs: Placed) -> tuple[str, ...] | None:
     """For each signature of `needle`, the longest literal it requires (its key, or one of `required_literals`) that
     neither lies in the needle nor holds it; None when a signature has none of GATE_MIN characters or more."""
     gates = []
@@ -513,7 +520,7 @@ LONG = 16384
 class _Plan:
     """What a Scanner reads from its signatures and regexes before any text: the same for every log, so made once."""
 
-    by_needle: dict[str, list]             # needle -> [(index, signature)]
+    by_needle: dict[str, Placed]           # needle -> [(index, signature)]
     gates: dict[str, tuple[str, ...] | None]
     fact_needles: list[tuple[str, ...]]
     anchor_rxs: tuple[tuple[str, re.Pattern[str]], ...]
@@ -523,10 +530,12 @@ class _Plan:
     first_near: list[str]                  # the needles and near words, shortest first
 
 
-_PLANS: dict[tuple, tuple[tuple, _Plan]] = {}     # made plans, by the ids of what they were made from
+# made plans, by the ids of what they were made from
+_PLANS: dict[tuple[object, ...], tuple[tuple[object, ...], _Plan]] = {}
 
 
-def _plan_for(signatures, near_words, fact_rxs, failed_rx: re.Pattern[str]) -> _Plan:
+def _plan_for(signatures: Sequence[Signature], near_words: NearWords, fact_rxs: Sequence[re.Pattern[str]],
+              failed_rx: re.Pattern[str]) -> _Plan:
     """The plan for these signatures and regexes, made once: looked up by the ids of the objects (kept alive with the
     plan, so no other object can have their ids), as hashing 100 signatures cost more than a small log's scan."""
     key = (tuple(map(id, signatures)), tuple(map(id, near_words)), tuple(map(id, fact_rxs)), id(failed_rx))
@@ -539,8 +548,9 @@ def _plan_for(signatures, near_words, fact_rxs, failed_rx: re.Pattern[str]) -> _
     return made[1]
 
 
-def _plan(signatures, near_words, fact_rxs, failed_rx: re.Pattern[str]) -> _Plan:
-    by_needle: dict[str, list] = {}
+def _plan(signatures: Sequence[Signature], near_words: NearWords, fact_rxs: Sequence[re.Pattern[str]],
+          failed_rx: re.Pattern[str]) -> _Plan:
+    by_needle: dict[str, Placed] = {}
     for k, sig in enumerate(signatures):
         for n in sig.needle:
             by_needle.setdefault(n, []).append((k, sig))
@@ -568,7 +578,8 @@ class Scanner:
     to about REACH * `span` / 2 below), so a window without failure text costs one search per needle
     and nothing else."""
 
-    def __init__(self, signatures, near_words, fact_rxs, failed_rx, msvc_from: int = 0) -> None:
+    def __init__(self, signatures: Sequence[Signature], near_words: NearWords, fact_rxs: Sequence[re.Pattern[str]],
+                 failed_rx: re.Pattern[str], msvc_from: int = 0) -> None:
         self.signatures, self.near_words = signatures, near_words
         self.fact_rxs, self.failed_rx = fact_rxs, failed_rx
         plan = _plan_for(signatures, near_words, fact_rxs, failed_rx)
@@ -581,11 +592,11 @@ class Scanner:
         self.texts: list[str] = []
         self.base = 0                                   # logical index of texts[0]
         self.lo = 0                                     # first index in texts not yet counted
-        self.hits: dict[str, Hit] = {}
+        self.hits: dict[FailureId, Hit] = {}
         self.fact_lines: dict[int, tuple[int, str]] = {}
         self.anchors: dict[str, tuple[int, int, str]] = {}   # failed/ccbin/allow -> (index, line_no, line)
-        self.near: dict[str, Near] = {}
-        self.regions: dict = {}          # (needle, lines around it) -> the matches found there
+        self.near: dict[FailureId, Near] = {}
+        self.regions: dict[tuple[str, str], Found] = {}   # (needle, lines around it) -> the matches found there
         self.lines_read = 0
 
     def feed(self, nums: list[int], texts: list[str]) -> None:
@@ -614,7 +625,7 @@ class Scanner:
             probe.maybe(literal)
         win = _Window(body, self, lo_pos, hi_pos, probe)
         present: dict[str, int] = {}
-        seen: set = set()
+        seen: set[tuple[int, int]] = set()
         for needle, sigs in self.by_needle.items():
             if not probe.maybe(needle):
                 continue
@@ -636,7 +647,8 @@ class Scanner:
         gates = self.gates[needle]
         return gates is not None and not any(map(probe.maybe, gates))
 
-    def _around(self, win: _Window, needle: str, pos: int, sigs, seen: set, gated_out: Callable[[], bool]) -> None:
+    def _around(self, win: _Window, needle: str, pos: int, sigs: Placed, seen: set[tuple[int, int]],
+                gated_out: Callable[[], bool]) -> None:
         """Run each signature of `needle` on the lines around every occurrence of it; from its GATE_AFTER-th
         occurrence on only where `gated_out()` (asked then, once) does not say that none can match in this window."""
         body, lo_pos, hi_pos = win.body, win.lo, win.hi
@@ -684,13 +696,13 @@ class Scanner:
             done = end if done < 0 else done + 1    # a cut line: its next place, past this region, is looked at
             pos = body.find(needle, done)
 
-    def _before_first(self, known, start: int, win: _Window) -> bool:
+    def _before_first(self, known: Found, start: int, win: _Window) -> bool:
         """Whether a cached match lies above its id's first hit: the region was cached while its lines were still
         the previous window's overlap, and another needle found a later match of the same id first. Such a match
         must go through `_hit` (regexes run again) so that it becomes the first line."""
         return any(self.base + win.index(start + rel) < self.hits[sig.id].index for _, sig, rel in known)
 
-    def _hit(self, sig, m: re.Match[str], i: int) -> None:
+    def _hit(self, sig: Signature, m: re.Match[str], i: int) -> None:
         index, line_no, line = self.base + i, self.nums[i], self.texts[i]
         hit = self.hits.get(sig.id)
         if hit is None or index < hit.index:
@@ -706,7 +718,7 @@ class Scanner:
             hit.lines.sort()
             del hit.lines[EVIDENCE:]
 
-    def _again(self, sig, pos: int, win: _Window) -> None:
+    def _again(self, sig: Signature, pos: int, win: _Window) -> None:
         """A match in lines seen before: count it; its line is evidence while there are few, or when it lies above
         the last evidence line (a small window can reach a cached region after later matches of the id)."""
         hit = self.hits[sig.id]
@@ -769,7 +781,8 @@ class _Window:
 _WINDOWS_WORDS = ("MSVC", "MSBuild", "Microsoft")
 
 
-def _gated(rx: re.Pattern[str], needles: tuple[str, ...], body: str, lo: int, hi: int, probe: Probe | None = None):
+def _gated(rx: re.Pattern[str], needles: tuple[str, ...], body: str, lo: int, hi: int,
+           probe: Probe | None = None) -> re.Match[str] | None:
     """rx.search(body, lo, hi), started at the first needle (none found: no regex pass at all); `probe` (of `body`)
     rules out the needles that are not there at all."""
     if not needles:

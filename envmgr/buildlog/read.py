@@ -18,6 +18,7 @@ import os
 import stat
 from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from envmgr.errors import LogInputError
 
@@ -71,7 +72,7 @@ class _Decoder:
         self._dec = self._decoder(codec)
 
     @staticmethod
-    def _decoder(codec: str):
+    def _decoder(codec: str) -> codecs.IncrementalDecoder:
         return codecs.getincrementaldecoder(codec)("strict" if codec == "utf-8" else "replace")
 
     def decode(self, data: bytes, final: bool = False) -> str:
@@ -123,7 +124,7 @@ class _Decoder:
             return self._dec.decode(pending + data, final)
 
 
-def _open(path: str | Path):
+def _open(path: str | Path) -> tuple[BinaryIO, int]:
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except OSError as e:
@@ -142,6 +143,11 @@ def _open(path: str | Path):
 def stream_text(path: str | Path, block: int = BLOCK) -> Iterator[str]:
     """The log's text in pieces of about `block` bytes. LogInputError before the first piece for a
     file that cannot be opened, is not a regular file, is empty or holds binary data."""
+    return _opened(path, block)[0]
+
+
+def _opened(path: str | Path, block: int) -> tuple[Iterator[str], int]:
+    """`stream_text`'s pieces and the file's size in bytes (from the open file: no second look at the path)."""
     fh, size = _open(path)
     try:
         head = fh.read(block)
@@ -160,10 +166,57 @@ def stream_text(path: str | Path, block: int = BLOCK) -> Iterator[str]:
         fh.close()
         raise LogInputError(f"{path} is not a text log (binary data)",
                             "pass the text output of the build, not an executable, archive or image")
-    return _rest(fh, dec, first, block)
+    return _rest(fh, dec, first, block), size
 
 
-def _rest(fh, dec: _Decoder, first: str, block: int) -> Iterator[str]:
+REPLAY = 24 << 20   # characters of a log's text kept for the scan's next pass (the wrap width reads up to 16 Mi first)
+
+
+class LogText:
+    """A log read once for every pass of one scan (issue 35: the wrap width, the scan, a paste read again with another
+    width): the first pass pulls the pieces from the file and keeps them, each later pass gets the kept pieces and
+    then pulls the rest. Memory stays bounded: past REPLAY characters nothing more is kept, and a later pass (only
+    a log of more than REPLAY characters whose wrap-width pass read beyond that: one line of 100 MB) opens the file
+    again; so a log under REPLAY characters is opened and read once whatever the wrap width. `pieces(last=True)`
+    lets go of each kept piece once given (no pass comes after it). LogInputError as `stream_text`."""
+
+    def __init__(self, path: str | Path, block: int = BLOCK, keep: int = REPLAY) -> None:
+        self.path, self.block, self.keep = path, block, keep
+        self._stream, self.size = _opened(path, block)   # size: the file's bytes when opened
+        self._kept: list[str] = []
+        self._held = 0            # characters in _kept
+        self._whole = True        # _kept holds every piece pulled from _stream so far
+
+    def pieces(self, last: bool = False) -> Iterator[str]:
+        if not self._whole:       # a piece was not kept: read the file again
+            yield from stream_text(self.path, self.block)
+            return
+        if last:
+            self._whole = False   # nothing is kept from here on
+            while self._kept:
+                self._held -= len(self._kept[0])
+                yield self._kept.pop(0)
+            yield from self._stream
+            return
+        i = 0
+        while True:
+            if i < len(self._kept):
+                i += 1
+                yield self._kept[i - 1]
+                continue
+            piece = next(self._stream, None)
+            if piece is None:
+                return
+            if self._whole and self._held + len(piece) <= self.keep:
+                self._kept.append(piece)
+                self._held += len(piece)
+                i += 1
+            elif self._whole:
+                self._whole, self._kept, self._held = False, [], 0
+            yield piece
+
+
+def _rest(fh: BinaryIO, dec: _Decoder, first: str, block: int) -> Iterator[str]:
     """The pieces after the first; the bytes the decoder holds back at the end of the last block join that block's
     piece (else a small log's last line came as a piece, and a batch, of its own, apart from the lines before it)."""
     with fh:

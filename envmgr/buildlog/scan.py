@@ -12,16 +12,19 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from dataclasses import dataclass, replace
+from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from envmgr.buildlog.advice import TAILORED, Advice, Mentions, advise, runtime_of
-from envmgr.buildlog.clean import repair, strip_batch
+from envmgr.buildlog.advice import TAILORED, Mentions, advise, runtime_of
+from envmgr.buildlog.clean import Memo, repair, strip_batch
 from envmgr.buildlog.clock import Clock
 from envmgr.buildlog.context import ContextScanner, Platform, Veto, veto
 from envmgr.buildlog.engine import (
     WEAK_MAX,
+    Hit,
+    Near,
     Scanner,
     logical_lines,
     physical_lines,
@@ -39,11 +42,20 @@ from envmgr.buildlog.facts import (
     ends_open,
     unfinished,
 )
-from envmgr.buildlog.read import LogInputError, stream_text
-from envmgr.buildlog.signatures import NEAR_WORDS, PRECEDENCE, SIGNATURES
-from envmgr.buildlog.unnamed import Marks, Unnamed, explain, seen_last, vetoed_answer
-from envmgr.catalog import CATALOG, Failure
-from envmgr.errors import InputFileError
+from envmgr.buildlog.read import LogText
+from envmgr.buildlog.report import (
+    LogMatch,
+    LogScan,
+    matches_json,
+    render_matches,
+    render_scan,
+    scan_json,
+    unnamed_text,
+)
+from envmgr.buildlog.rules import NEAR_WORDS, PRECEDENCE, SIGNATURES
+from envmgr.buildlog.unnamed import Marks, explain, seen_last, vetoed_answer
+from envmgr.catalog import CATALOG, FailureId
+from envmgr.errors import InputFileError, LogInputError
 from envmgr.knowledge import (
     LOG_JUDGED_FROM,
     cuda_at_least,
@@ -54,40 +66,11 @@ from envmgr.knowledge import (
     stl_min_cuda,
 )
 
+__all__ = ["LogMatch", "LogScan", "log_facts", "matches_json", "render_matches", "render_scan", "scan_json",
+           "scan_path", "unnamed_text"]
+
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 
-
-@dataclass(frozen=True)
-class LogMatch:
-    id: str
-    line_no: int          # 1-based, in the text as given (CRLF or LF)
-    line: str             # that line, ANSI codes stripped (a hard-wrapped MSBuild line re-joined)
-    failure: Failure
-    details: dict         # extracted values: cuda, msvc, dll, arch, path, ...; `inferred` for guesses
-    count: int = 1        # how many matches this id had in the whole log
-    lines: tuple[tuple[int, str], ...] = ()   # the first few matched (line_no, line)
-    signatures: tuple[str, ...] = ()          # every signature of this id that matched
-    decisive: bool = False                    # the match that names the cause
-    why: str = ""                             # why this id ranks where it does
-    advice: Advice | None = None              # the try: line for the log's own package (None: the catalog's)
-
-    @property
-    def fix_command(self) -> str | None:
-        return self.advice.command if self.advice else self.failure.fix_command
-
-
-@dataclass(frozen=True)
-class LogScan:
-    matches: tuple[LogMatch, ...]
-    near: tuple = ()                          # logengine.Near, best first, at most three
-    lines: int = 0
-    unnamed: Unnamed | None = None            # with no match: why nothing was named, and what to do
-    vetoed: tuple[Veto, ...] = ()             # candidates the log's context ruled out, with the reason (context.py)
-    context: Platform | None = None           # the machine and run the log shows (context.py), for the report
-
-    @property
-    def decisive(self) -> LogMatch | None:
-        return next((m for m in self.matches if m.decisive), None)
 
 # ---------------------------------------------------------------- facts for details and inference
 
@@ -134,7 +117,7 @@ def log_facts(text: str) -> dict[str, Any]:
     return facts
 
 
-def _infer(text: str, facts: dict[str, Any]) -> tuple[str, dict] | None:
+def _infer(text: str, facts: dict[str, Any]) -> tuple[FailureId, dict[str, Any]] | None:
     """F04 (or F05 with -allow-unsupported-compiler) when a failed CUDA build names an nvcc and an
     MSVC that the compatibility tables say cannot work together. Only CUDA >= 11.8 is judged."""
 
@@ -157,51 +140,47 @@ def _infer(text: str, facts: dict[str, Any]) -> tuple[str, dict] | None:
 # ---------------------------------------------------------------- scanning
 
 def scan_path(path: str | Path) -> LogScan:
-    """Two streaming passes over the file (the wrap width, then the scan); InputFileError for bad input.
-    A paste that named nothing and had no wrap width is read once more with its longest line's length as
-    the width (`weak_wrap_width`: one or two lines cut at a column, too few for `wrap_width`), and then with its
-    word-wrapped lines joined (`soft_wrap_width`: an editor or a mail client broke lines at spaces)."""
+    """One read of the file (read.LogText keeps its text for the next pass), and over it two streaming passes (the
+    wrap width, then the scan); InputFileError for bad input. A paste that named nothing and had no wrap width is
+    scanned once more with its longest line's length as the width (`weak_wrap_width`: one or two lines cut at a
+    column, too few for `wrap_width`), and then with its word-wrapped lines joined (`soft_wrap_width`: an editor or
+    a mail client broke lines at spaces)."""
 
-    width = wrap_width(_lines(path))
+    text = _open(path)
+    width = wrap_width(_lines(text))
     clock = Clock()           # the stamps logclean cuts, read on the scan's pass (the same for a paste read again)
-    found = _scan(logical_lines(_lines(path, clock), width), clock)
-    if found.matches or _size(path) > WEAK_MAX:      # a paste is small: a build's whole output is read once
+    paste = text.size <= WEAK_MAX                    # a paste is small: a build's whole output is scanned once
+    found = _scan(logical_lines(_lines(text, clock, last=not paste), width), clock)
+    if found.matches or not paste:
         return found
-    weak = None if width else weak_wrap_width(_lines(path))
-    again = _scan(logical_lines(_lines(path), weak), clock) if weak else found
+    weak = None if width else weak_wrap_width(_lines(text))
+    again = _scan(logical_lines(_lines(text), weak), clock) if weak else found
     if again.matches:
         return again
-    soft = soft_wrap_width(_lines(path))
-    again = _scan(soft_lines(_lines(path), soft), clock) if soft else found
+    soft = soft_wrap_width(_lines(text))
+    again = _scan(soft_lines(_lines(text), soft), clock) if soft else found
     return again if again.matches else found
 
 
-def _size(path: str | Path) -> int:
-    try:
-        return Path(path).stat().st_size
-    except OSError:
-        return 0
-
-
-def _lines(path: str | Path, clock: Clock | None = None):
+def _lines(text: LogText, clock: Clock | None = None, last: bool = False) -> Iterator[list[str]]:
     """The file's lines in batches, ANSI codes gone and what a paste adds around them cut (logclean); each raw
     batch given to `clock` first, whose stamps logclean cuts."""
-    batches = physical_lines(_stream(path), _ANSI)
+    batches = physical_lines(_stream(text, last), _ANSI)
     return map(strip_batch, batches if clock is None else _clocked(batches, clock))
 
 
-def _clocked(batches, clock: Clock):
+def _clocked(batches: Iterable[list[str]], clock: Clock) -> Iterator[list[str]]:
     for lines in batches:
         clock.feed(lines)
         yield lines
 
 
-def _scan(logical, clock: Clock | None = None) -> LogScan:
+def _scan(logical: Iterable[tuple[list[int], list[str]]], clock: Clock | None = None) -> LogScan:
     fact_rxs = (*_CUDA_FACTS, *(rx for rx, _ in _MSVC_FACTS))
     scanner = Scanner(SIGNATURES, NEAR_WORDS, fact_rxs, _FAILED, msvc_from=len(_CUDA_FACTS))
     facts = FactScanner()
-    memo: dict = {}
-    last: deque = deque(maxlen=LAST)          # the log's last lines: does the build end in success after a match?
+    memo: Memo = {}
+    last: deque[tuple[int, str]] = deque(maxlen=LAST)   # the last lines: does the build end in success after a match?
     marks = Marks()                           # a line a program printed (looked for on the first lines only)
     mentions = Mentions()                     # the packages the log's first lines name (for the try: line)
     context = ContextScanner()                # the machine and the run the log shows (context.py: vetoes)
@@ -251,7 +230,8 @@ def _scan(logical, clock: Clock | None = None) -> LogScan:
     return LogScan(_advised(_rank(matches), last, mentions), near, scanner.lines_read, why, tuple(vetoed), platform)
 
 
-def _vetoes(matches: list[LogMatch], platform: Platform, last) -> tuple[list[LogMatch], list[Veto]]:
+def _vetoes(matches: list[LogMatch], platform: Platform,
+            last: Iterable[tuple[int, str]]) -> tuple[list[LogMatch], list[Veto]]:
     """The matches the log's context leaves standing, and the vetoed ones with their reasons (context.veto)."""
     kept, vetoed = [], []
     for m in matches:
@@ -263,7 +243,8 @@ def _vetoes(matches: list[LogMatch], platform: Platform, last) -> tuple[list[Log
     return kept, vetoed
 
 
-def _advised(matches: tuple[LogMatch, ...], last, mentions: Mentions) -> tuple[LogMatch, ...]:
+def _advised(matches: tuple[LogMatch, ...], last: Iterable[tuple[int, str]],
+             mentions: Mentions) -> tuple[LogMatch, ...]:
     """Each match whose catalog command is one package's, with the command for the package the log is about."""
     out = []
     for m in matches:
@@ -273,14 +254,14 @@ def _advised(matches: tuple[LogMatch, ...], last, mentions: Mentions) -> tuple[L
     return tuple(out)
 
 
-def _anchored(facts) -> list[LogMatch]:
+def _anchored(facts: FactScanner) -> list[LogMatch]:
     """No signature matched: the ids the facts decide (logfacts.decide), each at its anchor's line."""
     return [LogMatch(d.id, d.fact.line_no, d.fact.line.strip(), CATALOG[d.id],
                      {"signature": f"anchor:{d.rule}", **d.details}, 1, ((d.fact.line_no, d.fact.line.strip()),),
                      (f"anchor:{d.rule}",)) for d in decide(facts)]
 
 
-def _match(fid: str, hit, facts: dict) -> LogMatch:
+def _match(fid: FailureId, hit: Hit, facts: dict[str, Any]) -> LogMatch:
     details = {"signature": hit.signature, **hit.details}
     if fid in ("F02", "F04", "F05", "F13", "F06"):   # the versions in play help the reader here
         for key in ("cuda", "msvc"):
@@ -320,26 +301,30 @@ def _rank(matches: list[LogMatch]) -> tuple[LogMatch, ...]:
     return tuple(out)
 
 
-def _near(near: dict) -> tuple:
+def _near(near: dict[FailureId, Near]) -> tuple[Near, ...]:
     return tuple(sorted(near.values(), key=lambda n: (-len(n.words), -n.count, n.line_no))[:3])
 
 
 # ---------------------------------------------------------------- reading
 
-def _stream(path: str | Path):
+def _open(path: str | Path) -> LogText:
     try:
-        yield from stream_text(path)
+        return LogText(path)
     except LogInputError as e:
         raise InputFileError(e.message, e.remedy) from None
     except OSError as e:
-        raise InputFileError(f"cannot read log file {path}: {e.strerror or e}",
-                             "pass the path of a text log (for example pip install -v ... > build.log)") from None
+        raise _unreadable(path, e) from None
 
 
-from envmgr.buildlog.report import (  # noqa: E402, F401  (re-exported)
-    matches_json,
-    render_matches,
-    render_scan,
-    scan_json,
-    unnamed_text,
-)
+def _stream(text: LogText, last: bool = False) -> Iterator[str]:
+    try:
+        yield from text.pieces(last)
+    except LogInputError as e:
+        raise InputFileError(e.message, e.remedy) from None
+    except OSError as e:
+        raise _unreadable(text.path, e) from None
+
+
+def _unreadable(path: str | Path, e: OSError) -> InputFileError:
+    return InputFileError(f"cannot read log file {path}: {e.strerror or e}",
+                          "pass the path of a text log (for example pip install -v ... > build.log)")

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from envmgr.catalog import FailureId
 from envmgr.doctor.checks import FAIL, WARN, Facts, Finding
 from envmgr.errors import EnvmgrError
 from envmgr.host.base import WINDOWS, which_in
@@ -30,14 +31,14 @@ from envmgr.msbuild.repair import apply_and_verify, elevated_command, pair_plan,
 from envmgr.recipes.recipe import Recipe, get_recipe
 from envmgr.winenv import env_get
 
-MSBUILD_IDS = ("F01", "F02")
+MSBUILD_IDS: tuple[FailureId, ...] = ("F01", "F02")
 NINJA, COPY, RECIPE_ROUTE, STOP = "ninja", "copy", "recipe-route", "stop"
 
 
 @dataclass(frozen=True)
 class MsbuildFix:
     """What --fix does about F01/F02 for this build, decided before anything is written."""
-    ids: tuple[str, ...]         # the findings it answers
+    ids: tuple[FailureId, ...]   # the findings it answers
     action: str                  # ninja | copy | recipe-route | stop
     why: str                     # one line: the route, or why fix-msbuild's plan is not applied
     plan: Plan | None = None     # fix-msbuild's Plan for the chosen pair (copy, stop)
@@ -50,7 +51,7 @@ class FixReport:
     """What --fix did, for the text report and the JSON document's `fixes` (docs/json.md)."""
     items: list[dict[str, Any]] = field(default_factory=list)
 
-    def add(self, fid: str, action: str, text: str, **extra: Any) -> str:
+    def add(self, fid: FailureId, action: str, text: str, **extra: Any) -> str:
         self.items.append({"id": fid, "action": action, "text": text, **extra})
         return f"fixed {fid}: {text}"
 

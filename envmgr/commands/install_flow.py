@@ -24,6 +24,7 @@ import click
 from packaging.requirements import Requirement
 
 from envmgr import spawn
+from envmgr.catalog import FailureId
 from envmgr.cli.main import Ctx
 from envmgr.cli.options import RecipeArgs, Selection, say_target
 from envmgr.commands import install_build, install_closure, install_components, install_fix
@@ -46,18 +47,20 @@ InvokeInstall = Callable[..., Installed]
 PACKAGE_RECIPES = {"llama-cpp-python": "llama-cpp-python"}
 PREBUILT_RECIPE = {"llama-cpp-python": "llama-cpp-python-prebuilt"}
 # doctor findings about the installed package or pip's cache: the install is what replaces them.
-NOT_BLOCKING = {"F14", "F15", "F16", "F18", "F19", "F20"}
+NOT_BLOCKING: set[FailureId] = {"F14", "F15", "F16", "F18", "F19", "F20"}
 # Failing findings the recipe environment itself avoids (the safe, no-admin routes --fix accepts):
 # its generator choice (Ninja, or the VS generator pinned with cuda=<toolkit>), its one CUDA on PATH,
 # its clean CMAKE_ARGS and dropped old flags, its short TEMP, its explicit CUDA architectures.
-RECIPE_ROUTES = {"F01": "the recipe's generator route (Ninja, or CMAKE_GENERATOR_TOOLSET cuda=<toolkit>; no admin)",
-                 "F02": "the recipe pins one toolkit for the generator and FindCUDAToolkit",
-                 "F06": "the recipe environment is a vcvars capture with cl.exe on PATH",
-                 "F08": "the recipe environment puts one CUDA first and sets CUDA_PATH to it",
-                 "F09": "the recipe drops LLAMA_CUBLAS/LLAMA_CUDA/FORCE_CMAKE and sets -DGGML_CUDA=on",
-                 "F10": "the recipe writes CMAKE_ARGS itself",
-                 "F11": "the recipe uses a short ASCII TEMP",
-                 "F12": "the recipe passes explicit CUDA architectures"}
+RECIPE_ROUTES: dict[FailureId, str] = {
+    "F01": "the recipe's generator route (Ninja, or CMAKE_GENERATOR_TOOLSET cuda=<toolkit>; no admin)",
+    "F02": "the recipe pins one toolkit for the generator and FindCUDAToolkit",
+    "F06": "the recipe environment is a vcvars capture with cl.exe on PATH",
+    "F08": "the recipe environment puts one CUDA first and sets CUDA_PATH to it",
+    "F09": "the recipe drops LLAMA_CUBLAS/LLAMA_CUDA/FORCE_CMAKE and sets -DGGML_CUDA=on",
+    "F10": "the recipe writes CMAKE_ARGS itself",
+    "F11": "the recipe uses a short ASCII TEMP",
+    "F12": "the recipe passes explicit CUDA architectures",
+}
 
 
 @dataclass
@@ -166,7 +169,7 @@ def _findings(obj: Ctx, selection: Selection, recipe: str | None = None) -> tupl
 
 
 def sort_findings(findings: Iterable[Finding], fix: bool, skip_build_checks: bool,
-                  not_blocking: Iterable[str] = ()) -> tuple[list[Finding], list[Finding]]:
+                  not_blocking: Iterable[FailureId] = ()) -> tuple[list[Finding], list[Finding]]:
     """(blocking, routed): failing findings that stop the flow, and those --fix leaves to the recipe's route."""
 
     found = [f for f in findings if f.status == FAIL and f.id not in NOT_BLOCKING and f.id not in not_blocking]
@@ -178,7 +181,7 @@ def sort_findings(findings: Iterable[Finding], fix: bool, skip_build_checks: boo
 
 def _doctor(obj: Ctx, selection: Selection, fix: bool, rep: Report, skip_build_checks: bool,
             defer: bool = False, checks_recipe: str | None = None,
-            not_blocking: Iterable[str] = (), pip_opts: Iterable[str] = ()) -> tuple[Facts, CheckFailed | None]:
+            not_blocking: Iterable[FailureId] = (), pip_opts: Iterable[str] = ()) -> tuple[Facts, CheckFailed | None]:
     """(facts, the build's blocking error or None): raised at once unless defer (a route before the build
     may need no build: the prebuilt indexes), then raised when the build route is reached. checks_recipe:
     the recipe F24 checks the toolkit for (`install --recipe NAME`; None: llama-cpp-python's); pip_opts: for

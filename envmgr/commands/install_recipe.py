@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from envmgr import spawn
+from envmgr.catalog import FailureId
 from envmgr.cli.main import Ctx
 from envmgr.cli.options import RecipeArgs, Selection, get_snapshot
 from envmgr.commands import install_build
@@ -27,7 +28,7 @@ from envmgr.wheels.store import wheels_dir
 # Findings about running on this machine's GPU, not about building: a wheel built here (a docker build, a CI
 # runner) is for its user's machine, and this route has no verify step; with --cuda-arch the GPU seen here
 # does not choose the device code either (F12, F13). The report names them.
-RUN_ONLY = frozenset({"F17", "F23"})
+RUN_ONLY: frozenset[FailureId] = frozenset({"F17", "F23"})
 
 
 def recipe_route(obj: Ctx, args: list[str], selection: Selection, recipe_args: RecipeArgs, options: InstallOptions,

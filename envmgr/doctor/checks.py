@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from envmgr.catalog import FailureId
 from envmgr.discover.model import CudaToolkit, Inventory, VsInstance
 from envmgr.host.base import LINUX, WINDOWS, Host, Interpreter, host_path, same_path
 from envmgr.knowledge import Limits
@@ -26,7 +27,7 @@ SEVERITY = {SKIPPED: 0, OK: 1, WARN: 2, FAIL: 3}
 
 @dataclass(frozen=True)
 class Finding:
-    id: str
+    id: FailureId
     status: str                       # ok | warn | fail | skipped
     summary: str                      # one line: what is wrong (or right), or why it was skipped
     evidence: tuple[str, ...] = ()    # the facts used, one per line
@@ -35,7 +36,7 @@ class Finding:
     title: str = ""                   # from the catalog
 
 
-def finding(id_: str, status: str, summary: str, evidence: Iterable[str] = (), fix: str = "",
+def finding(id_: FailureId, status: str, summary: str, evidence: Iterable[str] = (), fix: str = "",
             fix_command: str = "") -> Finding:
     return Finding(id_, status, summary, tuple(evidence), fix, fix_command)
 
@@ -46,15 +47,15 @@ def worst(statuses: Iterable[str]) -> str:
 
 @dataclass(frozen=True)
 class Check:
-    id: str
+    id: FailureId
     platforms: tuple[str, ...]
     func: Callable[[Facts], Finding]
 
 
-CHECKS: dict[str, Check] = {}
+CHECKS: dict[FailureId, Check] = {}
 
 
-def check(id_: str, *platforms: str) -> Callable[[_CheckFn], _CheckFn]:
+def check(id_: FailureId, *platforms: str) -> Callable[[_CheckFn], _CheckFn]:
     """Register `func(facts) -> Finding` as the check for catalog id `id_` (all platforms if none given)."""
     def register(func: _CheckFn) -> _CheckFn:
         CHECKS[id_] = Check(id_, platforms or (WINDOWS, LINUX), func)

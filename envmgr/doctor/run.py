@@ -11,7 +11,7 @@ from envmgr.binaries.dll import DepNode, DepReport, resolve_pe
 from envmgr.binaries.dllsyms import entry_json, entry_lines
 from envmgr.binaries.elf import resolve_elf
 from envmgr.binaries.runtimes import Duplicate, duplicates
-from envmgr.catalog import CATALOG, Failure
+from envmgr.catalog import CATALOG, Failure, FailureId, is_failure_id
 from envmgr.discover import discover
 from envmgr.discover.limits import read_limits
 from envmgr.discover.model import CudaToolkit, Inventory, VsInstance
@@ -29,16 +29,16 @@ from envmgr.snapshot.selectors import Selectors, with_real_paths
 SCHEMA = 1
 
 
-def parse_only(only: str | None) -> tuple[str, ...]:
+def parse_only(only: str | None) -> tuple[FailureId, ...]:
     if not only:
         return ()
     ids = tuple(dict.fromkeys(x.strip().upper() for x in only.replace(" ", ",").split(",") if x.strip()))
-    unknown = [x for x in ids if x not in CATALOG]
+    unknown = [x for x in ids if not is_failure_id(x)]
     if unknown:
         raise UsageError(f"unknown check id(s) for --only: {', '.join(unknown)}",
                          "use catalog ids, e.g. --only F01,F15",
                          details=tuple(f"{f.id}  {f.title}" for f in CATALOG.values()))
-    return ids
+    return tuple(x for x in ids if is_failure_id(x))
 
 
 def gather(host: Host, selectors: Selectors, target_python: str | None = None) -> Facts:
@@ -83,11 +83,11 @@ def _cmake_version(host: Host) -> str | None:
     return m.group(1) if m else None
 
 
-def run_checks(facts: Facts, only: tuple[str, ...] = ()) -> tuple[Finding, ...]:
+def run_checks(facts: Facts, only: tuple[FailureId, ...] = ()) -> tuple[Finding, ...]:
     platform = facts.host.platform
     ids = only or tuple(i for i, f in CATALOG.items() if platform in f.platforms)
 
-    def one(id_: str) -> Finding:
+    def one(id_: FailureId) -> Finding:
         failure = CATALOG[id_]
         chk = CHECKS.get(id_)
         if platform not in failure.platforms or (chk is not None and platform not in chk.platforms):

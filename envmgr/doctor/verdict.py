@@ -21,17 +21,19 @@ from typing import Any
 from envmgr import knowledge
 from envmgr.binaries.gpufit import NONE, Fit
 from envmgr.buildlog.report import render_matches
+from envmgr.catalog import FailureId
 
 CONFIRMED, CONTRADICTED, UNJUDGED = "confirmed", "contradicted", "unjudged"
 FAIL = "fail"   # doctor/checks.py's status
 THIS = "this machine"
-CPU_FAMILY = ("F18", "F19", "F23")   # "it ran on the CPU" / "a CPU-only package" / "a CUDA library did not load"
+# "it ran on the CPU" / "a CPU-only package" / "a CUDA library did not load"
+CPU_FAMILY: tuple[FailureId, ...] = ("F18", "F19", "F23")
 
 
 @dataclass(frozen=True)
 class Check:
     """One doctor check of this run that found something (fail or warn)."""
-    id: str
+    id: FailureId
     status: str
     summary: str
 
@@ -66,7 +68,7 @@ class MachineFacts:
 
 @dataclass(frozen=True)
 class Verdict:
-    id: str
+    id: FailureId
     verdict: str        # confirmed | contradicted | unjudged
     log: str            # the log's evidence ("line 12: ...")
     machine: str        # the machine's evidence (confirmed) or reason (contradicted); "" unjudged
@@ -191,7 +193,7 @@ def _by_check(match: Any, m: MachineFacts) -> tuple[str, str] | None:
 # Ids whose check and log are about a pair of versions (a compiler or a GPU against a CUDA): one id covers opposite
 # cases (F13: a new GPU for an old nvcc, or an old GPU a new CUDA dropped), so the log must name the CUDA doctor
 # checked here. F24: the component the log misses must be one the check finds missing.
-PAIR_IDS = frozenset({"F04", "F05", "F13", "F21"})
+PAIR_IDS: frozenset[FailureId] = frozenset({"F04", "F05", "F13", "F21"})
 
 
 def _same_instance(match: Any, check: Check, m: MachineFacts) -> bool:

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Literal
 
 from envmgr.binaries.gpufit import Fit
+from envmgr.catalog import FailureId
 from envmgr.discover.model import Gpu
 from envmgr.verify.report import ChildRun, death, log_tail
 
@@ -25,7 +27,7 @@ class Step:
     status: str                    # ok | warn | fail | skipped
     summary: str
     evidence: tuple[str, ...] = ()
-    failure: str = ""              # catalog id (facts/failures.md) when it failed for a known reason
+    failure: FailureId | Literal[""] = ""   # catalog id (facts/failures.md) when it failed for a known reason
     fix: str = ""
     fix_command: str = ""
 
@@ -116,7 +118,7 @@ def _library(i: Inputs, _steps: list[Step]) -> Step:
                 (err, listing, *i.dll_evidence), failure, fix, cmd)
 
 
-def _import_failure(i: Inputs, err: str) -> tuple[str, str, str]:
+def _import_failure(i: Inputs, err: str) -> tuple[FailureId, str, str]:
     if "WinError 3" in err or "add_dll_directory" in err:
         return "F16", "correct or unset CUDA_PATH/HIP_PATH (their bin and lib must exist)", "envmgr shell"
     if "base name 'llama' not found" in err:
@@ -159,7 +161,7 @@ def _cuda_evidence(i: Inputs) -> tuple[str, ...]:
     return tuple(ev)
 
 
-def _no_gpu_reason(i: Inputs) -> tuple[str, str, str]:
+def _no_gpu_reason(i: Inputs) -> tuple[FailureId, str, str]:
     err = i.run.cuda_init_error.lower()
     if "driver version is insufficient" in err or "unsupported display driver" in err:
         return "F17", "update the NVIDIA driver, or use a CUDA build not newer than the driver's CUDA version", \

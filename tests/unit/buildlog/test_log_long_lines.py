@@ -20,8 +20,8 @@ import pytest
 from envmgr.buildlog import engine as logengine
 from envmgr.buildlog.engine import physical_lines
 from envmgr.buildlog.facts import FACTS
+from envmgr.buildlog.rules import NEAR_WORDS, SIGNATURES
 from envmgr.buildlog.scan import _ANSI, scan_path
-from envmgr.buildlog.signatures import NEAR_WORDS, SIGNATURES
 
 FAILURE = "nvcc fatal   : Unsupported gpu architecture 'compute_120'"
 # The Windows-CPython tier runs under Wine on a shared machine: process start and I/O cost several times more there.

@@ -18,8 +18,8 @@ import pytest
 from envmgr.buildlog import engine as logengine
 from envmgr.buildlog import facts as logfacts
 from envmgr.buildlog.engine import Probe, Scanner, required_literals
+from envmgr.buildlog.rules import SIGNATURES
 from envmgr.buildlog.scan import scan_json, scan_path
-from envmgr.buildlog.signatures import SIGNATURES
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
 from corpus_index import CORPUS, load_index, read_log

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from envmgr.catalog import CATALOG, Failure, ids
 from envmgr.buildlog.read import stream_text
+from envmgr.buildlog.rules import SIGNATURES
 from envmgr.buildlog.scan import LogMatch, LogScan, matches_json, render_matches, scan_path
-from envmgr.buildlog.signatures import SIGNATURES
+from envmgr.catalog import CATALOG, Failure, ids
 from envmgr.errors import InputFileError
 from tests.conftest import CORPUS
 
@@ -531,7 +531,7 @@ def test_small_windows_and_blocks_give_the_same_answer(tmp_path, monkeypatch, wi
     monkeypatch.setattr(logengine, "WINDOW", window)
     monkeypatch.setattr(logread, "BLOCK", 1024)
     from envmgr.buildlog import scan as logscan
-    monkeypatch.setattr(logscan, "_stream", lambda p: logread.stream_text(p, 1024))
+    monkeypatch.setattr(logscan, "LogText", lambda p: logread.LogText(p, 1024))
     assert _full(scan_path(path)) == _full(whole)
     assert len(whole.matches) >= len({i for e, _ in LOGS.values() for i, _ in e})
 
