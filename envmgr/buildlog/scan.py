@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections import deque
 from collections.abc import Iterable, Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -175,28 +175,44 @@ def _clocked(batches: Iterable[list[str]], clock: Clock) -> Iterator[list[str]]:
         yield lines
 
 
-def _scan(logical: Iterable[tuple[list[int], list[str]]], clock: Clock | None = None) -> LogScan:
+@dataclass
+class _Read:
+    """What one pass over a log's logical lines leaves: the signature scanner, the facts (read only where no signature
+    matched), the last lines, the program marks, the packages named and the machine the log shows."""
+
+    scanner: Scanner
+    facts: FactScanner
+    last: deque[tuple[int, str]]   # the last lines: does the build end in success after a match?
+    marks: Marks                   # a line a program printed (looked for on the first lines only)
+    mentions: Mentions             # the packages the log's first lines name (for the try: line)
+    context: ContextScanner        # the machine and the run the log shows (context.py: vetoes)
+
+
+def _read_lines(logical: Iterable[tuple[list[int], list[str]]], clock: Clock | None) -> _Read:
     fact_rxs = (*_CUDA_FACTS, *(rx for rx, _ in _MSVC_FACTS))
-    scanner = Scanner(SIGNATURES, NEAR_WORDS, fact_rxs, _FAILED, msvc_from=len(_CUDA_FACTS))
-    facts = FactScanner()
+    r = _Read(Scanner(SIGNATURES, NEAR_WORDS, fact_rxs, _FAILED, msvc_from=len(_CUDA_FACTS)), FactScanner(),
+              deque(maxlen=LAST), Marks(), Mentions(), ContextScanner())
     memo: Memo = {}
-    last: deque[tuple[int, str]] = deque(maxlen=LAST)   # the last lines: does the build end in success after a match?
-    marks = Marks()                           # a line a program printed (looked for on the first lines only)
-    mentions = Mentions()                     # the packages the log's first lines name (for the try: line)
-    context = ContextScanner()                # the machine and the run the log shows (context.py: vetoes)
     for nums, texts in logical:
         nums, texts = repair(nums, texts, memo)
-        last.extend(zip(nums[-LAST:], texts[-LAST:], strict=True))
-        marks.feed(texts)
-        mentions.feed(texts)
-        context.feed(nums, texts)
-        scanner.feed(nums, texts)
-        if not scanner.hits:        # the facts decide only where no signature matched
-            facts.feed(nums, texts)
-    scanner.finish()
-    if not scanner.hits:
-        facts.finish()
-        facts.clock = clock.finish() if clock is not None else None
+        r.last.extend(zip(nums[-LAST:], texts[-LAST:], strict=True))
+        r.marks.feed(texts)
+        r.mentions.feed(texts)
+        r.context.feed(nums, texts)
+        r.scanner.feed(nums, texts)
+        if not r.scanner.hits:        # the facts decide only where no signature matched
+            r.facts.feed(nums, texts)
+    r.scanner.finish()
+    if not r.scanner.hits:
+        r.facts.finish()
+        r.facts.clock = clock.finish() if clock is not None else None
+    return r
+
+
+def _candidates(r: _Read) -> tuple[list[LogMatch], dict[FailureId, int]]:
+    """The catalog ids the lines give (signatures, versions that cannot work together, the facts' anchors), and each
+    signature id's place on its line."""
+    scanner, last = r.scanner, r.last
     # The lines that hold the first match of each fact regex give log_facts the same answer as the log.
     versions = log_facts("\n".join(line for _, line in sorted(scanner.fact_lines.values())))
     # a build-stopping cause whose match the build's own success follows is not named (as the facts' `contradicted`)
@@ -210,24 +226,31 @@ def _scan(logical: Iterable[tuple[list[int], list[str]]], clock: Clock | None = 
             inferred = None
     matches = [_match(fid, hit, versions) for fid, hit in hits.items()]
     if not matches and not inferred and not scanner.hits:    # (the facts stopped at the first match: not read)
-        matches = _anchored(facts)
+        matches = _anchored(r.facts)
     if inferred:
         anchor = scanner.anchors.get("ccbin") or scanner.anchors["failed"]
         matches.append(LogMatch(inferred[0], anchor[1], anchor[2].strip(), CATALOG[inferred[0]],
                                 {"signature": "inferred-from-versions", **inferred[1]}, 1,
                                 ((anchor[1], anchor[2].strip()),), ("inferred-from-versions",)))
-    platform = context.platform()
+    return matches, {fid: hit.index for fid, hit in hits.items()}
+
+
+def _scan(logical: Iterable[tuple[list[int], list[str]]], clock: Clock | None = None) -> LogScan:
+    r = _read_lines(logical, clock)
+    matches, order = _candidates(r)
+    last, facts = r.last, r.facts
+    platform = r.context.platform()
     matches, vetoed = _vetoes(matches, platform, last)       # the one hook: context.veto judges, this records
     # in the order of the text: several logical lines share one physical line (a repr or JSON string of the log)
-    order = {fid: hit.index for fid, hit in hits.items()}
     matches.sort(key=lambda m: (m.line_no, order.get(m.id, 0), m.id))
-    near = () if matches else _near(scanner.near)
+    near = () if matches else _near(r.scanner.near)
     failed = None if matches else platform.first_failure(last)     # a tool's failure line is program output too
     why = None if matches else explain(facts.first("outside_stop") or seen_last(last), build_succeeded(last, 0),
-                                       unfinished(last) or ends_open(last), marks.output or failed is not None)
+                                       unfinished(last) or ends_open(last), r.marks.output or failed is not None)
     if why is not None:
         why = vetoed_answer(why, vetoed[0] if vetoed else None, (failed.line_no, failed.line) if failed else None)
-    return LogScan(_advised(_rank(matches), last, mentions), near, scanner.lines_read, why, tuple(vetoed), platform)
+    return LogScan(_advised(_rank(matches), last, r.mentions), near, r.scanner.lines_read, why, tuple(vetoed),
+                   platform)
 
 
 def _vetoes(matches: list[LogMatch], platform: Platform,

@@ -77,16 +77,10 @@ def command(obj: Ctx, vs: str | None, toolset: str | None, arch: str, cuda: str 
       envmgr doctor --log build.log --machine rec.toml   ... judged against a recorded machine
     """
 
-    if sum(bool(x) for x in (dll, log, only)) > 1:
-        raise UsageError("--dll, --log and --only do not combine", "use one of them per run")
-    if (loader or dll_dirs) and not dll:
-        raise UsageError("--loader and --add-dll-dir go with --dll", "envmgr doctor --dll PATH --loader ctypes")
-    paint = Painter(sys.stdout)
     ctx = click.get_current_context()
+    _refuse_combinations(ctx, dll, log, only, bool(loader or dll_dirs))
+    paint = Painter(sys.stdout)
     verbose = verbose or Talk.verbosity > 0   # envmgr -v doctor: the same as doctor -v
-    if log or dll:   # a log or a DLL is read as it is: the machine's selectors and checks play no part
-        refuse_inapplicable(ctx, ("vs", "toolset", "arch", "cuda", "recipe", "verbose", *(("python",) if log else ())),
-                            f"with {'--log' if log else '--dll'}", "drop {flag}")
     # the project's defaults (envmgr.toml, [tool.envmgr], ENVMGR_CUDA...), as every command takes them
     vs, toolset, cuda = (value or project_default(ctx, key) for key, value in
                          (("vs", vs), ("toolset", toolset), ("cuda", cuda)))
@@ -96,17 +90,18 @@ def command(obj: Ctx, vs: str | None, toolset: str | None, arch: str, cuda: str 
     target = None if log else _target(obj, python)
     exe = target.path if target is not None and target.why != "envmgr" else None
     if dll:
-        interp = obj.host.interpreter(exe) if exe else obj.host.interpreter()
-        report = dll_report(obj.host, dll, interp, loader=loader, dll_dirs=tuple(dll_dirs))
-        if as_json:
-            emit_json(dll_json(report))
-        else:
-            click.echo(render_tree(report, paint), nl=False)
-        ctx.exit(0 if report.loads else 1)
+        ctx.exit(_dll(obj, dll, exe, loader, dll_dirs, as_json, paint))
+    ctx.exit(_checks(obj, Selectors(vs, toolset, arch, cuda), exe, recipe, only, (as_json, verbose), paint, target))
 
+
+def _checks(obj: Ctx, selectors: Selectors, exe: str | None, recipe: str, only: str | None,
+            how: tuple[bool, bool], paint: Painter, target: TargetPython | None) -> int:
+    """The machine checks (all for this platform, or --only's), printed as text or JSON (how: as_json, verbose);
+    the exit code (`exit_code`)."""
+    as_json, verbose = how
     ids = parse_only(only)
     with Spinner("checking"):
-        facts = gather(obj.host, Selectors(vs, toolset, arch, cuda), exe)
+        facts = gather(obj.host, selectors, exe)
         facts.extra["recipe"] = recipe
         findings = run_checks(facts, ids)
     if as_json:
@@ -114,7 +109,32 @@ def command(obj: Ctx, vs: str | None, toolset: str | None, arch: str, cuda: str 
                    "target_python": target.as_json() if target is not None else None})
     else:
         click.echo(render(facts, findings, paint, verbose), nl=False)
-    ctx.exit(exit_code(findings))
+    return exit_code(findings)
+
+
+def _refuse_combinations(ctx: click.Context, dll: str | None, log: str | None, only: str | None,
+                         loader_given: bool) -> None:
+    """One of --dll, --log and --only; --loader and --add-dll-dir only with --dll; a log or a DLL is read as it is,
+    so the machine's selectors and checks are refused beside them."""
+    if sum(bool(x) for x in (dll, log, only)) > 1:
+        raise UsageError("--dll, --log and --only do not combine", "use one of them per run")
+    if loader_given and not dll:
+        raise UsageError("--loader and --add-dll-dir go with --dll", "envmgr doctor --dll PATH --loader ctypes")
+    if log or dll:
+        refuse_inapplicable(ctx, ("vs", "toolset", "arch", "cuda", "recipe", "verbose", *(("python",) if log else ())),
+                            f"with {'--log' if log else '--dll'}", "drop {flag}")
+
+
+def _dll(obj: Ctx, dll: str, exe: str | None, loader: str | None, dll_dirs: tuple[str, ...], as_json: bool,
+         paint: Painter) -> int:
+    """`doctor --dll`: the DLL's tree as the loader resolves it, from the target Python; 0 when it loads."""
+    interp = obj.host.interpreter(exe) if exe else obj.host.interpreter()
+    report = dll_report(obj.host, dll, interp, loader=loader, dll_dirs=tuple(dll_dirs))
+    if as_json:
+        emit_json(dll_json(report))
+    else:
+        click.echo(render_tree(report, paint), nl=False)
+    return 0 if report.loads else 1
 
 
 def _with_record(obj: Ctx, record: str | None) -> Ctx:

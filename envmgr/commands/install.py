@@ -71,38 +71,49 @@ def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, no_deps: bool, r
                             "with --undo-dll-fix (it removes the files its manifest lists, nothing else)",
                             "drop {flag}")
         sys.exit(install_closure.undo(undo_dll_fix))
-    after = tail(ctx)
-    if not pip_args and not after:
-        raise click.UsageError("Missing argument 'SPEC'.")
     given_recipe = recipe.name if recipe.given else None
-    if any(a.startswith("-") for a in pip_args):   # today's form, kept for one release: pip options before `--`
-        mistyped = mistyped_option(pip_args, ctx.command)
-        if mistyped is not None:
-            raise mistyped
-        _say_old_form(given_recipe, list(pip_args), prebuilt_lib)
-    # pip's words after `--` go where each route reads pip options: the flow's after its package, the
-    # recipe route's before SPEC (the last word)
-    if not pip_args:
-        args = list(after)
-    elif install_flow.flow_package(given_recipe, list(pip_args), prebuilt_lib):
-        args = [*pip_args[:1], *after, *pip_args[1:]]
-    else:
-        args = [*after, *pip_args]
+    args = _words(ctx, pip_args, given_recipe, prebuilt_lib)
     flow = install_flow.flow_package(given_recipe, args, prebuilt_lib)   # a project default keeps the flow
     _refuse_inapplicable(ctx, flow, prebuilt_lib)
     if pre and "--pre" not in args:     # pip's own option: after the flow's package, before a SPEC (N14)
         args = [*args[:1], "--pre", *args[1:]] if flow else ["--pre", *args]
     # the user's Python (discover/target.py): --python, the project's python, VIRTUAL_ENV, CONDA_PREFIX, .venv
     # upward, PATH, envmgr's own; said by each route in its place
-    target = _target(obj, selection, python)
-    # the target's pip CUDA counts in selection, as when --python had both meanings
-    chosen = (target.path,) if target.why in ("--python", "project") else ()
-    selection = replace(selection, target=target, pythons=(*chosen, *selection.pythons))
+    selection = _with_target(obj, selection, python)
     options = install_build.InstallOptions(no_deps, rebuild, wheel_index, publish_to, announce=not flow)
     if flow:
         routes = install_prebuilt.Options(tuple(prebuilt_index), no_prebuilt, dry_run)
         sys.exit(start_flow(obj, args, fix, prebuilt_lib, as_json, selection, recipe, options, routes))
     sys.exit(recipe_route(obj, args, selection, recipe, options, fix, as_json))
+
+
+def _with_target(obj: Ctx, selection: Selection, python: str | None) -> Selection:
+    """The selection with the target Python; the target's pip CUDA counts in selection, as when --python had both
+    meanings."""
+    target = _target(obj, selection, python)
+    chosen = (target.path,) if target.why in ("--python", "project") else ()
+    return replace(selection, target=target, pythons=(*chosen, *selection.pythons))
+
+
+def _words(ctx: click.Context, pip_args: tuple[str, ...], given_recipe: str | None,
+           prebuilt_lib: str | None) -> list[str]:
+    """SPEC and pip's words, where each route reads them: pip's words after `--` go after the flow's package, and
+    before SPEC (the last word) on the recipe route."""
+    from envmgr.commands import install_flow  # not for --help
+
+    after = tail(ctx)
+    if not pip_args and not after:
+        raise click.UsageError("Missing argument 'SPEC'.")
+    if any(a.startswith("-") for a in pip_args):   # today's form, kept for one release: pip options before `--`
+        mistyped = mistyped_option(pip_args, ctx.command)
+        if mistyped is not None:
+            raise mistyped
+        _say_old_form(given_recipe, list(pip_args), prebuilt_lib)
+    if not pip_args:
+        return list(after)
+    if install_flow.flow_package(given_recipe, list(pip_args), prebuilt_lib):
+        return [*pip_args[:1], *after, *pip_args[1:]]
+    return [*after, *pip_args]
 
 
 def start_flow(*args: Any, **kwargs: Any) -> int:

@@ -198,15 +198,7 @@ def _doctor(obj: Ctx, selection: Selection, fix: bool, rep: Report, skip_build_c
     if fix and not skip_build_checks:   # F01/F02: answered by the generator the build uses (install_fix.py)
         msbuild, blocking, routed = install_fix.sort_msbuild(facts, findings, blocking, routed, rep.recipe)
     if blocking:
-        details = tuple(line for f in blocking for line in
-                        (f"{f.id} {f.title}: {f.summary}", *(f"  fix: {x}" for x in (f.fix, f.fix_command) if x),
-                         *(install_fix.stop_error(msbuild) if msbuild is not None and f.id in msbuild.ids else ()),
-                         *((f"  fix: {parts.offer()}",) if parts is not None and f.id == "F24" else ())))
-        safe = [f.id for f in blocking if (f.id in RECIPE_ROUTES or (f.id == "F24" and parts)) and not fix]
-        error = CheckFailed(f"envmgr doctor found {len(blocking)} blocking problem(s): "
-                            f"{', '.join(f.id for f in blocking)}; nothing was built",
-                            ("add --fix to take the safe route for " + ", ".join(safe) + "; " if safe else "")
-                            + "see `envmgr doctor` for the evidence", details=details)
+        error = _blocking_error(blocking, fix, msbuild, parts)
         if not defer:
             raise error
         rep.lines.append(f"doctor: {', '.join(f.id for f in blocking)} block(s) the build route only")
@@ -224,6 +216,21 @@ def _doctor(obj: Ctx, selection: Selection, fix: bool, rep: Report, skip_build_c
     rep.lines.append(f"doctor: no blocking finding (CUDA {facts.cuda.short if facts.cuda else '?'}, "
                      f"{len(facts.inv.gpus)} GPU(s))")
     return facts, None
+
+
+def _blocking_error(blocking: list[Finding], fix: bool, msbuild: install_fix.MsbuildFix | None,
+                    parts: install_components.ComponentFix | None) -> CheckFailed:
+    """doctor's blocking findings as the one error that stops the build: each with its evidence and fixes, and --fix
+    offered where it takes a safe route."""
+    details = tuple(line for f in blocking for line in
+                    (f"{f.id} {f.title}: {f.summary}", *(f"  fix: {x}" for x in (f.fix, f.fix_command) if x),
+                     *(install_fix.stop_error(msbuild) if msbuild is not None and f.id in msbuild.ids else ()),
+                     *((f"  fix: {parts.offer()}",) if parts is not None and f.id == "F24" else ())))
+    safe = [f.id for f in blocking if (f.id in RECIPE_ROUTES or (f.id == "F24" and parts)) and not fix]
+    return CheckFailed(f"envmgr doctor found {len(blocking)} blocking problem(s): "
+                       f"{', '.join(f.id for f in blocking)}; nothing was built",
+                       ("add --fix to take the safe route for " + ", ".join(safe) + "; " if safe else "")
+                       + "see `envmgr doctor` for the evidence", details=details)
 
 
 def _build_and_install(invoke_install: InvokeInstall, recipe: str, pip_opts: list[str], spec: str, rep: Report,
