@@ -13,6 +13,7 @@ a `git worktree` of an earlier commit) to the same rounds: its --version, cached
 replay, each with its own cache folder, and the per-round ratios of this checkout's to its.
 Writes results/<date>-activation-<machine>.md and .json. Nothing is asserted.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -50,8 +51,9 @@ def ensure_direnv() -> str:
 def ensure_mise() -> str:
     exe = WORK / "npm" / "node_modules" / "@jdxcode" / "mise-linux-x64" / "bin" / "mise"
     if not exe.exists():
-        subprocess.run(["npm", "install", "--silent", "--prefix", str(WORK / "npm"), "@jdxcode/mise-linux-x64"],
-                       check=True)
+        subprocess.run(
+            ["npm", "install", "--silent", "--prefix", str(WORK / "npm"), "@jdxcode/mise-linux-x64"], check=True
+        )
     return str(exe)
 
 
@@ -82,8 +84,11 @@ def scaled_record(src: Path, copies: int, out: Path) -> Path:
             for path, value in data["files"].items():
                 if path.lower().startswith(old_path.lower() + "\\") or old_id in path:
                     new = path.replace(old_path, new_path).replace(old_id, new_id)
-                    files[new] = value.replace(old_path.replace("\\", "\\\\"), new_path.replace("\\", "\\\\")) \
-                        if isinstance(value, str) else value
+                    files[new] = (
+                        value.replace(old_path.replace("\\", "\\\\"), new_path.replace("\\", "\\\\"))
+                        if isinstance(value, str)
+                        else value
+                    )
     vswhere["stdout"] = json.dumps(instances + more, indent=2)
     data["files"] = files
     out.write_text(tomlkit.dumps(data), encoding="utf-8")
@@ -96,16 +101,25 @@ def setup(tmp: Path) -> tuple[dict, dict]:
     check_bytecode()
     envmgr = str(VENV / "envmgr")
     base = {k: v for k, v in os.environ.items() if not k.startswith(("ENVMGR_", "DIRENV_", "MISE_", "CUDA"))}
-    env = {**base, "ENVMGR_CACHE_DIR": str(tmp / "cache"), "NO_COLOR": "1", "HOME": str(tmp / "home"),
-           "XDG_CONFIG_HOME": str(tmp / "config"), "XDG_DATA_HOME": str(tmp / "data"),
-           "XDG_CACHE_HOME": str(tmp / "xcache"), "MISE_YES": "1", "PATH": f"{VENV}:{base.get('PATH', '')}"}
+    env = {
+        **base,
+        "ENVMGR_CACHE_DIR": str(tmp / "cache"),
+        "NO_COLOR": "1",
+        "HOME": str(tmp / "home"),
+        "XDG_CONFIG_HOME": str(tmp / "config"),
+        "XDG_DATA_HOME": str(tmp / "data"),
+        "XDG_CACHE_HOME": str(tmp / "xcache"),
+        "MISE_YES": "1",
+        "PATH": f"{VENV}:{base.get('PATH', '')}",
+    }
     (tmp / "home").mkdir()
-    subprocess.run([envmgr, "export", "--cuda", "13.0", "--format", "sh"], env=env, check=True,
-                   stdout=subprocess.DEVNULL)            # the capture: writes the cache entry and KEY.fast
+    subprocess.run(
+        [envmgr, "export", "--cuda", "13.0", "--format", "sh"], env=env, check=True, stdout=subprocess.DEVNULL
+    )  # the capture: writes the cache entry and KEY.fast
     assert list((tmp / "cache" / "snapshots").glob("*.fast")), "no fast-path file was written"
     hook = subprocess.run([envmgr, "init", "bash"], env=env, check=True, capture_output=True, text=True).stdout
     activate = f"{hook.strip()}\nenvmgr_activate --cuda 13.0"
-    for _ in range(2):   # the first through envmgr (its fast path writes the slot), then without Python
+    for _ in range(2):  # the first through envmgr (its fast path writes the slot), then without Python
         subprocess.run(["bash", "--norc", "--noprofile", "-c", activate], env=env, check=True)
     assert list((tmp / "cache" / "reactivate").glob("sh-*")), "no re-activation slot was written"
     envrc, misedir = tmp / "direnv", tmp / "mise"
@@ -114,8 +128,7 @@ def setup(tmp: Path) -> tuple[dict, dict]:
     (envrc / ".envrc").write_text("".join(f"export {k}={v}\n" for k, v in VARS.items()))
     subprocess.run([direnv, "allow", str(envrc)], env=env, check=True, cwd=envrc)
     (misedir / "mise.toml").write_text("[env]\n" + "".join(f'{k} = "{v}"\n' for k, v in VARS.items()))
-    subprocess.run([mise, "trust", str(misedir / "mise.toml")], env=env, check=True, cwd=misedir,
-                   capture_output=True)
+    subprocess.run([mise, "trust", str(misedir / "mise.toml")], env=env, check=True, cwd=misedir, capture_output=True)
     plain, hooked = tmp / "home-plain", tmp / "home-hook"
     for home, rc in ((plain, ""), (hooked, hook)):
         home.mkdir()
@@ -132,30 +145,41 @@ def setup(tmp: Path) -> tuple[dict, dict]:
         "mise env -s bash": ([mise, "env", "-s", "bash"], env, misedir),
         "bash -c true": ([*bash, "true"], env, None),
         "bash: envmgr_activate (re-activation, no Python)": ([*bash, activate], env, None),
-        "bash: eval \"$(mise env -s bash)\"": ([*bash, f'eval "$({mise} env -s bash)"'], env, misedir),
+        'bash: eval "$(mise env -s bash)"': ([*bash, f'eval "$({mise} env -s bash)"'], env, misedir),
         "bash -i -c true (no profile line)": (["bash", "-i", "-c", "true"], {**env, "HOME": str(plain)}, None),
         "bash -i -c true (envmgr profile line)": (["bash", "-i", "-c", "true"], {**env, "HOME": str(hooked)}, None),
         "envmgr --machine (2 VS instances) list": ([envmgr, "--machine", str(rec2), "list"], env, None),
         "envmgr --machine (100 VS instances) list": ([envmgr, "--machine", str(rec100), "list"], env, None),
         # A cache folder that cannot exist: the record is parsed on every run, as on its first replay.
         "envmgr --machine (100 VS instances) list, first replay": (
-            [envmgr, "--machine", str(rec100), "list"], {**env, "ENVMGR_CACHE_DIR": "/dev/null/envmgr"}, None),
+            [envmgr, "--machine", str(rec100), "list"],
+            {**env, "ENVMGR_CACHE_DIR": "/dev/null/envmgr"},
+            None,
+        ),
     }
     if BASELINE is not None:
         commands.update(baseline_commands(BASELINE, env, tmp, rec100))
-    listed = subprocess.run([envmgr, "--machine", str(rec100), "list", "--json"], env=env, capture_output=True,
-                            text=True, check=True)
-    facts = {"instances_in_scaled_record": len(json.loads(listed.stdout).get("visual_studio", [])),
-             "direnv": subprocess.run([direnv, "version"], capture_output=True, text=True).stdout.strip(),
-             "mise": subprocess.run([mise, "--version"], capture_output=True, text=True, env=env,
-                                    cwd=misedir).stdout.strip(),
-             "python": subprocess.run([str(VENV / "python"), "-V"], capture_output=True, text=True).stdout.strip()}
+    listed = subprocess.run(
+        [envmgr, "--machine", str(rec100), "list", "--json"], env=env, capture_output=True, text=True, check=True
+    )
+    facts = {
+        "instances_in_scaled_record": len(json.loads(listed.stdout).get("visual_studio", [])),
+        "direnv": subprocess.run([direnv, "version"], capture_output=True, text=True).stdout.strip(),
+        "mise": subprocess.run(
+            [mise, "--version"], capture_output=True, text=True, env=env, cwd=misedir
+        ).stdout.strip(),
+        "python": subprocess.run([str(VENV / "python"), "-V"], capture_output=True, text=True).stdout.strip(),
+    }
     return commands, facts
 
 
 BASELINE: Path | None = None
-BASELINED = ("envmgr --version", "envmgr export --cuda 13.0 --format sh", "envmgr run --cuda 13.0 -- true",
-             "envmgr --machine (100 VS instances) list")
+BASELINED = (
+    "envmgr --version",
+    "envmgr export --cuda 13.0 --format sh",
+    "envmgr run --cuda 13.0 -- true",
+    "envmgr --machine (100 VS instances) list",
+)
 
 
 def baseline_commands(checkout: Path, env: dict, tmp: Path, rec100: Path) -> dict:
@@ -165,16 +189,20 @@ def baseline_commands(checkout: Path, env: dict, tmp: Path, rec100: Path) -> dic
     benv = {**env, "ENVMGR_CACHE_DIR": str(tmp / "cache-baseline"), "PATH": f"{venv}:{env['PATH'].split(':', 1)[1]}"}
     exe = str(venv / "envmgr")
     subprocess.run([exe, "export", "--cuda", "13.0", "--format", "sh"], env=benv, check=True, stdout=subprocess.DEVNULL)
-    argv = {"envmgr --version": ["--version"], "envmgr export --cuda 13.0 --format sh": ["export", "--cuda", "13.0", "--format", "sh"],
-            "envmgr run --cuda 13.0 -- true": ["run", "--cuda", "13.0", "--", "true"],
-            "envmgr --machine (100 VS instances) list": ["--machine", str(rec100), "list"]}
+    argv = {
+        "envmgr --version": ["--version"],
+        "envmgr export --cuda 13.0 --format sh": ["export", "--cuda", "13.0", "--format", "sh"],
+        "envmgr run --cuda 13.0 -- true": ["run", "--cuda", "13.0", "--", "true"],
+        "envmgr --machine (100 VS instances) list": ["--machine", str(rec100), "list"],
+    }
     return {f"baseline: {name}": ([exe, *argv[name]], benv, None) for name in BASELINED}
 
 
 def timed(argv, env, cwd) -> float:
     t0 = time.perf_counter()
-    done = subprocess.run(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.DEVNULL)
+    done = subprocess.run(
+        argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     elapsed = time.perf_counter() - t0
     if done.returncode != 0:
         raise SystemExit(f"{argv} exited {done.returncode}")
@@ -186,15 +214,30 @@ FIGURES = [
     ("cached export vs direnv", "envmgr export --cuda 13.0 --format sh", "direnv export bash", "ratio", 1.0),
     ("profile hook cost", "bash -i -c true (envmgr profile line)", "bash -i -c true (no profile line)", "diff", 5.0),
     ("re-activation vs mise env", "bash: envmgr_activate (re-activation, no Python)", "mise env -s bash", "ratio", 1.0),
-    ("re-activation vs eval mise env (both in bash)", "bash: envmgr_activate (re-activation, no Python)",
-     "bash: eval \"$(mise env -s bash)\"", "ratio", None),
+    (
+        "re-activation vs eval mise env (both in bash)",
+        "bash: envmgr_activate (re-activation, no Python)",
+        'bash: eval "$(mise env -s bash)"',
+        "ratio",
+        None,
+    ),
     ("run -- true over Python start", "envmgr run --cuda 13.0 -- true", "python -c pass", "diff", 40.0),
     ("--version over Python start", "envmgr --version", "python -c pass", "diff", 30.0),
     ("cached export over Python start", "envmgr export --cuda 13.0 --format sh", "python -c pass", "diff", None),
-    ("replay 100 vs 2 instances", "envmgr --machine (100 VS instances) list", "envmgr --machine (2 VS instances) list",
-     "ratio", 2.0),
-    ("replay 100 vs 2 instances, first replay (TOML parsed)", "envmgr --machine (100 VS instances) list, first replay",
-     "envmgr --machine (2 VS instances) list", "ratio", 2.0),
+    (
+        "replay 100 vs 2 instances",
+        "envmgr --machine (100 VS instances) list",
+        "envmgr --machine (2 VS instances) list",
+        "ratio",
+        2.0,
+    ),
+    (
+        "replay 100 vs 2 instances, first replay (TOML parsed)",
+        "envmgr --machine (100 VS instances) list, first replay",
+        "envmgr --machine (2 VS instances) list",
+        "ratio",
+        2.0,
+    ),
 ]
 
 
@@ -211,7 +254,7 @@ def main() -> int:
         commands, facts = setup(tmp)
         samples = {name: [] for name in commands}
         load_before = os.getloadavg()
-        for name, (argv, env, cwd) in commands.items():      # warm-up: page cache, bytecode
+        for name, (argv, env, cwd) in commands.items():  # warm-up: page cache, bytecode
             timed(argv, env, cwd)
         for _ in range(a.rounds):
             order = list(commands)
@@ -223,13 +266,25 @@ def main() -> int:
         shutil.rmtree(tmp, ignore_errors=True)
     rows = {n: {"min": min(s), "median": statistics.median(s), "max": max(s)} for n, s in samples.items()}
     figures = []
-    extra = [(f"{name} vs baseline checkout", name, f"baseline: {name}", "ratio", None) for name in BASELINED
-             if f"baseline: {name}" in samples]
+    extra = [
+        (f"{name} vs baseline checkout", name, f"baseline: {name}", "ratio", None)
+        for name in BASELINED
+        if f"baseline: {name}" in samples
+    ]
     for title, cmd, base, kind, goal in FIGURES + extra:
         pairs = [x / y if kind == "ratio" else x - y for x, y in zip(samples[cmd], samples[base])]
         value = statistics.median(pairs)
-        figures.append({"figure": title, "command": cmd, "baseline": base, "kind": kind, "median": value,
-                        "goal": goal, "met": None if goal is None else value <= goal})
+        figures.append(
+            {
+                "figure": title,
+                "command": cmd,
+                "baseline": base,
+                "kind": kind,
+                "median": value,
+                "goal": goal,
+                "met": None if goal is None else value <= goal,
+            }
+        )
     stamp = datetime.now(timezone.utc)
     machine = f"{platform.system().lower()}-{platform.node().split('.')[0] or 'machine'}-{os.cpu_count()}cpu"
     report = render(rows, figures, facts, a.rounds, stamp, machine, load_before, load_after)
@@ -238,21 +293,39 @@ def main() -> int:
         RESULTS.mkdir(parents=True, exist_ok=True)
         stem = RESULTS / f"{stamp:%Y-%m-%d}-activation-{machine}"
         stem.with_suffix(".md").write_text(report, encoding="utf-8")
-        stem.with_suffix(".json").write_text(json.dumps(
-            {"date": stamp.isoformat(), "machine": machine, "rounds": a.rounds, "facts": facts,
-             "load_before": load_before, "load_after": load_after, "commands": rows, "samples_ms": samples,
-             "figures": figures}, indent=2), encoding="utf-8")
+        stem.with_suffix(".json").write_text(
+            json.dumps(
+                {
+                    "date": stamp.isoformat(),
+                    "machine": machine,
+                    "rounds": a.rounds,
+                    "facts": facts,
+                    "load_before": load_before,
+                    "load_after": load_after,
+                    "commands": rows,
+                    "samples_ms": samples,
+                    "figures": figures,
+                },
+                indent=2,
+            ),
+            encoding="utf-8",
+        )
         print(f"wrote {stem}.md and .json")
     return 0
 
 
 def render(rows, figures, facts, rounds, stamp, machine, load_before, load_after) -> str:
-    out = [f"# Activation benchmark, {stamp:%Y-%m-%d %H:%M} UTC, {machine}", "",
-           f"`bench/activation.py`: {rounds} rounds, every command once per round in a random order; "
-           f"load average {load_before[0]:.2f} before, {load_after[0]:.2f} after. "
-           f"{facts['python']}; direnv {facts['direnv']}; mise {facts['mise']}; scaled record: "
-           f"{facts['instances_in_scaled_record']} VS instances. Times in ms.", "",
-           "| command | min | median | max |", "|---|---:|---:|---:|"]
+    out = [
+        f"# Activation benchmark, {stamp:%Y-%m-%d %H:%M} UTC, {machine}",
+        "",
+        f"`bench/activation.py`: {rounds} rounds, every command once per round in a random order; "
+        f"load average {load_before[0]:.2f} before, {load_after[0]:.2f} after. "
+        f"{facts['python']}; direnv {facts['direnv']}; mise {facts['mise']}; scaled record: "
+        f"{facts['instances_in_scaled_record']} VS instances. Times in ms.",
+        "",
+        "| command | min | median | max |",
+        "|---|---:|---:|---:|",
+    ]
     out += [f"| `{n}` | {r['min']:.1f} | {r['median']:.1f} | {r['max']:.1f} |" for n, r in rows.items()]
     out += ["", "| figure (median of per-round pairs) | value | goal | met |", "|---|---:|---:|---|"]
     for f in figures:

@@ -6,6 +6,7 @@ Train logs only (held out is not read). For every train log whose decisive match
 catalog's command (llama-cpp-python's) stands, the runtime's own command replaces it, or no command is printed,
 counted per id and runtime. A measurement, not a test.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,8 +44,7 @@ def main() -> int:
             if m.advice is None:
                 rows[(m.id, "llama-cpp-python", "the catalog's")] += 1
             else:
-                rows[(m.id, m.advice.runtime or "(none named)",
-                      "the runtime's" if m.advice.command else "none")] += 1
+                rows[(m.id, m.advice.runtime or "(none named)", "the runtime's" if m.advice.command else "none")] += 1
     total: Counter = Counter()
     lines = ["| id | runtime read from the log | try: line | train logs |", "|---|---|---|---:|"]
     for (fid, runtime, what), n in sorted(rows.items()):
@@ -54,9 +54,13 @@ def main() -> int:
     print("\n".join(lines))
     if a.save:
         stem = f"{datetime.now(timezone.utc):%Y-%m-%d}-advice-commands"
-        head = [f"# doctor --log's try: line for F14, F18 and F19 on the train logs ({stem})", "",
-                "`python bench/advice_commands.py --save`: every train log whose decisive match is F14, F18 or F19; "
-                "held out not read.", ""]
+        head = [
+            f"# doctor --log's try: line for F14, F18 and F19 on the train logs ({stem})",
+            "",
+            "`python bench/advice_commands.py --save`: every train log whose decisive match is F14, F18 or F19; "
+            "held out not read.",
+            "",
+        ]
         (RESULTS / f"{stem}.md").write_text("\n".join(head + lines) + "\n", encoding="utf-8")
         print(f"wrote {RESULTS / stem}.md")
     return 0

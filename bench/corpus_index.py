@@ -16,6 +16,7 @@ new log from one of their threads.
 Only the annotation header of a file is read here (the split is computed before anyone opens a log);
 `read_log` gives a log's text with those lines blanked, so line numbers still count the file's lines.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -39,17 +40,18 @@ COLUMNS = ("file", "expect", "project", "lang", "split", "origin", "thread")
 
 @dataclass(frozen=True)
 class Entry:
-    file: str                 # relative to tests/corpus
-    expect: tuple[str, ...]   # catalog ids, () for none
+    file: str  # relative to tests/corpus
+    expect: tuple[str, ...]  # catalog ids, () for none
     project: str
     lang: str
-    split: str                # train | held_out
-    origin: str               # new (tests/corpus/logs) | seen (tests/corpus, read before the split)
+    split: str  # train | held_out
+    origin: str  # new (tests/corpus/logs) | seen (tests/corpus, read before the split)
     thread: str
 
     def row(self) -> str:
-        return "\t".join((self.file, " ".join(self.expect) or "none", self.project, self.lang, self.split,
-                          self.origin, self.thread))
+        return "\t".join(
+            (self.file, " ".join(self.expect) or "none", self.project, self.lang, self.split, self.origin, self.thread)
+        )
 
 
 def thread_of(url: str) -> str:
@@ -143,7 +145,9 @@ def _seen(name: str, expect: tuple[str, ...], url: str) -> Entry:
 def new_entries(seen_threads: set[str]) -> tuple[list[Entry], list[str]]:
     """The annotated logs of tests/corpus/logs, and the problems found in their headers."""
     out, problems = [], []
-    for path in sorted(LOGS.glob("*/*.txt"), key=lambda p: p.relative_to(CORPUS).as_posix()):   # Windows sorts paths case-blind
+    for path in sorted(
+        LOGS.glob("*/*.txt"), key=lambda p: p.relative_to(CORPUS).as_posix()
+    ):  # Windows sorts paths case-blind
         rel = path.relative_to(CORPUS).as_posix()
         if not _FOLDER.match(path.parent.name):
             problems.append(f"{rel}: folder is not F01..F25 or clean")
@@ -196,8 +200,10 @@ def main() -> int:
     LOGS.mkdir(parents=True, exist_ok=True)
     INDEX.write_text(text, encoding="utf-8")
     new = [e for e in rows if e.origin == "new"]
-    print(f"wrote {INDEX.relative_to(ROOT)}: {len(rows)} logs ({len(new)} new: "
-          f"{sum(e.split == 'train' for e in new)} train, {sum(e.split == 'held_out' for e in new)} held_out)")
+    print(
+        f"wrote {INDEX.relative_to(ROOT)}: {len(rows)} logs ({len(new)} new: "
+        f"{sum(e.split == 'train' for e in new)} train, {sum(e.split == 'held_out' for e in new)} held_out)"
+    )
     return 0
 
 

@@ -20,6 +20,7 @@ changes the anchors looks at fit and checks the change on dev, logs they have no
 two is what a change carries to logs its writer has not seen, without spending the held-out split on it.
 --save writes bench/results/<date>-diagnosis.md and .json (--stem names another file of that day).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,8 +44,17 @@ from envmgr.catalog import ids  # noqa: E402
 from envmgr.errors import InputFileError  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
-TARGETS = {"logs": 500, "per_id": 12, "projects": 150, "langs": 8, "held_out_recall": 0.95,
-           "per_id_held_out": 0.80, "per_id_min_logs": 5, "fp": 0.02, "clean": 100}
+TARGETS = {
+    "logs": 500,
+    "per_id": 12,
+    "projects": 150,
+    "langs": 8,
+    "held_out_recall": 0.95,
+    "per_id_held_out": 0.80,
+    "per_id_min_logs": 5,
+    "fp": 0.02,
+    "clean": 100,
+}
 
 
 def scan_entry(path: Path, tmp: Path, origin: str) -> tuple[list[str], str | None, str]:
@@ -66,8 +76,19 @@ def measure(rows) -> list[dict]:
             if not path.is_file():
                 continue
             got, decisive, error = scan_entry(path, Path(folder), e.origin)
-            out.append({"file": e.file, "expect": list(e.expect), "split": e.split, "origin": e.origin,
-                        "project": e.project, "lang": e.lang, "got": got, "decisive": decisive, "error": error})
+            out.append(
+                {
+                    "file": e.file,
+                    "expect": list(e.expect),
+                    "split": e.split,
+                    "origin": e.origin,
+                    "project": e.project,
+                    "lang": e.lang,
+                    "got": got,
+                    "decisive": decisive,
+                    "error": error,
+                }
+            )
     return out
 
 
@@ -108,30 +129,44 @@ def report(results: list[dict], t: dict, misses: str, splits: tuple[str, ...] = 
         f"{len({r['lang'] for r in results})} languages ({', '.join(sorted({r['lang'] for r in results}))})",
         f"split: {sum(r['split'] == splits[0] for r in results)} {splits[0]} "
         f"({sum(r['split'] == splits[0] and r['origin'] == 'seen' for r in results)} of them tests/corpus, read "
-        f"before the split), {sum(r['split'] == splits[1] for r in results)} {splits[1]}", "",
+        f"before the split), {sum(r['split'] == splits[1] for r in results)} {splits[1]}",
+        "",
         "| split | named (decisive id expected) | found (expected id among matches) | wrong id (decisive id not "
         "expected) | false positives on clean (no-id logs given an id) |",
         "|---|---|---|---|---|",
     ]
     for s in splits:
-        lines.append(f"| {s} | {pct(o.get(s + '_named', 0), o.get(s + '_n', 0))} | "
-                     f"{pct(o.get(s + '_found', 0), o.get(s + '_n', 0))} | "
-                     f"{pct(o.get(s + '_wrong', 0), o.get(s + '_n', 0))} | "
-                     f"{pct(fp.get(s + '_fp', 0), fp.get(s + '_n', 0))} |")
-    lines += ["", "| id | " + " | ".join(f"{s} named | {s} found" for s in splits) + " |",
-              "|---|" + "---|---|" * len(splits)]
+        lines.append(
+            f"| {s} | {pct(o.get(s + '_named', 0), o.get(s + '_n', 0))} | "
+            f"{pct(o.get(s + '_found', 0), o.get(s + '_n', 0))} | "
+            f"{pct(o.get(s + '_wrong', 0), o.get(s + '_n', 0))} | "
+            f"{pct(fp.get(s + '_fp', 0), fp.get(s + '_n', 0))} |"
+        )
+    lines += [
+        "",
+        "| id | " + " | ".join(f"{s} named | {s} found" for s in splits) + " |",
+        "|---|" + "---|---|" * len(splits),
+    ]
     for fid in ids():
         c = t["per_id"].get(fid, {})
-        lines.append(f"| {fid} | " + " | ".join(f"{pct(c.get(s + '_named', 0), c.get(s + '_n', 0))} | "
-                                                f"{pct(c.get(s + '_found', 0), c.get(s + '_n', 0))}" for s in splits)
-                     + " |")
+        lines.append(
+            f"| {fid} | "
+            + " | ".join(
+                f"{pct(c.get(s + '_named', 0), c.get(s + '_n', 0))} | {pct(c.get(s + '_found', 0), c.get(s + '_n', 0))}"
+                for s in splits
+            )
+            + " |"
+        )
     for s in splits if misses == "all" else splits[:1]:
         bad = [r for r in results if (r["decisive"] not in r["expect"]) if r["expect"] or r["got"]]
         bad = [r for r in bad if r["split"] == s]
         lines += ["", f"### {s} misses ({len(bad)})", ""]
-        lines += [f"- `{r['file']}`: expected {' '.join(r['expect']) or 'none'}, got "
-                  f"{r['decisive'] or 'nothing'}{' (also ' + ' '.join(r['got'][1:]) + ')' if len(r['got']) > 1 else ''}"
-                  f"{' [' + r['error'] + ']' if r['error'] else ''}" for r in bad]
+        lines += [
+            f"- `{r['file']}`: expected {' '.join(r['expect']) or 'none'}, got "
+            f"{r['decisive'] or 'nothing'}{' (also ' + ' '.join(r['got'][1:]) + ')' if len(r['got']) > 1 else ''}"
+            f"{' [' + r['error'] + ']' if r['error'] else ''}"
+            for r in bad
+        ]
     return lines
 
 
@@ -141,22 +176,30 @@ def main() -> int:
     ap.add_argument("--misses", choices=("train", "all"), default="train")
     ap.add_argument("--hide-held-out", action="store_true", help="no held-out log named in the output or files")
     ap.add_argument("--stem", default="diagnosis", help="file name after the date (default: diagnosis)")
-    ap.add_argument("--dev", action="store_true",
-                    help="train only, as fit (misses listed) and dev (counted, never named); held out not scanned")
+    ap.add_argument(
+        "--dev",
+        action="store_true",
+        help="train only, as fit (misses listed) and dev (counted, never named); held out not scanned",
+    )
     a = ap.parse_args()
     if not re.fullmatch(r"[\w.-]{1,60}", a.stem):
         ap.error("--stem: letters, digits, '.', '-' and '_' only (a file name, not a path)")
     rows, problems = entries()
     if not INDEX.is_file() or INDEX.read_text(encoding="utf-8") != render(rows):
-        print("warning: INDEX.tsv is stale; run python bench/corpus_index.py (measuring the files as they are)",
-              file=sys.stderr)
+        print(
+            "warning: INDEX.tsv is stale; run python bench/corpus_index.py (measuring the files as they are)",
+            file=sys.stderr,
+        )
     else:
         rows = load_index()
     splits: tuple[str, ...] = ("train", "held_out")
     if a.dev:
         splits = ("fit", "dev")
-        rows = [replace(e, split="dev" if e.origin == "new" and dev_of(e.thread) else "fit")
-                for e in rows if e.split == "train"]
+        rows = [
+            replace(e, split="dev" if e.origin == "new" and dev_of(e.thread) else "fit")
+            for e in rows
+            if e.split == "train"
+        ]
     t0 = time.perf_counter()
     results = measure(rows)
     took = time.perf_counter() - t0
@@ -167,20 +210,31 @@ def main() -> int:
     if a.save:
         RESULTS.mkdir(exist_ok=True)
         stem = f"{datetime.now(timezone.utc):%Y-%m-%d}-{a.stem}"
-        head = [f"# doctor --log on the diagnosis corpus ({stem})", "",
-                f"`python bench/diagnosis.py {' '.join(sys.argv[1:])}`: every log of tests/corpus/logs/INDEX.tsv and tests/corpus's own "
-                "failure and clean logs, scanned as `doctor --log` scans a file (annotation lines blanked). "
-                "A benchmark: anchors are learned from `train` only; a held-out miss is not fixed by a signature "
-                "for that log.", "",
-                f"Targets (issue 23): >= {TARGETS['logs']} logs, >= {TARGETS['per_id']} per id, >= "
-                f"{TARGETS['projects']} projects, >= {TARGETS['langs']} languages, held-out named >= 95% overall and "
-                f">= 80% per id with >= 5 held-out logs, false positives <= 2% on >= 100 clean logs.", ""]
+        head = [
+            f"# doctor --log on the diagnosis corpus ({stem})",
+            "",
+            f"`python bench/diagnosis.py {' '.join(sys.argv[1:])}`: every log of tests/corpus/logs/INDEX.tsv and tests/corpus's own "
+            "failure and clean logs, scanned as `doctor --log` scans a file (annotation lines blanked). "
+            "A benchmark: anchors are learned from `train` only; a held-out miss is not fixed by a signature "
+            "for that log.",
+            "",
+            f"Targets (issue 23): >= {TARGETS['logs']} logs, >= {TARGETS['per_id']} per id, >= "
+            f"{TARGETS['projects']} projects, >= {TARGETS['langs']} languages, held-out named >= 95% overall and "
+            f">= 80% per id with >= 5 held-out logs, false positives <= 2% on >= 100 clean logs.",
+            "",
+        ]
         if a.dev:
-            head += ["Train only (--dev): `fit` and `dev` are two parts of train by a second hash of the thread; dev "
-                     "logs are counted but not named, held-out logs were not scanned.", ""]
+            head += [
+                "Train only (--dev): `fit` and `dev` are two parts of train by a second hash of the thread; dev "
+                "logs are counted but not named, held-out logs were not scanned.",
+                "",
+            ]
         if a.hide_held_out:
-            head += ["Held-out logs are counted but not named (--hide-held-out): the anchors were tuned on train "
-                     "while this split stayed unseen.", ""]
+            head += [
+                "Held-out logs are counted but not named (--hide-held-out): the anchors were tuned on train "
+                "while this split stayed unseen.",
+                "",
+            ]
         saved = [r for r in results if not (a.hide_held_out and r["split"] == "held_out") and r["split"] != "dev"]
         (RESULTS / f"{stem}.md").write_text("\n".join(head + lines) + "\n", encoding="utf-8")
         (RESULTS / f"{stem}.json").write_text(json.dumps({"tally": t, "results": saved}, indent=1) + "\n")

@@ -21,6 +21,7 @@ cohort was committed after it; --before REV adds the engine of an older commit b
 with a catalog label named / given a wrong id / given nothing; `outside` failures given an id; no-id logs given an
 id (any match, as `clean given an id` above), also by the kind their NOTE starts with. Counts only.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -70,7 +71,7 @@ print(json.dumps(out))
 
 @dataclass(frozen=True)
 class Round:
-    name: str      # the result's file stem
+    name: str  # the result's file stem
     commit: str
     time: int
 
@@ -99,7 +100,7 @@ def added_times() -> dict[str, int]:
     """Corpus path (relative to tests/corpus) -> when it was first added, following moves."""
     log = git("log", "-M", "--diff-filter=AR", "--name-status", "--format=@%ct", "--", "tests/corpus")
     when: dict[str, int] = {}
-    moved: dict[str, str] = {}     # new path -> old path
+    moved: dict[str, str] = {}  # new path -> old path
     t = 0
     for line in log.splitlines():
         if line.startswith("@"):
@@ -107,7 +108,7 @@ def added_times() -> dict[str, int]:
             continue
         cells = line.split("\t")
         if len(cells) == 2 and cells[0] == "A":
-            when[cells[1]] = t     # newest first: the last write is the oldest add
+            when[cells[1]] = t  # newest first: the last write is the oldest add
         elif len(cells) == 3 and cells[0].startswith("R"):
             moved[cells[2]] = cells[1]
     out = {}
@@ -123,8 +124,9 @@ def added_times() -> dict[str, int]:
 
 def engine_at(commit: str, into: Path) -> Path:
     """envmgr/ of one commit, unpacked under `into`."""
-    data = subprocess.run(("git", "archive", "--format=tar", commit, "envmgr"), cwd=ROOT,
-                          capture_output=True, check=True).stdout
+    data = subprocess.run(
+        ("git", "archive", "--format=tar", commit, "envmgr"), cwd=ROOT, capture_output=True, check=True
+    ).stdout
     root = into / commit[:12]
     with tarfile.open(fileobj=BytesIO(data)) as tar:
         tar.extractall(root, filter="data")
@@ -132,9 +134,13 @@ def engine_at(commit: str, into: Path) -> Path:
 
 
 def scan_with(engine: Path, rows) -> dict[str, list]:
-    job = subprocess.run((sys.executable, "-c", _CHILD, str(engine), str(ROOT / "bench")),
-                         input=json.dumps([[e.file, e.origin] for e in rows]), capture_output=True, text=True,
-                         check=True)
+    job = subprocess.run(
+        (sys.executable, "-c", _CHILD, str(engine), str(ROOT / "bench")),
+        input=json.dumps([[e.file, e.origin] for e in rows]),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(job.stdout)
 
 
@@ -161,11 +167,11 @@ _BLIND_HEAD = re.compile(r"^# (EXPECT|KIND|NOTE):\s?(.*)$")
 
 @dataclass(frozen=True)
 class Blind:
-    file: str        # relative to tests/corpus, as scan_with reads it
+    file: str  # relative to tests/corpus, as scan_with reads it
     cohort: str
-    kind: str        # failure | no-id
-    expect: str      # F01..F25 | outside | none
-    note_kind: str   # the NOTE's first word for a no-id log (non-nvidia:rocm, chosen-cpu, ...)
+    kind: str  # failure | no-id
+    expect: str  # F01..F25 | outside | none
+    note_kind: str  # the NOTE's first word for a no-id log (non-nvidia:rocm, chosen-cpu, ...)
     origin: str = "new"
 
 
@@ -182,9 +188,15 @@ def blind_logs() -> list[Blind]:
                     break
         kind = head.get("KIND", path.parent.name)
         note = head.get("NOTE", "").split()
-        out.append(Blind(path.relative_to(ROOT / "tests" / "corpus").as_posix(), path.parent.parent.name, kind,
-                         head.get("EXPECT", "none").split()[0] if head.get("EXPECT") else "none",
-                         note[0].rstrip(",;:") if note and kind == "no-id" else ""))
+        out.append(
+            Blind(
+                path.relative_to(ROOT / "tests" / "corpus").as_posix(),
+                path.parent.parent.name,
+                kind,
+                head.get("EXPECT", "none").split()[0] if head.get("EXPECT") else "none",
+                note[0].rstrip(",;:") if note and kind == "no-id" else "",
+            )
+        )
     return out
 
 
@@ -218,29 +230,47 @@ def blind(before: str | None, save: bool, stem: str) -> int:
         if before:
             engines[f"before ({before[:12]})"] = engine_at(git("rev-parse", before).strip(), Path(folder))
         got = {name: scan_with(path, logs) for name, path in engines.items()}
-    lines = ["| cohort | engine | failures with a catalog id: named | wrong id | nothing | "
-             "`outside` failures given an id | no-id logs given an id |", "|---|---|---|---|---|---|---|"]
+    lines = [
+        "| cohort | engine | failures with a catalog id: named | wrong id | nothing | "
+        "`outside` failures given an id | no-id logs given an id |",
+        "|---|---|---|---|---|---|---|",
+    ]
     data = []
     for cohort in sorted({b.cohort for b in logs}):
         members = [b for b in logs if b.cohort == cohort]
         for name in engines:
             c = blind_count(members, got[name])
-            lines.append(f"| {cohort} | {name} | {pct(c['named'], c['catalog'])} | {pct(c['wrong'], c['catalog'])} | "
-                         f"{pct(c['nothing'], c['catalog'])} | {pct(c['outside_given'], c['outside'])} | "
-                         f"{pct(c['noid_given'], c['noid'])} |")
+            lines.append(
+                f"| {cohort} | {name} | {pct(c['named'], c['catalog'])} | {pct(c['wrong'], c['catalog'])} | "
+                f"{pct(c['nothing'], c['catalog'])} | {pct(c['outside_given'], c['outside'])} | "
+                f"{pct(c['noid_given'], c['noid'])} |"
+            )
             data.append({"cohort": cohort, "engine": name, **dict(c)})
         kinds = sorted({k.split(":", 1)[1] for k in data[-1] if k.startswith("noid:")})
-        lines += ["", f"no-id logs of {cohort} given an id, by kind (" + ", ".join(engines) + "): " + "; ".join(
-            f"{k} " + " / ".join(pct(d.get(f"noid_given:{k}", 0), d.get(f"noid:{k}", 0)) for d in data[-len(engines):])
-            for k in kinds), ""]
+        lines += [
+            "",
+            f"no-id logs of {cohort} given an id, by kind ("
+            + ", ".join(engines)
+            + "): "
+            + "; ".join(
+                f"{k} "
+                + " / ".join(pct(d.get(f"noid_given:{k}", 0), d.get(f"noid:{k}", 0)) for d in data[-len(engines) :])
+                for k in kinds
+            ),
+            "",
+        ]
     print("\n".join(lines))
     if save:
         name = f"{datetime.now(timezone.utc):%Y-%m-%d}-{stem}"
         at = git("rev-parse", "--short", "HEAD").strip()
-        head = [f"# doctor --log on the blind cohorts at first sight ({name})", "",
-                f"`python bench/diagnosis_cohorts.py {' '.join(sys.argv[1:])}` at {at}. Each cohort was gathered "
-                "blind (in search order, labelled from the thread, never run through the engine before it was "
-                "committed); `this tree` is the engine that had not seen it. Counts only; no log is named.", ""]
+        head = [
+            f"# doctor --log on the blind cohorts at first sight ({name})",
+            "",
+            f"`python bench/diagnosis_cohorts.py {' '.join(sys.argv[1:])}` at {at}. Each cohort was gathered "
+            "blind (in search order, labelled from the thread, never run through the engine before it was "
+            "committed); `this tree` is the engine that had not seen it. Counts only; no log is named.",
+            "",
+        ]
         (RESULTS / f"{name}.md").write_text("\n".join(head + lines) + "\n", encoding="utf-8")
         (RESULTS / f"{name}.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
         print(f"wrote {RESULTS / name}.md")
@@ -260,8 +290,9 @@ def main() -> int:
     if a.blind:
         return blind(a.before, a.save, a.stem)
     if git("rev-parse", "--is-shallow-repository").strip() == "true":
-        print("diagnosis_cohorts: needs the git history (this clone is shallow: git fetch --unshallow)",
-              file=sys.stderr)
+        print(
+            "diagnosis_cohorts: needs the git history (this clone is shallow: git fetch --unshallow)", file=sys.stderr
+        )
         return 2
     sys.path.insert(0, str(ROOT / "bench"))
     from corpus_index import load_index
@@ -280,9 +311,11 @@ def main() -> int:
             members = [e for e in rows if cohort[e.file] == i]
             if members:
                 first[i] = scan_with(engine_at(done[i - 1].commit, Path(folder)), members)
-    lines = ["| cohort | logs (failures / clean) | first sight: named | first sight: clean given an id | "
-             "now, train: named | now, held out: named | now, held out: clean given an id |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        "| cohort | logs (failures / clean) | first sight: named | first sight: clean given an id | "
+        "now, train: named | now, held out: named | now, held out: clean given an id |",
+        "|---|---|---|---|---|---|---|",
+    ]
     total_first, data = Counter(), []
     for i in range(len(done) + 1):
         members = [e for e in rows if cohort[e.file] == i]
@@ -293,25 +326,42 @@ def main() -> int:
         tr = count([e for e in members if e.split == "train"], now)
         ho = count([e for e in members if e.split == "held_out"], now)
         total_first.update(f)
-        lines.append(f"| {label} | {sum(1 for e in members if e.expect)} / {sum(1 for e in members if not e.expect)} | "
-                     f"{pct(f['named'], f['n']) if i in first else 'no earlier engine'} | "
-                     f"{pct(f['fp'], f['clean']) if i in first else '-'} | {pct(tr['named'], tr['n'])} | "
-                     f"{pct(ho['named'], ho['n'])} | {pct(ho['fp'], ho['clean'])} |")
-        data.append({"cohort": label, "first_engine": done[i - 1].commit if i in first else None,
-                     "first_sight": dict(f), "now_train": dict(tr), "now_held_out": dict(ho)})
-    lines += ["", f"first sight, every cohort after the first: named {pct(total_first['named'], total_first['n'])}, "
-                  f"clean given an id {pct(total_first['fp'], total_first['clean'])}"]
+        lines.append(
+            f"| {label} | {sum(1 for e in members if e.expect)} / {sum(1 for e in members if not e.expect)} | "
+            f"{pct(f['named'], f['n']) if i in first else 'no earlier engine'} | "
+            f"{pct(f['fp'], f['clean']) if i in first else '-'} | {pct(tr['named'], tr['n'])} | "
+            f"{pct(ho['named'], ho['n'])} | {pct(ho['fp'], ho['clean'])} |"
+        )
+        data.append(
+            {
+                "cohort": label,
+                "first_engine": done[i - 1].commit if i in first else None,
+                "first_sight": dict(f),
+                "now_train": dict(tr),
+                "now_held_out": dict(ho),
+            }
+        )
+    lines += [
+        "",
+        f"first sight, every cohort after the first: named {pct(total_first['named'], total_first['n'])}, "
+        f"clean given an id {pct(total_first['fp'], total_first['clean'])}",
+    ]
     print("\n".join(lines))
     if a.save:
         stem = f"{datetime.now(timezone.utc):%Y-%m-%d}-{a.stem}"
         at = git("rev-parse", "--short", "HEAD").strip()
-        head = [f"# doctor --log on each cohort of the diagnosis corpus, at first sight and now ({stem})", "",
-                f"`python bench/diagnosis_cohorts.py {' '.join(sys.argv[1:])}` at {at}. "
-                "A cohort is the logs first added after one dated diagnosis result and up to the next; `first "
-                "sight` is the engine of the previous result's commit, which had been shown none of them (train "
-                "or held out). `now` is today's engine. Counts only; no held-out log is named.", "",
-                "Engines used for first sight: " + ", ".join(
-                    f"{d['cohort']} <- {d['first_engine'][:7]}" for d in data if d["first_engine"]), ""]
+        head = [
+            f"# doctor --log on each cohort of the diagnosis corpus, at first sight and now ({stem})",
+            "",
+            f"`python bench/diagnosis_cohorts.py {' '.join(sys.argv[1:])}` at {at}. "
+            "A cohort is the logs first added after one dated diagnosis result and up to the next; `first "
+            "sight` is the engine of the previous result's commit, which had been shown none of them (train "
+            "or held out). `now` is today's engine. Counts only; no held-out log is named.",
+            "",
+            "Engines used for first sight: "
+            + ", ".join(f"{d['cohort']} <- {d['first_engine'][:7]}" for d in data if d["first_engine"]),
+            "",
+        ]
         (RESULTS / f"{stem}.md").write_text("\n".join(head + lines) + "\n", encoding="utf-8")
         (RESULTS / f"{stem}.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
         print(f"wrote {RESULTS / stem}.md")

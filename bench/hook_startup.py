@@ -13,6 +13,7 @@ min/median over the rounds, and each ratio is the median of the per-round ratios
 `-X importtime` gives the hook module's own import time. Writes results/<date>-hook-startup-<machine>.md/.json.
 Nothing is asserted.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -45,8 +46,13 @@ def envmgr(*args: str, env: dict[str, str]) -> str:
 
 
 def make(tmp: Path) -> dict[str, tuple[list[str], dict[str, str]]]:
-    base_env = {**os.environ, "ENVMGR_CACHE_DIR": str(tmp / "cache"), "ENVMGR_CONFIG_DIR": str(tmp / "config"),
-                "ENVMGR_DATA_DIR": str(tmp / "data"), "PYTHONPATH": str(ROOT)}
+    base_env = {
+        **os.environ,
+        "ENVMGR_CACHE_DIR": str(tmp / "cache"),
+        "ENVMGR_CONFIG_DIR": str(tmp / "config"),
+        "ENVMGR_DATA_DIR": str(tmp / "data"),
+        "PYTHONPATH": str(ROOT),
+    }
     pythons = {}
     for name in ("bare", "hooked", "vcvars"):
         venv.EnvBuilder(with_pip=False).create(tmp / name)
@@ -59,11 +65,13 @@ def make(tmp: Path) -> dict[str, tuple[list[str], dict[str, str]]]:
         envmgr("hook", "install", "--python", pythons["hooked"], "--from", str(snap), env=base_env)
     _vcvars_env_file(tmp, pythons["vcvars"], base_env)
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("ENVMGR_", "PYTHON", "CUDA"))}
-    return {"bare": ([pythons["bare"], "-c", "pass"], clean),
-            "bare -S": ([pythons["bare"], "-S", "-c", "pass"], clean),
-            "hooked": ([pythons["hooked"], "-c", "pass"], clean),
-            "hooked, off": ([pythons["hooked"], "-c", "pass"], {**clean, "ENVMGR_HOOK": "0"}),
-            "hooked-vcvars": ([pythons["vcvars"], "-c", "pass"], clean)}
+    return {
+        "bare": ([pythons["bare"], "-c", "pass"], clean),
+        "bare -S": ([pythons["bare"], "-S", "-c", "pass"], clean),
+        "hooked": ([pythons["hooked"], "-c", "pass"], clean),
+        "hooked, off": ([pythons["hooked"], "-c", "pass"], {**clean, "ENVMGR_HOOK": "0"}),
+        "hooked-vcvars": ([pythons["vcvars"], "-c", "pass"], clean),
+    }
 
 
 def _vcvars_env_file(tmp: Path, python: str, env: dict[str, str]) -> None:
@@ -76,8 +84,10 @@ def _vcvars_env_file(tmp: Path, python: str, env: dict[str, str]) -> None:
     snap = from_toml(envmgr("--machine", str(RECORD), "export", env=env))
     envmgr("hook", "install", "--python", python, "--from", str(_write(tmp / "any.toml")), env=env)
     env_file = next(Path(tmp / "vcvars").rglob(plan.ENV))
-    env_file.write_text(plan.env_text(EnvDelta(platform.system().lower(), snap.delta.ops), ("bench: windows-latest-vs2026",)),
-                        encoding="utf-8")
+    env_file.write_text(
+        plan.env_text(EnvDelta(platform.system().lower(), snap.delta.ops), ("bench: windows-latest-vs2026",)),
+        encoding="utf-8",
+    )
 
 
 def _write(path: Path) -> Path:
@@ -106,26 +116,36 @@ def summarize(samples: dict[str, list[float]]) -> dict[str, dict[str, float]]:
     table = {}
     for name in VARIANTS:
         times = samples[name]
-        table[name] = {"min_ms": min(times) * 1000, "median_ms": statistics.median(times) * 1000,
-                       "vs_bare": statistics.median(t / b for t, b in zip(times, samples["bare"], strict=True)),
-                       "minus_bare_ms": statistics.median(
-                           (t - b) * 1000 for t, b in zip(times, samples["bare"], strict=True))}
+        table[name] = {
+            "min_ms": min(times) * 1000,
+            "median_ms": statistics.median(times) * 1000,
+            "vs_bare": statistics.median(t / b for t, b in zip(times, samples["bare"], strict=True)),
+            "minus_bare_ms": statistics.median((t - b) * 1000 for t, b in zip(times, samples["bare"], strict=True)),
+        }
     return table
 
 
 def render(table: dict[str, dict[str, float]], meta: dict[str, str]) -> str:
-    lines = [f"# The hook's start-up cost ({meta['date']})", "",
-             f"Machine: {meta['machine']}. Python {meta['python']}. {meta['rounds']} rounds, every variant once per "
-             "round in random order; `python -c pass` each time. Ratios and differences are medians of the "
-             "per-round ones against `bare` in the same round. Command: `python bench/hook_startup.py`.", "",
-             f"Env files: `hooked` {meta['env_lines_hooked']} operations ({meta['env_bytes_hooked']} bytes; this "
-             f"machine's CUDA 13.0 snapshot); `hooked-vcvars` {meta['env_lines_vcvars']} operations "
-             f"({meta['env_bytes_vcvars']} bytes; a real VS 2026 + CUDA capture of a GitHub runner). The hook "
-             f"module's own import (-X importtime, best of 5): {meta['import_us']} µs.", "",
-             "| variant | min ms | median ms | vs bare | minus bare (ms) |", "|---|---:|---:|---:|---:|"]
+    lines = [
+        f"# The hook's start-up cost ({meta['date']})",
+        "",
+        f"Machine: {meta['machine']}. Python {meta['python']}. {meta['rounds']} rounds, every variant once per "
+        "round in random order; `python -c pass` each time. Ratios and differences are medians of the "
+        "per-round ones against `bare` in the same round. Command: `python bench/hook_startup.py`.",
+        "",
+        f"Env files: `hooked` {meta['env_lines_hooked']} operations ({meta['env_bytes_hooked']} bytes; this "
+        f"machine's CUDA 13.0 snapshot); `hooked-vcvars` {meta['env_lines_vcvars']} operations "
+        f"({meta['env_bytes_vcvars']} bytes; a real VS 2026 + CUDA capture of a GitHub runner). The hook "
+        f"module's own import (-X importtime, best of 5): {meta['import_us']} µs.",
+        "",
+        "| variant | min ms | median ms | vs bare | minus bare (ms) |",
+        "|---|---:|---:|---:|---:|",
+    ]
     for name, row in table.items():
-        lines.append(f"| `{name}` | {row['min_ms']:.1f} | {row['median_ms']:.1f} | {row['vs_bare']:.3f}x | "
-                     f"{row['minus_bare_ms']:+.2f} |")
+        lines.append(
+            f"| `{name}` | {row['min_ms']:.1f} | {row['median_ms']:.1f} | {row['vs_bare']:.3f}x | "
+            f"{row['minus_bare_ms']:+.2f} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -138,7 +158,7 @@ def main() -> None:
     samples: dict[str, list[float]] = {name: [] for name in VARIANTS}
     with tempfile.TemporaryDirectory() as tmp:
         runs = make(Path(tmp))
-        for argv, env in runs.values():   # warm-up: bytecode compiled, files in the page cache
+        for argv, env in runs.values():  # warm-up: bytecode compiled, files in the page cache
             for _ in range(3):
                 timed(argv, env)
         for _ in range(opts.rounds):
@@ -146,25 +166,36 @@ def main() -> None:
             random.shuffle(order)
             for name in order:
                 samples[name].append(timed(*runs[name]))
-        files = {name: next(Path(tmp, name).rglob("_envmgr_hook.env")).read_text(encoding="utf-8")
-                 for name in ("hooked", "vcvars")}
+        files = {
+            name: next(Path(tmp, name).rglob("_envmgr_hook.env")).read_text(encoding="utf-8")
+            for name in ("hooked", "vcvars")
+        }
         import_us = import_time_us(*runs["hooked-vcvars"])
     table = summarize(samples)
-    meta = {"date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
-            "machine": f"{platform.node()} ({os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f})",
-            "python": platform.python_version(), "rounds": str(opts.rounds), "import_us": str(import_us),
-            **{f"env_lines_{k}": str(sum(1 for ln in v.splitlines()[1:] if not ln.startswith("#")))
-               for k, v in (("hooked", files["hooked"]), ("vcvars", files["vcvars"]))},
-            **{f"env_bytes_{k}": str(len(v.encode())) for k, v in (("hooked", files["hooked"]),
-                                                                    ("vcvars", files["vcvars"]))}}
+    meta = {
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
+        "machine": f"{platform.node()} ({os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f})",
+        "python": platform.python_version(),
+        "rounds": str(opts.rounds),
+        "import_us": str(import_us),
+        **{
+            f"env_lines_{k}": str(sum(1 for ln in v.splitlines()[1:] if not ln.startswith("#")))
+            for k, v in (("hooked", files["hooked"]), ("vcvars", files["vcvars"]))
+        },
+        **{
+            f"env_bytes_{k}": str(len(v.encode()))
+            for k, v in (("hooked", files["hooked"]), ("vcvars", files["vcvars"]))
+        },
+    }
     text = render(table, meta)
     print(text)
     if not opts.no_save:
         RESULTS.mkdir(exist_ok=True)
         stem = RESULTS / f"{meta['date']}-hook-startup-{opts.machine_name}"
         stem.with_suffix(".md").write_text(text, encoding="utf-8")
-        stem.with_suffix(".json").write_text(json.dumps({"meta": meta, "table": table, "samples_s": samples},
-                                                        indent=2), encoding="utf-8")
+        stem.with_suffix(".json").write_text(
+            json.dumps({"meta": meta, "table": table, "samples_s": samples}, indent=2), encoding="utf-8"
+        )
 
 
 if __name__ == "__main__":

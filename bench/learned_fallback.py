@@ -12,6 +12,7 @@ Reported: the model alone, the anchors alone (`doctor --log`'s decisive id), and
 answering only where they name nothing, at several thresholds (the nearest log's similarity, the share of
 the vote). A measurement, not a test; nothing of it ships.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -57,9 +58,15 @@ def load() -> list[dict]:
                 decisive = found.decisive.id if found.decisive else None
             except InputFileError:
                 decisive = None
-            out.append({"expect": e.expect, "label": e.expect[0] if e.expect else "none", "rules": decisive,
-                        "words": set(WORD.findall(data.decode("utf-8", "replace").lower())),
-                        "fold": fold_of(e.thread)})
+            out.append(
+                {
+                    "expect": e.expect,
+                    "label": e.expect[0] if e.expect else "none",
+                    "rules": decisive,
+                    "words": set(WORD.findall(data.decode("utf-8", "replace").lower())),
+                    "fold": fold_of(e.thread),
+                }
+            )
     return out
 
 
@@ -80,8 +87,9 @@ def vote(logs: list[dict]) -> None:
             if x["fold"] != k:
                 continue
             q = vec(x)
-            near = sorted(((sum(a * v.get(w, 0.0) for w, a in q.items()), label) for v, label in fitted),
-                          reverse=True)[:K]
+            near = sorted(((sum(a * v.get(w, 0.0) for w, a in q.items()), label) for v, label in fitted), reverse=True)[
+                :K
+            ]
             ballot: Counter = Counter()
             for sim, label in near:
                 ballot[label] += sim
@@ -108,31 +116,52 @@ def main() -> int:
     a = ap.parse_args()
     logs = load()
     vote(logs)
-    rows = [("model alone", score(logs, lambda x: None if x["model"][0] == "none" else x["model"][0])),
-            ("anchors alone", score(logs, lambda x: x["rules"]))]
+    rows = [
+        ("model alone", score(logs, lambda x: None if x["model"][0] == "none" else x["model"][0])),
+        ("anchors alone", score(logs, lambda x: x["rules"])),
+    ]
     for sim, share in THRESHOLDS:
+
         def pick(x: dict, sim: float = sim, share: float = share) -> str | None:
             label, best, part = x["model"]
             if x["rules"] is None and label != "none" and best >= sim and part >= share:
                 return label
             return x["rules"]
-        rows.append((f"anchors, then the model where they name nothing (nearest >= {sim}, vote >= {share})",
-                     score(logs, pick)))
+
+        rows.append(
+            (f"anchors, then the model where they name nothing (nearest >= {sim}, vote >= {share})", score(logs, pick))
+        )
     missed = [x for x in logs if x["expect"] and x["rules"] not in x["expect"]]
-    lines = [f"train: {len(logs)} logs in {FOLDS} folds by source thread; model: {K} nearest by idf-weighted words",
-             "", "| answer | failure logs named right | clean logs given an id |", "|---|---:|---:|"]
+    lines = [
+        f"train: {len(logs)} logs in {FOLDS} folds by source thread; model: {K} nearest by idf-weighted words",
+        "",
+        "| answer | failure logs named right | clean logs given an id |",
+        "|---|---:|---:|",
+    ]
     lines += [f"| {name} | {a}/{n} | {f}/{c} |" for name, (a, n, f, c) in rows]
-    lines += ["", f"of the {len(missed)} failure logs the anchors miss, the model names "
-                  f"{sum(x['model'][0] in x['expect'] for x in missed)} right"]
+    lines += [
+        "",
+        f"of the {len(missed)} failure logs the anchors miss, the model names "
+        f"{sum(x['model'][0] in x['expect'] for x in missed)} right",
+    ]
     print("\n".join(lines))
     if a.save:
         stem = f"{datetime.now(timezone.utc):%Y-%m-%d}-learned-fallback"
-        head = [f"# A learned fallback beside the anchors, cross-validated on train ({stem})", "",
-                "`python bench/learned_fallback.py --save`: " + __doc__.split("\n\n")[2].replace("\n", " "), ""]
+        head = [
+            f"# A learned fallback beside the anchors, cross-validated on train ({stem})",
+            "",
+            "`python bench/learned_fallback.py --save`: " + __doc__.split("\n\n")[2].replace("\n", " "),
+            "",
+        ]
         (RESULTS / f"{stem}.md").write_text("\n".join(head + lines) + "\n", encoding="utf-8")
-        (RESULTS / f"{stem}.json").write_text(json.dumps([{"answer": name, "named": r[0], "failures": r[1], "fp": r[2],
-                                                           "clean": r[3]} for name, r in rows], indent=1) + "\n",
-                                              encoding="utf-8")
+        (RESULTS / f"{stem}.json").write_text(
+            json.dumps(
+                [{"answer": name, "named": r[0], "failures": r[1], "fp": r[2], "clean": r[3]} for name, r in rows],
+                indent=1,
+            )
+            + "\n",
+            encoding="utf-8",
+        )
         print(f"wrote {RESULTS / stem}.md")
     return 0
 

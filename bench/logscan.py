@@ -16,6 +16,7 @@ Each runs `python -m envmgr doctor --log FILE --json` in a fresh process; the pe
 process's ru_maxrss (os.wait4). Targets: < 20 s and < 200 MB for 200 MB.
 Results go to bench/results/<date>-logscan-<machine>.md and .json.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -42,8 +43,10 @@ SAMPLES = {
     "fixed-width": "cmake-vs2022-generator-cuda-identification-ok-ci-cuda11.7.99.txt",
     "one-line": "cmake-vs2022-generator-cuda-identification-ok-ci-cuda11.7.99.txt",
 }
-ONE_LINE_END = ("nvcc-fatal-unsupported-gpu-architecture-compute_35-findcuda-make-gadgetron-EXCERPT.txt",
-                "nvcc fatal   : Unsupported gpu architecture")
+ONE_LINE_END = (
+    "nvcc-fatal-unsupported-gpu-architecture-compute_35-findcuda-make-gadgetron-EXCERPT.txt",
+    "nvcc fatal   : Unsupported gpu architecture",
+)
 FIXED = 87
 
 
@@ -60,7 +63,7 @@ def _unit(kind: str) -> bytes:
                 rest = rest[113:]
         lines = out
     if kind == "fixed-width":
-        lines = [line[k: k + FIXED].ljust(FIXED) for line in lines for k in range(0, max(len(line), 1), FIXED)]
+        lines = [line[k : k + FIXED].ljust(FIXED) for line in lines for k in range(0, max(len(line), 1), FIXED)]
     if kind == "crlf-ansi":
         return "".join(f"\x1b[33m{l}\x1b[0m\x1b[K\r\n" for l in lines).encode()
     return ("\n".join(lines) + "\n").encode()
@@ -88,10 +91,14 @@ def measure(path: Path, env: dict, timeout: float | None = None) -> tuple[float,
     """(wall seconds, peak RSS MB, exit code, the --json document); past `timeout` the scan is killed (exit -9)."""
     t0 = time.perf_counter()
     with tempfile.TemporaryFile() as out_file:
-        proc = subprocess.Popen([sys.executable, "-m", "envmgr", "doctor", "--log", str(path), "--json"],
-                                stdout=out_file, stderr=subprocess.DEVNULL, env=env)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "envmgr", "doctor", "--log", str(path), "--json"],
+            stdout=out_file,
+            stderr=subprocess.DEVNULL,
+            env=env,
+        )
         deadline = None if timeout is None else t0 + timeout
-        while True:    # os.wait4 (not Popen.wait, which reaps the child) keeps the child's peak RSS
+        while True:  # os.wait4 (not Popen.wait, which reaps the child) keeps the child's peak RSS
             pid, status, usage = os.wait4(proc.pid, 0 if deadline is None else os.WNOHANG)
             if pid:
                 break
@@ -104,7 +111,7 @@ def measure(path: Path, env: dict, timeout: float | None = None) -> tuple[float,
         out = out_file.read()
     wall = time.perf_counter() - t0
     proc.returncode = os.waitstatus_to_exitcode(status)
-    rss_mb = usage.ru_maxrss / 1024   # kilobytes on Linux
+    rss_mb = usage.ru_maxrss / 1024  # kilobytes on Linux
     try:
         doc = json.loads(out)
     except ValueError:
@@ -131,30 +138,55 @@ def main() -> int:
             ids = [m["id"] for m in doc.get("matches", [])]
             counts = {m["id"]: m["count"] for m in doc.get("matches", [])}
             ok = wall < 20 and rss < 200
-            rows.append({"kind": kind, "bytes": size, "lines": doc.get("lines"), "seconds": round(wall, 2),
-                         "peak_rss_mb": round(rss, 1), "exit": code, "ids": ids, "counts": counts, "met": ok})
-            print(f"{kind:18} {size / 2**20:7.1f} MiB  {wall:6.2f} s  {rss:6.1f} MB  exit {code}  {ids} "
-                  f"{'met' if ok else 'MISSED'}", flush=True)
+            rows.append(
+                {
+                    "kind": kind,
+                    "bytes": size,
+                    "lines": doc.get("lines"),
+                    "seconds": round(wall, 2),
+                    "peak_rss_mb": round(rss, 1),
+                    "exit": code,
+                    "ids": ids,
+                    "counts": counts,
+                    "met": ok,
+                }
+            )
+            print(
+                f"{kind:18} {size / 2**20:7.1f} MiB  {wall:6.2f} s  {rss:6.1f} MB  exit {code}  {ids} "
+                f"{'met' if ok else 'MISSED'}",
+                flush=True,
+            )
             path.unlink()
     if not a.no_save:
         RESULTS.mkdir(exist_ok=True)
         stem = f"{datetime.now(timezone.utc):%Y-%m-%d}-{a.stem}-{machine_name()}"
-        meta = {"python": sys.version.split()[0], "cpus": os.cpu_count(), "mb": a.mb,
-                "target": "< 20 s and < 200 MB peak RSS per log",
-                "loadavg_before_after": [round(load_before[0], 2), round(os.getloadavg()[0], 2)]}
+        meta = {
+            "python": sys.version.split()[0],
+            "cpus": os.cpu_count(),
+            "mb": a.mb,
+            "target": "< 20 s and < 200 MB peak RSS per log",
+            "loadavg_before_after": [round(load_before[0], 2), round(os.getloadavg()[0], 2)],
+        }
         (RESULTS / f"{stem}.json").write_text(json.dumps({**meta, "rows": rows}, indent=2) + "\n")
-        lines = [f"# doctor --log on {a.mb} MiB logs ({stem})", "",
-                 f"Python {meta['python']}, {meta['cpus']} CPUs, 1-minute load average "
-                 f"{meta['loadavg_before_after'][0]} before and {meta['loadavg_before_after'][1]} after (other work "
-                 f"shares the machine). `python bench/logscan.py --mb {a.mb} --stem {a.stem}"
-                 f"{'' if a.kinds == ','.join(SAMPLES) else ' --kinds ' + a.kinds}"
-                 f"{'' if a.timeout is None else f' --timeout {a.timeout:g}'}`; "
-                 "each log is a real corpus sample repeated (see the script's docstring).", "",
-                 "| log | MiB | lines | seconds | peak RSS MB | exit | ids (count) | target |", "|---|---|---|---|---|---|---|---|"]
+        lines = [
+            f"# doctor --log on {a.mb} MiB logs ({stem})",
+            "",
+            f"Python {meta['python']}, {meta['cpus']} CPUs, 1-minute load average "
+            f"{meta['loadavg_before_after'][0]} before and {meta['loadavg_before_after'][1]} after (other work "
+            f"shares the machine). `python bench/logscan.py --mb {a.mb} --stem {a.stem}"
+            f"{'' if a.kinds == ','.join(SAMPLES) else ' --kinds ' + a.kinds}"
+            f"{'' if a.timeout is None else f' --timeout {a.timeout:g}'}`; "
+            "each log is a real corpus sample repeated (see the script's docstring).",
+            "",
+            "| log | MiB | lines | seconds | peak RSS MB | exit | ids (count) | target |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
         for r in rows:
             ids = ", ".join(f"{i} ({r['counts'][i]})" for i in r["ids"]) or "none"
-            lines.append(f"| {r['kind']} | {r['bytes'] / 2**20:.3g} | {r['lines']} | {r['seconds']} | "
-                         f"{r['peak_rss_mb']} | {r['exit']} | {ids} | {'met' if r['met'] else 'MISSED'} |")
+            lines.append(
+                f"| {r['kind']} | {r['bytes'] / 2**20:.3g} | {r['lines']} | {r['seconds']} | "
+                f"{r['peak_rss_mb']} | {r['exit']} | {ids} | {'met' if r['met'] else 'MISSED'} |"
+            )
         (RESULTS / f"{stem}.md").write_text("\n".join(lines) + "\n")
         print(f"wrote {RESULTS / stem}.md")
     return 0

@@ -7,6 +7,7 @@ are bench/logscan.py's shapes; each is scanned by the other tree, then by this o
 both see the same machine load. The other tree is not run on `fixed-width` above 20 MiB (it reads that shape
 as one line: minutes). Prints one row per run; --out keeps them as JSON.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -26,15 +27,24 @@ import logscan  # noqa: E402
 def run(tree: str, path: Path) -> dict:
     env = {**os.environ, "PYTHONPATH": tree, "NO_COLOR": "1"}
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "envmgr", "doctor", "--log", str(path), "--json"], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd="/")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "envmgr", "doctor", "--log", str(path), "--json"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd="/",
+    )
     out = proc.stdout.read()
     proc.stderr.read()
     _, status, usage = os.wait4(proc.pid, 0)
     doc = json.loads(out or b"{}")
-    return {"seconds": round(time.perf_counter() - t0, 2), "peak_rss_mb": round(usage.ru_maxrss / 1024, 1),
-            "lines": doc.get("lines"), "ids": [m["id"] for m in doc.get("matches", [])],
-            "exit": os.waitstatus_to_exitcode(status)}
+    return {
+        "seconds": round(time.perf_counter() - t0, 2),
+        "peak_rss_mb": round(usage.ru_maxrss / 1024, 1),
+        "lines": doc.get("lines"),
+        "ids": [m["id"] for m in doc.get("matches", [])],
+        "exit": os.waitstatus_to_exitcode(status),
+    }
 
 
 def main() -> int:
@@ -52,8 +62,13 @@ def main() -> int:
             for name, tree in (("other", a.other), ("this", str(ROOT))):
                 if name == "other" and kind == "fixed-width" and a.mb > 20:
                     continue
-                row = {"kind": kind, "tree": name, "mib": round(size / 2**20, 1), "load": round(os.getloadavg()[0], 2),
-                       **run(tree, path)}
+                row = {
+                    "kind": kind,
+                    "tree": name,
+                    "mib": round(size / 2**20, 1),
+                    "load": round(os.getloadavg()[0], 2),
+                    **run(tree, path),
+                }
                 rows.append(row)
                 print(row, flush=True)
             path.unlink()

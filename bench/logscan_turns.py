@@ -10,6 +10,7 @@ MiB) and any --file given. Per run: wall seconds, the child's CPU seconds (user 
 new/old ratios and whether the two --json documents are the same (the file name aside). Medians per log at the end.
 A measurement, not a test: nothing is asserted. Make OLD_TREE with `git archive <commit> | tar -x -C DIR`.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -29,8 +30,13 @@ from logscan import make_log
 def run(tree: Path, log: Path) -> tuple[float, float, float, bytes]:
     env = {**os.environ, "NO_COLOR": "1", "PYTHONPATH": str(tree)}
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "envmgr", "doctor", "--log", str(log), "--json"], cwd=tree,
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "envmgr", "doctor", "--log", str(log), "--json"],
+        cwd=tree,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
     out = proc.stdout.read() if proc.stdout else b""
     _, _, usage = os.wait4(proc.pid, 0)
     return time.perf_counter() - t0, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, out
@@ -74,10 +80,13 @@ def main() -> int:
 
         def med(key: str, rs: list = rs) -> float:
             return statistics.median(r[key] for r in rs)
-        print(f"{name}: {len(rs)} pairs; wall median old {med('old_wall'):.2f} s, new {med('new_wall'):.2f} s, "
-              f"median ratio {med('ratio_wall'):.3f}; CPU median ratio {med('ratio_cpu'):.3f}; load "
-              f"{min(r['load'] for r in rs)}-{max(r['load'] for r in rs)}; same --json: "
-              f"{all(r['same_json'] for r in rs)}")
+
+        print(
+            f"{name}: {len(rs)} pairs; wall median old {med('old_wall'):.2f} s, new {med('new_wall'):.2f} s, "
+            f"median ratio {med('ratio_wall'):.3f}; CPU median ratio {med('ratio_cpu'):.3f}; load "
+            f"{min(r['load'] for r in rs)}-{max(r['load'] for r in rs)}; same --json: "
+            f"{all(r['same_json'] for r in rs)}"
+        )
     return 0
 
 

@@ -16,6 +16,7 @@ many logs the form changed at all (an ASCII log is not changed by a mojibake), a
 Deterministic: the timestamps a prefix form writes come from a random.Random seeded by --seed and the file name.
 A measurement, not a test: nothing is asserted. --save writes bench/results/<date>-pasteforms.md.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -52,6 +53,7 @@ def _per_line(text: str, prefix: Callable[[int], str]) -> str:
 
 # ------------------------------------------------------------------ the forms (text -> text, pure)
 
+
 def identity(text: str, rng: random.Random) -> str:
     """The log as read (its encoding decoded), written back as UTF-8 with LF: the control the forms are judged by."""
     return text
@@ -59,11 +61,16 @@ def identity(text: str, rng: random.Random) -> str:
 
 def hard_wrap(width: int) -> Form:
     def form(text: str, rng: random.Random) -> str:
-        return "\n".join(piece for line in _lines(text)
-                         for piece in ([line] if len(line) <= width else
-                                       [line[i:i + width] for i in range(0, len(line), width)]))
-    form.__doc__ = (f"A console {width} columns wide, copied as it shows: every line longer than {width} characters "
-                    f"cut into pieces of exactly {width} (no indent, a cut may fall inside a word or before a space).")
+        return "\n".join(
+            piece
+            for line in _lines(text)
+            for piece in ([line] if len(line) <= width else [line[i : i + width] for i in range(0, len(line), width)])
+        )
+
+    form.__doc__ = (
+        f"A console {width} columns wide, copied as it shows: every line longer than {width} characters "
+        f"cut into pieces of exactly {width} (no indent, a cut may fall inside a word or before a space)."
+    )
     return form
 
 
@@ -75,11 +82,14 @@ def word_wrap(width: int) -> Form:
                 cut = line.rfind(" ", 0, width + 1)
                 cut = width if cut <= 0 else cut
                 out.append(line[:cut])
-                line = line[cut:].lstrip(" ") if line[cut:cut + 1] == " " else line[cut:]
+                line = line[cut:].lstrip(" ") if line[cut : cut + 1] == " " else line[cut:]
             out.append(line)
         return "\n".join(out)
-    form.__doc__ = (f"An editor, mail client or forum that fills to {width} columns: a longer line broken at its last "
-                    f"space before column {width} (a word longer than that is cut), the space dropped.")
+
+    form.__doc__ = (
+        f"An editor, mail client or forum that fills to {width} columns: a longer line broken at its last "
+        f"space before column {width} (a word longer than that is cut), the space dropped."
+    )
     return form
 
 
@@ -110,8 +120,13 @@ def fence(text: str, rng: random.Random) -> str:
 
 def html_escape(text: str, rng: random.Random) -> str:
     """Copied from a page's source or an API that escapes: & < > " ' as &amp; &lt; &gt; &quot; &#39;."""
-    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-            .replace('"', "&quot;").replace("'", "&#39;"))
+    return (
+        text.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace('"', "&quot;")
+        .replace("'", "&#39;")
+    )
 
 
 def json_string(text: str, rng: random.Random) -> str:
@@ -141,8 +156,10 @@ def actions(text: str, rng: random.Random) -> str:
     """GitHub Actions' raw log: `2024-05-01T12:00:00.1234567Z ` (7 fraction digits) before every line."""
     lines = _lines(text)
     ts = _ticks(rng, len(lines))
-    return "\n".join(f"{t:%Y-%m-%dT%H:%M:%S}.{t.microsecond:06d}{rng.randrange(10)}Z {line}"
-                     for t, line in zip(ts, lines, strict=True))
+    return "\n".join(
+        f"{t:%Y-%m-%dT%H:%M:%S}.{t.microsecond:06d}{rng.randrange(10)}Z {line}"
+        for t, line in zip(ts, lines, strict=True)
+    )
 
 
 def gitlab(text: str, rng: random.Random) -> str:
@@ -151,11 +168,16 @@ def gitlab(text: str, rng: random.Random) -> str:
     lines = _lines(text)
     ts = _ticks(rng, len(lines) + 3)
     epoch = int(ts[0].timestamp())
-    body = [f"\x1b[0Ksection_start:{epoch}:step_script\r\x1b[0K\x1b[36;1mExecuting \"step_script\" stage\x1b[0;m",
-            "\x1b[32;1m$ pip install -v .\x1b[0;m", *lines,
-            f"\x1b[0Ksection_end:{epoch + 60}:step_script\r\x1b[0K"]
-    return "\n".join(f"{t:%Y-%m-%dT%H:%M:%S}.{t.microsecond:06d}Z 00{'O' if rng.random() < 0.5 else 'E'} {line}"
-                     for t, line in zip(ts, body, strict=False))
+    body = [
+        f'\x1b[0Ksection_start:{epoch}:step_script\r\x1b[0K\x1b[36;1mExecuting "step_script" stage\x1b[0;m',
+        "\x1b[32;1m$ pip install -v .\x1b[0;m",
+        *lines,
+        f"\x1b[0Ksection_end:{epoch + 60}:step_script\r\x1b[0K",
+    ]
+    return "\n".join(
+        f"{t:%Y-%m-%dT%H:%M:%S}.{t.microsecond:06d}Z 00{'O' if rng.random() < 0.5 else 'E'} {line}"
+        for t, line in zip(ts, body, strict=False)
+    )
 
 
 def buildkit(text: str, rng: random.Random) -> str:
@@ -200,16 +222,28 @@ def ansi(text: str, rng: random.Random) -> str:
 
 def mojibake(codec: str) -> Form:
     def form(text: str, rng: random.Random) -> str:
-        if codec == "gbk":    # a double-byte code page pairs the bytes across characters: decode whole lines
-            return "\n".join(line if line.isascii() else line.encode("utf-8").decode("gbk", errors="ignore")
-                             for line in _lines(text))
+        if codec == "gbk":  # a double-byte code page pairs the bytes across characters: decode whole lines
+            return "\n".join(
+                line if line.isascii() else line.encode("utf-8").decode("gbk", errors="ignore") for line in _lines(text)
+            )
         # a byte the code page leaves undefined is shown as the C1 character of its number (as Windows does)
-        return "".join(c if c.isascii() else "".join(bytes([b]).decode(codec, errors="ignore") or chr(b)
-                                                     for b in c.encode("utf-8")) for c in text)
-    form.__doc__ = (f"UTF-8 text shown through {codec.upper()} (a console or an editor with the wrong code page): each "
-                    f"non-ASCII character becomes the {codec} characters of its UTF-8 bytes"
-                    + (" (decoded a line at a time, as a double-byte code page pairs bytes across characters; a "
-                       "byte GBK cannot pair is dropped)." if codec == "gbk" else "."))
+        return "".join(
+            c
+            if c.isascii()
+            else "".join(bytes([b]).decode(codec, errors="ignore") or chr(b) for b in c.encode("utf-8"))
+            for c in text
+        )
+
+    form.__doc__ = (
+        f"UTF-8 text shown through {codec.upper()} (a console or an editor with the wrong code page): each "
+        f"non-ASCII character becomes the {codec} characters of its UTF-8 bytes"
+        + (
+            " (decoded a line at a time, as a double-byte code page pairs bytes across characters; a "
+            "byte GBK cannot pair is dropped)."
+            if codec == "gbk"
+            else "."
+        )
+    )
     return form
 
 
@@ -218,6 +252,7 @@ def combo(*forms: Form) -> Form:
         for f in forms:
             text = f(text, rng)
         return text
+
     form.__doc__ = "; then ".join((f.__doc__ or "").split(":")[0].split(".")[0] for f in forms) + "."
     return form
 
@@ -226,10 +261,20 @@ FORMS: dict[str, Form] = {
     "identity": identity,
     **{f"hardwrap{w}": hard_wrap(w) for w in (80, 100, 120, 132)},
     **{f"wordwrap{w}": word_wrap(w) for w in (72, 80, 100)},
-    "quote": md_quote, "quote2-fence": md_quote2, "list": md_list, "list-fence": md_list_fence, "fence": fence,
-    "html": html_escape, "json": json_string, "repr": python_repr,
-    "actions": actions, "gitlab": gitlab, "buildkit": buildkit, "journald": journald,
-    "crlf": crlf, "ansi": ansi,
+    "quote": md_quote,
+    "quote2-fence": md_quote2,
+    "list": md_list,
+    "list-fence": md_list_fence,
+    "fence": fence,
+    "html": html_escape,
+    "json": json_string,
+    "repr": python_repr,
+    "actions": actions,
+    "gitlab": gitlab,
+    "buildkit": buildkit,
+    "journald": journald,
+    "crlf": crlf,
+    "ansi": ansi,
     **{f"mojibake-{c}": mojibake(c) for c in ("cp1252", "cp1251", "cp866", "gbk")},
 }
 # Combinations a paste shows: a CI log viewed in a console and copied (the console cuts the prefixed line; no
@@ -242,6 +287,7 @@ FORMS["html+wordwrap80"] = combo(html_escape, word_wrap(80))
 
 
 # ------------------------------------------------------------------ measuring
+
 
 def fit_rows() -> list:
     """The fit part of train, as bench/diagnosis.py --dev splits it (dev and held-out rows are left out here)."""
@@ -285,9 +331,9 @@ def measure(forms: dict[str, Form], seed: int, limit: int | None) -> dict:
             base = _scan(text, tmp)
             failing = bool(e.expect)
             if failing and base not in e.expect:
-                continue          # not named as given: nothing a paste form can keep
+                continue  # not named as given: nothing a paste form can keep
             if not failing and base:
-                continue          # a clean log already given an id: diagnosis.py's FP, not a paste form's
+                continue  # a clean log already given an id: diagnosis.py's FP, not a paste form's
             for name, form in forms.items():
                 shown = form(text, random.Random(_seed(seed, e.file)))
                 r = per[name]
@@ -310,18 +356,26 @@ def report(per: dict, forms: dict[str, Form]) -> list[str]:
     lines = ["| form | changed | named kept | clean gaining an id |", "|---|---|---|---|"]
     tot_n = tot_k = tot_c = tot_g = 0
     for name, r in per.items():
-        lines.append(f"| {name} | {r['changed']}/{r['named'] + r['clean']} | {r['kept']}/{r['named']} | "
-                     f"{r['gained']}/{r['clean']} |")
+        lines.append(
+            f"| {name} | {r['changed']}/{r['named'] + r['clean']} | {r['kept']}/{r['named']} | "
+            f"{r['gained']}/{r['clean']} |"
+        )
         if name != "identity":
             tot_n, tot_k, tot_c, tot_g = tot_n + r["named"], tot_k + r["kept"], tot_c + r["clean"], tot_g + r["gained"]
-    lines.append(f"| all forms but identity | | {tot_k}/{tot_n} ({100 * tot_k / max(1, tot_n):.1f}%) | "
-                 f"{tot_g}/{tot_c} ({100 * tot_g / max(1, tot_c):.2f}%) |")
+    lines.append(
+        f"| all forms but identity | | {tot_k}/{tot_n} ({100 * tot_k / max(1, tot_n):.1f}%) | "
+        f"{tot_g}/{tot_c} ({100 * tot_g / max(1, tot_c):.2f}%) |"
+    )
     lines += ["", "### Forms", ""] + [f"- `{name}`: {' '.join((f.__doc__ or '').split())}" for name, f in forms.items()]
     lines += ["", "### Fit logs that break (file: id as given -> id in the form; `none` a clean log, `` nothing)", ""]
     for name, r in per.items():
         if r["broken"]:
-            lines.append(f"- {name} ({len(r['broken'])}): " + ", ".join(
-                f"`{f}` {a} -> {b if b else 'nothing' if b == '' else 'refused'}" for f, a, b in r["broken"]))
+            lines.append(
+                f"- {name} ({len(r['broken'])}): "
+                + ", ".join(
+                    f"`{f}` {a} -> {b if b else 'nothing' if b == '' else 'refused'}" for f, a, b in r["broken"]
+                )
+            )
     return lines
 
 
@@ -347,10 +401,14 @@ def main() -> int:
     if a.save:
         RESULTS.mkdir(exist_ok=True)
         stem = f"{datetime.now(timezone.utc):%Y-%m-%d}-{a.stem}"
-        head = [f"# doctor --log on fit logs in the forms users paste them ({stem})", "",
-                f"`python bench/pasteforms.py {' '.join(sys.argv[1:])}` (seed {a.seed}): every fit log of train "
-                "(train minus dev, as `bench/diagnosis.py --dev`; dev and held-out logs not read) that the engine "
-                "names correctly as given, and every fit clean log it finds nothing in, changed by each form.", ""]
+        head = [
+            f"# doctor --log on fit logs in the forms users paste them ({stem})",
+            "",
+            f"`python bench/pasteforms.py {' '.join(sys.argv[1:])}` (seed {a.seed}): every fit log of train "
+            "(train minus dev, as `bench/diagnosis.py --dev`; dev and held-out logs not read) that the engine "
+            "names correctly as given, and every fit clean log it finds nothing in, changed by each form.",
+            "",
+        ]
         (RESULTS / f"{stem}.md").write_text("\n".join(head + lines) + "\n", encoding="utf-8")
         print(f"wrote {RESULTS / stem}.md")
     return 0

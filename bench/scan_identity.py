@@ -9,6 +9,7 @@ again for the whole `--json` document (line numbers, lines, counts, details, nea
 --compare prints only counts: logs whose (matches, decisive) differ, logs whose whole document differs, and logs
 in one dump only. No file name is printed or saved, so held-out logs stay unseen.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,7 +25,7 @@ def _dump(tree: Path, out: Path) -> int:
     from corpus_index import INDEX as index_path
     from diagnosis import measure
 
-    try:                                  # the engine's home since issue 35; older trees keep it in doctor/
+    try:  # the engine's home since issue 35; older trees keep it in doctor/
         from envmgr.buildlog import scan as logscan
     except ImportError:
         from envmgr.doctor import logscan  # type: ignore[no-redef]
@@ -53,11 +54,16 @@ def _compare(a: Path, b: Path) -> int:
     left = json.loads(a.read_text(encoding="utf-8"))
     right = json.loads(b.read_text(encoding="utf-8"))
     pairs = list(zip(left, right, strict=False))
-    short = sum(1 for x, y in pairs if (x.get("got"), x.get("decisive"), x.get("error"))
-                != (y.get("got"), y.get("decisive"), y.get("error")))
+    short = sum(
+        1
+        for x, y in pairs
+        if (x.get("got"), x.get("decisive"), x.get("error")) != (y.get("got"), y.get("decisive"), y.get("error"))
+    )
     whole = sum(1 for x, y in pairs if x != y)
-    print(f"logs compared: {len(pairs)}; (matches, decisive) differ: {short}; whole --json differs: {whole}; "
-          f"in one dump only: {abs(len(left) - len(right))}")
+    print(
+        f"logs compared: {len(pairs)}; (matches, decisive) differ: {short}; whole --json differs: {whole}; "
+        f"in one dump only: {abs(len(left) - len(right))}"
+    )
     return 1 if short or whole or len(left) != len(right) else 0
 
 

@@ -12,6 +12,7 @@ alike. This tree's help runs twice: `kept` (the fast path prints the text kept b
 Each figure is min/median over the rounds; ratios are medians of per-round ratios. Nothing is asserted.
 Writes results/<date>-startup.md (and .json).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,8 +32,22 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = ROOT / ".venv" / "bin" / "python"
 RESULTS = ROOT / "bench" / "results"
-COMMANDS = ("cache", "deactivate", "doctor", "export", "fix-msbuild", "init", "install", "list", "recipes",
-            "record", "run", "shell", "verify", "wheels")
+COMMANDS = (
+    "cache",
+    "deactivate",
+    "doctor",
+    "export",
+    "fix-msbuild",
+    "init",
+    "install",
+    "list",
+    "recipes",
+    "record",
+    "run",
+    "shell",
+    "verify",
+    "wheels",
+)
 WORK_ARGS = {"list": ["list", "--json"], "doctor": ["doctor", "--json"]}
 
 
@@ -47,14 +62,23 @@ def timed(tree: Path, args: list[str], cache: str) -> float:
     env = {**os.environ, "PYTHONPATH": str(tree), "ENVMGR_CACHE_DIR": cache, "COLUMNS": "100", "NO_COLOR": "1"}
     env.pop("ENVMGR_MACHINE", None)
     start = time.perf_counter()
-    subprocess.run([str(PYTHON), "-c", "from envmgr.fastpath.main import main; main()", *args], cwd="/tmp", env=env,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    subprocess.run(
+        [str(PYTHON), "-c", "from envmgr.fastpath.main import main; main()", *args],
+        cwd="/tmp",
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=False,
+    )
     return time.perf_counter() - start
 
 
 def one_round(old: Path, tmp: Path, samples: dict[tuple[str, str], list[float]]) -> None:
-    jobs = [(name, variant) for name, args in cases().items()
-            for variant in (("old", "kept", "cold") if "--help" in args else ("old", "new"))]
+    jobs = [
+        (name, variant)
+        for name, args in cases().items()
+        for variant in (("old", "kept", "cold") if "--help" in args else ("old", "new"))
+    ]
     random.shuffle(jobs)
     for name, variant in jobs:
         args = cases()[name]
@@ -89,20 +113,27 @@ def summarize(samples: dict[tuple[str, str], list[float]], rounds: int) -> dict[
 
 
 def render(table: dict[str, dict[str, float]], meta: dict[str, str]) -> str:
-    lines = [f"# Start-up: --help, CMD --help, list, doctor ({meta['date']})", "",
-             f"Machine: {meta['machine']}. Python {meta['python']}. {meta['rounds']} rounds, every variant once per "
-             "round in random order; min/median ms; ratios are medians of per-round ratios.",
-             f"Old tree: {meta['old']} (main 5725032). Command: `python bench/startup.py`.", "",
-             "`kept`: this tree, the help text kept by an earlier run (the fast path prints it); `cold`: this tree "
-             "with an empty cache folder (click renders the help, the first run after an install or upgrade).", "",
-             "| command | old median | new/kept median | new/kept vs --version | cold median | cold vs --version |"
-             " new vs old |", "|---|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        f"# Start-up: --help, CMD --help, list, doctor ({meta['date']})",
+        "",
+        f"Machine: {meta['machine']}. Python {meta['python']}. {meta['rounds']} rounds, every variant once per "
+        "round in random order; min/median ms; ratios are medians of per-round ratios.",
+        f"Old tree: {meta['old']} (main 5725032). Command: `python bench/startup.py`.",
+        "",
+        "`kept`: this tree, the help text kept by an earlier run (the fast path prints it); `cold`: this tree "
+        "with an empty cache folder (click renders the help, the first run after an install or upgrade).",
+        "",
+        "| command | old median | new/kept median | new/kept vs --version | cold median | cold vs --version |"
+        " new vs old |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
     for name, row in table.items():
         new = "kept" if "kept_median_ms" in row else "new"
-        cold = (f"{row['cold_median_ms']:.0f} | {row['cold_vs_version']:.2f}x" if "cold_median_ms" in row
-                else "- | -")
-        lines.append(f"| `{name}` | {row['old_median_ms']:.0f} | {row[f'{new}_median_ms']:.0f} | "
-                     f"{row[f'{new}_vs_version']:.2f}x | {cold} | {row[f'{new}_vs_old']:.2f} |")
+        cold = f"{row['cold_median_ms']:.0f} | {row['cold_vs_version']:.2f}x" if "cold_median_ms" in row else "- | -"
+        lines.append(
+            f"| `{name}` | {row['old_median_ms']:.0f} | {row[f'{new}_median_ms']:.0f} | "
+            f"{row[f'{new}_vs_version']:.2f}x | {cold} | {row[f'{new}_vs_old']:.2f} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -117,22 +148,27 @@ def main() -> None:
         raise SystemExit(f"no old tree at {old}: git archive 5725032 | tar -x -C {old}")
     samples: dict[tuple[str, str], list[float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for tree in (old, ROOT):   # warm-up: bytecode compiled, the kept help written once
+        for tree in (old, ROOT):  # warm-up: bytecode compiled, the kept help written once
             for args in cases().values():
                 timed(tree, args, str(Path(tmp) / ("old" if tree == old else "new")))
         for _ in range(opts.rounds):
             one_round(old, Path(tmp), samples)
     table = summarize(samples, opts.rounds)
-    meta = {"date": datetime.now(timezone.utc).strftime("%Y-%m-%d"), "machine": f"{platform.node()} "
-            f"({os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f})", "python": platform.python_version(),
-            "rounds": str(opts.rounds), "old": str(old)}
+    meta = {
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
+        "machine": f"{platform.node()} ({os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f})",
+        "python": platform.python_version(),
+        "rounds": str(opts.rounds),
+        "old": str(old),
+    }
     text = render(table, meta)
     print(text)
     if not opts.no_save:
         RESULTS.mkdir(exist_ok=True)
         (RESULTS / f"{meta['date']}-startup.md").write_text(text, encoding="utf-8")
-        (RESULTS / f"{meta['date']}-startup.json").write_text(json.dumps({"meta": meta, "table": table}, indent=2),
-                                                              encoding="utf-8")
+        (RESULTS / f"{meta['date']}-startup.json").write_text(
+            json.dumps({"meta": meta, "table": table}, indent=2), encoding="utf-8"
+        )
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ on `-prose` logs, and how many logs with a match carry a reason too (0 by constr
 where nothing is named). --list prints each clean log's reason, kind and NOTE, to judge by hand whether an
 `outside` reason is right. A measurement, not a test: nothing is asserted.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,7 +29,7 @@ from envmgr.errors import InputFileError  # noqa: E402
 def _note(path: Path) -> str:
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines()[:12]:
         if line.startswith("# NOTE"):
-            return line[len("# NOTE:"):].strip()
+            return line[len("# NOTE:") :].strip()
     return ""
 
 

@@ -6,6 +6,7 @@ selector; 126/127 a command that cannot be started (as shells do); 128 + N a sig
 code where envmgr ran a child (pip) whose failure is the answer. A class states its code; the few
 that depend on what happened (a signal number, a child's code) derive it from their own fields.
 """
+
 from __future__ import annotations
 
 import unicodedata
@@ -57,8 +58,11 @@ class BadWheel(InputFileError):
     """A wheel (zip) that cannot be read safely (files/wheelzip.py): one line; `reason` is it without the name."""
 
     def __init__(self, label: str, reason: str) -> None:
-        super().__init__(f"{label}: {reason}", "use another wheel (download it again, or pick another index); "
-                                              "envmgr never reads past its limits (docs/wheels.md)")
+        super().__init__(
+            f"{label}: {reason}",
+            "use another wheel (download it again, or pick another index); "
+            "envmgr never reads past its limits (docs/wheels.md)",
+        )
         self.reason = reason
 
 
@@ -72,11 +76,16 @@ class PlanRejected(EnvmgrError):
 # Where a format refuses something, the remedy names formats that can hold it: of these (the ones a user
 # of the format would turn to), those that hold the environment; shellkit.render tries each (audit M2).
 ALTERNATIVES = {
-    "sh": ("fish", "ps1"), "fish": ("sh", "ps1"), "ps1": ("sh", "fish"), "cmd": ("ps1",),
-    "dotenv": ("sh", "ps1"), "github": ("sh", "ps1"),
+    "sh": ("fish", "ps1"),
+    "fish": ("sh", "ps1"),
+    "ps1": ("sh", "fish"),
+    "cmd": ("ps1",),
+    "dotenv": ("sh", "ps1"),
+    "github": ("sh", "ps1"),
 }
-ALTERNATIVE_FORMATS = {fmt: " or ".join(alts) + (" (run it in a step)" if fmt == "github" else "")
-                       for fmt, alts in ALTERNATIVES.items()}
+ALTERNATIVE_FORMATS = {
+    fmt: " or ".join(alts) + (" (run it in a step)" if fmt == "github" else "") for fmt, alts in ALTERNATIVES.items()
+}
 
 
 def describe_char(ch: str) -> str:

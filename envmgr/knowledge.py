@@ -6,6 +6,7 @@ A new CUDA X.Y is one row in CUDA_RELEASES (plus a CUDA_MAJORS row for a new maj
 in VS_MAJORS. Lookups take the newest row at or below the version asked about, so a release without a
 row of its own inherits its predecessor's rules. docs/knowledge.md explains each table with sources.
 """
+
 from __future__ import annotations
 
 import re
@@ -23,40 +24,40 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class CudaRelease:
-    since: str               # the row applies from this CUDA X.Y up to the next row
-    msc_min: int             # crt/host_config.h rejects _MSC_VER < msc_min ...
-    msc_max_excl: int        # ... and _MSC_VER >= msc_max_excl
-    gcc_max: int             # ... and __GNUC__ > gcc_max
-    integration_files: int   # files in extras\visual_studio_integration\MSBuildExtensions
-    fallback_archs: str      # the real architectures a recipe builds when no GPU is visible
+    since: str  # the row applies from this CUDA X.Y up to the next row
+    msc_min: int  # crt/host_config.h rejects _MSC_VER < msc_min ...
+    msc_max_excl: int  # ... and _MSC_VER >= msc_max_excl
+    gcc_max: int  # ... and __GNUC__ > gcc_max
+    integration_files: int  # files in extras\visual_studio_integration\MSBuildExtensions
+    fallback_archs: str  # the real architectures a recipe builds when no GPU is visible
     source: str
 
 
 @dataclass(frozen=True)
 class CudaMajor:
     major: int
-    driver_min_linux: str    # minor-version compatibility: any X.y runs on this driver
+    driver_min_linux: str  # minor-version compatibility: any X.y runs on this driver
     driver_min_windows: str
-    min_cc: str | None       # architectures below this were dropped (applies to later majors too)
+    min_cc: str | None  # architectures below this were dropped (applies to later majors too)
     source: str
 
 
 @dataclass(frozen=True)
 class MsvcRelease:
-    since: str               # MSVC toolset 14.NN from which the row applies
-    stl_min_cuda: str        # yvals_core.h's STL1002: "expected CUDA X.Y or newer"
+    since: str  # MSVC toolset 14.NN from which the row applies
+    stl_min_cuda: str  # yvals_core.h's STL1002: "expected CUDA X.Y or newer"
     source: str
 
 
 @dataclass(frozen=True)
 class VsMajor:
-    major: int               # installationVersion major
+    major: int  # installationVersion major
     year: str
-    generator: str | None    # CMake's generator name (None: envmgr does not drive it)
-    generator_cmake: str | None   # the CMake release that added that generator
-    bc_subdir: tuple[str, ...] | None   # BuildCustomizations under the instance, None: not handled
-    cuda_from: str | None = None        # the CUDA integration supports this VS from this CUDA
-    cuda_before: str | None = None      # ... and dropped it at this CUDA
+    generator: str | None  # CMake's generator name (None: envmgr does not drive it)
+    generator_cmake: str | None  # the CMake release that added that generator
+    bc_subdir: tuple[str, ...] | None  # BuildCustomizations under the instance, None: not handled
+    cuda_from: str | None = None  # the CUDA integration supports this VS from this CUDA
+    cuda_before: str | None = None  # ... and dropped it at this CUDA
     source: str = ""
 
 
@@ -75,17 +76,44 @@ _ARCHS = "CMake CMakeCUDAArchitecturesAll.cmake and CUDA release notes (docs/kno
 
 # Newest first. CUDA 13.2 is the first to accept VS 2026's MSVC 14.5x (NVIDIA Nsight VSE docs).
 CUDA_RELEASES = (
-    CudaRelease("13.2", 1920, 1960, 15, 5, "75;80;86;89;90;100;120",
-                f"{_HOST_CONFIG}; NVIDIA: VS 2026 supported from CUDA 13.2; {_INTEGRATION}; {_ARCHS}"),
-    CudaRelease("13.0", 1920, 1950, 15, 5, "75;80;86;89;90;100;120",
-                f"{_HOST_CONFIG} (VS 2017 dropped); {_GCC}; {_INTEGRATION}; CUDA 13.0 dropped sm < 75 ({_ARCHS})"),
-    CudaRelease("12.8", 1910, 1950, 14, 4, "61;70;75;80;86;89;90;100;120",
-                f"{_HOST_CONFIG}; {_GCC}; CUDA 12.8 added Blackwell sm_100/sm_120 ({_ARCHS})"),
-    CudaRelease("12.4", 1910, 1950, 13, 4, "52;61;70;75;80;86;89;90",
-                f"{_HOST_CONFIG} (accepts 14.40-14.49); {_GCC}"),
+    CudaRelease(
+        "13.2",
+        1920,
+        1960,
+        15,
+        5,
+        "75;80;86;89;90;100;120",
+        f"{_HOST_CONFIG}; NVIDIA: VS 2026 supported from CUDA 13.2; {_INTEGRATION}; {_ARCHS}",
+    ),
+    CudaRelease(
+        "13.0",
+        1920,
+        1950,
+        15,
+        5,
+        "75;80;86;89;90;100;120",
+        f"{_HOST_CONFIG} (VS 2017 dropped); {_GCC}; {_INTEGRATION}; CUDA 13.0 dropped sm < 75 ({_ARCHS})",
+    ),
+    CudaRelease(
+        "12.8",
+        1910,
+        1950,
+        14,
+        4,
+        "61;70;75;80;86;89;90;100;120",
+        f"{_HOST_CONFIG}; {_GCC}; CUDA 12.8 added Blackwell sm_100/sm_120 ({_ARCHS})",
+    ),
+    CudaRelease("12.4", 1910, 1950, 13, 4, "52;61;70;75;80;86;89;90", f"{_HOST_CONFIG} (accepts 14.40-14.49); {_GCC}"),
     CudaRelease("12.0", 1910, 1940, 12, 4, "52;61;70;75;80;86;89;90", f"{_HOST_CONFIG}; {_GCC}"),
-    CudaRelease("11.8", 1910, 1940, 11, 4, "52;61;70;75;80;86;89;90",
-                f"{_HOST_CONFIG}; {_GCC}; CUDA 11.8 added sm_89/sm_90 ({_ARCHS})"),
+    CudaRelease(
+        "11.8",
+        1910,
+        1940,
+        11,
+        4,
+        "52;61;70;75;80;86;89;90",
+        f"{_HOST_CONFIG}; {_GCC}; CUDA 11.8 added sm_89/sm_90 ({_ARCHS})",
+    ),
     CudaRelease("11.0", 1910, 1940, 10, 4, "52;61;70;75;80;86", f"{_HOST_CONFIG}; {_GCC}"),
 )
 # Below the oldest row: no host-compiler table (host_config.h itself still answers).
@@ -108,12 +136,26 @@ MSVC_RELEASES = (
 _VS = "CMake MSVC_VERSION.rst / generator names; NVIDIA installer folders (docs/knowledge.md#visual-studio)"
 _V = ("MSBuild", "Microsoft", "VC")
 VS_MAJORS = (
-    VsMajor(18, "2026", "Visual Studio 18 2026", "4.2", (*_V, "v180", "BuildCustomizations"), cuda_from="13.2",
-            source=f"{_VS}; NVIDIA Nsight VSE 'Using Visual Studio 2026': supported from CUDA 13.2"),
+    VsMajor(
+        18,
+        "2026",
+        "Visual Studio 18 2026",
+        "4.2",
+        (*_V, "v180", "BuildCustomizations"),
+        cuda_from="13.2",
+        source=f"{_VS}; NVIDIA Nsight VSE 'Using Visual Studio 2026': supported from CUDA 13.2",
+    ),
     VsMajor(17, "2022", "Visual Studio 17 2022", "3.21", (*_V, "v170", "BuildCustomizations"), source=_VS),
     VsMajor(16, "2019", "Visual Studio 16 2019", "3.14", (*_V, "v160", "BuildCustomizations"), source=_VS),
-    VsMajor(15, "2017", "Visual Studio 15 2017", "3.7", ("Common7", "IDE", "VC", "VCTargets", "BuildCustomizations"),
-            cuda_before="13.0", source=f"{_VS}; VS 2017 keeps VCTargets under Common7\\IDE; CUDA 13.0 dropped it"),
+    VsMajor(
+        15,
+        "2017",
+        "Visual Studio 15 2017",
+        "3.7",
+        ("Common7", "IDE", "VC", "VCTargets", "BuildCustomizations"),
+        cuda_before="13.0",
+        source=f"{_VS}; VS 2017 keeps VCTargets under Common7\\IDE; CUDA 13.0 dropped it",
+    ),
     VsMajor(14, "2015", None, None, None, source=_VS),
     VsMajor(12, "2013", None, None, None, source=_VS),
     VsMajor(11, "2012", None, None, None, source=_VS),
@@ -125,9 +167,11 @@ DEFAULT_GENERATOR = "Visual Studio 17 2022"
 # Microsoft.VisualStudio.Component.VC.<MSVC 14.NN>.<the VS release that shipped it>.x86.x64. VS 2026's
 # catalog still offers the v143 14.44 toolset as such a component (GitHub's windows-latest image has it
 # installed; a VS-2026-only laptop usually does not). Only ids seen in Microsoft's VS 2026 catalog.
-_COMPONENTS = ("Microsoft's 'Visual Studio Enterprise 2026 workload and component IDs' (2025-11-11): "
-               "'MSVC v143 - VS 2022 C++ x64/x86 build tools (v14.44-17.14)', 'MSVC Build Tools v14.50 for x64/x86' "
-               "(docs/knowledge.md#visual-studio)")
+_COMPONENTS = (
+    "Microsoft's 'Visual Studio Enterprise 2026 workload and component IDs' (2025-11-11): "
+    "'MSVC v143 - VS 2022 C++ x64/x86 build tools (v14.44-17.14)', 'MSVC Build Tools v14.50 for x64/x86' "
+    "(docs/knowledge.md#visual-studio)"
+)
 TOOLSET_COMPONENTS = (
     ("14.50", "Microsoft.VisualStudio.Component.VC.14.50.18.0.x86.x64", _COMPONENTS),
     ("14.44", "Microsoft.VisualStudio.Component.VC.14.44.17.14.x86.x64", _COMPONENTS),
@@ -156,8 +200,14 @@ COMPUTE_CAPABILITIES = (
 # CUDA without it (None: still built). CUDA 9.0 dropped sm_2x, 11.0 sm_3x but 35/37, 12.0 sm_35/37, 13.0
 # everything below sm_75 (CUDA_MAJORS above). [NVIDIA CUDA release notes, "Deprecated and dropped features"]
 ARCH_SPANS = (
-    ("7.5", "10.0", None), ("7.2", "10.0", "13.0"), ("7.0", "9.0", "13.0"), ("6.0", "8.0", "13.0"),
-    ("5.0", "6.0", "13.0"), ("3.5", "5.0", "12.0"), ("3.0", "4.2", "11.0"), ("2.0", "3.0", "9.0"),
+    ("7.5", "10.0", None),
+    ("7.2", "10.0", "13.0"),
+    ("7.0", "9.0", "13.0"),
+    ("6.0", "8.0", "13.0"),
+    ("5.0", "6.0", "13.0"),
+    ("3.5", "5.0", "12.0"),
+    ("3.0", "4.2", "11.0"),
+    ("2.0", "3.0", "9.0"),
 )
 
 
@@ -175,7 +225,9 @@ def arch_span(cc: str) -> tuple[str, str | None] | None:
 # Used only when the driver cannot report compute_cap; first match wins. [NVIDIA's CUDA GPUs table]
 GPU_NAMES = (
     (r"RTX PRO \d+ Blackwell|RTX 50\d\d", "12.0"),
-    (r"B200|GB200", "10.0"), (r"B300|GB300", "10.3"), (r"GB10\b", "12.1"),
+    (r"B200|GB200", "10.0"),
+    (r"B300|GB300", "10.3"),
+    (r"GB10\b", "12.1"),
     (r"H100|H200|GH200|H800|H20\b", "9.0"),
     (r"RTX 40\d\d|L40S?|L4\b|RTX \d+ Ada|RTX 2000 Ada|RTX [4-6]000 Ada", "8.9"),
     (r"RTX 30\d\d|A10\b|A40\b|A16\b|A2\b|RTX A\d+", "8.6"),
@@ -195,12 +247,13 @@ LOG_JUDGED_FROM = "11.8"
 
 # ---------------------------------------------------------------- host-compiler limits
 
+
 @dataclass(frozen=True)
 class HostLimits:
-    msc_min: int | None          # _MSC_VER must be >= this
-    msc_max_excl: int | None     # _MSC_VER must be < this
-    gcc_max: int | None          # __GNUC__ must be <= this
-    source: str                  # "host_config.h" or "table"
+    msc_min: int | None  # _MSC_VER must be >= this
+    msc_max_excl: int | None  # _MSC_VER must be < this
+    gcc_max: int | None  # __GNUC__ must be <= this
+    source: str  # "host_config.h" or "table"
 
     def msvc_ok(self, msc_ver: int) -> bool:
         lo = self.msc_min if self.msc_min is not None else 0
@@ -210,16 +263,18 @@ class HostLimits:
     def describe_msvc(self) -> str:
         if self.msc_min is None or self.msc_max_excl is None:
             return "unknown"
-        return (f"_MSC_VER {self.msc_min}..{self.msc_max_excl - 1} "
-                f"(MSVC {msvc_of_msc(self.msc_min)}..{msvc_of_msc(self.msc_max_excl - 1)})")
+        return (
+            f"_MSC_VER {self.msc_min}..{self.msc_max_excl - 1} "
+            f"(MSVC {msvc_of_msc(self.msc_min)}..{msvc_of_msc(self.msc_max_excl - 1)})"
+        )
 
 
 @dataclass(frozen=True)
 class Limits:
     """What the choice needs beyond the inventory, read from the machine by discover.limits."""
 
-    host: dict[str, HostLimits | None] = field(default_factory=dict)   # cuda path -> HostLimits
-    stl: dict[str, str | None] = field(default_factory=dict)   # toolset path -> min CUDA ("12.4") or None
+    host: dict[str, HostLimits | None] = field(default_factory=dict)  # cuda path -> HostLimits
+    stl: dict[str, str | None] = field(default_factory=dict)  # toolset path -> min CUDA ("12.4") or None
 
 
 def _newest_at_or_below(rows: Sequence[_Row], version: str) -> _Row | None:
@@ -277,6 +332,7 @@ def cc_from_name(name: str) -> str | None:
 
 # ---------------------------------------------------------------- MSVC and Visual Studio
 
+
 def stl_min_cuda(msvc: str) -> str | None:
     """The CUDA an MSVC toolset's STL demands (STL1002), from the table."""
     if Version.parse(msvc) is None:
@@ -325,7 +381,7 @@ def build_customizations_subdir(major: int | None) -> tuple[str, ...] | None:
     row = vs_major(major)
     if row is not None:
         return row.bc_subdir
-    if major is not None and major > VS_MAJORS[0].major:   # a VS newer than the table: the v{N}0 rule
+    if major is not None and major > VS_MAJORS[0].major:  # a VS newer than the table: the v{N}0 rule
         return (*_V, f"v{major}0", "BuildCustomizations")
     return None
 
@@ -335,8 +391,12 @@ INTEGRATION_SUBDIR = ("extras", "visual_studio_integration", "MSBuildExtensions"
 
 def integration_names(cuda_short: str) -> tuple[str, ...]:
     """The MSBuildExtensions files of one CUDA X.Y, in the integration's order."""
-    names = [f"CUDA {cuda_short}.props", f"CUDA {cuda_short}.targets", f"CUDA {cuda_short}.xml",
-             f"Nvda.Build.CudaTasks.v{cuda_short}.dll"]
+    names = [
+        f"CUDA {cuda_short}.props",
+        f"CUDA {cuda_short}.targets",
+        f"CUDA {cuda_short}.xml",
+        f"Nvda.Build.CudaTasks.v{cuda_short}.dll",
+    ]
     if integration_files(cuda_short) >= 5:
         names.insert(2, f"CUDA {cuda_short}.Version.props")
     return tuple(names)
@@ -352,16 +412,21 @@ def integration_problem(major: int | None, cuda_short: str) -> str | None:
         return None
     if row.cuda_from and not cuda_at_least(cuda_short, row.cuda_from):
         older = vs_year(major - 1)
-        return (f"CUDA {cuda_short} does not support Visual Studio {row.year} (supported from CUDA "
-                f"{row.cuda_from}); install CUDA {row.cuda_from}+ or use VS {older}")
+        return (
+            f"CUDA {cuda_short} does not support Visual Studio {row.year} (supported from CUDA "
+            f"{row.cuda_from}); install CUDA {row.cuda_from}+ or use VS {older}"
+        )
     if row.cuda_before and cuda_at_least(cuda_short, row.cuda_before):
         newer = vs_year(major + 1)
-        return (f"CUDA {cuda_short} dropped Visual Studio {row.year} (CUDA {mm(row.cuda_before).major} "
-                f"needs VS {newer} or newer)")
+        return (
+            f"CUDA {cuda_short} dropped Visual Studio {row.year} (CUDA {mm(row.cuda_before).major} "
+            f"needs VS {newer} or newer)"
+        )
     return None
 
 
 # ---------------------------------------------------------------- installer components
+
 
 def toolset_component(cuda: str, host: HostLimits | None) -> tuple[str, str] | None:
     """(MSVC 14.NN, component id) of the newest pinnable toolset that CUDA `cuda` accepts: nvcc's

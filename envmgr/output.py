@@ -1,5 +1,6 @@
 """Rendering: stdout carries data (text or --json), stderr carries talk. Colour: --color, else NO_COLOR,
 FORCE_COLOR and whether the stream is a terminal (https://no-color.org, https://force-color.org)."""
+
 from __future__ import annotations
 
 import codecs
@@ -26,6 +27,7 @@ COLOR_CHOICES = ("auto", "always", "never")
 class Talk:
     """The global flags, set once by the CLI (cli/main.py): -q/--quiet (-1: errors only), -v/--verbose
     (1: details too), --color (auto: the environment and the terminal decide)."""
+
     verbosity = 0
     color = "auto"
 
@@ -176,12 +178,13 @@ class Spinner:
             sys.stderr.flush()
 
     def __exit__(self, *exc: object) -> None:
-        if self._stop is not None and self._thread is not None:   # both set by __enter__, or neither
+        if self._stop is not None and self._thread is not None:  # both set by __enter__, or neither
             self._stop.set()
             self._thread.join()
 
 
 # ---------------------------------------------------------------- stdout that fails (issue 34, audit N24)
+
 
 class _Stdout(io.FileIO):
     """fd 1 under sys.stdout (text and .buffer alike): a write that fails for any reason but a reader gone (EPIPE,
@@ -195,7 +198,7 @@ class _Stdout(io.FileIO):
 
     def write(self, data: Any) -> int:
         if self.was_closed:
-            self.was_closed = False      # said once: fd 1 is /dev/null from here on
+            self.was_closed = False  # said once: fd 1 is /dev/null from here on
             raise output_failed(None)
         try:
             return super().write(data)
@@ -209,11 +212,15 @@ class _Stdout(io.FileIO):
 def output_failed(exc: OSError | None) -> OutputFailed:
     """The one wording of a stdout that cannot be written (`exc`), or that was closed (None)."""
     if exc is None:
-        return OutputFailed("cannot write the output: stdout is closed",
-                            "run envmgr with its stdout open (no >&-), or send it to a file or /dev/null")
-    return OutputFailed(f"cannot write the output: {exc.strerror or exc}",
-                        "free space where the output goes (or lift its size limit), or send it elsewhere; "
-                        "what was written is incomplete")
+        return OutputFailed(
+            "cannot write the output: stdout is closed",
+            "run envmgr with its stdout open (no >&-), or send it to a file or /dev/null",
+        )
+    return OutputFailed(
+        f"cannot write the output: {exc.strerror or exc}",
+        "free space where the output goes (or lift its size limit), or send it elsewhere; "
+        "what was written is incomplete",
+    )
 
 
 def quiet_fd1() -> None:
@@ -236,10 +243,11 @@ def guard_stdout() -> None:
         try:
             if stream.fileno() != 1 or stream.isatty():
                 return
-        except (OSError, ValueError, AttributeError):   # a replaced stream (pytest's capture, CliRunner)
+        except (OSError, ValueError, AttributeError):  # a replaced stream (pytest's capture, CliRunner)
             return
         closed = False
     encoding = stream.encoding if stream is not None else "utf-8"
     errors = stream.errors if stream is not None else "strict"
-    sys.stdout = io.TextIOWrapper(io.BufferedWriter(_Stdout(closed)), encoding=encoding, errors=errors,
-                                  line_buffering=False, write_through=False)
+    sys.stdout = io.TextIOWrapper(
+        io.BufferedWriter(_Stdout(closed)), encoding=encoding, errors=errors, line_buffering=False, write_through=False
+    )

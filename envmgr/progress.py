@@ -5,6 +5,7 @@ Makefiles' `[ nn%]`, MSBuild's project on each line) and renders the line; `Tick
 on a terminal after 2 s and then redrawn in place (erased before the child writes), elsewhere one line every
 10 s. `-q` (output.quiet) silences it. Logs written to files go through `strip_ansi`.
 """
+
 from __future__ import annotations
 
 import re
@@ -15,17 +16,20 @@ from typing import TextIO
 
 from envmgr.output import quiet
 
-FIRST_AFTER = 2.0      # a wait shorter than this shows nothing
-EVERY_PLAIN = 10.0     # not a terminal: a line this often
-EVERY_TTY = 0.5        # a terminal: redraw this often
+FIRST_AFTER = 2.0  # a wait shorter than this shows nothing
+EVERY_PLAIN = 10.0  # not a terminal: a line this often
+EVERY_TTY = 0.5  # a terminal: redraw this often
 
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
-_NINJA = re.compile(r"^\s*\[(\d+)/(\d+)\]\s")                    # ninja, cmake --build with Ninja
-_PERCENT = re.compile(r"^\s*\[\s*(\d{1,3})%\]\s")                # CMake's Makefile generator
+_NINJA = re.compile(r"^\s*\[(\d+)/(\d+)\]\s")  # ninja, cmake --build with Ninja
+_PERCENT = re.compile(r"^\s*\[\s*(\d{1,3})%\]\s")  # CMake's Makefile generator
 _MSB_TAIL = re.compile(r"\[([^\[\]]*?([^\\/\[\]]+)\.(?:vcx|cs|vb)proj)\]\s*$", re.IGNORECASE)
 _MSB_DONE = re.compile(r"^\s*([^\s\\/\"]+)\.(?:vcx|cs|vb)proj -> ", re.IGNORECASE)
-_MSB_START = re.compile(r'^\s*Project "[^"]*?([^\\/"]+)\.(?:vcx|cs|vb)proj"'
-                        r'(?: \(\d+\) is building "[^"]*?([^\\/"]+)\.(?:vcx|cs|vb)proj"| on node)', re.IGNORECASE)
+_MSB_START = re.compile(
+    r'^\s*Project "[^"]*?([^\\/"]+)\.(?:vcx|cs|vb)proj"'
+    r'(?: \(\d+\) is building "[^"]*?([^\\/"]+)\.(?:vcx|cs|vb)proj"| on node)',
+    re.IGNORECASE,
+)
 
 
 def strip_ansi(text: str) -> str:
@@ -36,6 +40,7 @@ def strip_ansi(text: str) -> str:
 @dataclass(frozen=True)
 class Counter:
     """The build's own count: done of total steps (ninja), a percentage (make), or MSBuild's projects."""
+
     done: int = 0
     total: int = 0
     percent: int | None = None
@@ -78,7 +83,7 @@ def size_text(n: float) -> str:
         if n < 1000 or unit == "GB":
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1000
-    return f"{n:.1f} GB"   # not reached
+    return f"{n:.1f} GB"  # not reached
 
 
 def build_line(what: str, seconds: float, counter: Counter, last: str, width: int) -> str:
@@ -86,15 +91,16 @@ def build_line(what: str, seconds: float, counter: Counter, last: str, width: in
     count = counter.text()
     head = " ".join(p for p in (f"envmgr: {what}", elapsed_text(seconds), count) if p)
     last = last.strip()
-    return _fit(head, last[len(count):].lstrip() if count and last.startswith(count) else last, width)
+    return _fit(head, last[len(count) :].lstrip() if count and last.startswith(count) else last, width)
 
 
 def download_line(what: str, seconds: float, done: int, total: int | None, width: int) -> str:
     """`envmgr: downloading X 120.0 MB of 310.2 MB (38%) 12.3 MB/s 0:09`."""
     rate = done / seconds if seconds > 0 else 0.0
     of = f" of {size_text(total)} ({100 * done // total}%)" if total else ""
-    return _fit(f"envmgr: downloading {what} {size_text(done)}{of} {size_text(rate)}/s {elapsed_text(seconds)}", "",
-                width)
+    return _fit(
+        f"envmgr: downloading {what} {size_text(done)}{of} {size_text(rate)}/s {elapsed_text(seconds)}", "", width
+    )
 
 
 def _fit(head: str, tail: str, width: int) -> str:
@@ -171,8 +177,9 @@ class BuildWatch:
         if self.ticker.tty and self.shown and self._partial.strip():
             return
         if self.ticker.due(now):
-            self.ticker.draw(build_line(self.what, now - self.ticker.start, self.counter, self.last,
-                                        self.ticker.width()), now)
+            self.ticker.draw(
+                build_line(self.what, now - self.ticker.start, self.counter, self.last, self.ticker.width()), now
+            )
 
 
 class LogCleaner:

@@ -8,6 +8,7 @@ not in its terminal's foreground (no terminal at all: CI, a supervisor; `setsid`
 keystroke can have sent them to the child too. Under --log the child has a terminal
 and a session of its own, which the terminal's signals cannot reach: envmgr passes those on too.
 """
+
 from __future__ import annotations
 
 import os
@@ -39,7 +40,7 @@ def _child_owns_ctrl_c() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
-_PASSED_ON = ("SIGTERM", "SIGHUP")               # what a terminal sends the child itself: SIGINT, SIGQUIT
+_PASSED_ON = ("SIGTERM", "SIGHUP")  # what a terminal sends the child itself: SIGINT, SIGQUIT
 
 
 class _Relay:
@@ -85,7 +86,7 @@ def _in_terminal_foreground() -> bool:
     try:
         fd = os.open("/dev/tty", os.O_RDONLY | os.O_NOCTTY)
     except OSError:
-        return False                # no controlling terminal
+        return False  # no controlling terminal
     try:
         return os.tcgetpgrp(fd) == os.getpgrp()
     except OSError:
@@ -128,8 +129,10 @@ def resolve_program(argv0: str, env: Mapping[str, str]) -> str:
         if os.path.sep in argv0 or (os.altsep and os.altsep in argv0):
             if os.path.exists(argv0) and not os.access(argv0, os.X_OK):
                 raise CannotStart(f"{argv0}: not executable", "check its permissions (chmod +x)")
-        raise CommandNotFound(f"{argv0}: command not found in the environment's PATH",
-                              "check the name, or install it; `envmgr run ... -- where/which NAME` shows the PATH used")
+        raise CommandNotFound(
+            f"{argv0}: command not found in the environment's PATH",
+            "check the name, or install it; `envmgr run ... -- where/which NAME` shows the PATH used",
+        )
     return found
 
 
@@ -171,8 +174,15 @@ def run(argv: Sequence[str], env: Mapping[str, str], *, interrupted: str | None 
     return _outcome(code, relay.got, interrupted)
 
 
-def run_watched(argv: Sequence[str], env: Mapping[str, str], what: str, log_path: str, *,
-                interrupted: str | None = None, echo: bool = False) -> int:
+def run_watched(
+    argv: Sequence[str],
+    env: Mapping[str, str],
+    what: str,
+    log_path: str,
+    *,
+    interrupted: str | None = None,
+    echo: bool = False,
+) -> int:
     """A long build: its output (stdout and stderr) goes to `log_path` without colour codes and feeds one
     progress line on stderr (elapsed time, the build's counter, its last line); with `echo` it is also
     copied to stderr as it comes (the user asked for -v). Signals as run()."""
@@ -202,7 +212,7 @@ def _pump(proc: subprocess.Popen[bytes], log: BinaryIO, watch: BuildWatch, echo:
 
     chunks: queue.Queue[bytes | None] = queue.Queue()
     pipe = proc.stdout
-    if pipe is None:   # not reached: stdout=PIPE
+    if pipe is None:  # not reached: stdout=PIPE
         return _wait(proc)
 
     def reader() -> None:
@@ -244,8 +254,9 @@ def _start(name: str, argv: list[str], **popen: Any) -> subprocess.Popen[bytes]:
     except PermissionError:
         raise CannotStart(f"{name}: not executable (permission denied)", "check its permissions") from None
     except OSError as exc:
-        raise CannotStart(f"{name}: cannot be started: {exc.strerror or exc}",
-                          "is it a program for this system?") from None
+        raise CannotStart(
+            f"{name}: cannot be started: {exc.strerror or exc}", "is it a program for this system?"
+        ) from None
 
 
 def _wait(proc: subprocess.Popen[bytes]) -> int:
@@ -259,7 +270,7 @@ class Log:
     child (audit N26). `stopped(written, error)` is called once, at the failure; what was written stays."""
 
     def __init__(self, path: str, stopped: Callable[[int, OSError], object]) -> None:
-        self.file = open(path, "wb", buffering=0)     # closed by close(), after the child
+        self.file = open(path, "wb", buffering=0)  # closed by close(), after the child
         self.written = 0
         self.failed: OSError | None = None
         self._stopped = stopped
@@ -284,8 +295,12 @@ class Log:
             pass
 
 
-def run_logged(argv: Sequence[str], env: Mapping[str, str], log_path: str,
-               log_stopped: Callable[[int, OSError], object] = lambda written, exc: None) -> int:
+def run_logged(
+    argv: Sequence[str],
+    env: Mapping[str, str],
+    log_path: str,
+    log_stopped: Callable[[int, OSError], object] = lambda written, exc: None,
+) -> int:
     """Run in a pseudo-terminal (so the child keeps colours and progress bars) and tee to a file. A log that cannot
     be opened is InputFileError before the child starts; one that stops on the way calls `log_stopped` and the child
     runs on: its exit code is the answer either way."""
@@ -293,8 +308,10 @@ def run_logged(argv: Sequence[str], env: Mapping[str, str], log_path: str,
     try:
         log = Log(log_path, log_stopped)
     except OSError as exc:
-        raise InputFileError(f"--log {log_path}: cannot write it: {exc.strerror or exc}",
-                        "free space where the log goes, or give --log a file on another disk") from None
+        raise InputFileError(
+            f"--log {log_path}: cannot write it: {exc.strerror or exc}",
+            "free space where the log goes, or give --log a file on another disk",
+        ) from None
     try:
         if sys.platform == "win32":
             return _run_winpty([program, *argv[1:]], env, log)
@@ -319,11 +336,19 @@ def _run_pty(argv: list[str], env: Mapping[str, str], log: Log) -> int:
         if saved is not None:  # raw before the child starts: a Ctrl+C typed from now on is a keystroke
             import tty
 
-            tty.setraw(0, termios.TCSANOW)         # TCSAFLUSH would drop what was typed ahead
+            tty.setraw(0, termios.TCSANOW)  # TCSAFLUSH would drop what was typed ahead
         with _relay() as relay:
             try:
-                proc = _start(argv[0], argv, env=dict(env), stdin=slave if stdin_tty else None, stdout=slave,
-                              stderr=slave, start_new_session=True, preexec_fn=_take_terminal)
+                proc = _start(
+                    argv[0],
+                    argv,
+                    env=dict(env),
+                    stdin=slave if stdin_tty else None,
+                    stdout=slave,
+                    stderr=slave,
+                    start_new_session=True,
+                    preexec_fn=_take_terminal,
+                )
             finally:
                 os.close(slave)
             relay.started(proc.pid, lambda signum: _pass_on_pty(proc.pid, master, signum))
@@ -419,7 +444,7 @@ def _copy_output(proc: subprocess.Popen[bytes], master: int, log: Log, stdin_tty
 def _write_all(fd: int, data: bytes) -> bool:
     try:
         while data:
-            data = data[os.write(fd, data):]
+            data = data[os.write(fd, data) :]
     except OSError:
         return False
     return True

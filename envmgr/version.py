@@ -4,6 +4,7 @@ driver 580.65.06, compute capability 8.9 are all dotted integers, compared as tu
 Lenient on purpose (discovery meets "v12.4", "13.0.Version", "12.4.r12.4"): the first run of
 dotted digits is the version; text without digits has none.
 """
+
 from __future__ import annotations
 
 import re

@@ -4,6 +4,7 @@ Paths are PureWindowsPath in the domain and compare case-insensitively with trai
 ignored; environment names are case-insensitive (the first spelling seen is kept); `%NAME%`
 expands the way cmd and the registry's REG_EXPAND_SZ do: unknown names stay as written.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping

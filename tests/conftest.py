@@ -5,6 +5,7 @@ fails it under CI (CI installs everything: tests/run-all.sh, the workflows). At 
 `pytest_sessionfinish` fails the run when a whole tier selected by `-m` ran zero tests, so a missing
 package or tool can make CI fail loudly but never shrink it silently.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -94,8 +95,8 @@ def sample_bytes(name: str) -> bytes:
     return (CORPUS / "devicecode" / name).read_bytes()
 
 
-CUDA_SO = "libtiny_cuda-sm75-sm90a-compute90.so"     # nvcc 13.0: cubin sm_75 sm_90a, PTX compute_90
-PLAIN_SO = "libplain-no-device-code.so"              # gcc: no device code, no CUDA import
+CUDA_SO = "libtiny_cuda-sm75-sm90a-compute90.so"  # nvcc 13.0: cubin sm_75 sm_90a, PTX compute_90
+PLAIN_SO = "libplain-no-device-code.so"  # gcc: no device code, no CUDA import
 
 
 def corpus(name: str) -> str:
@@ -127,7 +128,7 @@ def need_module(name: str) -> ModuleType:
         return importlib.import_module(name)
     except ImportError as exc:
         need(False, f"needs the Python package {name!r} (pip install -e '.[test]'): {exc}")
-        raise   # not reached: need() skips or fails
+        raise  # not reached: need() skips or fails
 
 
 class Lazy:
@@ -138,7 +139,7 @@ class Lazy:
         self._name = name
 
     def __getattr__(self, attr: str):
-        if attr.startswith(("_", "pytest")):   # pytest's collection probes module globals for these
+        if attr.startswith(("_", "pytest")):  # pytest's collection probes module globals for these
             raise AttributeError(attr)
         return getattr(need_module(self._name), attr)
 

@@ -1,6 +1,7 @@
 """Hand-made llama_cpp packages for verify's child (no CPU-only build of llama-cpp-python fits in a unit test):
 they behave as a CPU-only build does at the level verify looks at (import outcome,
 llama_supports_gpu_offload(), the lib folder's files, a model that does not run on the GPU)."""
+
 from __future__ import annotations
 
 import textwrap

@@ -2,6 +2,7 @@
 of these exists; each is built from a well-formed zip and then damaged the way the audit of 2026-12-07
 (../shared/audits/hostile-input-2026-12.md, N9 and N13) damaged its wheels.
 """
+
 from __future__ import annotations
 
 import io
@@ -27,7 +28,7 @@ def central_entries(data: bytes) -> list[tuple[int, str, int]]:
     while p < off + size:
         nl, el, cl = struct.unpack_from("<HHH", data, p + 28)
         (local,) = struct.unpack_from("<I", data, p + 42)
-        out.append((p, data[p + 46:p + 46 + nl].decode("utf-8", "replace"), local))
+        out.append((p, data[p + 46 : p + 46 + nl].decode("utf-8", "replace"), local))
         p += 46 + nl + el + cl
     return out
 
@@ -65,7 +66,7 @@ def repeat_central_directory(data: bytes, times: int) -> bytes:
     """The central directory written `times` times: every entry names the same local data again."""
     eocd = data.rfind(EOCD)
     n, size, off = struct.unpack_from("<HII", data, eocd + 10)
-    cd = data[off:off + size] * times
+    cd = data[off : off + size] * times
     return data[:off] + cd + struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, n * times, n * times, len(cd), off, 0)
 
 
@@ -75,8 +76,8 @@ def nul_names(data: bytes, placeholder: bytes = b"\x01") -> bytes:
     for cd, name, local in central_entries(data):
         raw = name.encode("utf-8")
         for start in (cd + 46, local + 30):
-            if b[start:start + len(raw)] == raw:
-                b[start:start + len(raw)] = raw.replace(placeholder, b"\x00")
+            if b[start : start + len(raw)] == raw:
+                b[start : start + len(raw)] = raw.replace(placeholder, b"\x00")
     return bytes(b)
 
 
@@ -96,8 +97,8 @@ def mini_elf(arch: int, e_machine: int = 62) -> bytes:
     out = bytearray(off_sh + 3 * 64)
     out[:16] = b"\x7fELF\x02\x01\x01" + b"\0" * 9
     struct.pack_into("<HHIQQQIHHHHHH", out, 16, 3, e_machine, 1, 0, 0, off_sh, 0, 64, 56, 0, 64, 3, 2)
-    out[off_fat:off_fat + len(body)] = body
-    out[off_str:off_str + len(names)] = names
+    out[off_fat : off_fat + len(body)] = body
+    out[off_str : off_str + len(names)] = names
     struct.pack_into("<IIQQQQIIQQ", out, off_sh + 64, 1, 1, 2, 0x1000, off_fat, len(body), 0, 0, 8, 0)
     struct.pack_into("<IIQQQQIIQQ", out, off_sh + 128, 12, 3, 0, 0, off_str, len(names), 0, 0, 1, 0)
     return bytes(out)

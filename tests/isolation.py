@@ -15,6 +15,7 @@ run that reached a real location fails.
   fails the run; on a developer machine it is a warning, because other processes there (an envmgr the
   developer runs, another checkout's tests) write to them too.
 """
+
 from __future__ import annotations
 
 import os
@@ -29,15 +30,22 @@ import pytest
 from tests.tierguard import on_ci
 
 SETTINGS = ("ENVMGR_CACHE_DIR", "ENVMGR_CONFIG_DIR", "ENVMGR_DATA_DIR")
-TRAPPED = {"XDG_CACHE_HOME": "xdg-cache", "XDG_CONFIG_HOME": "xdg-config", "XDG_DATA_HOME": "xdg-data",
-           "WIN_PD_OVERRIDE_LOCAL_APPDATA": "localappdata", "WIN_PD_OVERRIDE_APPDATA": "appdata"}
-MAX_LISTED = 2000   # entries of a real folder compared; the real cache of a long-used machine can be large
+TRAPPED = {
+    "XDG_CACHE_HOME": "xdg-cache",
+    "XDG_CONFIG_HOME": "xdg-config",
+    "XDG_DATA_HOME": "xdg-data",
+    "WIN_PD_OVERRIDE_LOCAL_APPDATA": "localappdata",
+    "WIN_PD_OVERRIDE_APPDATA": "appdata",
+}
+MAX_LISTED = 2000  # entries of a real folder compared; the real cache of a long-used machine can be large
 
 
 def real_folders() -> tuple[Path, ...]:
     """envmgr's real cache, config and data folders, as platformdirs gives them in this environment."""
-    return tuple(Path(f("envmgr", appauthor=False)) for f in
-                 (platformdirs.user_cache_dir, platformdirs.user_config_dir, platformdirs.user_data_dir))
+    return tuple(
+        Path(f("envmgr", appauthor=False))
+        for f in (platformdirs.user_cache_dir, platformdirs.user_config_dir, platformdirs.user_data_dir)
+    )
 
 
 def listing(folder: Path) -> dict[str, tuple[int, int]]:
@@ -59,9 +67,11 @@ def listing(folder: Path) -> dict[str, tuple[int, int]]:
 
 
 def changes(before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]]) -> list[str]:
-    return sorted([f"new {p}" for p in after.keys() - before.keys()]
-                  + [f"changed {p}" for p in after.keys() & before.keys() if after[p] != before[p]]
-                  + [f"removed {p}" for p in before.keys() - after.keys()])
+    return sorted(
+        [f"new {p}" for p in after.keys() - before.keys()]
+        + [f"changed {p}" for p in after.keys() & before.keys() if after[p] != before[p]]
+        + [f"removed {p}" for p in before.keys() - after.keys()]
+    )
 
 
 class Isolation:
@@ -70,7 +80,7 @@ class Isolation:
         self.before = {str(f): listing(f) for f in self.real}
         self.trap = Path(tempfile.mkdtemp(prefix="envmgr-test-trap-"))
         self.saved = {name: os.environ.get(name) for name in (*SETTINGS, *TRAPPED)}
-        for name in SETTINGS:   # a developer's own setting (perhaps the real cache) is not inherited
+        for name in SETTINGS:  # a developer's own setting (perhaps the real cache) is not inherited
             os.environ.pop(name, None)
         for name, sub in TRAPPED.items():
             os.environ[name] = str(self.trap / sub)
@@ -82,8 +92,7 @@ class Isolation:
         return sorted(p.relative_to(self.trap).as_posix() for p in self.trap.rglob("*") if p.name == "envmgr")
 
     def touched(self) -> list[str]:
-        return [f"{folder}: {c}" for folder in self.before
-                for c in changes(self.before[folder], listing(Path(folder)))]
+        return [f"{folder}: {c}" for folder in self.before for c in changes(self.before[folder], listing(Path(folder)))]
 
     def restore(self) -> None:
         for name, value in self.saved.items():
@@ -99,11 +108,15 @@ class Isolation:
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")
         say = reporter.write_line if reporter is not None else (lambda s: sys.stderr.write(s + "\n"))
         if reached:
-            say(f"ISOLATION: tests wrote to envmgr's default folders (would have been the real ones): {reached[:20]}; "
-                "give the command ENVMGR_CACHE_DIR/ENVMGR_CONFIG_DIR/ENVMGR_DATA_DIR (tests/isolation.py)")
+            say(
+                f"ISOLATION: tests wrote to envmgr's default folders (would have been the real ones): {reached[:20]}; "
+                "give the command ENVMGR_CACHE_DIR/ENVMGR_CONFIG_DIR/ENVMGR_DATA_DIR (tests/isolation.py)"
+            )
         if touched:
-            say(("ISOLATION: " if on_ci() else "isolation warning (another process may have done it): ")
-                + f"the real envmgr folders changed during the run: {touched[:20]}")
+            say(
+                ("ISOLATION: " if on_ci() else "isolation warning (another process may have done it): ")
+                + f"the real envmgr folders changed during the run: {touched[:20]}"
+            )
         if reached or (touched and on_ci()):
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
         self.restore()

@@ -1,4 +1,5 @@
 """Helpers for the doctor --log tests that read TRAIN logs of tests/corpus/logs and scan text (issue 23)."""
+
 from __future__ import annotations
 
 import sys

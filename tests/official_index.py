@@ -10,6 +10,7 @@ per wheel, URL being the GitHub release asset `…/releases/download/vX.Y.Z-cuXY
     python tests/official_index.py ROOT BASE_URL CUXYZ WHEEL...     place WHEELs as release assets of
                                                                      their version and write cuXYZ's pages
 """
+
 from __future__ import annotations
 
 import shutil
@@ -21,9 +22,11 @@ def official_pages(root: Path, cu: str, releases: dict[str, list[str]]) -> None:
     """whl/<cu>/index.html and whl/<cu>/llama-cpp-python/index.html as releases-to-pep-503.sh lays them out."""
     top = root / "llama-cpp-python" / "whl" / cu
     (top / "llama-cpp-python").mkdir(parents=True, exist_ok=True)
-    (top / "index.html").write_text('<!DOCTYPE html>\n<html>\n  <head></head>\n  <body>\n'
-                                    '    <a href="llama-cpp-python/">llama-cpp-python</a>\n    <br>\n'
-                                    '  </body>\n</html>\n\n')
+    (top / "index.html").write_text(
+        "<!DOCTYPE html>\n<html>\n  <head></head>\n  <body>\n"
+        '    <a href="llama-cpp-python/">llama-cpp-python</a>\n    <br>\n'
+        "  </body>\n</html>\n\n"
+    )
     body = ["<!DOCTYPE html>", "<html>", "  <body>", "    <h1>Links for llama-cpp-python</h1>"]
     for release, urls in releases.items():
         body.append(f"    <h2>{release}</h2>")

@@ -6,6 +6,7 @@ imp_name.dll (foo_new by name), imp_ord.dll (ordinal 7, no name), imp_fwd.dll (f
 which forwards to libfoo.foo_new), and imp_ok.dll (foo_old only: loads with either copy). Used by the
 unit tier (tests/unit/binaries/test_dll_entry_points.py) and the real loader under Wine (tests/winpy).
 """
+
 from __future__ import annotations
 
 import shutil
@@ -17,10 +18,12 @@ TOOLS = (GCC, DLLTOOL, WINDRES)
 NEW_DEF = "LIBRARY {0}.dll\nEXPORTS\n foo_old\n foo_new\n foo_ord @7 NONAME\n"
 OLD_DEF = "LIBRARY {0}.dll\nEXPORTS\n foo_old @1\n"
 FWD_DEF = "LIBRARY libfwd.dll\nEXPORTS\n fwd_func = {0}.foo_new\n"
-IMPORTERS = {"imp_name": ("int foo_new(void);", "foo_new()", "-lfoo"),
-             "imp_ord": ("int foo_ord(void);", "foo_ord()", "-lfoo"),
-             "imp_fwd": ("int fwd_func(void);", "fwd_func()", "-lfwd"),
-             "imp_ok": ("int foo_old(void);", "foo_old()", "-lfoo")}
+IMPORTERS = {
+    "imp_name": ("int foo_new(void);", "foo_new()", "-lfoo"),
+    "imp_ord": ("int foo_ord(void);", "foo_ord()", "-lfoo"),
+    "imp_fwd": ("int fwd_func(void);", "fwd_func()", "-lfwd"),
+    "imp_ok": ("int foo_old(void);", "foo_old()", "-lfoo"),
+}
 
 
 def missing_tools() -> list[str]:
@@ -37,16 +40,16 @@ def build(root: Path, name: str = "libfoo") -> Path:
     def run(*argv: str) -> None:
         subprocess.run(argv, cwd=src, check=True, capture_output=True)
 
-    (src / "foo.c").write_text("int foo_old(void) { return 1; }\nint foo_new(void) { return 2; }\n"
-                               "int foo_ord(void) { return 3; }\n")
+    (src / "foo.c").write_text(
+        "int foo_old(void) { return 1; }\nint foo_new(void) { return 2; }\nint foo_ord(void) { return 3; }\n"
+    )
     (src / "old.c").write_text("int foo_old(void) { return 1; }\n")
     (src / "fwd.c").write_text("int fwd_dummy(void) { return 0; }\n")
     module = name
     for file, text in (("new.def", NEW_DEF), ("old.def", OLD_DEF), ("fwd.def", FWD_DEF)):
         (src / file).write_text(text.format(module))
     for tag, version in (("new", "1,2,0,0"), ("old", "1,0,0,0")):
-        (src / f"{tag}.rc").write_text(f"1 VERSIONINFO\nFILEVERSION {version}\nPRODUCTVERSION {version}\n"
-                                       "BEGIN\nEND\n")
+        (src / f"{tag}.rc").write_text(f"1 VERSIONINFO\nFILEVERSION {version}\nPRODUCTVERSION {version}\nBEGIN\nEND\n")
         run(WINDRES, f"{tag}.rc", "-O", "coff", "-o", f"{tag}-rc.o")
     run(GCC, "-shared", "-s", "-o", str(root / "new" / f"{module}.dll"), "foo.c", "new.def", "new-rc.o")
     run(GCC, "-shared", "-s", "-o", str(root / "old" / f"{module}.dll"), "old.c", "old.def", "old-rc.o")

@@ -6,6 +6,7 @@ installed into a clean environment, on Linux (a venv) and under a real Windows C
 of the embeddable interpreter with only the wheel and its dependencies in its site-packages), and
 tests/wheel_smoke.py runs there: --version, list, export of a recorded machine, doctor --json.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -33,8 +34,9 @@ def dist(tmp_path_factory) -> dict[str, Path]:
     """The sdist and the wheel, built once (PyPI gives hatchling to the isolated build, nothing else)."""
     need_module("build")
     out = tmp_path_factory.mktemp("dist")
-    done = subprocess.run([sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)],
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)], capture_output=True, text=True, timeout=600
+    )
     said = done.stdout[-3000:] + done.stderr[-3000:]
     assert done.returncode == 0, f"python -m build failed ({done.returncode}):\n{said}"
     [wheel] = out.glob("envmgr_cuda-*-py3-none-any.whl")
@@ -56,9 +58,14 @@ def test_the_wheel_and_the_sdist_carry_the_license_and_the_metadata(dist):
         assert whl.read(lic) == (ROOT / "LICENSE").read_bytes()
     assert "Name: envmgr-cuda\n" in metadata
     assert "License-Expression: MIT\n" in metadata
-    for classifier in ("Programming Language :: Python :: 3.10", "Programming Language :: Python :: 3.13",
-                       "Operating System :: Microsoft :: Windows", "Operating System :: POSIX :: Linux",
-                       "Development Status :: 4 - Beta", "Topic :: Software Development :: Build Tools"):
+    for classifier in (
+        "Programming Language :: Python :: 3.10",
+        "Programming Language :: Python :: 3.13",
+        "Operating System :: Microsoft :: Windows",
+        "Operating System :: POSIX :: Linux",
+        "Development Status :: 4 - Beta",
+        "Topic :: Software Development :: Build Tools",
+    ):
         assert f"Classifier: {classifier}\n" in metadata
     assert "envmgr/__init__.py" in names and "envmgr/_data/shells/Envmgr.psm1" in names
     # The long description is README.md: on an index page a relative link goes nowhere.
@@ -75,13 +82,33 @@ def test_the_wheel_in_a_clean_venv_passes_the_smoke(dist, tmp_path):
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
     py = venv / "bin" / "python"
-    done = subprocess.run([str(py), "-m", "pip", "install", "-q", "--disable-pip-version-check", str(dist["wheel"])],
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [str(py), "-m", "pip", "install", "-q", "--disable-pip-version-check", str(dist["wheel"])],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
-    smoke = subprocess.run([str(py), str(SMOKE), "--python", str(py), "--machine", str(LIST_MACHINE),
-                            "--export-machine", str(EXPORT_MACHINE), "--not-under", str(ROOT),
-                            "--", str(venv / "bin" / "envmgr")],
-                           capture_output=True, text=True, timeout=900, cwd=tmp_path)
+    smoke = subprocess.run(
+        [
+            str(py),
+            str(SMOKE),
+            "--python",
+            str(py),
+            "--machine",
+            str(LIST_MACHINE),
+            "--export-machine",
+            str(EXPORT_MACHINE),
+            "--not-under",
+            str(ROOT),
+            "--",
+            str(venv / "bin" / "envmgr"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=tmp_path,
+    )
     assert smoke.returncode == 0, smoke.stdout + smoke.stderr
     assert smoke.stdout.count("ok: ") == 6, smoke.stdout
 
@@ -99,11 +126,33 @@ def clean_windows_python(base: Path, wheel: Path) -> Path:
     # pip evaluates markers for the Python it runs in (Linux), so the win32-only pin is named here, as
     # tests/setup/windows-python.sh does; 2.0.13 is the pywinpty that loads under Wine 8.
     extra = [] if VERSION == "3.13" else ["pywinpty==2.0.13"]
-    done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check",
-                           "--platform", "win_amd64", "--python-version", VERSION, "--implementation", "cp",
-                           "--only-binary=:all:", "--no-index", "--find-links", str(wheels),
-                           "--target", str(dest / "Lib" / "site-packages"), str(wheel), *extra],
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--disable-pip-version-check",
+            "--platform",
+            "win_amd64",
+            "--python-version",
+            VERSION,
+            "--implementation",
+            "cp",
+            "--only-binary=:all:",
+            "--no-index",
+            "--find-links",
+            str(wheels),
+            "--target",
+            str(dest / "Lib" / "site-packages"),
+            str(wheel),
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     return dest / "python.exe"
 
@@ -116,9 +165,24 @@ def test_the_wheel_under_windows_cpython_passes_the_smoke(dist, tmp_path):
     exe = clean_windows_python(tmp_path, dist["wheel"])
     with new_prefix(tmp_path) as pfx:
         win = WinPython(exe, pfx)
-        done = win.run(windows_path(SMOKE), "--python", windows_path(exe),
-                       "--machine", windows_path(LIST_MACHINE), "--export-machine", windows_path(EXPORT_MACHINE),
-                       "--not-under", windows_path(ROOT), "--", windows_path(exe), "-X", "utf8", "-m", "envmgr",
-                       cwd=tmp_path, timeout=900)
+        done = win.run(
+            windows_path(SMOKE),
+            "--python",
+            windows_path(exe),
+            "--machine",
+            windows_path(LIST_MACHINE),
+            "--export-machine",
+            windows_path(EXPORT_MACHINE),
+            "--not-under",
+            windows_path(ROOT),
+            "--",
+            windows_path(exe),
+            "-X",
+            "utf8",
+            "-m",
+            "envmgr",
+            cwd=tmp_path,
+            timeout=900,
+        )
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.count("ok: ") == 6, done.stdout

@@ -10,6 +10,7 @@ design, so only `windows` is checked there; on Linux `windows` skips by design.
 tests/conftest.py installs it; `-p tests.tierguard` installs it in a pytest run of other files (its
 own tests do that).
 """
+
 from __future__ import annotations
 
 import os
@@ -22,7 +23,7 @@ import pytest
 POSIX_TIERS = ("wine", "linux", "winpy", "posix")
 WIN32_TIERS = ("windows",)
 HOMES = {"wine": "tests/wine", "linux": "tests/linux", "winpy": "tests/winpy", "windows": "tests/windows"}
-ALSO = {"winpy": ("wine",)}          # every winpy test is a wine test too (tests/winpy/*.py pytestmark)
+ALSO = {"winpy": ("wine",)}  # every winpy test is a wine test too (tests/winpy/*.py pytestmark)
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -80,8 +81,13 @@ class TierGuard:
         out = []
         for tier in self.tiers:
             home = ROOT / HOMES[tier] if tier in HOMES else None
-            if self.selected[tier] or (by_path and home is not None and home.is_dir()
-                                       and covers(list(self.config.args), start, home) and mark_keeps(markexpr, tier)):
+            if self.selected[tier] or (
+                by_path
+                and home is not None
+                and home.is_dir()
+                and covers(list(self.config.args), start, home)
+                and mark_keeps(markexpr, tier)
+            ):
                 out.append(tier)
         return out
 
@@ -107,8 +113,11 @@ class TierGuard:
                 self.skips[tier] = str(report.longrepr[2]).removeprefix("Skipped: ")
 
     def pytest_sessionfinish(self, session, exitstatus) -> None:
-        if self.active(session) and self.empty() and exitstatus in (pytest.ExitCode.OK,
-                                                                    pytest.ExitCode.NO_TESTS_COLLECTED):
+        if (
+            self.active(session)
+            and self.empty()
+            and exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED)
+        ):
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def active(self, session) -> bool:
@@ -126,10 +135,12 @@ class TierGuard:
         terminalreporter.write_sep("=", "tier guard: a whole test tier ran zero tests (CI)", red=True, bold=True)
         for tier in empty:
             why = self.skips.get(tier, "its tests were not collected (a module-level skip or a missing folder?)")
-            terminalreporter.write_line(f"tier {tier!r}: {self.selected[tier]} selected, 0 ran; first reason: {why}",
-                                        red=True)
-        terminalreporter.write_line("CI installs every tier's tools (tests/run-all.sh): this run FAILS "
-                                    "instead of shrinking silently.", red=True)
+            terminalreporter.write_line(
+                f"tier {tier!r}: {self.selected[tier]} selected, 0 ran; first reason: {why}", red=True
+            )
+        terminalreporter.write_line(
+            "CI installs every tier's tools (tests/run-all.sh): this run FAILS instead of shrinking silently.", red=True
+        )
 
 
 def install(config) -> None:

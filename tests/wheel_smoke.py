@@ -15,6 +15,7 @@ PY is the clean environment's interpreter; ENVMGR_COMMAND runs envmgr there (its
 Exit 0 when all hold, else 1 with what failed. Standard library only: it runs in the clean environment.
 Used by tests/test_wheel_smoke.py (Linux, and Windows CPython under Wine) and .github/workflows/release.yml.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,16 +29,26 @@ DIST = "envmgr-cuda"
 
 def run(argv: list[str]) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "NO_COLOR": "1", "PYTHONUTF8": "1"}
-    return subprocess.run(argv, capture_output=True, text=True, encoding="utf-8", errors="replace",
-                          env=env, stdin=subprocess.DEVNULL, timeout=300)
+    return subprocess.run(
+        argv,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+        env=env,
+        stdin=subprocess.DEVNULL,
+        timeout=300,
+    )
 
 
 def installed(python: str, not_under: str | None) -> tuple[str, list[str]]:
     """The installed version, and what is wrong with the install."""
-    code = ("import json, envmgr, importlib.metadata as m\n"
-            f"d = m.distribution({DIST!r})\n"
-            "print(json.dumps({'file': envmgr.__file__, 'version': envmgr.__version__, 'dist': d.version,"
-            " 'license': any(str(f).endswith('LICENSE') for f in d.files or ())}))")
+    code = (
+        "import json, envmgr, importlib.metadata as m\n"
+        f"d = m.distribution({DIST!r})\n"
+        "print(json.dumps({'file': envmgr.__file__, 'version': envmgr.__version__, 'dist': d.version,"
+        " 'license': any(str(f).endswith('LICENSE') for f in d.files or ())}))"
+    )
     done = run([python, "-c", code])
     if done.returncode != 0:
         return "", [f"{python} cannot import envmgr or find {DIST}: {done.stderr.strip()}"]
@@ -83,14 +94,26 @@ def main(argv: list[str]) -> int:
     envmgr = args.command
     version, problems = installed(args.python, args.not_under)
     if version:
-        problems += check("envmgr --version", run([*envmgr, "--version"]), (0,),
-                          lambda out: "" if version in out else f"does not print {version}")
+        problems += check(
+            "envmgr --version",
+            run([*envmgr, "--version"]),
+            (0,),
+            lambda out: "" if version in out else f"does not print {version}",
+        )
     problems += check("envmgr list", run([*envmgr, "list"]), (0,), lambda out: "")
-    problems += check("envmgr --machine RECORD list", run([*envmgr, "--machine", args.machine, "list"]), (0,),
-                      lambda out: "" if "CUDA" in out else "lists no CUDA toolkit")
+    problems += check(
+        "envmgr --machine RECORD list",
+        run([*envmgr, "--machine", args.machine, "list"]),
+        (0,),
+        lambda out: "" if "CUDA" in out else "lists no CUDA toolkit",
+    )
     exported = args.export_machine or args.machine
-    problems += check("envmgr --machine RECORD export", run([*envmgr, "--machine", exported, "export"]), (0,),
-                      lambda out: "" if "schema = 1" in out and "[env" in out else "no snapshot on stdout")
+    problems += check(
+        "envmgr --machine RECORD export",
+        run([*envmgr, "--machine", exported, "export"]),
+        (0,),
+        lambda out: "" if "schema = 1" in out and "[env" in out else "no snapshot on stdout",
+    )
     problems += check("envmgr doctor --json", run([*envmgr, "doctor", "--json"]), (0, 1), doctor_json)
     for problem in problems:
         print(f"FAILED: {problem}")

@@ -27,6 +27,7 @@ u64 payload size, u32 compressed size, u32 -, u16 minor, u16 major (the PTX ISA 
 arch-specific target (`sm_90a`), 0x200000 a family target (`sm_120f`), 0x8000 / 0x2000 a compressed
 payload (the header is still plain: no need to decompress to list architectures).
 """
+
 from __future__ import annotations
 
 import mmap
@@ -39,15 +40,15 @@ from typing import Any
 from envmgr.binaries.dll import _MACHINES, pe_imports
 from envmgr.errors import InputFileError
 
-Data = bytes | bytearray | mmap.mmap   # a binary's bytes: anything with find() and slicing
+Data = bytes | bytearray | mmap.mmap  # a binary's bytes: anything with find() and slicing
 FATBIN_MAGIC = 0xBA55ED50
 _MAGIC = struct.pack("<I", FATBIN_MAGIC)
-MAX_FATBINS = 65536           # per binary; cuBLASLt has a few thousand
+MAX_FATBINS = 65536  # per binary; cuBLASLt has a few thousand
 MAX_ENTRIES = 1 << 20
 _ELF_SECTIONS = (".nv_fatbin", "__nv_relfatbin")
 _RELOCATABLE = "__nv_relfatbin"
-_WRAPPER_MAGIC = 0x466243B1               # the registration wrapper's (.nvFatBinSegment)
-_RELATIVE = {8, 1027}                      # R_X86_64_RELATIVE / R_386_RELATIVE, R_AARCH64_RELATIVE
+_WRAPPER_MAGIC = 0x466243B1  # the registration wrapper's (.nvFatBinSegment)
+_RELATIVE = {8, 1027}  # R_X86_64_RELATIVE / R_386_RELATIVE, R_AARCH64_RELATIVE
 MAX_RELOCATION_BYTES = 256 << 20
 _PE_SECTIONS = (".nv_fatb",)
 _KINDS = {1: "ptx", 2: "cubin"}
@@ -58,26 +59,28 @@ _FLAG_COMPRESSED = 0x8000 | 0x2000
 CUDA_LIBRARY = re.compile(
     r"^(lib)?(cuda|nvcuda|cudart|cublas|cublasLt|cufft|cufftw|curand|cusparse|cusolver|cusolverMg|nvrtc|"
     r"nvJitLink|nvjpeg|npp[a-z]*|cudnn[a-z_]*|nccl|c10_cuda|torch_cuda|nvToolsExt|cupti|nvblas)"
-    r"(64)?([_.]\d[\w.]*)?\.(so(\.\d+)*|dll)$", re.I)
+    r"(64)?([_.]\d[\w.]*)?\.(so(\.\d+)*|dll)$",
+    re.I,
+)
 
 
 @dataclass(frozen=True)
 class FatEntry:
-    kind: str                 # "cubin" | "ptx" | "kind-N" (another kind, e.g. LTO IR)
-    arch: str                 # "sm_90a" for a cubin, "compute_90" for PTX
+    kind: str  # "cubin" | "ptx" | "kind-N" (another kind, e.g. LTO IR)
+    arch: str  # "sm_90a" for a cubin, "compute_90" for PTX
     compressed: bool = False
-    ptx_isa: str = ""         # "9.0": the PTX ISA version (PTX only)
+    ptx_isa: str = ""  # "9.0": the PTX ISA version (PTX only)
     relocatable: bool = False  # from __nv_relfatbin: the device linker's input, not what the runtime loads
 
 
 @dataclass(frozen=True)
 class BinaryCode:
     name: str
-    format: str                          # "elf" | "pe" | "" (neither)
-    machine: str = ""                    # "x86-64", "AArch64", "x64"
-    entries: tuple[FatEntry, ...] = ()   # every entry, in file order (cuobjdump's order)
-    imports: tuple[str, ...] = ()        # NEEDED entries / imported DLLs
-    problems: tuple[str, ...] = ()       # why part of it could not be read
+    format: str  # "elf" | "pe" | "" (neither)
+    machine: str = ""  # "x86-64", "AArch64", "x64"
+    entries: tuple[FatEntry, ...] = ()  # every entry, in file order (cuobjdump's order)
+    imports: tuple[str, ...] = ()  # NEEDED entries / imported DLLs
+    problems: tuple[str, ...] = ()  # why part of it could not be read
 
     @property
     def cubin(self) -> tuple[str, ...]:
@@ -122,6 +125,7 @@ def read_binary(data: Data, name: str) -> BinaryCode:
 
 # ---- fat binaries -------------------------------------------------------------------------------
 
+
 def parse_fatbins(data: Data, start: int, end: int) -> tuple[tuple[FatEntry, ...], tuple[str, ...]]:
     """Every entry of the fat binaries laid one after another in data[start:end] (a section)."""
     entries: list[FatEntry] = []
@@ -130,7 +134,7 @@ def parse_fatbins(data: Data, start: int, end: int) -> tuple[tuple[FatEntry, ...
     while off + 16 <= end and count < MAX_FATBINS:
         # Between fat binaries and after the last: zero padding (8 bytes in ELF, 16 in PE), nothing else.
         found = data.find(_MAGIC, off, end)
-        if bytes(data[off:found if found >= 0 else end]).strip(b"\0"):
+        if bytes(data[off : found if found >= 0 else end]).strip(b"\0"):
             problems.append(f"unrecognized data at offset {off - start} of the device-code section")
             break
         if found < 0 or found + 16 > end:
@@ -139,8 +143,10 @@ def parse_fatbins(data: Data, start: int, end: int) -> tuple[tuple[FatEntry, ...
         _magic, _ver, hsize, size = struct.unpack_from("<IHHQ", data, off)
         count += 1
         if hsize < 16 or off + hsize + size > end:
-            problems.append(f"a truncated fat binary at offset {off - start}: it declares {size} bytes, "
-                            f"{max(0, end - off - hsize)} are there")
+            problems.append(
+                f"a truncated fat binary at offset {off - start}: it declares {size} bytes, "
+                f"{max(0, end - off - hsize)} are there"
+            )
             size = max(0, end - off - hsize)
         problems += _parse_entries(data, off + hsize, off + hsize + size, entries)
         off = (off + hsize + size + 7) & ~7
@@ -170,8 +176,9 @@ def _entry(kind: int, arch: int, flags: int, minor: int, major: int) -> FatEntry
     suffix = "a" if flags & _FLAG_ARCH_SPECIFIC else "f" if flags & _FLAG_FAMILY else ""
     name = _KINDS.get(kind, f"kind-{kind}")
     prefix = "compute" if name == "ptx" else "sm"
-    return FatEntry(name, f"{prefix}_{arch}{suffix}", bool(flags & _FLAG_COMPRESSED),
-                    f"{major}.{minor}" if name == "ptx" else "")
+    return FatEntry(
+        name, f"{prefix}_{arch}{suffix}", bool(flags & _FLAG_COMPRESSED), f"{major}.{minor}" if name == "ptx" else ""
+    )
 
 
 # ---- ELF ----------------------------------------------------------------------------------------
@@ -207,34 +214,38 @@ def _read_elf(data: Data, name: str) -> BinaryCode:
 def _elf_sections(data: Data, is64: bool) -> list[Section]:
     """[(name, type, offset, size, link, address)] in table order; ValueError when the table is cut or garbled."""
     if is64:
-        shoff, = struct.unpack_from("<Q", data, 40)
+        (shoff,) = struct.unpack_from("<Q", data, 40)
         shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 58)
         fmt = "<IIQQQQIIQQ"
     else:
-        shoff, = struct.unpack_from("<I", data, 32)
+        (shoff,) = struct.unpack_from("<I", data, 32)
         shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 46)
         fmt = "<IIIIIIIIII"
     if shnum == 0 or shnum > 65535 or shentsize < struct.calcsize(fmt):
         raise ValueError("no section table (a stripped or cut ELF file)")
     if shoff + shnum * shentsize > len(data) or shstrndx >= shnum:
-        raise ValueError(f"a truncated ELF file: its section table needs {shoff + shnum * shentsize} bytes, "
-                         f"{len(data)} are there")
+        raise ValueError(
+            f"a truncated ELF file: its section table needs {shoff + shnum * shentsize} bytes, {len(data)} are there"
+        )
     raw = []
     for i in range(shnum):
         f = struct.unpack_from(fmt, data, shoff + i * shentsize)
-        raw.append((f[0], f[1], f[4], f[5], f[6], f[3]))   # name, type, offset, size, link, address
+        raw.append((f[0], f[1], f[4], f[5], f[6], f[3]))  # name, type, offset, size, link, address
     _, _, stroff, strsize, _, _ = raw[shstrndx]
-    strtab = bytes(data[stroff:stroff + min(strsize, 1 << 20)])
-    return [(strtab[n:strtab.find(b"\0", n)].decode("ascii", "replace"), t, off, size, link, addr)
-            for n, t, off, size, link, addr in raw]
+    strtab = bytes(data[stroff : stroff + min(strsize, 1 << 20)])
+    return [
+        (strtab[n : strtab.find(b"\0", n)].decode("ascii", "replace"), t, off, size, link, addr)
+        for n, t, off, size, link, addr in raw
+    ]
 
 
-Section = tuple[str, int, int, int, int, int]   # name, type, offset, size, link, address
+Section = tuple[str, int, int, int, int, int]  # name, type, offset, size, link, address
 _NOBITS, _RELA = 8, 4
 
 
-def _wrapped_fatbins(data: Data, sections: list[Section], is64: bool,
-                     spans: list[tuple[int, int]]) -> tuple[tuple[FatEntry, ...], tuple[str, ...]]:
+def _wrapped_fatbins(
+    data: Data, sections: list[Section], is64: bool, spans: list[tuple[int, int]]
+) -> tuple[tuple[FatEntry, ...], tuple[str, ...]]:
     """The fat binaries the .nvFatBinSegment wrappers point at outside every device-code section."""
     seg = next((s for s in sections if s[0] == ".nvFatBinSegment" and s[1] != _NOBITS), None)
     if seg is None:
@@ -255,7 +266,7 @@ def _wrapped_fatbins(data: Data, sections: list[Section], is64: bool,
         if where is None or where in done or any(a <= where < b for a, b in spans):
             continue
         done.add(where)
-        if bytes(data[where:where + 4]) != _MAGIC or where + 16 > len(data):
+        if bytes(data[where : where + 4]) != _MAGIC or where + 16 > len(data):
             problems.append(f"a .nvFatBinSegment wrapper points at no fat binary (file offset {where})")
             continue
         _magic, _ver, hsize, fsize = struct.unpack_from("<IHHQ", data, where)
@@ -281,7 +292,7 @@ def _relative_addends(data: Data, sections: list[Section], is64: bool, wanted: s
             continue
         fmt = "<QQq" if is64 else "<IIi"
         step = struct.calcsize(fmt)
-        for where, info, addend in struct.iter_unpack(fmt, bytes(data[off:off + size - size % step])):
+        for where, info, addend in struct.iter_unpack(fmt, bytes(data[off : off + size - size % step])):
             if where in wanted and (info & (0xFFFFFFFF if is64 else 0xFF)) in _RELATIVE:
                 found[where] = addend
     return found
@@ -302,18 +313,19 @@ def _elf_needed(data: Data, sections: list[Section], is64: bool) -> tuple[tuple[
         if tag == 0:
             break
         if tag == 1 and val < strsize and stroff + val < len(data):
-            end = bytes(data[stroff + val:stroff + val + 256]).split(b"\0", 1)[0]
+            end = bytes(data[stroff + val : stroff + val + 256]).split(b"\0", 1)[0]
             names.append(end.decode("ascii", "replace"))
     return tuple(names), ()
 
 
 # ---- PE -----------------------------------------------------------------------------------------
 
+
 def _read_pe(data: Data, name: str) -> BinaryCode:
     import pefile  # start-up: paid only when a PE file is read (issue 33)
 
     try:
-        pe = pefile.PE(data=bytes(data[:_pe_header_end(data)]), fast_load=True)
+        pe = pefile.PE(data=bytes(data[: _pe_header_end(data)]), fast_load=True)
     except pefile.PEFormatError as exc:
         return BinaryCode(name, "pe", problems=(f"not a PE file ({exc.value})",))
     machine = _MACHINES.get(pe.FILE_HEADER.Machine, (f"machine 0x{pe.FILE_HEADER.Machine:x}", 0))[0]
@@ -346,15 +358,17 @@ def _pe_header_end(data: Data) -> int:
 # ---- a set of binaries (a wheel, an installed package) --------------------------------------------
 
 BINARY_NAME = re.compile(r"\.(so(\.\d+)*|pyd|dll)$", re.I)
-LOOKED_FOR = ("device code (the fat binaries of ELF .nv_fatbin / PE .nv_fatb sections: cubins, PTX) or an "
-              "import of a CUDA library (libcudart/cudart64, libcuda/nvcuda, cuBLAS, c10_cuda, ...)")
+LOOKED_FOR = (
+    "device code (the fat binaries of ELF .nv_fatbin / PE .nv_fatb sections: cubins, PTX) or an "
+    "import of a CUDA library (libcudart/cudart64, libcuda/nvcuda, cuBLAS, c10_cuda, ...)"
+)
 
 
 @dataclass(frozen=True)
 class DeviceCode:
-    binaries: tuple[BinaryCode, ...] = ()   # every native library read
-    skipped: tuple[str, ...] = ()           # "name (why)": not read (too large)
-    recorded_isa: tuple[str, ...] = ()      # the PTX ISA as a cache entry recorded it (from_json)
+    binaries: tuple[BinaryCode, ...] = ()  # every native library read
+    skipped: tuple[str, ...] = ()  # "name (why)": not read (too large)
+    recorded_isa: tuple[str, ...] = ()  # the PTX ISA as a cache entry recorded it (from_json)
 
     @property
     def cubin(self) -> tuple[str, ...]:
@@ -394,11 +408,25 @@ class DeviceCode:
         return "; ".join(parts) or "none"
 
     def to_json(self) -> dict[str, Any]:
-        return {"cubin": list(self.cubin), "ptx": list(self.ptx), "ptx_isa": self.ptx_isa,
-                "cuda_imports": list(self.cuda_imports),
-                "binaries": [{"name": b.name, "format": b.format, "machine": b.machine, "cubin": list(b.cubin),
-                              "ptx": list(b.ptx), "cuda_imports": list(b.cuda_imports)} for b in self.binaries],
-                "skipped": list(self.skipped), "problems": list(self.problems)}
+        return {
+            "cubin": list(self.cubin),
+            "ptx": list(self.ptx),
+            "ptx_isa": self.ptx_isa,
+            "cuda_imports": list(self.cuda_imports),
+            "binaries": [
+                {
+                    "name": b.name,
+                    "format": b.format,
+                    "machine": b.machine,
+                    "cubin": list(b.cubin),
+                    "ptx": list(b.ptx),
+                    "cuda_imports": list(b.cuda_imports),
+                }
+                for b in self.binaries
+            ],
+            "skipped": list(self.skipped),
+            "problems": list(self.problems),
+        }
 
 
 def from_json(data: object) -> DeviceCode | None:
@@ -412,9 +440,18 @@ def from_json(data: object) -> DeviceCode | None:
         entries = [FatEntry("cubin", a) for a in b.get("cubin") or () if isinstance(a, str)]
         entries += [FatEntry("ptx", a) for a in b.get("ptx") or () if isinstance(a, str)]
         machine = b.get("machine")
-        out.append(BinaryCode(b["name"], str(b.get("format", "")), machine if isinstance(machine, str) else "",
-                              entries=tuple(entries),
-                              imports=tuple(n for n in b.get("cuda_imports") or () if isinstance(n, str))))
+        out.append(
+            BinaryCode(
+                b["name"],
+                str(b.get("format", "")),
+                machine if isinstance(machine, str) else "",
+                entries=tuple(entries),
+                imports=tuple(n for n in b.get("cuda_imports") or () if isinstance(n, str)),
+            )
+        )
     isa = data.get("ptx_isa")
-    return DeviceCode(tuple(out), tuple(s for s in data.get("skipped") or () if isinstance(s, str)),
-                      (isa,) if isinstance(isa, str) and re.match(r"^\d+\.\d+$", isa) else ())
+    return DeviceCode(
+        tuple(out),
+        tuple(s for s in data.get("skipped") or () if isinstance(s, str)),
+        (isa,) if isinstance(isa, str) and re.match(r"^\d+\.\d+$", isa) else (),
+    )

@@ -7,6 +7,7 @@ add_dll_directory folders are NOT consulted (docs/knowledge.md#failures-and-the-
 dependency must be on PATH.
 Bytes are read through the Host; pefile parses them. The ELF side lives in elf.py.
 """
+
 from __future__ import annotations
 
 import re
@@ -19,14 +20,41 @@ from envmgr.binaries.winloader import LoaderModel, loader_model
 from envmgr.errors import InputFileError
 from envmgr.host.base import Host, host_path, join
 
-MAX_READ = 48 * 1024 * 1024   # larger DLLs (cublasLt is ~500 MB) are resolved but not opened
+MAX_READ = 48 * 1024 * 1024  # larger DLLs (cublasLt is ~500 MB) are resolved but not opened
 _API_SET = re.compile(r"^(api|ext)-ms-", re.I)
 # Always resolvable system DLLs (KnownDLLs and the core of System32); not recorded on machine files.
-KNOWN = {n.lower() for n in (
-    "kernel32.dll", "kernelbase.dll", "ntdll.dll", "user32.dll", "gdi32.dll", "advapi32.dll", "shell32.dll",
-    "ole32.dll", "oleaut32.dll", "ws2_32.dll", "msvcrt.dll", "ucrtbase.dll", "sechost.dll", "rpcrt4.dll",
-    "combase.dll", "shlwapi.dll", "bcrypt.dll", "crypt32.dll", "version.dll", "setupapi.dll", "dbghelp.dll",
-    "comdlg32.dll", "imm32.dll", "psapi.dll", "iphlpapi.dll", "winmm.dll", "cfgmgr32.dll")}
+KNOWN = {
+    n.lower()
+    for n in (
+        "kernel32.dll",
+        "kernelbase.dll",
+        "ntdll.dll",
+        "user32.dll",
+        "gdi32.dll",
+        "advapi32.dll",
+        "shell32.dll",
+        "ole32.dll",
+        "oleaut32.dll",
+        "ws2_32.dll",
+        "msvcrt.dll",
+        "ucrtbase.dll",
+        "sechost.dll",
+        "rpcrt4.dll",
+        "combase.dll",
+        "shlwapi.dll",
+        "bcrypt.dll",
+        "crypt32.dll",
+        "version.dll",
+        "setupapi.dll",
+        "dbghelp.dll",
+        "comdlg32.dll",
+        "imm32.dll",
+        "psapi.dll",
+        "iphlpapi.dll",
+        "winmm.dll",
+        "cfgmgr32.dll",
+    )
+}
 # What a big DLL we do not open is known to import (cuBLAS loads cuBLASLt of the same major).
 IMPLIED = {re.compile(r"^cublas64_(\d+)\.dll$", re.I): "cublasLt64_{0}.dll"}
 _MACHINES = {0x14C: ("x86 (32-bit)", 32), 0x8664: ("x64", 64), 0xAA64: ("ARM64", 64), 0x1C4: ("ARM", 32)}
@@ -36,23 +64,23 @@ _ELF_MACHINES = {3: "x86", 62: "x86-64", 183: "AArch64", 40: "ARM"}
 @dataclass(frozen=True)
 class DepNode:
     name: str
-    path: str | None              # where it resolves; None when missing
-    how: str                      # which search step found it ("PATH entry 3", "System32", "RUNPATH $ORIGIN")
-    why: str = ""                 # for a missing one: the explanation
+    path: str | None  # where it resolves; None when missing
+    how: str  # which search step found it ("PATH entry 3", "System32", "RUNPATH $ORIGIN")
+    why: str = ""  # for a missing one: the explanation
     children: tuple[DepNode, ...] = ()
-    note: str = ""                # "seen above", "not opened: 480 MiB", "system library"
-    bad: str = ""                 # found, but the loader rejects it (another machine, truncated): why
+    note: str = ""  # "seen above", "not opened: 480 MiB", "system library"
+    bad: str = ""  # found, but the loader rejects it (another machine, truncated): why
 
 
 @dataclass(frozen=True)
 class DepReport:
     root: DepNode
-    kind: str                     # "pe" or "elf"
-    loader: str                   # the loader model, in words
-    search: tuple[str, ...]       # the search order used, one folder per line
-    blocked: str = ""             # why the load never starts (llama_cpp's add_dll_directory raising)
-    ignored: tuple[str, ...] = () # os.add_dll_directory folders the loader model does not search
-    entries: tuple[MissingEntry, ...] = ()   # imported functions the loaded DLL does not export (dllsyms.py)
+    kind: str  # "pe" or "elf"
+    loader: str  # the loader model, in words
+    search: tuple[str, ...]  # the search order used, one folder per line
+    blocked: str = ""  # why the load never starts (llama_cpp's add_dll_directory raising)
+    ignored: tuple[str, ...] = ()  # os.add_dll_directory folders the loader model does not search
+    entries: tuple[MissingEntry, ...] = ()  # imported functions the loaded DLL does not export (dllsyms.py)
 
     def _nodes(self, keep: Callable[[DepNode], bool]) -> tuple[DepNode, ...]:
         out, stack = [], [self.root]
@@ -84,7 +112,7 @@ def binary_machine(head: bytes) -> tuple[str, int] | None:
     if head[:2] != b"MZ" or len(head) < 0x40:
         return None
     off = struct.unpack_from("<I", head, 0x3C)[0]
-    if off + 6 > len(head) or head[off:off + 4] != b"PE\0\0":
+    if off + 6 > len(head) or head[off : off + 4] != b"PE\0\0":
         return None
     machine = struct.unpack_from("<H", head, off + 4)[0]
     return _MACHINES.get(machine, (f"machine 0x{machine:x}", 0))
@@ -97,24 +125,39 @@ def pe_imports(data: bytes, where: str) -> tuple[str, ...]:
     try:
         pe = pefile.PE(data=data, fast_load=True)
     except pefile.PEFormatError as exc:
-        raise InputFileError(f"{where}: not a Windows DLL/EXE ({exc.value})",
-                             "give a .dll/.pyd/.exe file, or llama_cpp for the installed package") from None
+        raise InputFileError(
+            f"{where}: not a Windows DLL/EXE ({exc.value})",
+            "give a .dll/.pyd/.exe file, or llama_cpp for the installed package",
+        ) from None
     # A file cut inside its headers parses with fewer sections than it declares (or none): not a DLL
     # with "0 missing" imports, a truncated one.
     headers = getattr(getattr(pe, "OPTIONAL_HEADER", None), "SizeOfHeaders", 0)
     end = max([headers, *(s.PointerToRawData + s.SizeOfRawData for s in pe.sections)])
     if end > len(data) or len(pe.sections) < pe.FILE_HEADER.NumberOfSections:
-        raise InputFileError(f"{where}: truncated PE file ({len(data)} bytes, its headers and sections need {end})",
-                             "reinstall the package that provided it")
-    pe.parse_data_directories(directories=[pefile.DIRECTORY_ENTRY["IMAGE_DIRECTORY_ENTRY_IMPORT"],
-                                            pefile.DIRECTORY_ENTRY["IMAGE_DIRECTORY_ENTRY_DELAY_IMPORT"]])
+        raise InputFileError(
+            f"{where}: truncated PE file ({len(data)} bytes, its headers and sections need {end})",
+            "reinstall the package that provided it",
+        )
+    pe.parse_data_directories(
+        directories=[
+            pefile.DIRECTORY_ENTRY["IMAGE_DIRECTORY_ENTRY_IMPORT"],
+            pefile.DIRECTORY_ENTRY["IMAGE_DIRECTORY_ENTRY_DELAY_IMPORT"],
+        ]
+    )
     names = [e.dll for e in getattr(pe, "DIRECTORY_ENTRY_IMPORT", [])]
     names += [e.dll for e in getattr(pe, "DIRECTORY_ENTRY_DELAY_IMPORT", [])]
     return tuple(dict.fromkeys(n.decode("ascii", "replace") for n in names if n))
 
 
-def resolve_pe(host: Host, dll: str, *, python_exe: str | None = None, base_dir: str | None = None,
-               loader: str = "llama_cpp", dll_dirs: tuple[str, ...] = ()) -> DepReport:
+def resolve_pe(
+    host: Host,
+    dll: str,
+    *,
+    python_exe: str | None = None,
+    base_dir: str | None = None,
+    loader: str = "llama_cpp",
+    dll_dirs: tuple[str, ...] = (),
+) -> DepReport:
     """The dependency tree of `dll` as `loader` (winloader.LOADERS) resolves it, with `dll_dirs` given to
     os.add_dll_directory; raises InputFileError when `dll` itself is unreadable or not a PE file."""
 
@@ -122,12 +165,19 @@ def resolve_pe(host: Host, dll: str, *, python_exe: str | None = None, base_dir:
     data = _read(host, dll)
     walk = _PeWalk(host, loader, model, _python_machine(host, python_exe))
     root = walk.expand(host_path(host, dll).name, dll, "given", data, 0)
-    if root.bad:   # ctypes.CDLL of the file itself fails: [WinError 193]
+    if root.bad:  # ctypes.CDLL of the file itself fails: [WinError 193]
         root = DepNode(root.name, root.path, root.how, bad=f"{root.bad} (ctypes: [WinError 193])")
     base = base_dir or str(host_path(host, dll).parent)
     entries = check_entries(host, _edges(root), walk.functions, model.dirs, base, _export_reader(host))
-    return DepReport(root, "pe", model.description, tuple(f"{label}: {d}" for d, label in model.dirs),
-                     model.blocked, model.ignored, entries)
+    return DepReport(
+        root,
+        "pe",
+        model.description,
+        tuple(f"{label}: {d}" for d, label in model.dirs),
+        model.blocked,
+        model.ignored,
+        entries,
+    )
 
 
 class _PeWalk:
@@ -137,14 +187,14 @@ class _PeWalk:
         self.host, self.loader, self.model, self.want = host, loader, model, want
         self.dirs = model.dirs
         self.seen: set[str] = set()
-        self.functions: dict[str, dict[str, tuple[Imported, ...]]] = {}   # path -> its imported functions
+        self.functions: dict[str, dict[str, tuple[Imported, ...]]] = {}  # path -> its imported functions
 
     def expand(self, name: str, path: str, how: str, data: bytes | None, depth: int) -> DepNode:
         """The node of a DLL found at `path`, its imports resolved (not when `data` is None: not opened)."""
         self.seen.add(name.lower())
         if data is None:
             return DepNode(name, path, how, note=_unread_note(self.host, path))
-        bad = _rejected(data, path, self.want, check_cut=depth > 0)   # a cut root is bad input: exit 2
+        bad = _rejected(data, path, self.want, check_cut=depth > 0)  # a cut root is bad input: exit 2
         if bad:
             return DepNode(name, path, how, bad=bad)
         self.functions[path] = _functions(data)
@@ -157,15 +207,21 @@ class _PeWalk:
             return DepNode(dep, "(API set)", "Windows API set", note="system")
         if low in self.seen:
             found = _find(self.host, dep, self.dirs)
-            return DepNode(dep, found[0] if found else None, found[1] if found else "", note="seen above",
-                           why="" if found else explain_missing(self.host, dep, loader=self.loader))
+            return DepNode(
+                dep,
+                found[0] if found else None,
+                found[1] if found else "",
+                note="seen above",
+                why="" if found else explain_missing(self.host, dep, loader=self.loader),
+            )
         found = _find(self.host, dep, self.dirs)
         if found is None:
             if low in KNOWN:
                 return DepNode(dep, "(system)", "KnownDLLs / System32", note="system")
             self.seen.add(low)
-            return DepNode(dep, None, "", why=explain_missing(self.host, dep, loader=self.loader,
-                                                              ignored=self.model.ignored))
+            return DepNode(
+                dep, None, "", why=explain_missing(self.host, dep, loader=self.loader, ignored=self.model.ignored)
+            )
         path, how = found
         if how in ("System32", "the Windows folder") or depth > 6:
             self.seen.add(low)
@@ -177,8 +233,7 @@ class _PeWalk:
         size_ok = _size(self.host, path) <= MAX_READ
         node = self.expand(dep, path, how, _read(self.host, path) if size_ok else None, depth + 1)
         if not size_ok:
-            implied = [self.child(t.format(m.group(1)), depth + 1) for rx, t in IMPLIED.items()
-                       if (m := rx.match(dep))]
+            implied = [self.child(t.format(m.group(1)), depth + 1) for rx, t in IMPLIED.items() if (m := rx.match(dep))]
             node = DepNode(node.name, node.path, node.how, node.why, tuple(implied), node.note)
         return node
 
@@ -217,6 +272,7 @@ def _export_reader(host: Host) -> Callable[[str], Exports | None]:
             except (OSError, pefile.PEFormatError, ValueError, IndexError):
                 cache[key] = None
         return cache[key]
+
     return read
 
 
@@ -256,8 +312,9 @@ def read_binary(host: Host, path: str, what: str) -> bytes:
     except FileNotFoundError:
         raise InputFileError(f"{path}: no such file", f"give the path of {what}, or llama_cpp") from None
     except OSError as exc:
-        raise InputFileError(f"{path}: cannot read it ({exc.strerror or exc})",
-                             "check the path and permissions") from None
+        raise InputFileError(
+            f"{path}: cannot read it ({exc.strerror or exc})", "check the path and permissions"
+        ) from None
 
 
 def _size(host: Host, path: str) -> int:
@@ -279,14 +336,15 @@ def _find(host: Host, name: str, dirs: Iterable[tuple[str, str]]) -> tuple[str, 
     return None
 
 
-def explain_missing(host: Host, name: str, *, loader: str = "llama_cpp",
-                    ignored: tuple[str, ...] = ()) -> str:
+def explain_missing(host: Host, name: str, *, loader: str = "llama_cpp", ignored: tuple[str, ...] = ()) -> str:
     """Why a DLL is not found, in the terms of the CUDA installs the host has and the loader's search order."""
     low = name.lower()
     skipped = next((d for d in ignored if host.exists(join(host, d, name))), None)
     if skipped is not None:
-        return (f"{join(host, skipped, name)} exists, but winmode=0 does not search os.add_dll_directory "
-                "folders: put that folder on PATH")
+        return (
+            f"{join(host, skipped, name)} exists, but winmode=0 does not search os.add_dll_directory "
+            "folders: put that folder on PATH"
+        )
     env = host.env
     if low == "nvcuda.dll":
         return "nvcuda.dll comes with the NVIDIA driver (System32): no driver installed"
@@ -306,10 +364,14 @@ def explain_missing(host: Host, name: str, *, loader: str = "llama_cpp",
     for folder in _cuda_bins(host):
         if host.exists(join(host, folder, name)):
             if loader == "ctypes":
-                return (f"{join(host, folder, name)} exists but {folder} is not an os.add_dll_directory folder "
-                        "(ctypes.CDLL does not search PATH; CUDA 13 keeps its DLLs in bin\\x64)")
-            return (f"{join(host, folder, name)} exists but {folder} is not on PATH "
-                    "(winmode=0 ignores os.add_dll_directory; CUDA 13 keeps its DLLs in bin\\x64)")
+                return (
+                    f"{join(host, folder, name)} exists but {folder} is not an os.add_dll_directory folder "
+                    "(ctypes.CDLL does not search PATH; CUDA 13 keeps its DLLs in bin\\x64)"
+                )
+            return (
+                f"{join(host, folder, name)} exists but {folder} is not on PATH "
+                "(winmode=0 ignores os.add_dll_directory; CUDA 13 keeps its DLLs in bin\\x64)"
+            )
     where = "an os.add_dll_directory folder" if loader == "ctypes" else "PATH"
     return f"no CUDA {want} toolkit provides it on {where} (install CUDA {want}.x, or add its bin to {where})"
 

@@ -9,6 +9,7 @@ Tavris1/ComfyUI-Easy-Install#248). The loader binds every normal (not delay-load
 so one missing entry point fails the whole load; a forwarder "OTHER.Func" is resolved in OTHER.dll.
 Pure over bytes apart from `check_entries`, which reads the exporters through the Host.
 """
+
 from __future__ import annotations
 
 import re
@@ -25,8 +26,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Imported:
-    name: str = ""                 # the function's name; "" for an ordinal-only import
-    ordinal: int | None = None     # set for an ordinal-only import
+    name: str = ""  # the function's name; "" for an ordinal-only import
+    ordinal: int | None = None  # set for an ordinal-only import
 
     @property
     def label(self) -> str:
@@ -37,8 +38,8 @@ class Imported:
 class Exports:
     names: frozenset[str] = frozenset()
     ordinals: frozenset[int] = frozenset()
-    forwards: tuple[tuple[str, str], ...] = ()   # (name or "#ordinal", "OTHER.Func" or "OTHER.#n")
-    version: str = ""                            # VS_VERSIONINFO's file version; "" when it has none
+    forwards: tuple[tuple[str, str], ...] = ()  # (name or "#ordinal", "OTHER.Func" or "OTHER.#n")
+    version: str = ""  # VS_VERSIONINFO's file version; "" when it has none
 
     def forwarder(self, want: Imported) -> str:
         key = want.name or f"#{want.ordinal}"
@@ -51,22 +52,22 @@ class Exports:
 @dataclass(frozen=True)
 class Candidate:
     path: str
-    where: str                     # its step in the search order
+    where: str  # its step in the search order
     version: str
-    has: bool                      # exports the function (through its forwarder where it forwards)
+    has: bool  # exports the function (through its forwarder where it forwards)
 
 
 @dataclass(frozen=True)
 class MissingEntry:
-    importer: str                  # the path of the DLL whose import fails
-    dll: str                       # the imported DLL's name
-    path: str                      # the copy the loader loads
-    how: str                       # its step in the search order
+    importer: str  # the path of the DLL whose import fails
+    dll: str  # the imported DLL's name
+    path: str  # the copy the loader loads
+    how: str  # its step in the search order
     version: str
-    function: str                  # "Func", "ordinal 7", or "Func (forwarded to OTHER.Func, missing there)"
+    function: str  # "Func", "ordinal 7", or "Func (forwarded to OTHER.Func, missing there)"
     copies: tuple[Candidate, ...]  # every copy of that name on the search path, in search order
     fix: str
-    fix_copy: str = ""             # the good copy to put into the package's folder, when that copy then wins
+    fix_copy: str = ""  # the good copy to put into the package's folder, when that copy then wins
 
 
 def pe_import_functions(data: bytes) -> dict[str, tuple[Imported, ...]]:
@@ -77,8 +78,11 @@ def pe_import_functions(data: bytes) -> dict[str, tuple[Imported, ...]]:
     pe.parse_data_directories(directories=[pefile.DIRECTORY_ENTRY["IMAGE_DIRECTORY_ENTRY_IMPORT"]])
     out: dict[str, tuple[Imported, ...]] = {}
     for entry in getattr(pe, "DIRECTORY_ENTRY_IMPORT", []):
-        funcs = [Imported(ordinal=i.ordinal) if i.import_by_ordinal else Imported(i.name.decode("ascii", "replace"))
-                 for i in entry.imports if i.import_by_ordinal or i.name]
+        funcs = [
+            Imported(ordinal=i.ordinal) if i.import_by_ordinal else Imported(i.name.decode("ascii", "replace"))
+            for i in entry.imports
+            if i.import_by_ordinal or i.name
+        ]
         dll = entry.dll.decode("ascii", "replace").lower()
         out[dll] = out.get(dll, ()) + tuple(funcs)
     return out
@@ -88,8 +92,12 @@ def pe_exports(data: bytes) -> Exports:
     import pefile  # start-up: paid only when a PE file is read (issue 33)
 
     pe = pefile.PE(data=data, fast_load=True)
-    pe.parse_data_directories(directories=[pefile.DIRECTORY_ENTRY["IMAGE_DIRECTORY_ENTRY_EXPORT"],
-                                           pefile.DIRECTORY_ENTRY["IMAGE_DIRECTORY_ENTRY_RESOURCE"]])
+    pe.parse_data_directories(
+        directories=[
+            pefile.DIRECTORY_ENTRY["IMAGE_DIRECTORY_ENTRY_EXPORT"],
+            pefile.DIRECTORY_ENTRY["IMAGE_DIRECTORY_ENTRY_RESOURCE"],
+        ]
+    )
     names: set[str] = set()
     ordinals: set[int] = set()
     forwards: list[tuple[str, str]] = []
@@ -114,7 +122,7 @@ def file_version(pe: pefile.PE) -> str:
 
 
 def split_forwarder(target: str) -> tuple[str, Imported]:
-    """"OTHER.Func" -> ("OTHER.dll", Func); "OTHER.#12" -> ordinal 12. As LoadLibrary does, ".dll" is added
+    """ "OTHER.Func" -> ("OTHER.dll", Func); "OTHER.#12" -> ordinal 12. As LoadLibrary does, ".dll" is added
     only to a module name without a dot: "libomp140.x86_64.Func" names a file "libomp140.x86_64", which the
     loader does not find (measured under Wine 8: "module not found for forward", docs/doctor.md)."""
     module, _, func = target.rpartition(".")
@@ -136,7 +144,7 @@ def lacks(exports: Exports, want: Imported, find: Callable[[str], str | None], r
         return ""
     dll, func = split_forwarder(target)
     path = find(dll)
-    if path is None:   # API sets are virtual: no file, always resolved
+    if path is None:  # API sets are virtual: no file, always resolved
         return "" if _API_SET.match(dll) else f"forwarded to {target}, module {dll} not found"
     other = read(path)
     if other is None:
@@ -145,9 +153,14 @@ def lacks(exports: Exports, want: Imported, find: Callable[[str], str | None], r
     return f"forwarded to {target}, {why} in {path}" if why else ""
 
 
-def check_entries(host: Host, edges: Iterable[tuple[str, str, str, str]],
-                  imports: dict[str, dict[str, tuple[Imported, ...]]], dirs: tuple[tuple[str, str], ...],
-                  fix_dir: str, read: Reader) -> tuple[MissingEntry, ...]:
+def check_entries(
+    host: Host,
+    edges: Iterable[tuple[str, str, str, str]],
+    imports: dict[str, dict[str, tuple[Imported, ...]]],
+    dirs: tuple[tuple[str, str], ...],
+    fix_dir: str,
+    read: Reader,
+) -> tuple[MissingEntry, ...]:
     """edges: (importer path, dll name, loaded path, search step). imports: the importers' functions by path.
     fix_dir: the package's own folder, where a good copy is put to win (when the search order lets it)."""
 
@@ -170,8 +183,14 @@ def check_entries(host: Host, edges: Iterable[tuple[str, str, str, str]],
     return tuple(out)
 
 
-def _copies(host: Host, dll: str, want: Imported, dirs: tuple[tuple[str, str], ...],
-            find: Callable[[str], str | None], read: Reader) -> tuple[Candidate, ...]:
+def _copies(
+    host: Host,
+    dll: str,
+    want: Imported,
+    dirs: tuple[tuple[str, str], ...],
+    find: Callable[[str], str | None],
+    read: Reader,
+) -> tuple[Candidate, ...]:
     out, seen = [], set()
     for folder, label in dirs:
         path = join(host, folder, dll)
@@ -184,34 +203,58 @@ def _copies(host: Host, dll: str, want: Imported, dirs: tuple[tuple[str, str], .
     return tuple(out)
 
 
-def fix_words(host: Host, dll: str, path: str, how: str, copies: tuple[Candidate, ...],
-              dirs: tuple[tuple[str, str], ...], fix_dir: str) -> tuple[str, str]:
+def fix_words(
+    host: Host,
+    dll: str,
+    path: str,
+    how: str,
+    copies: tuple[Candidate, ...],
+    dirs: tuple[tuple[str, str], ...],
+    fix_dir: str,
+) -> tuple[str, str]:
     """The fix in words, and the copy to put into fix_dir ("" when that would not win or none has it)."""
     good = next((c for c in copies if c.has), None)
     if good is None:
-        return (f"no copy of {dll} on the search path exports it: install the runtime the package was built "
-                f"against (a newer {dll}) and put its folder on the search path, or use a build made for "
-                f"{path}'s version", "")
+        return (
+            f"no copy of {dll} on the search path exports it: install the runtime the package was built "
+            f"against (a newer {dll}) and put its folder on the search path, or use a build made for "
+            f"{path}'s version",
+            "",
+        )
 
     folders = [d.lower().rstrip("\\/") for d, _ in dirs]
     wins_at = next((i for i, (_, label) in enumerate(dirs) if label == how), len(dirs))
     ours = folders.index(fix_dir.lower().rstrip("\\/")) if fix_dir.lower().rstrip("\\/") in folders else None
     dest = join(host, fix_dir, dll)
     if ours is not None and ours < wins_at:
-        return (f"copy {good.path} into {fix_dir} (the package's own folder, searched before {how}): {dest} then "
-                "loads first; nothing in system folders changes (install --fix does it, undoable)", good.path)
-    return (f"{path} ({how}) is searched before {fix_dir} under this loader, so a copy there does not win: "
-            f"load {good.path} first in the process (ctypes.WinDLL(r\"{good.path}\") before the import: a DLL of "
-            f"that name already loaded is used), or load the package with ctypes' default search (its own "
-            f"folder first) and copy {host_path(host, good.path).name} into {fix_dir}", "")
+        return (
+            f"copy {good.path} into {fix_dir} (the package's own folder, searched before {how}): {dest} then "
+            "loads first; nothing in system folders changes (install --fix does it, undoable)",
+            good.path,
+        )
+    return (
+        f"{path} ({how}) is searched before {fix_dir} under this loader, so a copy there does not win: "
+        f'load {good.path} first in the process (ctypes.WinDLL(r"{good.path}") before the import: a DLL of '
+        f"that name already loaded is used), or load the package with ctypes' default search (its own "
+        f"folder first) and copy {host_path(host, good.path).name} into {fix_dir}",
+        "",
+    )
 
 
 def entry_json(e: MissingEntry) -> dict[str, Any]:
     """docs/json.md, "missing_entry_points"."""
-    return {"importer": e.importer, "dll": e.dll, "path": e.path, "found_by": e.how, "version": e.version or None,
-            "function": e.function, "fix": e.fix,
-            "copies": [{"path": c.path, "found_by": c.where, "version": c.version or None, "has_function": c.has}
-                       for c in e.copies]}
+    return {
+        "importer": e.importer,
+        "dll": e.dll,
+        "path": e.path,
+        "found_by": e.how,
+        "version": e.version or None,
+        "function": e.function,
+        "fix": e.fix,
+        "copies": [
+            {"path": c.path, "found_by": c.where, "version": c.version or None, "has_function": c.has} for c in e.copies
+        ],
+    }
 
 
 def entry_lines(e: MissingEntry) -> list[str]:

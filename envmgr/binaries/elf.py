@@ -4,6 +4,7 @@ Order (ld.so(8)): DT_RPATH of the object (only when it has no DT_RUNPATH), LD_LI
 the ld.so.cache (`ldconfig -p`, run through the Host), then the default folders. $ORIGIN expands to the
 folder of the object that has the entry.
 """
+
 from __future__ import annotations
 
 import io
@@ -41,11 +42,14 @@ def parse_elf(data: bytes, where: str) -> ElfInfo:
 
     try:
         elf = ELFFile(io.BytesIO(data))
-        end = max((s["sh_offset"] + s["sh_size"] for s in elf.iter_sections() if s["sh_type"] != "SHT_NOBITS"),
-                  default=0)
+        end = max(
+            (s["sh_offset"] + s["sh_size"] for s in elf.iter_sections() if s["sh_type"] != "SHT_NOBITS"), default=0
+        )
         if end > len(data):
-            raise InputFileError(f"{where}: truncated ELF file ({len(data)} bytes, its sections need {end})",
-                                 "reinstall the package that provided it")
+            raise InputFileError(
+                f"{where}: truncated ELF file ({len(data)} bytes, its sections need {end})",
+                "reinstall the package that provided it",
+            )
         needed, rpath, runpath, soname = [], [], [], ""
         for section in elf.iter_sections():
             if not isinstance(section, DynamicSection):
@@ -63,11 +67,13 @@ def parse_elf(data: bytes, where: str) -> ElfInfo:
     except InputFileError:
         raise
     except (ELFError, ValueError, EOFError, IndexError, KeyError, AssertionError, OSError) as exc:
-        raise InputFileError(f"{where}: unreadable ELF file ({exc.__class__.__name__}: {exc})",
-                             "reinstall the package that provided it") from None
-    except Exception as exc:   # construct's StreamError etc. on cut files: still one line, never a traceback
-        raise InputFileError(f"{where}: unreadable ELF file ({exc.__class__.__name__})",
-                             "reinstall the package that provided it") from None
+        raise InputFileError(
+            f"{where}: unreadable ELF file ({exc.__class__.__name__}: {exc})", "reinstall the package that provided it"
+        ) from None
+    except Exception as exc:  # construct's StreamError etc. on cut files: still one line, never a traceback
+        raise InputFileError(
+            f"{where}: unreadable ELF file ({exc.__class__.__name__})", "reinstall the package that provided it"
+        ) from None
 
 
 def parse_ldconfig(text: str, bits: int = 64) -> dict[str, str]:
@@ -107,17 +113,24 @@ def resolve_elf(host: Host, path: str, *, cache: dict[str, str] | None = None) -
     walk = _ElfWalk(host, cache, ld_path)
     root = walk.expand(host_path(host, path).name, path, "given", info, 0)
     entries = check_versions(_edges(root), _version_reader(host), walk.copies)
-    return DepReport(root, "elf", "ld.so: RPATH (without RUNPATH), LD_LIBRARY_PATH, RUNPATH, ld.so.cache, "
-                     "default folders; $ORIGIN is the object's folder", _search(info, ld_path, cache),
-                     entries=entries)
+    return DepReport(
+        root,
+        "elf",
+        "ld.so: RPATH (without RUNPATH), LD_LIBRARY_PATH, RUNPATH, ld.so.cache, "
+        "default folders; $ORIGIN is the object's folder",
+        _search(info, ld_path, cache),
+        entries=entries,
+    )
 
 
 def _search(info: ElfInfo, ld_path: list[str], cache: dict[str, str]) -> tuple[str, ...]:
     """The search order for the root object, one line a step."""
-    search = ([f"RPATH: {':'.join(info.rpath)}"] if info.rpath else []) + \
-        [f"LD_LIBRARY_PATH: {':'.join(ld_path) or '(not set)'}"] + \
-        ([f"RUNPATH: {':'.join(info.runpath)}"] if info.runpath else []) + \
-        [f"ld.so.cache: {len(cache)} libraries", "default: " + ":".join(DEFAULT_DIRS)]
+    search = (
+        ([f"RPATH: {':'.join(info.rpath)}"] if info.rpath else [])
+        + [f"LD_LIBRARY_PATH: {':'.join(ld_path) or '(not set)'}"]
+        + ([f"RUNPATH: {':'.join(info.runpath)}"] if info.runpath else [])
+        + [f"ld.so.cache: {len(cache)} libraries", "default: " + ":".join(DEFAULT_DIRS)]
+    )
     return tuple(search)
 
 
@@ -127,7 +140,7 @@ class _ElfWalk:
     def __init__(self, host: Host, cache: dict[str, str], ld_path: list[str]) -> None:
         self.host, self.cache, self.ld_path = host, cache, ld_path
         self.seen: set[str] = set()
-        self.infos: dict[str, tuple[ElfInfo, str]] = {}   # path -> (its ElfInfo, its $ORIGIN)
+        self.infos: dict[str, tuple[ElfInfo, str]] = {}  # path -> (its ElfInfo, its $ORIGIN)
 
     def every(self, name: str, info: ElfInfo, origin: str) -> Iterator[tuple[str, str]]:
         """Each (path, search step) of `name` needed by an object with `info` in `origin`."""
@@ -214,6 +227,7 @@ def _version_reader(host: Host) -> Callable[[str], Versions]:
             except OSError:
                 cache[path] = Versions()
         return cache[path]
+
     return read
 
 
@@ -223,8 +237,11 @@ def _read(host: Host, path: str) -> bytes:
 
 def explain_missing_so(host: Host, name: str) -> str:
     if name == "libcuda.so.1":
-        stubs = [d for d in ("/usr/local/cuda/lib64/stubs", "/usr/local/cuda/targets/x86_64-linux/lib/stubs")
-                 if host.exists(join(host, d, "libcuda.so"))]
+        stubs = [
+            d
+            for d in ("/usr/local/cuda/lib64/stubs", "/usr/local/cuda/targets/x86_64-linux/lib/stubs")
+            if host.exists(join(host, d, "libcuda.so"))
+        ]
         extra = f"; only the link stub {stubs[0]}/libcuda.so exists" if stubs else ""
         return "libcuda.so.1 comes with the NVIDIA driver: no driver here (Docker without --gpus?)" + extra
     m = re.match(r"^lib(cudart|cublas|cublasLt|nvrtc|cufft|curand|cusparse)\.so\.(\d+)$", name)

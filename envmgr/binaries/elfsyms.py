@@ -6,6 +6,7 @@ ld.so checks them when it loads the object, before any symbol is bound, and fail
 a wheel (conda's, an application's bundled copy on LD_LIBRARY_PATH), a CUDA library older than the CUDA_*
 symbol versions a build needs. Pure over bytes (pyelftools parses).
 """
+
 from __future__ import annotations
 
 import io
@@ -19,8 +20,8 @@ VER_FLG_BASE = 1
 
 @dataclass(frozen=True)
 class Versions:
-    needs: tuple[tuple[str, tuple[str, ...]], ...] = ()   # (library file name, versions required of it)
-    defines: frozenset[str] = frozenset()                   # the versions this object defines
+    needs: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (library file name, versions required of it)
+    defines: frozenset[str] = frozenset()  # the versions this object defines
 
     def needed_of(self, name: str) -> tuple[str, ...]:
         return next((v for f, v in self.needs if f == name), ())
@@ -48,7 +49,7 @@ def parse_versions(data: bytes) -> Versions:
         return Versions(tuple(needs), frozenset(defines))
     except (ELFError, ValueError, EOFError, IndexError, KeyError, AssertionError, OSError):
         return Versions()
-    except Exception:   # construct's StreamError on a cut file: the module-level report says why
+    except Exception:  # construct's StreamError on a cut file: the module-level report says why
         return Versions()
 
 
@@ -57,13 +58,17 @@ def newest(defines: Iterable[str], like: str) -> str:
     family = like.split("_")[0] + "_"
 
     def key(v: str) -> tuple[int, ...]:
-        return tuple(int(p) if p.isdigit() else -1 for p in v[len(family):].split("."))
+        return tuple(int(p) if p.isdigit() else -1 for p in v[len(family) :].split("."))
+
     same = sorted((v for v in defines if v.startswith(family)), key=key)
     return same[-1] if same else ""
 
 
-def check_versions(edges: Iterable[tuple[str, str, str, str]], read: Callable[[str], Versions],
-                   copies: Callable[[str, str], list[tuple[str, str]]]) -> tuple[MissingEntry, ...]:
+def check_versions(
+    edges: Iterable[tuple[str, str, str, str]],
+    read: Callable[[str], Versions],
+    copies: Callable[[str, str], list[tuple[str, str]]],
+) -> tuple[MissingEntry, ...]:
     """edges: (importer path, library name, loaded path, search step); copies(importer, name): every
     (path, search step) of that name the importer's search order has."""
     out: list[MissingEntry] = []
@@ -72,21 +77,39 @@ def check_versions(edges: Iterable[tuple[str, str, str, str]], read: Callable[[s
         for version in read(importer).needed_of(name):
             if version in loaded.defines:
                 continue
-            found = tuple(Candidate(p, where, newest(read(p).defines, version), version in read(p).defines)
-                          for p, where in copies(importer, name))
-            out.append(MissingEntry(importer, name, path, how, newest(loaded.defines, version),
-                                    f"version {version}", found, fix_words(name, path, how, version, found)))
+            found = tuple(
+                Candidate(p, where, newest(read(p).defines, version), version in read(p).defines)
+                for p, where in copies(importer, name)
+            )
+            out.append(
+                MissingEntry(
+                    importer,
+                    name,
+                    path,
+                    how,
+                    newest(loaded.defines, version),
+                    f"version {version}",
+                    found,
+                    fix_words(name, path, how, version, found),
+                )
+            )
     return tuple(out)
 
 
 def fix_words(name: str, path: str, how: str, version: str, copies: tuple[Candidate, ...]) -> str:
     good = next((c for c in copies if c.has), None)
     if good is None:
-        return (f"no {name} on the search path defines {version}: install a newer one (the compiler or "
-                f"runtime the package was built with) or use a build made for {path}")
+        return (
+            f"no {name} on the search path defines {version}: install a newer one (the compiler or "
+            f"runtime the package was built with) or use a build made for {path}"
+        )
     folder = good.path.rsplit("/", 1)[0]
     if how.startswith("RPATH"):
-        return (f"{path} comes from the object's RPATH, which ld.so searches before LD_LIBRARY_PATH: "
-                f"replace it with {good.path}, or use a build without that RPATH")
-    return (f"put {folder} first on LD_LIBRARY_PATH (LD_LIBRARY_PATH={folder}:$LD_LIBRARY_PATH) so that "
-            f"{good.path} loads instead of {path}; nothing in system folders changes")
+        return (
+            f"{path} comes from the object's RPATH, which ld.so searches before LD_LIBRARY_PATH: "
+            f"replace it with {good.path}, or use a build without that RPATH"
+        )
+    return (
+        f"put {folder} first on LD_LIBRARY_PATH (LD_LIBRARY_PATH={folder}:$LD_LIBRARY_PATH) so that "
+        f"{good.path} loads instead of {path}; nothing in system folders changes"
+    )

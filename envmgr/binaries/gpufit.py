@@ -10,6 +10,7 @@ arch-specific and family targets: CUDA 12.9 release notes):
   unsupported toolchain";
 - neither: "no kernel image is available for execution on the device" (catalog F14).
 """
+
 from __future__ import annotations
 
 import re
@@ -24,15 +25,14 @@ _ARCH = re.compile(r"^(sm|compute)_(\d+)(\d)([af]?)$")
 
 @dataclass(frozen=True)
 class Fit:
-    gpu: str            # "GPU 0 NVIDIA H100 80GB HBM3 (compute capability 9.0)"
-    cc: str             # "9.0"
-    how: str            # native | ptx-jit | none
-    via: str            # the cubin or PTX that runs ("sm_90", "compute_90"); "" for none
-    detail: str         # in words, with the consequence
+    gpu: str  # "GPU 0 NVIDIA H100 80GB HBM3 (compute capability 9.0)"
+    cc: str  # "9.0"
+    how: str  # native | ptx-jit | none
+    via: str  # the cubin or PTX that runs ("sm_90", "compute_90"); "" for none
+    detail: str  # in words, with the consequence
 
     def to_json(self) -> dict[str, str]:
-        return {"gpu": self.gpu, "compute_capability": self.cc, "how": self.how, "via": self.via,
-                "detail": self.detail}
+        return {"gpu": self.gpu, "compute_capability": self.cc, "how": self.how, "via": self.via, "detail": self.detail}
 
 
 def ptx_cuda(isa: str) -> str:
@@ -44,8 +44,11 @@ def ptx_cuda(isa: str) -> str:
     major, minor = int(m.group(1)), int(m.group(2))
     if major in (7, 9):
         return f"{major + 4}.{minor}"
-    return {0: "12.0", 1: "12.1", 2: "12.2", 3: "12.3", 4: "12.4", 5: "12.5", 7: "12.8", 8: "12.9"}.get(
-        minor, "") if major == 8 else ""
+    return (
+        {0: "12.0", 1: "12.1", 2: "12.2", 3: "12.3", 4: "12.4", 5: "12.5", 7: "12.8", 8: "12.9"}.get(minor, "")
+        if major == 8
+        else ""
+    )
 
 
 def _parts(arch: str) -> tuple[int, int, str] | None:
@@ -76,8 +79,15 @@ def ptx_runs(arch: str, cc: tuple[int, int]) -> bool:
     return (p[0], p[1]) <= cc
 
 
-def fit(cubin: tuple[str, ...], ptx: tuple[str, ...], cc: str, gpu: str = "", ptx_isa: str = "", driver: str = "",
-        windows: bool = False) -> Fit:
+def fit(
+    cubin: tuple[str, ...],
+    ptx: tuple[str, ...],
+    cc: str,
+    gpu: str = "",
+    ptx_isa: str = "",
+    driver: str = "",
+    windows: bool = False,
+) -> Fit:
     """How a GPU of compute capability `cc` ("12.0") runs device code with these cubins and PTX."""
     m = re.match(r"^(\d+)\.(\d+)$", cc or "")
     label = gpu or f"compute capability {cc}"
@@ -94,9 +104,15 @@ def fit(cubin: tuple[str, ...], ptx: tuple[str, ...], cc: str, gpu: str = "", pt
     if jit:
         return _jit(label, cc, sm, max(jit, key=lambda a: (arch_number(a), a)), ptx_isa, driver, windows)
     have = " ".join([*cubin, *ptx]) or "nothing"
-    return Fit(label, cc, NONE, "", f"cannot run on {sm}: no cubin for it and no PTX at or below compute_"
-               f"{want[0]}{want[1]} (it has {have}); CUDA will answer 'no kernel image is available for "
-               "execution on the device' (catalog F14): rebuild for this GPU's architecture")
+    return Fit(
+        label,
+        cc,
+        NONE,
+        "",
+        f"cannot run on {sm}: no cubin for it and no PTX at or below compute_"
+        f"{want[0]}{want[1]} (it has {have}); CUDA will answer 'no kernel image is available for "
+        "execution on the device' (catalog F14): rebuild for this GPU's architecture",
+    )
 
 
 def _jit(label: str, cc: str, sm: str, via: str, isa: str, driver: str, windows: bool) -> Fit:
@@ -104,15 +120,28 @@ def _jit(label: str, cc: str, sm: str, via: str, isa: str, driver: str, windows:
     need = f"PTX ISA {isa} (CUDA {cuda})" if cuda else f"PTX ISA {isa}" if isa else "the PTX's ISA version"
     floor = knowledge.driver_minimum(cuda, windows) if cuda else None
     if floor and driver and _older(driver, floor):
-        return Fit(label, cc, NONE, via, f"no cubin for {sm}, and its PTX {via} is {need}: the driver {driver} is "
-                   f"older than CUDA {cuda.split('.')[0]}'s minimum {floor}, so it cannot compile it ('the "
-                   "provided PTX was compiled with an unsupported toolchain', catalog F14): update the driver")
-    return Fit(label, cc, PTX_JIT, via, f"runs through PTX JIT: no cubin for {sm}, so the driver compiles "
-               f"{via} on first use (a slower first run, cached afterwards; the driver must know {need}); "
-               f"a build for {sm.replace('sm_', '')} runs natively")
+        return Fit(
+            label,
+            cc,
+            NONE,
+            via,
+            f"no cubin for {sm}, and its PTX {via} is {need}: the driver {driver} is "
+            f"older than CUDA {cuda.split('.')[0]}'s minimum {floor}, so it cannot compile it ('the "
+            "provided PTX was compiled with an unsupported toolchain', catalog F14): update the driver",
+        )
+    return Fit(
+        label,
+        cc,
+        PTX_JIT,
+        via,
+        f"runs through PTX JIT: no cubin for {sm}, so the driver compiles "
+        f"{via} on first use (a slower first run, cached afterwards; the driver must know {need}); "
+        f"a build for {sm.replace('sm_', '')} runs natively",
+    )
 
 
 def _older(driver: str, floor: str) -> bool:
     def nums(v: str) -> tuple[int, ...]:
         return tuple(int(x) for x in re.findall(r"\d+", v)[:3])
+
     return bool(nums(driver)) and nums(driver) < nums(floor)

@@ -13,6 +13,7 @@ the package alone (binaries/elf.py's search order) and compared with the copy th
 a difference where the mapped copy is one the --after modules loaded is reported with both paths and what can
 be read of their versions (the real file's name, the newest symbol version of each family the package needs).
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -24,31 +25,40 @@ from envmgr.binaries.elfsyms import Versions, newest, parse_versions
 from envmgr.errors import InputFileError
 from envmgr.host.base import Host, host_path
 
-MAX_IMPORTER = 512 * 1024 * 1024    # a libggml-cuda.so with every architecture's kernels is a few hundred MiB
+MAX_IMPORTER = 512 * 1024 * 1024  # a libggml-cuda.so with every architecture's kernels is a few hundred MiB
 MAX_IMPORTERS = 64
 
 
 @dataclass(frozen=True)
 class Reused:
     soname: str
-    importer: str          # the package's library whose NEEDED entry it is
-    mapped: str            # the copy the process maps (loaded by an --after module)
-    alone: str             # the copy ld.so picks for the package alone
-    how: str               # the search step that finds `alone` ("RUNPATH /x", "ld.so.cache", ...)
+    importer: str  # the package's library whose NEEDED entry it is
+    mapped: str  # the copy the process maps (loaded by an --after module)
+    alone: str  # the copy ld.so picks for the package alone
+    how: str  # the search step that finds `alone` ("RUNPATH /x", "ld.so.cache", ...)
     mapped_version: str
     alone_version: str
-    by: str                # the --after module that loaded the mapped copy
+    by: str  # the --after module that loaded the mapped copy
 
     @property
     def line(self) -> str:
-        return (f"{host_name(self.importer)} needs {self.soname}: reused the app's copy {self.mapped} "
-                f"({self.mapped_version}; loaded by import {self.by}) instead of {self.alone} "
-                f"({self.alone_version}; {self.how}), the copy it loads alone")
+        return (
+            f"{host_name(self.importer)} needs {self.soname}: reused the app's copy {self.mapped} "
+            f"({self.mapped_version}; loaded by import {self.by}) instead of {self.alone} "
+            f"({self.alone_version}; {self.how}), the copy it loads alone"
+        )
 
     def as_json(self) -> dict[str, str]:
-        return {"soname": self.soname, "importer": self.importer, "mapped": self.mapped, "alone": self.alone,
-                "found_by": self.how, "mapped_version": self.mapped_version,
-                "alone_version": self.alone_version, "loaded_by": self.by}
+        return {
+            "soname": self.soname,
+            "importer": self.importer,
+            "mapped": self.mapped,
+            "alone": self.alone,
+            "found_by": self.how,
+            "mapped_version": self.mapped_version,
+            "alone_version": self.alone_version,
+            "loaded_by": self.by,
+        }
 
 
 def host_name(path: str) -> str:
@@ -87,9 +97,18 @@ def reused(host: Host, modules: Sequence[str], roots: Sequence[str], app: Mappin
             if alone is None or _same(host, alone[0], mapped):
                 continue
             wanted = needs.needed_of(soname)
-            out.append(Reused(soname, importer, mapped, alone[0], alone[1],
-                              _version(host, mapped, wanted, versions), _version(host, alone[0], wanted, versions),
-                              app[mapped]))
+            out.append(
+                Reused(
+                    soname,
+                    importer,
+                    mapped,
+                    alone[0],
+                    alone[1],
+                    _version(host, mapped, wanted, versions),
+                    _version(host, alone[0], wanted, versions),
+                    app[mapped],
+                )
+            )
     return tuple(out)
 
 

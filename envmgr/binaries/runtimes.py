@@ -9,6 +9,7 @@ majors (12 and 13) each keep their own context state and fail as soon as a point
 The usual way in is an app that imported torch first (torch's wheels carry their own OpenMP and CUDA 12
 or 13 runtime): the package then imports fine in a plain `python` and fails inside the app.
 """
+
 from __future__ import annotations
 
 import re
@@ -30,25 +31,30 @@ MAJORS = (
     ("CUDA runtime", re.compile(rf"^(?:cudart64_(?P<w>\d+)\.dll|libcudart{_HASH}\.so\.(?P<l>\d+)(?:\.[\d.]+)?)$")),
     ("cuBLAS", re.compile(rf"^(?:cublas64_(?P<w>\d+)\.dll|libcublas{_HASH}\.so\.(?P<l>\d+)(?:\.[\d.]+)?)$")),
 )
-OPENMP_FIX = ("load one OpenMP runtime: import the package in the order that works and build or install both "
-              "against the same OpenMP (torch's: the one its wheel carries; llama.cpp: -DGGML_OPENMP=OFF or a "
-              "build with the same compiler's OpenMP); KMP_DUPLICATE_LIB_OK=TRUE hides Intel's abort and "
-              "risks wrong results: a last resort only")
-MAJOR_FIX = ("install the package built for the CUDA major the app already loads (the same CUDA 12 or 13 as "
-             "torch: `python -c \"import torch; print(torch.version.cuda)\"`), so one runtime serves both")
+OPENMP_FIX = (
+    "load one OpenMP runtime: import the package in the order that works and build or install both "
+    "against the same OpenMP (torch's: the one its wheel carries; llama.cpp: -DGGML_OPENMP=OFF or a "
+    "build with the same compiler's OpenMP); KMP_DUPLICATE_LIB_OK=TRUE hides Intel's abort and "
+    "risks wrong results: a last resort only"
+)
+MAJOR_FIX = (
+    "install the package built for the CUDA major the app already loads (the same CUDA 12 or 13 as "
+    'torch: `python -c "import torch; print(torch.version.cuda)"`), so one runtime serves both'
+)
 
 
 @dataclass(frozen=True)
 class Duplicate:
-    family: str                      # "OpenMP" | "CUDA runtime" | "cuBLAS"
-    what: tuple[str, ...]            # per path: "Intel OpenMP", "LLVM OpenMP"; "12", "13"
+    family: str  # "OpenMP" | "CUDA runtime" | "cuBLAS"
+    what: tuple[str, ...]  # per path: "Intel OpenMP", "LLVM OpenMP"; "12", "13"
     paths: tuple[str, ...]
     fix: str
 
     @property
     def line(self) -> str:
         return f"two {self.family} runtimes in one process: " + "; ".join(
-            f"{w}: {p}" for w, p in zip(self.what, self.paths, strict=True))
+            f"{w}: {p}" for w, p in zip(self.what, self.paths, strict=True)
+        )
 
 
 def file_name(path: str) -> str:

@@ -17,6 +17,7 @@ Three ways a Python program on Windows loads a DLL, each with its own search ord
 Measured under Windows CPython in Wine with NVIDIA's DLLs: docs/doctor.md, "What the Windows loader
 does, measured".
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -26,28 +27,29 @@ from envmgr.host.base import Host, host_path, join
 LOADERS = ("llama_cpp", "ctypes", "winmode0")
 _DESCRIBE = {
     "ctypes": "ctypes.CDLL(path) (Python 3.8+, winmode=None): LoadLibraryExW with LOAD_LIBRARY_SEARCH_DEFAULT_DIRS"
-              " | LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR searches the DLL's folder, the python.exe folder, the "
-              "os.add_dll_directory folders and System32; PATH is not searched",
+    " | LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR searches the DLL's folder, the python.exe folder, the "
+    "os.add_dll_directory folders and System32; PATH is not searched",
     "winmode0": "ctypes.CDLL(path, winmode=0): LoadLibraryExW(path, NULL, 0) searches the python.exe folder, "
-                "System32, the Windows folder, the current folder (not modelled) and PATH; os.add_dll_directory "
-                "folders and the DLL's own folder are not searched",
+    "System32, the Windows folder, the current folder (not modelled) and PATH; os.add_dll_directory "
+    "folders and the DLL's own folder are not searched",
     "llama_cpp": "llama_cpp's loader: PATH gets llama_cpp\\lib prepended, then LoadLibraryExW(path, NULL, 0) "
-                 "(winmode=0) searches the python.exe folder, System32, the Windows folder, the current folder "
-                 "(not modelled) and PATH; os.add_dll_directory(CUDA_PATH\\bin) is not consulted in that mode",
+    "(winmode=0) searches the python.exe folder, System32, the Windows folder, the current folder "
+    "(not modelled) and PATH; os.add_dll_directory(CUDA_PATH\\bin) is not consulted in that mode",
 }
 
 
 @dataclass(frozen=True)
 class LoaderModel:
-    name: str                              # one of LOADERS
-    dirs: tuple[tuple[str, str], ...]      # (folder, label) in search order
+    name: str  # one of LOADERS
+    dirs: tuple[tuple[str, str], ...]  # (folder, label) in search order
     description: str
-    blocked: str = ""                      # why the load never happens (llama_cpp's add_dll_directory raising)
-    ignored: tuple[str, ...] = ()          # os.add_dll_directory folders this mode does not search
+    blocked: str = ""  # why the load never happens (llama_cpp's add_dll_directory raising)
+    ignored: tuple[str, ...] = ()  # os.add_dll_directory folders this mode does not search
 
 
-def loader_model(host: Host, loader: str, dll_dir: str, python_exe: str | None,
-                 dll_dirs: tuple[str, ...] = ()) -> LoaderModel:
+def loader_model(
+    host: Host, loader: str, dll_dir: str, python_exe: str | None, dll_dirs: tuple[str, ...] = ()
+) -> LoaderModel:
     """The search order `loader` uses for the dependencies of a DLL in `dll_dir`."""
     if loader not in LOADERS:
         raise ValueError(loader)
@@ -79,6 +81,8 @@ def _llama_cpp_blocked(host: Host) -> str:
         for sub in ("bin", "lib"):
             folder = join(host, value, sub)
             if not host.is_dir(folder):
-                return (f"os.add_dll_directory({name}\\{sub}) raises [WinError 3] before any DLL is loaded: "
-                        f"{folder} does not exist (F16)")
+                return (
+                    f"os.add_dll_directory({name}\\{sub}) raises [WinError 3] before any DLL is loaded: "
+                    f"{folder} does not exist (F16)"
+                )
     return ""

@@ -16,6 +16,7 @@ How each runtime gets its CUDA build (the one home of these commands):
   paddlepaddle paddlepaddle-gpu from Paddle's index per CUDA (packages/stable/cuXYZ)
 The others have no one command: the fix text stands alone.
 """
+
 from __future__ import annotations
 
 import re
@@ -27,7 +28,7 @@ from envmgr.buildlog.engine import glimpse
 from envmgr.catalog import FailureId
 
 TAILORED: tuple[FailureId, ...] = ("F14", "F18", "F19")
-HEAD = 2000        # logical lines read at the start of a log for what pip collected and built
+HEAD = 2000  # logical lines read at the start of a log for what pip collected and built
 
 # (runtime, what names it in a line). llama-cpp-python prints llama.cpp's own lines too, and ollama runs
 # llama.cpp: where either is named beside `llama.cpp`, it is theirs (_ABSORBS). whisper.cpp and
@@ -35,8 +36,11 @@ HEAD = 2000        # logical lines read at the start of a log for what pip colle
 _NAMES = (
     ("llama-cpp-python", r"\bllama[_-]cpp[_-]python|\bllama_cpp\b|\bLlamaCpp\b"),
     ("ollama", r"\bollama\b"),
-    ("llama.cpp", r"\bllama\.cpp\b|\bllama_model_load|\bllm_load_tensors\b|\bllama-(?:cli|server)\b|"
-                  r"\bllama_new_context_with_model\b"),
+    (
+        "llama.cpp",
+        r"\bllama\.cpp\b|\bllama_model_load|\bllm_load_tensors\b|\bllama-(?:cli|server)\b|"
+        r"\bllama_new_context_with_model\b",
+    ),
     ("whisper.cpp", r"\bwhisper\.cpp\b|\bwhisper_init"),
     ("stable-diffusion.cpp", r"\bstable-diffusion\.cpp\b"),
     ("torch", r"\btorch\b|\bpytorch\b"),
@@ -48,18 +52,34 @@ _NAMES = (
     (_PYTHON := "python", r"\bTraceback \(most recent call last\)|\bsite-packages\b|\.py\b|\bpip3? install\b"),
 )
 _RX = re.compile("|".join(f"(?P<r{i}>{rx})" for i, (_, rx) in enumerate(_NAMES)), re.I)
-_NEEDLES = ("llama", "llm_load", "ollama", "whisper", "diffusion", "torch", "jax", "xla_", "onnx",
-            "executionprovider", "tensorflow", "paddle", "traceback", "site-packages", ".py", "pip")   # lower case
+_NEEDLES = (
+    "llama",
+    "llm_load",
+    "ollama",
+    "whisper",
+    "diffusion",
+    "torch",
+    "jax",
+    "xla_",
+    "onnx",
+    "executionprovider",
+    "tensorflow",
+    "paddle",
+    "traceback",
+    "site-packages",
+    ".py",
+    "pip",
+)  # lower case
 _ABSORBS = {"llama-cpp-python": "llama.cpp", "ollama": "llama.cpp"}
 
 _TORCH = "pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cu<XYZ>"
 _COMMANDS: dict[tuple[str, FailureId], str] = {
     ("torch", "F19"): _TORCH,
-    ("torch", "F14"): _TORCH,     # the fix text: a CUDA whose wheels cover the GPU's architecture
+    ("torch", "F14"): _TORCH,  # the fix text: a CUDA whose wheels cover the GPU's architecture
     ("jax", "F19"): 'pip install -U "jax[cuda<major>]"',
     ("onnxruntime", "F19"): "pip uninstall -y onnxruntime onnxruntime-gpu && pip install onnxruntime-gpu",
     ("paddlepaddle", "F19"): "pip uninstall -y paddlepaddle && python -m pip install paddlepaddle-gpu "
-                             "-i https://www.paddlepaddle.org.cn/packages/stable/cu<XYZ>/",
+    "-i https://www.paddlepaddle.org.cn/packages/stable/cu<XYZ>/",
 }
 
 
@@ -69,8 +89,8 @@ _CPU_PREBUILT = {"cpu-only-wheel", "cpu-only-wheel-file", "torch-without-cuda-wi
 
 @dataclass(frozen=True)
 class Advice:
-    runtime: str            # the package or program the log is about ("" where it names none)
-    command: str | None     # the `try:` line for it; None where no one command fits
+    runtime: str  # the package or program the log is about ("" where it names none)
+    command: str | None  # the `try:` line for it; None where no one command fits
 
 
 class Mentions:
@@ -96,7 +116,7 @@ def named(texts: Iterable[str]) -> Counter[str]:
         if not any(n in low for n in _NEEDLES):
             continue
         for m in _RX.finditer(text):
-            out[_NAMES[int(m.lastgroup[1:])][0]] += 1   # type: ignore[index]
+            out[_NAMES[int(m.lastgroup[1:])][0]] += 1  # type: ignore[index]
     return out
 
 
@@ -118,7 +138,7 @@ def runtime_of(match_lines: Iterable[str], last_lines: Iterable[str], head: Coun
     tiers = (named(match_lines), named(last_lines), Counter(head))
     found = None
     for counts in tiers:
-        if any(n for k, n in counts.items() if k != _PYTHON):   # the first place that names a runtime decides
+        if any(n for k, n in counts.items() if k != _PYTHON):  # the first place that names a runtime decides
             found = _winner(counts)
             break
     if found == "llama.cpp" and any(c[_PYTHON] for c in tiers):

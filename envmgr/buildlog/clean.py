@@ -17,6 +17,7 @@ escapes of a Python bytes/str repr or a JSON string (`b'...\\r\\n...'`) turned b
 per item; mojibake (UTF-8 text shown through CP1252, CP1251, CP866 or GBK) undone
 where the round trip gives valid UTF-8. Lines made from one physical line keep its line number.
 """
+
 from __future__ import annotations
 
 import html
@@ -28,35 +29,39 @@ _FENCE = re.compile(r"^[ \t]*(?:```|~~~)[\w+-]*[ \t]*$", re.M)
 _QUOTE = re.compile(r"^(?:[ \t]{0,3}>(?: |$|(?=>)))+", re.M)
 _PREFIX = re.compile(
     r"^(?:\ufeff)?(?:"
-    r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?(?:[ \t]+\|)?[ \t]"   # ISO / Actions
-    r"|\[\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\][ \t]?"            # [2024-01-01 ...]
-    r"|\[?\d\d:\d\d:\d\d(?:[.,]\d+)?\]?[ \t]"                                                # 12:00:01 / [..]
-    r"|#\d+ \d+\.\d+ "                                                                        # BuildKit
-    r"|\[(?:build|cmake|driver|proc|main|ctest)\] "                                           # VS Code
-    r"|##\[(?:error|warning|debug|command|section|group|endgroup|info)\][ \t]?"                 # Azure/Actions
-    r"|[\w.-]+[-_]\d+[ \t]+\|[ \t]"                                                        # docker compose
-    r"|(?<=[Z\d] )(?:stdout|stderr) [FP] "                               # CRI (kubectl, containerd): after its time
-    r"|(?<=Z )[0-9a-f]{2}[OE][+ ]"                          # GitLab runner 17+: stream and append flag after its time
-    r"|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.-]+ [\w./@-]+(?:\[\d+\])?: "         # journald / syslog
-    r")+", re.M)
+    r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?(?:[ \t]+\|)?[ \t]"  # ISO / Actions
+    r"|\[\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\][ \t]?"  # [2024-01-01 ...]
+    r"|\[?\d\d:\d\d:\d\d(?:[.,]\d+)?\]?[ \t]"  # 12:00:01 / [..]
+    r"|#\d+ \d+\.\d+ "  # BuildKit
+    r"|\[(?:build|cmake|driver|proc|main|ctest)\] "  # VS Code
+    r"|##\[(?:error|warning|debug|command|section|group|endgroup|info)\][ \t]?"  # Azure/Actions
+    r"|[\w.-]+[-_]\d+[ \t]+\|[ \t]"  # docker compose
+    r"|(?<=[Z\d] )(?:stdout|stderr) [FP] "  # CRI (kubectl, containerd): after its time
+    r"|(?<=Z )[0-9a-f]{2}[OE][+ ]"  # GitLab runner 17+: stream and append flag after its time
+    r"|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.-]+ [\w./@-]+(?:\[\d+\])?: "  # journald / syslog
+    r")+",
+    re.M,
+)
 # Docker's json-file log driver: one JSON object per line, the line itself a JSON string
-_DOCKER_JSON = re.compile(r'^\{\s*"log"\s*:\s*"((?:[^"\\]|\\.)*)"\s*,\s*"stream"\s*:\s*"\w+"'
-                          r'(?:\s*,\s*"\w+"\s*:\s*"[^"]*")*\s*\}\s*$')
-SAMPLE = 64              # lines of a batch looked at for a line prefix: a logger puts it on every line
+_DOCKER_JSON = re.compile(
+    r'^\{\s*"log"\s*:\s*"((?:[^"\\]|\\.)*)"\s*,\s*"stream"\s*:\s*"\w+"'
+    r'(?:\s*,\s*"\w+"\s*:\s*"[^"]*")*\s*\}\s*$'
+)
+SAMPLE = 64  # lines of a batch looked at for a line prefix: a logger puts it on every line
 
 _ENTITY = re.compile(r"&(?:[A-Za-z]{2,8}|#\d{1,6}|#[xX][0-9A-Fa-f]{1,6});")
 _ESCAPED_NL = re.compile(r"\\r\\n|\\n(?![a-z])|(?<=[.;,)\]'\"!?])\\n")
 _REPR_ESC = re.compile(r"\\(?:x([0-9a-fA-F]{2})|([\\'\"])|t|r|u([0-9a-fA-F]{4}))")
 _HEX_RUN = re.compile(r"(?:\\x[0-9a-fA-F]{2})+")
-_NOT_ESCAPE = re.compile(r"\\[^nrt\"'\\/xubf0]|\\$")   # a backslash no JSON string or repr writes (C:\Program)
-_NON_ASCII_RUN = re.compile(r"[^\x00-\x7f](?:[^\x00-\x20]*[^\x00-\x7f])?")   # within one word
+_NOT_ESCAPE = re.compile(r"\\[^nrt\"'\\/xubf0]|\\$")  # a backslash no JSON string or repr writes (C:\Program)
+_NON_ASCII_RUN = re.compile(r"[^\x00-\x7f](?:[^\x00-\x20]*[^\x00-\x7f])?")  # within one word
 _MOJIBAKE_CODECS = ("cp1252", "cp1251", "cp866", "gbk", "latin-1")
 # Typographic quotes (a localised tool's, a web page's or an editor's) as the ASCII ones the tools print in
 # English: the anchors quote an arch ('compute_120a'), a path or a DLL name either way.
-_QUOTES = str.maketrans("\u2018\u2019\u201a\u201b\u2032\u201c\u201d\u201e\u201f\u2033", "\'\'\'\'\'\"\"\"\"\"")
-MEMO = 4096              # repaired lines remembered per log
-Memo = dict[str, list[str]]   # a line -> its repaired lines
-MAX_LINE = 1 << 20        # a longer line is left as it is (escapes, mojibake): bounded work per line
+_QUOTES = str.maketrans("\u2018\u2019\u201a\u201b\u2032\u201c\u201d\u201e\u201f\u2033", "'''''\"\"\"\"\"")
+MEMO = 4096  # repaired lines remembered per log
+Memo = dict[str, list[str]]  # a line -> its repaired lines
+MAX_LINE = 1 << 20  # a longer line is left as it is (escapes, mojibake): bounded work per line
 
 
 def strip_batch(lines: list[str]) -> list[str]:
@@ -71,7 +76,7 @@ def strip_batch(lines: list[str]) -> list[str]:
         body, changed = _QUOTE.sub("", body), True
     if any(_PREFIX.match(line) for line in lines[:: max(1, len(lines) // SAMPLE)]):
         cut, n = _PREFIX.subn("", body)
-        if n >= body.count("\n") + 1:      # every line had its prefix: nothing was cut by a console
+        if n >= body.count("\n") + 1:  # every line had its prefix: nothing was cut by a console
             body, changed = cut, True
         else:
             return _stamped_lines(body.split("\n"))
@@ -79,7 +84,7 @@ def strip_batch(lines: list[str]) -> list[str]:
     return list(map(_docker_line, lines)) if '"' in body and '"log"' in body else lines
 
 
-WRAP_MIN = 40     # a console narrower than this is not taken for a wrapping one (logengine.MIN_WIDTH)
+WRAP_MIN = 40  # a console narrower than this is not taken for a wrapping one (logengine.MIN_WIDTH)
 
 
 def _stamped_lines(lines: list[str]) -> list[str]:
@@ -93,11 +98,11 @@ def _stamped_lines(lines: list[str]) -> list[str]:
     width = max(lengths)
     width = width if lengths.count(width) >= 2 else 0
     out: list[str] = []
-    last, length = -1, 0             # the index in `out` of the line being joined, the length of its last piece
+    last, length = -1, 0  # the index in `out` of the line being joined, the length of its last piece
     for line in lines:
         m = _PREFIX.match(line)
         if m:
-            out.append(line[m.end():])
+            out.append(line[m.end() :])
             last, length = len(out) - 1, len(line)
         elif last >= 0 and length == width >= WRAP_MIN and line:
             out[last] += line
@@ -128,7 +133,7 @@ def repair(nums: list[int], texts: list[str], memo: Memo | None = None) -> tuple
     that hold a mark are looked at; `memo` keeps the answers for lines seen before (a log that repeats)."""
     body = "\n".join(texts)
     entities = "&" in body and _ENTITY.search(body) is not None
-    escapes = "\\" in body and ("\\n" in body or "\\x" in body)        # rarest character first (strip_batch)
+    escapes = "\\" in body and ("\\n" in body or "\\x" in body)  # rarest character first (strip_batch)
     listed = ("'" in body and "', " in body) or ('"' in body and '", ' in body)
     if not (entities or escapes or listed or not body.isascii()):
         return nums, texts
@@ -176,7 +181,7 @@ def _unlist(text: str) -> list[str]:
     items: list[str] = []
     pos = 1
     for m in _LITERAL.finditer(body, 1, len(body) - 1):
-        gap = body[pos:m.start()]
+        gap = body[pos : m.start()]
         if (items and not _LIST_SEP.fullmatch(gap)) or (not items and gap.strip()):
             return [text]
         items.append(m.group(0)[1:-1])
@@ -206,8 +211,7 @@ def _unrepr(text: str) -> list[str]:
     else:
         parts = _ESCAPED_NL.split(text)
     # a repr or JSON string escapes its quotes (\' \") and, in JSON, non-ASCII text (\uXXXX)
-    return [_unescape_repr(p) if doubled or "\\x" in p or "\\'" in p or '\\"' in p or "\\u" in p else p
-            for p in parts]
+    return [_unescape_repr(p) if doubled or "\\x" in p or "\\'" in p or '\\"' in p or "\\u" in p else p for p in parts]
 
 
 def _unescape_repr(part: str) -> str:
@@ -219,11 +223,12 @@ def _unescape_repr(part: str) -> str:
         if m.group(3):
             return _char(int(m.group(3), 16))
         return {"t": "\t", "r": ""}.get(m.group(0)[1], m.group(0))
+
     return _REPR_ESC.sub(one, part)
 
 
 def _char(code: int) -> str:
-    return "\ufffd" if 0xD800 <= code <= 0xDFFF else chr(code)   # half a surrogate pair: no character
+    return "\ufffd" if 0xD800 <= code <= 0xDFFF else chr(code)  # half a surrogate pair: no character
 
 
 def _hex_bytes(m: re.Match[str]) -> str:
@@ -254,7 +259,7 @@ def unmojibake(text: str) -> str:
             out, pos = [], 0
             for m, f in fixed:
                 if len(f) < len(m.group(0)) and len(f) > f.count("\ufffd"):
-                    out += [text[pos:m.start()], f.replace("\ufffd", "")]
+                    out += [text[pos : m.start()], f.replace("\ufffd", "")]
                     pos = m.end()
             return "".join(out) + text[pos:]
     return text
@@ -275,5 +280,6 @@ def _encode(run: str, codec: str) -> bytes:
     except UnicodeEncodeError:
         if codec not in ("cp1251", "cp1252", "gbk"):
             raise
-    return b"".join(bytes([ord(c)]) if "\x80" <= c <= "\x9f" else b"\xff" if c == "\ufffd" else c.encode(codec)
-                    for c in run)
+    return b"".join(
+        bytes([ord(c)]) if "\x80" <= c <= "\x9f" else b"\xff" if c == "\ufffd" else c.encode(codec) for c in run
+    )

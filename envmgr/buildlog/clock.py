@@ -11,6 +11,7 @@ leading stamp, bracketed or not), journald/syslog's `May 01 12:00:00`, a time of
 and GitLab's section markers (`section_start:1700000000:name`, Unix seconds). A stamp with no date wraps at midnight
 at most once between two lines close to it. Durations are in seconds; no time zone is read (one log, one clock).
 """
+
 from __future__ import annotations
 
 import re
@@ -18,36 +19,42 @@ from collections import deque
 from dataclasses import dataclass, field
 from datetime import date
 
-HEAD = 4 << 20    # characters read from the start of a log ...
-TAIL = 4 << 20    # ... and from its end (logfacts' bounds)
-SAMPLE = 64       # lines of a batch looked at for a stamp (logclean's: a logger stamps every line)
+HEAD = 4 << 20  # characters read from the start of a log ...
+TAIL = 4 << 20  # ... and from its end (logfacts' bounds)
+SAMPLE = 64  # lines of a batch looked at for a stamp (logclean's: a logger stamps every line)
 
-_MONTHS = {m: i for i, m in enumerate(("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov",
-                                       "Dec"), 1)}
+_MONTHS = {
+    m: i for i, m in enumerate(("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), 1)
+}
 _STAMP = re.compile(
-    r"(?:\ufeff)?\[?(?:(\d{4})-(\d\d)-(\d\d)[T ]|"                                  # ISO date
-    r"(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) ([ \d]\d) )?"           # syslog's month and day
-    r"(\d\d):(\d\d):(\d\d)(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]?[ \t|]"             # time of day
-    r"|section_(?:start|end):(\d{9,10}):")                                       # GitLab's sections
+    r"(?:\ufeff)?\[?(?:(\d{4})-(\d\d)-(\d\d)[T ]|"  # ISO date
+    r"(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) ([ \d]\d) )?"  # syslog's month and day
+    r"(\d\d):(\d\d):(\d\d)(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]?[ \t|]"  # time of day
+    r"|section_(?:start|end):(\d{9,10}):"
+)  # GitLab's sections
 # a compile step: a CUDA or C/C++ compiler run, CMake's object line, pip's wheel build
-_COMPILE = re.compile(r"\b(?:nvcc|cicc|ptxas|cudafe\+\+|cc1plus|cl\.exe)\b|"
-                      r"(?<![\w/.+-])(?:[gc]\+\+|gcc|clang\+\+|clang|cl)(?:\.exe)?[ \t]+-|"
-                      r"Building (?:CUDA|CXX|C) object|Building wheels? for")
+_COMPILE = re.compile(
+    r"\b(?:nvcc|cicc|ptxas|cudafe\+\+|cc1plus|cl\.exe)\b|"
+    r"(?<![\w/.+-])(?:[gc]\+\+|gcc|clang\+\+|clang|cl)(?:\.exe)?[ \t]+-|"
+    r"Building (?:CUDA|CXX|C) object|Building wheels? for"
+)
 # how a failure reads on the line that ends a gap (MSBuild's "0 Error(s)" is no failure)
-FAILURE = re.compile(r"(?i)(?<![\w-])(?<!\b0 )(?:errors?|error\(s\)|failed|failure|fatal|killed|terminated|"
-                     r"aborted|traceback|out of memory|exit (?:code|status) [1-9]\d*)(?![\w-])")
-END = 10          # the log's last lines kept raw: a failure a CI prefix says (`##[error]`, cut by logclean)
-WRAP_MAX = 6 * 3600   # a stamp with no date that goes back: after midnight only if the gap it makes is this or less
+FAILURE = re.compile(
+    r"(?i)(?<![\w-])(?<!\b0 )(?:errors?|error\(s\)|failed|failure|fatal|killed|terminated|"
+    r"aborted|traceback|out of memory|exit (?:code|status) [1-9]\d*)(?![\w-])"
+)
+END = 10  # the log's last lines kept raw: a failure a CI prefix says (`##[error]`, cut by logclean)
+WRAP_MAX = 6 * 3600  # a stamp with no date that goes back: after midnight only if the gap it makes is this or less
 DAY = 86400
-_EPOCH = date(1970, 1, 1).toordinal()   # dates as Unix seconds, as GitLab's sections give them
+_EPOCH = date(1970, 1, 1).toordinal()  # dates as Unix seconds, as GitLab's sections give them
 
 
 @dataclass(frozen=True)
 class Gap:
     seconds: float
-    line_no: int          # the compile step's line (its text below, stamp cut off by logclean later)
+    line_no: int  # the compile step's line (its text below, stamp cut off by logclean later)
     line: str
-    failed: bool          # the line that ends the gap reports a failure
+    failed: bool  # the line that ends the gap reports a failure
 
 
 @dataclass
@@ -60,16 +67,16 @@ class Clock:
     last: float | None = None
     longest: Gap | None = None
     compiles: int = 0
-    began: tuple[int, str] | None = None            # the first compile step's (line_no, line)
-    ordered: bool = True                            # every stamp at or after the one before, within a day
-    read: int = 0                                   # characters fed so far
-    lines: int = 0                                  # physical lines fed so far
+    began: tuple[int, str] | None = None  # the first compile step's (line_no, line)
+    ordered: bool = True  # every stamp at or after the one before, within a day
+    read: int = 0  # characters fed so far
+    lines: int = 0  # physical lines fed so far
     # (first line number, lines, size) of the batches past the head
     tail: deque[tuple[int, list[str], int]] = field(default_factory=deque)
     held: int = 0
-    end: deque[str] = field(default_factory=lambda: deque(maxlen=END))   # the last raw lines, prefixes kept
-    _open: tuple[float, int, str] | None = None     # the open compile step: (seconds, line_no, line)
-    _prev: tuple[float, bool] | None = None         # the last stamp read: (seconds, dated)
+    end: deque[str] = field(default_factory=lambda: deque(maxlen=END))  # the last raw lines, prefixes kept
+    _open: tuple[float, int, str] | None = None  # the open compile step: (seconds, line_no, line)
+    _prev: tuple[float, bool] | None = None  # the last stamp read: (seconds, dated)
 
     def feed(self, lines: list[str]) -> None:
         no, self.lines = self.lines + 1, self.lines + len(lines)
@@ -82,7 +89,7 @@ class Clock:
         self.held += size
         while len(self.tail) > 1 and self.held - self.tail[0][2] >= TAIL:
             self.held -= self.tail.popleft()[2]
-            self._open = self._prev = None          # a step is not timed across text not read
+            self._open = self._prev = None  # a step is not timed across text not read
 
     def finish(self) -> Clock:
         while self.tail:
@@ -116,12 +123,12 @@ class Clock:
         """One stamped line: the gap it ends (after a compile step) and the compile step it starts."""
         seconds, dated = at
         prev = self._prev[0] if self._prev is not None else None
-        if prev is not None and not dated:        # a time of day: on the last stamp's day, or the day after it
+        if prev is not None and not dated:  # a time of day: on the last stamp's day, or the day after it
             seconds += DAY * (prev // DAY)
             if seconds < prev and seconds + DAY - prev <= WRAP_MAX:
                 seconds += DAY
         if prev is not None and (seconds < prev or seconds - prev > DAY):
-            self.ordered = False                  # stamps that go back or skip a day: pieces of several runs
+            self.ordered = False  # stamps that go back or skip a day: pieces of several runs
         if self.first is None:
             self.first = seconds
         self.last = seconds if self.last is None else max(self.last, seconds)
@@ -146,7 +153,7 @@ class Clock:
         try:
             if y:
                 return (date(int(y), int(mo), int(d)).toordinal() - _EPOCH) * DAY + clock, True
-            if mon:     # syslog writes no year
+            if mon:  # syslog writes no year
                 return (date(2000, _MONTHS[mon], int(day)).toordinal() - _EPOCH) * DAY + clock, True
         except ValueError:
             return None

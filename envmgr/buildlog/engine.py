@@ -10,6 +10,7 @@ window), and a needle's places are not looked at in a window lacking a literal e
 requires (its gates). Per id only the count, the first EVIDENCE lines and the signatures
 seen are kept, so a log that repeats one failure a million times still costs a few kilobytes.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -23,8 +24,8 @@ from itertools import accumulate
 from envmgr.buildlog.signatures import Details, Signature
 from envmgr.catalog import FailureId
 
-Placed = list[tuple[int, Signature]]                  # signatures with their place in the table
-Found = tuple[tuple[int, Signature, int], ...]         # (place, signature, offset in a region) of each match
+Placed = list[tuple[int, Signature]]  # signatures with their place in the table
+Found = tuple[tuple[int, Signature, int], ...]  # (place, signature, offset in a region) of each match
 NearWords = Sequence[tuple[FailureId, tuple[str, ...]]]
 
 WINDOW = 2000
@@ -34,8 +35,8 @@ EVIDENCE = 5
 
 _SPACES = re.compile("   +")
 _SPACES_RAW = re.compile(b"   +")
-PAD_SAMPLE = 1 << 13     # characters of a text looked at to tell whether it is padded
-PAD_SHARE = 0.2          # ... and the share that cutting its runs of spaces must save
+PAD_SAMPLE = 1 << 13  # characters of a text looked at to tell whether it is padded
+PAD_SHARE = 0.2  # ... and the share that cutting its runs of spaces must save
 
 
 class Probe:
@@ -49,11 +50,11 @@ class Probe:
 
     def __init__(self, body: str, inside: Mapping[str, tuple[str, ...]] | None = None) -> None:
         self.body = body
-        self.inside = inside or {}        # literal -> the shorter literals in it: one of them absent, so is it
+        self.inside = inside or {}  # literal -> the shorter literals in it: one of them absent, so is it
         self.known: dict[str, bool] = {}  # the answers of `maybe` so far
         text: str | bytes = body if body.isascii() else body.encode("utf-8", "surrogatepass")
         self.text = _unpadded(text) if isinstance(text, str) else _unpadded_raw(text)
-        self.cut = len(self.text) < len(text)   # `maybe` may then say yes where the literal is not
+        self.cut = len(self.text) < len(text)  # `maybe` may then say yes where the literal is not
 
     def maybe(self, literal: str) -> bool:
         known = self.known.get(literal)
@@ -97,25 +98,25 @@ def _utf8(literal: str) -> bytes:
 def physical_lines(chunks: Iterable[str], ansi: re.Pattern[str]) -> Iterator[list[str]]:
     """Batches of lines: ANSI codes stripped; CRLF, LF and a lone CR (progress bars) end a line."""
     rest, first = "", True
-    held: list[str] = []     # the pieces of a line longer than a chunk, joined once its end comes (audit N20)
-    size = dropped = 0       # characters in `held`; characters of the line left out of it
+    held: list[str] = []  # the pieces of a line longer than a chunk, joined once its end comes (audit N20)
+    size = dropped = 0  # characters in `held`; characters of the line left out of it
     for chunk in chunks:
         if first:
             chunk, first = chunk.lstrip("\ufeff"), False
         cut = max(chunk.rfind("\n"), chunk.rfind("\r"))
         if cut == len(chunk) - 1 and chunk.endswith("\r"):
-            cut = max(chunk.rfind("\n", 0, cut), chunk.rfind("\r", 0, cut))   # a CR may be half of CRLF
+            cut = max(chunk.rfind("\n", 0, cut), chunk.rfind("\r", 0, cut))  # a CR may be half of CRLF
         if not chunk:
             continue
         if cut < 0 and not (held[-1] if held else rest).endswith("\r"):
-            held.append(chunk)       # no line ends here: only the new chunk is searched, never the line so far
+            held.append(chunk)  # no line ends here: only the new chunk is searched, never the line so far
             size += len(chunk)
             if size > 2 * LINE_MAX:
                 line = "".join([rest, *held])
-                cr = "\r" if line.endswith("\r") else ""      # maybe half of the CRLF that ends it
+                cr = "\r" if line.endswith("\r") else ""  # maybe half of the CRLF that ends it
                 line = line[: len(line) - len(cr)]
                 dropped += len(line) - LINE_MAX
-                rest, held, size = "", [line[: LINE_MAX // 2], line[-(LINE_MAX // 2):] + cr], LINE_MAX
+                rest, held, size = "", [line[: LINE_MAX // 2], line[-(LINE_MAX // 2) :] + cr], LINE_MAX
             continue
         text = "".join([rest, *held, chunk])
         held, size = [], 0
@@ -125,13 +126,13 @@ def physical_lines(chunks: Iterable[str], ansi: re.Pattern[str]) -> Iterator[lis
         if cut < 0:
             rest = text
             continue
-        rest, text = text[cut + 1:], text[: cut + 1]
+        rest, text = text[cut + 1 :], text[: cut + 1]
         lines = _split(text, ansi)[:-1]
         if dropped or len(lines[0]) > LINE_MAX:
             lines[0], dropped = _shortened(lines[0], dropped), 0
         yield lines
     rest = "".join([rest, *held])
-    if not first and rest:   # a log that ends with its newline has no empty line after it (audit M1)
+    if not first and rest:  # a log that ends with its newline has no empty line after it (audit M1)
         lines = _split(rest, ansi)[:-1] if rest.endswith("\r") else _split(rest, ansi)
         if lines and (dropped or len(lines[0]) > LINE_MAX):
             lines[0] = _shortened(lines[0], dropped)
@@ -143,7 +144,7 @@ def physical_lines(chunks: Iterable[str], ansi: re.Pattern[str]) -> Iterator[lis
 LINE_MAX = 4 << 20
 
 
-GLIMPSE = 1 << 16   # characters of a line read where a whole-line regex only looks for words (advice, unnamed)
+GLIMPSE = 1 << 16  # characters of a line read where a whole-line regex only looks for words (advice, unnamed)
 
 
 def glimpse(text: str) -> str:
@@ -151,7 +152,7 @@ def glimpse(text: str) -> str:
     a few words (the runtime it names, whether a program printed it) costs bounded time per line (audit N20)."""
     if len(text) <= GLIMPSE:
         return text
-    return text[: GLIMPSE // 2] + "\n" + text[-(GLIMPSE // 2):]
+    return text[: GLIMPSE // 2] + "\n" + text[-(GLIMPSE // 2) :]
 
 
 def _shortened(line: str, dropped: int) -> str:
@@ -159,7 +160,7 @@ def _shortened(line: str, dropped: int) -> str:
     characters, with a mark that says how many were not read."""
     if len(line) > LINE_MAX:
         dropped += len(line) - LINE_MAX
-        line = line[: LINE_MAX // 2] + line[-(LINE_MAX // 2):]
+        line = line[: LINE_MAX // 2] + line[-(LINE_MAX // 2) :]
     half = LINE_MAX // 2
     return f"{line[:half]} [... {dropped} characters of this line not read ...] {line[half:]}"
 
@@ -172,9 +173,9 @@ def _split(text: str, ansi: re.Pattern[str]) -> list[str]:
     return text.split("\n")
 
 
-MIN_WIDTH = 40       # a console narrower than this is not taken for a wrapping one
-MAX_PIECES = 64      # physical lines one wrapped logical line may span: beyond it, a run of lines of the
-                     # wrap width is a fixed-width log (padded table, truncating console), not wrapping
+MIN_WIDTH = 40  # a console narrower than this is not taken for a wrapping one
+MAX_PIECES = 64  # physical lines one wrapped logical line may span: beyond it, a run of lines of the
+# wrap width is a fixed-width log (padded table, truncating console), not wrapping
 
 
 def _long_lengths(batches: Iterable[list[str]], limit: int) -> tuple[Counter[int], bool]:
@@ -202,7 +203,7 @@ def wrap_width(batches: Iterable[list[str]], head: int = 16 << 20) -> int | None
     return width if n >= 3 and width == max(long) else None
 
 
-WEAK_MAX = 4 << 20   # characters: a log read again with a weak wrap width is a paste, not a build's full output
+WEAK_MAX = 4 << 20  # characters: a log read again with a weak wrap width is a paste, not a build's full output
 
 
 def weak_wrap_width(batches: Iterable[list[str]]) -> int | None:
@@ -229,8 +230,13 @@ def _soft_cut(a: str, b: str, width: int) -> bool:
     """Whether `b` continues `a` in a text word-wrapped at `width`: `a` holds at least a quarter of the width (a long
     word such as a path goes whole to the next line), does not end in padding nor a box, and `b`'s first word would
     not have fitted after it."""
-    return (width // 4 <= len(a) <= width and bool(b.strip()) and not a.endswith("  ")
-            and a[-1:] not in _BOX and len(a) + 1 + _first_word(b) > width)
+    return (
+        width // 4 <= len(a) <= width
+        and bool(b.strip())
+        and not a.endswith("  ")
+        and a[-1:] not in _BOX
+        and len(a) + 1 + _first_word(b) > width
+    )
 
 
 def soft_wrap_width(batches: Iterable[list[str]]) -> int | None:
@@ -273,7 +279,6 @@ def soft_lines(batches: Iterable[list[str]], width: int) -> Iterator[tuple[list[
         yield [num], [text]
 
 
-
 def _continues(a: str, b: str) -> bool:
     """Whether `b` can be the continuation of the wrapped piece `a`: `a` is not padded (a table row ends
     in spaces) nor a box-drawn row, and `b` holds text."""
@@ -294,10 +299,10 @@ class _Joiner:
 
     def __init__(self, width: int) -> None:
         self.width = width
-        self.run: list[str] = []                 # lines of `width`, not yet decided
-        self.first = 0                           # the line number of run[0] (the run's lines are consecutive)
-        self.cuts_ok = True                      # every cut inside the run is continuable
-        self.fixed = False                       # inside a run longer than MAX_PIECES: no joining
+        self.run: list[str] = []  # lines of `width`, not yet decided
+        self.first = 0  # the line number of run[0] (the run's lines are consecutive)
+        self.cuts_ok = True  # every cut inside the run is continuable
+        self.fixed = False  # inside a run longer than MAX_PIECES: no joining
 
     def push(self, no: int, line: str, nums: list[int], texts: list[str]) -> None:
         run = self.run
@@ -372,14 +377,14 @@ def logical_lines(batches: Iterable[list[str]], width: int | None) -> Iterator[t
 class Hit:
     """What the scan keeps of one id: the first match, the count, a few lines, the signatures seen."""
 
-    index: int                      # 0-based logical line of the first match
+    index: int  # 0-based logical line of the first match
     line_no: int
     line: str
     signature: str
     details: Details
     count: int = 0
-    lines: list[tuple[int, str]] = field(default_factory=list)   # [(line_no, line)], the first EVIDENCE
-    signatures: dict[str, int] = field(default_factory=dict)     # name -> count
+    lines: list[tuple[int, str]] = field(default_factory=list)  # [(line_no, line)], the first EVIDENCE
+    signatures: dict[str, int] = field(default_factory=dict)  # name -> count
 
 
 @dataclass
@@ -417,7 +422,7 @@ def literal_prefixes(pattern: str) -> tuple[str, ...]:
 
 _LOOKAROUND = ("(?<!", "(?<=", "(?!", "(?=")
 _QUANTIFIER = re.compile(r"(?:[*+?]|\{\d*(?:,\d*)?\})[?+]?")
-_CLASS_ESCAPES = frozenset("bBAZdDsSwWntrfva")   # one-letter escapes: a class, an assertion or a control
+_CLASS_ESCAPES = frozenset("bBAZdDsSwWntrfva")  # one-letter escapes: a class, an assertion or a control
 
 
 def required_literals(rx: re.Pattern[str]) -> tuple[str, ...]:
@@ -428,9 +433,9 @@ def required_literals(rx: re.Pattern[str]) -> tuple[str, ...]:
         return ()
     pattern, runs, i, depth = rx.pattern, [""], 0, 0
     while i < len(pattern):
-        c, nxt = pattern[i], pattern[i + 1: i + 2]
+        c, nxt = pattern[i], pattern[i + 1 : i + 2]
         q = _QUANTIFIER.match(pattern, i)
-        if q is not None:               # the character before it may be absent or repeated
+        if q is not None:  # the character before it may be absent or repeated
             runs[-1] = runs[-1][:-1]
             runs.append("")
             i = q.end()
@@ -480,13 +485,13 @@ def _after_lookarounds(branch: str, i: int) -> int:
             if depth == 0:
                 break
         if depth:
-            return len(branch)        # unbalanced: no literal
+            return len(branch)  # unbalanced: no literal
         i = j
     return i
 
 
-GATE_MIN = 4      # characters: a shorter literal (a quote, a colon) is in almost every window
-GATE_AFTER = 64   # a needle's places in a window looked at before its gates are (a pass over the window each)
+GATE_MIN = 4  # characters: a shorter literal (a quote, a colon) is in almost every window
+GATE_AFTER = 64  # a needle's places in a window looked at before its gates are (a pass over the window each)
 
 
 def _gates(needle: str, sigs: Placed) -> tuple[str, ...] | None:
@@ -509,7 +514,7 @@ def _line_start(body: str, pos: int, back: int) -> int:
     return pos + 1
 
 
-REACH = 512       # characters a message may start before its needle (and run on after it, per line of span)
+REACH = 512  # characters a message may start before its needle (and run on after it, per line of span)
 # characters a region may run on past that to the end of its line: a regex then never reads more than about
 # 2 * REACH + REACH * span / 2 + LONG characters around a needle, however long the line is, so a line of 100 MB costs
 # time linear in its length (audit N20: a lazy repetition restarted at every character of a 100 KB line took minutes)
@@ -520,22 +525,26 @@ LONG = 16384
 class _Plan:
     """What a Scanner reads from its signatures and regexes before any text: the same for every log, so made once."""
 
-    by_needle: dict[str, Placed]           # needle -> [(index, signature)]
+    by_needle: dict[str, Placed]  # needle -> [(index, signature)]
     gates: dict[str, tuple[str, ...] | None]
     fact_needles: list[tuple[str, ...]]
     anchor_rxs: tuple[tuple[str, re.Pattern[str]], ...]
     anchor_needles: list[tuple[str, ...]]
-    inside: dict[str, tuple[str, ...]]     # literal -> the shorter literals in it (Probe)
-    first: list[str]                       # the needles, shortest first
-    first_near: list[str]                  # the needles and near words, shortest first
+    inside: dict[str, tuple[str, ...]]  # literal -> the shorter literals in it (Probe)
+    first: list[str]  # the needles, shortest first
+    first_near: list[str]  # the needles and near words, shortest first
 
 
 # made plans, by the ids of what they were made from
 _PLANS: dict[tuple[object, ...], tuple[tuple[object, ...], _Plan]] = {}
 
 
-def _plan_for(signatures: Sequence[Signature], near_words: NearWords, fact_rxs: Sequence[re.Pattern[str]],
-              failed_rx: re.Pattern[str]) -> _Plan:
+def _plan_for(
+    signatures: Sequence[Signature],
+    near_words: NearWords,
+    fact_rxs: Sequence[re.Pattern[str]],
+    failed_rx: re.Pattern[str],
+) -> _Plan:
     """The plan for these signatures and regexes, made once: looked up by the ids of the objects (kept alive with the
     plan, so no other object can have their ids), as hashing 100 signatures cost more than a small log's scan."""
     key = (tuple(map(id, signatures)), tuple(map(id, near_words)), tuple(map(id, fact_rxs)), id(failed_rx))
@@ -543,13 +552,19 @@ def _plan_for(signatures: Sequence[Signature], near_words: NearWords, fact_rxs: 
     if made is None:
         if len(_PLANS) >= 8:
             _PLANS.clear()
-        made = _PLANS[key] = ((signatures, near_words, fact_rxs, failed_rx),
-                              _plan(signatures, near_words, fact_rxs, failed_rx))
+        made = _PLANS[key] = (
+            (signatures, near_words, fact_rxs, failed_rx),
+            _plan(signatures, near_words, fact_rxs, failed_rx),
+        )
     return made[1]
 
 
-def _plan(signatures: Sequence[Signature], near_words: NearWords, fact_rxs: Sequence[re.Pattern[str]],
-          failed_rx: re.Pattern[str]) -> _Plan:
+def _plan(
+    signatures: Sequence[Signature],
+    near_words: NearWords,
+    fact_rxs: Sequence[re.Pattern[str]],
+    failed_rx: re.Pattern[str],
+) -> _Plan:
     by_needle: dict[str, Placed] = {}
     for k, sig in enumerate(signatures):
         for n in sig.needle:
@@ -563,11 +578,28 @@ def _plan(signatures: Sequence[Signature], near_words: NearWords, fact_rxs: Sequ
     # every literal a window is asked for, and the shorter ones each holds (Probe skips one whose part is absent);
     # a window asks its needles shortest first (and the near words, while they are read) so the parts come first
     near = [w for _, words in near_words for w in words]
-    asked = list(dict.fromkeys([*near, *by_needle, *(g for gs in gates.values() for g in gs or ()), *_WINDOWS_WORDS,
-                                *(n for ns in (*fact_needles, *anchor_needles) for n in ns)]))
+    asked = list(
+        dict.fromkeys(
+            [
+                *near,
+                *by_needle,
+                *(g for gs in gates.values() for g in gs or ()),
+                *_WINDOWS_WORDS,
+                *(n for ns in (*fact_needles, *anchor_needles) for n in ns),
+            ]
+        )
+    )
     inside = {a: parts for a in asked if (parts := tuple(b for b in asked if len(b) < len(a) and b in a))}
-    return _Plan(by_needle, gates, fact_needles, anchor_rxs, anchor_needles, inside, sorted(by_needle, key=len),
-                 sorted(dict.fromkeys([*near, *by_needle]), key=len))
+    return _Plan(
+        by_needle,
+        gates,
+        fact_needles,
+        anchor_rxs,
+        anchor_needles,
+        inside,
+        sorted(by_needle, key=len),
+        sorted(dict.fromkeys([*near, *by_needle]), key=len),
+    )
 
 
 class Scanner:
@@ -578,25 +610,31 @@ class Scanner:
     to about REACH * `span` / 2 below), so a window without failure text costs one search per needle
     and nothing else."""
 
-    def __init__(self, signatures: Sequence[Signature], near_words: NearWords, fact_rxs: Sequence[re.Pattern[str]],
-                 failed_rx: re.Pattern[str], msvc_from: int = 0) -> None:
+    def __init__(
+        self,
+        signatures: Sequence[Signature],
+        near_words: NearWords,
+        fact_rxs: Sequence[re.Pattern[str]],
+        failed_rx: re.Pattern[str],
+        msvc_from: int = 0,
+    ) -> None:
         self.signatures, self.near_words = signatures, near_words
         self.fact_rxs, self.failed_rx = fact_rxs, failed_rx
         plan = _plan_for(signatures, near_words, fact_rxs, failed_rx)
         self.by_needle, self.gates, self.fact_needles = plan.by_needle, plan.gates, plan.fact_needles
         self.anchor_rxs, self.anchor_needles = plan.anchor_rxs, plan.anchor_needles
         self.inside, self.first, self.first_near = plan.inside, plan.first, plan.first_near
-        self.msvc_from = msvc_from            # fact_rxs[msvc_from:] read MSVC versions
-        self.windows_msvc = False             # a Windows toolchain word was seen: look for MSVC facts
+        self.msvc_from = msvc_from  # fact_rxs[msvc_from:] read MSVC versions
+        self.windows_msvc = False  # a Windows toolchain word was seen: look for MSVC facts
         self.nums: list[int] = []
         self.texts: list[str] = []
-        self.base = 0                                   # logical index of texts[0]
-        self.lo = 0                                     # first index in texts not yet counted
+        self.base = 0  # logical index of texts[0]
+        self.lo = 0  # first index in texts not yet counted
         self.hits: dict[FailureId, Hit] = {}
         self.fact_lines: dict[int, tuple[int, str]] = {}
-        self.anchors: dict[str, tuple[int, int, str]] = {}   # failed/ccbin/allow -> (index, line_no, line)
+        self.anchors: dict[str, tuple[int, int, str]] = {}  # failed/ccbin/allow -> (index, line_no, line)
         self.near: dict[FailureId, Near] = {}
-        self.regions: dict[tuple[str, str], Found] = {}   # (needle, lines around it) -> the matches found there
+        self.regions: dict[tuple[str, str], Found] = {}  # (needle, lines around it) -> the matches found there
         self.lines_read = 0
 
     def feed(self, nums: list[int], texts: list[str]) -> None:
@@ -647,8 +685,15 @@ class Scanner:
         gates = self.gates[needle]
         return gates is not None and not any(map(probe.maybe, gates))
 
-    def _around(self, win: _Window, needle: str, pos: int, sigs: Placed, seen: set[tuple[int, int]],
-                gated_out: Callable[[], bool]) -> None:
+    def _around(
+        self,
+        win: _Window,
+        needle: str,
+        pos: int,
+        sigs: Placed,
+        seen: set[tuple[int, int]],
+        gated_out: Callable[[], bool],
+    ) -> None:
         """Run each signature of `needle` on the lines around every occurrence of it; from its GATE_AFTER-th
         occurrence on only where `gated_out()` (asked then, once) does not say that none can match in this window."""
         body, lo_pos, hi_pos = win.body, win.lo, win.hi
@@ -665,12 +710,15 @@ class Scanner:
             start = max(body.rfind("\n", done, back) + 1, back - REACH, done)
             reach = min(n, pos + REACH * span // 2)
             end = body.find("\n", reach, reach + LONG)
-            cut = end < 0 and reach + LONG < n       # a line longer than that: the region stops there (N20)
+            cut = end < 0 and reach + LONG < n  # a line longer than that: the region stops there (N20)
             end = reach + LONG if cut else n if end < 0 else end + 1
             region = body[start:end]
             known = self.regions.get((needle, region))
-            if (known is not None and all(sig.id in self.hits for _, sig, _ in known)
-                    and not self._before_first(known, start, win)):
+            if (
+                known is not None
+                and all(sig.id in self.hits for _, sig, _ in known)
+                and not self._before_first(known, start, win)
+            ):
                 # a repeated log: the same lines again, only counted
                 for k, sig, rel in known:
                     at = start + rel
@@ -693,7 +741,7 @@ class Scanner:
                 if len(self.regions) < 4096:
                     self.regions[(needle, region)] = tuple(found)
             done = body.find("\n", pos, end)
-            done = end if done < 0 else done + 1    # a cut line: its next place, past this region, is looked at
+            done = end if done < 0 else done + 1  # a cut line: its next place, past this region, is looked at
             pos = body.find(needle, done)
 
     def _before_first(self, known: Found, start: int, win: _Window) -> bool:
@@ -752,8 +800,13 @@ class Scanner:
         """Ids whose needles or near words appear (only while nothing matched: they are not shown then)."""
         for fid, words in self.near_words:
             for word in words:
-                pos = (present.get(word, -1) if word in self.by_needle else
-                       win.body.find(word, win.lo, win.hi) if win.probe.maybe(word) else -1)
+                pos = (
+                    present.get(word, -1)
+                    if word in self.by_needle
+                    else win.body.find(word, win.lo, win.hi)
+                    if win.probe.maybe(word)
+                    else -1
+                )
                 if pos < 0 or pos >= win.hi:
                     continue
                 near = self.near.get(fid)
@@ -781,8 +834,9 @@ class _Window:
 _WINDOWS_WORDS = ("MSVC", "MSBuild", "Microsoft")
 
 
-def _gated(rx: re.Pattern[str], needles: tuple[str, ...], body: str, lo: int, hi: int,
-           probe: Probe | None = None) -> re.Match[str] | None:
+def _gated(
+    rx: re.Pattern[str], needles: tuple[str, ...], body: str, lo: int, hi: int, probe: Probe | None = None
+) -> re.Match[str] | None:
     """rx.search(body, lo, hi), started at the first needle (none found: no regex pass at all); `probe` (of `body`)
     rules out the needles that are not there at all."""
     if not needles:

@@ -11,6 +11,7 @@ streams (a needle gates each regex, a few values per kind are kept); the pattern
 (rules/<family>.py: `FACTS`), and `rules.decide` names catalog ids from what was found together, in the
 registry's order. logscan uses the decision where no signature matched.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -33,27 +34,44 @@ from envmgr.buildlog.rules.outcome import (
     unfinished,
 )
 
-__all__ = ["FACTS", "KEEP", "LAST", "Decision", "Fact", "FactRx", "FactScanner", "build_stop_contradicted",
-           "build_succeeded", "contradicted", "decide", "ends_open", "heavy_unfinished", "stopped_after", "timed_long",
-           "unfinished", "_duration", "_seconds"]
+__all__ = [
+    "FACTS",
+    "KEEP",
+    "LAST",
+    "Decision",
+    "Fact",
+    "FactRx",
+    "FactScanner",
+    "build_stop_contradicted",
+    "build_succeeded",
+    "contradicted",
+    "decide",
+    "ends_open",
+    "heavy_unfinished",
+    "stopped_after",
+    "timed_long",
+    "unfinished",
+    "_duration",
+    "_seconds",
+]
 
-HEAD = 4 << 20    # characters read from the start of a log ...
-TAIL = 4 << 20    # ... and from its end
-LINE = 1 << 20    # characters of one line read (its first and last half): facts cost a few MiB whatever the line
+HEAD = 4 << 20  # characters read from the start of a log ...
+TAIL = 4 << 20  # ... and from its end
+LINE = 1 << 20  # characters of one line read (its first and last half): facts cost a few MiB whatever the line
 
 
 @dataclass
 class FactScanner:
     """Feed (line numbers, texts) batches; `facts` holds the first KEEP distinct values of each kind."""
 
-    facts: dict[str, list[Fact]] = field(default_factory=dict)    # kind -> [Fact]
-    counts: dict[str, int] = field(default_factory=dict)           # kind -> matches seen
-    read: int = 0                                                  # characters fed so far
+    facts: dict[str, list[Fact]] = field(default_factory=dict)  # kind -> [Fact]
+    counts: dict[str, int] = field(default_factory=dict)  # kind -> matches seen
+    read: int = 0  # characters fed so far
     # batches past the head, the last TAIL characters of them
     tail: deque[tuple[list[int], list[str], int]] = field(default_factory=deque)
-    held: int = 0                                                  # characters in `tail`
-    last: deque[tuple[int, str]] = field(default_factory=lambda: deque(maxlen=LAST))   # the log's last lines
-    clock: Clock | None = None                      # the log's own stamps (logclock; logscan sets it)
+    held: int = 0  # characters in `tail`
+    last: deque[tuple[int, str]] = field(default_factory=lambda: deque(maxlen=LAST))  # the log's last lines
+    clock: Clock | None = None  # the log's own stamps (logclock; logscan sets it)
 
     def feed(self, nums: list[int], texts: list[str]) -> None:
         """The first HEAD characters are read as they come, the last TAIL at `finish` (a failure's facts are at
@@ -61,7 +79,7 @@ class FactScanner:
         costs its facts on 8 MiB of text, not on all of it. So does a log of one line of 100 MB (audit N20): a line
         longer than LINE is read as its first and last LINE / 2 characters."""
         if max(map(len, texts), default=0) > LINE:
-            texts = [t if len(t) <= LINE else t[: LINE // 2] + " ... " + t[-(LINE // 2):] for t in texts]
+            texts = [t if len(t) <= LINE else t[: LINE // 2] + " ... " + t[-(LINE // 2) :] for t in texts]
         if self.read < HEAD:
             self.read += sum(map(len, texts)) + len(texts)
             self._facts(nums, texts)
@@ -173,9 +191,9 @@ def _present(every: set[str], probe: Probe) -> set[str]:
     return present
 
 
-OCCURRENCES = 16     # needle places looked at per fact and batch
-LONG = 4096          # characters each side of a needle a fact's regex reads: bounded work in a line of any length
-_AROUND = 2          # lines before and after a needle's line that a match may span
+OCCURRENCES = 16  # needle places looked at per fact and batch
+LONG = 4096  # characters each side of a needle a fact's regex reads: bounded work in a line of any length
+_AROUND = 2  # lines before and after a needle's line that a match may span
 
 
 def _regions(body: str, needles: list[str]) -> list[list[int]]:
@@ -185,7 +203,7 @@ def _regions(body: str, needles: list[str]) -> list[list[int]]:
         pos = body.find(n)
         while pos >= 0 and len(places) < 4 * OCCURRENCES:
             places.append(pos)
-            nl = body.find("\n", pos, pos + LONG)    # the next line, or LONG characters on in a longer one
+            nl = body.find("\n", pos, pos + LONG)  # the next line, or LONG characters on in a longer one
             pos = body.find(n, pos + LONG if nl < 0 else nl + 1) if nl >= 0 or pos + LONG < len(body) else -1
     spans: list[list[int]] = []
     for pos in sorted(places)[:OCCURRENCES]:
@@ -206,4 +224,3 @@ def _regions(body: str, needles: list[str]) -> list[list[int]]:
 
 def _starts(texts: list[str]) -> list[int]:
     return [0, *accumulate(len(t) + 1 for t in texts)]
-

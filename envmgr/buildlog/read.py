@@ -10,6 +10,7 @@ text, not "binary data" (more than a tenth of control characters is).
 Only regular files are read (files/read.py's reasons: /dev/zero never ends, a FIFO blocks); unlike other
 inputs a log has no size limit, since it is never held whole.
 """
+
 from __future__ import annotations
 
 import codecs
@@ -22,7 +23,7 @@ from typing import BinaryIO
 
 from envmgr.errors import LogInputError
 
-BLOCK = 1 << 20          # bytes read at a time
+BLOCK = 1 << 20  # bytes read at a time
 _SNIFF = 4096
 
 
@@ -56,10 +57,11 @@ def looks_binary(text: str) -> bool:
 
 # The patterns are found with bytes.find over a copy of the block with each byte replaced by its class
 # (a: an ASCII text byte, 0: NUL, x: anything else): C speed, where a regular expression took ~60 ms a MiB.
-_CLASSES = bytes(ord("a") if b in b"\t\n\r" or 0x20 <= b <= 0x7e else ord("0") if b == 0 else ord("x")
-                 for b in range(256))
-_UTF16LE_RUN = b"a0" * 4   # four ASCII characters as UTF-16LE
-_ASCII_RUN = b"a" * 33     # in UTF-16LE: text that is not
+_CLASSES = bytes(
+    ord("a") if b in b"\t\n\r" or 0x20 <= b <= 0x7E else ord("0") if b == 0 else ord("x") for b in range(256)
+)
+_UTF16LE_RUN = b"a0" * 4  # four ASCII characters as UTF-16LE
+_ASCII_RUN = b"a" * 33  # in UTF-16LE: text that is not
 
 
 class _Decoder:
@@ -80,24 +82,24 @@ class _Decoder:
         while buf:
             classes = buf.translate(_CLASSES) if self.codec == "utf-16-le" or b"\x00" in buf else b""
             if self.codec in ("utf-8", "cp1252"):
-                start = classes.find(_UTF16LE_RUN)   # none without a NUL
+                start = classes.find(_UTF16LE_RUN)  # none without a NUL
                 if start < 0:
-                    hold = 0 if final else min(7, len(buf))   # a run may start in the last 7 bytes
-                    out.append(self._bytes(buf[:len(buf) - hold], final))
-                    self._pending = buf[len(buf) - hold:]
+                    hold = 0 if final else min(7, len(buf))  # a run may start in the last 7 bytes
+                    out.append(self._bytes(buf[: len(buf) - hold], final))
+                    self._pending = buf[len(buf) - hold :]
                     break
                 out.append(self._bytes(buf[:start], True))
                 self._switch("utf-16-le")
                 buf = buf[start:]
             elif self.codec == "utf-16-le":
                 start = classes.find(_ASCII_RUN)
-                cut = None if start < 0 else start + (start & 1)   # on a character boundary
+                cut = None if start < 0 else start + (start & 1)  # on a character boundary
                 if cut is None:
-                    tail = len(classes) - len(classes.rstrip(b"a"))   # a run may go on in the next block
+                    tail = len(classes) - len(classes.rstrip(b"a"))  # a run may go on in the next block
                     hold = 0 if final else min(tail, 32)
-                    hold += 0 if final else (len(buf) - hold) & 1    # what is decoded stays character-aligned
-                    out.append(self._dec.decode(buf[:len(buf) - hold], final))
-                    self._pending = buf[len(buf) - hold:]
+                    hold += 0 if final else (len(buf) - hold) & 1  # what is decoded stays character-aligned
+                    out.append(self._dec.decode(buf[: len(buf) - hold], final))
+                    self._pending = buf[len(buf) - hold :]
                     break
                 out.append(self._dec.decode(buf[:cut], True))
                 self._switch("utf-8")
@@ -153,23 +155,28 @@ def _opened(path: str | Path, block: int) -> tuple[Iterator[str], int]:
         head = fh.read(block)
     except OSError as e:
         fh.close()
-        raise LogInputError(f"cannot read log file {path}: {e.strerror or errno.errorcode.get(e.errno or -1, e)}",
-                            _REMEDY) from None
+        raise LogInputError(
+            f"cannot read log file {path}: {e.strerror or errno.errorcode.get(e.errno or -1, e)}", _REMEDY
+        ) from None
     if not head:
         fh.close()
-        raise LogInputError(f"{path} is empty (0 bytes): the command wrote nothing to it",
-                            "capture both streams: pip install -v ... > build.log 2>&1")
+        raise LogInputError(
+            f"{path} is empty (0 bytes): the command wrote nothing to it",
+            "capture both streams: pip install -v ... > build.log 2>&1",
+        )
     codec = sniff(head)
     dec = _Decoder(codec) if codec else None
     first = dec.decode(head) if dec else ""
     if dec is None or looks_binary(first):
         fh.close()
-        raise LogInputError(f"{path} is not a text log (binary data)",
-                            "pass the text output of the build, not an executable, archive or image")
+        raise LogInputError(
+            f"{path} is not a text log (binary data)",
+            "pass the text output of the build, not an executable, archive or image",
+        )
     return _rest(fh, dec, first, block), size
 
 
-REPLAY = 24 << 20   # characters of a log's text kept for the scan's next pass (the wrap width reads up to 16 Mi first)
+REPLAY = 24 << 20  # characters of a log's text kept for the scan's next pass (the wrap width reads up to 16 Mi first)
 
 
 class LogText:
@@ -182,17 +189,17 @@ class LogText:
 
     def __init__(self, path: str | Path, block: int = BLOCK, keep: int = REPLAY) -> None:
         self.path, self.block, self.keep = path, block, keep
-        self._stream, self.size = _opened(path, block)   # size: the file's bytes when opened
+        self._stream, self.size = _opened(path, block)  # size: the file's bytes when opened
         self._kept: list[str] = []
-        self._held = 0            # characters in _kept
-        self._whole = True        # _kept holds every piece pulled from _stream so far
+        self._held = 0  # characters in _kept
+        self._whole = True  # _kept holds every piece pulled from _stream so far
 
     def pieces(self, last: bool = False) -> Iterator[str]:
-        if not self._whole:       # a piece was not kept: read the file again
+        if not self._whole:  # a piece was not kept: read the file again
             yield from stream_text(self.path, self.block)
             return
         if last:
-            self._whole = False   # nothing is kept from here on
+            self._whole = False  # nothing is kept from here on
             while self._kept:
                 self._held -= len(self._kept[0])
                 yield self._kept.pop(0)

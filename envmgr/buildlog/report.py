@@ -2,6 +2,7 @@
 match (matched line numbers and lines, the signatures that fired, why this id ranks where it does),
 and the near misses when nothing matched. Shapes in docs/doctor.md. The answer's own shape (`LogMatch`, `LogScan`)
 is defined here, where it is written out; scan.py makes it."""
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
@@ -22,16 +23,16 @@ Json = dict[str, Any]
 @dataclass(frozen=True)
 class LogMatch:
     id: FailureId
-    line_no: int          # 1-based, in the text as given (CRLF or LF)
-    line: str             # that line, ANSI codes stripped (a hard-wrapped MSBuild line re-joined)
+    line_no: int  # 1-based, in the text as given (CRLF or LF)
+    line: str  # that line, ANSI codes stripped (a hard-wrapped MSBuild line re-joined)
     failure: Failure
-    details: Details      # extracted values: cuda, msvc, dll, arch, path, ...; `inferred` for guesses
-    count: int = 1        # how many matches this id had in the whole log
-    lines: tuple[tuple[int, str], ...] = ()   # the first few matched (line_no, line)
-    signatures: tuple[str, ...] = ()          # every signature of this id that matched
-    decisive: bool = False                    # the match that names the cause
-    why: str = ""                             # why this id ranks where it does
-    advice: Advice | None = None              # the try: line for the log's own package (None: the catalog's)
+    details: Details  # extracted values: cuda, msvc, dll, arch, path, ...; `inferred` for guesses
+    count: int = 1  # how many matches this id had in the whole log
+    lines: tuple[tuple[int, str], ...] = ()  # the first few matched (line_no, line)
+    signatures: tuple[str, ...] = ()  # every signature of this id that matched
+    decisive: bool = False  # the match that names the cause
+    why: str = ""  # why this id ranks where it does
+    advice: Advice | None = None  # the try: line for the log's own package (None: the catalog's)
 
     @property
     def fix_command(self) -> str | None:
@@ -41,11 +42,11 @@ class LogMatch:
 @dataclass(frozen=True)
 class LogScan:
     matches: tuple[LogMatch, ...]
-    near: tuple[Near, ...] = ()               # engine.Near, best first, at most three
+    near: tuple[Near, ...] = ()  # engine.Near, best first, at most three
     lines: int = 0
-    unnamed: Unnamed | None = None            # with no match: why nothing was named, and what to do
-    vetoed: tuple[Veto, ...] = ()             # candidates the log's context ruled out, with the reason (context.py)
-    context: Platform | None = None           # the machine and run the log shows (context.py), for the report
+    unnamed: Unnamed | None = None  # with no match: why nothing was named, and what to do
+    vetoed: tuple[Veto, ...] = ()  # candidates the log's context ruled out, with the reason (context.py)
+    context: Platform | None = None  # the machine and run the log shows (context.py), for the report
 
     @property
     def decisive(self) -> LogMatch | None:
@@ -90,18 +91,23 @@ def render_scan(scan: LogScan, paint: Paint) -> str:
     """render_matches, or the near misses: the ids whose words appeared, with the first such line."""
     vetoes = scan.vetoed
     if not scan.matches and scan.unnamed is not None and scan.unnamed.reason == "vetoed":
-        vetoes = vetoes[1:]       # the first is the answer's own why
+        vetoes = vetoes[1:]  # the first is the answer's own why
     vetoed = vetoed_text(vetoes, paint)
     if scan.matches:
         return render_matches(scan.matches, paint) + ("\n".join(vetoed) + "\n" if vetoed else "")
-    out = [f"no known failure signature found in the log ({scan.lines} lines)", *unnamed_text(scan.unnamed, paint),
-           *vetoed]
+    out = [
+        f"no known failure signature found in the log ({scan.lines} lines)",
+        *unnamed_text(scan.unnamed, paint),
+        *vetoed,
+    ]
     if scan.near:
         out.append("closest catalog ids (their words appear, their error text does not):")
         for n in scan.near:
             out.append(f"  {paint(n.id, 'yellow')}  {CATALOG[n.id].title}")
-            out.append(f"      {paint(f'line {n.line_no}:', 'dim')} {_short(n.line.strip(), 200)}"
-                       f"  ({', '.join(n.words)}; x{n.count})")
+            out.append(
+                f"      {paint(f'line {n.line_no}:', 'dim')} {_short(n.line.strip(), 200)}"
+                f"  ({', '.join(n.words)}; x{n.count})"
+            )
     return "\n".join(out) + "\n"
 
 
@@ -137,8 +143,13 @@ def context_json(platform: Platform | None) -> Json | None:
     def sign(s: Sign | None) -> Json | None:
         return None if s is None else {"kind": s.kind, "rule": s.rule, "line_no": s.line_no, "line": s.line}
 
-    return {"nvidia": sign(platform.nvidia), "mac": sign(platform.mac), "other": sign(platform.other),
-            "arm": sign(platform.arm), "cpu_chosen": sign(platform.cpu)}
+    return {
+        "nvidia": sign(platform.nvidia),
+        "mac": sign(platform.mac),
+        "other": sign(platform.other),
+        "arm": sign(platform.arm),
+        "cpu_chosen": sign(platform.cpu),
+    }
 
 
 def vetoed_json(vetoed: Iterable[Veto]) -> list[Json]:
@@ -149,29 +160,54 @@ def unnamed_json(why: Unnamed | None) -> Json | None:
     if why is None:
         return None
     first = why.first_failure
-    return {"reason": why.reason, "kind": why.kind, "title": why.title, "line_no": why.line_no, "line": why.line,
-            "advice": why.advice, "vetoed": why.vetoed,
-            "first_failure": {"line_no": first[0], "line": first[1]} if first else None}
+    return {
+        "reason": why.reason,
+        "kind": why.kind,
+        "title": why.title,
+        "line_no": why.line_no,
+        "line": why.line,
+        "advice": why.advice,
+        "vetoed": why.vetoed,
+        "first_failure": {"line_no": first[0], "line": first[1]} if first else None,
+    }
 
 
 def matches_json(matches: Iterable[LogMatch]) -> list[Json]:
-    return [{"id": m.id, "title": m.failure.title, "line_no": m.line_no, "line": m.line, "count": m.count,
-             "decisive": m.decisive, "why": m.why,
-             "evidence": [{"line_no": n, "line": line} for n, line in m.lines],
-             "signatures": list(m.signatures),
-             "details": dict(m.details), "cause": m.failure.cause, "fix": m.failure.fix,
-             "fix_command": m.fix_command, "runtime": (m.advice.runtime or None) if m.advice else None,
-             "platforms": list(m.failure.platforms)}
-            for m in matches]
+    return [
+        {
+            "id": m.id,
+            "title": m.failure.title,
+            "line_no": m.line_no,
+            "line": m.line,
+            "count": m.count,
+            "decisive": m.decisive,
+            "why": m.why,
+            "evidence": [{"line_no": n, "line": line} for n, line in m.lines],
+            "signatures": list(m.signatures),
+            "details": dict(m.details),
+            "cause": m.failure.cause,
+            "fix": m.failure.fix,
+            "fix_command": m.fix_command,
+            "runtime": (m.advice.runtime or None) if m.advice else None,
+            "platforms": list(m.failure.platforms),
+        }
+        for m in matches
+    ]
 
 
 def scan_json(scan: LogScan, path: str) -> Json:
     decisive = scan.decisive
-    return {"schema": 2, "file": path, "lines": scan.lines,
-            "decisive": decisive.id if decisive else None,
-            "matches": matches_json(scan.matches),
-            "near_misses": [{"id": n.id, "count": n.count, "line_no": n.line_no, "line": n.line.strip(),
-                             "words": list(n.words)} for n in scan.near],
-            "unnamed": unnamed_json(scan.unnamed),
-            "vetoed": vetoed_json(scan.vetoed),
-            "context": context_json(scan.context)}
+    return {
+        "schema": 2,
+        "file": path,
+        "lines": scan.lines,
+        "decisive": decisive.id if decisive else None,
+        "matches": matches_json(scan.matches),
+        "near_misses": [
+            {"id": n.id, "count": n.count, "line_no": n.line_no, "line": n.line.strip(), "words": list(n.words)}
+            for n in scan.near
+        ],
+        "unnamed": unnamed_json(scan.unnamed),
+        "vetoed": vetoed_json(scan.vetoed),
+        "context": context_json(scan.context),
+    }

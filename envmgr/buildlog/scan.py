@@ -8,6 +8,7 @@ signatures that fired) and ordered by first occurrence; one of them is marked de
 cut off (excerpts, CMake's compiler-id output), F04/F05 are inferred from the versions and marked
 `inferred` in the details. With no match, the ids whose words appeared are the near misses.
 """
+
 from __future__ import annotations
 
 import re
@@ -66,8 +67,17 @@ from envmgr.knowledge import (
     stl_min_cuda,
 )
 
-__all__ = ["LogMatch", "LogScan", "log_facts", "matches_json", "render_matches", "render_scan", "scan_json",
-           "scan_path", "unnamed_text"]
+__all__ = [
+    "LogMatch",
+    "LogScan",
+    "log_facts",
+    "matches_json",
+    "render_matches",
+    "render_scan",
+    "scan_json",
+    "scan_path",
+    "unnamed_text",
+]
 
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 
@@ -89,9 +99,11 @@ _MSVC_FACTS = (
     (re.compile(r"MSVC[\\/]+(14\.\d+)\.\d+[\\/]+bin"), "toolset path"),
     (re.compile(r"MSBuild version 17\.(\d+)\."), "MSBuild"),
 )
-_FAILED = re.compile(r"is not able to compile a simple test program|CUDA compiler ABI info - failed|"
-                     r"CompilerIdCUDA|error MSB3721|did not run successfully|Configuring incomplete|^FAILED: ",
-                     re.M)
+_FAILED = re.compile(
+    r"is not able to compile a simple test program|CUDA compiler ABI info - failed|"
+    r"CompilerIdCUDA|error MSB3721|did not run successfully|Configuring incomplete|^FAILED: ",
+    re.M,
+)
 
 
 def _msvc(value: str, source: str) -> str:
@@ -135,9 +147,8 @@ def _infer(text: str, facts: dict[str, Any]) -> tuple[FailureId, dict[str, Any]]
     return "F04", {**details, "msc_ver": msc, "accepted": limits.describe_msvc()}
 
 
-
-
 # ---------------------------------------------------------------- scanning
+
 
 def scan_path(path: str | Path) -> LogScan:
     """One read of the file (read.LogText keeps its text for the next pass), and over it two streaming passes (the
@@ -148,8 +159,8 @@ def scan_path(path: str | Path) -> LogScan:
 
     text = _open(path)
     width = wrap_width(_lines(text))
-    clock = Clock()           # the stamps logclean cuts, read on the scan's pass (the same for a paste read again)
-    paste = text.size <= WEAK_MAX                    # a paste is small: a build's whole output is scanned once
+    clock = Clock()  # the stamps logclean cuts, read on the scan's pass (the same for a paste read again)
+    paste = text.size <= WEAK_MAX  # a paste is small: a build's whole output is scanned once
     found = _scan(logical_lines(_lines(text, clock, last=not paste), width), clock)
     if found.matches or not paste:
         return found
@@ -182,16 +193,22 @@ class _Read:
 
     scanner: Scanner
     facts: FactScanner
-    last: deque[tuple[int, str]]   # the last lines: does the build end in success after a match?
-    marks: Marks                   # a line a program printed (looked for on the first lines only)
-    mentions: Mentions             # the packages the log's first lines name (for the try: line)
-    context: ContextScanner        # the machine and the run the log shows (context.py: vetoes)
+    last: deque[tuple[int, str]]  # the last lines: does the build end in success after a match?
+    marks: Marks  # a line a program printed (looked for on the first lines only)
+    mentions: Mentions  # the packages the log's first lines name (for the try: line)
+    context: ContextScanner  # the machine and the run the log shows (context.py: vetoes)
 
 
 def _read_lines(logical: Iterable[tuple[list[int], list[str]]], clock: Clock | None) -> _Read:
     fact_rxs = (*_CUDA_FACTS, *(rx for rx, _ in _MSVC_FACTS))
-    r = _Read(Scanner(SIGNATURES, NEAR_WORDS, fact_rxs, _FAILED, msvc_from=len(_CUDA_FACTS)), FactScanner(),
-              deque(maxlen=LAST), Marks(), Mentions(), ContextScanner())
+    r = _Read(
+        Scanner(SIGNATURES, NEAR_WORDS, fact_rxs, _FAILED, msvc_from=len(_CUDA_FACTS)),
+        FactScanner(),
+        deque(maxlen=LAST),
+        Marks(),
+        Mentions(),
+        ContextScanner(),
+    )
     memo: Memo = {}
     for nums, texts in logical:
         nums, texts = repair(nums, texts, memo)
@@ -200,7 +217,7 @@ def _read_lines(logical: Iterable[tuple[list[int], list[str]]], clock: Clock | N
         r.mentions.feed(texts)
         r.context.feed(nums, texts)
         r.scanner.feed(nums, texts)
-        if not r.scanner.hits:        # the facts decide only where no signature matched
+        if not r.scanner.hits:  # the facts decide only where no signature matched
             r.facts.feed(nums, texts)
     r.scanner.finish()
     if not r.scanner.hits:
@@ -216,8 +233,11 @@ def _candidates(r: _Read) -> tuple[list[LogMatch], dict[FailureId, int]]:
     # The lines that hold the first match of each fact regex give log_facts the same answer as the log.
     versions = log_facts("\n".join(line for _, line in sorted(scanner.fact_lines.values())))
     # a build-stopping cause whose match the build's own success follows is not named (as the facts' `contradicted`)
-    hits = {fid: hit for fid, hit in scanner.hits.items()
-            if build_stop_contradicted(last, fid, hit.signature, hit.line_no) is None}
+    hits = {
+        fid: hit
+        for fid, hit in scanner.hits.items()
+        if build_stop_contradicted(last, fid, hit.signature, hit.line_no) is None
+    }
     inferred = None
     if not hits.keys() & {"F04", "F05"} and "failed" in scanner.anchors:
         deciding = "\n".join(scanner.anchors[k][2] for k in ("failed", "allow") if k in scanner.anchors)
@@ -225,13 +245,22 @@ def _candidates(r: _Read) -> tuple[list[LogMatch], dict[FailureId, int]]:
         if inferred and build_stop_contradicted(last, inferred[0], "", scanner.anchors["failed"][1]):
             inferred = None
     matches = [_match(fid, hit, versions) for fid, hit in hits.items()]
-    if not matches and not inferred and not scanner.hits:    # (the facts stopped at the first match: not read)
+    if not matches and not inferred and not scanner.hits:  # (the facts stopped at the first match: not read)
         matches = _anchored(r.facts)
     if inferred:
         anchor = scanner.anchors.get("ccbin") or scanner.anchors["failed"]
-        matches.append(LogMatch(inferred[0], anchor[1], anchor[2].strip(), CATALOG[inferred[0]],
-                                {"signature": "inferred-from-versions", **inferred[1]}, 1,
-                                ((anchor[1], anchor[2].strip()),), ("inferred-from-versions",)))
+        matches.append(
+            LogMatch(
+                inferred[0],
+                anchor[1],
+                anchor[2].strip(),
+                CATALOG[inferred[0]],
+                {"signature": "inferred-from-versions", **inferred[1]},
+                1,
+                ((anchor[1], anchor[2].strip()),),
+                ("inferred-from-versions",),
+            )
+        )
     return matches, {fid: hit.index for fid, hit in hits.items()}
 
 
@@ -240,21 +269,29 @@ def _scan(logical: Iterable[tuple[list[int], list[str]]], clock: Clock | None = 
     matches, order = _candidates(r)
     last, facts = r.last, r.facts
     platform = r.context.platform()
-    matches, vetoed = _vetoes(matches, platform, last)       # the one hook: context.veto judges, this records
+    matches, vetoed = _vetoes(matches, platform, last)  # the one hook: context.veto judges, this records
     # in the order of the text: several logical lines share one physical line (a repr or JSON string of the log)
     matches.sort(key=lambda m: (m.line_no, order.get(m.id, 0), m.id))
     near = () if matches else _near(r.scanner.near)
-    failed = None if matches else platform.first_failure(last)     # a tool's failure line is program output too
-    why = None if matches else explain(facts.first("outside_stop") or seen_last(last), build_succeeded(last, 0),
-                                       unfinished(last) or ends_open(last), r.marks.output or failed is not None)
+    failed = None if matches else platform.first_failure(last)  # a tool's failure line is program output too
+    why = (
+        None
+        if matches
+        else explain(
+            facts.first("outside_stop") or seen_last(last),
+            build_succeeded(last, 0),
+            unfinished(last) or ends_open(last),
+            r.marks.output or failed is not None,
+        )
+    )
     if why is not None:
         why = vetoed_answer(why, vetoed[0] if vetoed else None, (failed.line_no, failed.line) if failed else None)
-    return LogScan(_advised(_rank(matches), last, r.mentions), near, r.scanner.lines_read, why, tuple(vetoed),
-                   platform)
+    return LogScan(_advised(_rank(matches), last, r.mentions), near, r.scanner.lines_read, why, tuple(vetoed), platform)
 
 
-def _vetoes(matches: list[LogMatch], platform: Platform,
-            last: Iterable[tuple[int, str]]) -> tuple[list[LogMatch], list[Veto]]:
+def _vetoes(
+    matches: list[LogMatch], platform: Platform, last: Iterable[tuple[int, str]]
+) -> tuple[list[LogMatch], list[Veto]]:
     """The matches the log's context leaves standing, and the vetoed ones with their reasons (context.veto)."""
     kept, vetoed = [], []
     for m in matches:
@@ -266,32 +303,58 @@ def _vetoes(matches: list[LogMatch], platform: Platform,
     return kept, vetoed
 
 
-def _advised(matches: tuple[LogMatch, ...], last: Iterable[tuple[int, str]],
-             mentions: Mentions) -> tuple[LogMatch, ...]:
+def _advised(
+    matches: tuple[LogMatch, ...], last: Iterable[tuple[int, str]], mentions: Mentions
+) -> tuple[LogMatch, ...]:
     """Each match whose catalog command is one package's, with the command for the package the log is about."""
     out = []
     for m in matches:
-        advice = advise(m.id, runtime_of([m.line, *(line for _, line in m.lines)], (t for _, t in last),
-                                         mentions.head), m.details.get("signature", "")) if m.id in TAILORED else None
+        advice = (
+            advise(
+                m.id,
+                runtime_of([m.line, *(line for _, line in m.lines)], (t for _, t in last), mentions.head),
+                m.details.get("signature", ""),
+            )
+            if m.id in TAILORED
+            else None
+        )
         out.append(replace(m, advice=advice) if advice else m)
     return tuple(out)
 
 
 def _anchored(facts: FactScanner) -> list[LogMatch]:
     """No signature matched: the ids the facts decide (logfacts.decide), each at its anchor's line."""
-    return [LogMatch(d.id, d.fact.line_no, d.fact.line.strip(), CATALOG[d.id],
-                     {"signature": f"anchor:{d.rule}", **d.details}, 1, ((d.fact.line_no, d.fact.line.strip()),),
-                     (f"anchor:{d.rule}",)) for d in decide(facts)]
+    return [
+        LogMatch(
+            d.id,
+            d.fact.line_no,
+            d.fact.line.strip(),
+            CATALOG[d.id],
+            {"signature": f"anchor:{d.rule}", **d.details},
+            1,
+            ((d.fact.line_no, d.fact.line.strip()),),
+            (f"anchor:{d.rule}",),
+        )
+        for d in decide(facts)
+    ]
 
 
 def _match(fid: FailureId, hit: Hit, facts: dict[str, Any]) -> LogMatch:
     details = {"signature": hit.signature, **hit.details}
-    if fid in ("F02", "F04", "F05", "F13", "F06"):   # the versions in play help the reader here
+    if fid in ("F02", "F04", "F05", "F13", "F06"):  # the versions in play help the reader here
         for key in ("cuda", "msvc"):
             if key in facts and key not in details:
                 details[key] = facts[key]
-    return LogMatch(fid, hit.line_no, hit.line.strip(), CATALOG[fid], details, hit.count,
-                    tuple((n, line.strip()) for n, line in hit.lines), tuple(hit.signatures))
+    return LogMatch(
+        fid,
+        hit.line_no,
+        hit.line.strip(),
+        CATALOG[fid],
+        details,
+        hit.count,
+        tuple((n, line.strip()) for n, line in hit.lines),
+        tuple(hit.signatures),
+    )
 
 
 def _rank(matches: list[LogMatch]) -> tuple[LogMatch, ...]:
@@ -306,8 +369,11 @@ def _rank(matches: list[LogMatch]) -> tuple[LogMatch, ...]:
     out = []
     for m in matches:
         if m is first:
-            why = ("the only catalog failure in the log" if len(matches) == 1 else
-                   f"the first failure in the log (line {m.line_no}); later errors usually follow from it")
+            why = (
+                "the only catalog failure in the log"
+                if len(matches) == 1
+                else f"the first failure in the log (line {m.line_no}); later errors usually follow from it"
+            )
             if m.details.get("inferred"):
                 why = "no error text names the cause; inferred from the CUDA and MSVC versions the log names"
             why += "".join(f"; it explains {what}: {w}" for what, (wi, w) in explained.items() if wi == m.id)
@@ -317,10 +383,14 @@ def _rank(matches: list[LogMatch]) -> tuple[LogMatch, ...]:
         elif m.details.get("inferred"):
             why = "inferred from the versions in the log; the error text names another failure"
         else:
-            why = f"also in the log, after {first.id} (line {first.line_no})" if m.line_no >= first.line_no \
+            why = (
+                f"also in the log, after {first.id} (line {first.line_no})"
+                if m.line_no >= first.line_no
                 else f"earlier in the log, but {first.id} names the cause"
-        out.append(LogMatch(m.id, m.line_no, m.line, m.failure, m.details, m.count, m.lines, m.signatures,
-                            m is first, why))
+            )
+        out.append(
+            LogMatch(m.id, m.line_no, m.line, m.failure, m.details, m.count, m.lines, m.signatures, m is first, why)
+        )
     return tuple(out)
 
 
@@ -329,6 +399,7 @@ def _near(near: dict[FailureId, Near]) -> tuple[Near, ...]:
 
 
 # ---------------------------------------------------------------- reading
+
 
 def _open(path: str | Path) -> LogText:
     try:
@@ -349,5 +420,7 @@ def _stream(text: LogText, last: bool = False) -> Iterator[str]:
 
 
 def _unreadable(path: str | Path, e: OSError) -> InputFileError:
-    return InputFileError(f"cannot read log file {path}: {e.strerror or e}",
-                          "pass the path of a text log (for example pip install -v ... > build.log)")
+    return InputFileError(
+        f"cannot read log file {path}: {e.strerror or e}",
+        "pass the path of a text log (for example pip install -v ... > build.log)",
+    )

@@ -10,6 +10,7 @@ joined with `\\s+` so that CMake's and clang's word-wrapped messages still match
 every locale prints in English is matched literally (CMake, nvcc, CPython, the #error text of
 host_config.h); for localised tools (MSBuild, Windows) the error code is matched instead.
 """
+
 from __future__ import annotations
 
 import re
@@ -19,20 +20,20 @@ from typing import Any
 
 from envmgr.catalog import FailureId
 
-Details = dict[str, Any]        # what a signature reads from its match (details in --json)
+Details = dict[str, Any]  # what a signature reads from its match (details in --json)
 Extract = Callable[[re.Match[str]], Details]
 
 
 @dataclass(frozen=True)
 class Signature:
-    id: FailureId                # catalog id, F01…F25
-    name: str                    # short label for --json and tests
+    id: FailureId  # catalog id, F01…F25
+    name: str  # short label for --json and tests
     regex: re.Pattern[str]
     extract: Extract | None = None
-    check: Callable[[re.Match[str]], bool] | None = None   # reject a match the regex alone can't
+    check: Callable[[re.Match[str]], bool] | None = None  # reject a match the regex alone can't
     needle: tuple[str, ...] = ()  # literals, one of which the text must contain (logengine skips the rest)
-    span: int = 3                 # lines below the needle the message may still run on
-    key: str = ""                 # a second literal, for signatures that share a common needle
+    span: int = 3  # lines below the needle the message may still run on
+    key: str = ""  # a second literal, for signatures that share a common needle
 
 
 def words(phrase: str) -> str:
@@ -42,14 +43,22 @@ def words(phrase: str) -> str:
 
 def named(m: re.Match[str]) -> Details:
     d = {k: v.strip() for k, v in m.groupdict().items() if v}
-    if "\\\\" in d.get("path", ""):   # repr() of a Windows path doubles its backslashes
+    if "\\\\" in d.get("path", ""):  # repr() of a Windows path doubles its backslashes
         d["path"] = d["path"].replace("\\\\", "\\")
     return d
 
 
-def sig(id_: FailureId, name: str, pattern: str, extract: Extract | None = named, flags: int = 0,
-         check: Callable[[re.Match[str]], bool] | None = None, needle: str | tuple[str, ...] = (), span: int = 3,
-         key: str = "") -> Signature:
+def sig(
+    id_: FailureId,
+    name: str,
+    pattern: str,
+    extract: Extract | None = named,
+    flags: int = 0,
+    check: Callable[[re.Match[str]], bool] | None = None,
+    needle: str | tuple[str, ...] = (),
+    span: int = 3,
+    key: str = "",
+) -> Signature:
     """Every signature names its needle(s): a literal the regex cannot match without (tested on the
     corpus), so a window of a long log without it costs one substring search, not a regex pass."""
     needles = (needle,) if isinstance(needle, str) else tuple(needle)
@@ -69,13 +78,28 @@ def lines_above(text: str, pos: int, lines: int) -> int:
 
 
 def line_before(m: re.Match[str]) -> str:
-    return m.string[m.string.rfind("\n", 0, m.start()) + 1: m.start()]
+    return m.string[m.string.rfind("\n", 0, m.start()) + 1 : m.start()]
 
 
 # CMake's generators whose names have more than one word, by their first word (Kitware/CMake's generator
 # list, printed under this error): a name that is only such a word was cut at its first space
-_GENERATOR_FIRST_WORDS = frozenset(("Unix", "MinGW", "MSYS", "NMake", "Borland", "Watcom", "Green", "Visual",
-                                    "CodeBlocks", "CodeLite", "Eclipse", "Kate", "Sublime"))
+_GENERATOR_FIRST_WORDS = frozenset(
+    (
+        "Unix",
+        "MinGW",
+        "MSYS",
+        "NMake",
+        "Borland",
+        "Watcom",
+        "Green",
+        "Visual",
+        "CodeBlocks",
+        "CodeLite",
+        "Eclipse",
+        "Kate",
+        "Sublime",
+    )
+)
 NAMED_GENERATOR = r"Could not create named generator (?P<generator>[^\n]+)"
 
 
@@ -85,5 +109,10 @@ def generator_cut(m: re.Match[str]) -> bool:
     the shell's quotes (`"Ninja"` passed as one argument) or running into the next -D setting."""
     raw = m.group("generator").rstrip()
     name = raw.strip().strip("`")
-    return (raw != raw.lstrip() or name[:1] in "\"'" or name[-1:] in "\"'" or name in _GENERATOR_FIRST_WORDS
-            or re.search(r"-D[A-Z]", name) is not None)
+    return (
+        raw != raw.lstrip()
+        or name[:1] in "\"'"
+        or name[-1:] in "\"'"
+        or name in _GENERATOR_FIRST_WORDS
+        or re.search(r"-D[A-Z]", name) is not None
+    )

@@ -9,6 +9,7 @@ apply to the caller's environment. Everything here is rendered from `from_toml(e
 the full path renders a cache hit, so the two cannot differ; a failure writes nothing (the fast path
 then falls back to the full CLI).
 """
+
 from __future__ import annotations
 
 import io
@@ -54,7 +55,7 @@ def answers(snapshot_toml: str) -> dict[str, object]:
             try:
                 out[fmt] = render(snap.delta, fmt, {}).encode(stream_encoding(fmt))
             except (EnvmgrError, UnicodeError):
-                continue          # the full path reports it
+                continue  # the full path reports it
     ops = [(op.name, op.op, op.value) for op in snap.delta.ops]
     return {"out": out, "platform": snap.platform, "marker": snap.marker(), "ops": ops}
 
@@ -62,12 +63,16 @@ def answers(snapshot_toml: str) -> dict[str, object]:
 def remember(entry: str | os.PathLike[str], snapshot_toml: str, validity: Mapping[str, str]) -> None:
     """Write KEY.fast beside the entry just written; never fails the caller."""
     if sys.platform == "win32":
-        return            # the fast path does not run there (vcvars' base environment is in the key)
+        return  # the fast path does not run there (vcvars' base environment is in the key)
     try:
         from envmgr.files.atomic import atomic_write
 
-        data = {"v": VERSION, "entry": entry_token(os.fspath(entry)), "validity": dict(validity),
-                **answers(snapshot_toml)}
+        data = {
+            "v": VERSION,
+            "entry": entry_token(os.fspath(entry)),
+            "validity": dict(validity),
+            **answers(snapshot_toml),
+        }
         atomic_write(Path(fast_path_of(entry)), marshal.dumps(data), backup=False)
     except Exception:  # broad on purpose; an optimisation: the full path answers without it
         forget(entry)

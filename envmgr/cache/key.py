@@ -6,6 +6,7 @@ Nothing here imports json, hashlib, pathlib or platformdirs: each costs millisec
 on the fast path (hashlib loads OpenSSL; json loads re). `dumps` is json.dumps(sort_keys=True)
 for the values a key holds (str, None, bool, int, lists, dicts), checked against json by the tests.
 """
+
 from __future__ import annotations
 
 import os
@@ -14,9 +15,18 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the fast
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-KEY_ENV = ("CUDA_PATH", "CUDA_HOME", "CUDA_ROOT", "CUDAToolkit_ROOT", "CONDA_PREFIX", "ProgramFiles",
-           "ProgramFiles(x86)", "ProgramData", "SystemRoot")
-VERSIONED_PREFIX = "CUDA_PATH_V"     # CUDA_PATH_V12_4 ... (matched case-insensitively)
+KEY_ENV = (
+    "CUDA_PATH",
+    "CUDA_HOME",
+    "CUDA_ROOT",
+    "CUDAToolkit_ROOT",
+    "CONDA_PREFIX",
+    "ProgramFiles",
+    "ProgramFiles(x86)",
+    "ProgramData",
+    "SystemRoot",
+)
+VERSIONED_PREFIX = "CUDA_PATH_V"  # CUDA_PATH_V12_4 ... (matched case-insensitively)
 
 _ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
 
@@ -69,9 +79,14 @@ def dumps(value: object, *, ensure_ascii: bool = True, sort_keys: bool = True) -
         return "[" + ", ".join(dumps(v, ensure_ascii=ensure_ascii, sort_keys=sort_keys) for v in value) + "]"
     if isinstance(value, dict):
         items = sorted(value.items()) if sort_keys else value.items()
-        return "{" + ", ".join(f"{_string(str(k), ensure_ascii)}: "
-                               f"{dumps(v, ensure_ascii=ensure_ascii, sort_keys=sort_keys)}"
-                               for k, v in items) + "}"
+        return (
+            "{"
+            + ", ".join(
+                f"{_string(str(k), ensure_ascii)}: {dumps(v, ensure_ascii=ensure_ascii, sort_keys=sort_keys)}"
+                for k, v in items
+            )
+            + "}"
+        )
     raise TypeError(f"cannot encode {type(value).__name__}")
 
 
@@ -82,8 +97,13 @@ def key_env(env: Mapping[str, str]) -> dict[str, object]:
     return relevant
 
 
-def cache_key(platform: str, selectors: Mapping[str, object], env: Mapping[str, str], version: str,
-              base: Mapping[str, str] | None = None) -> str:
+def cache_key(
+    platform: str,
+    selectors: Mapping[str, object],
+    env: Mapping[str, str],
+    version: str,
+    base: Mapping[str, str] | None = None,
+) -> str:
     """The cache entry's name. `base` is the Windows base environment vcvars runs from (None elsewhere)."""
     relevant = key_env(env)
     if base is not None:

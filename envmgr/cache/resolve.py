@@ -1,4 +1,5 @@
 """From selectors (or --from FILE) to a Snapshot: cache first, then discover -> choose -> compose."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -16,10 +17,18 @@ from envmgr.snapshot.select import choose
 from envmgr.snapshot.selectors import Selectors, with_real_paths
 
 
-def resolve(host: Host, sel: Selectors, *, from_file: str | None = None, refresh: bool = False,
-            strict: bool = False, pythons: tuple[str, ...] = (), use_cache: bool = True,
-            warn: Callable[[str], None] | None = None,
-            progress: Callable[[str], AbstractContextManager[object]] | None = None) -> tuple[Snapshot, str]:
+def resolve(
+    host: Host,
+    sel: Selectors,
+    *,
+    from_file: str | None = None,
+    refresh: bool = False,
+    strict: bool = False,
+    pythons: tuple[str, ...] = (),
+    use_cache: bool = True,
+    warn: Callable[[str], None] | None = None,
+    progress: Callable[[str], AbstractContextManager[object]] | None = None,
+) -> tuple[Snapshot, str]:
     """The snapshot and where it came from ("file", "cache" or "captured"). `warn` and `progress`
     (compose's slow-step context manager) are the caller's UI; the core prints nothing."""
 
@@ -48,9 +57,16 @@ def resolve(host: Host, sel: Selectors, *, from_file: str | None = None, refresh
     for note in choice.notes:
         warn(note)
     snap = compose.compose(host, choice, inv, progress)
-    check_utf8([*((op.name, e) for op in snap.delta.ops for e in op.entries), *snap.summary, *snap.identity,
-                *(("notes", n) for n in snap.notes)], "the environment for this selection",
-               "give that folder a UTF-8 name, or choose another one (--cuda, --vs, --pip-cuda-python)")
+    check_utf8(
+        [
+            *((op.name, e) for op in snap.delta.ops for e in op.entries),
+            *snap.summary,
+            *snap.identity,
+            *(("notes", n) for n in snap.notes),
+        ],
+        "the environment for this selection",
+        "give that folder a UTF-8 name, or choose another one (--cuda, --vs, --pip-cuda-python)",
+    )
     if key is not None:
         from envmgr.cache import store as cache
 
@@ -71,13 +87,18 @@ def snapshot_key(host: Host, sel: Selectors, pythons: tuple[str, ...] = ()) -> s
 
 def _check_paths(host: Host, snap: Snapshot, strict: bool, origin: str, warn: Callable[[str], None]) -> None:
     if snap.platform != host.platform:
-        raise InputFileError(f"{origin}: this snapshot is for {snap.platform}, this machine is {host.platform}",
-                             "export a snapshot on this machine")
+        raise InputFileError(
+            f"{origin}: this snapshot is for {snap.platform}, this machine is {host.platform}",
+            "export a snapshot on this machine",
+        )
     missing = missing_paths(snap, host.exists)
     if not missing:
         return
     listing = tuple(missing[:20]) + ((f"... and {len(missing) - 20} more",) if len(missing) > 20 else ())
     if strict:
-        raise InputFileError(f"{origin}: {len(missing)} path(s) in the snapshot do not exist on this machine",
-                             "export the snapshot again on this machine, or drop --strict", details=listing)
+        raise InputFileError(
+            f"{origin}: {len(missing)} path(s) in the snapshot do not exist on this machine",
+            "export the snapshot again on this machine, or drop --strict",
+            details=listing,
+        )
     warn(f"{origin}: {len(missing)} path(s) in the snapshot do not exist here: " + "; ".join(listing))

@@ -6,6 +6,7 @@ reads, envmgr's version); the entry holds stats of every file and folder whose c
 the result (vcvarsall.bat, the toolset and SDK folders, the CUDA root and nvcc, the folders that
 new installs appear in). Writes are atomic; a corrupt entry is rebuilt.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
@@ -89,7 +90,7 @@ def lookup(key: str, warn: Callable[[str], None] | None = None, host: Host | Non
         _unreadable(path, "no envmgr cache header", warn)
         return None
     try:
-        validity = loads_json(head[len("#envmgr-cache "):])
+        validity = loads_json(head[len("#envmgr-cache ") :])
     except ValueError:
         validity = None
     if not isinstance(validity, dict):
@@ -124,7 +125,7 @@ def entries() -> list[Entry]:
         try:
             text = path.read_text(encoding="utf-8")
             head, _, body = text.partition("\n# ---- snapshot ----\n")
-            validity = loads_json(head[len("#envmgr-cache "):])
+            validity = loads_json(head[len("#envmgr-cache ") :])
         except (OSError, ValueError):
             out.append(Entry(path.stem, path, "", {}))
             continue
@@ -143,7 +144,7 @@ def clear() -> int:
             forget(entry.path)
         except OSError:
             pass
-    records = cache_dir() / "records"        # kept parses of large machine records (host/recorded.py)
+    records = cache_dir() / "records"  # kept parses of large machine records (host/recorded.py)
     for copy in records.glob("*.marshal") if records.is_dir() else []:
         try:
             copy.unlink()
@@ -158,8 +159,11 @@ def watch_list(host: Host, choice: Choice, inv: Inventory) -> list[str]:
     paths: list[str] = []
     if choice.vs is not None:
         vs = choice.vs
-        paths += [vs.vcvarsall or "", join(host, vs.path, "VC", "Tools", "MSVC"),
-                  join(host, vs.path, "VC", "Auxiliary", "Build", "Microsoft.VCToolsVersion.default.txt")]
+        paths += [
+            vs.vcvarsall or "",
+            join(host, vs.path, "VC", "Tools", "MSVC"),
+            join(host, vs.path, "VC", "Auxiliary", "Build", "Microsoft.VCToolsVersion.default.txt"),
+        ]
         if choice.toolset is not None:
             paths.append(choice.toolset.path)
         from envmgr.discover.sdk import kits_root

@@ -1,5 +1,6 @@
 """The grammar every command shares: options mean the same wherever they stand on the line, and what
 goes to another program (pip) stands after `--`. Also did-you-mean by real edit distance."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -20,7 +21,7 @@ class TailCommand(click.Command):
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if "--" in args:
             cut = args.index("--")
-            ctx.meta[TAIL] = tuple(args[cut + 1:])
+            ctx.meta[TAIL] = tuple(args[cut + 1 :])
             args = args[:cut]
         else:
             ctx.meta[TAIL] = ()
@@ -39,7 +40,7 @@ def suggest(word: str, names: Iterable[str]) -> str | None:
 
     bare = word.lstrip("-").lower()
     best: tuple[float, bool, str] | None = None
-    for name in sorted(set(names)):   # sorted: a tie goes the same way every run
+    for name in sorted(set(names)):  # sorted: a tie goes the same way every run
         score = difflib.SequenceMatcher(None, bare, name.lstrip("-").lower()).ratio()
         key = (score, name.startswith("--"), name)
         if score >= 0.6 and (best is None or key[:2] > best[:2]):
@@ -49,8 +50,9 @@ def suggest(word: str, names: Iterable[str]) -> str | None:
 
 def option_names(command: click.Command) -> list[str]:
     """Every visible option name of `command` (hidden aliases are not suggested)."""
-    return [o for p in command.params if isinstance(p, click.Option) and not p.hidden
-            for o in (*p.opts, *p.secondary_opts)]
+    return [
+        o for p in command.params if isinstance(p, click.Option) and not p.hidden for o in (*p.opts, *p.secondary_opts)
+    ]
 
 
 def better_no_such_option(exc: click.NoSuchOption) -> click.NoSuchOption:
@@ -81,8 +83,12 @@ _STOP_AT_WORD = frozenset({"run"})
 def renamed(command: click.Command, name: str, args: list[str]) -> tuple[list[str], list[str]]:
     """(args with old spellings given their new names, one note per old spelling used). Only envmgr's own
     words change: nothing after `--`, nor, for `run`, from the command it runs on."""
-    takes_value = {o for p in command.params if isinstance(p, click.Option) and not p.is_flag and not p.count
-                   for o in (*p.opts, *p.secondary_opts)} | set(RENAMED)
+    takes_value = {
+        o
+        for p in command.params
+        if isinstance(p, click.Option) and not p.is_flag and not p.count
+        for o in (*p.opts, *p.secondary_opts)
+    } | set(RENAMED)
     out, notes, i = list(args), [], 0
     while i < len(out):
         word = out[i]
@@ -102,8 +108,11 @@ def refuse_inapplicable(ctx: click.Context, names: Iterable[str], why: str, reme
     cannot apply (`why`): a selector is never silently ignored. `remedy` may name the option as {flag}."""
     wanted = set(names)
     for param in ctx.command.params:
-        if (isinstance(param, click.Option) and param.name in wanted
-                and ctx.get_parameter_source(param.name) is click.core.ParameterSource.COMMANDLINE):
+        if (
+            isinstance(param, click.Option)
+            and param.name in wanted
+            and ctx.get_parameter_source(param.name) is click.core.ParameterSource.COMMANDLINE
+        ):
             flag = max(param.opts, key=len)
             raise UsageError(f"{flag} does not apply {why}", remedy.format(flag=flag))
 
@@ -125,18 +134,21 @@ class AliasChoice(click.Choice):  # type: ignore[type-arg]   # click.Choice is g
 # pip's own option names for `pip install` and `pip wheel` (pip 23.2's --help, and --group from 25.1): in
 # the old `install` form (pip's options before `--`), an unknown option that is none of these but close to
 # one of envmgr's is envmgr's, mistyped (`--dry-rn` would otherwise reach pip, after doctor and the routes).
-PIP_OPTIONS = frozenset((
-    "--abi --break-system-packages --build-option --cache-dir --cert --check-build-dependencies --client-cert "
-    "--compile --config-settings --constraint --debug --disable-pip-version-check --dry-run --editable "
-    "--exists-action --extra-index-url --find-links --force-reinstall --global-option --group --hash --help "
-    "--ignore-installed --ignore-requires-python --implementation --index-url --isolated --keyring-provider --log "
-    "--no-binary --no-build-isolation --no-cache-dir --no-clean --no-color --no-compile --no-deps --no-index "
-    "--no-input --no-python-version-warning --no-use-pep517 --no-verify --no-warn-conflicts "
-    "--no-warn-script-location --only-binary --platform --pre --prefer-binary --prefix --progress-bar --proxy "
-    "--python --python-version --quiet --report --require-hashes --require-virtualenv --requirement --retries "
-    "--root --root-user-action --src --target --timeout --trusted-host --upgrade --upgrade-strategy "
-    "--use-deprecated --use-feature --use-pep517 --user --verbose --version --wheel-dir "
-    "-C -I -U -V -c -e -f -h -i -q -r -t -v -w").split())
+PIP_OPTIONS = frozenset(
+    (
+        "--abi --break-system-packages --build-option --cache-dir --cert --check-build-dependencies --client-cert "
+        "--compile --config-settings --constraint --debug --disable-pip-version-check --dry-run --editable "
+        "--exists-action --extra-index-url --find-links --force-reinstall --global-option --group --hash --help "
+        "--ignore-installed --ignore-requires-python --implementation --index-url --isolated --keyring-provider --log "
+        "--no-binary --no-build-isolation --no-cache-dir --no-clean --no-color --no-compile --no-deps --no-index "
+        "--no-input --no-python-version-warning --no-use-pep517 --no-verify --no-warn-conflicts "
+        "--no-warn-script-location --only-binary --platform --pre --prefer-binary --prefix --progress-bar --proxy "
+        "--python --python-version --quiet --report --require-hashes --require-virtualenv --requirement --retries "
+        "--root --root-user-action --src --target --timeout --trusted-host --upgrade --upgrade-strategy "
+        "--use-deprecated --use-feature --use-pep517 --user --verbose --version --wheel-dir "
+        "-C -I -U -V -c -e -f -h -i -q -r -t -v -w"
+    ).split()
+)
 
 
 def mistyped_option(words: Iterable[str], command: click.Command) -> click.UsageError | None:
@@ -145,6 +157,7 @@ def mistyped_option(words: Iterable[str], command: click.Command) -> click.Usage
     for word in words:
         name = word.partition("=")[0]
         if name.startswith("--") and name not in PIP_OPTIONS and (guess := suggest(name, own)):
-            return click.UsageError(f"No such option {name!r}. Did you mean {guess!r}? (pip's own options go "
-                                    "after `--`)")
+            return click.UsageError(
+                f"No such option {name!r}. Did you mean {guess!r}? (pip's own options go after `--`)"
+            )
     return None

@@ -1,4 +1,5 @@
 """The command line: parse -> build context -> call one core function -> render. Nothing else."""
+
 from __future__ import annotations
 
 import _signal  # the builtin: `signal` imports enum (start-up time)
@@ -45,7 +46,7 @@ COMMANDS = {
     "verify": "Prove that PACKAGE (default llama-cpp-python; any installed distribution) runs on the GPU.",
     "wheels": "The wheel cache of `envmgr install` (under the user cache folder).",
 }
-HIDDEN = {"complete-words"}   # shell completion's helper: not listed
+HIDDEN = {"complete-words"}  # shell completion's helper: not listed
 
 
 def module_of(name: str) -> str:
@@ -60,8 +61,14 @@ class Ctx:
     machine (`local`: where envmgr, pip and `run`'s command run), the environment envmgr was started in
     (`env`), and the flags that chose them. Tests give hosts directly: `cli.main(obj=Ctx(host=...))`."""
 
-    def __init__(self, machine: str | None = None, wine_prefix: str | None = None, *, host: Host | None = None,
-                 local: Host | None = None) -> None:
+    def __init__(
+        self,
+        machine: str | None = None,
+        wine_prefix: str | None = None,
+        *,
+        host: Host | None = None,
+        local: Host | None = None,
+    ) -> None:
         self.machine = machine
         self.wine_prefix = wine_prefix
         self._host = host
@@ -135,33 +142,34 @@ class EnvmgrGroup(click.Group):
             with formatter.section("Commands"):
                 formatter.write_dl([(n, c.get_short_help_str(limit)) for n, c in shown])
 
-    def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[str | None, click.Command | None,
-                                                                         list[str]]:
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
         name = args[0] if args else ""
-        if (args and not ctx.resilient_parsing and not name.startswith("-")
-                and self.get_command(ctx, name) is None):
-            raise no_such_command(ctx, name, self.list_commands(ctx))   # did-you-mean over the lazy commands too
+        if args and not ctx.resilient_parsing and not name.startswith("-") and self.get_command(ctx, name) is None:
+            raise no_such_command(ctx, name, self.list_commands(ctx))  # did-you-mean over the lazy commands too
         cmd_name, cmd, rest = super().resolve_command(ctx, args)
-        if cmd is not None and cmd_name is not None:   # old option names: their new one, said once (cli/grammar.py)
+        if cmd is not None and cmd_name is not None:  # old option names: their new one, said once (cli/grammar.py)
             rest, notes = renamed(cmd, cmd_name, rest)
-            for note in dict.fromkeys(notes) if not ctx.params.get("quiet") else ():   # -q: parsed already
+            for note in dict.fromkeys(notes) if not ctx.params.get("quiet") else ():  # -q: parsed already
                 click.echo(note, err=True)
         return cmd_name, cmd, rest
 
-    def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
-                     **extra: Any) -> click.Context:
-        try:   # --help and --version print here, before invoke
+    def make_context(
+        self, info_name: str | None, args: list[str], parent: click.Context | None = None, **extra: Any
+    ) -> click.Context:
+        try:  # --help and --version print here, before invoke
             return super().make_context(info_name, args, parent, **extra)
         except click.NoSuchOption as exc:
             raise better_no_such_option(exc) from None
         except BrokenPipeError:
             reader_gone()
-            raise   # not reached: reader_gone exits
+            raise  # not reached: reader_gone exits
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except click.NoSuchOption as exc:   # a subcommand's option: suggested by edit distance (cli/grammar.py)
+        except click.NoSuchOption as exc:  # a subcommand's option: suggested by edit distance (cli/grammar.py)
             raise better_no_such_option(exc) from None
         except EnvmgrError as exc:
             ctx.exit(show_error(exc))
@@ -171,12 +179,24 @@ class EnvmgrGroup(click.Group):
 
 # Options whose empty value means something (or that word their own refusal of one); any other option
 # given an empty value on the command line is refused, never read as "not given" (audit E4).
-EMPTY_MEANS = {"wheel_index": "turns the index off", "description": "no description",
-               "incomplete": "a word to complete", "arch_list": "its own check: an empty list is not an architecture",
-               "recipe_params": "its own check: '' is not NAME=VALUE"}
-_NOUNS = {"FILE": "a file name", "DIR": "a folder", "NAME": "a name", "EXE": "a path",
-          "X.Y|PATH": "a version or a folder", "PATH|llama_cpp": "a path", "IDS": "check ids (e.g. F03,F24)",
-          "WHICH": "a value", "URL|DIR": "a URL or a folder"}
+EMPTY_MEANS = {
+    "wheel_index": "turns the index off",
+    "description": "no description",
+    "incomplete": "a word to complete",
+    "arch_list": "its own check: an empty list is not an architecture",
+    "recipe_params": "its own check: '' is not NAME=VALUE",
+}
+_NOUNS = {
+    "FILE": "a file name",
+    "DIR": "a folder",
+    "NAME": "a name",
+    "EXE": "a path",
+    "X.Y|PATH": "a version or a folder",
+    "PATH|llama_cpp": "a path",
+    "IDS": "check ids (e.g. F03,F24)",
+    "WHICH": "a value",
+    "URL|DIR": "a URL or a folder",
+}
 
 
 def refuse_empty_values(ctx: click.Context) -> None:
@@ -219,18 +239,38 @@ def reader_gone() -> None:
 
 @click.group(cls=EnvmgrGroup, context_settings=CONTEXT)
 @click.version_option(__version__, "-V", "--version", prog_name="envmgr")
-@click.option("--machine", metavar="FILE", envvar="ENVMGR_MACHINE",
-              help="Run against a recorded machine file instead of this machine (also ENVMGR_MACHINE).")
-@click.option("--wine-prefix", metavar="DIR", envvar="ENVMGR_WINEPREFIX", hidden=False,
-              help="Treat a Wine prefix as the machine: C: is its drive_c, programs run through wine, "
-                   "the registry is read with its reg.exe (also ENVMGR_WINEPREFIX).")
+@click.option(
+    "--machine",
+    metavar="FILE",
+    envvar="ENVMGR_MACHINE",
+    help="Run against a recorded machine file instead of this machine (also ENVMGR_MACHINE).",
+)
+@click.option(
+    "--wine-prefix",
+    metavar="DIR",
+    envvar="ENVMGR_WINEPREFIX",
+    hidden=False,
+    help="Treat a Wine prefix as the machine: C: is its drive_c, programs run through wine, "
+    "the registry is read with its reg.exe (also ENVMGR_WINEPREFIX).",
+)
 @click.option("-q", "--quiet", is_flag=True, help="Print only data and errors (no notes on stderr).")
 @click.option("-v", "--verbose", is_flag=True, help="Also print details (the Pythons passed over, doctor's evidence).")
-@click.option("--color", type=click.Choice(COLOR_CHOICES), default="auto", show_default=True,
-              help="Colour on a terminal; auto honours NO_COLOR and FORCE_COLOR.")
+@click.option(
+    "--color",
+    type=click.Choice(COLOR_CHOICES),
+    default="auto",
+    show_default=True,
+    help="Colour on a terminal; auto honours NO_COLOR and FORCE_COLOR.",
+)
 @click.pass_context
-def cli(ctx: click.Context, machine: str | None, wine_prefix: str | None, quiet: bool = False, verbose: bool = False,
-        color: str = "auto") -> None:
+def cli(
+    ctx: click.Context,
+    machine: str | None,
+    wine_prefix: str | None,
+    quiet: bool = False,
+    verbose: bool = False,
+    color: str = "auto",
+) -> None:
     """envmgr: find every Visual Studio and CUDA toolkit, and get a shell where CUDA builds work.
 
     \b
@@ -240,11 +280,11 @@ def cli(ctx: click.Context, machine: str | None, wine_prefix: str | None, quiet:
       envmgr --machine rec.toml list    a recorded machine (see `envmgr record`)
       envmgr record -o machine.toml     record this machine for a bug report
     """
-    refuse_empty_values(ctx)   # --machine '' and --wine-prefix '' are mistakes, not "no machine"
+    refuse_empty_values(ctx)  # --machine '' and --wine-prefix '' are mistakes, not "no machine"
     if quiet and verbose:
         raise UsageError("-q/--quiet and -v/--verbose do not combine", "choose one")
     configure(-1 if quiet else 1 if verbose else 0, color)
-    if not isinstance(ctx.obj, Ctx):   # a test may give one (with its host); the command line makes one
+    if not isinstance(ctx.obj, Ctx):  # a test may give one (with its host); the command line makes one
         ctx.obj = Ctx(machine, wine_prefix)
 
 
@@ -259,13 +299,13 @@ def _on_sigterm(signum: int, _frame: object) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     utf8_pipes()
-    guard_stdout()   # a full disk, `ulimit -f` or a closed stdout: one line and exit 2, not a traceback (N24)
+    guard_stdout()  # a full disk, `ulimit -f` or a closed stdout: one line and exit 2, not a traceback (N24)
     if hasattr(_signal, "SIGTERM"):
         _signal.signal(_signal.SIGTERM, _on_sigterm)
     try:
         _main(argv)
     except _Terminated as stop:
-        quiet_fd1()        # what is buffered for a reader that stopped reading must not hold the exit
+        quiet_fd1()  # what is buffered for a reader that stopped reading must not hold the exit
         print("envmgr: stopped by SIGTERM", file=sys.stderr)
         sys.exit(128 + stop.args[0])
 
@@ -274,13 +314,13 @@ def _main(argv: list[str] | None) -> None:
     try:
         try:
             rc = cli.main(args=argv, prog_name="envmgr", standalone_mode=False)
-        except SystemExit:   # a command's own sys.exit: its output is flushed here too, where a failure is one line
+        except SystemExit:  # a command's own sys.exit: its output is flushed here too, where a failure is one line
             sys.stdout.flush()
             raise
-        sys.stdout.flush()   # here, where a closed pipe is still caught, not at exit
+        sys.stdout.flush()  # here, where a closed pipe is still caught, not at exit
     except BrokenPipeError:
         reader_gone()
-    except EnvmgrError as exc:   # raised while click parsed the group's own options, before invoke
+    except EnvmgrError as exc:  # raised while click parsed the group's own options, before invoke
         sys.exit(show_error(exc))
     except click.exceptions.Abort:
         click.echo("Aborted.", err=True)

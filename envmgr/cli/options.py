@@ -1,5 +1,6 @@
 """The options every command shares (selectors, recipe), checked before anything slow runs, and what
 they resolve to: the snapshot, and the environment a recipe adds to it."""
+
 from __future__ import annotations
 
 import functools
@@ -28,15 +29,16 @@ from envmgr.snapshot.selectors import Selectors
 class Selection:
     """What the selector options chose, built once by the CLI: the Visual Studio, toolset, architecture and
     CUDA to select (or a snapshot file instead), the Pythons whose pip CUDA counts, and how to resolve."""
+
     vs: str | None = None
     toolset: str | None = None
     arch: str = "x64"
     cuda: str | None = None
-    pythons: tuple[str, ...] = ()        # install: its --python first, then every --pip-cuda-python
+    pythons: tuple[str, ...] = ()  # install: its --python first, then every --pip-cuda-python
     from_file: str | None = None
     refresh: bool = False
     strict: bool = False
-    target: TargetPython | None = None    # install: the Python chosen (target.choose_python), once
+    target: TargetPython | None = None  # install: the Python chosen (target.choose_python), once
 
     @property
     def selectors(self) -> Selectors:
@@ -54,11 +56,12 @@ class Selection:
 class RecipeArgs:
     """What the recipe options asked for: a recipe by name (None: none), its architectures, nvcc's
     -allow-unsupported-compiler, and NAME=VALUE parameters as given (checked when the recipe is applied)."""
+
     name: str | None = None
     arch_list: str | None = None
     allow_unsupported_compiler: bool = False
     params: tuple[str, ...] = ()
-    given: bool = True   # False: the name is a default (ENVMGR_RECIPE, the project's envmgr.toml/pyproject.toml)
+    given: bool = True  # False: the name is a default (ENVMGR_RECIPE, the project's envmgr.toml/pyproject.toml)
 
 
 SELECTION_FLAGS = ("vs", "toolset", "arch", "cuda", "pythons", "from_file", "refresh", "strict")
@@ -68,15 +71,30 @@ RECIPE_FLAGS = ("recipe", "arch_list", "allow_unsupported_compiler", "recipe_par
 def selector_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """--vs/--toolset/--arch/--cuda/--pip-cuda-python/--from/--refresh/--strict: the same on every command."""
     options = [
-        click.option("--vs", "vs", metavar="WHICH",
-                     help="Visual Studio: edition, year, major, version prefix, instance id or path."),
-        click.option("--toolset", metavar="14.XX",
-                     help="MSVC toolset (version prefix); default: the newest nvcc accepts."),
-        click.option("--arch", default="x64", show_default=True, metavar="ARCH",
-                     help="Target (x64, x86, arm64) or host_target pair (x64_arm64)."),
+        click.option(
+            "--vs",
+            "vs",
+            metavar="WHICH",
+            help="Visual Studio: edition, year, major, version prefix, instance id or path.",
+        ),
+        click.option(
+            "--toolset", metavar="14.XX", help="MSVC toolset (version prefix); default: the newest nvcc accepts."
+        ),
+        click.option(
+            "--arch",
+            default="x64",
+            show_default=True,
+            metavar="ARCH",
+            help="Target (x64, x86, arm64) or host_target pair (x64_arm64).",
+        ),
         click.option("--cuda", metavar="X.Y|PATH", help="CUDA toolkit: version prefix or folder; default: the newest."),
-        click.option("--pip-cuda-python", "pythons", multiple=True, metavar="EXE",
-                     help="Also consider the pip CUDA (nvidia-* wheels) of this Python (repeatable)."),
+        click.option(
+            "--pip-cuda-python",
+            "pythons",
+            multiple=True,
+            metavar="EXE",
+            help="Also consider the pip CUDA (nvidia-* wheels) of this Python (repeatable).",
+        ),
         click.option("--from", "from_file", metavar="FILE", help="Use a snapshot file instead of selecting."),
         click.option("--refresh", is_flag=True, help="Ignore the cache and capture again."),
         click.option("--strict", is_flag=True, help="With --from: refuse a snapshot whose paths do not exist here."),
@@ -87,8 +105,9 @@ def selector_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return checked
 
 
-def _collecting(func: Callable[..., Any], flags: tuple[str, ...], name: str,
-                build: Callable[..., object]) -> Callable[..., Any]:
+def _collecting(
+    func: Callable[..., Any], flags: tuple[str, ...], name: str, build: Callable[..., object]
+) -> Callable[..., Any]:
     """The command, called with one value `name` built (and checked: exit 2 before anything slow runs)
     from its options `flags` instead of one parameter each."""
 
@@ -100,13 +119,22 @@ def _collecting(func: Callable[..., Any], flags: tuple[str, ...], name: str,
     return wrapper
 
 
-def _selection(vs: str | None, toolset: str | None, arch: str, cuda: str | None, pythons: tuple[str, ...],
-               from_file: str | None, refresh: bool, strict: bool) -> Selection:
+def _selection(
+    vs: str | None,
+    toolset: str | None,
+    arch: str,
+    cuda: str | None,
+    pythons: tuple[str, ...],
+    from_file: str | None,
+    refresh: bool,
+    strict: bool,
+) -> Selection:
     target = None
-    if from_file is None:   # a snapshot file is the whole choice: no default joins it
+    if from_file is None:  # a snapshot file is the whole choice: no default joins it
         ctx = click.get_current_context()
-        vs, toolset, cuda = (given or project_default(ctx, key) for key, given in
-                             (("vs", vs), ("toolset", toolset), ("cuda", cuda)))
+        vs, toolset, cuda = (
+            given or project_default(ctx, key) for key, given in (("vs", vs), ("toolset", toolset), ("cuda", cuda))
+        )
         target = _project_target(ctx)
     _check_selectors(from_file, strict, pythons)
     return Selection(vs, toolset, arch, cuda, tuple(pythons), from_file, refresh, strict, target)
@@ -127,8 +155,9 @@ def _project_target(ctx: click.Context) -> TargetPython | None:
     return TargetPython(python.value, "project", f"{python.source} {python.where}")
 
 
-def _recipe_args(recipe: str | None, arch_list: str | None, allow_unsupported_compiler: bool,
-                 recipe_params: tuple[str, ...]) -> RecipeArgs:
+def _recipe_args(
+    recipe: str | None, arch_list: str | None, allow_unsupported_compiler: bool, recipe_params: tuple[str, ...]
+) -> RecipeArgs:
     given = recipe is not None
     recipe = recipe or project_default(click.get_current_context(), "recipe")
     check_recipe_flags(recipe, arch_list, allow_unsupported_compiler, recipe_params)
@@ -138,10 +167,13 @@ def _recipe_args(recipe: str | None, arch_list: str | None, allow_unsupported_co
 def _check_selectors(from_file: str | None, strict: bool, pythons: tuple[str, ...]) -> None:
     check_selector_flags(from_file, strict)
     if from_file is not None:
-        refuse_inapplicable(click.get_current_context(), ("vs", "toolset", "arch", "cuda", "pythons", "refresh"),
-                            f"with --from {from_file} (the snapshot already chose the environment)",
-                            "drop {flag}, or drop --from to select")
-    if pythons:   # install's target (--python) is probed on this machine by install itself
+        refuse_inapplicable(
+            click.get_current_context(),
+            ("vs", "toolset", "arch", "cuda", "pythons", "refresh"),
+            f"with --from {from_file} (the snapshot already chose the environment)",
+            "drop {flag}, or drop --from to select",
+        )
+    if pythons:  # install's target (--python) is probed on this machine by install itself
         check_pythons(click.get_current_context().obj.host, pythons, "--pip-cuda-python")
 
 
@@ -153,21 +185,41 @@ def say_target(target: TargetPython) -> None:
 
 
 def get_snapshot(obj: Ctx, selection: Selection) -> Snapshot:
-    snap, _ = resolve(obj.host, selection.selectors, from_file=selection.from_file, refresh=selection.refresh,
-                      strict=selection.strict, pythons=selection.pythons, use_cache=obj.here,
-                      warn=lambda m: say(f"envmgr: {m}"), progress=Spinner)
+    snap, _ = resolve(
+        obj.host,
+        selection.selectors,
+        from_file=selection.from_file,
+        refresh=selection.refresh,
+        strict=selection.strict,
+        pythons=selection.pythons,
+        use_cache=obj.here,
+        warn=lambda m: say(f"envmgr: {m}"),
+        progress=Spinner,
+    )
     return snap
 
 
 def recipe_options(func: Callable[..., Any]) -> Callable[..., Any]:
     options = [
         click.option("--recipe", metavar="NAME", help="Add a build recipe's variables (see `envmgr recipes`)."),
-        click.option("--cuda-arch", "arch_list", metavar="LIST",
-                     help="CUDA architectures for the recipe, e.g. '86;89' (--arch is the MSVC target)."),
-        click.option("--allow-unsupported-compiler", is_flag=True,
-                     help="Recipe: pass -allow-unsupported-compiler to nvcc (skips its host compiler check)."),
-        click.option("--recipe-param", "recipe_params", multiple=True, metavar="NAME=VALUE",
-                     help="A recipe parameter, e.g. lib_path=C:\\llama.cpp\\build\\bin (repeatable)."),
+        click.option(
+            "--cuda-arch",
+            "arch_list",
+            metavar="LIST",
+            help="CUDA architectures for the recipe, e.g. '86;89' (--arch is the MSVC target).",
+        ),
+        click.option(
+            "--allow-unsupported-compiler",
+            is_flag=True,
+            help="Recipe: pass -allow-unsupported-compiler to nvcc (skips its host compiler check).",
+        ),
+        click.option(
+            "--recipe-param",
+            "recipe_params",
+            multiple=True,
+            metavar="NAME=VALUE",
+            help="A recipe parameter, e.g. lib_path=C:\\llama.cpp\\build\\bin (repeatable).",
+        ),
     ]
 
     checked = _collecting(func, RECIPE_FLAGS, "recipe", _recipe_args)
@@ -176,8 +228,9 @@ def recipe_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return checked
 
 
-def environment_for(obj: Ctx, selection: Selection, recipe: RecipeArgs,
-                    snap: Snapshot | None = None) -> tuple[EnvDelta, str, tuple[str, ...]]:
+def environment_for(
+    obj: Ctx, selection: Selection, recipe: RecipeArgs, snap: Snapshot | None = None
+) -> tuple[EnvDelta, str, tuple[str, ...]]:
     """(delta, marker, notes): the snapshot (and recipe) for the selectors. A caller that needs the
     snapshot itself resolves it and passes it as `snap`: each command resolves once (one capture)."""
 
@@ -193,8 +246,15 @@ def environment_for(obj: Ctx, selection: Selection, recipe: RecipeArgs,
                 raise UsageError(f"--recipe-param {item!r} is not NAME=VALUE", "e.g. --recipe-param lib_path=FOLDER")
             params.append((name, value))
         chosen = get_recipe(recipe.name, lambda m: say(f"envmgr: {m}"))
-        delta, notes = with_recipe(obj.host, snap, chosen, dict(obj.env), arch_list=recipe.arch_list,
-                                   allow_unsupported=recipe.allow_unsupported_compiler, params=tuple(params))
+        delta, notes = with_recipe(
+            obj.host,
+            snap,
+            chosen,
+            dict(obj.env),
+            arch_list=recipe.arch_list,
+            allow_unsupported=recipe.allow_unsupported_compiler,
+            params=tuple(params),
+        )
         marker = f"{marker} {recipe.name}"
         for note in notes:
             say(f"envmgr: {note}")
@@ -203,6 +263,7 @@ def environment_for(obj: Ctx, selection: Selection, recipe: RecipeArgs,
 
 def refuse_records(obj: Ctx, what: str) -> None:
     if obj.machine:
-        raise UsageError(f"envmgr {what} starts programs on this machine; --machine/ENVMGR_MACHINE only "
-                         "describes another one", "use `envmgr --machine FILE list|doctor|fix-msbuild --dry-run`, "
-                         "or drop --machine")
+        raise UsageError(
+            f"envmgr {what} starts programs on this machine; --machine/ENVMGR_MACHINE only describes another one",
+            "use `envmgr --machine FILE list|doctor|fix-msbuild --dry-run`, or drop --machine",
+        )

@@ -1,4 +1,5 @@
 """`envmgr cache list|clear`: the snapshot cache (under the user cache folder)."""
+
 from __future__ import annotations
 
 import click
@@ -22,8 +23,9 @@ def cache_list(as_json: bool) -> None:
     rows = []
     for e in cache.entries():
         valid = bool(e.snapshot_toml) and all(stat_token(p) == t for p, t in e.validity.items())
-        headline = next((line[2:] for line in e.snapshot_toml.splitlines()[1:2] if line.startswith("# ")),
-                        "(unreadable)")
+        headline = next(
+            (line[2:] for line in e.snapshot_toml.splitlines()[1:2] if line.startswith("# ")), "(unreadable)"
+        )
         rows.append({"key": e.key, "path": str(e.path), "valid": valid, "summary": headline})
     if as_json:
         emit_json({"schema": 1, "cache_dir": str(cache.cache_dir()), "entries": rows})

@@ -1,4 +1,5 @@
 """`envmgr complete-words`: completions from click's own machinery, for PowerShell's completer."""
+
 from __future__ import annotations
 
 import click

@@ -1,4 +1,5 @@
 """`envmgr config`: the defaults every command takes, and where each comes from (docs/config.md)."""
+
 from __future__ import annotations
 
 import click
@@ -17,8 +18,15 @@ from envmgr.output import emit_json
 @gpu_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (docs/json.md, config).")
 @click.pass_obj
-def command(obj: Ctx, cuda: str | None, vs: str | None, toolset: str | None, recipe: str | None,
-            python: str | None, as_json: bool) -> None:
+def command(
+    obj: Ctx,
+    cuda: str | None,
+    vs: str | None,
+    toolset: str | None,
+    recipe: str | None,
+    python: str | None,
+    as_json: bool,
+) -> None:
     """Show the defaults commands take here, each with its source.
 
     \b
@@ -33,9 +41,14 @@ def command(obj: Ctx, cuda: str | None, vs: str | None, toolset: str | None, rec
     flags = {"cuda": cuda, "vs": vs, "toolset": toolset, "recipe": recipe, "python": python}
     settings = (*layered(flags, obj.env, files), gpu_setting())
     if as_json:
-        emit_json({"schema": 1, "files": [{"path": f.path, "kind": f.kind} for f in files],
-                   "environment": list(ENV_NAMES.values()) + ["ENVMGR_GPU"],
-                   "settings": [s.to_json() for s in settings]})
+        emit_json(
+            {
+                "schema": 1,
+                "files": [{"path": f.path, "kind": f.kind} for f in files],
+                "environment": list(ENV_NAMES.values()) + ["ENVMGR_GPU"],
+                "settings": [s.to_json() for s in settings],
+            }
+        )
         return
     for s in settings:
         value = s.value if s.value is not None else "-"

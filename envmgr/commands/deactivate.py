@@ -1,4 +1,5 @@
 """`envmgr deactivate`: the script that undoes an activation."""
+
 from __future__ import annotations
 
 import sys
@@ -12,8 +13,13 @@ from envmgr.snapshot.activation import deactivation_delta
 
 
 @click.command("deactivate")
-@click.option("--format", "fmt", type=AliasChoice(("sh", "fish", "ps1", "cmd"), SHELL_FORMATS), required=True,
-              help="The script format, or the shell's name (pwsh, powershell, bash, zsh).")
+@click.option(
+    "--format",
+    "fmt",
+    type=AliasChoice(("sh", "fish", "ps1", "cmd"), SHELL_FORMATS),
+    required=True,
+    help="The script format, or the shell's name (pwsh, powershell, bash, zsh).",
+)
 @click.pass_obj
 def command(obj: Ctx, fmt: str) -> None:
     """Print the script that restores the environment from before activation."""

@@ -1,4 +1,5 @@
 """`envmgr doctor`: every catalog check for this platform, a DLL/.so dependency tree, or a build-log scan."""
+
 from __future__ import annotations
 
 import os
@@ -39,29 +40,69 @@ if TYPE_CHECKING:
 @click.option("--arch", default="x64", show_default=True, metavar="ARCH", help="Target architecture.")
 @click.option("--cuda", metavar="X.Y|PATH", help="CUDA toolkit to check for (default: the newest).")
 @click.option("--only", metavar="IDS", help="Only these checks, e.g. --only F04,F15 (catalog ids).")
-@click.option("--dll", "dll", metavar="PATH|llama_cpp",
-              help="Show a DLL's (or .so's) dependency tree as the loader will resolve it; "
-                   "llama_cpp: the installed one.")
-@click.option("--loader", type=click.Choice(["llama_cpp", "ctypes", "winmode0"]), default=None,
-              help="With --dll on a Windows DLL: whose search order (default llama_cpp; ctypes: ctypes.CDLL(path); "
-                   "winmode0: ctypes.CDLL(path, winmode=0)). See docs/doctor.md.")
-@click.option("--add-dll-dir", "dll_dirs", multiple=True, metavar="DIR",
-              help="With --dll: a folder the program gives os.add_dll_directory (repeatable).")
+@click.option(
+    "--dll",
+    "dll",
+    metavar="PATH|llama_cpp",
+    help="Show a DLL's (or .so's) dependency tree as the loader will resolve it; llama_cpp: the installed one.",
+)
+@click.option(
+    "--loader",
+    type=click.Choice(["llama_cpp", "ctypes", "winmode0"]),
+    default=None,
+    help="With --dll on a Windows DLL: whose search order (default llama_cpp; ctypes: ctypes.CDLL(path); "
+    "winmode0: ctypes.CDLL(path, winmode=0)). See docs/doctor.md.",
+)
+@click.option(
+    "--add-dll-dir",
+    "dll_dirs",
+    multiple=True,
+    metavar="DIR",
+    help="With --dll: a folder the program gives os.add_dll_directory (repeatable).",
+)
 @click.option("--log", "log", metavar="FILE", help="Scan a build log (pip install -v output) for known failures.")
-@click.option("--machine", "record", metavar="RECORD",
-              help="A recorded machine (envmgr record), as `envmgr --machine RECORD doctor`; with --log, the "
-                   "log's candidates are judged against it (confirmed or ruled out).")
-@click.option("--recipe", default="llama-cpp-python", show_default=True, metavar="NAME",
-              help="The build to check for: which CUDA libraries it links (F24).")
+@click.option(
+    "--machine",
+    "record",
+    metavar="RECORD",
+    help="A recorded machine (envmgr record), as `envmgr --machine RECORD doctor`; with --log, the "
+    "log's candidates are judged against it (confirmed or ruled out).",
+)
+@click.option(
+    "--recipe",
+    default="llama-cpp-python",
+    show_default=True,
+    metavar="NAME",
+    help="The build to check for: which CUDA libraries it links (F24).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (shape in docs/doctor.md).")
 @click.option("-v", "--verbose", is_flag=True, help="Show the evidence of passing checks too.")
-@click.option("--python", "python", metavar="EXE", help="The Python whose installed packages the checks and "
-              "--dll llama_cpp inspect (default: as install's: the active venv, a .venv here or above, ...).")
+@click.option(
+    "--python",
+    "python",
+    metavar="EXE",
+    help="The Python whose installed packages the checks and "
+    "--dll llama_cpp inspect (default: as install's: the active venv, a .venv here or above, ...).",
+)
 @gpu_option
 @click.pass_obj
-def command(obj: Ctx, vs: str | None, toolset: str | None, arch: str, cuda: str | None, only: str | None,
-            dll: str | None, loader: str | None, dll_dirs: tuple[str, ...], log: str | None, recipe: str, as_json: bool,
-            verbose: bool, python: str | None = None, record: str | None = None) -> None:
+def command(
+    obj: Ctx,
+    vs: str | None,
+    toolset: str | None,
+    arch: str,
+    cuda: str | None,
+    only: str | None,
+    dll: str | None,
+    loader: str | None,
+    dll_dirs: tuple[str, ...],
+    log: str | None,
+    recipe: str,
+    as_json: bool,
+    verbose: bool,
+    python: str | None = None,
+    record: str | None = None,
+) -> None:
     """Diagnose why a CUDA build of llama-cpp-python fails (or would fail) here.
 
     \b
@@ -80,10 +121,11 @@ def command(obj: Ctx, vs: str | None, toolset: str | None, arch: str, cuda: str 
     ctx = click.get_current_context()
     _refuse_combinations(ctx, dll, log, only, bool(loader or dll_dirs))
     paint = Painter(sys.stdout)
-    verbose = verbose or Talk.verbosity > 0   # envmgr -v doctor: the same as doctor -v
+    verbose = verbose or Talk.verbosity > 0  # envmgr -v doctor: the same as doctor -v
     # the project's defaults (envmgr.toml, [tool.envmgr], ENVMGR_CUDA...), as every command takes them
-    vs, toolset, cuda = (value or project_default(ctx, key) for key, value in
-                         (("vs", vs), ("toolset", toolset), ("cuda", cuda)))
+    vs, toolset, cuda = (
+        value or project_default(ctx, key) for key, value in (("vs", vs), ("toolset", toolset), ("cuda", cuda))
+    )
     obj = _with_record(obj, record)
     if log:
         ctx.exit(_scan_log(log, as_json, paint, obj.host if obj.machine else None, obj.machine or ""))
@@ -94,8 +136,16 @@ def command(obj: Ctx, vs: str | None, toolset: str | None, arch: str, cuda: str 
     ctx.exit(_checks(obj, Selectors(vs, toolset, arch, cuda), exe, recipe, only, (as_json, verbose), paint, target))
 
 
-def _checks(obj: Ctx, selectors: Selectors, exe: str | None, recipe: str, only: str | None,
-            how: tuple[bool, bool], paint: Painter, target: TargetPython | None) -> int:
+def _checks(
+    obj: Ctx,
+    selectors: Selectors,
+    exe: str | None,
+    recipe: str,
+    only: str | None,
+    how: tuple[bool, bool],
+    paint: Painter,
+    target: TargetPython | None,
+) -> int:
     """The machine checks (all for this platform, or --only's), printed as text or JSON (how: as_json, verbose);
     the exit code (`exit_code`)."""
     as_json, verbose = how
@@ -105,15 +155,20 @@ def _checks(obj: Ctx, selectors: Selectors, exe: str | None, recipe: str, only: 
         facts.extra["recipe"] = recipe
         findings = run_checks(facts, ids)
     if as_json:
-        emit_json({**report_json(facts, findings, obj.machine),
-                   "target_python": target.as_json() if target is not None else None})
+        emit_json(
+            {
+                **report_json(facts, findings, obj.machine),
+                "target_python": target.as_json() if target is not None else None,
+            }
+        )
     else:
         click.echo(render(facts, findings, paint, verbose), nl=False)
     return exit_code(findings)
 
 
-def _refuse_combinations(ctx: click.Context, dll: str | None, log: str | None, only: str | None,
-                         loader_given: bool) -> None:
+def _refuse_combinations(
+    ctx: click.Context, dll: str | None, log: str | None, only: str | None, loader_given: bool
+) -> None:
     """One of --dll, --log and --only; --loader and --add-dll-dir only with --dll; a log or a DLL is read as it is,
     so the machine's selectors and checks are refused beside them."""
     if sum(bool(x) for x in (dll, log, only)) > 1:
@@ -121,12 +176,17 @@ def _refuse_combinations(ctx: click.Context, dll: str | None, log: str | None, o
     if loader_given and not dll:
         raise UsageError("--loader and --add-dll-dir go with --dll", "envmgr doctor --dll PATH --loader ctypes")
     if log or dll:
-        refuse_inapplicable(ctx, ("vs", "toolset", "arch", "cuda", "recipe", "verbose", *(("python",) if log else ())),
-                            f"with {'--log' if log else '--dll'}", "drop {flag}")
+        refuse_inapplicable(
+            ctx,
+            ("vs", "toolset", "arch", "cuda", "recipe", "verbose", *(("python",) if log else ())),
+            f"with {'--log' if log else '--dll'}",
+            "drop {flag}",
+        )
 
 
-def _dll(obj: Ctx, dll: str, exe: str | None, loader: str | None, dll_dirs: tuple[str, ...], as_json: bool,
-         paint: Painter) -> int:
+def _dll(
+    obj: Ctx, dll: str, exe: str | None, loader: str | None, dll_dirs: tuple[str, ...], as_json: bool, paint: Painter
+) -> int:
     """`doctor --dll`: the DLL's tree as the loader resolves it, from the target Python; 0 when it loads."""
     interp = obj.host.interpreter(exe) if exe else obj.host.interpreter()
     report = dll_report(obj.host, dll, interp, loader=loader, dll_dirs=tuple(dll_dirs))
@@ -143,12 +203,14 @@ def _with_record(obj: Ctx, record: str | None) -> Ctx:
     if record is None:
         return obj
     if obj.machine and obj.machine != record:
-        raise UsageError(f"two machine records: --machine {obj.machine} before doctor and --machine {record} after it",
-                         "give one --machine")
+        raise UsageError(
+            f"two machine records: --machine {obj.machine} before doctor and --machine {record} after it",
+            "give one --machine",
+        )
     if obj.wine_prefix:
         raise UsageError("--machine and --wine-prefix describe two machines", "give one of them")
     ctx = Ctx(record)
-    ctx.host   # noqa: B018 - read now, so a bad record is refused before the log is scanned
+    ctx.host  # noqa: B018 - read now, so a bad record is refused before the log is scanned
     return ctx
 
 
@@ -158,7 +220,7 @@ def _scan_log(log: str, as_json: bool, paint: Painter, host: Host | None = None,
     # start-up: the log engine's ~120 compiled patterns load only when a log is scanned (issue 33)
     from envmgr.buildlog.scan import render_scan, scan_json, scan_path
 
-    scan = scan_path(log)   # streamed: any size; bad input is one line and exit 2
+    scan = scan_path(log)  # streamed: any size; bad input is one line and exit 2
     if host is None or not scan.matches:
         if as_json:
             emit_json(scan_json(scan, log))
@@ -190,8 +252,10 @@ def _target(obj: Ctx, python: str | None) -> TargetPython | None:
     or a Wine prefix answers with its own."""
     if not obj.here:
         if python is not None:
-            raise UsageError("doctor --python inspects a Python on this machine; --machine/--wine-prefix "
-                             "describes another", "drop --python (the record's own Python is inspected)")
+            raise UsageError(
+                "doctor --python inspects a Python on this machine; --machine/--wine-prefix describes another",
+                "drop --python (the record's own Python is inspected)",
+            )
         return None
     if python is not None:
         check_pythons(obj.local, [python])

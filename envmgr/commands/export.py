@@ -1,4 +1,5 @@
 """`envmgr export`: the environment snapshot (and a recipe) as TOML, JSON or a shell script on stdout."""
+
 from __future__ import annotations
 
 import sys
@@ -25,10 +26,19 @@ EXPORT_FORMATS = ("toml", "json", "ps1", "cmd", "sh", "fish", "dotenv", "github"
 @click.command("export")
 @selector_options
 @recipe_options
-@click.option("--activate", is_flag=True,
-              help="Script formats: also record what to restore (used by Enter-Envmgr and envmgr_activate).")
-@click.option("--format", "fmt", type=AliasChoice(EXPORT_FORMATS, SHELL_FORMATS), default="toml", show_default=True,
-              help="Output format; a shell's name (pwsh, powershell, bash, zsh) picks its script format.")
+@click.option(
+    "--activate",
+    is_flag=True,
+    help="Script formats: also record what to restore (used by Enter-Envmgr and envmgr_activate).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=AliasChoice(EXPORT_FORMATS, SHELL_FORMATS),
+    default="toml",
+    show_default=True,
+    help="Output format; a shell's name (pwsh, powershell, bash, zsh) picks its script format.",
+)
 @click.pass_obj
 def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, activate: bool, fmt: str) -> None:
     """Write the environment snapshot to stdout.
@@ -72,10 +82,14 @@ def _append_github_files(snap: Snapshot, env: Mapping[str, str]) -> None:
     env_text, path_text = render_github(resolve_removals(snap.delta, env), dict(env))
     for var, text in (("GITHUB_ENV", env_text), ("GITHUB_PATH", path_text)):
         if text:
-            try:   # the runner's own file: appended in place; a FIFO nobody reads is refused, not waited on
+            try:  # the runner's own file: appended in place; a FIFO nobody reads is refused, not waited on
                 append_user_file(env[var], text.encode("utf-8"))
             except OSError as exc:
-                raise InputFileError(f"${var} ({env[var]}): cannot append to it: {exc.strerror or exc}",
-                                     "run this inside a GitHub Actions step, or use --format sh/ps1") from None
-    say(f"envmgr: appended {env_text.count(chr(10))} line(s) to $GITHUB_ENV and "
-        f"{path_text.count(chr(10))} to $GITHUB_PATH for the next steps")
+                raise InputFileError(
+                    f"${var} ({env[var]}): cannot append to it: {exc.strerror or exc}",
+                    "run this inside a GitHub Actions step, or use --format sh/ps1",
+                ) from None
+    say(
+        f"envmgr: appended {env_text.count(chr(10))} line(s) to $GITHUB_ENV and "
+        f"{path_text.count(chr(10))} to $GITHUB_PATH for the next steps"
+    )

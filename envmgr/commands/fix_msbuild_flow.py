@@ -4,6 +4,7 @@ apply -> verify; or undo; or, elevated, apply a plan file after checking it agai
 The command's interactive edge (spinner, prompts, printing); envmgr/msbuild/ holds the pure plan and
 the transactional apply/verify/undo it drives.
 """
+
 from __future__ import annotations
 
 import sys
@@ -36,7 +37,7 @@ from envmgr.snapshot.selectors import real_cuda_query
 class Options:
     vs: tuple[str, ...] = ()
     cuda: tuple[str, ...] = ()
-    mode: str = "apply"              # apply | dry-run | check
+    mode: str = "apply"  # apply | dry-run | check
     undo: bool = False
     yes: bool = False
     as_json: bool = False
@@ -50,9 +51,11 @@ def say(text: str) -> None:
 
 def _facts(host: Host) -> tuple[Inventory, Facts]:
     if host.platform != WINDOWS:
-        raise UsageError(f"fix-msbuild is a Windows repair (this machine is {host.platform})",
-                         "to plan from a Windows machine's record: envmgr --machine FILE fix-msbuild --dry-run "
-                         "(make FILE there with `envmgr record -o FILE`)")
+        raise UsageError(
+            f"fix-msbuild is a Windows repair (this machine is {host.platform})",
+            "to plan from a Windows machine's record: envmgr --machine FILE fix-msbuild --dry-run "
+            "(make FILE there with `envmgr record -o FILE`)",
+        )
     with Spinner("looking for Visual Studio and CUDA"):
         inv = discover(host)
     return inv, gather(host, inv)
@@ -62,8 +65,9 @@ def _ops(host: Host) -> LocalFileOps:
     try:
         return ops_for_host(host)
     except CannotWrite as exc:
-        raise UsageError(str(exc), "use --dry-run or --check with --machine; run fix-msbuild on the machine "
-                                   "itself to repair it") from None
+        raise UsageError(
+            str(exc), "use --dry-run or --check with --machine; run fix-msbuild on the machine itself to repair it"
+        ) from None
 
 
 def confirm(question: str, opts: Options) -> bool:
@@ -96,8 +100,10 @@ def run(host: Host, opts: Options) -> int:
     if opts.mode != "apply" or not plan.copies:
         emit(plan, opts)
     if opts.mode == "check" and plan.copies:
-        raise CheckFailed(f"{len(plan.copies)} CUDA integration file(s) missing or stale",
-                          "run `envmgr fix-msbuild` (without --check) to copy them")
+        raise CheckFailed(
+            f"{len(plan.copies)} CUDA integration file(s) missing or stale",
+            "run `envmgr fix-msbuild` (without --check) to copy them",
+        )
     if opts.mode != "apply":
         return 0
     if not plan.copies:
@@ -118,8 +124,10 @@ def run(host: Host, opts: Options) -> int:
         outcome = apply_and_verify(host, inv, plan, ops, opts.vs, opts.cuda)
     emit(plan, opts, outcome)
     if outcome is not None:
-        say(f"envmgr: copied {len(outcome.changes)} file(s); manifest {outcome.manifest}\n"
-            "  undo with: envmgr fix-msbuild --undo")
+        say(
+            f"envmgr: copied {len(outcome.changes)} file(s); manifest {outcome.manifest}\n"
+            "  undo with: envmgr fix-msbuild --undo"
+        )
     return 0
 
 
@@ -129,8 +137,10 @@ def export_route(plan: Plan, fmt: str) -> int:
     if not found:
         raise UsageError("no Visual Studio + CUDA pair to export a route for", "pick one with --vs and --cuda")
     if len(found) > 1:
-        say(f"envmgr: {len(found)} pairs; exporting {found[0].vs_label} with CUDA {found[0].cuda} "
-            "(pin one with --vs and --cuda)")
+        say(
+            f"envmgr: {len(found)} pairs; exporting {found[0].vs_label} with CUDA {found[0].cuda} "
+            "(pin one with --vs and --cuda)"
+        )
     sys.stdout.flush()
     text = render(route_delta(found[0]), fmt)
     out = getattr(sys.stdout, "buffer", None)
@@ -153,12 +163,17 @@ def apply_elevated(plan: Plan) -> Outcome | None:  # pragma: no cover - Windows 
     result = _read_result(path)
     if rc == ERROR_CANCELLED or (rc != 0 and result is None):
         say(render_routes(routes(plan)))
-        raise ApplyFailed("administrator rights were not granted; nothing was changed",
-                          "use one of the routes above, or run fix-msbuild from an elevated prompt")
-    assert result is not None   # refused above when missing after a failure; the elevated step writes it
+        raise ApplyFailed(
+            "administrator rights were not granted; nothing was changed",
+            "use one of the routes above, or run fix-msbuild from an elevated prompt",
+        )
+    assert result is not None  # refused above when missing after a failure; the elevated step writes it
     if rc != 0:
-        raise ApplyFailed(result.get("error", f"the elevated step failed ({rc})"), result.get("remedy", ""),
-                          details=tuple(result.get("details", ())))
+        raise ApplyFailed(
+            result.get("error", f"the elevated step failed ({rc})"),
+            result.get("remedy", ""),
+            details=tuple(result.get("details", ())),
+        )
     changes = tuple(Change(**c) for c in result["outcome"]["changes"])
     return Outcome(result["outcome"]["run_id"], changes, result["outcome"]["manifest"])
 
@@ -175,9 +190,9 @@ def run_plan_file(host: Host, path: str) -> int:
     """The elevated process: trust nothing in the file; check it against a plan made here and now."""
 
     result: dict[str, Any] = {"ok": False}
-    doc: dict[str, Any] | None = None   # no result file beside a plan never read (C10: --apply-plan /dev/zero)
+    doc: dict[str, Any] | None = None  # no result file beside a plan never read (C10: --apply-plan /dev/zero)
     try:
-        ops = _ops(host)              # a recorded machine is refused before the plan is opened
+        ops = _ops(host)  # a recorded machine is refused before the plan is opened
         doc = load_plan_file(path)
         inv, facts = _facts(host)
         copies = validate(doc, make_plan(facts), ops)
@@ -186,8 +201,13 @@ def run_plan_file(host: Host, path: str) -> int:
         click.echo(f"envmgr: copied {len(outcome.changes)} file(s); manifest {outcome.manifest}")
         return 0
     except EnvmgrError as exc:
-        result = {"ok": False, "error": exc.message, "remedy": exc.remedy, "details": list(exc.details),
-                  "exit_code": exc.exit_code}
+        result = {
+            "ok": False,
+            "error": exc.message,
+            "remedy": exc.remedy,
+            "details": list(exc.details),
+            "exit_code": exc.exit_code,
+        }
         raise
     finally:
         try:
@@ -213,16 +233,17 @@ def run_undo(host: Host, opts: Options) -> int:
         say("envmgr: nothing was changed.")
         return 1
     if host.needs_elevation():  # pragma: no cover - Windows with UAC only
-
         return run_elevated(["fix-msbuild", "--undo", "--yes"])
 
     def check(path: str) -> None:
         if problem := check_destination(path, allowed, ops):
-            raise PlanRejected(f"refusing to undo: the manifest names {path}: {problem}",
-                               "the manifest was edited; restore the files by hand")
+            raise PlanRejected(
+                f"refusing to undo: the manifest names {path}: {problem}",
+                "the manifest was edited; restore the files by hand",
+            )
 
     outcome = undo_last(ops, store, check)
-    assert outcome is not None   # there is a run to undo: last_applied() was read above
+    assert outcome is not None  # there is a run to undo: last_applied() was read above
     if opts.as_json:
         emit_json({"schema": 1, "undone": last["id"], "applied": outcome_json(outcome)})
     say(f"envmgr: restored {len(outcome.changes)} file(s) as they were before run {last['id']}")

@@ -1,4 +1,5 @@
 """`envmgr hook install|remove|status`: a Python that starts with the compiler environment of a snapshot."""
+
 from __future__ import annotations
 
 import datetime
@@ -24,8 +25,10 @@ from envmgr.snapshot.envdelta import EnvDelta
 from envmgr.snapshot.form import Snapshot, to_toml
 from envmgr.snapshot.overrides import compiler_overrides, override_lines
 
-_PYTHON_HELP = ("The Python to hook (default: the active venv or conda environment, else a .venv here or above; "
-                "any other Python only when named here).")
+_PYTHON_HELP = (
+    "The Python to hook (default: the active venv or conda environment, else a .venv here or above; "
+    "any other Python only when named here)."
+)
 _OWN = ("--python", "VIRTUAL_ENV", "CONDA_PREFIX", ".venv")
 
 
@@ -55,12 +58,16 @@ def _json_option(func: Callable[..., Any]) -> Callable[..., Any]:
 
 def _target(obj: Ctx, python: str | None) -> apply.Target:
     if obj.machine or obj.wine_prefix:
-        raise UsageError("envmgr hook writes into a Python on this machine; --machine/--wine-prefix describe "
-                         "another one", "drop --machine/--wine-prefix")
+        raise UsageError(
+            "envmgr hook writes into a Python on this machine; --machine/--wine-prefix describe another one",
+            "drop --machine/--wine-prefix",
+        )
     chosen = choose_python(obj.local, os.getcwd(), sys.executable, python)
     if chosen.why not in _OWN:
-        raise UsageError("no virtual environment or conda environment here to hook",
-                         "give --python EXE (a Python whose every start should carry the environment)")
+        raise UsageError(
+            "no virtual environment or conda environment here to hook",
+            "give --python EXE (a Python whose every start should carry the environment)",
+        )
     say_target(chosen)
     return apply.locate(obj.local, chosen.path)
 
@@ -74,9 +81,17 @@ def _target(obj: Ctx, python: str | None) -> apply.Target:
 def hook_install(obj: Ctx, selection: Selection, recipe: RecipeArgs, python: str | None, as_json: bool) -> None:
     """Write the hook into a Python: every start of it applies the snapshot chosen by the selectors."""
     target = _target(obj, python)
-    snap, origin = resolve(obj.host, selection.selectors, from_file=selection.from_file, refresh=selection.refresh,
-                           strict=selection.strict, pythons=selection.pythons, use_cache=obj.here,
-                           warn=lambda m: say(f"envmgr: {m}"), progress=Spinner)
+    snap, origin = resolve(
+        obj.host,
+        selection.selectors,
+        from_file=selection.from_file,
+        refresh=selection.refresh,
+        strict=selection.strict,
+        pythons=selection.pythons,
+        use_cache=obj.here,
+        warn=lambda m: say(f"envmgr: {m}"),
+        progress=Spinner,
+    )
     delta, _, _ = environment_for(obj, selection, recipe, snap=snap)
     info = _snapshot_info(obj, selection, snap, origin)
     selectors = _selectors(selection, recipe)
@@ -85,50 +100,83 @@ def hook_install(obj: Ctx, selection: Selection, recipe: RecipeArgs, python: str
     if old is not None:
         apply.remove(target, old)
         say(f"envmgr: replaced the hook installed {old.get('installed', '')}")
-    record = plan.record(probe=target.probe, placement=target.placement, created=files,
-                         pycache_existed=(target.site / "__pycache__").is_dir(), snapshot=info, selectors=selectors,
-                         envmgr=__version__, when=datetime.datetime.now(datetime.timezone.utc).isoformat(
-                             timespec="seconds"))
+    record = plan.record(
+        probe=target.probe,
+        placement=target.placement,
+        created=files,
+        pycache_existed=(target.site / "__pycache__").is_dir(),
+        snapshot=info,
+        selectors=selectors,
+        envmgr=__version__,
+        when=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    )
     written = apply.install(target, files, record)
     overrides = compiler_overrides(obj.env, snap.platform, delta)
     if as_json:
-        emit_json({"schema": 1, "action": "install", "python": target.probe.executable, "kind": target.probe.kind,
-                   "site": str(target.site), "files": written, "pth_changed": target.placement.pth_file,
-                   "snapshot": info, "selectors": selectors,
-                   "overrides": [{"name": n, "value": v, "why": w} for n, v, w in overrides]})
+        emit_json(
+            {
+                "schema": 1,
+                "action": "install",
+                "python": target.probe.executable,
+                "kind": target.probe.kind,
+                "site": str(target.site),
+                "files": written,
+                "pth_changed": target.placement.pth_file,
+                "snapshot": info,
+                "selectors": selectors,
+                "overrides": [{"name": n, "value": v, "why": w} for n, v, w in overrides],
+            }
+        )
         return
     _say_installed(target, snap, overrides)
 
 
 def _selectors(selection: Selection, recipe: RecipeArgs) -> dict[str, Any]:
     """What chose the snapshot (the file, or the selectors and pip's CUDA Pythons) and the recipe: recorded."""
-    chosen = {"from": selection.from_file} if selection.from_file else {
-        **selection.selectors._asdict(), "pip_cuda_python": list(selection.pythons)}
+    chosen = (
+        {"from": selection.from_file}
+        if selection.from_file
+        else {**selection.selectors._asdict(), "pip_cuda_python": list(selection.pythons)}
+    )
     return {**chosen, "recipe": recipe.name}
 
 
 def _hook_files(delta: EnvDelta, snap: Snapshot, selectors: dict[str, Any]) -> dict[str, bytes]:
     """The hook's files by role: the standard-library module, the env file and the .pth that imports it."""
-    comments = (f"envmgr {__version__}: {snap.headline()}", "selectors: " + ", ".join(
-        f"{k}={v}" for k, v in selectors.items() if v))
-    return {plan.PY: read_regular(Path(plan.__file__).with_name("site_module.py")),
-            plan.ENV: plan.env_text(delta, comments).encode("utf-8"), plan.PTH: plan.PTH_TEXT.encode("utf-8")}
+    comments = (
+        f"envmgr {__version__}: {snap.headline()}",
+        "selectors: " + ", ".join(f"{k}={v}" for k, v in selectors.items() if v),
+    )
+    return {
+        plan.PY: read_regular(Path(plan.__file__).with_name("site_module.py")),
+        plan.ENV: plan.env_text(delta, comments).encode("utf-8"),
+        plan.PTH: plan.PTH_TEXT.encode("utf-8"),
+    }
 
 
 def _say_installed(target: apply.Target, snap: Snapshot, overrides: tuple[tuple[str, str, str], ...]) -> None:
     """hook install's report in words: where, what, and the compiler variables the snapshot overrides."""
-    click.echo(f"envmgr hook: installed in {target.site} ({target.probe.kind}, Python {target.probe.version}): "
-               f"{snap.headline()}")
+    click.echo(
+        f"envmgr hook: installed in {target.site} ({target.probe.kind}, Python {target.probe.version}): "
+        f"{snap.headline()}"
+    )
     if target.placement.pth_file:
-        click.echo(f"  enabled `import site` in {target.placement.pth_file} (the embeddable Python's path file); "
-                   "`envmgr hook remove` restores its exact bytes")
+        click.echo(
+            f"  enabled `import site` in {target.placement.pth_file} (the embeddable Python's path file); "
+            "`envmgr hook remove` restores its exact bytes"
+        )
     for line in override_lines(overrides):
         say(f"envmgr: warning: {line}")
 
 
 def _snapshot_info(obj: Ctx, selection: Selection, snap: Snapshot, origin: str) -> dict[str, Any]:
-    info: dict[str, Any] = {"origin": origin, "headline": snap.headline(), "platform": snap.platform,
-                            "summary": dict(snap.summary), "sha256": snapshot_digest(snap.text or to_toml(snap))}
+    info: dict[str, Any] = {
+        "origin": origin,
+        "headline": snap.headline(),
+        "platform": snap.platform,
+        "summary": dict(snap.summary),
+        "sha256": snapshot_digest(snap.text or to_toml(snap)),
+    }
     if origin == "file" and selection.from_file:
         info["file"] = os.path.abspath(selection.from_file)
     elif obj.here:
@@ -146,8 +194,16 @@ def hook_remove(obj: Ctx, python: str | None, as_json: bool) -> None:
     record = apply.read_record(target)
     removed = apply.remove(target, record) if record is not None else []
     if as_json:
-        emit_json({"schema": 1, "action": "remove", "python": target.probe.executable, "site": str(target.site),
-                   "was_installed": record is not None, "removed": removed})
+        emit_json(
+            {
+                "schema": 1,
+                "action": "remove",
+                "python": target.probe.executable,
+                "site": str(target.site),
+                "was_installed": record is not None,
+                "removed": removed,
+            }
+        )
     elif record is None:
         click.echo(f"envmgr hook: no hook in {target.site}; nothing to remove")
     else:

@@ -1,4 +1,5 @@
 """`envmgr init SHELL`: the one profile line that loads envmgr's shell hook."""
+
 from __future__ import annotations
 
 import click

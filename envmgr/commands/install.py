@@ -1,5 +1,6 @@
 """`envmgr install`: a CUDA package from bare machine to proof (doctor, then a cached, indexed or built
 wheel, then verify); the flow is install_flow.py, the wheel's build-or-reuse install_build.py."""
+
 from __future__ import annotations
 
 import os
@@ -20,34 +21,74 @@ from envmgr.output import say
 @click.command("install", cls=TailCommand, context_settings={"ignore_unknown_options": True})
 @selector_options
 @recipe_options
-@click.option("--python", "python", metavar="EXE", help="The Python to install into (default: the active venv "
-              "or conda environment, a .venv here or above, the first python on PATH; envmgr's own last).")
+@click.option(
+    "--python",
+    "python",
+    metavar="EXE",
+    help="The Python to install into (default: the active venv "
+    "or conda environment, a .venv here or above, the first python on PATH; envmgr's own last).",
+)
 @click.option("--no-deps", is_flag=True, help="Install the wheel without its dependencies.")
 @click.option("--rebuild", is_flag=True, help="Build again even when the wheel cache holds this key.")
-@click.option("--wheel-index", metavar="URL|DIR", help="Look the key up in this wheel index before building "
-              "(default: ENVMGR_WHEEL_INDEX, or [wheels] index in config.toml; '' turns it off).")
+@click.option(
+    "--wheel-index",
+    metavar="URL|DIR",
+    help="Look the key up in this wheel index before building "
+    "(default: ENVMGR_WHEEL_INDEX, or [wheels] index in config.toml; '' turns it off).",
+)
 @click.option("--publish", "publish_to", metavar="DIR", help="Then publish the wheel into this index folder.")
 @click.option("--fix", is_flag=True, help="Take the recipe's safe route past doctor findings (both routes).")
 @click.option("--prebuilt-lib", metavar="DIR", help="llama-cpp-python flow: use this llama.cpp CUDA build folder.")
-@click.option("--prebuilt-index", multiple=True, metavar="URL|DIR", help="llama-cpp-python flow: read published "
-              "CUDA wheels here before building (repeatable; default: [wheels] prebuilt in config.toml, else "
-              "llama-cpp-python's whl/cuXYZ indexes).")
+@click.option(
+    "--prebuilt-index",
+    multiple=True,
+    metavar="URL|DIR",
+    help="llama-cpp-python flow: read published "
+    "CUDA wheels here before building (repeatable; default: [wheels] prebuilt in config.toml, else "
+    "llama-cpp-python's whl/cuXYZ indexes).",
+)
 @click.option("--no-prebuilt", is_flag=True, help="llama-cpp-python flow: skip the prebuilt indexes.")
-@click.option("--dry-run", is_flag=True, help="llama-cpp-python flow: print the routes and the prebuilt plan "
-              "(every wheel seen, the one chosen, why not the others); install nothing.")
-@click.option("--undo-dll-fix", metavar="MANIFEST", help="Remove the files an earlier --fix added, as its manifest "
-              "lists them (the CUDA DLLs copied into llama_cpp\\lib; F24's CUDA components laid into a toolkit); "
-              "nothing else.")
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="llama-cpp-python flow: print the routes and the prebuilt plan "
+    "(every wheel seen, the one chosen, why not the others); install nothing.",
+)
+@click.option(
+    "--undo-dll-fix",
+    metavar="MANIFEST",
+    help="Remove the files an earlier --fix added, as its manifest "
+    "lists them (the CUDA DLLs copied into llama_cpp\\lib; F24's CUDA components laid into a toolkit); "
+    "nothing else.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (docs/json.md).")
-@click.option("--pre", is_flag=True, help="Consider prereleases (dev, rc) too, as pip's --pre; passed on to pip. "
-              "Without it a prerelease is taken only when the spec names one.")
+@click.option(
+    "--pre",
+    is_flag=True,
+    help="Consider prereleases (dev, rc) too, as pip's --pre; passed on to pip. "
+    "Without it a prerelease is taken only when the spec names one.",
+)
 @click.argument("pip_args", nargs=-1, type=click.UNPROCESSED, metavar="SPEC [-- PIP OPTIONS]")
 @click.pass_obj
-def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, no_deps: bool, rebuild: bool, wheel_index: str | None,
-            publish_to: str | None, pip_args: tuple[str, ...], fix: bool = False, prebuilt_lib: str | None = None,
-            as_json: bool = False, prebuilt_index: tuple[str, ...] = (), no_prebuilt: bool = False,
-            dry_run: bool = False, undo_dll_fix: str | None = None, pre: bool = False,
-            python: str | None = None) -> None:
+def command(
+    obj: Ctx,
+    selection: Selection,
+    recipe: RecipeArgs,
+    no_deps: bool,
+    rebuild: bool,
+    wheel_index: str | None,
+    publish_to: str | None,
+    pip_args: tuple[str, ...],
+    fix: bool = False,
+    prebuilt_lib: str | None = None,
+    as_json: bool = False,
+    prebuilt_index: tuple[str, ...] = (),
+    no_prebuilt: bool = False,
+    dry_run: bool = False,
+    undo_dll_fix: str | None = None,
+    pre: bool = False,
+    python: str | None = None,
+) -> None:
     """Build SPEC with a recipe once, cache the wheel, and pip install it into the target Python.
 
     \b
@@ -67,15 +108,18 @@ def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, no_deps: bool, r
 
     ctx = click.get_current_context()
     if undo_dll_fix:
-        refuse_inapplicable(ctx, [p.name for p in ctx.command.params if p.name and p.name != "undo_dll_fix"],
-                            "with --undo-dll-fix (it removes the files its manifest lists, nothing else)",
-                            "drop {flag}")
+        refuse_inapplicable(
+            ctx,
+            [p.name for p in ctx.command.params if p.name and p.name != "undo_dll_fix"],
+            "with --undo-dll-fix (it removes the files its manifest lists, nothing else)",
+            "drop {flag}",
+        )
         sys.exit(install_closure.undo(undo_dll_fix))
     given_recipe = recipe.name if recipe.given else None
     args = _words(ctx, pip_args, given_recipe, prebuilt_lib)
-    flow = install_flow.flow_package(given_recipe, args, prebuilt_lib)   # a project default keeps the flow
+    flow = install_flow.flow_package(given_recipe, args, prebuilt_lib)  # a project default keeps the flow
     _refuse_inapplicable(ctx, flow, prebuilt_lib)
-    if pre and "--pre" not in args:     # pip's own option: after the flow's package, before a SPEC (N14)
+    if pre and "--pre" not in args:  # pip's own option: after the flow's package, before a SPEC (N14)
         args = [*args[:1], "--pre", *args[1:]] if flow else ["--pre", *args]
     # the user's Python (discover/target.py): --python, the project's python, VIRTUAL_ENV, CONDA_PREFIX, .venv
     # upward, PATH, envmgr's own; said by each route in its place
@@ -95,8 +139,9 @@ def _with_target(obj: Ctx, selection: Selection, python: str | None) -> Selectio
     return replace(selection, target=target, pythons=(*chosen, *selection.pythons))
 
 
-def _words(ctx: click.Context, pip_args: tuple[str, ...], given_recipe: str | None,
-           prebuilt_lib: str | None) -> list[str]:
+def _words(
+    ctx: click.Context, pip_args: tuple[str, ...], given_recipe: str | None, prebuilt_lib: str | None
+) -> list[str]:
     """SPEC and pip's words, where each route reads them: pip's words after `--` go after the flow's package, and
     before SPEC (the last word) on the recipe route."""
     from envmgr.commands import install_flow  # not for --help
@@ -104,7 +149,7 @@ def _words(ctx: click.Context, pip_args: tuple[str, ...], given_recipe: str | No
     after = tail(ctx)
     if not pip_args and not after:
         raise click.UsageError("Missing argument 'SPEC'.")
-    if any(a.startswith("-") for a in pip_args):   # today's form, kept for one release: pip options before `--`
+    if any(a.startswith("-") for a in pip_args):  # today's form, kept for one release: pip options before `--`
         mistyped = mistyped_option(pip_args, ctx.command)
         if mistyped is not None:
             raise mistyped
@@ -142,17 +187,34 @@ def _target(obj: Ctx, selection: Selection, python: str | None) -> TargetPython:
 
 # The llama-cpp-python flow's own options, and what the --prebuilt-lib route (no build) has no use for.
 FLOW_ONLY = ("prebuilt_index", "no_prebuilt", "dry_run")
-NOT_WITH_PREBUILT_LIB = ("recipe", "arch_list", "allow_unsupported_compiler", "recipe_params", "rebuild",
-                         "wheel_index", "publish_to", "prebuilt_index", "no_prebuilt")
+NOT_WITH_PREBUILT_LIB = (
+    "recipe",
+    "arch_list",
+    "allow_unsupported_compiler",
+    "recipe_params",
+    "rebuild",
+    "wheel_index",
+    "publish_to",
+    "prebuilt_index",
+    "no_prebuilt",
+)
 
 
 def _refuse_inapplicable(ctx: click.Context, flow: str | None, prebuilt_lib: str | None) -> None:
     if not flow:
-        refuse_inapplicable(ctx, FLOW_ONLY, "to `envmgr install --recipe NAME SPEC` (it belongs to "
-                            "`envmgr install llama-cpp-python`)", "drop {flag}, or install llama-cpp-python")
+        refuse_inapplicable(
+            ctx,
+            FLOW_ONLY,
+            "to `envmgr install --recipe NAME SPEC` (it belongs to `envmgr install llama-cpp-python`)",
+            "drop {flag}, or install llama-cpp-python",
+        )
     if prebuilt_lib:
-        refuse_inapplicable(ctx, NOT_WITH_PREBUILT_LIB, "with --prebuilt-lib (nothing is built or looked up: "
-                            "your llama.cpp build is used)", "drop {flag}, or drop --prebuilt-lib")
+        refuse_inapplicable(
+            ctx,
+            NOT_WITH_PREBUILT_LIB,
+            "with --prebuilt-lib (nothing is built or looked up: your llama.cpp build is used)",
+            "drop {flag}, or drop --prebuilt-lib",
+        )
 
 
 def _say_old_form(recipe: str | None, pip_args: list[str], prebuilt_lib: str | None) -> None:
@@ -162,5 +224,7 @@ def _say_old_form(recipe: str | None, pip_args: list[str], prebuilt_lib: str | N
     flow = flow_package(recipe, pip_args, prebuilt_lib)
     words, spec = split_args(flow, pip_args) if flow else (pip_args[:-1], pip_args[-1])
     said = " ".join(words)
-    say(f"envmgr: note: pip's options go after `--`: envmgr install ... {spec} -- {said} (passing {said} to pip; "
-        "this form goes away in a later release)")
+    say(
+        f"envmgr: note: pip's options go after `--`: envmgr install ... {spec} -- {said} (passing {said} to pip; "
+        "this form goes away in a later release)"
+    )

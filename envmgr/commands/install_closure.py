@@ -1,6 +1,7 @@
 """Before "done" on Windows: the installed llama_cpp's CUDA DLL closure under its own loader, in a plain
 process of the target Python (wheels/closure.py); the fix offered, applied only with --fix, undoable with
 `envmgr install --undo-dll-fix MANIFEST`."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -20,14 +21,17 @@ from envmgr.wheels import closure
 
 class Reporting(Protocol):
     """The install flow's report, as far as the closure writes into it."""
+
     lines: list[str]
     fixes: FixReport
     closure: dict[str, Any] | None
 
 
-_WHERE = ("import importlib.util, sys, sysconfig\ns = importlib.util.find_spec('llama_cpp')\n"
-          "print(list(s.submodule_search_locations)[0] if s and s.submodule_search_locations else '')\n"
-          "print(sysconfig.get_paths()['purelib'])\n")
+_WHERE = (
+    "import importlib.util, sys, sysconfig\ns = importlib.util.find_spec('llama_cpp')\n"
+    "print(list(s.submodule_search_locations)[0] if s and s.submodule_search_locations else '')\n"
+    "print(sysconfig.get_paths()['purelib'])\n"
+)
 
 
 def lib_dir(local: Host, python: str) -> tuple[str, str]:
@@ -50,30 +54,50 @@ def close(obj: Ctx, facts: Facts | None, python: str, fix: bool, rep: Reporting)
     if not lib:
         return
     found = closure.check(plain, python, lib)
-    rep.closure = {"lib_dir": lib, "checked": list(found.checked), "missing": list(found.missing),
-                   "why": list(found.why), "fix": None, "fixed": [], "missing_after": None, "manifest": None,
-                   "undo": None, "missing_entry_points": [entry_json(e) for e in found.entries],
-                   "missing_entry_points_after": None}
+    rep.closure = {
+        "lib_dir": lib,
+        "checked": list(found.checked),
+        "missing": list(found.missing),
+        "why": list(found.why),
+        "fix": None,
+        "fixed": [],
+        "missing_after": None,
+        "manifest": None,
+        "undo": None,
+        "missing_entry_points": [entry_json(e) for e in found.entries],
+        "missing_entry_points_after": None,
+    }
     if not found.missing and not found.entries:
         if found.checked:
-            rep.lines.append(f"DLL closure: the CUDA DLLs of {', '.join(found.checked)} resolve under "
-                             "llama_cpp's loader")
+            rep.lines.append(
+                f"DLL closure: the CUDA DLLs of {', '.join(found.checked)} resolve under llama_cpp's loader"
+            )
         return
     plan = closure.plan_fix(plain, found, _toolkit_bins(obj, facts), (site,))
     rep.closure["fix"] = plan.offer
-    lost = [*found.missing, *(f"{e.function} in {e.dll} ({e.path}{f' {e.version}' if e.version else ''})"
-                              for e in found.entries)]
+    lost = [
+        *found.missing,
+        *(f"{e.function} in {e.dll} ({e.path}{f' {e.version}' if e.version else ''})" for e in found.entries),
+    ]
     if found.missing:
-        say(f"envmgr: DLL closure: {', '.join(found.missing)} do not resolve under llama_cpp's loader (F15): "
-            + "; ".join(found.why[:3]))
+        say(
+            f"envmgr: DLL closure: {', '.join(found.missing)} do not resolve under llama_cpp's loader (F15): "
+            + "; ".join(found.why[:3])
+        )
     for e in found.entries:
-        say(f"envmgr: DLL closure: entry point {e.function} not found in {e.path} "
-            f"({e.version or 'no file version'}, {e.how}), imported by {e.importer}: [WinError 127] at import")
+        say(
+            f"envmgr: DLL closure: entry point {e.function} not found in {e.path} "
+            f"({e.version or 'no file version'}, {e.how}), imported by {e.importer}: [WinError 127] at import"
+        )
     if not fix or not plan.copies:
-        say(f"envmgr: the fix{'' if plan.copies else ' (not applied: nothing here to copy)'}: {plan.offer}"
-            + (" (add --fix to apply it)" if plan.copies else ""))
-        rep.lines.append(f"DLL closure: missing {', '.join(lost)}; fix offered: {plan.offer}"
-                         + (" (add --fix to apply it)" if plan.copies else ""))
+        say(
+            f"envmgr: the fix{'' if plan.copies else ' (not applied: nothing here to copy)'}: {plan.offer}"
+            + (" (add --fix to apply it)" if plan.copies else "")
+        )
+        rep.lines.append(
+            f"DLL closure: missing {', '.join(lost)}; fix offered: {plan.offer}"
+            + (" (add --fix to apply it)" if plan.copies else "")
+        )
         return
     _apply(plain, python, lib, plan, rep)
 
@@ -92,20 +116,32 @@ def _apply(plain: Host, python: str, lib: str, plan: closure.FixPlan, rep: Repor
     after = closure.check(plain, python, lib)
     undo = f"envmgr install --undo-dll-fix {manifest}" if manifest.is_file() else None
     assert rep.closure is not None
-    copied = [c.name for c in plan.copies if f"copied {c.source} -> {c.dest}" in lines]   # not a failed copy (N29)
-    rep.closure.update({"fixed": copied, "missing_after": list(after.missing),
-                        "missing_entry_points_after": [entry_json(e) for e in after.entries],
-                        "manifest": str(manifest) if undo else None, "undo": undo})
+    copied = [c.name for c in plan.copies if f"copied {c.source} -> {c.dest}" in lines]  # not a failed copy (N29)
+    rep.closure.update(
+        {
+            "fixed": copied,
+            "missing_after": list(after.missing),
+            "missing_entry_points_after": [entry_json(e) for e in after.entries],
+            "manifest": str(manifest) if undo else None,
+            "undo": undo,
+        }
+    )
     still = [*after.missing, *(f"{e.function} in {e.dll}" for e in after.entries)]
-    state = (f"still missing {', '.join(still)}" if still
-             else "every CUDA DLL and imported entry point now resolves under llama_cpp's loader")
-    rep.lines.append(rep.fixes.add("F15", "dll-copied", "; ".join(lines) + f"; {state}",
-                                   manifest=str(manifest) if undo else None, undo=undo))
+    state = (
+        f"still missing {', '.join(still)}"
+        if still
+        else "every CUDA DLL and imported entry point now resolves under llama_cpp's loader"
+    )
+    rep.lines.append(
+        rep.fixes.add(
+            "F15", "dll-copied", "; ".join(lines) + f"; {state}", manifest=str(manifest) if undo else None, undo=undo
+        )
+    )
     say(f"envmgr: DLL closure after --fix: {state}" + (f"; undo with: {undo}" if undo else ""))
 
 
 def undo(manifest: str) -> int:
     """`envmgr install --undo-dll-fix MANIFEST`."""
-    for line in closure.undo(Path(manifest).expanduser()):   # a FIFO or a folder: "not a regular file"
+    for line in closure.undo(Path(manifest).expanduser()):  # a FIFO or a folder: "not a regular file"
         say(f"envmgr: {line}")
     return 0

@@ -14,6 +14,7 @@ the generator the build will use:
 Deciding only reads; the copy happens after every other finding has been found not to block, so a
 flow that stops anyway changes nothing. Nothing here prints: install_flow.py reports.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
@@ -38,17 +39,19 @@ NINJA, COPY, RECIPE_ROUTE, STOP = "ninja", "copy", "recipe-route", "stop"
 @dataclass(frozen=True)
 class MsbuildFix:
     """What --fix does about F01/F02 for this build, decided before anything is written."""
-    ids: tuple[FailureId, ...]   # the findings it answers
-    action: str                  # ninja | copy | recipe-route | stop
-    why: str                     # one line: the route, or why fix-msbuild's plan is not applied
-    plan: Plan | None = None     # fix-msbuild's Plan for the chosen pair (copy, stop)
-    ops: FileOps | None = None   # the FileOps that write it (copy)
-    command: str = ""            # the fix-msbuild command to run elevated (stop)
+
+    ids: tuple[FailureId, ...]  # the findings it answers
+    action: str  # ninja | copy | recipe-route | stop
+    why: str  # one line: the route, or why fix-msbuild's plan is not applied
+    plan: Plan | None = None  # fix-msbuild's Plan for the chosen pair (copy, stop)
+    ops: FileOps | None = None  # the FileOps that write it (copy)
+    command: str = ""  # the fix-msbuild command to run elevated (stop)
 
 
 @dataclass
 class FixReport:
     """What --fix did, for the text report and the JSON document's `fixes` (docs/json.md)."""
+
     items: list[dict[str, Any]] = field(default_factory=list)
 
     def add(self, fid: FailureId, action: str, text: str, **extra: Any) -> str:
@@ -75,8 +78,9 @@ def ninja_on_path(facts: Facts) -> str | None:
     return which_in(facts.host.platform, "ninja", path, env.get("PATHEXT", ""), facts.host.exists) if path else None
 
 
-def sort_msbuild(facts: Facts, findings: Sequence[Finding], blocking: list[Finding], routed: list[Finding],
-                 recipe_name: str) -> tuple[MsbuildFix | None, list[Finding], list[Finding]]:
+def sort_msbuild(
+    facts: Facts, findings: Sequence[Finding], blocking: list[Finding], routed: list[Finding], recipe_name: str
+) -> tuple[MsbuildFix | None, list[Finding], list[Finding]]:
     """(the decision or None, blocking, routed): F01/F02 leave RECIPE_ROUTES' list for the decision's,
     and F01 joins the blocking findings when the decision is to stop."""
     if not msbuild_findings(findings):
@@ -105,8 +109,11 @@ def decide(facts: Facts, findings: Iterable[Finding], recipe: Recipe | None) -> 
         return None
     routed = recipe_generator_route(recipe)
     if routed and (ninja := ninja_on_path(facts)):
-        return MsbuildFix(failing, NINJA, f"the recipe builds with Ninja ({ninja}), which never reads "
-                          "BuildCustomizations; nothing was copied")
+        return MsbuildFix(
+            failing,
+            NINJA,
+            f"the recipe builds with Ninja ({ninja}), which never reads BuildCustomizations; nothing was copied",
+        )
     plan, why = _plan(facts)
     if plan is not None and plan.copies:
         ops, why = writer(facts.host)
@@ -116,15 +123,25 @@ def decide(facts: Facts, findings: Iterable[Finding], recipe: Recipe | None) -> 
     else:
         command = ""
     if not failing:
-        return None     # F02 warns, and there is nothing to copy: it does not block
+        return None  # F02 warns, and there is nothing to copy: it does not block
     if routed and plan is not None and plan.pairs and plan.pairs[0].status == DONE:
-        pair = plan.pairs[0]    # CMake alone would pick another instance; the recipe pins this one
-        return MsbuildFix(failing, RECIPE_ROUTE, f"the recipe pins the Visual Studio generator to {pair.vs_label} "
-                          f"(CMAKE_GENERATOR_INSTANCE), which has CUDA {pair.cuda}'s files; nothing was copied", plan)
+        pair = plan.pairs[0]  # CMake alone would pick another instance; the recipe pins this one
+        return MsbuildFix(
+            failing,
+            RECIPE_ROUTE,
+            f"the recipe pins the Visual Studio generator to {pair.vs_label} "
+            f"(CMAKE_GENERATOR_INSTANCE), which has CUDA {pair.cuda}'s files; nothing was copied",
+            plan,
+        )
     if routed:
-        return MsbuildFix(failing, RECIPE_ROUTE, "the recipe pins the Visual Studio generator to the chosen "
-                          f"instance with CMAKE_GENERATOR_TOOLSET cuda=<toolkit> (no admin); fix-msbuild's plan "
-                          f"was not applied: {why}", plan)
+        return MsbuildFix(
+            failing,
+            RECIPE_ROUTE,
+            "the recipe pins the Visual Studio generator to the chosen "
+            f"instance with CMAKE_GENERATOR_TOOLSET cuda=<toolkit> (no admin); fix-msbuild's plan "
+            f"was not applied: {why}",
+            plan,
+        )
     return MsbuildFix(failing, STOP, why, plan, command=command)
 
 
@@ -151,8 +168,9 @@ def stop_error(fix: MsbuildFix) -> tuple[str, ...]:
     if fix.plan is not None:
         lines += [f"    copy {c.name} -> {c.dest.rsplit(chr(92), 1)[0]}" for c in fix.plan.copies]
     if fix.command:
-        lines.append(f"  run elevated: {fix.command} (it asks Windows for administrator rights), "
-                     "then this command again")
+        lines.append(
+            f"  run elevated: {fix.command} (it asks Windows for administrator rights), then this command again"
+        )
     return tuple(lines)
 
 
@@ -162,12 +180,14 @@ def apply(fix: MsbuildFix, facts: Facts, report: FixReport) -> list[str]:
         return [report.add(i, fix.action, fix.why) for i in fix.ids]
     if fix.action != COPY:
         return []
-    assert fix.plan is not None and fix.ops is not None   # decide() gives COPY both
+    assert fix.plan is not None and fix.ops is not None  # decide() gives COPY both
 
     pair = next(p for p in fix.plan.pairs if p.copies)
     outcome = apply_and_verify(facts.host, facts.inv, fix.plan, fix.ops, (pair.vs_id,), (pair.cuda_path,))
-    text = (f"copied {len(outcome.changes)} file(s) of CUDA {pair.cuda}'s MSBuild integration into "
-            f"{pair.vs_label}'s {pair.folder} (fix-msbuild's plan; manifest {outcome.manifest}; "
-            "undo with: envmgr fix-msbuild --undo)")
+    text = (
+        f"copied {len(outcome.changes)} file(s) of CUDA {pair.cuda}'s MSBuild integration into "
+        f"{pair.vs_label}'s {pair.folder} (fix-msbuild's plan; manifest {outcome.manifest}; "
+        "undo with: envmgr fix-msbuild --undo)"
+    )
     extra = {"applied": outcome_json(outcome), "undo": "envmgr fix-msbuild --undo"}
     return [report.add(i, "copied", text, **extra) for i in fix.ids]

@@ -2,6 +2,7 @@
 (install_build.py: the build's log scanned as `envmgr run --log` scans it) and report as the
 llama-cpp-python flow (install_flow.py), whose steps it calls; what it lacks is verify, which knows
 llama-cpp-python only."""
+
 from __future__ import annotations
 
 import contextlib
@@ -31,30 +32,48 @@ from envmgr.wheels.store import wheels_dir
 RUN_ONLY: frozenset[FailureId] = frozenset({"F17", "F23"})
 
 
-def recipe_route(obj: Ctx, args: list[str], selection: Selection, recipe_args: RecipeArgs, options: InstallOptions,
-                 fix: bool, as_json: bool) -> int:
+def recipe_route(
+    obj: Ctx,
+    args: list[str],
+    selection: Selection,
+    recipe_args: RecipeArgs,
+    options: InstallOptions,
+    fix: bool,
+    as_json: bool,
+) -> int:
     """doctor (a blocking finding stops before anything is built, with its fix) -> wheel -> report."""
     name = recipe_args.name
     if not name:
-        raise UsageError("envmgr install needs --recipe NAME and a SPEC", "e.g. envmgr install --recipe "
-                         "llama-cpp-python llama-cpp-python==0.3.36 (see `envmgr recipes`)")
+        raise UsageError(
+            "envmgr install needs --recipe NAME and a SPEC",
+            "e.g. envmgr install --recipe llama-cpp-python llama-cpp-python==0.3.36 (see `envmgr recipes`)",
+        )
     spec = args[-1]
-    install_build._install_args(args, name, options.publish_to)   # bad input is exit 2 before doctor runs
+    install_build._install_args(args, name, options.publish_to)  # bad input is exit 2 before doctor runs
     if selection.from_file:
-        get_snapshot(obj, selection)                               # so is a bad snapshot file,
-    configured_index(options.wheel_index)                          # a bad config.toml,
-    _check_cache(wheels_dir())                                     # and a wheel cache that cannot be written
+        get_snapshot(obj, selection)  # so is a bad snapshot file,
+    configured_index(options.wheel_index)  # a bad config.toml,
+    _check_cache(wheels_dir())  # and a wheel cache that cannot be written
     rep = Report(spec, name, "--recipe" if recipe_args.given else "the project's default (envmgr config)", spec)
     rep.target = selection.target.as_json() if selection.target else None
 
     def invoke_install(recipe: str, pip_args: list[str], **extra: Any) -> Installed:
-        return install_build.install_wheel(obj, pip_args, selection, replace(recipe_args, name=recipe), options,
-                                           **extra)
+        return install_build.install_wheel(
+            obj, pip_args, selection, replace(recipe_args, name=recipe), options, **extra
+        )
 
-    with spawn.children_print_to_stderr() if as_json else contextlib.nullcontext():   # stdout: the JSON alone
+    with spawn.children_print_to_stderr() if as_json else contextlib.nullcontext():  # stdout: the JSON alone
         t0 = time.perf_counter()
-        _doctor(obj, selection, fix, rep, skip_build_checks=False, checks_recipe=name,
-                not_blocking=RUN_ONLY | ({"F12", "F13"} if recipe_args.arch_list else set()), pip_opts=args[:-1])
+        _doctor(
+            obj,
+            selection,
+            fix,
+            rep,
+            skip_build_checks=False,
+            checks_recipe=name,
+            not_blocking=RUN_ONLY | ({"F12", "F13"} if recipe_args.arch_list else set()),
+            pip_opts=args[:-1],
+        )
         rep.timings["doctor"] = time.perf_counter() - t0
         say(f"envmgr: recipe {name} (from {rep.recipe_why}); spec {spec}; doctor: nothing blocks the build")
         _build_and_install(invoke_install, name, args[:-1], spec, rep)
@@ -74,13 +93,25 @@ def _check_cache(root: Path) -> None:
 
 def _report(rep: Report, python: str, as_json: bool) -> int:
     if as_json:
-        emit_json({"schema": 1, "recipe": rep.recipe, "recipe_from": rep.recipe_why, "spec": rep.spec,
-                   "python": python, "target_python": rep.target, "ok": True,
-                   "wheel": rep.wheel, "fixes": rep.fixes.items, "report": rep.lines,
-                   "seconds": {k: round(v, 1) for k, v in rep.timings.items()}})
+        emit_json(
+            {
+                "schema": 1,
+                "recipe": rep.recipe,
+                "recipe_from": rep.recipe_why,
+                "spec": rep.spec,
+                "python": python,
+                "target_python": rep.target,
+                "ok": True,
+                "wheel": rep.wheel,
+                "fixes": rep.fixes.items,
+                "report": rep.lines,
+                "seconds": {k: round(v, 1) for k, v in rep.timings.items()},
+            }
+        )
         return 0
-    click.echo(f"envmgr install --recipe {rep.recipe} {rep.spec}: installed into {python} "
-               f"(recipe from {rep.recipe_why})")
+    click.echo(
+        f"envmgr install --recipe {rep.recipe} {rep.spec}: installed into {python} (recipe from {rep.recipe_why})"
+    )
     for line in rep.lines:
         click.echo(f"  {line}")
     return 0

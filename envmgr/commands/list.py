@@ -1,4 +1,5 @@
 """`envmgr list`: the inventory as JSON (docs/json.md) and as a screen people can read."""
+
 from __future__ import annotations
 
 import sys
@@ -59,7 +60,7 @@ def _visual_studio(out: list[str], inv: Inventory, paint: Painter) -> None:
     for vs in inv.visual_studio:
         state = "" if vs.is_complete is not False else paint(" incomplete", "red")
         state += "" if vs.usable else paint(" UNUSABLE", "red")
-        nick = f" \"{vs.nickname}\"" if vs.nickname else ""
+        nick = f' "{vs.nickname}"' if vs.nickname else ""
         out.append(f"  {paint(vs.label, 'cyan')}{nick}{state}  [{vs.instance_id}] via {vs.source}")
         out.append(f"    {vs.path}")
         if vs.toolsets:
@@ -67,8 +68,11 @@ def _visual_studio(out: list[str], inv: Inventory, paint: Painter) -> None:
             out.append(f"    MSVC toolsets: {names}   (* default)")
         bc = vs.build_customizations
         if bc is not None:
-            cuda = ", ".join(bc.cuda_versions) if bc.cuda_versions else paint(
-                "no CUDA" if bc.exists else "folder missing", "yellow")
+            cuda = (
+                ", ".join(bc.cuda_versions)
+                if bc.cuda_versions
+                else paint("no CUDA" if bc.exists else "folder missing", "yellow")
+            )
             out.append(f"    BuildCustomizations: {cuda}   {bc.dir}")
         _problems(out, paint, vs.problems)
         for why in vs.unusable:
@@ -106,8 +110,13 @@ def _gpus(out: list[str], inv: Inventory, paint: Painter) -> None:
 
 @click.command("list")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (schema in docs/json.md).")
-@click.option("--pip-cuda-python", "pythons", multiple=True, metavar="EXE",
-              help="Also look for pip-installed CUDA in this Python's site-packages (repeatable).")
+@click.option(
+    "--pip-cuda-python",
+    "pythons",
+    multiple=True,
+    metavar="EXE",
+    help="Also look for pip-installed CUDA in this Python's site-packages (repeatable).",
+)
 @gpu_option
 @click.pass_obj
 def command(obj: Ctx, as_json: bool, pythons: tuple[str, ...]) -> None:

@@ -1,4 +1,5 @@
 """`envmgr recipes`: the build recipes envmgr knows (built-in and the user's)."""
+
 from __future__ import annotations
 
 import click
@@ -18,8 +19,21 @@ def command(as_json: bool) -> None:
     for _, problem in problems:
         say(f"envmgr: skipped {problem.message} ({problem.remedy})")
     if as_json:
-        emit_json({"schema": 1, "recipes": [{"name": r.name, "description": r.description, "kind": r.kind,
-                                             "origin": r.origin, "params": dict(r.params)} for r in recipes.values()]})
+        emit_json(
+            {
+                "schema": 1,
+                "recipes": [
+                    {
+                        "name": r.name,
+                        "description": r.description,
+                        "kind": r.kind,
+                        "origin": r.origin,
+                        "params": dict(r.params),
+                    }
+                    for r in recipes.values()
+                ],
+            }
+        )
         return
     for r in sorted(recipes.values(), key=lambda r: r.name):
         click.echo(f"{r.name:28} {r.description}")

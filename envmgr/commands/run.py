@@ -1,4 +1,5 @@
 """`envmgr run`: one command in the environment, optionally logged and diagnosed."""
+
 from __future__ import annotations
 
 import functools
@@ -21,10 +22,10 @@ from envmgr.snapshot.activation import activation_delta
 if TYPE_CHECKING:
     from envmgr.doctor.verdict import MachineFacts
 
-THIS = "this machine"   # doctor/verdict.py's name for the machine envmgr runs on
+THIS = "this machine"  # doctor/verdict.py's name for the machine envmgr runs on
 
-STOPPED = {129: "SIGHUP", 130: "Ctrl+C", 143: "SIGTERM"}     # 128 + N
-_held_log: int | None = None   # --log FIFO: our writer end, so its reader never sees an early end of file
+STOPPED = {129: "SIGHUP", 130: "Ctrl+C", 143: "SIGTERM"}  # 128 + N
+_held_log: int | None = None  # --log FIFO: our writer end, so its reader never sees an early end of file
 
 
 class RunCommand(click.Command):
@@ -48,12 +49,15 @@ class RunCommand(click.Command):
 @click.command("run", cls=RunCommand, context_settings={"ignore_unknown_options": True})
 @selector_options
 @recipe_options
-@click.option("--log", "log_file", metavar="FILE",
-              help="Run in a pseudo-terminal, copy the output to FILE, and diagnose a failure.")
+@click.option(
+    "--log",
+    "log_file",
+    metavar="FILE",
+    help="Run in a pseudo-terminal, copy the output to FILE, and diagnose a failure.",
+)
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 @click.pass_obj
-def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, log_file: str | None,
-            command: tuple[str, ...]) -> None:
+def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, log_file: str | None, command: tuple[str, ...]) -> None:
     """Run one command in the environment and return its exit code.
 
     \b
@@ -83,11 +87,13 @@ def _check_log_file(log_file: str) -> None:
     if not log_file.strip():
         raise UsageError("--log needs a file name", "e.g. --log build.log")
     global _held_log
-    try:   # a FIFO nobody reads is refused, not waited on; one with a reader is held open until we exit
+    try:  # a FIFO nobody reads is refused, not waited on; one with a reader is held open until we exit
         _held_log = hold_for_writing(log_file)
     except OSError as exc:
-        raise InputFileError(f"--log {log_file}: cannot write it: {exc.strerror or exc}",
-                             "give a file in a folder that exists and that you can write") from None
+        raise InputFileError(
+            f"--log {log_file}: cannot write it: {exc.strerror or exc}",
+            "give a file in a folder that exists and that you can write",
+        ) from None
     try:
         os.fstat(0)
     except OSError:  # stdin closed (`<&-`, some CI runners): the child reads nothing, as without --log
@@ -100,8 +106,11 @@ def _check_log_file(log_file: str) -> None:
 def _log_stopped(log_file: str, written: int, exc: OSError) -> None:
     """One warning where the log could not be written on (a full disk, `ulimit -f`): the command runs on (N26)."""
     size = f"{written} bytes" if written < 1024 else f"{written // 1024} KB"
-    click.echo(f"envmgr: warning: the log {log_file} stopped at {size}: {exc.strerror or exc}; the command runs on "
-               "and its exit code is kept", err=True)
+    click.echo(
+        f"envmgr: warning: the log {log_file} stopped at {size}: {exc.strerror or exc}; the command runs on "
+        "and its exit code is kept",
+        err=True,
+    )
 
 
 def this_machine(obj: Ctx, selection: Selection, target: str | None = None) -> MachineFacts | None:
@@ -112,8 +121,12 @@ def this_machine(obj: Ctx, selection: Selection, target: str | None = None) -> M
     if target is None and obj.here:
         target = choose_python(obj.local, os.getcwd(), sys.executable).path
     with Spinner("checking this machine"):
-        return read_machine(obj.host, THIS if obj.here else (obj.machine or obj.host.name), selection.selectors,
-                            target if obj.here else None)
+        return read_machine(
+            obj.host,
+            THIS if obj.here else (obj.machine or obj.host.name),
+            selection.selectors,
+            target if obj.here else None,
+        )
 
 
 def diagnose(log_file: str, machine: Callable[[], MachineFacts | None] | None = None) -> None:
@@ -126,8 +139,8 @@ def diagnose(log_file: str, machine: Callable[[], MachineFacts | None] | None = 
         # start-up: the log engine's ~120 compiled patterns load only when a log is scanned (issue 33)
         from envmgr.buildlog.scan import render_matches, scan_path, unnamed_text
 
-        scan = scan_path(log_file)              # streamed: a long build's log is never held whole
-    except InputFileError:                       # empty (the command printed nothing) or unreadable
+        scan = scan_path(log_file)  # streamed: a long build's log is never held whole
+    except InputFileError:  # empty (the command printed nothing) or unreadable
         scan = None
     facts = machine() if machine is not None and scan is not None and scan.matches else None
     if scan is not None and scan.matches and facts is not None:
@@ -141,5 +154,3 @@ def diagnose(log_file: str, machine: Callable[[], MachineFacts | None] | None = 
     click.echo(f"envmgr: the command failed; no known failure signature in {log_file}", err=True)
     if scan is not None and scan.unnamed is not None and scan.unnamed.reason == "outside":
         click.echo("\n".join(unnamed_text(scan.unnamed, Painter(sys.stderr))), err=True)
-
-

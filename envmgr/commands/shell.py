@@ -1,4 +1,5 @@
 """`envmgr shell`: an interactive shell with the environment applied and a prompt marker."""
+
 from __future__ import annotations
 
 import shutil
@@ -18,8 +19,12 @@ from envmgr.snapshot.activation import ACTIVE, activation_delta
 @click.command("shell")
 @selector_options
 @recipe_options
-@click.option("--shell", "shell_name", metavar="NAME",
-              help="pwsh, powershell, cmd, bash, zsh, fish or sh (ps1: PowerShell; default: the shell you are in).")
+@click.option(
+    "--shell",
+    "shell_name",
+    metavar="NAME",
+    help="pwsh, powershell, cmd, bash, zsh, fish or sh (ps1: PowerShell; default: the shell you are in).",
+)
 @click.pass_obj
 def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, shell_name: str | None) -> None:
     """Start your shell with the environment applied (and a prompt marker).
@@ -31,9 +36,9 @@ def command(obj: Ctx, selection: Selection, recipe: RecipeArgs, shell_name: str 
     """
 
     refuse_records(obj, "shell")
-    host = obj.host                        # records were refused: this machine, or a Wine prefix
+    host = obj.host  # records were refused: this machine, or a Wine prefix
     base = dict(host.env)
-    if shell_name and shell_name.strip().lower() == "ps1":   # the script format's name: its shell (cli/grammar)
+    if shell_name and shell_name.strip().lower() == "ps1":  # the script format's name: its shell (cli/grammar)
         shell_name = "powershell" if host.platform == WINDOWS else "pwsh"
     name = detect_shell(shell_name or host.default_shell, base)
     delta, marker, _ = environment_for(obj, selection, recipe)

@@ -1,4 +1,5 @@
 """`envmgr wheels list|clear|publish`: the wheel cache, and publishing it as a team's PEP 503 index."""
+
 from __future__ import annotations
 
 from dataclasses import asdict
@@ -38,24 +39,40 @@ def wheels_list(obj: Ctx, as_json: bool) -> None:
     rows: list[dict[str, Any]] = []
     for e in wheels.entries():
         if isinstance(e, wheels.Entry):
-            rows.append({"digest": e.folder.name, "wheel": e.wheel, "path": str(e.path), "sha256": e.sha256,
-                         "build_seconds": e.build_seconds, "created": e.created,
-                         "key": {**asdict(e.key), "source": redact(e.key.source)},   # an entry from before N2's fix
-                         "device_code": e.device_code.to_json() if e.device_code else None,
-                         "runs_here": [f.to_json() for f in gpu_fits(e.device_code, gpus, windows)]})
+            rows.append(
+                {
+                    "digest": e.folder.name,
+                    "wheel": e.wheel,
+                    "path": str(e.path),
+                    "sha256": e.sha256,
+                    "build_seconds": e.build_seconds,
+                    "created": e.created,
+                    "key": {**asdict(e.key), "source": redact(e.key.source)},  # an entry from before N2's fix
+                    "device_code": e.device_code.to_json() if e.device_code else None,
+                    "runs_here": [f.to_json() for f in gpu_fits(e.device_code, gpus, windows)],
+                }
+            )
         else:
             rows.append({"digest": e.name, "wheel": None, "path": str(e), "broken": True})
     got = downloads.listed()
     if as_json:
-        emit_json({"schema": 1, "wheels_dir": str(wheels.wheels_dir()), "wheels": rows,
-                   "downloads_dir": str(downloads_dir()),
-                   "downloads": [{"path": str(d.folder), "wheel": d.wheel or None, "bytes": d.size} for d in got]})
+        emit_json(
+            {
+                "schema": 1,
+                "wheels_dir": str(wheels.wheels_dir()),
+                "wheels": rows,
+                "downloads_dir": str(downloads_dir()),
+                "downloads": [{"path": str(d.folder), "wheel": d.wheel or None, "bytes": d.size} for d in got],
+            }
+        )
         return
     click.echo(f"{len(rows)} cached wheel(s) in {wheels.wheels_dir()}")
     if got:
         total = sum(d.size for d in got) >> 20
-        click.echo(f"{len(got)} downloaded prebuilt wheel(s) ({total} MiB) in {downloads_dir()} "
-                   "(`envmgr wheels clear` removes them)")
+        click.echo(
+            f"{len(got)} downloaded prebuilt wheel(s) ({total} MiB) in {downloads_dir()} "
+            "(`envmgr wheels clear` removes them)"
+        )
         for d in got:
             click.echo(f"  {d.folder.name}  {d.wheel or '(unreadable facts.json)'}  {d.size >> 20} MiB")
     for r in rows:
@@ -64,8 +81,10 @@ def wheels_list(obj: Ctx, as_json: bool) -> None:
             continue
         k = r["key"]
         cuda = f"CUDA {k['cuda']} archs {k['archs'] or '?'}" if k["cuda"] else "CPU"
-        click.echo(f"  {r['digest']}  {k['package']} {k['version']}  {cuda}  {k['generator']}  "
-                   f"{k['python_tag']} {k['platform']}  built in {r['build_seconds']:.0f} s")
+        click.echo(
+            f"  {r['digest']}  {k['package']} {k['version']}  {cuda}  {k['generator']}  "
+            f"{k['python_tag']} {k['platform']}  built in {r['build_seconds']:.0f} s"
+        )
         code = from_json(r["device_code"])
         click.echo(f"      device code: {code.summary() if code else '(not recorded: cached by an older envmgr)'}")
         for how in r["runs_here"]:
@@ -76,8 +95,18 @@ def gpu_fits(code: DeviceCode | None, gpus: tuple[Gpu, ...], windows: bool = Fal
     """How each GPU here runs the device code (binaries/gpufit.py); [] without device code or GPUs."""
     if code is None or not (code.cubin or code.ptx):
         return []
-    return [fit(code.cubin, code.ptx, g.compute_cap or "", f"GPU {g.index} {g.name} ({g.compute_cap or '?'})",
-                code.ptx_isa, g.driver_version, windows) for g in gpus]
+    return [
+        fit(
+            code.cubin,
+            code.ptx,
+            g.compute_cap or "",
+            f"GPU {g.index} {g.name} ({g.compute_cap or '?'})",
+            code.ptx_isa,
+            g.driver_version,
+            windows,
+        )
+        for g in gpus
+    ]
 
 
 @command.command("clear")
@@ -108,20 +137,38 @@ def publish_command(dest: str, package: str | None, as_json: bool) -> None:
     for line in skipped:
         say(f"envmgr: skipped {line}")
     if not entries:
-        raise NoMatchError(f"the wheel cache holds no intact wheel{' of ' + package if package else ''} to publish",
-                           "build one first: envmgr install --recipe NAME SPEC (see `envmgr wheels list`)")
+        raise NoMatchError(
+            f"the wheel cache holds no intact wheel{' of ' + package if package else ''} to publish",
+            "build one first: envmgr install --recipe NAME SPEC (see `envmgr wheels list`)",
+        )
     failed: list[str] = []
     done = wheelindex.publish(entries, target, failed)
     for line in failed:
         say(f"envmgr: skipped {line}")
     skipped += failed
     if not done:
-        raise CheckFailed(f"none of the {len(entries)} cached wheel(s) could be published into {target}",
-                          "see the lines above; `envmgr wheels list` shows the cache")
+        raise CheckFailed(
+            f"none of the {len(entries)} cached wheel(s) could be published into {target}",
+            "see the lines above; `envmgr wheels list` shows the cache",
+        )
     if as_json:
-        emit_json({"schema": 1, "dest": str(target.resolve()), "skipped": skipped,
-                   "wheels": [{"digest": p.entry.folder.name, "wheel": p.entry.wheel, "status": p.status,
-                               "path": str(p.path), "sha256": p.entry.sha256} for p in done]})
+        emit_json(
+            {
+                "schema": 1,
+                "dest": str(target.resolve()),
+                "skipped": skipped,
+                "wheels": [
+                    {
+                        "digest": p.entry.folder.name,
+                        "wheel": p.entry.wheel,
+                        "status": p.status,
+                        "path": str(p.path),
+                        "sha256": p.entry.sha256,
+                    }
+                    for p in done
+                ],
+            }
+        )
         return
     for p in done:
         click.echo(f"  {p.status:8}  {p.entry.key.package}/{p.entry.folder.name}/{p.entry.wheel}")

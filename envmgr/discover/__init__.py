@@ -3,6 +3,7 @@ listed problem, never an exception.
 
 Imports the vocabulary, files/ and host/ only; every layer above reads its facts.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -31,15 +32,19 @@ def discover(host: Host, pythons: tuple[str | None, ...] = (None,)) -> Inventory
         instances, problems = discover_vs(host, sdks)
         return instances, sdks, tuple(problems) + tuple(sdk_problems)
 
-    jobs: tuple[Callable[[], Any], ...] = (windows_side, lambda: discover_cuda(host, pythons),
-                                            lambda: discover_gpus(host), lambda: discover_compilers(host))
+    jobs: tuple[Callable[[], Any], ...] = (
+        windows_side,
+        lambda: discover_cuda(host, pythons),
+        lambda: discover_gpus(host),
+        lambda: discover_compilers(host),
+    )
     if getattr(host, "runs_programs", True):
         from concurrent.futures import ThreadPoolExecutor  # lazily: a cached `export` never discovers
 
         with ThreadPoolExecutor(max_workers=4) as pool:
             futures = [pool.submit(job) for job in jobs]
             results = [f.result() for f in futures]
-    else:   # a record answers from memory: nothing to wait for, and threads only took turns (issue 14)
+    else:  # a record answers from memory: nothing to wait for, and threads only took turns (issue 14)
         results = [job() for job in jobs]
     (instances, sdks, problems), cuda, (gpus, gpu_problems), compilers = results
 

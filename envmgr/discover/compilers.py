@@ -1,4 +1,5 @@
 """Host C/C++ compilers on Linux (gcc, g++, clang and their -N alternatives): nvcc's limits need them."""
+
 from __future__ import annotations
 
 import re
@@ -29,8 +30,11 @@ def parse_compiler_version(text: str) -> str | None:
 
 
 # Versioned names Debian/Ubuntu/Fedora use for alternatives (g++-12, clang-18 ...).
-CANDIDATES = tuple(f"{base}{suffix}" for base in ("gcc", "g++", "clang", "clang++")
-                   for suffix in ("", *(f"-{n}" for n in range(7, 23))))
+CANDIDATES = tuple(
+    f"{base}{suffix}"
+    for base in ("gcc", "g++", "clang", "clang++")
+    for suffix in ("", *(f"-{n}" for n in range(7, 23)))
+)
 
 
 def find_compilers(host: Host) -> list[tuple[str, str]]:

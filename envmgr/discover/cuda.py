@@ -1,4 +1,5 @@
 """CUDA toolkit discovery: candidates from every source -> merge by real path -> probe each one."""
+
 from __future__ import annotations
 
 import re
@@ -76,8 +77,13 @@ def _registry_candidates(host: Host) -> list[Candidate]:
             continue
         if value.type not in ("REG_SZ", "REG_EXPAND_SZ") or not isinstance(value.data, str):
             pf = host.env.get("ProgramFiles") or "C:\\Program Files"
-            out.append(Candidate(join(host, pf, "NVIDIA GPU Computing Toolkit", "CUDA", sub), f"registry {sub}",
-                                 f"registry {CUDA_REG}\\{sub} InstallDir is {value.type}, expected REG_SZ"))
+            out.append(
+                Candidate(
+                    join(host, pf, "NVIDIA GPU Computing Toolkit", "CUDA", sub),
+                    f"registry {sub}",
+                    f"registry {CUDA_REG}\\{sub} InstallDir is {value.type}, expected REG_SZ",
+                )
+            )
             continue
         out.append(Candidate(_expand(host, value.data), f"registry {sub}"))
     return out
@@ -203,12 +209,14 @@ def probe(host: Host, path: str, sources: tuple[str, ...], given: tuple[str, ...
         want = integration_files(short)
         if ext and len([e for e in ext if e.lower() != "readme.txt"]) < want:
             problems.append(f"MSBuildExtensions holds {len(ext)} file(s), CUDA {short} ships {want}")
-    return CudaToolkit(version or "?", short, path, nvcc, sources, how, bin_dirs, lib_dirs, ext, components,
-                       tuple(problems))
+    return CudaToolkit(
+        version or "?", short, path, nvcc, sources, how, bin_dirs, lib_dirs, ext, components, tuple(problems)
+    )
 
 
-def _version(host: Host, path: str, nvcc: str | None, components: tuple[tuple[str, str], ...],
-             problems: list[str]) -> tuple[str | None, str]:
+def _version(
+    host: Host, path: str, nvcc: str | None, components: tuple[tuple[str, str], ...], problems: list[str]
+) -> tuple[str | None, str]:
     text, _ = safe_read_text(host, join(host, path, "version.json"))
     if text and (v := parse_version_json(text)):
         return v, "version.json"
@@ -220,8 +228,11 @@ def _version(host: Host, path: str, nvcc: str | None, components: tuple[tuple[st
         parsed = parse_nvcc_version(done.stdout) if done.ok else None
         if parsed:
             return parsed.full, "nvcc --version"
-        problems.append(f"nvcc --version failed: {done.describe_failure()}" if not done.ok
-                        else "nvcc --version printed no version line")
+        problems.append(
+            f"nvcc --version failed: {done.describe_failure()}"
+            if not done.ok
+            else "nvcc --version printed no version line"
+        )
     nvcc_dist = dict(components).get("nvidia-cuda-nvcc")
     if nvcc_dist:
         return nvcc_dist, "dist-info"

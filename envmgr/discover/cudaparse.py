@@ -1,4 +1,5 @@
 """Pure parsers for what a CUDA toolkit says about itself: nvcc --version, version.json/.txt, dist-info."""
+
 from __future__ import annotations
 
 import json
@@ -15,8 +16,8 @@ _DIST_INFO = re.compile(r"^(nvidia[_-][\w.]*?)-(\d+(?:\.\d+)+)(?:\.post\d+)?\.di
 
 @dataclass(frozen=True)
 class NvccVersion:
-    short: str   # 12.4
-    full: str    # 12.4.99
+    short: str  # 12.4
+    full: str  # 12.4.99
 
 
 def parse_nvcc_version(text: str) -> NvccVersion | None:
@@ -73,5 +74,7 @@ def mixed_components(components: tuple[tuple[str, str], ...]) -> str | None:
     if len(groups) <= 1:
         return None
     described = "; ".join(f"{v}: {', '.join(sorted(names))}" for v, names in sorted(groups.items()))
-    return (f"pip CUDA components of different versions ({described}): install matching versions, "
-            "e.g. pip install 'nvidia-cuda-nvcc==X.Y.*' 'nvidia-nvvm==X.Y.*' 'nvidia-cuda-crt==X.Y.*'")
+    return (
+        f"pip CUDA components of different versions ({described}): install matching versions, "
+        "e.g. pip install 'nvidia-cuda-nvcc==X.Y.*' 'nvidia-nvvm==X.Y.*' 'nvidia-cuda-crt==X.Y.*'"
+    )

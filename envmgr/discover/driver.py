@@ -3,6 +3,7 @@
 The CSV query has no field for it, so the table's header is read; a driver too old to print it, or
 no nvidia-smi, gives "" and callers fall back to the driver version against knowledge.py's table.
 """
+
 from __future__ import annotations
 
 import re
@@ -14,7 +15,7 @@ _CUDA = re.compile(r"CUDA Version\s*:\s*(\d+\.\d+)")
 
 
 def parse_driver_cuda(text: str) -> str:
-    """"12.9" from nvidia-smi's header line; "" when the text has none."""
+    """ "12.9" from nvidia-smi's header line; "" when the text has none."""
     m = _CUDA.search(text[:65536])
     return m.group(1) if m else ""
 

@@ -1,4 +1,5 @@
 """GPUs from nvidia-smi's CSV query, with a name -> compute capability table for old drivers."""
+
 from __future__ import annotations
 
 import re
@@ -9,9 +10,9 @@ from envmgr.host.base import WINDOWS, Host
 from envmgr.knowledge import cc_from_name
 
 QUERY = "index,name,compute_cap,driver_version,memory.total"
-QUERY_OLD = "index,name,driver_version,memory.total"   # drivers before compute_cap existed
+QUERY_OLD = "index,name,driver_version,memory.total"  # drivers before compute_cap existed
 SMI_TIMEOUT = 15.0
-GPU_SETTING = "ENVMGR_GPU"   # `--gpu` gives it for one run (cli/options.py), as CONDA_OVERRIDE_CUDA does for pixi
+GPU_SETTING = "ENVMGR_GPU"  # `--gpu` gives it for one run (cli/options.py), as CONDA_OVERRIDE_CUDA does for pixi
 _OVERRIDE = re.compile(r"(?:sm_|compute_)?(\d{1,2})(\d)[af]?|(\d{1,2})\.(\d)")
 
 
@@ -50,8 +51,16 @@ def parse_query_csv(text: str, fields: tuple[str, ...]) -> tuple[Gpu, ...]:
             if cc is None:
                 how = "unknown"
         index = row.get("index", str(len(gpus)))
-        gpus.append(Gpu(int(index) if index.isdigit() else len(gpus), name, cc, how,
-                        row.get("driver_version", ""), _mib(row.get("memory.total", ""))))
+        gpus.append(
+            Gpu(
+                int(index) if index.isdigit() else len(gpus),
+                name,
+                cc,
+                how,
+                row.get("driver_version", ""),
+                _mib(row.get("memory.total", "")),
+            )
+        )
     return tuple(gpus)
 
 
@@ -60,8 +69,10 @@ def smi_path(host: Host) -> str | None:
     if found or host.platform != WINDOWS:
         return found
     windir = host.env.get("SystemRoot") or "C:\\Windows"
-    for candidate in (f"{windir}\\System32\\nvidia-smi.exe",
-                      "C:\\Program Files\\NVIDIA Corporation\\NVSMI\\nvidia-smi.exe"):
+    for candidate in (
+        f"{windir}\\System32\\nvidia-smi.exe",
+        "C:\\Program Files\\NVIDIA Corporation\\NVSMI\\nvidia-smi.exe",
+    ):
         if host.exists(candidate):
             return candidate
     return None

@@ -1,5 +1,6 @@
 """The compatibility limits a machine states itself: each toolkit's `include/crt/host_config.h` and
 each MSVC toolset's `include/yvals_core.h`. Where a file is missing, the knowledge base answers."""
+
 from __future__ import annotations
 
 import re
@@ -19,8 +20,12 @@ def parse_host_config(text: str) -> HostLimits | None:
     msc, gcc = _MSC.search(text), _GCC.search(text)
     if not (msc or gcc):
         return None
-    return HostLimits(int(msc.group(1)) if msc else None, int(msc.group(2)) if msc else None,
-                      int(gcc.group(1)) if gcc else None, "host_config.h")
+    return HostLimits(
+        int(msc.group(1)) if msc else None,
+        int(msc.group(2)) if msc else None,
+        int(gcc.group(1)) if gcc else None,
+        "host_config.h",
+    )
 
 
 def parse_stl_min_cuda(text: str) -> str | None:

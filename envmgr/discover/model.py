@@ -1,4 +1,5 @@
 """The facts discovery produces: frozen dataclasses with tuple fields, turned into JSON by `to_json`."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, is_dataclass
@@ -9,10 +10,10 @@ from envmgr.version import mm
 
 @dataclass(frozen=True)
 class Toolset:
-    version: str          # the folder name under VC\Tools\MSVC, e.g. 14.44.35207
+    version: str  # the folder name under VC\Tools\MSVC, e.g. 14.44.35207
     path: str
-    msc_ver: int | None   # 14.44 -> 1944 (from the folder's first two parts; never _MSC_FULL_VER)
-    has_cl_x64: bool      # bin\Hostx64\x64\cl.exe exists
+    msc_ver: int | None  # 14.44 -> 1944 (from the folder's first two parts; never _MSC_FULL_VER)
+    has_cl_x64: bool  # bin\Hostx64\x64\cl.exe exists
     is_default: bool = False
 
 
@@ -20,8 +21,8 @@ class Toolset:
 class BuildCustomizations:
     dir: str
     exists: bool
-    cuda_versions: tuple[str, ...] = ()   # "12.4", ... those with a CUDA X.Y.props
-    files: tuple[str, ...] = ()           # every CUDA-related file name found there
+    cuda_versions: tuple[str, ...] = ()  # "12.4", ... those with a CUDA X.Y.props
+    files: tuple[str, ...] = ()  # every CUDA-related file name found there
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,7 @@ class VsInstance:
     sdks: tuple[str, ...]
     problems: tuple[str, ...] = ()
     is_reboot_required: bool | None = None
-    unusable: tuple[str, ...] = ()   # why it cannot build (node-gyp's rejections); empty when usable
+    unusable: tuple[str, ...] = ()  # why it cannot build (node-gyp's rejections); empty when usable
 
     @property
     def usable(self) -> bool:
@@ -66,16 +67,16 @@ class VsInstance:
 
 @dataclass(frozen=True)
 class CudaToolkit:
-    version: str               # full: 13.0.88 (nvcc) or 11.8.0 (version.json)
-    short: str                 # 13.0
+    version: str  # full: 13.0.88 (nvcc) or 11.8.0 (version.json)
+    short: str  # 13.0
     path: str
     nvcc: str | None
     sources: tuple[str, ...]
-    version_source: str        # version.json | version.txt | nvcc --version | dist-info | folder name
+    version_source: str  # version.json | version.txt | nvcc --version | dist-info | folder name
     bin_dirs: tuple[str, ...]  # where its DLLs / shared libraries are (bin, and bin\x64 on CUDA 13)
     lib_dirs: tuple[str, ...]
     msbuild_extensions: tuple[str, ...]
-    components: tuple[tuple[str, str], ...] = ()   # pip dist-info (name, version), when any
+    components: tuple[tuple[str, str], ...] = ()  # pip dist-info (name, version), when any
     problems: tuple[str, ...] = ()
 
     @property
@@ -89,14 +90,14 @@ class Gpu:
     index: int
     name: str
     compute_cap: str | None
-    compute_cap_source: str   # nvidia-smi | name table | unknown | override (--gpu or ENVMGR_GPU)
+    compute_cap_source: str  # nvidia-smi | name table | unknown | override (--gpu or ENVMGR_GPU)
     driver_version: str
     memory_mib: int | None
 
 
 @dataclass(frozen=True)
 class HostCompiler:
-    name: str        # gcc, g++, clang, clang++, g++-12 ...
+    name: str  # gcc, g++, clang, clang++, g++-12 ...
     path: str
     version: str
     major: int | None
@@ -111,7 +112,7 @@ class Inventory:
     gpus: tuple[Gpu, ...]
     host_compilers: tuple[HostCompiler, ...]
     windows_sdks: tuple[str, ...] = ()
-    problems: tuple[str, ...] = ()    # machine-wide problems (e.g. vswhere failed)
+    problems: tuple[str, ...] = ()  # machine-wide problems (e.g. vswhere failed)
     gpu_problems: tuple[str, ...] = ()
 
 

@@ -1,4 +1,5 @@
 """Windows SDK versions, the way vcvars' winsdk.bat finds them (docs/knowledge.md#windows-sdk)."""
+
 from __future__ import annotations
 
 from envmgr.host.base import Host, join, safe_listdir
@@ -31,7 +32,8 @@ def discover_sdks(host: Host) -> tuple[tuple[str, ...], tuple[str, ...]]:
         if not name.startswith("10."):
             continue
         has_header = host.exists(join(host, include, name, "um", "windows.h")) or host.exists(
-            join(host, include, name, "um", "winsdkver.h"))
+            join(host, include, name, "um", "winsdkver.h")
+        )
         if has_header:
             usable.append(name)
         else:

@@ -7,6 +7,7 @@ environment, a `.venv` in the working folder or a parent, then the first `python
 on PATH. Everything is read through the Host (its environment and files), Windows layouts included:
 a venv's Scripts\\python.exe, and conda's python.exe at the prefix root.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -15,20 +16,25 @@ from dataclasses import dataclass, replace
 from envmgr.host.base import WINDOWS, Host, path_class, same_path
 
 # why -> how the one line on stderr says it
-WHY = {"--python": "--python", "project": "the project's python, from {where}",
-       "VIRTUAL_ENV": "the active virtual environment (VIRTUAL_ENV)",
-       "CONDA_PREFIX": "the active conda environment (CONDA_PREFIX)", ".venv": "the .venv of {where}",
-       "PATH": "the first {name} on PATH", "envmgr": "envmgr's own Python: no venv, conda environment, "
-       ".venv or python on PATH"}
+WHY = {
+    "--python": "--python",
+    "project": "the project's python, from {where}",
+    "VIRTUAL_ENV": "the active virtual environment (VIRTUAL_ENV)",
+    "CONDA_PREFIX": "the active conda environment (CONDA_PREFIX)",
+    ".venv": "the .venv of {where}",
+    "PATH": "the first {name} on PATH",
+    "envmgr": "envmgr's own Python: no venv, conda environment, .venv or python on PATH",
+}
 
 
 @dataclass(frozen=True)
 class TargetPython:
     """The interpreter chosen, and why: `why` is one of WHY's keys; `detail` fills its words."""
+
     path: str
     why: str
     detail: str = ""
-    passed: tuple[str, ...] = ()    # candidates passed over on the way, and why (-v prints them)
+    passed: tuple[str, ...] = ()  # candidates passed over on the way, and why (-v prints them)
 
     def line(self) -> str:
         words = WHY[self.why].format(where=self.detail, name=self.detail)

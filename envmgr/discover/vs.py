@@ -1,4 +1,5 @@
 """Visual Studio discovery: vswhere (once), state.json as fallback, then a probe of each instance's files."""
+
 from __future__ import annotations
 
 import re
@@ -49,8 +50,10 @@ def find_records(host: Host) -> tuple[list[VsRecord], list[str]]:
             if records:
                 return newest_first(records), problems
             # vswhere returns [] with exit 0 when its COM class is not registered (docs/knowledge.md#vswhere).
-            problems.append("vswhere found no instance; checking the installer's state.json files in case its "
-                            "COM registration is broken")
+            problems.append(
+                "vswhere found no instance; checking the installer's state.json files in case its "
+                "COM registration is broken"
+            )
         except VswhereError as exc:
             problems.append(f"{exc}; falling back to the installer's state.json files")
     records, state_problems = read_state_files(host)
@@ -118,14 +121,17 @@ def probe_toolsets(host: Host, install_path: str) -> tuple[tuple[Toolset, ...], 
         toolsets.append(Toolset(name, path, msc_ver(name), host.exists(cl), name == default))
     toolsets.sort(key=lambda t: Version.of(t.version), reverse=True)
     if default and not any(t.version == default for t in toolsets):
-        problems.append(f"Microsoft.VCToolsVersion.default.txt names {default}, but VC\\Tools\\MSVC\\{default} "
-                        "is missing (CMake will not use this instance)")
+        problems.append(
+            f"Microsoft.VCToolsVersion.default.txt names {default}, but VC\\Tools\\MSVC\\{default} "
+            "is missing (CMake will not use this instance)"
+        )
     return tuple(toolsets), default, problems
 
 
 @dataclass(frozen=True)
 class _Folder:
     """What probe_instance finds in an instance's installation folder."""
+
     toolsets: tuple[Toolset, ...] = ()
     default: str | None = None
     vcvarsall: str | None = None
@@ -140,8 +146,10 @@ def _probe_folder(host: Host, path: str, major: int | None) -> _Folder:
     vc_targets: str | None = None
     bc: BuildCustomizations | None = None
     if not toolsets:
-        problems.append("no MSVC toolset in VC\\Tools\\MSVC: install the 'Desktop development with C++' "
-                        "workload (Microsoft.VisualStudio.Workload.VCTools)")
+        problems.append(
+            "no MSVC toolset in VC\\Tools\\MSVC: install the 'Desktop development with C++' "
+            "workload (Microsoft.VisualStudio.Workload.VCTools)"
+        )
     candidate = join(host, path, "VC", "Auxiliary", "Build", "vcvarsall.bat")
     vcvarsall = candidate if host.exists(candidate) else None
     if toolsets and vcvarsall is None:
@@ -159,8 +167,9 @@ def _record_problems(rec: VsRecord) -> list[str]:
     """What the installer's record itself says is wrong: incomplete, or too old."""
     problems = []
     if rec.is_complete is False and rec.source == "vswhere":
-        problems.append("the installer reports this instance as incomplete (repair or finish it in the "
-                        "Visual Studio Installer)")
+        problems.append(
+            "the installer reports this instance as incomplete (repair or finish it in the Visual Studio Installer)"
+        )
     if rec.major is not None and rec.major < 15:
         problems.append("Visual Studio 2015 or older: not supported by current CUDA toolkits")
     return problems
@@ -176,17 +185,39 @@ def probe_instance(host: Host, rec: VsRecord, sdks: tuple[str, ...]) -> VsInstan
     problems = (*rec.problems, *found.problems, *_record_problems(rec))
     toolsets, vc_targets = found.toolsets, found.vc_targets
     return VsInstance(
-        instance_id=rec.instance_id, edition=rec.edition, product_id=rec.product_id,
-        display_name=rec.display_name, version=rec.installation_version, major=rec.major, year=rec.year,
-        path=path, is_complete=rec.is_complete, is_launchable=rec.is_launchable,
-        is_prerelease=rec.is_prerelease, channel=rec.channel, channel_id=rec.channel_id,
-        nickname=rec.nickname, source=rec.source, toolsets=toolsets, default_toolset=found.default,
-        vcvarsall=found.vcvarsall, build_customizations=found.bc, sdks=sdks, problems=problems,
+        instance_id=rec.instance_id,
+        edition=rec.edition,
+        product_id=rec.product_id,
+        display_name=rec.display_name,
+        version=rec.installation_version,
+        major=rec.major,
+        year=rec.year,
+        path=path,
+        is_complete=rec.is_complete,
+        is_launchable=rec.is_launchable,
+        is_prerelease=rec.is_prerelease,
+        channel=rec.channel,
+        channel_id=rec.channel_id,
+        nickname=rec.nickname,
+        source=rec.source,
+        toolsets=toolsets,
+        default_toolset=found.default,
+        vcvarsall=found.vcvarsall,
+        build_customizations=found.bc,
+        sdks=sdks,
+        problems=problems,
         is_reboot_required=rec.is_reboot_required,
         unusable=unusable_reasons(
-            exists=exists, toolsets=toolsets, vc_targets=vc_targets,
-            vc_targets_exist=vc_targets is not None and host.is_dir(vc_targets), sdks=sdks,
-            is_complete=rec.is_complete, is_reboot_required=rec.is_reboot_required, major=rec.major))
+            exists=exists,
+            toolsets=toolsets,
+            vc_targets=vc_targets,
+            vc_targets_exist=vc_targets is not None and host.is_dir(vc_targets),
+            sdks=sdks,
+            is_complete=rec.is_complete,
+            is_reboot_required=rec.is_reboot_required,
+            major=rec.major,
+        ),
+    )
 
 
 def discover_vs(host: Host, sdks: tuple[str, ...]) -> tuple[tuple[VsInstance, ...], tuple[str, ...]]:

@@ -3,6 +3,7 @@
 Both become the same `VsRecord`, so discovery does not care where an instance came from.
 See docs/knowledge.md#vswhere.
 """
+
 from __future__ import annotations
 
 import json
@@ -19,8 +20,11 @@ from envmgr.version import Version
 _ERROR_LINE = re.compile(r"^\s*Error(?: 0x[0-9a-fA-F]+)?:\s*(.+)$", re.M)
 
 
-_DISPLAY_EDITION = re.compile(r"\b(Community|Professional|Enterprise|Build Tools|BuildTools|Team Explorer|"
-                              r"TestAgent|TestController|TestProfessional|Express)\b", re.I)
+_DISPLAY_EDITION = re.compile(
+    r"\b(Community|Professional|Enterprise|Build Tools|BuildTools|Team Explorer|"
+    r"TestAgent|TestController|TestProfessional|Express)\b",
+    re.I,
+)
 _DISPLAY_CHANNEL = re.compile(r"\b(Insiders|Preview)\b", re.I)
 
 
@@ -211,8 +215,10 @@ def parse_state_json(text: str, instance_id: str) -> VsRecord:
     catalog = d.get("catalogInfo") or {}
     product = d.get("product") or {}
     resources = d.get("localizedResources") or []
-    title = next((r.get("title", "") for r in resources if str(r.get("language", "")).lower() == "en-us"),
-                 resources[0].get("title", "") if resources else "")
+    title = next(
+        (r.get("title", "") for r in resources if str(r.get("language", "")).lower() == "en-us"),
+        resources[0].get("title", "") if resources else "",
+    )
     errors = d.get("errors") or {}
     failed = errors.get("failedPackages") or []
     problems = []

@@ -5,6 +5,7 @@ Each check is one small function named after its catalog id (envmgr/catalog.py) 
 is diagnosed exactly like a live one); checks that need more (a file, a command) read it through
 `facts.host` themselves, and the runner (run.py) runs them concurrently.
 """
+
 from __future__ import annotations
 
 import re
@@ -19,7 +20,7 @@ from envmgr.knowledge import Limits
 from envmgr.snapshot.select import Choice
 from envmgr.snapshot.selectors import Selectors
 
-_CheckFn = TypeVar("_CheckFn", bound="Callable[[Facts], Finding]")   # a check, its type kept
+_CheckFn = TypeVar("_CheckFn", bound="Callable[[Facts], Finding]")  # a check, its type kept
 
 OK, WARN, FAIL, SKIPPED = "ok", "warn", "fail", "skipped"
 SEVERITY = {SKIPPED: 0, OK: 1, WARN: 2, FAIL: 3}
@@ -28,16 +29,17 @@ SEVERITY = {SKIPPED: 0, OK: 1, WARN: 2, FAIL: 3}
 @dataclass(frozen=True)
 class Finding:
     id: FailureId
-    status: str                       # ok | warn | fail | skipped
-    summary: str                      # one line: what is wrong (or right), or why it was skipped
-    evidence: tuple[str, ...] = ()    # the facts used, one per line
-    fix: str = ""                     # what to do (filled from the catalog when the check has none)
-    fix_command: str = ""             # an envmgr (or pip) command that does it, where one exists
-    title: str = ""                   # from the catalog
+    status: str  # ok | warn | fail | skipped
+    summary: str  # one line: what is wrong (or right), or why it was skipped
+    evidence: tuple[str, ...] = ()  # the facts used, one per line
+    fix: str = ""  # what to do (filled from the catalog when the check has none)
+    fix_command: str = ""  # an envmgr (or pip) command that does it, where one exists
+    title: str = ""  # from the catalog
 
 
-def finding(id_: FailureId, status: str, summary: str, evidence: Iterable[str] = (), fix: str = "",
-            fix_command: str = "") -> Finding:
+def finding(
+    id_: FailureId, status: str, summary: str, evidence: Iterable[str] = (), fix: str = "", fix_command: str = ""
+) -> Finding:
     return Finding(id_, status, summary, tuple(evidence), fix, fix_command)
 
 
@@ -57,9 +59,11 @@ CHECKS: dict[FailureId, Check] = {}
 
 def check(id_: FailureId, *platforms: str) -> Callable[[_CheckFn], _CheckFn]:
     """Register `func(facts) -> Finding` as the check for catalog id `id_` (all platforms if none given)."""
+
     def register(func: _CheckFn) -> _CheckFn:
         CHECKS[id_] = Check(id_, platforms or (WINDOWS, LINUX), func)
         return func
+
     return register
 
 
@@ -70,13 +74,13 @@ class Facts:
     host: Host
     inv: Inventory
     limits: Limits
-    choice: Choice | None        # None when selection failed
-    choice_error: str = ""       # why there is no choice
+    choice: Choice | None  # None when selection failed
+    choice_error: str = ""  # why there is no choice
     selectors: Selectors | None = None
-    vs: VsInstance | None = None     # the VS instance envmgr would use (even when no toolset fits)
+    vs: VsInstance | None = None  # the VS instance envmgr would use (even when no toolset fits)
     cuda: CudaToolkit | None = None  # the CUDA toolkit envmgr would use
-    python: Interpreter | None = None     # host.interpreter()
-    cmake_version: str | None = None      # from `cmake --version`, when cmake is on PATH
+    python: Interpreter | None = None  # host.interpreter()
+    cmake_version: str | None = None  # from `cmake --version`, when cmake is on PATH
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property

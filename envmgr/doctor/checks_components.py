@@ -7,6 +7,7 @@ generate step with `Target "ggml-cuda" links to: CUDA::cublas but the target was
 log of this machine: tests/corpus/pip-llama-cpp-python-0.3.36-cuda13.0-no-cublas-*.txt).
 The files are looked for where FindCUDAToolkit looks: the toolkit's include and lib folders.
 """
+
 from __future__ import annotations
 
 from envmgr.discover.model import CudaToolkit
@@ -17,7 +18,7 @@ from envmgr.host.base import WINDOWS, Host, join, safe_listdir
 NEEDS = {
     "llama-cpp-python": ("cudart", "cublas", "cublasLt"),
 }
-_FILES = {   # component -> (linux library prefix, windows import library, header)
+_FILES = {  # component -> (linux library prefix, windows import library, header)
     "cudart": ("libcudart", "cudart.lib", "cuda_runtime.h"),
     "cublas": ("libcublas.", "cublas.lib", "cublas_v2.h"),
     "cublasLt": ("libcublasLt", "cublasLt.lib", "cublasLt.h"),
@@ -47,11 +48,17 @@ def missing_components(host: Host, kit: CudaToolkit, needs: tuple[str, ...]) -> 
     out = []
     for comp in needs:
         prefix, implib, header = _FILES[comp]
-        has_lib = (implib.lower() in {n.lower() for n in libs}) if windows else \
-            any(n.startswith(prefix) and (".so" in n or n.endswith(".a")) for n in libs)
+        has_lib = (
+            (implib.lower() in {n.lower() for n in libs})
+            if windows
+            else any(n.startswith(prefix) and (".so" in n or n.endswith(".a")) for n in libs)
+        )
         has_header = any(host.exists(join(host, d, header)) for d in includes)
-        lacking = [what for what, ok in ((implib if windows else f"{prefix.rstrip('.')}*.so", has_lib),
-                                         (header, has_header)) if not ok]
+        lacking = [
+            what
+            for what, ok in ((implib if windows else f"{prefix.rstrip('.')}*.so", has_lib), (header, has_header))
+            if not ok
+        ]
         if lacking:
             out.append((comp, " and ".join(lacking)))
     return out
@@ -85,16 +92,17 @@ def fix_for(kit: CudaToolkit, comps: list[str], windows: bool) -> str:
         wheels = " ".join(component_wheels(kit, comps))
         if kind == "pip":
             return f"pip install {wheels} (the CUDA of this nvcc)"
-        return (f"add the wheel(s) {wheels} to {kit.path} the way its other nvidia-* wheels were laid out "
-                "(their include/ and lib/ into the toolkit), or select a complete toolkit")
+        return (
+            f"add the wheel(s) {wheels} to {kit.path} the way its other nvidia-* wheels were laid out "
+            "(their include/ and lib/ into the toolkit), or select a complete toolkit"
+        )
     if kind == "conda":
         return f"conda install -c nvidia {' '.join(sorted({p[2] for p in names}))}={kit.short}"
     if windows:
-        subs = ", ".join(sorted({f'{p[0]}_dev_{kit.short}' for p in names}))
+        subs = ", ".join(sorted({f"{p[0]}_dev_{kit.short}" for p in names}))
         return f"run the CUDA {kit.short} installer again (Custom) and select the library components {subs}"
     apt = " ".join(sorted({f"{p[1]}-{major}-{minor}" for p in names}))
-    return (f"apt install {apt} (NVIDIA's repository), or rerun the CUDA {kit.short} runfile with its "
-            "libraries selected")
+    return f"apt install {apt} (NVIDIA's repository), or rerun the CUDA {kit.short} runfile with its libraries selected"
 
 
 def component_command(kit: CudaToolkit, comps: list[str], windows: bool) -> str:
@@ -105,9 +113,10 @@ def component_command(kit: CudaToolkit, comps: list[str], windows: bool) -> str:
     if kind == "pip":
         parts = kit.path.replace("\\", "/").split("/")
         site = parts.index("site-packages") if "site-packages" in parts else -1
-        root = "/".join(parts[:site - (1 if windows else 2)]) if site > 2 else ""   # Lib\ or lib/pythonX.Y/
-        python = (f"{root}/Scripts/python.exe".replace("/", "\\") if windows else f"{root}/bin/python") \
-            if root else "python"
+        root = "/".join(parts[: site - (1 if windows else 2)]) if site > 2 else ""  # Lib\ or lib/pythonX.Y/
+        python = (
+            (f"{root}/Scripts/python.exe".replace("/", "\\") if windows else f"{root}/bin/python") if root else "python"
+        )
         return f"{python} -m pip install {' '.join(component_wheels(kit, comps))}"
     if kind == "conda":
         return f"conda install -c nvidia {' '.join(sorted({p[2] for p in names}))}={kit.short}"
@@ -127,8 +136,11 @@ def f24(facts: Facts) -> Finding:
     if kit is None:
         return finding("F24", SKIPPED, "no CUDA toolkit selected (see F07)")
     missing = missing_components(facts.host, kit, needs)
-    ev = [f"{recipe} links {', '.join(needs)} (CUDA::{', CUDA::'.join(needs)})", f"toolkit: {cuda_label(kit)}",
-          f"looked in: {', '.join(kit.lib_dirs) or '(no lib folder)'} and {join(facts.host, kit.path, 'include')}"]
+    ev = [
+        f"{recipe} links {', '.join(needs)} (CUDA::{', CUDA::'.join(needs)})",
+        f"toolkit: {cuda_label(kit)}",
+        f"looked in: {', '.join(kit.lib_dirs) or '(no lib folder)'} and {join(facts.host, kit.path, 'include')}",
+    ]
     if not missing:
         return finding("F24", OK, f"{cuda_label(kit)} has {', '.join(needs)}", ev)
     ev += [f"missing {comp}: {what}" for comp, what in missing]
@@ -137,7 +149,14 @@ def f24(facts: Facts) -> Finding:
     fix = fix_for(kit, comps, facts.windows)
     if others:
         fix += f"; or build with CUDA {others[0].short} ({others[0].path}), which has them"
-    return finding("F24", FAIL, f"{cuda_label(kit)} has no {', '.join(comps)}: the build will stop at "
-                   f"`CUDA::{comps[0]} ... target was not found`", ev, fix=fix,
-                   fix_command=f"envmgr shell --cuda {others[0].short}" if others else
-                   component_command(kit, comps, facts.windows))
+    return finding(
+        "F24",
+        FAIL,
+        f"{cuda_label(kit)} has no {', '.join(comps)}: the build will stop at "
+        f"`CUDA::{comps[0]} ... target was not found`",
+        ev,
+        fix=fix,
+        fix_command=f"envmgr shell --cuda {others[0].short}"
+        if others
+        else component_command(kit, comps, facts.windows),
+    )

@@ -1,5 +1,6 @@
 """Environment checks: CMAKE_ARGS flags and quoting, path lengths, build length (F09, F10, F11, F20), and the
 compiler variables that override the selected environment (a note beside the catalog's checks)."""
+
 from __future__ import annotations
 
 import re
@@ -11,10 +12,14 @@ from envmgr.recipes.recipe import default_architectures
 from envmgr.snapshot.overrides import compiler_overrides
 
 _FATAL = ("LLAMA_CUBLAS",)
-_WARNS = {"LLAMA_CUDA": "deprecated (use GGML_CUDA)", "GGML_CUDA_F16": "removed (ignored)",
-          "LLAMA_CUDA_F16": "removed (ignored)", "LLAMA_CUDA_DMMV_X": "removed (ignored)",
-          "CUDA_DOCKER_ARCH": "a Makefile-only variable (ignored)",
-          "GGML_CUDA_FA_ALL_QUANTS": "deprecated (use GGML_CUDA_FA_QUANTS=all)"}
+_WARNS = {
+    "LLAMA_CUDA": "deprecated (use GGML_CUDA)",
+    "GGML_CUDA_F16": "removed (ignored)",
+    "LLAMA_CUDA_F16": "removed (ignored)",
+    "LLAMA_CUDA_DMMV_X": "removed (ignored)",
+    "CUDA_DOCKER_ARCH": "a Makefile-only variable (ignored)",
+    "GGML_CUDA_FA_ALL_QUANTS": "deprecated (use GGML_CUDA_FA_QUANTS=all)",
+}
 _TOKEN_OK = re.compile(r"^-(D|G|T|A|C|U|W)")
 # The deepest relative path of a CUDA source in pip's unpacked sdist (facts/failures.md F11: 238 characters
 # under a 57-character TEMP), used to estimate the longest path a build reaches.
@@ -58,9 +63,14 @@ def f09(facts: Facts) -> Finding:
     status = worst(statuses)
     if status == OK:
         return finding("F09", OK, "CMAKE_ARGS asks for GGML_CUDA with current flag names", ev)
-    return finding("F09", status, "; ".join(problems), ev,
-                   fix="set CMAKE_ARGS=-DGGML_CUDA=on (plus -DCMAKE_CUDA_ARCHITECTURES=<cc>) and drop old flags",
-                   fix_command="envmgr shell --recipe llama-cpp-python")
+    return finding(
+        "F09",
+        status,
+        "; ".join(problems),
+        ev,
+        fix="set CMAKE_ARGS=-DGGML_CUDA=on (plus -DCMAKE_CUDA_ARCHITECTURES=<cc>) and drop old flags",
+        fix_command="envmgr shell --recipe llama-cpp-python",
+    )
 
 
 @check("F10")
@@ -68,7 +78,7 @@ def f10(facts: Facts) -> Finding:
     args, host = cmake_args(facts.env), facts.host
     ev, problems, statuses = [f"CMAKE_ARGS={args}" if args else "CMAKE_ARGS is not set"], [], [OK]
     try:
-        tokens = shlex.split(args)   # scikit-build-core >= 0.9.3 splits CMAKE_ARGS like this
+        tokens = shlex.split(args)  # scikit-build-core >= 0.9.3 splits CMAKE_ARGS like this
     except ValueError as exc:
         tokens = []
         statuses.append(FAIL)
@@ -78,7 +88,7 @@ def f10(facts: Facts) -> Finding:
     for tok in tokens:
         if '"' in tok or "'" in tok:
             statuses.append(FAIL)
-            problems.append(f"token {tok!r} still holds quotes (cmd's set X=\"...\" form)")
+            problems.append(f'token {tok!r} still holds quotes (cmd\'s set X="..." form)')
         elif not _TOKEN_OK.match(tok):
             statuses.append(FAIL)
             problems.append(f"token {tok!r} is not a -D/-G/-T/-A option (mangled path or stray word)")
@@ -96,9 +106,14 @@ def f10(facts: Facts) -> Finding:
     status = worst(statuses)
     if status == OK:
         return finding("F10", OK, "CMAKE_ARGS splits cleanly" if args else "CMAKE_ARGS is not set", ev)
-    return finding("F10", status, "; ".join(problems), ev,
-                   fix="write CMAKE_ARGS with forward slashes and quote the whole assignment for your shell",
-                   fix_command="envmgr shell")
+    return finding(
+        "F10",
+        status,
+        "; ".join(problems),
+        ev,
+        fix="write CMAKE_ARGS with forward slashes and quote the whole assignment for your shell",
+        fix_command="envmgr shell",
+    )
 
 
 def _odd(text: str) -> str:
@@ -110,7 +125,7 @@ def _odd(text: str) -> str:
 def f11(facts: Facts) -> Finding:
     env, ev, problems, statuses = facts.env, [], [], [OK]
     temp = env.get("TEMP") or env.get("TMP") or ""
-    values = (facts.host.reg_values(LONG_PATHS_KEY) or {})
+    values = facts.host.reg_values(LONG_PATHS_KEY) or {}
     lp = next((v.data for k, v in values.items() if k.lower() == "longpathsenabled"), None)
     ev.append(f"LongPathsEnabled = {lp if lp is not None else 'not set'!s}")
     if temp:
@@ -137,10 +152,15 @@ def f11(facts: Facts) -> Finding:
     status = worst(statuses)
     if status == OK:
         return finding("F11", OK, "paths are short enough", ev)
-    return finding("F11", status, "; ".join(problems), ev,
-                   fix="use a short ASCII TEMP (C:\\t) and SKBUILD_BUILD_DIR=C:/b/{wheel_tag}; dedupe PATH; "
-                       "optionally enable LongPathsEnabled (admin)",
-                   fix_command="envmgr shell")
+    return finding(
+        "F11",
+        status,
+        "; ".join(problems),
+        ev,
+        fix="use a short ASCII TEMP (C:\\t) and SKBUILD_BUILD_DIR=C:/b/{wheel_tag}; dedupe PATH; "
+        "optionally enable LongPathsEnabled (admin)",
+        fix_command="envmgr shell",
+    )
 
 
 def _beyond_the_rule(facts: Facts, archs: list[str]) -> tuple[str, str]:
@@ -158,8 +178,10 @@ def _beyond_the_rule(facts: Facts, archs: list[str]) -> tuple[str, str]:
     base = {re.sub(r"-(real|virtual)$", "", a) for a in archs}
     extra = sorted(base - set(rule), key=lambda a: (len(a), a))
     if extra and len(base) > 2:
-        return (f"{len(base)} CUDA architectures multiply the build time; {';'.join(rule)} would do here "
-                f"(not needed: {';'.join(extra)})"), described
+        return (
+            f"{len(base)} CUDA architectures multiply the build time; {';'.join(rule)} would do here "
+            f"(not needed: {';'.join(extra)})"
+        ), described
     return "", described
 
 
@@ -167,8 +189,10 @@ def _beyond_the_rule(facts: Facts, archs: list[str]) -> tuple[str, str]:
 def f20(facts: Facts) -> Finding:
     found = defines(cmake_args(facts.env))
     archs = [a for a in re.split(r"[;,]", found.get("CMAKE_CUDA_ARCHITECTURES", "")) if a]
-    ev = [f"CMAKE_CUDA_ARCHITECTURES: {';'.join(archs) or 'not set'}",
-          f"SKBUILD_BUILD_DIR: {facts.env.get('SKBUILD_BUILD_DIR') or 'not set (a fresh temp dir every build)'}"]
+    ev = [
+        f"CMAKE_CUDA_ARCHITECTURES: {';'.join(archs) or 'not set'}",
+        f"SKBUILD_BUILD_DIR: {facts.env.get('SKBUILD_BUILD_DIR') or 'not set (a fresh temp dir every build)'}",
+    ]
     problems = []
     beyond, rule = _beyond_the_rule(facts, archs)
     ev.append(f"envmgr's rule here: {rule}")
@@ -177,8 +201,13 @@ def f20(facts: Facts) -> Finding:
     if found.get("GGML_CUDA_FA_QUANTS") == "all" or found.get("GGML_CUDA_FA_ALL_QUANTS"):
         problems.append("all flash-attention quant pairs make the build much longer")
     if problems:
-        return finding("F20", WARN, "; ".join(problems), ev,
-                       fix="build the one arch of your GPU, keep the default FA quants, set SKBUILD_BUILD_DIR")
+        return finding(
+            "F20",
+            WARN,
+            "; ".join(problems),
+            ev,
+            fix="build the one arch of your GPU, keep the default FA quants, set SKBUILD_BUILD_DIR",
+        )
     return finding("F20", OK, "nothing makes the build unusually long", ev)
 
 

@@ -1,4 +1,5 @@
 """Checks of the installed llama_cpp and pip's wheel cache (F14, F15, F18, F19)."""
+
 from __future__ import annotations
 
 import re
@@ -20,7 +21,7 @@ def llama_lib_dir(facts: Facts) -> str | None:
     if override:
         return override
     py = facts.python
-    for site in (py.site_packages if py is not None else ()):
+    for site in py.site_packages if py is not None else ():
         lib = join(facts.host, site, "llama_cpp", "lib")
         if facts.host.is_dir(lib):
             return lib
@@ -42,9 +43,14 @@ def f18(facts: Facts) -> Finding:
     if any(CUDA_LIB.match(n) for n in names):
         return finding("F18", OK, "the installed llama_cpp has the CUDA backend (ggml-cuda)", ev)
     status = FAIL if facts.inv.gpus else WARN
-    return finding("F18", status, "the installed llama_cpp is a CPU-only build (no ggml-cuda library)", ev,
-                   fix="reinstall without pip's cache in a prepared shell (CMAKE_ARGS=-DGGML_CUDA=on)",
-                   fix_command="pip install --no-cache-dir --force-reinstall --verbose llama-cpp-python")
+    return finding(
+        "F18",
+        status,
+        "the installed llama_cpp is a CPU-only build (no ggml-cuda library)",
+        ev,
+        fix="reinstall without pip's cache in a prepared shell (CMAKE_ARGS=-DGGML_CUDA=on)",
+        fix_command="pip install --no-cache-dir --force-reinstall --verbose llama-cpp-python",
+    )
 
 
 def pip_cache_dir(facts: Facts) -> str | None:
@@ -104,10 +110,15 @@ def f19(facts: Facts) -> Finding:
         if has is False:
             cpu.append(w.replace("\\", "/").rsplit("/", 1)[-1])
     if cpu:
-        return finding("F19", WARN, f"pip's wheel cache holds CPU-only {', '.join(sorted(set(cpu)))}: pip install "
-                       "llama-cpp-python would reinstall it instead of building with CUDA", ev,
-                       fix="remove it from pip's cache, or install with --no-cache-dir --force-reinstall",
-                       fix_command="pip cache remove llama_cpp_python")
+        return finding(
+            "F19",
+            WARN,
+            f"pip's wheel cache holds CPU-only {', '.join(sorted(set(cpu)))}: pip install "
+            "llama-cpp-python would reinstall it instead of building with CUDA",
+            ev,
+            fix="remove it from pip's cache, or install with --no-cache-dir --force-reinstall",
+            fix_command="pip cache remove llama_cpp_python",
+        )
     return finding("F19", OK, "pip's cached llama-cpp-python wheels have the CUDA backend", ev)
 
 
@@ -118,33 +129,60 @@ def f15(facts: Facts) -> Finding:
         return finding("F15", SKIPPED, "llama_cpp is not installed in this Python")
     target = next((n for n in ("llama.dll", "libllama.dll") if n in names), None)
     if target is None:
-        return finding("F15", FAIL, f"{lib} has no llama.dll (Shared library with base name 'llama' not found)",
-                       [f"{lib}: {', '.join(names) or '(empty)'}"],
-                       fix_command="pip install --no-cache-dir --force-reinstall --verbose llama-cpp-python")
+        return finding(
+            "F15",
+            FAIL,
+            f"{lib} has no llama.dll (Shared library with base name 'llama' not found)",
+            [f"{lib}: {', '.join(names) or '(empty)'}"],
+            fix_command="pip install --no-cache-dir --force-reinstall --verbose llama-cpp-python",
+        )
     try:
-        report = resolve_pe(facts.host, join(facts.host, lib, target),
-                            python_exe=facts.python.executable if facts.python else None, base_dir=lib)
+        report = resolve_pe(
+            facts.host,
+            join(facts.host, lib, target),
+            python_exe=facts.python.executable if facts.python else None,
+            base_dir=lib,
+        )
     except InputFileError as exc:
         return finding("F15", FAIL, exc.message, [lib])
     missing, bad = report.missing(), report.unloadable()
     if report.loads:
-        return finding("F15", OK, f"every DLL {target} needs resolves (as llama_cpp's loader searches)",
-                       [report.loader])
+        return finding(
+            "F15", OK, f"every DLL {target} needs resolves (as llama_cpp's loader searches)", [report.loader]
+        )
     if report.blocked:
-        return finding("F15", FAIL, f"import llama_cpp stops before loading {target}", [report.blocked, report.loader],
-                       fix="correct or unset CUDA_PATH/HIP_PATH (F16)", fix_command="envmgr shell")
+        return finding(
+            "F15",
+            FAIL,
+            f"import llama_cpp stops before loading {target}",
+            [report.blocked, report.loader],
+            fix="correct or unset CUDA_PATH/HIP_PATH (F16)",
+            fix_command="envmgr shell",
+        )
     ev = [f"{m.name}: {m.why}" for m in missing] + [f"{m.name} ({m.path}): {m.bad}" for m in bad] + [report.loader]
-    what = "; ".join(x for x in (
-        ", ".join(m.name for m in missing) and f"{', '.join(m.name for m in missing)} not found",
-        ", ".join(m.name for m in bad) and f"{', '.join(m.name for m in bad)} cannot load") if x)
-    return finding("F15", FAIL, f"{what}: import llama_cpp fails "
-                   "('Could not find module ... (or one of its dependencies)')", ev,
-                   fix="put the matching CUDA bin (and bin\\x64 for CUDA 13) on PATH; "
-                       "see envmgr doctor --dll llama_cpp",
-                   fix_command=f"envmgr shell --cuda {facts.cuda.short}" if facts.cuda else "envmgr shell")
+    what = "; ".join(
+        x
+        for x in (
+            ", ".join(m.name for m in missing) and f"{', '.join(m.name for m in missing)} not found",
+            ", ".join(m.name for m in bad) and f"{', '.join(m.name for m in bad)} cannot load",
+        )
+        if x
+    )
+    return finding(
+        "F15",
+        FAIL,
+        f"{what}: import llama_cpp fails ('Could not find module ... (or one of its dependencies)')",
+        ev,
+        fix="put the matching CUDA bin (and bin\\x64 for CUDA 13) on PATH; see envmgr doctor --dll llama_cpp",
+        fix_command=f"envmgr shell --cuda {facts.cuda.short}" if facts.cuda else "envmgr shell",
+    )
 
 
 @check("F14")
 def f14(facts: Facts) -> Finding:
-    return finding("F14", SKIPPED, "needs the installed package's llama_print_system_info() (a run); "
-                   "envmgr doctor --log FILE recognises the runtime message")
+    return finding(
+        "F14",
+        SKIPPED,
+        "needs the installed package's llama_print_system_info() (a run); "
+        "envmgr doctor --log FILE recognises the runtime message",
+    )

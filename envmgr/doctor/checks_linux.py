@@ -1,4 +1,5 @@
 """Linux checks: gcc vs nvcc, which nvcc, libcuda and the CUDA runtime libraries (F21, F22, F23)."""
+
 from __future__ import annotations
 
 from envmgr.binaries.elf import ld_cache, resolve_elf
@@ -47,13 +48,25 @@ def f21(facts: Facts) -> Finding:
         return finding("F21", OK, f"{cc.name} is clang (checked by __clang_major__, not __GNUC__)", ev)
     if cc.major <= limits.gcc_max:
         return finding("F21", OK, f"{cc.name} {cc.version} is accepted by CUDA {kit.short}", ev)
-    older = sorted((c for c in facts.inv.host_compilers if c.name.startswith("g++-") and c.major
-                    and c.major <= limits.gcc_max), key=lambda c: Version.of(c.version), reverse=True)
-    fix = (f"set CUDAHOSTCXX={older[0].path} (envmgr shell does)" if older
-           else f"install g++-{limits.gcc_max} and set CUDAHOSTCXX to it, or use a newer CUDA")
-    return finding("F21", FAIL, f"unsupported GNU version: {cc.name} {cc.version} is newer than CUDA {kit.short} "
-                   f"accepts (gcc <= {limits.gcc_max})", ev, fix=fix,
-                   fix_command=f"envmgr shell --cuda {kit.short}" if older else "")
+    older = sorted(
+        (c for c in facts.inv.host_compilers if c.name.startswith("g++-") and c.major and c.major <= limits.gcc_max),
+        key=lambda c: Version.of(c.version),
+        reverse=True,
+    )
+    fix = (
+        f"set CUDAHOSTCXX={older[0].path} (envmgr shell does)"
+        if older
+        else f"install g++-{limits.gcc_max} and set CUDAHOSTCXX to it, or use a newer CUDA"
+    )
+    return finding(
+        "F21",
+        FAIL,
+        f"unsupported GNU version: {cc.name} {cc.version} is newer than CUDA {kit.short} "
+        f"accepts (gcc <= {limits.gcc_max})",
+        ev,
+        fix=fix,
+        fix_command=f"envmgr shell --cuda {kit.short}" if older else "",
+    )
 
 
 @check("F22", LINUX)
@@ -69,16 +82,31 @@ def f22(facts: Facts) -> Finding:
     if nvcc is None:
         extra = " (CUDA_HOME is set, but CMake does not read it)" if env.get("CUDA_HOME") else ""
         status = OK if env.get("CUDACXX") else WARN
-        return finding("F22", status, f"no nvcc on PATH{extra}", ev,
-                       fix=f"export PATH={kits[0].path}/bin:$PATH CUDACXX={kits[0].path}/bin/nvcc",
-                       fix_command=f"envmgr shell --cuda {kits[0].short}")
+        return finding(
+            "F22",
+            status,
+            f"no nvcc on PATH{extra}",
+            ev,
+            fix=f"export PATH={kits[0].path}/bin:$PATH CUDACXX={kits[0].path}/bin/nvcc",
+            fix_command=f"envmgr shell --cuda {kits[0].short}",
+        )
     kit = facts.kit_at(host.realpath(nvcc)) or next((k for k in kits if "nvcc on PATH" in " ".join(k.sources)), None)
     if kit is not None and not cuda_at_least(kit.short, MIN_TESTED_CUDA):
-        return finding("F22", FAIL, f"the first nvcc on PATH is CUDA {kit.short} ({nvcc}), older than llama.cpp "
-                       f"supports ({MIN_TESTED_CUDA})", ev, fix_command=f"envmgr shell --cuda {kits[0].short}")
+        return finding(
+            "F22",
+            FAIL,
+            f"the first nvcc on PATH is CUDA {kit.short} ({nvcc}), older than llama.cpp supports ({MIN_TESTED_CUDA})",
+            ev,
+            fix_command=f"envmgr shell --cuda {kits[0].short}",
+        )
     if nvcc.startswith("/usr/bin/") and any(k.path.startswith("/usr/local/") for k in kits):
-        return finding("F22", WARN, f"the distro's {nvcc} comes before /usr/local/cuda*", ev,
-                       fix_command=f"envmgr shell --cuda {kits[0].short}")
+        return finding(
+            "F22",
+            WARN,
+            f"the distro's {nvcc} comes before /usr/local/cuda*",
+            ev,
+            fix_command=f"envmgr shell --cuda {kits[0].short}",
+        )
     return finding("F22", OK, f"nvcc on PATH is CUDA {kit.short if kit else '?'}", ev)
 
 
@@ -86,11 +114,16 @@ def f22(facts: Facts) -> Finding:
 def f23(facts: Facts) -> Finding:
     host = facts.host
     cache, err = ld_cache(host)
-    ev = [f"ld.so.cache: {'libcuda.so.1 => ' + cache['libcuda.so.1'] if 'libcuda.so.1' in cache else 'no libcuda.so.1'}"
-          + (f" ({err})" if err else "")]
-    stubs = [join(host, k.path, d, "libcuda.so")
-             for k in facts.inv.cuda for d in ("lib64/stubs", "targets/x86_64-linux/lib/stubs")
-             if host.exists(join(host, k.path, d, "libcuda.so"))]
+    ev = [
+        f"ld.so.cache: {'libcuda.so.1 => ' + cache['libcuda.so.1'] if 'libcuda.so.1' in cache else 'no libcuda.so.1'}"
+        + (f" ({err})" if err else "")
+    ]
+    stubs = [
+        join(host, k.path, d, "libcuda.so")
+        for k in facts.inv.cuda
+        for d in ("lib64/stubs", "targets/x86_64-linux/lib/stubs")
+        if host.exists(join(host, k.path, d, "libcuda.so"))
+    ]
     if stubs:
         ev.append(f"link stub: {stubs[0]}")
     lib, names = lib_files(facts)
@@ -101,14 +134,23 @@ def f23(facts: Facts) -> Finding:
         except InputFileError as exc:
             return finding("F23", FAIL, exc.message, ev)
         if missing:
-            return finding("F23", FAIL, f"{so} cannot load: {', '.join(m.name for m in missing)} not found",
-                           ev + [f"{m.name}: {m.why}" for m in missing],
-                           fix="install the driver / CUDA runtime of that major, or add its lib64 to LD_LIBRARY_PATH",
-                           fix_command=f"envmgr shell --cuda {facts.cuda.short}" if facts.cuda else "")
+            return finding(
+                "F23",
+                FAIL,
+                f"{so} cannot load: {', '.join(m.name for m in missing)} not found",
+                ev + [f"{m.name}: {m.why}" for m in missing],
+                fix="install the driver / CUDA runtime of that major, or add its lib64 to LD_LIBRARY_PATH",
+                fix_command=f"envmgr shell --cuda {facts.cuda.short}" if facts.cuda else "",
+            )
         ev.append(f"{join(host, lib, so)}: every NEEDED library resolves")
     if "libcuda.so.1" not in cache and not host.exists("/usr/lib/x86_64-linux-gnu/libcuda.so.1"):
-        return finding("F23", WARN, "no libcuda.so.1 (no NVIDIA driver here): a build links only with "
-                       "-Wl,--allow-shlib-undefined, and GPU code cannot run", ev,
-                       fix="build with -DCMAKE_EXE_LINKER_FLAGS=-Wl,--allow-shlib-undefined and explicit "
-                           "CMAKE_CUDA_ARCHITECTURES; run where the driver is (docker run --gpus all)")
+        return finding(
+            "F23",
+            WARN,
+            "no libcuda.so.1 (no NVIDIA driver here): a build links only with "
+            "-Wl,--allow-shlib-undefined, and GPU code cannot run",
+            ev,
+            fix="build with -DCMAKE_EXE_LINKER_FLAGS=-Wl,--allow-shlib-undefined and explicit "
+            "CMAKE_CUDA_ARCHITECTURES; run where the driver is (docker run --gpus all)",
+        )
     return finding("F23", OK, "libcuda.so.1 is available", ev)

@@ -5,6 +5,7 @@ CMake's choice is re-implemented from Kitware/CMake Source/cmVSSetupHelper.cxx
 Common7/Tools is VS<NN>0COMNTOOLS, then the "highest" installationVersion, compared as std::string
 (so "17.5.33530.505" beats "17.14.37027.9"; docs/knowledge.md#vswhere).
 """
+
 from __future__ import annotations
 
 import re
@@ -49,8 +50,11 @@ def generator_major(facts: Facts) -> tuple[int | None, str]:
 def cmake_instance(facts: Facts, major: int) -> tuple[VsInstance | None, str]:
     """(instance, why) as CMake would choose it in this shell; None when it finds none."""
     env = facts.env
-    pool = [v for v in facts.inv.visual_studio if v.major == major and v.default_toolset
-            and any(t.version == v.default_toolset for t in v.toolsets)]
+    pool = [
+        v
+        for v in facts.inv.visual_studio
+        if v.major == major and v.default_toolset and any(t.version == v.default_toolset for t in v.toolsets)
+    ]
     pinned = (env.get("CMAKE_GENERATOR_INSTANCE") or "").split(",")[0].strip()
     if pinned and vs_generator(env):
         hit = next((v for v in facts.inv.visual_studio if same_path(WINDOWS, v.path, pinned)), None)
@@ -65,13 +69,15 @@ def cmake_instance(facts: Facts, major: int) -> tuple[VsInstance | None, str]:
         return None, f"no VS {major} instance with a default MSVC toolset"
     best = pool[0]
     for v in pool[1:]:
-        if best.version < v.version:   # std::string operator< in CMake
+        if best.version < v.version:  # std::string operator< in CMake
             best = v
     why = "it has the highest installationVersion"
     numeric = max(pool, key=lambda v: Version.of(v.version))
     if numeric is not best:
-        why += (f" as CMake compares versions (as text: '{best.version}' > '{numeric.version}', "
-                "although the other is newer)")
+        why += (
+            f" as CMake compares versions (as text: '{best.version}' > '{numeric.version}', "
+            "although the other is newer)"
+        )
     elif len(pool) > 1:
         why += f" ({best.version})"
     return best, why
@@ -79,14 +85,17 @@ def cmake_instance(facts: Facts, major: int) -> tuple[VsInstance | None, str]:
 
 def _bc_verdict(vs: VsInstance, want: str) -> tuple[str, str]:
     bc = vs.build_customizations
-    folder = (bc.dir if bc is not None
-              else "\\".join((vs.path, *(knowledge.build_customizations_subdir(vs.major) or ()))))
+    folder = (
+        bc.dir if bc is not None else "\\".join((vs.path, *(knowledge.build_customizations_subdir(vs.major) or ())))
+    )
     short = "\\".join(folder.split("\\")[-5:])
     if bc is None or not bc.cuda_versions:
         return FAIL, f"its {short} has no CUDA *.props at all: CMake stops with 'No CUDA toolset found.'"
     if want not in bc.cuda_versions:
-        return FAIL, (f"its {short} has CUDA {', '.join(bc.cuda_versions)} but no CUDA {want}.props "
-                      f"(CMake would take CUDA {bc.cuda_versions[-1]} instead)")
+        return FAIL, (
+            f"its {short} has CUDA {', '.join(bc.cuda_versions)} but no CUDA {want}.props "
+            f"(CMake would take CUDA {bc.cuda_versions[-1]} instead)"
+        )
     return OK, f"its {short} has CUDA {want}.props"
 
 
@@ -104,15 +113,21 @@ def f01(facts: Facts) -> Finding:
     vs, why = cmake_instance(facts, major)
     scenarios = [("in this shell", vs, why)]
     chosen = facts.vs
-    if (chosen is not None and chosen is not vs
-            and not (facts.env.get("CMAKE_GENERATOR_INSTANCE") and vs_generator(facts.env))):
+    if (
+        chosen is not None
+        and chosen is not vs
+        and not (facts.env.get("CMAKE_GENERATOR_INSTANCE") and vs_generator(facts.env))
+    ):
         if chosen.major == major:
-            scenarios.append(("in the shell envmgr prepares", chosen,
-                              f"envmgr selects it and its vcvars sets VS{major}0COMNTOOLS"))
-        else:   # e.g. VS 2022 chosen for CUDA 13.1 beside VS 2026: its vcvars sets VS170COMNTOOLS, not VS180's
-            evidence.append(f"in the shell envmgr prepares: envmgr selects {chosen.label}, but the VS {major} "
-                            f"generator does not use it (its vcvars sets VS{chosen.major}0COMNTOOLS); "
-                            "Ninja uses it")
+            scenarios.append(
+                ("in the shell envmgr prepares", chosen, f"envmgr selects it and its vcvars sets VS{major}0COMNTOOLS")
+            )
+        else:  # e.g. VS 2022 chosen for CUDA 13.1 beside VS 2026: its vcvars sets VS170COMNTOOLS, not VS180's
+            evidence.append(
+                f"in the shell envmgr prepares: envmgr selects {chosen.label}, but the VS {major} "
+                f"generator does not use it (its vcvars sets VS{chosen.major}0COMNTOOLS); "
+                "Ninja uses it"
+            )
     for where, inst, reason in scenarios:
         if inst is None:
             statuses.append(FAIL)
@@ -124,19 +139,26 @@ def f01(facts: Facts) -> Finding:
         if status == FAIL:
             bad.append(inst)
     if not kit.msbuild_extensions:
-        evidence.append(f"CUDA {kit.short} has no extras\\visual_studio_integration\\MSBuildExtensions: "
-                        "nothing to copy; use Ninja (CMAKE_GENERATOR=Ninja in a vcvars shell)")
+        evidence.append(
+            f"CUDA {kit.short} has no extras\\visual_studio_integration\\MSBuildExtensions: "
+            "nothing to copy; use Ninja (CMAKE_GENERATOR=Ninja in a vcvars shell)"
+        )
     status = worst(statuses)
     if status == OK:
         return finding("F01", OK, f"CMake's Visual Studio instance has the CUDA {kit.short} integration", evidence)
     target = bad[0]
-    cmd = (f"envmgr fix-msbuild --vs {quote(target.path)} --cuda {kit.short}" if kit.msbuild_extensions else "")
-    return finding("F01", FAIL, f"{target.edition} {target.version} lacks the CUDA {kit.short} MSBuild integration "
-                   "(No CUDA toolset found.)", evidence,
-                   fix=f"copy CUDA {kit.short}'s MSBuildExtensions into {target.edition}'s BuildCustomizations "
-                       "(admin), "
-                       "or build with CMAKE_GENERATOR=Ninja from a vcvars shell, or set CMAKE_GENERATOR_INSTANCE to "
-                       "an instance that has it", fix_command=cmd)
+    cmd = f"envmgr fix-msbuild --vs {quote(target.path)} --cuda {kit.short}" if kit.msbuild_extensions else ""
+    return finding(
+        "F01",
+        FAIL,
+        f"{target.edition} {target.version} lacks the CUDA {kit.short} MSBuild integration (No CUDA toolset found.)",
+        evidence,
+        fix=f"copy CUDA {kit.short}'s MSBuildExtensions into {target.edition}'s BuildCustomizations "
+        "(admin), "
+        "or build with CMAKE_GENERATOR=Ninja from a vcvars shell, or set CMAKE_GENERATOR_INSTANCE to "
+        "an instance that has it",
+        fix_command=cmd,
+    )
 
 
 @check("F02", WINDOWS)
@@ -155,42 +177,73 @@ def f02(facts: Facts) -> Finding:
     if vs is None or bc is None or not bc.cuda_versions:
         return finding("F02", SKIPPED, "CMake's instance has no CUDA *.props (see F01)")
     highest = max(bc.cuda_versions, key=Version.of)
-    ev = [f"CMake would pick {vs.edition} {vs.version} ({why})",
-          f"its BuildCustomizations: CUDA {', '.join(bc.cuda_versions)}; the VS generator takes the highest, {highest}"]
+    ev = [
+        f"CMake would pick {vs.edition} {vs.version} ({why})",
+        f"its BuildCustomizations: CUDA {', '.join(bc.cuda_versions)}; the VS generator takes the highest, {highest}",
+    ]
     if highest == kit.short:
         return finding("F02", OK, f"the VS generator's CUDA toolset ({highest}) is the chosen CUDA", ev)
-    return finding("F02", WARN, f"the VS generator would build with CUDA {highest}, not CUDA {kit.short}", ev,
-                   fix=f"set CMAKE_GENERATOR_TOOLSET=cuda={kit.short} (with CMAKE_GENERATOR set), or use Ninja",
-                   fix_command=f"envmgr shell --cuda {kit.short}")
+    return finding(
+        "F02",
+        WARN,
+        f"the VS generator would build with CUDA {highest}, not CUDA {kit.short}",
+        ev,
+        fix=f"set CMAKE_GENERATOR_TOOLSET=cuda={kit.short} (with CMAKE_GENERATOR set), or use Ninja",
+        fix_command=f"envmgr shell --cuda {kit.short}",
+    )
 
 
 @check("F03", WINDOWS)
 def f03(facts: Facts) -> Finding:
     usable = [v for v in facts.inv.visual_studio if v.toolsets and v.vcvarsall and v.usable]
-    ev = [f"{v.label}: {'MSVC ' + ', '.join(t.version for t in v.toolsets) if v.toolsets else 'no C++ tools'}"
-          + ("" if v.usable else f"; unusable: {'; '.join(v.unusable)}")
-          for v in facts.inv.visual_studio] or ["no Visual Studio instance found"]
+    ev = [
+        f"{v.label}: {'MSVC ' + ', '.join(t.version for t in v.toolsets) if v.toolsets else 'no C++ tools'}"
+        + ("" if v.usable else f"; unusable: {'; '.join(v.unusable)}")
+        for v in facts.inv.visual_studio
+    ] or ["no Visual Studio instance found"]
     if not usable:
         near = next((v for v in facts.inv.visual_studio if v.toolsets and v.unusable), None)
-        return finding("F03", FAIL, "no usable Visual Studio instance (C++ tools, VC MSBuild targets, Windows SDK, "
-                       "complete install): CMake falls back to NMake or fails its compiler check", ev,
-                       fix=f"{near.label}: {'; '.join(near.unusable)}" if near else
-                       "install Build Tools with 'Desktop development with C++' (VC x64 tools + Windows SDK)")
+        return finding(
+            "F03",
+            FAIL,
+            "no usable Visual Studio instance (C++ tools, VC MSBuild targets, Windows SDK, "
+            "complete install): CMake falls back to NMake or fails its compiler check",
+            ev,
+            fix=f"{near.label}: {'; '.join(near.unusable)}"
+            if near
+            else "install Build Tools with 'Desktop development with C++' (VC x64 tools + Windows SDK)",
+        )
     gen = vs_generator(facts.env) or ""
     m = re.match(r"Visual Studio (\d+)", gen, re.I)
     if m and not any(v.major == int(m.group(1)) for v in usable):
-        return finding("F03", FAIL, f"CMAKE_GENERATOR={gen} but no VS {m.group(1)} with C++ tools is installed", ev,
-                       fix="unset CMAKE_GENERATOR, or name an installed Visual Studio", fix_command="envmgr shell")
+        return finding(
+            "F03",
+            FAIL,
+            f"CMAKE_GENERATOR={gen} but no VS {m.group(1)} with C++ tools is installed",
+            ev,
+            fix="unset CMAKE_GENERATOR, or name an installed Visual Studio",
+            fix_command="envmgr shell",
+        )
     major, how = generator_major(facts)
     if uses_vs_generator(facts.env) and major is None:
-        return finding("F03", FAIL, f"{how}: cmake {facts.cmake_version} predates the installed Visual Studio", ev,
-                       fix=_newer_cmake_fix())
+        return finding(
+            "F03",
+            FAIL,
+            f"{how}: cmake {facts.cmake_version} predates the installed Visual Studio",
+            ev,
+            fix=_newer_cmake_fix(),
+        )
 
     bits, what = python_bits(facts)
     ev.append(f"Python: {what}")
     if bits == 32 or "ARM" in what:
-        return finding("F03", FAIL, f"{what}: scikit-build-core builds for the Python's platform, and CUDA needs x64",
-                       ev, fix="install and use a 64-bit (x64) Python")
+        return finding(
+            "F03",
+            FAIL,
+            f"{what}: scikit-build-core builds for the Python's platform, and CUDA needs x64",
+            ev,
+            fix="install and use a 64-bit (x64) Python",
+        )
     return finding("F03", OK, f"{len(usable)} Visual Studio instance(s) with C++ tools", ev)
 
 
@@ -213,48 +266,74 @@ def f04(facts: Facts) -> Finding:
     vs, kit, limits = _toolset_rows(facts, facts.vs, facts.cuda)
     if limits is None or limits.msc_max_excl is None:
         return finding("F04", SKIPPED, f"no host-compiler limits known for CUDA {kit.short}")
-    src = ("its include\\crt\\host_config.h" if limits.source == "host_config.h"
-           else "envmgr's table (host_config.h unreadable)")
+    src = (
+        "its include\\crt\\host_config.h"
+        if limits.source == "host_config.h"
+        else "envmgr's table (host_config.h unreadable)"
+    )
     ev = [f"CUDA {kit.short}'s nvcc accepts {limits.describe_msvc()} per {src}"]
     ok = [t for t in vs.toolsets if t.msc_ver and limits.msvc_ok(t.msc_ver)]
     default = next((t for t in vs.toolsets if t.is_default), vs.toolsets[0])
-    ev.append(f"{vs.label}: default MSVC {default.version} (_MSC_VER {default.msc_ver}); installed: "
-              + ", ".join(t.version for t in vs.toolsets))
+    ev.append(
+        f"{vs.label}: default MSVC {default.version} (_MSC_VER {default.msc_ver}); installed: "
+        + ", ".join(t.version for t in vs.toolsets)
+    )
     if default in ok:
         return finding("F04", OK, f"MSVC {default.version} is accepted by CUDA {kit.short}", ev)
     newest = knowledge.msvc_of_msc(limits.msc_max_excl - 1)
     if not ok:
         return _f04_none_accepted(vs, kit, limits, ev, newest)
-    return finding("F04", WARN, f"the default MSVC {default.version} is too new for CUDA {kit.short}; "
-                   f"MSVC {ok[0].version} works", ev,
-                   fix=f"use vcvars -vcvars_ver={ok[0].version[:5]} (envmgr does) "
-                       f"or CMAKE_GENERATOR_TOOLSET=version={ok[0].version[:5]}",
-                   fix_command=f"envmgr shell --toolset {ok[0].version[:5]} --cuda {kit.short}")
+    return finding(
+        "F04",
+        WARN,
+        f"the default MSVC {default.version} is too new for CUDA {kit.short}; MSVC {ok[0].version} works",
+        ev,
+        fix=f"use vcvars -vcvars_ver={ok[0].version[:5]} (envmgr does) "
+        f"or CMAKE_GENERATOR_TOOLSET=version={ok[0].version[:5]}",
+        fix_command=f"envmgr shell --toolset {ok[0].version[:5]} --cuda {kit.short}",
+    )
 
 
-def _f04_none_accepted(vs: VsInstance, kit: CudaToolkit, limits: HostLimits, ev: list[str],
-                       newest: str) -> Finding:
+def _f04_none_accepted(vs: VsInstance, kit: CudaToolkit, limits: HostLimits, ev: list[str], newest: str) -> Finding:
     """Every toolset too new: name the installer component of the newest toolset this CUDA accepts
     (STL included) and the command that adds it. -allow-unsupported-compiler is never offered where
     the toolset's STL (STL1002) would stop the build anyway."""
-    summary = (f"every MSVC toolset of {vs.edition} is too new for CUDA {kit.short} "
-               "(unsupported Microsoft Visual Studio version!)")
-    stl = [t for t in vs.toolsets if (need := knowledge.stl_min_cuda(t.version))
-           and not knowledge.cuda_at_least(kit.short, need)]
+    summary = (
+        f"every MSVC toolset of {vs.edition} is too new for CUDA {kit.short} "
+        "(unsupported Microsoft Visual Studio version!)"
+    )
+    stl = [
+        t
+        for t in vs.toolsets
+        if (need := knowledge.stl_min_cuda(t.version)) and not knowledge.cuda_at_least(kit.short, need)
+    ]
     if stl:
-        ev.append(f"-allow-unsupported-compiler would not help: the STL of MSVC {stl[0].version} demands CUDA "
-                  f"{knowledge.stl_min_cuda(stl[0].version)} or newer (STL1002)")
+        ev.append(
+            f"-allow-unsupported-compiler would not help: the STL of MSVC {stl[0].version} demands CUDA "
+            f"{knowledge.stl_min_cuda(stl[0].version)} or newer (STL1002)"
+        )
     pinned = knowledge.toolset_component(kit.short, limits)
     if pinned is None:
-        return finding("F04", FAIL, summary, ev,
-                       fix=f"install the MSVC v{newest} toolset side by side (VS Installer, Individual components) "
-                           "or a newer CUDA", fix_command="")
+        return finding(
+            "F04",
+            FAIL,
+            summary,
+            ev,
+            fix=f"install the MSVC v{newest} toolset side by side (VS Installer, Individual components) "
+            "or a newer CUDA",
+            fix_command="",
+        )
     msvc, component = pinned
     ev.append(f"MSVC {msvc} is the Visual Studio Installer component {component}")
-    return finding("F04", FAIL, summary, ev,
-                   fix=f"add the MSVC {msvc} toolset to {vs.edition} {vs.year} (component {component}; envmgr then "
-                       f"uses it with -vcvars_ver={msvc}), or install {_cuda_for(vs)}",
-                   fix_command=knowledge.installer_command(vs.path, component))
+    return finding(
+        "F04",
+        FAIL,
+        summary,
+        ev,
+        fix=f"add the MSVC {msvc} toolset to {vs.edition} {vs.year} (component {component}; envmgr then "
+        f"uses it with -vcvars_ver={msvc}), or install {_cuda_for(vs)}",
+        fix_command=knowledge.installer_command(vs.path, component),
+    )
 
 
 def _cuda_for(vs: VsInstance) -> str:
@@ -268,8 +347,11 @@ def f05(facts: Facts) -> Finding:
     if facts.vs is None or facts.cuda is None or not facts.vs.toolsets:
         return finding("F05", SKIPPED, "needs a Visual Studio instance with MSVC and a CUDA toolkit")
     vs, kit = facts.vs, facts.cuda
-    toolset = facts.choice.toolset if facts.choice is not None and facts.choice.toolset else \
-        next((t for t in vs.toolsets if t.is_default), vs.toolsets[0])
+    toolset = (
+        facts.choice.toolset
+        if facts.choice is not None and facts.choice.toolset
+        else next((t for t in vs.toolsets if t.is_default), vs.toolsets[0])
+    )
     need = facts.limits.stl.get(toolset.path)
     src = f"{toolset.version}\\include\\yvals_core.h (or envmgr's table)"
     if not need:
@@ -279,15 +361,28 @@ def f05(facts: Facts) -> Finding:
         return finding("F05", OK, f"CUDA {kit.short} satisfies the STL's CUDA {need} minimum", ev)
     pinned = knowledge.toolset_component(kit.short, facts.limits.host.get(kit.path) or knowledge.host_limits(kit.short))
     if pinned is None:
-        return finding("F05", FAIL, f"STL1002: MSVC {toolset.version} expects CUDA {need} or newer, not {kit.short}",
-                       ev, fix=f"install CUDA {need} or newer, or use an older MSVC toolset (-vcvars_ver=14.39)")
+        return finding(
+            "F05",
+            FAIL,
+            f"STL1002: MSVC {toolset.version} expects CUDA {need} or newer, not {kit.short}",
+            ev,
+            fix=f"install CUDA {need} or newer, or use an older MSVC toolset (-vcvars_ver=14.39)",
+        )
     msvc, component = pinned
     have = any(t.version.startswith(msvc + ".") for t in vs.toolsets)
-    return finding("F05", FAIL, f"STL1002: MSVC {toolset.version} expects CUDA {need} or newer, not {kit.short}", ev,
-                   fix=f"install CUDA {need} or newer, or use MSVC {msvc} (-vcvars_ver={msvc})"
-                       + ("" if have else f", which the installer component {component} adds"),
-                   fix_command=(f"envmgr shell --toolset {msvc} --cuda {kit.short}" if have
-                                else knowledge.installer_command(vs.path, component)))
+    return finding(
+        "F05",
+        FAIL,
+        f"STL1002: MSVC {toolset.version} expects CUDA {need} or newer, not {kit.short}",
+        ev,
+        fix=f"install CUDA {need} or newer, or use MSVC {msvc} (-vcvars_ver={msvc})"
+        + ("" if have else f", which the installer component {component} adds"),
+        fix_command=(
+            f"envmgr shell --toolset {msvc} --cuda {kit.short}"
+            if have
+            else knowledge.installer_command(vs.path, component)
+        ),
+    )
 
 
 @check("F06", WINDOWS)

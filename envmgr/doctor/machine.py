@@ -2,6 +2,7 @@
 OS and processor (`Host.system`), the NVIDIA GPUs and driver (nvidia-smi, through discovery), the toolkits and the
 chosen one, the installed llama_cpp's device code and how each GPU runs it, and the checks that found something.
 Read through the Host, so a record (`doctor --log FILE --machine RECORD`) answers as the machine did."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -20,8 +21,9 @@ from envmgr.snapshot.selectors import Selectors
 from envmgr.verify.anyrun import read_libraries
 
 
-def read_machine(host: Host, source: str = THIS, selectors: Selectors | None = None,
-                 target_python: str | None = None) -> MachineFacts | None:
+def read_machine(
+    host: Host, source: str = THIS, selectors: Selectors | None = None, target_python: str | None = None
+) -> MachineFacts | None:
     """doctor's facts and checks on `host`, as verdict facts; None where they cannot be read (a selector that
     names nothing here: the verdicts are then left out, the log's report stands)."""
     try:
@@ -38,11 +40,22 @@ def from_doctor(facts: Facts, findings: Sequence[Finding], source: str = THIS) -
     probe, known = _probe(host, facts)
     device, fits = _device(facts, inv.gpus)
     return MachineFacts(
-        source, os_name, arch, gpus, probe, known,
+        source,
+        os_name,
+        arch,
+        gpus,
+        probe,
+        known,
         next((g.driver_version for g in inv.gpus if g.driver_version), ""),
-        tuple(k.short for k in inv.cuda), facts.cuda.short if facts.cuda else "", _msvc(facts),
-        host.platform == WINDOWS, device, fits,
-        tuple(Check(f.id, f.status, f.summary) for f in findings if f.status in (FAIL, WARN)), container_mark(host))
+        tuple(k.short for k in inv.cuda),
+        facts.cuda.short if facts.cuda else "",
+        _msvc(facts),
+        host.platform == WINDOWS,
+        device,
+        fits,
+        tuple(Check(f.id, f.status, f.summary) for f in findings if f.status in (FAIL, WARN)),
+        container_mark(host),
+    )
 
 
 def _msvc(facts: Facts) -> str:
@@ -74,6 +87,17 @@ def _device(facts: Facts, gpus: Sequence[Gpu]) -> tuple[str, tuple[Fit, ...]]:
     if not (code.cubin or code.ptx):
         return "", ()
     isa, driver = code.ptx_isa, next((g.driver_version for g in gpus if g.driver_version), "")
-    fits = tuple(fit(code.cubin, code.ptx, g.compute_cap or "", f"GPU {g.index} {g.name} (compute capability "
-                     f"{g.compute_cap})", isa, driver, facts.windows) for g in gpus if g.compute_cap)
+    fits = tuple(
+        fit(
+            code.cubin,
+            code.ptx,
+            g.compute_cap or "",
+            f"GPU {g.index} {g.name} (compute capability {g.compute_cap})",
+            isa,
+            driver,
+            facts.windows,
+        )
+        for g in gpus
+        if g.compute_cap
+    )
     return f"{code.summary()} ({lib})", fits

@@ -1,4 +1,5 @@
 """The check runner: gather facts once, run every applicable check concurrently, render text or JSON."""
+
 from __future__ import annotations
 
 import re
@@ -35,9 +36,11 @@ def parse_only(only: str | None) -> tuple[FailureId, ...]:
     ids = tuple(dict.fromkeys(x.strip().upper() for x in only.replace(" ", ",").split(",") if x.strip()))
     unknown = [x for x in ids if not is_failure_id(x)]
     if unknown:
-        raise UsageError(f"unknown check id(s) for --only: {', '.join(unknown)}",
-                         "use catalog ids, e.g. --only F01,F15",
-                         details=tuple(f"{f.id}  {f.title}" for f in CATALOG.values()))
+        raise UsageError(
+            f"unknown check id(s) for --only: {', '.join(unknown)}",
+            "use catalog ids, e.g. --only F01,F15",
+            details=tuple(f"{f.id}  {f.title}" for f in CATALOG.values()),
+        )
     return tuple(x for x in ids if is_failure_id(x))
 
 
@@ -53,7 +56,7 @@ def gather(host: Host, selectors: Selectors, target_python: str | None = None) -
         inv = inv_f.result()
         limits = read_limits(host, inv)
         cmake, python = cmake_f.result(), py_f.result()
-    check_selectors(inv, selectors)   # a selector naming nothing is exit 3, not "checking for nothing"
+    check_selectors(inv, selectors)  # a selector naming nothing is exit 3, not "checking for nothing"
     choice, error = None, ""
     try:
         choice = choose(inv, selectors, limits)
@@ -93,8 +96,9 @@ def run_checks(facts: Facts, only: tuple[FailureId, ...] = ()) -> tuple[Finding,
         if platform not in failure.platforms or (chk is not None and platform not in chk.platforms):
             result = finding(id_, SKIPPED, f"applies to {', '.join(failure.platforms)} only")
         elif chk is None:
-            result = finding(id_, SKIPPED,
-                             "no automatic check; `envmgr doctor --log FILE` recognises it in a build log")
+            result = finding(
+                id_, SKIPPED, "no automatic check; `envmgr doctor --log FILE` recognises it in a build log"
+            )
         else:
             try:
                 result = chk.func(facts)
@@ -127,19 +131,38 @@ def counts(findings: Sequence[Finding]) -> dict[str, int]:
 
 def selection_json(facts: Facts) -> dict[str, Any]:
     c = facts.choice
-    return {"vs": facts.vs.label if facts.vs else None, "vs_path": facts.vs.path if facts.vs else None,
-            "toolset": c.toolset.version if c is not None and c.toolset else None,
-            "cuda": facts.cuda.version if facts.cuda else None, "cuda_path": facts.cuda.path if facts.cuda else None,
-            "error": facts.choice_error or None}
+    return {
+        "vs": facts.vs.label if facts.vs else None,
+        "vs_path": facts.vs.path if facts.vs else None,
+        "toolset": c.toolset.version if c is not None and c.toolset else None,
+        "cuda": facts.cuda.version if facts.cuda else None,
+        "cuda_path": facts.cuda.path if facts.cuda else None,
+        "error": facts.choice_error or None,
+    }
 
 
 def report_json(facts: Facts, findings: Sequence[Finding], machine: str | None) -> dict[str, Any]:
-    return {"schema": SCHEMA, "platform": facts.host.platform, "machine": machine,
-            "selection": selection_json(facts), "counts": counts(findings), "exit_code": exit_code(findings),
-            "compiler_overrides": [{"name": n, "value": v, "why": w} for n, v, w in stray_compilers(facts)],
-            "checks": [{"id": f.id, "title": f.title, "status": f.status, "summary": f.summary,
-                        "evidence": list(f.evidence), "fix": f.fix or None, "fix_command": f.fix_command or None}
-                       for f in findings]}
+    return {
+        "schema": SCHEMA,
+        "platform": facts.host.platform,
+        "machine": machine,
+        "selection": selection_json(facts),
+        "counts": counts(findings),
+        "exit_code": exit_code(findings),
+        "compiler_overrides": [{"name": n, "value": v, "why": w} for n, v, w in stray_compilers(facts)],
+        "checks": [
+            {
+                "id": f.id,
+                "title": f.title,
+                "status": f.status,
+                "summary": f.summary,
+                "evidence": list(f.evidence),
+                "fix": f.fix or None,
+                "fix_command": f.fix_command or None,
+            }
+            for f in findings
+        ],
+    }
 
 
 _STYLE = {OK: ("green",), WARN: ("yellow", "bold"), FAIL: ("red", "bold"), SKIPPED: ("dim",)}
@@ -148,8 +171,14 @@ _STYLE = {OK: ("green",), WARN: ("yellow", "bold"), FAIL: ("red", "bold"), SKIPP
 def render(facts: Facts, findings: Sequence[Finding], paint: Callable[..., str], verbose: bool = False) -> str:
     out = []
     sel = selection_json(facts)
-    picked = ", ".join(x for x in (sel["vs"], sel["toolset"] and f"MSVC {sel['toolset']}",
-                                   sel["cuda"] and f"CUDA {sel['cuda']}") if x) or "nothing"
+    picked = (
+        ", ".join(
+            x
+            for x in (sel["vs"], sel["toolset"] and f"MSVC {sel['toolset']}", sel["cuda"] and f"CUDA {sel['cuda']}")
+            if x
+        )
+        or "nothing"
+    )
     out.append(paint(f"envmgr doctor ({facts.host.platform}): checking for {picked}", "bold"))
     if facts.choice_error:
         out.append(paint(f"  selection: {facts.choice_error}", "yellow"))
@@ -171,8 +200,15 @@ def render(facts: Facts, findings: Sequence[Finding], paint: Callable[..., str],
 
 # ---- --dll ------------------------------------------------------------------------------------
 
-def dll_report(facts_host: Host, target: str, python: Interpreter | None, *, loader: str | None = None,
-               dll_dirs: tuple[str, ...] = ()) -> DepReport:
+
+def dll_report(
+    facts_host: Host,
+    target: str,
+    python: Interpreter | None,
+    *,
+    loader: str | None = None,
+    dll_dirs: tuple[str, ...] = (),
+) -> DepReport:
     """`--dll PATH|llama_cpp`: the PE (Windows) or ELF (Linux) dependency tree; `loader` and `dll_dirs`
     (os.add_dll_directory folders) say how a Windows program loads it (winloader.py)."""
 
@@ -181,12 +217,20 @@ def dll_report(facts_host: Host, target: str, python: Interpreter | None, *, loa
         target, base = _llama_target(facts_host, python)
     head = _head(facts_host, target)
     if head[:2] == b"MZ":
-        return resolve_pe(facts_host, target, python_exe=python.executable if python else None, base_dir=base,
-                          loader=loader or "llama_cpp", dll_dirs=dll_dirs)
+        return resolve_pe(
+            facts_host,
+            target,
+            python_exe=python.executable if python else None,
+            base_dir=base,
+            loader=loader or "llama_cpp",
+            dll_dirs=dll_dirs,
+        )
     if head[:4] == b"\x7fELF":
         if loader or dll_dirs:
-            raise UsageError(f"{target} is an ELF library: --loader and --add-dll-dir are for Windows DLLs",
-                             "drop them; the ELF search order is ld.so's")
+            raise UsageError(
+                f"{target} is an ELF library: --loader and --add-dll-dir are for Windows DLLs",
+                "drop them; the ELF search order is ld.so's",
+            )
         return resolve_elf(facts_host, target)
     kind = "a Windows DLL (PE)" if facts_host.platform == WINDOWS else "an ELF shared library"
     raise InputFileError(f"{target}: not a PE or ELF file", f"give {kind}, or llama_cpp for the installed package")
@@ -207,11 +251,14 @@ def _llama_target(host: Host, python: Interpreter | None) -> tuple[str, str]:
     lib = host.env.get("LLAMA_CPP_LIB_PATH")
     sites = python.site_packages if python is not None else ()
     if not lib:
-        lib = next((join(host, s, "llama_cpp", "lib") for s in sites
-                    if host.is_dir(join(host, s, "llama_cpp", "lib"))), None)
+        lib = next(
+            (join(host, s, "llama_cpp", "lib") for s in sites if host.is_dir(join(host, s, "llama_cpp", "lib"))), None
+        )
     if lib is None:
-        raise InputFileError("llama_cpp is not installed in this Python (no llama_cpp/lib in site-packages)",
-                             "install llama-cpp-python, or give the path of its DLL/.so")
+        raise InputFileError(
+            "llama_cpp is not installed in this Python (no llama_cpp/lib in site-packages)",
+            "install llama-cpp-python, or give the path of its DLL/.so",
+        )
     names, _ = safe_listdir(host, lib)
     order = ("ggml-cuda.dll", "llama.dll") if host.platform == WINDOWS else ("libggml-cuda.so", "libllama.so")
     for want in order:
@@ -221,9 +268,16 @@ def _llama_target(host: Host, python: Interpreter | None) -> tuple[str, str]:
 
 
 def tree_json(node: DepNode) -> dict[str, Any]:
-    return {"name": node.name, "path": node.path, "found_by": node.how or None, "missing": node.path is None,
-            "why": node.why or node.bad or None, "unloadable": bool(node.bad), "note": node.note or None,
-            "children": [tree_json(c) for c in node.children]}
+    return {
+        "name": node.name,
+        "path": node.path,
+        "found_by": node.how or None,
+        "missing": node.path is None,
+        "why": node.why or node.bad or None,
+        "unloadable": bool(node.bad),
+        "note": node.note or None,
+        "children": [tree_json(c) for c in node.children],
+    }
 
 
 def dll_duplicates(report: DepReport) -> tuple[Duplicate, ...]:
@@ -240,14 +294,23 @@ def _tree_paths(node: DepNode) -> Iterable[str]:
 
 
 def dll_json(report: DepReport) -> dict[str, Any]:
-    return {"schema": SCHEMA, "kind": report.kind, "loader": report.loader, "search": list(report.search),
-            "loads": report.loads, "blocked": report.blocked or None, "ignored_dll_dirs": list(report.ignored),
-            "tree": tree_json(report.root),
-            "missing": [{"name": m.name, "why": m.why} for m in report.missing()],
-            "unloadable": [{"name": m.name, "path": m.path, "why": m.bad} for m in report.unloadable()],
-            "missing_entry_points": [entry_json(e) for e in report.entries],
-            "duplicate_runtimes": [{"family": d.family, "what": list(d.what), "paths": list(d.paths), "fix": d.fix}
-                                   for d in dll_duplicates(report)]}
+    return {
+        "schema": SCHEMA,
+        "kind": report.kind,
+        "loader": report.loader,
+        "search": list(report.search),
+        "loads": report.loads,
+        "blocked": report.blocked or None,
+        "ignored_dll_dirs": list(report.ignored),
+        "tree": tree_json(report.root),
+        "missing": [{"name": m.name, "why": m.why} for m in report.missing()],
+        "unloadable": [{"name": m.name, "path": m.path, "why": m.bad} for m in report.unloadable()],
+        "missing_entry_points": [entry_json(e) for e in report.entries],
+        "duplicate_runtimes": [
+            {"family": d.family, "what": list(d.what), "paths": list(d.paths), "fix": d.fix}
+            for d in dll_duplicates(report)
+        ],
+    }
 
 
 _ENTRY_WORDS = {"pe": "entry point(s) not found ([WinError 127])", "elf": "symbol version(s) not found"}
@@ -277,14 +340,22 @@ def render_tree(report: DepReport, paint: Callable[..., str]) -> str:
         out.append(f"{paint('BLOCKED', 'red')}: {report.blocked}")
     for entry in report.entries:
         lines = entry_lines(entry)
-        out.append(f"{paint('ENTRY POINT NOT FOUND' if report.kind == 'pe' else 'VERSION NOT FOUND', 'red')}: "
-                   f"{lines[0]}")
+        out.append(
+            f"{paint('ENTRY POINT NOT FOUND' if report.kind == 'pe' else 'VERSION NOT FOUND', 'red')}: {lines[0]}"
+        )
         out += lines[1:]
     for dup in dll_duplicates(report):
         out += [f"{paint('DUPLICATE RUNTIMES', 'yellow')}: {dup.line}", f"  fix: {dup.fix}"]
     missing, bad = report.missing(), report.unloadable()
-    out.append(f"{len(missing)} missing" + (": " + ", ".join(m.name for m in missing) if missing else "")
-               + (f"; {len(bad)} cannot load: " + ", ".join(m.name for m in bad) if bad else "")
-               + (f"; {len(report.entries)} {_ENTRY_WORDS[report.kind]}: "
-                  + ", ".join(f"{e.function} in {e.dll}" for e in report.entries) if report.entries else ""))
+    out.append(
+        f"{len(missing)} missing"
+        + (": " + ", ".join(m.name for m in missing) if missing else "")
+        + (f"; {len(bad)} cannot load: " + ", ".join(m.name for m in bad) if bad else "")
+        + (
+            f"; {len(report.entries)} {_ENTRY_WORDS[report.kind]}: "
+            + ", ".join(f"{e.function} in {e.dll}" for e in report.entries)
+            if report.entries
+            else ""
+        )
+    )
     return "\n".join(out) + "\n"

@@ -12,6 +12,7 @@ toolkit, as on an ARM board or a laptop without one) expects a CPU run, so the "
 contradicted by the installed device code against the GPUs; the driver ids (F17) by the driver against the CUDA's
 minimum; the ids whose doctor check failed in this run by that check.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
@@ -24,7 +25,7 @@ from envmgr.buildlog.report import render_matches
 from envmgr.catalog import FailureId
 
 CONFIRMED, CONTRADICTED, UNJUDGED = "confirmed", "contradicted", "unjudged"
-FAIL = "fail"   # doctor/checks.py's status
+FAIL = "fail"  # doctor/checks.py's status
 THIS = "this machine"
 # "it ran on the CPU" / "a CPU-only package" / "a CUDA library did not load"
 CPU_FAMILY: tuple[FailureId, ...] = ("F18", "F19", "F23")
@@ -33,6 +34,7 @@ CPU_FAMILY: tuple[FailureId, ...] = ("F18", "F19", "F23")
 @dataclass(frozen=True)
 class Check:
     """One doctor check of this run that found something (fail or warn)."""
+
     id: FailureId
     status: str
     summary: str
@@ -40,38 +42,46 @@ class Check:
 
 @dataclass(frozen=True)
 class MachineFacts:
-    source: str                              # "this machine" or the record's path
-    os: str = ""                             # sys.platform: linux, darwin, win32; "" unknown
-    arch: str = ""                           # platform.machine(): x86_64, aarch64, arm64, AMD64; "" unknown
-    gpus: tuple[tuple[str, str], ...] = ()   # NVIDIA GPUs: (label, compute capability)
-    gpu_probe: str = ""                      # how the GPU list was read, in words
-    gpu_known: bool = False                  # the list can be trusted to be complete (nvidia-smi answered, or absent)
-    driver: str = ""                         # the NVIDIA driver's version; "" none seen
-    toolkits: tuple[str, ...] = ()           # installed CUDA toolkits (X.Y)
-    cuda: str = ""                           # the toolkit envmgr chose (X.Y); "" none
-    msvc: str = ""                           # the MSVC toolset envmgr chose (14.44.35207); "" none (Linux)
-    windows: bool = False                    # the driver minimums differ on Windows
-    device: str = ""                         # the installed package's device code in words ("" unknown)
-    fits: tuple[Fit, ...] = ()               # how each GPU runs it (binaries/gpufit.py)
-    checks: tuple[Check, ...] = ()           # doctor's failing/warning checks of this run
-    container: str = ""                      # the mark of a container (/.dockerenv): the host's GPUs are not seen
+    source: str  # "this machine" or the record's path
+    os: str = ""  # sys.platform: linux, darwin, win32; "" unknown
+    arch: str = ""  # platform.machine(): x86_64, aarch64, arm64, AMD64; "" unknown
+    gpus: tuple[tuple[str, str], ...] = ()  # NVIDIA GPUs: (label, compute capability)
+    gpu_probe: str = ""  # how the GPU list was read, in words
+    gpu_known: bool = False  # the list can be trusted to be complete (nvidia-smi answered, or absent)
+    driver: str = ""  # the NVIDIA driver's version; "" none seen
+    toolkits: tuple[str, ...] = ()  # installed CUDA toolkits (X.Y)
+    cuda: str = ""  # the toolkit envmgr chose (X.Y); "" none
+    msvc: str = ""  # the MSVC toolset envmgr chose (14.44.35207); "" none (Linux)
+    windows: bool = False  # the driver minimums differ on Windows
+    device: str = ""  # the installed package's device code in words ("" unknown)
+    fits: tuple[Fit, ...] = ()  # how each GPU runs it (binaries/gpufit.py)
+    checks: tuple[Check, ...] = ()  # doctor's failing/warning checks of this run
+    container: str = ""  # the mark of a container (/.dockerenv): the host's GPUs are not seen
 
     def to_json(self) -> dict[str, Any]:
-        return {"source": self.source, "os": self.os or None, "arch": self.arch or None,
-                "gpus": [{"name": n, "compute_capability": c} for n, c in self.gpus], "gpu_probe": self.gpu_probe,
-                "driver": self.driver or None, "toolkits": list(self.toolkits), "cuda": self.cuda or None,
-                "msvc": self.msvc or None,
-                "device_code": self.device or None, "fits": [f.to_json() for f in self.fits],
-                "checks": [{"id": c.id, "status": c.status, "summary": c.summary} for c in self.checks],
-                "container": self.container or None}
+        return {
+            "source": self.source,
+            "os": self.os or None,
+            "arch": self.arch or None,
+            "gpus": [{"name": n, "compute_capability": c} for n, c in self.gpus],
+            "gpu_probe": self.gpu_probe,
+            "driver": self.driver or None,
+            "toolkits": list(self.toolkits),
+            "cuda": self.cuda or None,
+            "msvc": self.msvc or None,
+            "device_code": self.device or None,
+            "fits": [f.to_json() for f in self.fits],
+            "checks": [{"id": c.id, "status": c.status, "summary": c.summary} for c in self.checks],
+            "container": self.container or None,
+        }
 
 
 @dataclass(frozen=True)
 class Verdict:
     id: FailureId
-    verdict: str        # confirmed | contradicted | unjudged
-    log: str            # the log's evidence ("line 12: ...")
-    machine: str        # the machine's evidence (confirmed) or reason (contradicted); "" unjudged
+    verdict: str  # confirmed | contradicted | unjudged
+    log: str  # the log's evidence ("line 12: ...")
+    machine: str  # the machine's evidence (confirmed) or reason (contradicted); "" unjudged
 
     def to_json(self) -> dict[str, str | None]:
         return {"verdict": self.verdict, "log": self.log, "machine": self.machine or None}
@@ -80,12 +90,14 @@ class Verdict:
 def no_nvidia(m: MachineFacts) -> str:
     """Why this machine has no NVIDIA GPU, or "" when it may have one (or nothing is known)."""
     if m.os == "darwin":
-        return (f"macOS ({m.arch or 'unknown processor'}): NVIDIA's CUDA does not run on macOS "
-                "(its last toolkit, 10.2, dropped it)")
+        return (
+            f"macOS ({m.arch or 'unknown processor'}): NVIDIA's CUDA does not run on macOS "
+            "(its last toolkit, 10.2, dropped it)"
+        )
     if m.gpus or not m.gpu_known or m.container:
         return ""
     if m.toolkits and m.arch in ("aarch64", "arm64"):
-        return ""    # a Jetson board: CUDA without nvidia-smi
+        return ""  # a Jetson board: CUDA without nvidia-smi
     where = f"an {m.arch} machine" if m.arch in ("aarch64", "arm64") else "this machine"
     return f"{where} has no NVIDIA GPU ({m.gpu_probe}{'' if m.toolkits else '; no CUDA toolkit either'})"
 
@@ -95,14 +107,35 @@ def no_nvidia(m: MachineFacts) -> str:
 # without an NVIDIA GPU expects those. Evidence of a BUILD (a link without libcuda, a CUDA flag that never reached
 # CMake, pip compiling where a CUDA wheel was wanted) is a failure wherever the wheel is built: a CI runner without
 # a GPU builds for other machines, so nothing is ruled out there (except on macOS, where no CUDA build exists).
-RUN_SIGNATURES = frozenset({
-    "zero-layers-offloaded", "blas-off", "no-device", "ggml-init-failed-cpu", "so-not-found",
-    *(f"anchor:{rule}" for rule in (
-        "cpu-only", "no-cuda-device", "cpu-fallback-gpu-expected", "cpu-run-said-gpu-asked", "cuda-init-failed",
-        "cpu-backend-only", "weights-on-cpu-layers-asked", "zero-gpu-layers", "gpu-asked-no-layers",
-        "run-without-layers", "shared-object-missing", "no-nvidia-driver", "container-without-gpus", "cpu-only-wheel",
-        "cpu-only-wheel-file")),
-})
+RUN_SIGNATURES = frozenset(
+    {
+        "zero-layers-offloaded",
+        "blas-off",
+        "no-device",
+        "ggml-init-failed-cpu",
+        "so-not-found",
+        *(
+            f"anchor:{rule}"
+            for rule in (
+                "cpu-only",
+                "no-cuda-device",
+                "cpu-fallback-gpu-expected",
+                "cpu-run-said-gpu-asked",
+                "cuda-init-failed",
+                "cpu-backend-only",
+                "weights-on-cpu-layers-asked",
+                "zero-gpu-layers",
+                "gpu-asked-no-layers",
+                "run-without-layers",
+                "shared-object-missing",
+                "no-nvidia-driver",
+                "container-without-gpus",
+                "cpu-only-wheel",
+                "cpu-only-wheel-file",
+            )
+        ),
+    }
+)
 
 
 def _cpu_family(match: Any, m: MachineFacts) -> tuple[str, str] | None:
@@ -163,7 +196,11 @@ def _no_toolkit(match: Any, m: MachineFacts) -> tuple[str, str] | None:
 
 RULES: dict[str, Callable[[Any, MachineFacts], tuple[str, str] | None]] = {
     **dict.fromkeys(CPU_FAMILY, _cpu_family),
-    "F14": _kernel_image, "F17": _driver, "F12": _no_gpu_arch, "F07": _no_toolkit, "F22": _no_toolkit,
+    "F14": _kernel_image,
+    "F17": _driver,
+    "F12": _no_gpu_arch,
+    "F07": _no_toolkit,
+    "F22": _no_toolkit,
 }
 
 
@@ -220,14 +257,17 @@ def kept(matches: Sequence[Any], verdicts: Sequence[Verdict]) -> tuple[Any, ...]
     out = tuple(mt for mt, v in zip(matches, verdicts, strict=True) if v.verdict != CONTRADICTED)
     if out and not any(mt.decisive for mt in out):
         first = out[0]
-        out = (replace(first, decisive=True, why=f"{first.why}; decisive once this machine ruled out the rest"),
-               *out[1:])
+        out = (
+            replace(first, decisive=True, why=f"{first.why}; decisive once this machine ruled out the rest"),
+            *out[1:],
+        )
     return out
 
 
 def _older(driver: str, floor: str) -> bool:
     def nums(v: str) -> tuple[int, ...]:
         return tuple(int(x) for x in v.replace("-", ".").split(".")[:3] if x.isdigit())
+
     return bool(nums(driver)) and nums(driver) < nums(floor)
 
 
@@ -263,7 +303,10 @@ def report_text(scan: Any, verdicts: Sequence[Verdict], paint: Callable[..., str
     """doctor --log's text (buildlog/report.py) for the candidates the machine left, then its verdicts."""
     left = kept(scan.matches, verdicts)
     who = "this machine" if source == THIS else f"the machine in {source}"
-    head = render_matches(left, paint) if left else \
-        f"no known failure stands: {who} rules out every catalog id the log suggests\n\n"
+    head = (
+        render_matches(left, paint)
+        if left
+        else f"no known failure stands: {who} rules out every catalog id the log suggests\n\n"
+    )
     lines = render_verdicts(verdicts, paint, source)
     return head + ("\n".join(lines) + "\n" if lines else "")

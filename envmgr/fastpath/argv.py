@@ -1,5 +1,6 @@
 """The fast path's argv grammar: the few options it answers itself (selectors, export's --format and
 --activate); anything else is None and goes to the full CLI. Imports nothing (start-up)."""
+
 from __future__ import annotations
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
@@ -47,5 +48,10 @@ def parse_options(args: list[str], *, with_format: bool) -> dict[str, Any] | Non
 
 def selectors(opts: dict[str, Any]) -> dict[str, Any]:
     """What cache/resolve.py keys on: Selectors(...)._asdict() plus the --python list."""
-    return {"vs": opts.get("--vs"), "toolset": opts.get("--toolset"), "arch": opts.get("--arch", "x64"),
-            "cuda": opts.get("--cuda"), "python": []}
+    return {
+        "vs": opts.get("--vs"),
+        "toolset": opts.get("--toolset"),
+        "arch": opts.get("--arch", "x64"),
+        "cuda": opts.get("--cuda"),
+        "python": [],
+    }

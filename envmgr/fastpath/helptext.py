@@ -7,6 +7,7 @@ version and the size and time of every file of envmgr and click, and prints that
 edited or upgraded envmgr or click is a new key: the old text is never read again.
 Standard library's built-in modules only on a hit; the store, on a miss, may import more.
 """
+
 from __future__ import annotations
 
 import os
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
 HELP = ("--help", "-h")
-_MAX_WIDTH = 100   # cli.main's CONTEXT max_content_width
+_MAX_WIDTH = 100  # cli.main's CONTEXT max_content_width
 
 
 def help_form(argv: list[str]) -> bool:

@@ -7,6 +7,7 @@ any unusual flag, any miss, any doubt: the full CLI (envmgr.cli.main:main) answe
 Only the simple argv forms are parsed here; click parses everything else. This module imports only
 the standard library's built-in modules and envmgr.cache.key.
 """
+
 from __future__ import annotations
 
 import os
@@ -23,8 +24,16 @@ if TYPE_CHECKING:
     from envmgr.snapshot.envdelta import EnvDelta
 
 # Variables that make the full CLI behave differently (another host, shell completion, defaults: docs/config.md).
-_FULL_PATH_ENV = ("ENVMGR_MACHINE", "ENVMGR_WINEPREFIX", "ENVMGR_CUDA", "ENVMGR_VS", "ENVMGR_TOOLSET",
-                  "ENVMGR_RECIPE", "ENVMGR_PYTHON", "ENVMGR_GPU")
+_FULL_PATH_ENV = (
+    "ENVMGR_MACHINE",
+    "ENVMGR_WINEPREFIX",
+    "ENVMGR_CUDA",
+    "ENVMGR_VS",
+    "ENVMGR_TOOLSET",
+    "ENVMGR_RECIPE",
+    "ENVMGR_PYTHON",
+    "ENVMGR_GPU",
+)
 
 
 def main() -> None:
@@ -58,8 +67,13 @@ def _kept_help(argv: list[str], env: Mapping[str, str]) -> Callable[[], object] 
 
 def help_to_keep(argv: list[str], env: Mapping[str, str]) -> str | None:
     """Where a help text the full CLI prints for `argv` is kept, or None (not a help form, no cache)."""
-    if (sys.platform == "win32" or argv[-1:] not in (["--help"], ["-h"]) or "_ENVMGR_COMPLETE" in env
-            or any(env.get(k) for k in _FULL_PATH_ENV) or _project_defaults()):   # a project's defaults: never kept
+    if (
+        sys.platform == "win32"
+        or argv[-1:] not in (["--help"], ["-h"])
+        or "_ENVMGR_COMPLETE" in env
+        or any(env.get(k) for k in _FULL_PATH_ENV)
+        or _project_defaults()
+    ):  # a project's defaults: never kept
         return None
     from envmgr.fastpath.helptext import help_file, help_form
 
@@ -126,7 +140,7 @@ def plan(argv: list[str], env: Mapping[str, str]) -> Callable[[], object] | None
         if "--" not in args:
             return None
         cut = args.index("--")
-        args, command = args[:cut], tuple(args[cut + 1:])
+        args, command = args[:cut], tuple(args[cut + 1 :])
         if not command or command[0] == "--":
             return None
     opts = parse_options(args, with_format=argv[0] == "export")
@@ -206,18 +220,26 @@ def well_formed(data: dict[str, Any]) -> bool:
     """KEY.fast holds what cache/fast.answers writes, with those types: a damaged or foreign file is
     no answer (the full CLI then reads the entry), never a TypeError halfway through printing."""
     out, ops, validity = data.get("out"), data.get("ops"), data.get("validity")
-    return (isinstance(out, dict) and all(isinstance(k, str) and isinstance(v, (str, bytes)) for k, v in out.items())
-            and isinstance(ops, (list, tuple)) and all(_well_formed_op(op) for op in ops)
-            and isinstance(data.get("marker"), str) and isinstance(validity, dict)
-            and all(isinstance(p, str) and isinstance(t, str) for p, t in validity.items()))
+    return (
+        isinstance(out, dict)
+        and all(isinstance(k, str) and isinstance(v, (str, bytes)) for k, v in out.items())
+        and isinstance(ops, (list, tuple))
+        and all(_well_formed_op(op) for op in ops)
+        and isinstance(data.get("marker"), str)
+        and isinstance(validity, dict)
+        and all(isinstance(p, str) and isinstance(t, str) for p, t in validity.items())
+    )
 
 
 def _well_formed_op(op: object) -> bool:
     if not isinstance(op, tuple) or len(op) != 3:
         return False
     name, kind, value = op
-    return (isinstance(name, str) and kind in _OPS
-            and (isinstance(value, str) or isinstance(value, tuple) and all(isinstance(v, str) for v in value)))
+    return (
+        isinstance(name, str)
+        and kind in _OPS
+        and (isinstance(value, str) or isinstance(value, tuple) and all(isinstance(v, str) for v in value))
+    )
 
 
 def _delta(data: dict[str, Any]) -> EnvDelta:
@@ -241,7 +263,7 @@ def _run(data: dict[str, Any], command: tuple[str, ...]) -> None:
     from envmgr.fastpath import run as _fastrun
 
     try:
-        _fastrun.run(data["ops"], data["marker"], command)        # exits when it ran the command
+        _fastrun.run(data["ops"], data["marker"], command)  # exits when it ran the command
     except KeyboardInterrupt:
         sys.exit(130)
     _run_full(data, command)

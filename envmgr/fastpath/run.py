@@ -9,6 +9,7 @@ kind of operation, with and without an active environment, and the same exit cod
 Anything this module is not sure of (an unusual ENVMGR_RESTORE, a program it cannot find or start)
 goes back to the full code, which then answers (and words any error) exactly as it always has.
 """
+
 from __future__ import annotations
 
 import _signal as signal  # the builtin: `signal` imports enum (milliseconds)
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from types import FrameType
 
-    Op = tuple[str, str, "str | tuple[str, ...]"]   # (name, op, value) as KEY.fast holds them
+    Op = tuple[str, str, "str | tuple[str, ...]"]  # (name, op, value) as KEY.fast holds them
 
 ACTIVE, RESTORE = "ENVMGR_ACTIVE", "ENVMGR_RESTORE"
 # POSIX only (the console script never takes this path on Windows), yet importable everywhere: Windows'
@@ -42,7 +43,7 @@ def child_env(ops: Sequence[Op], marker: str, env: Mapping[str, str]) -> dict[st
 
         try:
             previous = loads_json(saved_json)
-        except ValueError:   # bad syntax, too deep, NaN: the full CLI says why
+        except ValueError:  # bad syntax, too deep, NaN: the full CLI says why
             return None
         if not isinstance(previous, dict) or not all(isinstance(v, (str, type(None))) for v in previous.values()):
             return None
@@ -163,7 +164,7 @@ def run(ops: Sequence[Op], marker: str, command: tuple[str, ...]) -> bool:
         for s, old in previous.items():
             signal.signal(s, old)
         return False
-    for signum in got:          # what reached envmgr before the child existed
+    for signum in got:  # what reached envmgr before the child existed
         try:
             os.kill(state["pid"], signum)
         except OSError:
@@ -185,7 +186,7 @@ def _start(program: str, argv: list[str], env: dict[str, str]) -> int | None:
     """fork and exec as Popen does (posix_spawn would leave glibc's internal signals 32 and 33
     ignored in the child); None when exec failed (Popen will meet the same error and word it)."""
     inherited = _inherited()
-    read, write = os.pipe()                     # close-on-exec: EOF at once when exec succeeds
+    read, write = os.pipe()  # close-on-exec: EOF at once when exec succeeds
     pid = os.fork()
     if pid == 0:
         try:

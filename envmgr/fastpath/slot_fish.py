@@ -14,6 +14,7 @@ with a control character, which JSON escapes; a character Python's str.strip() t
 fish would not; bytes that are not UTF-8, which fish keeps in U+F600..U+F6FF and Python refuses; an
 active environment) makes the slot apply nothing, and envmgr answers.
 """
+
 from __future__ import annotations
 
 import os
@@ -34,8 +35,9 @@ def _static_ok(text: str) -> bool:
     return not any((c.isspace() and c != " ") or c < " " for c in text)
 
 
-def fish_slot(data: dict[str, Any], args: list[str], env: Mapping[str, str], stamps: str,
-              extra: list[str]) -> str | None:
+def fish_slot(
+    data: dict[str, Any], args: list[str], env: Mapping[str, str], stamps: str, extra: list[str]
+) -> str | None:
     """The slot's text for fish, or None where fish could not check or apply it exactly."""
     from envmgr.shellkit.fish import DOT_FOR_EMPTY, NAME, READ_ONLY, quote
 
@@ -44,8 +46,13 @@ def fish_slot(data: dict[str, Any], args: list[str], env: Mapping[str, str], sta
     ops = data["ops"]
     listed = {name for name, op, _ in ops if op in ("prepend", "append")}
     for name, op, value in ops:
-        if (not NAME.fullmatch(name) or name in READ_ONLY or name.startswith("__envmgr")
-                or op not in _OPS or name in ("ENVMGR_ACTIVE", "ENVMGR_RESTORE")):
+        if (
+            not NAME.fullmatch(name)
+            or name in READ_ONLY
+            or name.startswith("__envmgr")
+            or op not in _OPS
+            or name in ("ENVMGR_ACTIVE", "ENVMGR_RESTORE")
+        ):
             return None
         entries = value if isinstance(value, tuple) else (value,)
         if "\0" in "".join(entries):
@@ -57,27 +64,28 @@ def fish_slot(data: dict[str, Any], args: list[str], env: Mapping[str, str], sta
         if op == "set" and name in DOT_FOR_EMPTY and "" in value.split(":"):
             return None
     checks = [f"contains -- (count $argv) {len(args)}"]
-    checks += [f"contains -- \"$argv[{i}]\" {quote(a)}" for i, a in enumerate(args, 1)]
+    checks += [f'contains -- "$argv[{i}]" {quote(a)}' for i, a in enumerate(args, 1)]
     for name in KEY_ENV:
         if _identifier(name):
             checks.append(f"__envmgr_env {name} {quote(env.get(name, ''))}")
         elif env.get(name):
-            return None            # set, yet fish cannot read it: let envmgr decide every time
+            return None  # set, yet fish cannot read it: let envmgr decide every time
         else:
             checks.append(f"not set -qx {quote(name)}")
     versioned = sorted((k, v) for k, v in env.items() if k.upper().startswith(VERSIONED_PREFIX))
     if any(not _identifier(k) for k, _ in versioned):
         return None
-    checks.append(" ".join(["__envmgr_versioned", str(len(versioned)),
-                            *(f"{k} {quote(v)}" for k, v in versioned)]))
+    checks.append(" ".join(["__envmgr_versioned", str(len(versioned)), *(f"{k} {quote(v)}" for k, v in versioned)]))
     stamped = _stamps(data, stamps, extra, quote)
-    if stamped is None:   # a watched path changed since the entry was written
+    if stamped is None:  # a watched path changed since the entry was written
         return None
     checks += stamped
     compute, apply = _apply(data, quote)
-    return ("# envmgr re-activation (shells/envmgr.fish sources it): checked by fish, no Python\n"
-            "set -g __envmgr_r '{'\nset -g __envmgr_vals\n"
-            "if " + "\nand ".join(checks + compute) + "\n" + "".join(f"    {line}\n" for line in apply) + "end\n")
+    return (
+        "# envmgr re-activation (shells/envmgr.fish sources it): checked by fish, no Python\n"
+        "set -g __envmgr_r '{'\nset -g __envmgr_vals\n"
+        "if " + "\nand ".join(checks + compute) + "\n" + "".join(f"    {line}\n" for line in apply) + "end\n"
+    )
 
 
 def _stamps(data: dict[str, Any], stamps: str, extra: list[str], quote: Callable[[str], str]) -> list[str] | None:
@@ -112,7 +120,7 @@ def _apply(data: dict[str, Any], quote: Callable[[str], str]) -> tuple[list[str]
             if name != n:
                 continue
             if op in ("set", "unset"):
-                if n in listed:                 # the base a later prepend/append works on
+                if n in listed:  # the base a later prepend/append works on
                     compute.append(f"set -g __envmgr_w {quote(value) if op == 'set' else repr('')}")
                 final, computed = (value if op == "set" else None), False
             else:
@@ -126,8 +134,11 @@ def _apply(data: dict[str, Any], quote: Callable[[str], str]) -> tuple[list[str]
             apply.append(f"set -q {n}; and set -e {n}")
         else:
             apply.append(f"set -gx {n} {quote(final)}")
-    apply += [f"set -gx ENVMGR_ACTIVE {quote(data['marker'])}", 'set -gx ENVMGR_RESTORE "$__envmgr_r}"',
-              "set __envmgr_ok 1"]
+    apply += [
+        f"set -gx ENVMGR_ACTIVE {quote(data['marker'])}",
+        'set -gx ENVMGR_RESTORE "$__envmgr_r}"',
+        "set __envmgr_ok 1",
+    ]
     return compute, apply
 
 

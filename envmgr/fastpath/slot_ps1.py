@@ -22,6 +22,7 @@ paths (.NET reports the link, os.stat its target). The writer refuses (no slot) 
 not hold: non-ASCII static values, `remove` operations, names colliding case-insensitively, arguments
 PowerShell might pass on altered (anything but letters, digits and `._=+-`).
 """
+
 from __future__ import annotations
 
 import os
@@ -39,12 +40,12 @@ if TYPE_CHECKING:
     from envmgr.snapshot.form import Snapshot
 
 FORMAT = 1
-TICKS_AT_UNIX_EPOCH = 621355968000000000     # DateTime(1970, 1, 1).Ticks
+TICKS_AT_UNIX_EPOCH = 621355968000000000  # DateTime(1970, 1, 1).Ticks
 _OPS = ("set", "unset", "prepend", "append")
 # Besides the key: variables that make envmgr answer otherwise (another host, completion, an active
 # environment to restore, another cache folder). Each must read as it did when the slot was written.
 CONTROL_ENV = ("ENVMGR_RESTORE", "ENVMGR_MACHINE", "ENVMGR_WINEPREFIX", "_ENVMGR_COMPLETE", "ENVMGR_CACHE_DIR")
-POSIX_CACHE_ENV = ("XDG_CACHE_HOME", "HOME")     # _fast.cache_dir's rule off Windows
+POSIX_CACHE_ENV = ("XDG_CACHE_HOME", "HOME")  # _fast.cache_dir's rule off Windows
 _REPARSE = getattr(stat, "FILE_ATTRIBUTE_REPARSE_POINT", 0x400)
 
 
@@ -73,16 +74,21 @@ def _ops_ok(ops: Sequence[Sequence[Any]], windows: bool) -> bool:
     sep = ";" if windows else ":"
     spelling: dict[str, str] = {}
     for name, op, value in ops:
-        if (not name or not _plain(name) or any(c in name for c in '="\\') or op not in _OPS
-                or name.upper() in ("ENVMGR_ACTIVE", "ENVMGR_RESTORE")):
+        if (
+            not name
+            or not _plain(name)
+            or any(c in name for c in '="\\')
+            or op not in _OPS
+            or name.upper() in ("ENVMGR_ACTIVE", "ENVMGR_RESTORE")
+        ):
             return False
         if spelling.setdefault(name.upper(), name) != name:
-            return False         # two spellings of one name: PowerShell's hashtables fold case
+            return False  # two spellings of one name: PowerShell's hashtables fold case
         entries = value if isinstance(value, tuple) else (value,)
         if not all(isinstance(e, str) and _plain(e) for e in entries):
             return False
         if op == "set" and value == "":
-            return False         # shellkit/ps1.py refuses it (PowerShell deletes a variable set to '')
+            return False  # shellkit/ps1.py refuses it (PowerShell deletes a variable set to '')
         if op in ("prepend", "append") and any(not e.strip() or sep in e for e in entries):
             return False
     return True
@@ -101,8 +107,12 @@ def _paths(watched: dict[str, str]) -> list[tuple[str, str, int, int]] | None:
             st = os.stat(path)
         except OSError:
             return None
-        if (stat.S_ISLNK(link.st_mode) or getattr(link, "st_file_attributes", 0) & _REPARSE
-                or f"{st.st_mtime_ns}:{st.st_size}" != token or st.st_mtime_ns < 0):
+        if (
+            stat.S_ISLNK(link.st_mode)
+            or getattr(link, "st_file_attributes", 0) & _REPARSE
+            or f"{st.st_mtime_ns}:{st.st_size}" != token
+            or st.st_mtime_ns < 0
+        ):
             return None
         if stat.S_ISDIR(st.st_mode):
             out.append((path, "D", st.st_mtime_ns // 100 + TICKS_AT_UNIX_EPOCH, 0))
@@ -113,8 +123,9 @@ def _paths(watched: dict[str, str]) -> list[tuple[str, str, int, int]] | None:
     return out
 
 
-def ps1_slot(data: dict[str, Any], args: list[str], env: Mapping[str, str], stamps: str,
-             extra: list[str]) -> str | None:
+def ps1_slot(
+    data: dict[str, Any], args: list[str], env: Mapping[str, str], stamps: str, extra: list[str]
+) -> str | None:
     """The slot's text (a .psd1 data file), or None where PowerShell could not check or apply it
     exactly. `extra` starts with the entry's KEY.fast; the entry KEY.toml beside it is watched too.
     `env` is read as envmgr reads it (os.environ: case-insensitive names on Windows)."""
@@ -151,22 +162,24 @@ def ps1_slot(data: dict[str, Any], args: list[str], env: Mapping[str, str], stam
         if not items:
             return "@()"
         cells = [quote(i) if isinstance(i, str) else str(int(i)) for i in items]
-        rows = [", ".join(cells[k:k + per_line]) for k in range(0, len(cells), per_line)]
+        rows = [", ".join(cells[k : k + per_line]) for k in range(0, len(cells), per_line)]
         return "@(\r\n        " + ",\r\n        ".join(rows) + "\r\n    )"
 
-    lines = ["# envmgr re-activation slot for Enter-Envmgr (shells/Envmgr.psm1): data only, read with",
-             "# Import-PowerShellDataFile and checked there without starting a process (envmgr/fastpath/slot_ps1.py)",
-             "@{",
-             f"    Format = {FORMAT}",
-             f"    Windows = {'$true' if windows else '$false'}",
-             f"    Args = {array(args, 8)}",
-             f"    Env = {array(checked, 2)}",
-             f"    Versioned = {array(versioned, 2)}",
-             f"    Paths = {array(flat, 4)}",
-             f"    Ops = {_ops_array(ops, quote)}",
-             f"    Marker = {quote(data['marker'])}",
-             "}"]
-    return "\ufeff" + "\r\n".join(lines) + "\r\n"     # UTF-8 with a BOM, CRLF: shellkit/ps1.py's rule
+    lines = [
+        "# envmgr re-activation slot for Enter-Envmgr (shells/Envmgr.psm1): data only, read with",
+        "# Import-PowerShellDataFile and checked there without starting a process (envmgr/fastpath/slot_ps1.py)",
+        "@{",
+        f"    Format = {FORMAT}",
+        f"    Windows = {'$true' if windows else '$false'}",
+        f"    Args = {array(args, 8)}",
+        f"    Env = {array(checked, 2)}",
+        f"    Versioned = {array(versioned, 2)}",
+        f"    Paths = {array(flat, 4)}",
+        f"    Ops = {_ops_array(ops, quote)}",
+        f"    Marker = {quote(data['marker'])}",
+        "}",
+    ]
+    return "\ufeff" + "\r\n".join(lines) + "\r\n"  # UTF-8 with a BOM, CRLF: shellkit/ps1.py's rule
 
 
 def _ops_array(ops: Sequence[Any], quote: Callable[[str], str]) -> str:
@@ -176,13 +189,14 @@ def _ops_array(ops: Sequence[Any], quote: Callable[[str], str]) -> str:
     rows, i = [], 0
     while i < len(ops):
         n = ops[i + 2]
-        rows.append(", ".join([quote(ops[i]), quote(ops[i + 1]), str(n), *(quote(e) for e in ops[i + 3:i + 3 + n])]))
+        rows.append(", ".join([quote(ops[i]), quote(ops[i + 1]), str(n), *(quote(e) for e in ops[i + 3 : i + 3 + n])]))
         i += 3 + n
     return "@(\r\n        " + ",\r\n        ".join(rows) + "\r\n    )"
 
 
-def write_ps1_slot(slot: str, data: dict[str, Any] | None, args: list[str], env: Mapping[str, str],
-                   fast_file: str) -> None:
+def write_ps1_slot(
+    slot: str, data: dict[str, Any] | None, args: list[str], env: Mapping[str, str], fast_file: str
+) -> None:
     """For the fast path (POSIX) and the full CLI (everywhere): write the slot, or remove a stale one
     (`data` None, or a snapshot of another OS than this one)."""
     from envmgr.fastpath.slot_sh import write_slot
@@ -216,11 +230,16 @@ def _entry_data(key: str, snap: Snapshot) -> dict[str, Any] | None:
     entry = cache._entry_path(key)
     try:
         head, sep, body = entry.read_text(encoding="utf-8").partition("\n# ---- snapshot ----\n")
-        validity = loads_json(head[len("#envmgr-cache "):])
+        validity = loads_json(head[len("#envmgr-cache ") :])
         cached = from_toml(body, "<cache>")
     except Exception:  # broad on purpose; no readable entry: no slot
         return None
     if not sep or cached.delta != snap.delta or cached.marker() != snap.marker() or not isinstance(validity, dict):
         return None
-    return {"platform": cached.platform, "ops": [(op.name, op.op, op.value) for op in cached.delta.ops],
-            "validity": validity, "marker": cached.marker(), "entry": str(entry)}
+    return {
+        "platform": cached.platform,
+        "ops": [(op.name, op.op, op.value) for op in cached.delta.ops],
+        "validity": validity,
+        "marker": cached.marker(),
+        "entry": str(entry),
+    }

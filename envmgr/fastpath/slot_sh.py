@@ -15,6 +15,7 @@ byte that is not UTF-8 (envmgr refuses it), a character beyond ASCII that str.st
 blank, or an environment is already active (restoring needs JSON parsing), the slot does nothing
 and envmgr_activate runs envmgr, whose fast path writes the slot again.
 """
+
 from __future__ import annotations
 
 import os
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import Any
 
-SEP = "\037"    # joins the arguments in the shell ("$*" with IFS=$'\037')
+SEP = "\037"  # joins the arguments in the shell ("$*" with IFS=$'\037')
 
 
 def _identifier(name: str) -> bool:
@@ -50,14 +51,14 @@ def sh_slot(data: dict[str, Any], args: list[str], env: Mapping[str, str], stamp
         if op in ("prepend", "append") and any(not e.strip() or ":" in e for e in entries):
             return None
         if op == "set" and name in listed and any(c < " " or (c.isspace() and c != " ") for c in value):
-            return None            # a base the shell's split_list would read otherwise (blank: ' ' only)
+            return None  # a base the shell's split_list would read otherwise (blank: ' ' only)
     # First: the helpers this text calls are loaded (a shell that sourced an older envmgr.sh hands over).
-    checks = ["typeset -f __envmgr_env >/dev/null", f"[ \"$__envmgr_args\" = {quote(SEP.join(args))} ]"]
+    checks = ["typeset -f __envmgr_env >/dev/null", f'[ "$__envmgr_args" = {quote(SEP.join(args))} ]']
     for name in KEY_ENV:
         if _identifier(name):
             checks.append(f"__envmgr_env {name} {quote(env.get(name, ''))}")
         elif env.get(name):
-            return None            # set, yet a shell cannot read it: let envmgr decide every time
+            return None  # set, yet a shell cannot read it: let envmgr decide every time
     versioned = sorted((k, v) for k, v in env.items() if k.upper().startswith(VERSIONED_PREFIX))
     if any(not _identifier(k) for k, _ in versioned):
         return None
@@ -86,16 +87,24 @@ def sh_slot(data: dict[str, Any], args: list[str], env: Mapping[str, str], stamp
         else:
             apply.append(" ".join(["__envmgr_list", name, op, *(quote(e) for e in value)]))
     apply.append(f"__envmgr_done {quote(data['marker'])}")
-    return ("# envmgr re-activation (shells/envmgr.sh sources it): checked by the shell, no Python\n"
-            "__envmgr_r='{' && " + " &&\n".join(checks + apply) + "\n")
+    return (
+        "# envmgr re-activation (shells/envmgr.sh sources it): checked by the shell, no Python\n"
+        "__envmgr_r='{' && " + " &&\n".join(checks + apply) + "\n"
+    )
 
 
 def write_sh_slot(slot: str, data: dict[str, Any], args: list[str], env: Mapping[str, str], fast_file: str) -> None:
     write_slot(sh_slot, slot, data, args, env, fast_file)
 
 
-def write_slot(render: Callable[..., str | None], slot: str, data: dict[str, Any] | None, args: list[str],
-               env: Mapping[str, str], fast_file: str) -> None:
+def write_slot(
+    render: Callable[..., str | None],
+    slot: str,
+    data: dict[str, Any] | None,
+    args: list[str],
+    env: Mapping[str, str],
+    fast_file: str,
+) -> None:
     """Write the slot `render` makes (atomically), or remove a stale one; never fails the caller.
     ENVMGR_SLOT is a path from outside: only a regular file (or none) is written or removed, no
     folder is made for it but envmgr's own `<cache>/reactivate`, and its stamps go beside it only then."""
@@ -123,9 +132,9 @@ def _slot_place(slot: str, env: Mapping[str, str]) -> bool:
     except FileNotFoundError:
         st = None
     if st is not None and not stat.S_ISREG(st.st_mode):
-        return False    # a link, a device, a FIFO, a folder: not a slot envmgr wrote
+        return False  # a link, a device, a FIFO, a folder: not a slot envmgr wrote
     folder = os.path.dirname(os.path.abspath(slot))
-    if not os.path.isdir(folder):     # the first slot of all: only envmgr's own folder is made
+    if not os.path.isdir(folder):  # the first slot of all: only envmgr's own folder is made
         from envmgr.host.dirs import cache_dir  # platformdirs: only on this rare branch
 
         if folder != os.path.join(os.path.abspath(env.get("ENVMGR_CACHE_DIR") or cache_dir()), "reactivate"):

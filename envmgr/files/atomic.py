@@ -7,6 +7,7 @@ device, a FIFO or a socket (or a link to one, /dev/stdout included) is written i
 that nobody reads is refused at once rather than waited on; a folder and a block device are refused.
 No folder is created for it and nothing is written beside it but the documented `.bak`.
 """
+
 from __future__ import annotations
 
 import errno
@@ -53,8 +54,14 @@ def atomic_write(path: str | os.PathLike[str], data: bytes, *, backup: bool = Tr
     return saved
 
 
-def _through_temp(folder: str, name: str, data: bytes, mode: int | None, target: str | os.PathLike[str],
-                  backup: str | os.PathLike[str] | None = None) -> None:
+def _through_temp(
+    folder: str,
+    name: str,
+    data: bytes,
+    mode: int | None,
+    target: str | os.PathLike[str],
+    backup: str | os.PathLike[str] | None = None,
+) -> None:
     """data into a temporary file beside the target (with `mode`, when given), fsynced, then renamed over
     it; on any failure, Ctrl-C included, the temporary file is removed and the target left as it was.
     `backup`: the target is first copied there, itself through a temporary file and a rename, and only
@@ -101,7 +108,7 @@ def _where(path: str) -> tuple[str, os.stat_result | None, bool]:
     """(where a write to path lands, what is there now or None, whether to write in place)."""
     if sys.platform == "win32" and WINDOWS_DEVICE.match(os.path.basename(path.rstrip("\\/ ."))):
         return path, None, True
-    if os.name == "posix" and path.startswith(("/dev/", "/proc/")):   # /dev/stdout, /dev/fd/N: an open file
+    if os.name == "posix" and path.startswith(("/dev/", "/proc/")):  # /dev/stdout, /dev/fd/N: an open file
         return path, _stat(path), True
     real = os.path.realpath(path)
     st = _stat(real)
@@ -134,13 +141,14 @@ def _in_place(path: str, data: bytes, st: os.stat_result | None, *, append: bool
             os.set_blocking(fd, True)
         view = memoryview(data)
         while view:
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view) :]
     finally:
         os.close(fd)
 
 
-def write_user_file(path: str | os.PathLike[str], data: bytes, *, backup: bool = False,
-                    regular_only: bool = False) -> Path | None:
+def write_user_file(
+    path: str | os.PathLike[str], data: bytes, *, backup: bool = False, regular_only: bool = False
+) -> Path | None:
     """Write data at a path the user gave (see the module docstring); OSError with a strerror fit
     for a one-line message otherwise. `backup`: an existing regular file is first copied to
     `<file>.bak` (returned). `regular_only`: refuse anything but a regular file or a new one."""
@@ -191,7 +199,7 @@ def hold_for_writing(path: str | os.PathLike[str]) -> int | None:
     target, st, in_place = _where(os.fspath(path))
     _refuse(st, os.fspath(path))
     if not in_place or st is None or stat.S_ISCHR(st.st_mode) or stat.S_ISREG(st.st_mode):
-        with open(target, "ab"):   # a regular file or a device: opening cannot block
+        with open(target, "ab"):  # a regular file or a device: opening cannot block
             pass
         return None
     try:

@@ -6,6 +6,7 @@ every way a document can be bad (syntax, not UTF-8, nested too deeply, NaN/Infin
 InputFileError line (exit 2). Writing: `dumps` refuses NaN and Infinity (allow_nan=False), because RFC
 8259 has neither and strict parsers (Go, serde, JavaScript) reject a document holding them (audit N11).
 """
+
 from __future__ import annotations
 
 import json
@@ -17,7 +18,7 @@ from envmgr.errors import InputFileError
 from envmgr.files.nested import loads_json
 from envmgr.files.read import read_regular
 
-JSON_LIMIT = 16 * 1024 * 1024   # manifests, key files, plans: kilobytes
+JSON_LIMIT = 16 * 1024 * 1024  # manifests, key files, plans: kilobytes
 
 
 def load_json(text: str | bytes, origin: str, what: str, remedy: str) -> Any:
@@ -27,9 +28,10 @@ def load_json(text: str | bytes, origin: str, what: str, remedy: str) -> Any:
             text = text.decode("utf-8-sig")
         return loads_json(text)
     except UnicodeDecodeError as exc:
-        raise InputFileError(f"{origin}: the {what} is not UTF-8 (undecodable byte at offset {exc.start})",
-                             remedy) from None
-    except ValueError as exc:   # json.JSONDecodeError: syntax, too deep, NaN or Infinity
+        raise InputFileError(
+            f"{origin}: the {what} is not UTF-8 (undecodable byte at offset {exc.start})", remedy
+        ) from None
+    except ValueError as exc:  # json.JSONDecodeError: syntax, too deep, NaN or Infinity
         raise InputFileError(f"{origin}: not a valid {what}: {exc}", remedy) from None
 
 
@@ -44,8 +46,22 @@ def read_json_file(path: str | os.PathLike[str], what: str, remedy: str, limit: 
     return load_json(raw, str(path), what, remedy)
 
 
-def dumps(data: Any, *, indent: int | None = None, sort_keys: bool = False, ensure_ascii: bool = True,
-          separators: tuple[str, str] | None = None, default: Callable[[Any], Any] | None = None) -> str:
+def dumps(
+    data: Any,
+    *,
+    indent: int | None = None,
+    sort_keys: bool = False,
+    ensure_ascii: bool = True,
+    separators: tuple[str, str] | None = None,
+    default: Callable[[Any], Any] | None = None,
+) -> str:
     """json.dumps that refuses NaN and Infinity (ValueError): what envmgr writes is always strict JSON."""
-    return json.dumps(data, indent=indent, sort_keys=sort_keys, ensure_ascii=ensure_ascii, separators=separators,
-                      allow_nan=False, default=default)
+    return json.dumps(
+        data,
+        indent=indent,
+        sort_keys=sort_keys,
+        ensure_ascii=ensure_ascii,
+        separators=separators,
+        allow_nan=False,
+        default=default,
+    )

@@ -12,17 +12,20 @@ path built from one is checked to stay under its root. The forms are the standar
 A name that also names a Windows device (`nul`, `con`, `com1`, ... with or without an extension) is
 refused on every platform: an index written on Linux is read on Windows too.
 """
+
 from __future__ import annotations
 
 import os
 import re
 
-MAX_NAME = 255   # one path component, on every file system envmgr writes to
+MAX_NAME = 255  # one path component, on every file system envmgr writes to
 
 _PART = r"[A-Za-z0-9_.!+]+"
-_WHEEL = re.compile(rf"^(?P<name>[A-Za-z0-9](?:[A-Za-z0-9_.]*[A-Za-z0-9])?)-(?P<version>{_PART})"
-                    r"(?:-(?P<build>\d[A-Za-z0-9_.]*))?-(?P<python>[A-Za-z0-9_.]+)-(?P<abi>[A-Za-z0-9_.]+)"
-                    r"-(?P<platform>[A-Za-z0-9_.]+)\.whl$")
+_WHEEL = re.compile(
+    rf"^(?P<name>[A-Za-z0-9](?:[A-Za-z0-9_.]*[A-Za-z0-9])?)-(?P<version>{_PART})"
+    r"(?:-(?P<build>\d[A-Za-z0-9_.]*))?-(?P<python>[A-Za-z0-9_.]+)-(?P<abi>[A-Za-z0-9_.]+)"
+    r"-(?P<platform>[A-Za-z0-9_.]+)\.whl$"
+)
 _PROJECT = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _DIGEST = re.compile(r"^[0-9a-f]{20}$")
 WINDOWS_DEVICE = re.compile(r"^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$)(\..*)?$", re.IGNORECASE)
@@ -45,7 +48,7 @@ def _plain(name: object, what: str) -> str:
 def wheel_filename(name: object) -> str:
     """`name` when it is a wheel file name (a basename); BadName otherwise."""
     name = _plain(name, "wheel file name")
-    if not _WHEEL.match(name):   # no '/', '\\', ':', '..' or control character can pass
+    if not _WHEEL.match(name):  # no '/', '\\', ':', '..' or control character can pass
         raise BadName(f"{name!r} is not a wheel file name (name-version-python-abi-platform.whl)")
     return name
 
@@ -53,7 +56,7 @@ def wheel_filename(name: object) -> str:
 def wheel_project(name: str) -> str:
     """The PEP 503 normalized project of a checked wheel file name."""
     match = _WHEEL.match(wheel_filename(name))
-    assert match is not None   # wheel_filename matched it
+    assert match is not None  # wheel_filename matched it
     return re.sub(r"[-_.]+", "-", match["name"]).lower()
 
 
@@ -97,7 +100,7 @@ def under(root: str | os.PathLike[str], *names: str) -> str:
     fold = os.path.normcase
     try:
         inside = os.path.commonpath([fold(base), fold(path)]) == fold(base) and fold(path) != fold(base)
-    except ValueError:   # another drive on Windows
+    except ValueError:  # another drive on Windows
         inside = False
     if not inside:
         raise BadName(f"{os.path.join(*names)!r} leads outside {os.fspath(root)}")

@@ -7,6 +7,7 @@ ValueError (json.JSONDecodeError) every caller already handles as "not valid JSO
 finds the long dotted key before tomllib sees it. No real file comes near MAX_DEPTH: the deepest key
 in the shipped records and recipes has 4 parts.
 """
+
 from __future__ import annotations
 
 import json
@@ -17,11 +18,11 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the fast
 if TYPE_CHECKING:
     from typing import Any
 
-MAX_DEPTH = 100   # dotted key parts (TOML); a deeper document is refused, not parsed
+MAX_DEPTH = 100  # dotted key parts (TOML); a deeper document is refused, not parsed
 
 # MAX_DEPTH key parts joined by dots (bare or quoted parts; TOML allows blanks around the dots). Only lines
 # with that many dots are searched: a large record has thousands of dots, but few on any one line.
-_DOTTED = re.compile(r'''(?:(?:[A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*')[ \t]*\.[ \t]*)''' + f"{{{MAX_DEPTH}}}")
+_DOTTED = re.compile(r"""(?:(?:[A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*')[ \t]*\.[ \t]*)""" + f"{{{MAX_DEPTH}}}")
 
 
 def loads_json(text: str | bytes) -> Any:

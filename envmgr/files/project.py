@@ -11,6 +11,7 @@ depth caps, UTF-8/UTF-16), so a bad file is one line naming it, exit 2.
 A relative `python` path is relative to the file's folder, not to where envmgr runs; a bare name
 (`python3.12`) is looked up on PATH as given.
 """
+
 from __future__ import annotations
 
 import os
@@ -22,12 +23,13 @@ from envmgr.files.tomlread import load_toml, read_text_file
 KEYS = ("cuda", "vs", "toolset", "recipe", "python")
 ENVMGR_TOML, PYPROJECT = "envmgr.toml", "pyproject.toml"
 _REMEDY = "fix or remove the file; its keys are " + ", ".join(KEYS) + " (docs/config.md)"
-_MARK = "tool.envmgr"   # a pyproject.toml without it is not parsed: most never say a word of envmgr
+_MARK = "tool.envmgr"  # a pyproject.toml without it is not parsed: most never say a word of envmgr
 
 
 @dataclass(frozen=True)
 class ProjectFile:
     """One file's defaults: (key, value) in KEYS order; kind is envmgr.toml or pyproject.toml."""
+
     path: str
     kind: str
     values: tuple[tuple[str, str], ...]
@@ -78,7 +80,7 @@ def parse_project(text: str, path: str, kind: str) -> ProjectFile | None:
         value = table[key]
         if not isinstance(value, str) or not value.strip():
             raise InputFileError(f"{path}: {where} key {key!r} must be a non-empty string", _REMEDY)
-        if key == "python" and ("/" in value or "\\" in value):   # a path; a bare name is looked up on PATH
+        if key == "python" and ("/" in value or "\\" in value):  # a path; a bare name is looked up on PATH
             value = os.path.normpath(os.path.join(os.path.dirname(path), os.path.expanduser(value)))
         values.append((key, value))
     return ProjectFile(path, kind, tuple(values))

@@ -3,13 +3,14 @@
 `/dev/zero` never ends and a FIFO blocks until a writer comes (O_NONBLOCK opens it at once), so
 both are refused before a byte is read; a huge file is refused from its size, not after reading it.
 """
+
 from __future__ import annotations
 
 import errno
 import os
 import stat
 
-TEXT_LIMIT = 64 * 1024 * 1024   # snapshots, recipes, machine records, logs: far below this
+TEXT_LIMIT = 64 * 1024 * 1024  # snapshots, recipes, machine records, logs: far below this
 
 
 def read_regular(path: str | os.PathLike[str], limit: int | None = None) -> bytes:
@@ -22,6 +23,9 @@ def read_regular(path: str | os.PathLike[str], limit: int | None = None) -> byte
         if not stat.S_ISREG(st.st_mode):
             raise OSError(errno.EINVAL, "not a regular file", str(path))
         if limit is not None and st.st_size > limit:
-            raise OSError(errno.EFBIG, f"too large ({st.st_size // (1024 * 1024)} MiB; the limit is "
-                                       f"{limit // (1024 * 1024)} MiB)", str(path))
+            raise OSError(
+                errno.EFBIG,
+                f"too large ({st.st_size // (1024 * 1024)} MiB; the limit is {limit // (1024 * 1024)} MiB)",
+                str(path),
+            )
         return fh.read()

@@ -5,6 +5,7 @@ TOML's words ("a string", "a list of strings"), never Python's. Hand-written, no
 pydantic: importing either costs more than the whole start-up budget of a cached `export`, and
 these three schemas need only tables, lists, strings, integers, booleans and a few fixed values.
 """
+
 from __future__ import annotations
 
 import re
@@ -140,7 +141,7 @@ class OneOf(Spec):
     def problem(self, value: Any, where: str) -> tuple[str, str] | None:
         kinds = [o for o in self.options if _same_kind(o, value)]
         if len(kinds) == 1 and not isinstance(kinds[0], (Str, Int, Bool, Literal, Hex)):
-            return kinds[0].problem(value, where)   # e.g. the table form: say which field inside is wrong
+            return kinds[0].problem(value, where)  # e.g. the table form: say which field inside is wrong
         if any(o.problem(value, where) is None for o in self.options):
             return None
         return where, self.expected
@@ -216,8 +217,9 @@ def check(data: dict[str, Any], spec: Spec, origin: str, what: str, remedy: str)
     if expected.startswith("absent: "):
         raise InputFileError(f"{origin}: unknown key '{where}'; {expected.removeprefix('absent: ')}", remedy)
     if value is _MISSING:
-        raise InputFileError(f"{origin}: '{where}' is missing; it must be {expected.removeprefix('present (')[:-1]}",
-                             remedy)
+        raise InputFileError(
+            f"{origin}: '{where}' is missing; it must be {expected.removeprefix('present (')[:-1]}", remedy
+        )
     raise InputFileError(f"{origin}: '{where}' must be {expected}, not {describe(value)}", remedy)
 
 
@@ -230,8 +232,10 @@ def check_version(data: dict[str, Any], reads: tuple[int, ...], origin: str, wha
     schema = data["schema"]
     if schema not in reads or isinstance(schema, bool):
         shown = schema if Int().accepts(schema) else describe(schema)
-        raise InputFileError(f"{origin}: {what} schema {shown} is not one this envmgr reads "
-                             f"(it reads {', '.join(map(str, reads))})", remedy)
+        raise InputFileError(
+            f"{origin}: {what} schema {shown} is not one this envmgr reads (it reads {', '.join(map(str, reads))})",
+            remedy,
+        )
 
 
 # ---- the three file kinds ---------------------------------------------------------------------
@@ -240,40 +244,88 @@ _STR_LIST = List(Str())
 SNAPSHOT_VAR = OneOf(
     Str(),
     Table({"set": Str(), "unset": Literal(True), "prepend": _STR_LIST, "append": _STR_LIST, "remove": _STR_LIST}),
-    expected="a string or a table with set, unset = true, or prepend/append/remove lists of strings")
-SNAPSHOT = Table({
-    "schema": Int(), "platform": Literal("windows", "linux"), "envmgr": Str(), "created": Str(),
-    "notes": _STR_LIST, "summary": Map(Str()), "identity": Map(Str()), "env": Map(SNAPSHOT_VAR),
-}, required=("schema", "platform"))
+    expected="a string or a table with set, unset = true, or prepend/append/remove lists of strings",
+)
+SNAPSHOT = Table(
+    {
+        "schema": Int(),
+        "platform": Literal("windows", "linux"),
+        "envmgr": Str(),
+        "created": Str(),
+        "notes": _STR_LIST,
+        "summary": Map(Str()),
+        "identity": Map(Str()),
+        "env": Map(SNAPSHOT_VAR),
+    },
+    required=("schema", "platform"),
+)
 
-RECIPE = Table({
-    "schema": Int(), "name": Str(), "description": Str(), "kind": Literal("cmake", "torch-extension", "prebuilt-lib"),
-    "package": Str(), "cmake_args": _STR_LIST, "cuda_architectures": Bool(), "generator": Str(),
-    "short_temp": Bool(), "drop_env": _STR_LIST, "env": Map(Str()), "params": Map(Str()),
-    "required_files": Map(_STR_LIST), "architectures_env": Str(),
-    "architectures_define": Str(),
-}, required=("schema", "kind"))
+RECIPE = Table(
+    {
+        "schema": Int(),
+        "name": Str(),
+        "description": Str(),
+        "kind": Literal("cmake", "torch-extension", "prebuilt-lib"),
+        "package": Str(),
+        "cmake_args": _STR_LIST,
+        "cuda_architectures": Bool(),
+        "generator": Str(),
+        "short_temp": Bool(),
+        "drop_env": _STR_LIST,
+        "env": Map(Str()),
+        "params": Map(Str()),
+        "required_files": Map(_STR_LIST),
+        "architectures_env": Str(),
+        "architectures_define": Str(),
+    },
+    required=("schema", "kind"),
+)
 
 _CONTENT_TABLE = {"text": Str(), "from": Str(), "hex": Hex(), "size": Int()}
-_CONTENT = OneOf(Str(), Table(_CONTENT_TABLE),
-                 expected="a string or a table with text, from, hex or size")
-_REG_VALUE = OneOf(Str(), Table({"type": Literal("REG_SZ", "REG_EXPAND_SZ", "REG_MULTI_SZ", "REG_DWORD",
-                                                 "REG_QWORD", "REG_BINARY"),
-                                 "value": OneOf(Str(), Int(), _STR_LIST, List(Int()))},
-                                required=("type", "value")),
-                   expected='a string or a table { type = "REG_SZ", value = "..." }')
-MACHINE = Table({
-    "schema": Int(), "platform": Literal("windows", "linux"), "meta": Table({}, open=True),
-    "python": Table({"executable": Str(), "version": Str(), "site_packages": _STR_LIST}, required=("executable",)),
-    "env": Map(Str()), "dirs": _STR_LIST, "links": Map(Str()), "files": Map(_CONTENT),
-    "registry": Map(Map(_REG_VALUE)),
-    "commands": List(Table({
-        "argv": List(Str(), non_empty=True), "returncode": Int(), "stderr": Str(), "timed_out": Bool(),
-        "start_error": Str(), "match": Literal("exact", "glob"),
-        "stdout": OneOf(Str(), Table({**_CONTENT_TABLE, "encoding": Str()}),
-                        expected="a string or a table with text, from, hex or size (and encoding)"),
-    }, required=("argv",))),
-}, required=("schema",))
+_CONTENT = OneOf(Str(), Table(_CONTENT_TABLE), expected="a string or a table with text, from, hex or size")
+_REG_VALUE = OneOf(
+    Str(),
+    Table(
+        {
+            "type": Literal("REG_SZ", "REG_EXPAND_SZ", "REG_MULTI_SZ", "REG_DWORD", "REG_QWORD", "REG_BINARY"),
+            "value": OneOf(Str(), Int(), _STR_LIST, List(Int())),
+        },
+        required=("type", "value"),
+    ),
+    expected='a string or a table { type = "REG_SZ", value = "..." }',
+)
+MACHINE = Table(
+    {
+        "schema": Int(),
+        "platform": Literal("windows", "linux"),
+        "meta": Table({}, open=True),
+        "python": Table({"executable": Str(), "version": Str(), "site_packages": _STR_LIST}, required=("executable",)),
+        "env": Map(Str()),
+        "dirs": _STR_LIST,
+        "links": Map(Str()),
+        "files": Map(_CONTENT),
+        "registry": Map(Map(_REG_VALUE)),
+        "commands": List(
+            Table(
+                {
+                    "argv": List(Str(), non_empty=True),
+                    "returncode": Int(),
+                    "stderr": Str(),
+                    "timed_out": Bool(),
+                    "start_error": Str(),
+                    "match": Literal("exact", "glob"),
+                    "stdout": OneOf(
+                        Str(),
+                        Table({**_CONTENT_TABLE, "encoding": Str()}),
+                        expected="a string or a table with text, from, hex or size (and encoding)",
+                    ),
+                },
+                required=("argv",),
+            )
+        ),
+    },
+    required=("schema",),
+)
 
 
 # ---- environment variables: checked once, where a snapshot or recipe is read --------------------
@@ -321,21 +373,29 @@ def _value_problems(name: str, item: Any, separator: str | None) -> Iterator[tup
             if "\0" in entry:
                 yield f"{name}.{op}[{i}]", f"a value cannot hold {_char(chr(0))}"
             elif separator and separator in entry:
-                yield (f"{name}.{op}[{i}]", f"\"{entry}\" holds '{separator}', the path-list separator, so it would be "
-                                            "split into two entries: give each one as its own list item")
+                yield (
+                    f"{name}.{op}[{i}]",
+                    f"\"{entry}\" holds '{separator}', the path-list separator, so it would be "
+                    "split into two entries: give each one as its own list item",
+                )
 
 
-def check_env(env: dict[str, Any], names: list[str], where: str, platform: str | None, origin: str, what: str,
-              remedy: str) -> None:
+def check_env(
+    env: dict[str, Any], names: list[str], where: str, platform: str | None, origin: str, what: str, remedy: str
+) -> None:
     """Raise one InputFileError for the first variable of `env` (an [env] table, already of the right
     shape) or of `names` (drop_env) that no environment can hold, or whose operations cannot all apply."""
     separator = _PATH_SEPARATOR.get(platform or "")
     for name in [*env, *names]:
         problem = _name_problem(name)
         if problem:
-            raise InputFileError(f"{origin}: '{where}' holds {_shown(name)}: {problem}" if name else
-                                 f"{origin}: '{where}' holds a variable with an empty name", remedy)
+            raise InputFileError(
+                f"{origin}: '{where}' holds {_shown(name)}: {problem}"
+                if name
+                else f"{origin}: '{where}' holds a variable with an empty name",
+                remedy,
+            )
     for name, item in env.items():
         for field, problem in _value_problems(name, item, separator):
-            shown = _shown(name) + field[len(name):]
+            shown = _shown(name) + field[len(name) :]
             raise InputFileError(f"{origin}: '{where}.{shown}': {problem}", remedy)

@@ -12,6 +12,7 @@ starts no well-formed string, a placeholder that comes back as anything but a wh
 keys that become one (`"a"` beside `a`) make it parse the original text instead, so tomllib also
 gives every error and its line and column.
 """
+
 from __future__ import annotations
 
 import json
@@ -23,16 +24,17 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from typing import Any
 
-_MARK = "\ue000"   # a private-use character: the placeholders' prefix, when the text holds none
-_CTL1 = r"\x00-\x08\x0a-\x1f\x7f"   # what a one-line basic string cannot hold (tab can)
-_CTLM = r"\x00-\x08\x0b-\x1f\x7f"   # ... a multi-line one (tab and LF can; CRLF is LF by then)
-_ESC = r'\\[btnfr"\\]'              # the escapes that mean the same in JSON
+_MARK = "\ue000"  # a private-use character: the placeholders' prefix, when the text holds none
+_CTL1 = r"\x00-\x08\x0a-\x1f\x7f"  # what a one-line basic string cannot hold (tab can)
+_CTLM = r"\x00-\x08\x0b-\x1f\x7f"  # ... a multi-line one (tab and LF can; CRLF is LF by then)
+_ESC = r'\\[btnfr"\\]'  # the escapes that mean the same in JSON
 
 # One token at each quote or `#` outside strings and comments (in TOML they can start nothing else):
 # a basic string decoded here (ml, one), one skipped as tomllib would read it (keep), or a quote that
 # starts no well-formed string (bad). Every loop is unrolled ("normal* (special normal*)*"): a
 # string that does not match fails in linear time.
-_TOKEN = re.compile(rf'''
+_TOKEN = re.compile(
+    rf"""
   "(?:
     ""(?P<ml>[^"\\{_CTLM}]*(?:(?:{_ESC}|"(?!""))[^"\\{_CTLM}]*)*)"{{3}}(?!")
   | (?P<one>[^"\\{_CTL1}]*(?:{_ESC}[^"\\{_CTL1}]*)*)"(?!")
@@ -42,7 +44,9 @@ _TOKEN = re.compile(rf'''
   | '(?: ''[\s\S]*?'{{3}}'{{0,2}} | [^'\n]*' )
   | \#[^\n]* )
 | (?P<bad>['"])
-''', re.X)
+""",
+    re.X,
+)
 _BARE_QUOTE = re.compile(r'(\\[\s\S])|"')
 
 
@@ -52,7 +56,7 @@ class _Mismatch(Exception):
 
 def loads(text: str) -> dict[str, Any]:
     """tomllib.loads(text), faster on documents with many or long basic strings; raises what it raises."""
-    src = text.replace("\r\n", "\n")   # as tomllib does first
+    src = text.replace("\r\n", "\n")  # as tomllib does first
     marked = None if _MARK in src else _mark(src)
     if marked is not None:
         doc, bodies = marked
@@ -69,18 +73,18 @@ def loads(text: str) -> dict[str, Any]:
 
 def _mark(src: str) -> tuple[str, list[str]] | None:
     """(the document with each decodable basic string replaced, those strings as JSON), or None."""
-    parts = _TOKEN.split(src)   # text, then ml, one, keep, bad of a token, text, ...
+    parts = _TOKEN.split(src)  # text, then ml, one, keep, bad of a token, text, ...
     if parts[4::5].count(None) != len(parts) // 5:
         return None
-    numbers: dict[str, int] = {}   # one placeholder per spelling, so tomllib sees the same key again
+    numbers: dict[str, int] = {}  # one placeholder per spelling, so tomllib sees the same key again
     tokens = []
     for ml, one, keep in zip(parts[1::5], parts[2::5], parts[3::5], strict=True):
         if keep is not None:
             tokens.append(keep)
             continue
         if one is None:
-            one = ml[1:] if ml.startswith("\n") else ml   # the newline after the opening """ is dropped
-            if '"' in one:   # a bare quote ends a JSON string
+            one = ml[1:] if ml.startswith("\n") else ml  # the newline after the opening """ is dropped
+            if '"' in one:  # a bare quote ends a JSON string
                 one = _BARE_QUOTE.sub(lambda q: q.group(1) or '\\"', one)
         tokens.append(f"'{_MARK}{numbers.setdefault(one, len(numbers))}'")
     if not numbers:

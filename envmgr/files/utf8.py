@@ -6,6 +6,7 @@ an old locale) to envmgr as a str with lone surrogates (U+DC80-U+DCFF, PEP 383).
 record are TOML, which cannot, so they are refused with one line naming the variable (`check_utf8`)
 rather than failing in the middle of a write (audit C7).
 """
+
 from __future__ import annotations
 
 import re
@@ -31,5 +32,8 @@ def check_utf8(pairs: Iterable[tuple[object, object]], what: str, remedy: str) -
     for name, value in pairs:
         for text in (name, value):
             if isinstance(text, str) and _SURROGATE.search(text):
-                raise UsageError(f"{what}: {shown(str(name))} holds bytes that are not UTF-8 ({shown(text)!s}); "
-                                 "envmgr's snapshots and records are UTF-8 text", remedy)
+                raise UsageError(
+                    f"{what}: {shown(str(name))} holds bytes that are not UTF-8 ({shown(text)!s}); "
+                    "envmgr's snapshots and records are UTF-8 text",
+                    remedy,
+                )

@@ -19,6 +19,7 @@ thinking. The guards, decided from the central directory before a byte is inflat
 
 Every refusal is `BadWheel` (an InputFileError, exit 2) with one line; nothing else escapes.
 """
+
 from __future__ import annotations
 
 import errno
@@ -39,29 +40,47 @@ from envmgr.errors import BadWheel
 
 __all__ = ["BadWheel", "Member", "Wheel", "member_names", "open_wheel", "sha256_regular"]
 
-MAX_FILE = 8 << 30           # a wheel file; the largest real CUDA wheels (torch, cuDNN) are under 3 GiB
-MAX_MEMBER = 2 << 30         # one member inflated; a native library larger than this is listed, not read
-TOTAL_BUDGET = 4 << 30       # every member read from one wheel together, each counted once
-MAX_MEMBERS = 200_000        # central directory entries
+MAX_FILE = 8 << 30  # a wheel file; the largest real CUDA wheels (torch, cuDNN) are under 3 GiB
+MAX_MEMBER = 2 << 30  # one member inflated; a native library larger than this is listed, not read
+TOTAL_BUDGET = 4 << 30  # every member read from one wheel together, each counted once
+MAX_MEMBERS = 200_000  # central directory entries
 # zipfile holds a few bytes per byte of the central directory while it lists it (a ZipInfo per entry, ~4x),
 # before anything can be judged: its size is checked first. torch's CUDA wheels list ~15,000 files in ~2 MiB.
 MAX_DIRECTORY = 16 << 20
-MAX_RATIO = 200              # real libraries deflate 2-10x; CUDA fat binaries are compressed already
-RATIO_FLOOR = 16 << 20       # below this inflated size the ratio is not judged (small text files compress well)
-_METHODS = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflate", zipfile.ZIP_BZIP2: "bzip2",
-            zipfile.ZIP_LZMA: "LZMA"}
+MAX_RATIO = 200  # real libraries deflate 2-10x; CUDA fat binaries are compressed already
+RATIO_FLOOR = 16 << 20  # below this inflated size the ratio is not judged (small text files compress well)
+_METHODS = {
+    zipfile.ZIP_STORED: "stored",
+    zipfile.ZIP_DEFLATED: "deflate",
+    zipfile.ZIP_BZIP2: "bzip2",
+    zipfile.ZIP_LZMA: "LZMA",
+}
 _CHUNK = 1 << 20
 # What zipfile and its decompressors raise on damaged input (BadZipFile covers a wrong CRC):
-_BROKEN = (OSError, EOFError, ValueError, NotImplementedError, RuntimeError, zlib.error, lzma.LZMAError,
-           zipfile.BadZipFile, struct.error, KeyError, IndexError, OverflowError, MemoryError, RecursionError)
+_BROKEN = (
+    OSError,
+    EOFError,
+    ValueError,
+    NotImplementedError,
+    RuntimeError,
+    zlib.error,
+    lzma.LZMAError,
+    zipfile.BadZipFile,
+    struct.error,
+    KeyError,
+    IndexError,
+    OverflowError,
+    MemoryError,
+    RecursionError,
+)
 
 
 @dataclass(frozen=True)
 class Member:
     name: str
-    size: int             # declared inflated size
+    size: int  # declared inflated size
     compressed: int
-    index: int            # position in the central directory (a stable identity for the budget)
+    index: int  # position in the central directory (a stable identity for the budget)
 
     @property
     def is_dir(self) -> bool:
@@ -84,15 +103,22 @@ class Wheel:
         """The member's bytes (a bytearray: no second copy of a large library); BadWheel when it is
         too large, over the wheel's budget, or damaged."""
         if member.size > MAX_MEMBER:
-            raise BadWheel(self._label, f"member {member.name} inflates to {_mib(member.size)}, over the "
-                           f"{_mib(MAX_MEMBER)} limit for one member")
+            raise BadWheel(
+                self._label,
+                f"member {member.name} inflates to {_mib(member.size)}, over the "
+                f"{_mib(MAX_MEMBER)} limit for one member",
+            )
         if member.size > RATIO_FLOOR and member.size > MAX_RATIO * max(member.compressed, 1):
-            raise BadWheel(self._label, f"refused: member {member.name!r} inflates {_mib(member.size)} from "
-                           f"{member.compressed} bytes (a zip bomb)")
+            raise BadWheel(
+                self._label,
+                f"refused: member {member.name!r} inflates {_mib(member.size)} from "
+                f"{member.compressed} bytes (a zip bomb)",
+            )
         if member.index not in self._read:
             if member.size > self._left:
-                raise BadWheel(self._label, f"refused: inflates beyond {_mib(self._budget)} in all "
-                               f"(at member {member.name})")
+                raise BadWheel(
+                    self._label, f"refused: inflates beyond {_mib(self._budget)} in all (at member {member.name})"
+                )
             self._left -= member.size
             self._read.add(member.index)
         return _inflate(self._zf, self._infos[member.index], self._label)
@@ -119,8 +145,11 @@ def _check(infos: list[zipfile.ZipInfo], label: str, end: int | None) -> Iterato
         if info.flag_bits & 0x1:
             raise BadWheel(label, f"not a readable wheel (encrypted member {name!r})")
         if info.compress_type not in _METHODS:
-            raise BadWheel(label, f"not a readable wheel (member {name!r} uses compression method "
-                           f"{info.compress_type}, not stored/deflate/bzip2/LZMA)")
+            raise BadWheel(
+                label,
+                f"not a readable wheel (member {name!r} uses compression method "
+                f"{info.compress_type}, not stored/deflate/bzip2/LZMA)",
+            )
         yield Member(name, info.file_size, info.compress_size, i)
     _no_overlap(infos, label, end)
 
@@ -129,11 +158,10 @@ def _no_overlap(infos: list[zipfile.ZipInfo], label: str, end: int | None) -> No
     """Entries sharing or overlapping their data (a member counted many times by one central directory)."""
     spans = sorted((info.header_offset, info.compress_size, info.filename) for info in infos)
     for (off, size, name), (nxt, _, other) in zip(spans, spans[1:], strict=False):
-        if off + 30 + size > nxt:   # 30: the fixed part of a local header
+        if off + 30 + size > nxt:  # 30: the fixed part of a local header
             raise BadWheel(label, f"not a readable wheel (members {name!r} and {other!r} overlap)")
     if spans and end is not None and spans[-1][0] + 30 + spans[-1][1] > end:
-        raise BadWheel(label, f"not a readable wheel (member {spans[-1][2]!r} runs into the central "
-                       "directory)")
+        raise BadWheel(label, f"not a readable wheel (member {spans[-1][2]!r} runs into the central directory)")
 
 
 def _inflate(zf: zipfile.ZipFile, info: zipfile.ZipInfo, label: str) -> bytearray:
@@ -145,7 +173,7 @@ def _inflate(zf: zipfile.ZipFile, info: zipfile.ZipInfo, label: str) -> bytearra
                 if not block:
                     break
                 out += block
-            if fh.read(1):   # zipfile stops at the declared size; this also runs its CRC check
+            if fh.read(1):  # zipfile stops at the declared size; this also runs its CRC check
                 raise BadWheel(label, f"member {info.filename!r} holds more than it declares")
     except BadWheel:
         raise
@@ -190,8 +218,9 @@ def _open_regular(path: Path) -> io.BufferedReader:
 
 
 @contextmanager
-def open_wheel(source: str | os.PathLike[str] | bytes, label: str | None = None,
-               *, budget: int = TOTAL_BUDGET) -> Iterator[Wheel]:
+def open_wheel(
+    source: str | os.PathLike[str] | bytes, label: str | None = None, *, budget: int = TOTAL_BUDGET
+) -> Iterator[Wheel]:
     """The wheel at a path (or in bytes read through a Host), checked; BadWheel for anything unsafe or broken."""
     shown = label or (Path(os.fsdecode(source)).name if not isinstance(source, bytes) else "the wheel")
     try:
@@ -223,9 +252,9 @@ def _directory_size(fh: io.BufferedIOBase, label: str) -> None:
         tail = fh.read()
         i = tail.rfind(b"PK\x05\x06")
         if i < 0 or len(tail) - i < 22:
-            return                                   # no end record: zipfile says so
+            return  # no end record: zipfile says so
         entries, size = struct.unpack_from("<HI", tail, i + 10)
-        if i >= 20 and tail[i - 20:i - 16] == b"PK\x06\x07":       # zip64: the locator names the real record
+        if i >= 20 and tail[i - 20 : i - 16] == b"PK\x06\x07":  # zip64: the locator names the real record
             (where,) = struct.unpack_from("<Q", tail, i - 20 + 8)
             fh.seek(where)
             record = fh.read(56)
@@ -235,8 +264,11 @@ def _directory_size(fh: io.BufferedIOBase, label: str) -> None:
     except (OSError, ValueError, struct.error, OverflowError) as exc:
         raise BadWheel(label, f"not a readable zip file ({_words(exc)})") from None
     if size > MAX_DIRECTORY or entries > MAX_MEMBERS:
-        raise BadWheel(label, f"refused: its central directory lists {entries} members in {_mib(size)} "
-                              f"(the limits are {MAX_MEMBERS} and {_mib(MAX_DIRECTORY)})")
+        raise BadWheel(
+            label,
+            f"refused: its central directory lists {entries} members in {_mib(size)} "
+            f"(the limits are {MAX_MEMBERS} and {_mib(MAX_DIRECTORY)})",
+        )
 
 
 def member_names(source: str | os.PathLike[str] | bytes, label: str | None = None) -> tuple[str, ...]:

@@ -5,6 +5,7 @@ first, so a half-done remove never runs a hook without its files), and report.
 Every write is a transaction (files/atomic.py); an interruption (Ctrl-C included) during install
 removes what was written and restores the ._pth before it propagates.
 """
+
 from __future__ import annotations
 
 import base64
@@ -37,16 +38,19 @@ class Target:
 def probe_target(host: Host, python: str) -> plan.Probe:
     done = host.run([python, "-I", "-B", "-c", plan.PROBE_SCRIPT], timeout=60)
     if not done.ok:
-        raise HookTargetError(f"{python}: cannot ask it for its site folder: {done.describe_failure()}",
-                              "give --python a working Python interpreter")
+        raise HookTargetError(
+            f"{python}: cannot ask it for its site folder: {done.describe_failure()}",
+            "give --python a working Python interpreter",
+        )
     line = (done.stdout.strip().splitlines() or [""])[-1]
     try:
         probe = plan.parse_probe(load_json(line, python, "site probe", ""))
     except InputFileError:
         probe = None
     if probe is None:
-        raise HookTargetError(f"{python}: its answer about its site folder was not understood",
-                              "give --python a CPython 3.8 or newer")
+        raise HookTargetError(
+            f"{python}: its answer about its site folder was not understood", "give --python a CPython 3.8 or newer"
+        )
     return probe
 
 
@@ -54,9 +58,11 @@ def locate(host: Host, python: str) -> Target:
     probe = probe_target(host, python)
     placement = plan.place(probe, os.path.isdir, lambda p: read_regular(p, 1024 * 1024))
     if placement is None:
-        raise HookTargetError(f"{python}: no site folder whose .pth files it reads at start-up "
-                              f"(looked at {', '.join((probe.purelib, *probe.sitepackages))})",
-                              "use a venv, a conda environment or an embeddable Python")
+        raise HookTargetError(
+            f"{python}: no site folder whose .pth files it reads at start-up "
+            f"(looked at {', '.join((probe.purelib, *probe.sitepackages))})",
+            "use a venv, a conda environment or an embeddable Python",
+        )
     return Target(probe, placement)
 
 
@@ -87,7 +93,7 @@ def install(target: Target, files: Mapping[str, bytes], record: dict[str, Any]) 
             changed_pth = True
         atomic_write(site / plan.PTH, files[plan.PTH], backup=False)
         written.append(str(site / plan.PTH))
-    except BaseException as exc:   # Ctrl-C, a full disk: nothing of a half install stays
+    except BaseException as exc:  # Ctrl-C, a full disk: nothing of a half install stays
         for path in reversed(written):
             _unlink(Path(path))
         if changed_pth and placement.pth_file:
@@ -101,8 +107,10 @@ def install(target: Target, files: Mapping[str, bytes], record: dict[str, Any]) 
 
 def _cannot_write(site: Path, exc: OSError, what: str) -> HookTargetError:
     where = exc.filename or site
-    return HookTargetError(f"{where}: cannot write: {exc.strerror or exc}; {what}",
-                           "run as a user who may write into that Python's folder, or hook a venv of your own")
+    return HookTargetError(
+        f"{where}: cannot write: {exc.strerror or exc}; {what}",
+        "run as a user who may write into that Python's folder, or hook a venv of your own",
+    )
 
 
 def remove(target: Target, record: Mapping[str, Any]) -> list[str]:
@@ -110,30 +118,36 @@ def remove(target: Target, record: Mapping[str, Any]) -> list[str]:
     when a file the hook wrote was changed since, or the ._pth was edited after the hook's change."""
     try:
         return _remove(target, record)
-    except OSError as exc:   # a read-only folder: what is done is done, and `hook remove` again finishes it
+    except OSError as exc:  # a read-only folder: what is done is done, and `hook remove` again finishes it
         raise _cannot_write(target.site, exc, "run `envmgr hook remove` again when it can") from None
 
 
 def _remove(target: Target, record: Mapping[str, Any]) -> list[str]:
     site = target.site
     created = [(site / str(e.get("name", "")), str(e.get("sha256", ""))) for e in record["created"]]
-    problems = [f"{path}: changed since `hook install` (sha256 differs)" for path, digest in created
-                if path.exists() and plan.sha256(read_regular(path)) != digest]
+    problems = [
+        f"{path}: changed since `hook install` (sha256 differs)"
+        for path, digest in created
+        if path.exists() and plan.sha256(read_regular(path)) != digest
+    ]
     restores = []
     for entry in record.get("changed", []):
         path = Path(str(entry["path"]))
         original = base64.b64decode(str(entry["original_base64"]))
         now = read_regular(path) if path.exists() else b""
-        if now == original:   # restored already, by a remove that was interrupted after it
+        if now == original:  # restored already, by a remove that was interrupted after it
             continue
         if plan.sha256(now) != entry.get("sha256_after"):
             problems.append(f"{path}: edited since `hook install`; its original is kept in {site / plan.RECORD}")
         restores.append((path, original))
     if problems:
-        raise UndoRefused("the hook's files were changed after it was installed; nothing was removed",
-                          "restore or delete them by hand (docs/hook.md lists them)", details=tuple(problems))
+        raise UndoRefused(
+            "the hook's files were changed after it was installed; nothing was removed",
+            "restore or delete them by hand (docs/hook.md lists them)",
+            details=tuple(problems),
+        )
     done = []
-    ordered = sorted(created, key=lambda c: c[0].name != plan.PTH)   # the .pth first: no hook runs half-removed
+    ordered = sorted(created, key=lambda c: c[0].name != plan.PTH)  # the .pth first: no hook runs half-removed
     for path, _ in ordered[:1]:
         done += _unlink(path)
     for path, original in restores:
@@ -184,8 +198,11 @@ def file_states(target: Target, record: Mapping[str, Any]) -> list[dict[str, Any
     out = []
     for entry in record["created"]:
         path = target.site / str(entry.get("name", ""))
-        state = "missing" if not path.exists() else (
-            "ok" if plan.sha256(read_regular(path)) == entry.get("sha256") else "changed")
+        state = (
+            "missing"
+            if not path.exists()
+            else ("ok" if plan.sha256(read_regular(path)) == entry.get("sha256") else "changed")
+        )
         out.append({"path": str(path), "state": state})
     for entry in record.get("changed", []):
         path = Path(str(entry["path"]))

@@ -7,6 +7,7 @@ of site.getsitepackages() there): `_envmgr_hook.pth` (one `import` line, run by 
 resolved at install time, one a line) and `_envmgr_hook.json` (the record: selectors, snapshot identity,
 every file created with its sha256, every file changed with its original bytes).
 """
+
 from __future__ import annotations
 
 import base64
@@ -38,8 +39,13 @@ def env_text(delta: EnvDelta, comments: tuple[str, ...] = ()) -> str:
         for what, text in (("name", op.name), *(("value", e) for e in op.entries)):
             bad = _BAD.search(text)
             if bad or (what == "name" and not text):
-                raise UnrepresentableValue("hook", op.name or "''", "the hook's env file keeps one variable a line, "
-                                           "fields split by tabs", bad.group() if bad else None, what=what)
+                raise UnrepresentableValue(
+                    "hook",
+                    op.name or "''",
+                    "the hook's env file keeps one variable a line, fields split by tabs",
+                    bad.group() if bad else None,
+                    what=what,
+                )
         lines.append("\t".join((op.op, op.name, *op.entries)) if op.op != "unset" else f"unset\t{op.name}")
     return "\n".join(lines) + "\n"
 
@@ -47,6 +53,7 @@ def env_text(delta: EnvDelta, comments: tuple[str, ...] = ()) -> str:
 @dataclass(frozen=True)
 class Probe:
     """What the target Python says about itself (site_probe's JSON): where .pth files are read."""
+
     executable: str
     version: str
     prefix: str
@@ -54,8 +61,8 @@ class Probe:
     purelib: str
     sitepackages: tuple[str, ...]
     path: tuple[str, ...]
-    pth_files: tuple[str, ...]      # `._pth` files beside the executable: an embeddable (portable) Python
-    conda: bool = False             # the prefix has conda-meta/: a conda environment (or conda's base)
+    pth_files: tuple[str, ...]  # `._pth` files beside the executable: an embeddable (portable) Python
+    conda: bool = False  # the prefix has conda-meta/: a conda environment (or conda's base)
 
     @property
     def kind(self) -> str:
@@ -95,11 +102,11 @@ def parse_probe(data: Any) -> Probe | None:
 
 @dataclass(frozen=True)
 class Placement:
-    site: str                 # the folder the four files go into
-    pth_file: str | None      # the embeddable Python's ._pth, when `import site` must be added to it
+    site: str  # the folder the four files go into
+    pth_file: str | None  # the embeddable Python's ._pth, when `import site` must be added to it
     pth_before: bytes = b""
     pth_after: bytes = b""
-    new_dirs: tuple[str, ...] = ()   # folders made for the site folder, deepest first (an embeddable Python's)
+    new_dirs: tuple[str, ...] = ()  # folders made for the site folder, deepest first (an embeddable Python's)
 
 
 def enable_site(text: bytes) -> bytes | None:
@@ -110,8 +117,8 @@ def enable_site(text: bytes) -> bytes | None:
         return None
     for i, ln in enumerate(lines):
         if re.fullmatch(rb"#\s*import site", ln.strip()):
-            ending = ln[len(ln.rstrip(b"\r\n")):]
-            return b"".join([*lines[:i], b"import site" + ending, *lines[i + 1:]])
+            ending = ln[len(ln.rstrip(b"\r\n")) :]
+            return b"".join([*lines[:i], b"import site" + ending, *lines[i + 1 :]])
     newline = b"\r\n" if b"\r\n" in text else b"\n"
     return text + (newline if text and not text.endswith(b"\n") else b"") + b"import site" + newline
 
@@ -133,8 +140,13 @@ def place(probe: Probe, is_dir: Callable[[str], bool], read: Callable[[str], byt
             return None
         before = read(pth)
         after = enable_site(before)
-        return Placement(site, pth if after is not None else None, before if after is not None else b"",
-                         after or b"", _missing(site, is_dir))
+        return Placement(
+            site,
+            pth if after is not None else None,
+            before if after is not None else b"",
+            after or b"",
+            _missing(site, is_dir),
+        )
     on_path = {_norm(p) for p in probe.path}
     for site in (probe.purelib, *probe.sitepackages):
         if is_dir(site) and _norm(site) in on_path:
@@ -163,16 +175,40 @@ def _missing(folder: str, is_dir: Callable[[str], bool]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def record(*, probe: Probe, placement: Placement, created: Mapping[str, bytes], pycache_existed: bool,
-           snapshot: Mapping[str, Any], selectors: Mapping[str, Any], envmgr: str, when: str) -> dict[str, Any]:
+def record(
+    *,
+    probe: Probe,
+    placement: Placement,
+    created: Mapping[str, bytes],
+    pycache_existed: bool,
+    snapshot: Mapping[str, Any],
+    selectors: Mapping[str, Any],
+    envmgr: str,
+    when: str,
+) -> dict[str, Any]:
     """The record `hook remove` and `hook status` read (docs/hook.md): every created file with its hash,
     the changed ._pth with its original bytes."""
     changed = []
     if placement.pth_file:
-        changed.append({"path": placement.pth_file, "sha256_after": sha256(placement.pth_after),
-                        "original_base64": base64.b64encode(placement.pth_before).decode("ascii")})
-    return {"schema": SCHEMA, "envmgr": envmgr, "installed": when, "python": probe.executable,
-            "python_version": probe.version, "kind": probe.kind, "site": placement.site,
-            "selectors": dict(selectors), "snapshot": dict(snapshot),
-            "created": [{"name": name, "sha256": sha256(data)} for name, data in created.items()],
-            "changed": changed, "new_dirs": list(placement.new_dirs), "pycache_existed": pycache_existed}
+        changed.append(
+            {
+                "path": placement.pth_file,
+                "sha256_after": sha256(placement.pth_after),
+                "original_base64": base64.b64encode(placement.pth_before).decode("ascii"),
+            }
+        )
+    return {
+        "schema": SCHEMA,
+        "envmgr": envmgr,
+        "installed": when,
+        "python": probe.executable,
+        "python_version": probe.version,
+        "kind": probe.kind,
+        "site": placement.site,
+        "selectors": dict(selectors),
+        "snapshot": dict(snapshot),
+        "created": [{"name": name, "sha256": sha256(data)} for name, data in created.items()],
+        "changed": changed,
+        "new_dirs": list(placement.new_dirs),
+        "pycache_existed": pycache_existed,
+    }

@@ -10,6 +10,7 @@ starts later (cl, nvcc, gcc through setuptools or torch.utils.cpp_extension) fin
 It never raises: a broken or missing env file leaves the environment as it was and prints one line on
 stderr (the interpreter starts as if the hook were absent). ENVMGR_HOOK=0 turns it off for one run.
 """
+
 import os
 
 ENV_FILE = "_envmgr_hook.env"
@@ -56,7 +57,7 @@ def apply(path: "str | None" = None) -> bool:
     fold = os.name == "nt"
     sep = ";" if fold else ":"
     ops = [ln.rstrip("\r").split("\t") for ln in lines[1:] if ln.strip() and not ln.startswith("#")]
-    for fields in ops:   # checked whole before anything changes: a cut file applies nothing
+    for fields in ops:  # checked whole before anything changes: a cut file applies nothing
         if len(fields) < 2 or not fields[1]:
             raise ValueError("a malformed line: " + repr("\t".join(fields)[:60]))
     for fields in ops:
@@ -76,5 +77,5 @@ def _start() -> None:
             pass
 
 
-if __name__ == "_envmgr_hook":   # its name in the target; envmgr itself only copies this file
+if __name__ == "_envmgr_hook":  # its name in the target; envmgr itself only copies this file
     _start()

@@ -1,5 +1,6 @@
 """`hook status`: which snapshot a Python's hook applies, whether the cache (or the file) still holds that
 snapshot, the state of the hook's files, and the variables of this environment that would override it."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -11,10 +12,14 @@ from envmgr.hook import apply, plan
 from envmgr.snapshot.envdelta import EnvDelta, VarOp
 from envmgr.snapshot.overrides import compiler_overrides, override_lines
 
-STATES = {"current": "current", "stale": "stale: the cache no longer holds it (a toolchain changed, or the cache "
-          "was cleared); `envmgr hook install` again", "changed": "changed: the selectors now give another "
-          "environment; `envmgr hook install` again", "missing": "missing: the snapshot file is gone",
-          "unknown": "unknown"}
+STATES = {
+    "current": "current",
+    "stale": "stale: the cache no longer holds it (a toolchain changed, or the cache "
+    "was cleared); `envmgr hook install` again",
+    "changed": "changed: the selectors now give another environment; `envmgr hook install` again",
+    "missing": "missing: the snapshot file is gone",
+    "unknown": "unknown",
+}
 
 
 def snapshot_digest(text: str) -> str:
@@ -69,10 +74,17 @@ def hook_status(target: apply.Target, env: Mapping[str, str]) -> dict[str, Any]:
     files = apply.file_states(target, record)
     overrides = compiler_overrides(env, platform, hook_delta(target, platform))
     ok = state in ("current", "unknown") and all(f["state"] == "ok" for f in files) and not overrides
-    return {**base, "installed": True, "ok": ok, "installed_at": record.get("installed"),
-            "envmgr": record.get("envmgr"), "selectors": record.get("selectors"),
-            "snapshot": {**snapshot, "state": state}, "files": files,
-            "overrides": [{"name": n, "value": v, "why": w} for n, v, w in overrides]}
+    return {
+        **base,
+        "installed": True,
+        "ok": ok,
+        "installed_at": record.get("installed"),
+        "envmgr": record.get("envmgr"),
+        "selectors": record.get("selectors"),
+        "snapshot": {**snapshot, "state": state},
+        "files": files,
+        "overrides": [{"name": n, "value": v, "why": w} for n, v, w in overrides],
+    }
 
 
 def render_status(report: Mapping[str, Any]) -> str:
@@ -81,11 +93,15 @@ def render_status(report: Mapping[str, Any]) -> str:
     snap = report["snapshot"]
     source = f"file {snap['file']}" if snap.get("file") else f"the cache ({snap.get('origin')})"
     chosen = ", ".join(f"{k}={v}" for k, v in (report.get("selectors") or {}).items() if v) or "defaults"
-    out = [f"envmgr hook: installed in {report['site']} ({report['kind']}) at {report['installed_at']}",
-           f"  snapshot: {snap.get('headline', '?')} from {source}: {STATES.get(snap['state'], snap['state'])}",
-           f"  selectors: {chosen}"]
+    out = [
+        f"envmgr hook: installed in {report['site']} ({report['kind']}) at {report['installed_at']}",
+        f"  snapshot: {snap.get('headline', '?')} from {source}: {STATES.get(snap['state'], snap['state'])}",
+        f"  selectors: {chosen}",
+    ]
     out += [f"  file {f['path']}: {f['state']}" for f in report["files"] if f["state"] != "ok"]
-    out += [f"  override: {line}" for line in override_lines(tuple(
-        (o["name"], o["value"], o["why"]) for o in report["overrides"]))]
+    out += [
+        f"  override: {line}"
+        for line in override_lines(tuple((o["name"], o["value"], o["why"]) for o in report["overrides"]))
+    ]
     out.append("  ok" if report["ok"] else "  not ok")
     return "\n".join(out) + "\n"

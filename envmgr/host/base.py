@@ -4,6 +4,7 @@ Core code receives a Host and never imports os.environ, winreg or subprocess its
 plain strings in the host's own flavour ("C:\\Program Files\\..." on a Windows host); use
 `host_path()` to get the matching PurePath class.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
@@ -13,7 +14,7 @@ from typing import Protocol
 
 from envmgr.winenv import same_path as same
 
-OUTPUT_MIB = 16   # host/child.py OUTPUT_LIMIT, in MiB
+OUTPUT_MIB = 16  # host/child.py OUTPUT_LIMIT, in MiB
 
 RegData = str | int | tuple[str, ...] | bytes
 
@@ -102,25 +103,27 @@ class Host(Protocol):
     `interactive` (argv and environment that start a program in the foreground there)."""
 
     platform: str
-    runs_programs: bool       # False: a record answers from what it holds and starts nothing
-    writes_files: bool        # False: planning only (a record)
+    runs_programs: bool  # False: a record answers from what it holds and starts nothing
+    writes_files: bool  # False: planning only (a record)
     default_shell: str | None  # the shell `envmgr shell` starts when none is named and none is detected
 
     @property
-    def name(self) -> str: ...   # how messages name it: "this machine", "the Wine prefix P", "rec.toml"
+    def name(self) -> str: ...  # how messages name it: "this machine", "the Wine prefix P", "rec.toml"
 
     @property
     def cpu_count(self) -> int: ...
 
     @property
-    def memory_mib(self) -> int | None: ...   # physical memory (the recipes' MAX_JOBS); None: unknown
+    def memory_mib(self) -> int | None: ...  # physical memory (the recipes' MAX_JOBS); None: unknown
 
     @property
-    def cpu_flags(self) -> tuple[str, ...] | None: ...   # a record's CPU flags (meta.cpu_flags); None: not
+    def cpu_flags(self) -> tuple[str, ...] | None: ...  # a record's CPU flags (meta.cpu_flags); None: not
+
     # recorded, or a host that runs programs (its target Python is asked: wheels/cpucode.py)
 
     @property
-    def system(self) -> tuple[str, str] | None: ...   # (sys.platform, platform.machine()) of the machine:
+    def system(self) -> tuple[str, str] | None: ...  # (sys.platform, platform.machine()) of the machine:
+
     # ("darwin", "arm64"), ("linux", "aarch64"), ("win32", "AMD64"); None: not known (a record made before
     # `meta.os`/`meta.machine` were kept). `platform` is the path flavour only: a macOS record says "linux"
 
@@ -145,8 +148,14 @@ class Host(Protocol):
 
     def reg_subkeys(self, key: str) -> list[str] | None: ...
 
-    def run(self, argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None,
-            encoding: str | None = "utf-8") -> Completed: ...
+    def run(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout: float,
+        env: Mapping[str, str] | None = None,
+        encoding: str | None = "utf-8",
+    ) -> Completed: ...
 
     def write_temp(self, name: str, data: bytes) -> str: ...
 
@@ -184,11 +193,23 @@ def clean_path(path: str, windows: bool) -> bool:
     it, so string operations give pathlib's answers: discovery of a 100-instance record spent most of
     its time making path objects for such paths (tests/unit/test_host_paths.py holds it to pathlib)."""
     if windows:
-        return (len(path) >= 3 and path[1] == ":" and path[2] == "\\" and path[0].isascii() and path[0].isalpha()
-                and "/" not in path and "\\\\" not in path and "\\.\\" not in path
-                and (len(path) == 3 or not path.endswith(("\\", "\\."))))
-    return (path.startswith("/") and "//" not in path and "/./" not in path
-            and (path == "/" or not path.endswith(("/", "/."))))
+        return (
+            len(path) >= 3
+            and path[1] == ":"
+            and path[2] == "\\"
+            and path[0].isascii()
+            and path[0].isalpha()
+            and "/" not in path
+            and "\\\\" not in path
+            and "\\.\\" not in path
+            and (len(path) == 3 or not path.endswith(("\\", "\\.")))
+        )
+    return (
+        path.startswith("/")
+        and "//" not in path
+        and "/./" not in path
+        and (path == "/" or not path.endswith(("/", "/.")))
+    )
 
 
 def clean_parent(path: str, windows: bool) -> str:
@@ -230,8 +251,7 @@ def safe_read_text(host: Host, path: str) -> tuple[str | None, str | None]:
         return None, f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}"
 
 
-def which_in(platform: str, name: str, path_value: str, pathext: str,
-             is_file: Callable[[str], bool]) -> str | None:
+def which_in(platform: str, name: str, path_value: str, pathext: str, is_file: Callable[[str], bool]) -> str | None:
     """PATH search shared by every host: Windows tries PATHEXT, and a name with an extension as is."""
     sep = ";" if platform == WINDOWS else ":"
     cls = path_class(platform)

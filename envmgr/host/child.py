@@ -9,6 +9,7 @@ group (a new session on POSIX) and the whole group is killed at the timeout, at 
 itself is interrupted, so a wrapper script's own children (`nvcc` -> `sleep`) do not outlive it.
 On Windows the tree is ended with `taskkill /T`.
 """
+
 from __future__ import annotations
 
 import os
@@ -34,8 +35,8 @@ class Outcome:
     stdout: bytes
     stderr: bytes
     timed_out: bool = False
-    overflowed: bool = False   # a stream went over OUTPUT_LIMIT: the child was stopped there
-    lingered: bool = False     # the child ended; a process it started kept its output open to the timeout
+    overflowed: bool = False  # a stream went over OUTPUT_LIMIT: the child was stopped there
+    lingered: bool = False  # the child ended; a process it started kept its output open to the timeout
 
 
 class _Drain(threading.Thread):
@@ -63,7 +64,7 @@ class _Drain(threading.Thread):
                     return
                 self.parts.append(chunk)
                 self.kept += len(chunk)
-        except (OSError, ValueError):   # the pipe was closed under us
+        except (OSError, ValueError):  # the pipe was closed under us
             return
 
     def data(self) -> bytes:
@@ -73,13 +74,25 @@ class _Drain(threading.Thread):
 def start(argv: Sequence[str], env: Mapping[str, str] | None, creationflags: int = 0) -> subprocess.Popen[bytes]:
     """The child, in its own process group, with stdin closed and both outputs piped (OSError if it cannot start)."""
     windows = sys.platform == "win32"
-    return subprocess.Popen(tuple(argv), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env=dict(env) if env is not None else None, creationflags=creationflags if windows else 0,
-                            start_new_session=not windows)
+    return subprocess.Popen(
+        tuple(argv),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=dict(env) if env is not None else None,
+        creationflags=creationflags if windows else 0,
+        start_new_session=not windows,
+    )
 
 
-def run_bounded(argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None,
-                creationflags: int = 0, limit: int = OUTPUT_LIMIT) -> Outcome:
+def run_bounded(
+    argv: Sequence[str],
+    *,
+    timeout: float,
+    env: Mapping[str, str] | None = None,
+    creationflags: int = 0,
+    limit: int = OUTPUT_LIMIT,
+) -> Outcome:
     """Run the child to its end, to `timeout` seconds or to `limit` bytes on a stream, whichever comes first."""
     proc = start(argv, env, creationflags)
     full = threading.Event()
@@ -102,7 +115,7 @@ def run_bounded(argv: Sequence[str], *, timeout: float, env: Mapping[str, str] |
             full.wait(min(left, 0.05))
     finally:
         if proc.poll() is None or any(d.is_alive() for d in drains):
-            kill_tree(proc)   # also on Ctrl-C: the group is ours, not the terminal's
+            kill_tree(proc)  # also on Ctrl-C: the group is ours, not the terminal's
         for d in drains:
             d.join(1.0)
         for d, pipe in zip(drains, (proc.stdout, proc.stderr), strict=True):
@@ -113,17 +126,23 @@ def run_bounded(argv: Sequence[str], *, timeout: float, env: Mapping[str, str] |
     rc = proc.wait()
     if timed_out or full.is_set():
         rc = -1
-    return Outcome(rc, drains[0].data(), drains[1].data(), timed_out=timed_out, overflowed=full.is_set(),
-                   lingered=lingered)
+    return Outcome(
+        rc, drains[0].data(), drains[1].data(), timed_out=timed_out, overflowed=full.is_set(), lingered=lingered
+    )
 
 
 def kill_tree(proc: subprocess.Popen[bytes]) -> None:
     """End the child and every process of its group (its tree on Windows), then reap it."""
     if sys.platform == "win32":
         try:
-            subprocess.run(["taskkill", "/T", "/F", "/PID", str(proc.pid)], stdin=subprocess.DEVNULL,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=10,
-                           creationflags=0x08000000)
+            subprocess.run(
+                ["taskkill", "/T", "/F", "/PID", str(proc.pid)],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                timeout=10,
+                creationflags=0x08000000,
+            )
         except (OSError, subprocess.SubprocessError):
             pass
         proc.kill()

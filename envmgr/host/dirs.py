@@ -4,6 +4,7 @@ templates) and the cache, config and data folders (an ENVMGR_*_DIR setting, else
 The console script's fast path keeps its own platformdirs-free copy of the cache rule
 (fastpath/main.py `cache_dir`, Linux only); tests/unit/fastpath/test_fast_path.py holds the two equal.
 """
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -5,6 +5,7 @@ models read: PATH, CUDA_PATH) and the environment a child starts with are the gi
 environment envmgr was started in, less an active envmgr environment: verify/plain.py); this is how they
 ask the one host for it without a second Host class being chosen anywhere but the command line.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -23,8 +24,14 @@ class _EnvView:
     def env(self) -> Mapping[str, str]:
         return self._env
 
-    def run(self, argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None,
-            encoding: str | None = "utf-8") -> Completed:
+    def run(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout: float,
+        env: Mapping[str, str] | None = None,
+        encoding: str | None = "utf-8",
+    ) -> Completed:
         return self.inner.run(argv, timeout=timeout, env=self._env if env is None else env, encoding=encoding)
 
     def __getattr__(self, name: str) -> Any:
@@ -34,4 +41,4 @@ class _EnvView:
 
 def with_env(host: Host, env: Mapping[str, str]) -> Host:
     """`host` whose env is `env`, and whose children start with it unless given another."""
-    return cast(Host, _EnvView(host, env))   # a Host by delegation: mypy does not count __getattr__ toward it
+    return cast(Host, _EnvView(host, env))  # a Host by delegation: mypy does not count __getattr__ toward it

@@ -1,4 +1,5 @@
 """LiveHost: the real machine. winreg is imported lazily, and only on Windows."""
+
 from __future__ import annotations
 
 import os
@@ -24,8 +25,7 @@ from envmgr.host.base import (
 from envmgr.host.child import run_bounded
 from envmgr.host.process import environ
 
-_REG_TYPES = {1: "REG_SZ", 2: "REG_EXPAND_SZ", 3: "REG_BINARY", 4: "REG_DWORD", 7: "REG_MULTI_SZ",
-              11: "REG_QWORD"}
+_REG_TYPES = {1: "REG_SZ", 2: "REG_EXPAND_SZ", 3: "REG_BINARY", 4: "REG_DWORD", 7: "REG_MULTI_SZ", 11: "REG_QWORD"}
 
 PY_SITE_SCRIPT = (
     "import sys,site,sysconfig,json;"
@@ -39,7 +39,7 @@ class LiveHost:
     name = "this machine"
     runs_programs = True
     writes_files = True
-    default_shell: str | None = None   # the shell envmgr runs in (shellhost.detect_shell)
+    default_shell: str | None = None  # the shell envmgr runs in (shellhost.detect_shell)
 
     def __init__(self) -> None:
         self.platform = WINDOWS if sys.platform == "win32" else LINUX
@@ -50,7 +50,7 @@ class LiveHost:
 
     @property
     def cpu_flags(self) -> tuple[str, ...] | None:
-        return None    # asked of the target Python, which runs here (wheels/cpucode.py)
+        return None  # asked of the target Python, which runs here (wheels/cpucode.py)
 
     @property
     def memory_mib(self) -> int | None:
@@ -98,7 +98,7 @@ class LiveHost:
     def realpath(self, path: str) -> str:
         return os.path.realpath(path)
 
-    def _open_key(self, key: str) -> Any:   # a winreg.HKEYType (its stub exists on Windows only)
+    def _open_key(self, key: str) -> Any:  # a winreg.HKEYType (its stub exists on Windows only)
         if sys.platform != "win32":  # never: reg_values/reg_subkeys ask only on Windows (mypy reads it)
             raise OSError("no registry on this platform")
         import winreg  # lazily: only Windows has it
@@ -165,10 +165,16 @@ class LiveHost:
         except OSError:
             pass
 
-    def run(self, argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None,
-            encoding: str | None = "utf-8") -> Completed:
+    def run(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout: float,
+        env: Mapping[str, str] | None = None,
+        encoding: str | None = "utf-8",
+    ) -> Completed:
         argv_t = tuple(argv)
-        flags = 0x08000000 if self.platform == WINDOWS else 0   # CREATE_NO_WINDOW: no console flashes
+        flags = 0x08000000 if self.platform == WINDOWS else 0  # CREATE_NO_WINDOW: no console flashes
         try:
             done = run_bounded(argv_t, timeout=timeout, env=env, creationflags=flags)
         except FileNotFoundError:
@@ -180,14 +186,31 @@ class LiveHost:
         if done.overflowed:
             return Completed(argv_t, -1, "", _decode(done.stderr[-4096:], "utf-8"), overflowed=True)
         if encoding is None:
-            return Completed(argv_t, done.returncode, "", _decode(done.stderr, "utf-8"), timed_out=done.timed_out,
-                             stdout_bytes=done.stdout)
-        return Completed(argv_t, done.returncode, _decode(done.stdout, encoding), _decode(done.stderr, encoding),
-                         timed_out=done.timed_out, lingered=done.lingered)
+            return Completed(
+                argv_t,
+                done.returncode,
+                "",
+                _decode(done.stderr, "utf-8"),
+                timed_out=done.timed_out,
+                stdout_bytes=done.stdout,
+            )
+        return Completed(
+            argv_t,
+            done.returncode,
+            _decode(done.stdout, encoding),
+            _decode(done.stderr, encoding),
+            timed_out=done.timed_out,
+            lingered=done.lingered,
+        )
 
     def which(self, name: str) -> str | None:
-        return which_in(self.platform, name, os.environ.get("PATH", ""), os.environ.get("PATHEXT", ""),
-                        lambda p: os.path.isfile(p) and (self.platform == WINDOWS or os.access(p, os.X_OK)))
+        return which_in(
+            self.platform,
+            name,
+            os.environ.get("PATH", ""),
+            os.environ.get("PATHEXT", ""),
+            lambda p: os.path.isfile(p) and (self.platform == WINDOWS or os.access(p, os.X_OK)),
+        )
 
     def interpreter(self, python: str | None = None) -> Interpreter | None:
         if python is None:
@@ -195,8 +218,7 @@ class LiveHost:
 
             paths = sysconfig.get_paths()
             site = [paths["purelib"], paths["platlib"]]
-            return Interpreter(sys.executable, "{}.{}.{}".format(*sys.version_info[:3]),
-                               tuple(dict.fromkeys(site)))
+            return Interpreter(sys.executable, "{}.{}.{}".format(*sys.version_info[:3]), tuple(dict.fromkeys(site)))
         return interpreter_from_run(self, python)
 
 
@@ -229,8 +251,14 @@ def interpreter_from_answer(data: object) -> Interpreter | None:
     if not isinstance(data, dict):
         return None
     exe, version, site = data.get("executable"), data.get("version"), data.get("site")
-    if not (isinstance(exe, str) and exe and isinstance(version, str) and re.fullmatch(r"\d+\.\d+\.\d+", version)
-            and isinstance(site, list) and all(isinstance(p, str) and p for p in site)):
+    if not (
+        isinstance(exe, str)
+        and exe
+        and isinstance(version, str)
+        and re.fullmatch(r"\d+\.\d+\.\d+", version)
+        and isinstance(site, list)
+        and all(isinstance(p, str) and p for p in site)
+    ):
         return None
     if "\0" in exe or any("\0" in p for p in site):
         return None

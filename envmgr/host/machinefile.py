@@ -1,4 +1,5 @@
 """Writing machine files (docs/machine-record.md) from what a RecordingHost saw."""
+
 from __future__ import annotations
 
 import datetime as _dt
@@ -29,22 +30,23 @@ def _meta(rec: RecordingHost, version: str, description: str, cpu_flags: list[st
     meta = tomlkit.table()
     meta.add("recorded_by", f"envmgr {version}")
     meta.add("recorded_at", _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat())
-    meta.add("cpu_count", rec.cpu_count)      # the recipes' build parallelism on that machine
+    meta.add("cpu_count", rec.cpu_count)  # the recipes' build parallelism on that machine
     if rec.memory_mib:
         meta.add("memory_mib", rec.memory_mib)  # the torch-extension recipe's MAX_JOBS
     system = rec.system
-    if system is not None:                    # what the machine is beyond the path flavour (a Mac says linux)
+    if system is not None:  # what the machine is beyond the path flavour (a Mac says linux)
         meta.add("os", system[0])
         meta.add("machine", system[1])
     if cpu_flags is not None:
-        meta.add("cpu_flags", cpu_flags)      # the prebuilt plan's CPU judgement (wheels/cpucode.py)
+        meta.add("cpu_flags", cpu_flags)  # the prebuilt plan's CPU judgement (wheels/cpucode.py)
     if description:
         meta.add("description", description)
     return meta
 
 
-def machine_document(rec: RecordingHost, *, version: str, description: str = "",
-                     cpu_flags: list[str] | None = None) -> tomlkit.TOMLDocument:
+def machine_document(
+    rec: RecordingHost, *, version: str, description: str = "", cpu_flags: list[str] | None = None
+) -> tomlkit.TOMLDocument:
     doc = tomlkit.document()
     doc.add(tomlkit.comment("envmgr machine record: what discovery read on this machine."))
     doc.add(tomlkit.comment("Replay it anywhere with: envmgr --machine THIS_FILE list"))
@@ -105,8 +107,12 @@ def _commands(rec: RecordingHost) -> tomlkit.items.AoT:
         if done.stdout_bytes:  # raw output (cmd /u's UTF-16): kept byte for byte
             t.add("stdout", {"hex": done.stdout_bytes.hex()})
         else:
-            t.add("stdout", tomlkit.string(done.stdout, multiline="\n" in done.stdout and "\r" not in done.stdout)
-                  if done.stdout else "")
+            t.add(
+                "stdout",
+                tomlkit.string(done.stdout, multiline="\n" in done.stdout and "\r" not in done.stdout)
+                if done.stdout
+                else "",
+            )
         if done.stderr:
             t.add("stderr", done.stderr)
         if done.timed_out:

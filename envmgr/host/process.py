@@ -5,6 +5,7 @@ With the Host classes, the only place that reads os.environ: a host gives its ma
 ENVMGR_CONFIG_DIR, ENVMGR_WHEEL_INDEX, NO_COLOR, FORCE_COLOR, TERM, CI) to the modules that honour them.
 Tiny on purpose: the console script's fast path (fastpath/main.py, fastpath/run.py) imports it.
 """
+
 from __future__ import annotations
 
 import os

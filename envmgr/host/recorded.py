@@ -1,4 +1,5 @@
 """RecordedHost: replays a machine file (docs/machine-record.md) as if it were the machine."""
+
 from __future__ import annotations
 
 import hashlib
@@ -49,10 +50,16 @@ _REG_FORMS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "REG_SZ": (lambda v: isinstance(v, str), "a string"),
     "REG_EXPAND_SZ": (lambda v: isinstance(v, str), "a string"),
     "REG_MULTI_SZ": (lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "a list of strings"),
-    "REG_DWORD": (lambda v: isinstance(v, int) and 0 <= v < 2 ** 32, "an integer from 0 to 4294967295"),
-    "REG_QWORD": (lambda v: isinstance(v, int) and 0 <= v < 2 ** 64, "an integer from 0 to 2**64-1"),
-    "REG_BINARY": (lambda v: _hex(v) if isinstance(v, str) else isinstance(v, list) and all(
-        isinstance(x, int) and 0 <= x < 256 for x in v), "hex digits or a list of bytes (0-255)"),
+    "REG_DWORD": (lambda v: isinstance(v, int) and 0 <= v < 2**32, "an integer from 0 to 4294967295"),
+    "REG_QWORD": (lambda v: isinstance(v, int) and 0 <= v < 2**64, "an integer from 0 to 2**64-1"),
+    "REG_BINARY": (
+        lambda v: (
+            _hex(v)
+            if isinstance(v, str)
+            else isinstance(v, list) and all(isinstance(x, int) and 0 <= x < 256 for x in v)
+        ),
+        "hex digits or a list of bytes (0-255)",
+    ),
 }
 
 
@@ -64,24 +71,26 @@ class RecordedCommand:
     stderr: str
     timed_out: bool
     start_error: str
-    glob: bool = False   # argv elements are fnmatch patterns (for temporary file names)
+    glob: bool = False  # argv elements are fnmatch patterns (for temporary file names)
 
 
 class RecordedHost:
     """A machine read from TOML. Windows records compare paths, keys and env names case-insensitively."""
 
-    runs_programs = False   # it answers the commands it holds and starts nothing
-    writes_files = False    # planning only: there are no real files behind it
+    runs_programs = False  # it answers the commands it holds and starts nothing
+    writes_files = False  # planning only: there are no real files behind it
     default_shell: str | None = None
-    _index: dict[str, dict[str, str]] | None   # _children(): built on first use, dropped on a change
+    _index: dict[str, dict[str, str]] | None  # _children(): built on first use, dropped on a change
 
     def __init__(self, data: dict[str, Any], *, origin: str = "<memory>", base_dir: Path | None = None) -> None:
         self.origin = self.name = origin
         self.base_dir = base_dir
         self.platform = data.get("platform", WINDOWS)
         if self.platform not in (WINDOWS, LINUX):
-            raise InputFileError(f"{origin}: platform must be 'windows' or 'linux', not {self.platform!r}",
-                                 "fix the machine file's `platform` key")
+            raise InputFileError(
+                f"{origin}: platform must be 'windows' or 'linux', not {self.platform!r}",
+                "fix the machine file's `platform` key",
+            )
         self.meta = dict(data.get("meta", {}))
         self._fold: Callable[[str], str] = (lambda s: s.lower()) if self.platform == WINDOWS else (lambda s: s)
         self._env = env_mapping(data.get("env", {}), self.platform == WINDOWS)
@@ -96,8 +105,11 @@ class RecordedHost:
         self._registry = self._load_registry(data.get("registry", {}))
         self._commands = [self._load_command(c) for c in data.get("commands", [])]
         py = data.get("python")
-        self._python = (Interpreter(py.get("executable", "python"), py.get("version", ""),
-                                    tuple(py.get("site_packages", []))) if py else None)
+        self._python = (
+            Interpreter(py.get("executable", "python"), py.get("version", ""), tuple(py.get("site_packages", [])))
+            if py
+            else None
+        )
 
     # ---- loading -----------------------------------------------------------------------------
     def _pure(self, path: str) -> PurePath:
@@ -124,7 +136,7 @@ class RecordedHost:
         self._index = None
         while True:
             key = self._fold(norm.rstrip("\\/") or norm)
-            if key in self._dirs:   # its parents were added with it: stop (thousands of files share them)
+            if key in self._dirs:  # its parents were added with it: stop (thousands of files share them)
                 return
             self._dirs[key] = norm
             parent = clean_parent(norm, windows) if clean else self._parent(norm)
@@ -144,24 +156,29 @@ class RecordedHost:
                 from envmgr.files.read import TEXT_LIMIT, read_regular
 
                 base = self.base_dir.resolve()
-                try:   # a record from someone else must not read this machine's files (S5: /etc/passwd)
+                try:  # a record from someone else must not read this machine's files (S5: /etc/passwd)
                     ref = (base / names.relative_inside(value["from"])).resolve()
                     if base not in ref.parents:
                         raise names.BadName("leads outside the record's folder (through a link)")
                 except names.BadName as exc:
-                    raise InputFileError(f"{self.origin}: {where}: `from` {exc}",
-                                         "keep referenced files in the record's folder or below it") from None
+                    raise InputFileError(
+                        f"{self.origin}: {where}: `from` {exc}",
+                        "keep referenced files in the record's folder or below it",
+                    ) from None
                 try:
                     return read_regular(ref, TEXT_LIMIT)
                 except OSError as exc:
-                    raise InputFileError(f"{self.origin}: {where}: cannot read {ref}: {exc.strerror}",
-                                         "keep referenced files next to the machine file") from None
+                    raise InputFileError(
+                        f"{self.origin}: {where}: cannot read {ref}: {exc.strerror}",
+                        "keep referenced files next to the machine file",
+                    ) from None
             if "hex" in value:
                 return bytes.fromhex(value["hex"])
             if "size" in value:
                 return None  # present but its content was not recorded
-        raise InputFileError(f"{self.origin}: {where}: expected a string or a table with from/hex/size",
-                             "see docs/machine-record.md")
+        raise InputFileError(
+            f"{self.origin}: {where}: expected a string or a table with from/hex/size", "see docs/machine-record.md"
+        )
 
     def _load_files(self, files: Mapping[str, Any]) -> None:
         windows = self.platform == WINDOWS
@@ -171,7 +188,7 @@ class RecordedHost:
             if clean_path(path, windows):
                 table[fold(path.rstrip("\\/") or path)] = (path, content)
                 parent = clean_parent(path, windows)
-                if parent not in parents:   # most files share their folder with the one before
+                if parent not in parents:  # most files share their folder with the one before
                     parents.add(parent)
                     self._add_dir(parent, clean=True)
                 continue
@@ -197,15 +214,21 @@ class RecordedHost:
         if isinstance(spec, str):
             return RegValue(name, "REG_SZ", spec)
         if not isinstance(spec, dict) or "type" not in spec or "value" not in spec:
-            raise InputFileError(f"{self.origin}: registry {key!r} value {name!r} needs `type` and `value`",
-                                 "write it as { type = \"REG_SZ\", value = \"...\" }")
+            raise InputFileError(
+                f"{self.origin}: registry {key!r} value {name!r} needs `type` and `value`",
+                'write it as { type = "REG_SZ", value = "..." }',
+            )
         kind, value = spec["type"], spec["value"]
         if kind not in REG_TYPES:
-            raise InputFileError(f"{self.origin}: registry {key!r} value {name!r} has unknown type {kind!r}",
-                                 f"use one of {', '.join(REG_TYPES)}")
+            raise InputFileError(
+                f"{self.origin}: registry {key!r} value {name!r} has unknown type {kind!r}",
+                f"use one of {', '.join(REG_TYPES)}",
+            )
         if not _REG_FORMS[kind][0](value):
-            raise InputFileError(f"{self.origin}: registry {key!r} value {name!r} ({kind}) must be "
-                                 f"{_REG_FORMS[kind][1]}", "see docs/machine-record.md")
+            raise InputFileError(
+                f"{self.origin}: registry {key!r} value {name!r} ({kind}) must be {_REG_FORMS[kind][1]}",
+                "see docs/machine-record.md",
+            )
         if kind == "REG_MULTI_SZ":
             value = tuple(value)
         elif kind == "REG_BINARY":
@@ -217,28 +240,42 @@ class RecordedHost:
             raise InputFileError(f"{self.origin}: a [[commands]] entry has no argv", "see docs/machine-record.md")
         out = spec.get("stdout", "")
         if isinstance(out, dict):
-            raw = self._content({k: v for k, v in out.items() if k != "encoding"},
-                                f"command {spec['argv'][0]!r} stdout") or b""
+            raw = (
+                self._content({k: v for k, v in out.items() if k != "encoding"}, f"command {spec['argv'][0]!r} stdout")
+                or b""
+            )
             if "encoding" in out:  # e.g. cmd /u writes UTF-16LE: re-encode the stored text
                 raw = self._reencode(raw, out["encoding"], spec["argv"][0])
         elif isinstance(out, str):
             raw = out.encode("utf-8")
         else:
-            raise InputFileError(f"{self.origin}: command {spec['argv'][0]!r}: stdout must be text or a table",
-                                 "see docs/machine-record.md")
-        return RecordedCommand(tuple(spec["argv"]), int(spec.get("returncode", 0)), raw,
-                               spec.get("stderr", ""), bool(spec.get("timed_out", False)),
-                               spec.get("start_error", ""), spec.get("match", "exact") == "glob")
+            raise InputFileError(
+                f"{self.origin}: command {spec['argv'][0]!r}: stdout must be text or a table",
+                "see docs/machine-record.md",
+            )
+        return RecordedCommand(
+            tuple(spec["argv"]),
+            int(spec.get("returncode", 0)),
+            raw,
+            spec.get("stderr", ""),
+            bool(spec.get("timed_out", False)),
+            spec.get("start_error", ""),
+            spec.get("match", "exact") == "glob",
+        )
 
     def _reencode(self, raw: bytes, encoding: str, argv0: str) -> bytes:
         try:
             return raw.decode("utf-8").encode(encoding)
         except LookupError:
-            raise InputFileError(f"{self.origin}: command {argv0!r}: unknown stdout encoding {encoding!r}",
-                                 "use a Python codec name such as utf-16-le") from None
+            raise InputFileError(
+                f"{self.origin}: command {argv0!r}: unknown stdout encoding {encoding!r}",
+                "use a Python codec name such as utf-16-le",
+            ) from None
         except UnicodeError:
-            raise InputFileError(f"{self.origin}: command {argv0!r}: its stdout cannot be written as {encoding}",
-                                 "store the output as hex instead") from None
+            raise InputFileError(
+                f"{self.origin}: command {argv0!r}: its stdout cannot be written as {encoding}",
+                "store the output as hex instead",
+            ) from None
 
     # ---- the Host protocol --------------------------------------------------------------------
     @property
@@ -254,7 +291,7 @@ class RecordedHost:
             # a link on a parent folder
             for link, target in self._links.items():
                 if key.startswith(link + ("\\" if self.platform == WINDOWS else "/")):
-                    key = self._key(target + key[len(link):])
+                    key = self._key(target + key[len(link) :])
                     break
             else:
                 return key
@@ -289,8 +326,8 @@ class RecordedHost:
         prefix = key if key.endswith(sep) else key + sep
         names = dict(self._children(sep).get(prefix, {}))
         for k in self._links:
-            if k.startswith(prefix) and sep not in k[len(prefix):]:
-                names[k[len(prefix):]] = k[len(prefix):]
+            if k.startswith(prefix) and sep not in k[len(prefix) :]:
+                names[k[len(prefix) :]] = k[len(prefix) :]
         return sorted(names.values())
 
     def _children(self, sep: str) -> dict[str, dict[str, str]]:
@@ -306,13 +343,13 @@ class RecordedHost:
                     cut = k.rfind(sep)
                     if cut < 0 or cut == len(k) - 1:
                         continue
-                    name = original[original.rfind(sep) + 1:]
+                    name = original[original.rfind(sep) + 1 :]
                     if not name or name[0] == "." and name in (".", ".."):
                         name = self._pure(original).name
-                    children = index.get(k[:cut + 1])
+                    children = index.get(k[: cut + 1])
                     if children is None:
-                        children = index[k[:cut + 1]] = {}
-                    children[k[cut + 1:]] = name
+                        children = index[k[: cut + 1]] = {}
+                    children[k[cut + 1 :]] = name
             self._index = index
         return index
 
@@ -345,8 +382,7 @@ class RecordedHost:
             return None
         prefix = norm + "\\"
         names = self.__dict__.get("_keynames", {})
-        return sorted({names.get(k, k)[len(prefix):].split("\\")[0] for k in self._registry
-                       if k.startswith(prefix)})
+        return sorted({names.get(k, k)[len(prefix) :].split("\\")[0] for k in self._registry if k.startswith(prefix)})
 
     def write_temp(self, name: str, data: bytes) -> str:
         """A deterministic path (so recorded commands can name it); the content lives in memory."""
@@ -363,15 +399,28 @@ class RecordedHost:
         self._files.pop(self._key(path), None)
         self._index = None
 
-    def run(self, argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None,
-            encoding: str | None = "utf-8") -> Completed:
+    def run(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout: float,
+        env: Mapping[str, str] | None = None,
+        encoding: str | None = "utf-8",
+    ) -> Completed:
         want = tuple(self._fold(a) if i == 0 else a for i, a in enumerate(argv))
         for cmd in self._commands:
             have = tuple(self._fold(a) if i == 0 else a for i, a in enumerate(cmd.argv))
             if have == want or (cmd.glob and _glob_match(have, want)):
                 if encoding is None:
-                    return Completed(tuple(argv), cmd.returncode, "", cmd.stderr, cmd.timed_out,
-                                     cmd.start_error, stdout_bytes=cmd.stdout)
+                    return Completed(
+                        tuple(argv),
+                        cmd.returncode,
+                        "",
+                        cmd.stderr,
+                        cmd.timed_out,
+                        cmd.start_error,
+                        stdout_bytes=cmd.stdout,
+                    )
                 text = cmd.stdout.decode(encoding, errors="replace")
                 return Completed(tuple(argv), cmd.returncode, text, cmd.stderr, cmd.timed_out, cmd.start_error)
         if not self.exists(argv[0]) and self.which(argv[0]) is None:
@@ -379,8 +428,13 @@ class RecordedHost:
         return Completed(tuple(argv), 127, start_error="no result for this command in the machine record")
 
     def which(self, name: str) -> str | None:
-        return which_in(self.platform, name, self._env.get("PATH", ""), self._env.get("PATHEXT", ""),
-                        lambda p: self._resolve(p) in self._files)
+        return which_in(
+            self.platform,
+            name,
+            self._env.get("PATH", ""),
+            self._env.get("PATHEXT", ""),
+            lambda p: self._resolve(p) in self._files,
+        )
 
     def interpreter(self, python: str | None = None) -> Interpreter | None:
         if python is None:
@@ -431,8 +485,10 @@ class RecordedHost:
         return False
 
     def interactive(self, argv: Sequence[str], env: Mapping[str, str]) -> tuple[list[str], dict[str, str]]:
-        raise InputFileError(f"{self.origin} is a machine record: nothing can be started on it",
-                             "drop --machine to start programs on this machine")
+        raise InputFileError(
+            f"{self.origin} is a machine record: nothing can be started on it",
+            "drop --machine to start programs on this machine",
+        )
 
 
 def _glob_match(patterns: tuple[str, ...], argv: tuple[str, ...]) -> bool:
@@ -443,12 +499,18 @@ def load_machine(path: str) -> RecordedHost:
     """Read a machine file; any problem is one InputFileError line naming the file (exit 2)."""
 
     p = Path(path)
-    text = read_text_file(path, "machine file", "check the path given to --machine / ENVMGR_MACHINE",
-                          "a machine file is TOML")
+    text = read_text_file(
+        path, "machine file", "check the path given to --machine / ENVMGR_MACHINE", "a machine file is TOML"
+    )
 
     data = _parsed(text, str(path))
-    check_version(data, SCHEMA_VERSIONS, str(path), "machine file",
-                  "record the machine with `envmgr record -o FILE` (or upgrade envmgr for a newer record)")
+    check_version(
+        data,
+        SCHEMA_VERSIONS,
+        str(path),
+        "machine file",
+        "record the machine with `envmgr record -o FILE` (or upgrade envmgr for a newer record)",
+    )
     check(data, MACHINE, str(path), "machine file", "see docs/machine-record.md")
     try:
         return RecordedHost(data, origin=str(path), base_dir=p.parent)
@@ -478,8 +540,13 @@ def _parsed(text: str, origin: str) -> dict[str, Any]:
                 return data
         except (OSError, ValueError, EOFError, TypeError):
             pass
-    data = load_toml(text, origin, "TOML machine file",
-                     "fix the TOML syntax, or record the machine again with `envmgr record -o FILE`", loads)
+    data = load_toml(
+        text,
+        origin,
+        "TOML machine file",
+        "fix the TOML syntax, or record the machine again with `envmgr record -o FILE`",
+        loads,
+    )
     if copy is not None:
         _keep(copy, data)
     return data

@@ -1,4 +1,5 @@
 """RecordingHost: wraps a host and writes down what discovery read, as a machine file (`envmgr record`)."""
+
 from __future__ import annotations
 
 import threading
@@ -8,7 +9,7 @@ from typing import Any
 
 from envmgr.host.base import Completed, FileStat, Host, Interpreter, RegValue, host_path, normalize_key
 
-MAX_CONTENT = 256 * 1024   # larger files are recorded by size only
+MAX_CONTENT = 256 * 1024  # larger files are recorded by size only
 # Read by discovery but never worth putting in a bug report.
 _SECRET_HINTS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "APIKEY", "API_KEY", "CREDENTIAL")
 
@@ -165,8 +166,14 @@ class RecordingHost:
     def remove(self, path: str) -> None:
         self.inner.remove(path)
 
-    def run(self, argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None,
-            encoding: str | None = "utf-8") -> Completed:
+    def run(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout: float,
+        env: Mapping[str, str] | None = None,
+        encoding: str | None = "utf-8",
+    ) -> Completed:
         done = self.inner.run(argv, timeout=timeout, env=env, encoding=encoding)
         with self._lock:
             recorded_argv = tuple(self.temp_names.get(a, a) for a in done.argv)
@@ -195,5 +202,18 @@ class RecordingHost:
         raise AttributeError(name)
 
 
-_CAPABILITIES = frozenset({"name", "runs_programs", "writes_files", "default_shell", "cpu_count", "memory_mib",
-                           "cpu_flags", "system", "local_path", "needs_elevation", "interactive"})
+_CAPABILITIES = frozenset(
+    {
+        "name",
+        "runs_programs",
+        "writes_files",
+        "default_shell",
+        "cpu_count",
+        "memory_mib",
+        "cpu_flags",
+        "system",
+        "local_path",
+        "needs_elevation",
+        "interactive",
+    }
+)

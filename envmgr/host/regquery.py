@@ -12,6 +12,7 @@ The columns are separated by exactly four spaces, but names and data may contain
 themselves, so a value line is split at its first `    REG_<TYPE>` column, not on every separator.
 Wine leaves out the header line of a key that has no values (only the subkey lines follow).
 """
+
 from __future__ import annotations
 
 import re
@@ -104,7 +105,7 @@ def parse_reg_subkeys(text: str, key: str) -> list[str]:
             continue
         full = _key_name(line)
         if full.lower().startswith(prefix):
-            rest = full[len(prefix):]
+            rest = full[len(prefix) :]
             if rest and "\\" not in rest and rest not in names:
                 names.append(rest)
     return names

@@ -4,6 +4,7 @@
 itself keeps them), programs run through Wine's 64-bit loader, and the registry is read with the
 prefix's own reg.exe. Measured behaviour this relies on: tests/setup/WINE-NOTES.md.
 """
+
 from __future__ import annotations
 
 import os
@@ -31,21 +32,30 @@ VOLATILE_ENV = "HKCU\\Volatile Environment"
 USER_ENV = "HKCU\\Environment"
 # Wine's own layout; the registry's machine environment is laid over these.
 DEFAULT_ENV = {
-    "SystemDrive": "C:", "SystemRoot": "C:\\windows", "windir": "C:\\windows",
-    "ProgramFiles": "C:\\Program Files", "ProgramFiles(x86)": "C:\\Program Files (x86)",
-    "ProgramW6432": "C:\\Program Files", "CommonProgramFiles": "C:\\Program Files\\Common Files",
+    "SystemDrive": "C:",
+    "SystemRoot": "C:\\windows",
+    "windir": "C:\\windows",
+    "ProgramFiles": "C:\\Program Files",
+    "ProgramFiles(x86)": "C:\\Program Files (x86)",
+    "ProgramW6432": "C:\\Program Files",
+    "CommonProgramFiles": "C:\\Program Files\\Common Files",
     "CommonProgramFiles(x86)": "C:\\Program Files (x86)\\Common Files",
-    "ProgramData": "C:\\ProgramData", "ALLUSERSPROFILE": "C:\\ProgramData", "PUBLIC": "C:\\users\\Public",
-    "ComSpec": "C:\\windows\\system32\\cmd.exe", "OS": "Windows_NT", "PROCESSOR_ARCHITECTURE": "AMD64",
-    "PATH": "C:\\windows\\system32;C:\\windows", "PATHEXT": ".COM;.EXE;.BAT;.CMD;.VBS;.VBE;.JS;.JSE;.WSF;.WSH",
+    "ProgramData": "C:\\ProgramData",
+    "ALLUSERSPROFILE": "C:\\ProgramData",
+    "PUBLIC": "C:\\users\\Public",
+    "ComSpec": "C:\\windows\\system32\\cmd.exe",
+    "OS": "Windows_NT",
+    "PROCESSOR_ARCHITECTURE": "AMD64",
+    "PATH": "C:\\windows\\system32;C:\\windows",
+    "PATHEXT": ".COM;.EXE;.BAT;.CMD;.VBS;.VBE;.JS;.JSE;.WSF;.WSH",
 }
 
 
 class WineHost:
     platform = WINDOWS
     runs_programs = True
-    writes_files = True      # through the prefix's drive folders (local_path)
-    default_shell: str | None = "cmd"    # Wine's cmd.exe: the prefix has no PowerShell (only a stub)
+    writes_files = True  # through the prefix's drive folders (local_path)
+    default_shell: str | None = "cmd"  # Wine's cmd.exe: the prefix has no PowerShell (only a stub)
 
     def __init__(self, prefix: str, *, wine: str = WINE64, env: Mapping[str, str] | None = None) -> None:
         self.prefix = os.path.abspath(os.path.expanduser(prefix))
@@ -89,7 +99,7 @@ class WineHost:
                     best = (len(root), letter, root)
         if best is None:
             return None
-        rest = unix[len(best[2]):].strip("/").replace("/", "\\")
+        rest = unix[len(best[2]) :].strip("/").replace("/", "\\")
         return f"{best[1].upper()}:\\{rest}"
 
     def _mapped(self, path: str) -> str:
@@ -138,8 +148,9 @@ class WineHost:
         with self._lock:
             if norm.lower() in self._reg:
                 return self._reg[norm.lower()]
-        rc, out, _, timed_out = self._wine(["reg", "query", norm, "/reg:64"], timeout=REG_TIMEOUT,
-                                           extra={"LC_ALL": "C.UTF-8"})
+        rc, out, _, timed_out = self._wine(
+            ["reg", "query", norm, "/reg:64"], timeout=REG_TIMEOUT, extra={"LC_ALL": "C.UTF-8"}
+        )
         result = None
         if rc == 0:  # a missing key is exit 1 and one line on stdout (WINE-NOTES.md)
             text = out.decode(REG_ENCODING, errors="replace")
@@ -171,8 +182,11 @@ class WineHost:
         env = WindowsEnv(DEFAULT_ENV)
         machine_path = None
         for key in (MACHINE_ENV, VOLATILE_ENV, USER_ENV):
-            values = [(v.name, v.type, v.data) for v in (self.reg_values(key) or {}).values()
-                      if isinstance(v.data, str) and v.name]
+            values = [
+                (v.name, v.type, v.data)
+                for v in (self.reg_values(key) or {}).values()
+                if isinstance(v.data, str) and v.name
+            ]
             # REG_SZ first, then REG_EXPAND_SZ, so expandable values can use plain ones of the same key.
             for name, kind, data in sorted(values, key=lambda v: v[1] == "REG_EXPAND_SZ"):
                 text = expand(data, env) if kind == "REG_EXPAND_SZ" else data
@@ -186,8 +200,14 @@ class WineHost:
         return env
 
     # ---- processes ---------------------------------------------------------------------------
-    def run(self, argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None,
-            encoding: str | None = "utf-8") -> Completed:
+    def run(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout: float,
+        env: Mapping[str, str] | None = None,
+        encoding: str | None = "utf-8",
+    ) -> Completed:
         """Run a Windows program; `C:\\...` program paths go to Wine as they are (it maps them itself)."""
         argv_t = tuple(argv)
         if not argv_t:
@@ -213,10 +233,8 @@ class WineHost:
         elif rc != 0 and b"ShellExecuteEx failed: File not found" in out:
             start_error = "not found"
         if encoding is None:
-            return Completed(argv_t, rc, "", stderr, timed_out=timed_out, start_error=start_error,
-                             stdout_bytes=out)
-        return Completed(argv_t, rc, _decode(out, encoding), stderr, timed_out=timed_out,
-                         start_error=start_error)
+            return Completed(argv_t, rc, "", stderr, timed_out=timed_out, start_error=start_error, stdout_bytes=out)
+        return Completed(argv_t, rc, _decode(out, encoding), stderr, timed_out=timed_out, start_error=start_error)
 
     def interactive(self, argv: Sequence[str], env: Mapping[str, str]) -> tuple[list[str], dict[str, str]]:
         """argv and Unix environment that start a Windows program under Wine in the foreground
@@ -229,8 +247,7 @@ class WineHost:
             proc_env["WINEPATH"] = given["PATH"]
         return [self.wine, *argv], proc_env
 
-    def _wine(self, args: list[str], *, timeout: float,
-              extra: Mapping[str, str]) -> tuple[int, bytes, bytes, bool]:
+    def _wine(self, args: list[str], *, timeout: float, extra: Mapping[str, str]) -> tuple[int, bytes, bytes, bool]:
         """Run `wine64 ARGS` -> (exit code, stdout, stderr, timed out). Output goes to temp files, not
         pipes: a wineserver that this call starts inherits them and would keep a pipe open for seconds
         after the program has exited (measured: 2.5 s instead of 0.5 s per cold call)."""
@@ -238,8 +255,14 @@ class WineHost:
         proc_env.update(QUIET, WINEPREFIX=self.prefix, **extra)
         with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
             try:
-                proc = subprocess.Popen((self.wine, *args), stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                                        env=proc_env, start_new_session=True)
+                proc = subprocess.Popen(
+                    (self.wine, *args),
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=err,
+                    env=proc_env,
+                    start_new_session=True,
+                )
             except OSError as exc:
                 return 127, b"", f"cannot start {self.wine}: {exc.strerror or exc}".encode(), False
             timed_out = False
@@ -285,27 +308,27 @@ class WineHost:
 
     @property
     def cpu_count(self) -> int:
-        return os.cpu_count() or 1   # Windows programs under Wine run on this machine's processors
+        return os.cpu_count() or 1  # Windows programs under Wine run on this machine's processors
 
     @property
     def cpu_flags(self) -> tuple[str, ...] | None:
-        return None    # asked of the target Python, which runs under Wine on this CPU
+        return None  # asked of the target Python, which runs under Wine on this CPU
 
     @property
     def memory_mib(self) -> int | None:
-        return memory_mib()   # Windows programs under Wine use this machine's memory
+        return memory_mib()  # Windows programs under Wine use this machine's memory
 
     @property
     def system(self) -> tuple[str, str] | None:
         import platform as _platform  # start-up: asked only by the verdicts after a failure
 
-        return "win32", _platform.machine() or ""   # Windows programs on this machine's processor
+        return "win32", _platform.machine() or ""  # Windows programs on this machine's processor
 
     def local_path(self, path: str) -> str | None:
         return self.unix_path(path)
 
     def needs_elevation(self) -> bool:
-        return False   # a Wine prefix's "Program Files" belongs to the user who owns the prefix
+        return False  # a Wine prefix's "Program Files" belongs to the user who owns the prefix
 
 
 def _match_case(folder: str, name: str) -> str:

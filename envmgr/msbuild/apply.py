@@ -5,6 +5,7 @@ the new bytes to a temporary name in the same folder, verifies them by hash and 
 place. If any step fails, the steps already done are reversed, so the folder ends byte-identical to
 before; the manifest records the outcome either way.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -22,8 +23,8 @@ from envmgr.msbuild.store import APPLIED, APPLYING, ROLLED_BACK, UNDONE, Change,
 @dataclass(frozen=True)
 class Step:
     path: str
-    data: bytes | None           # None: remove the file
-    before_sha256: str | None    # what the file must hold now (None: it must not exist)
+    data: bytes | None  # None: remove the file
+    before_sha256: str | None  # what the file must hold now (None: it must not exist)
 
 
 @dataclass(frozen=True)
@@ -92,15 +93,20 @@ def _change(step: Step) -> Change:
 def transaction(ops: FileOps, store: Store, steps: Sequence[Step], command: str) -> Outcome:
     changed = [s.path for s in steps if current_sha(ops, s.path) != s.before_sha256]
     if changed:
-        raise ApplyFailed("files changed since the plan was made; nothing was written",
-                          "run the command again to plan from the current state", details=tuple(changed))
+        raise ApplyFailed(
+            "files changed since the plan was made; nothing was written",
+            "run the command again to plan from the current state",
+            details=tuple(changed),
+        )
     try:
         for step in steps:  # every backup exists before the first destination is touched
             if step.before_sha256 is not None:
                 store.save_backup(ops.read(step.path))
     except OSError as exc:
-        raise ApplyFailed(f"cannot back up {getattr(exc, 'filename', None) or 'a file'}: {exc.strerror or exc}; "
-                          "nothing was written", f"check that {store.root} is writable") from None
+        raise ApplyFailed(
+            f"cannot back up {getattr(exc, 'filename', None) or 'a file'}: {exc.strerror or exc}; nothing was written",
+            f"check that {store.root} is writable",
+        ) from None
     run_id = new_id()
     changes = tuple(_change(s) for s in steps)
     store.write_manifest(run_id, APPLYING, changes, command)
@@ -117,11 +123,16 @@ def transaction(ops: FileOps, store: Store, steps: Sequence[Step], command: str)
         what = getattr(exc, "filename", None) or ""
         detail = (f"{exc.strerror or exc}" if isinstance(exc, OSError) else str(exc)) + (f": {what}" if what else "")
         if failures:
-            raise ApplyFailed(f"{command} failed ({detail}) and could not restore every file",
-                              f"the originals are in {store.root / 'backups'}; manifest {run_id}",
-                              details=tuple(failures)) from None
-        raise ApplyFailed(f"{command} failed ({detail}); all {len(done)} change(s) made so far were rolled back, "
-                          "the folders are as before", _remedy(exc)) from None
+            raise ApplyFailed(
+                f"{command} failed ({detail}) and could not restore every file",
+                f"the originals are in {store.root / 'backups'}; manifest {run_id}",
+                details=tuple(failures),
+            ) from None
+        raise ApplyFailed(
+            f"{command} failed ({detail}); all {len(done)} change(s) made so far were rolled back, "
+            "the folders are as before",
+            _remedy(exc),
+        ) from None
     path = store.write_manifest(run_id, APPLIED, changes, command)
     return Outcome(run_id, changes, str(path))
 
@@ -135,15 +146,18 @@ def _remedy(exc: BaseException) -> str:
 def apply_copies(ops: FileOps, store: Store, copies: Sequence[FileAction]) -> Outcome:
     steps = []
     for c in copies:
-        assert c.source is not None   # a copy always names its source (plan.py)
+        assert c.source is not None  # a copy always names its source (plan.py)
         try:
             data = ops.read(c.source)
         except OSError as exc:
-            raise ApplyFailed(f"cannot read {c.source}: {exc.strerror or exc}; nothing was written",
-                              "check the toolkit's installation") from None
+            raise ApplyFailed(
+                f"cannot read {c.source}: {exc.strerror or exc}; nothing was written",
+                "check the toolkit's installation",
+            ) from None
         if _sha(data) != c.source_sha256:
-            raise ApplyFailed(f"{c.source} changed since the plan was made; nothing was written",
-                              "run the command again")
+            raise ApplyFailed(
+                f"{c.source} changed since the plan was made; nothing was written", "run the command again"
+            )
         steps.append(Step(c.dest, data, c.dest_sha256))
     return transaction(ops, store, steps, "apply")
 
@@ -159,11 +173,15 @@ def undo_last(ops: FileOps, store: Store, check_path: Callable[[str], None] | No
             check_path(c.path)
     edited = [c.path for c in changes if current_sha(ops, c.path) != c.after_sha256]
     if edited:
-        raise UndoRefused(f"refusing to undo run {doc['id']}: {len(edited)} file(s) changed since it wrote them",
-                          "restore or remove them by hand; envmgr will not overwrite someone else's change",
-                          details=tuple(edited))
-    steps = [Step(c.path, None if c.before_sha256 is None else store.read_backup(c.before_sha256), c.after_sha256)
-             for c in reversed(changes)]
+        raise UndoRefused(
+            f"refusing to undo run {doc['id']}: {len(edited)} file(s) changed since it wrote them",
+            "restore or remove them by hand; envmgr will not overwrite someone else's change",
+            details=tuple(edited),
+        )
+    steps = [
+        Step(c.path, None if c.before_sha256 is None else store.read_backup(c.before_sha256), c.after_sha256)
+        for c in reversed(changes)
+    ]
     outcome = transaction(ops, store, steps, "undo")
     store.write_manifest(doc["id"], UNDONE, changes, "apply")
     return outcome

@@ -3,6 +3,7 @@
 The command line is built by a pure function (tested everywhere); launching it is a few lines that
 only run on Windows. The elevated process gets a plan file, never a shell string made from paths.
 """
+
 from __future__ import annotations
 
 import subprocess
@@ -10,7 +11,7 @@ import sys
 
 from envmgr.shellkit.ps1 import quote
 
-ERROR_CANCELLED = 1223   # the user said No in the UAC prompt (Win32 ERROR_CANCELLED)
+ERROR_CANCELLED = 1223  # the user said No in the UAC prompt (Win32 ERROR_CANCELLED)
 
 
 def elevation_argv(python: str, args: list[str]) -> list[str]:
@@ -20,9 +21,11 @@ def elevation_argv(python: str, args: list[str]) -> list[str]:
     quoted the way the C runtime parses it (list2cmdline). A declined UAC prompt exits 1223.
     """
     cmdline = subprocess.list2cmdline(["-m", "envmgr", *args])
-    script = (f"try {{ $p = Start-Process -FilePath {quote(python)} -ArgumentList {quote(cmdline)} "
-              f"-Verb RunAs -Wait -PassThru -WindowStyle Hidden -ErrorAction Stop; exit $p.ExitCode }} "
-              f"catch {{ exit {ERROR_CANCELLED} }}")
+    script = (
+        f"try {{ $p = Start-Process -FilePath {quote(python)} -ArgumentList {quote(cmdline)} "
+        f"-Verb RunAs -Wait -PassThru -WindowStyle Hidden -ErrorAction Stop; exit $p.ExitCode }} "
+        f"catch {{ exit {ERROR_CANCELLED} }}"
+    )
     return ["powershell.exe", "-NoProfile", "-NonInteractive", "-ExecutionPolicy", "Bypass", "-Command", script]
 
 

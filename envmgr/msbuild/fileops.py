@@ -4,6 +4,7 @@ Paths given to FileOps are the host's own (Windows) paths; `LocalFileOps` maps t
 process can open: unchanged on Windows, through the prefix's drives for a Wine prefix. A recorded
 machine has no files to write, so it gets no FileOps at all.
 """
+
 from __future__ import annotations
 
 import os

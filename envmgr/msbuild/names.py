@@ -3,6 +3,7 @@
 The rules themselves (how many files per CUDA, which VS each CUDA supports, the folders) live in
 envmgr.knowledge; this module applies them to discovered instances and toolkits.
 """
+
 from __future__ import annotations
 
 import re
@@ -16,7 +17,8 @@ from envmgr.winenv import same_path
 # Every name the integration uses; group 1 or 2 is the CUDA version it belongs to.
 INTEGRATION_NAME = re.compile(
     r"^(?:CUDA (\d+\.\d+)(?:\.Version)?\.(?:props|targets|xml)|Nvda\.Build\.CudaTasks\.v(\d+\.\d+)\.dll)$",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 
 expected_names = integration_names
 
@@ -39,9 +41,11 @@ def support_problem(vs: VsInstance, kit: CudaToolkit, limits: HostLimits | None)
     msc = [t.msc_ver for t in vs.toolsets if t.msc_ver]
     if limits is not None and msc and not any(limits.msvc_ok(v) for v in msc):
         have = ", ".join(t.version for t in vs.toolsets)
-        return (f"CUDA {kit.short}'s nvcc accepts {limits.describe_msvc()}; this instance has MSVC {have} "
-                f"(from {limits.source})")
+        return (
+            f"CUDA {kit.short}'s nvcc accepts {limits.describe_msvc()}; this instance has MSVC {have} "
+            f"(from {limits.source})"
+        )
     return None
 
 
-same = same_path   # Windows paths: case-insensitive, trailing separators ignored
+same = same_path  # Windows paths: case-insensitive, trailing separators ignored

@@ -6,6 +6,7 @@ BuildCustomizations folder, every name must be a CUDA integration name of that t
 no path may hold `..` or pass through a link or junction, and every entry must match, hashes
 included, the plan it makes itself from a fresh discovery.
 """
+
 from __future__ import annotations
 
 import time
@@ -21,30 +22,43 @@ from envmgr.msbuild.plan import FileAction, Plan
 
 PLAN_KIND = "envmgr-msbuild-plan"
 _FIELDS = ("source", "dest", "source_sha256", "dest_sha256")
-PLAN_LIMIT = 16 * 1024 * 1024   # a plan lists a few dozen copies: a few kB
+PLAN_LIMIT = 16 * 1024 * 1024  # a plan lists a few dozen copies: a few kB
 
 
 def plan_document(plan: Plan) -> dict[str, Any]:
-    return {"schema": 1, "kind": PLAN_KIND, "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "copies": [{"source": c.source, "dest": c.dest, "source_sha256": c.source_sha256,
-                        "dest_sha256": c.dest_sha256} for c in plan.copies]}
+    return {
+        "schema": 1,
+        "kind": PLAN_KIND,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "copies": [
+            {"source": c.source, "dest": c.dest, "source_sha256": c.source_sha256, "dest_sha256": c.dest_sha256}
+            for c in plan.copies
+        ],
+    }
 
 
 def load_plan_file(path: str) -> dict[str, Any]:
     try:
-        doc: dict[str, Any] = loads_json(read_regular(path, PLAN_LIMIT).decode("utf-8"))   # a FIFO: refused at once
+        doc: dict[str, Any] = loads_json(read_regular(path, PLAN_LIMIT).decode("utf-8"))  # a FIFO: refused at once
     except OSError as exc:
-        raise InputFileError(f"{path}: not a readable plan file ({exc.strerror or exc})",
-                             "make a new plan with envmgr fix-msbuild") from None
+        raise InputFileError(
+            f"{path}: not a readable plan file ({exc.strerror or exc})", "make a new plan with envmgr fix-msbuild"
+        ) from None
     except ValueError as exc:
-        raise InputFileError(f"{path}: not a readable plan file ({exc})",
-                             "make a new plan with envmgr fix-msbuild") from None
-    ok = (isinstance(doc, dict) and doc.get("kind") == PLAN_KIND and doc.get("schema") == 1
-          and isinstance(doc.get("copies"), list)
-          and all(isinstance(c, dict) and all(k in c for k in _FIELDS) for c in doc["copies"]))
+        raise InputFileError(
+            f"{path}: not a readable plan file ({exc})", "make a new plan with envmgr fix-msbuild"
+        ) from None
+    ok = (
+        isinstance(doc, dict)
+        and doc.get("kind") == PLAN_KIND
+        and doc.get("schema") == 1
+        and isinstance(doc.get("copies"), list)
+        and all(isinstance(c, dict) and all(k in c for k in _FIELDS) for c in doc["copies"])
+    )
     if not ok:
-        raise PlanRejected(f"{path}: not an envmgr fix-msbuild plan (schema 1)",
-                           "make a new plan with envmgr fix-msbuild")
+        raise PlanRejected(
+            f"{path}: not an envmgr fix-msbuild plan (schema 1)", "make a new plan with envmgr fix-msbuild"
+        )
     return doc
 
 
@@ -101,18 +115,28 @@ def validate(doc: dict[str, Any], fresh: Plan, ops: FileOps) -> tuple[FileAction
     problems, chosen = [], []
     for i, entry in enumerate(doc["copies"], 1):
         problem = _entry_problem(entry, fresh, ops)
-        match = next((c for c in fresh.copies
-                      if c.source is not None and same(c.source, entry["source"]) and same(c.dest, entry["dest"])
-                      and c.source_sha256 == entry["source_sha256"] and c.dest_sha256 == entry["dest_sha256"]),
-                     None)
+        match = next(
+            (
+                c
+                for c in fresh.copies
+                if c.source is not None
+                and same(c.source, entry["source"])
+                and same(c.dest, entry["dest"])
+                and c.source_sha256 == entry["source_sha256"]
+                and c.dest_sha256 == entry["dest_sha256"]
+            ),
+            None,
+        )
         if problem is None and match is None:
             problem = f"{entry['dest']}: does not match what this machine needs now (changed since planning?)"
         if problem:
             problems.append(f"entry {i}: {problem}")
-        elif match is not None:   # always, when there is no problem
+        elif match is not None:  # always, when there is no problem
             chosen.append(match)
     if problems:
-        raise PlanRejected("refusing the plan file: nothing was written", "make a new plan with envmgr fix-msbuild",
-                           details=tuple(problems))
+        raise PlanRejected(
+            "refusing the plan file: nothing was written",
+            "make a new plan with envmgr fix-msbuild",
+            details=tuple(problems),
+        )
     return tuple(chosen)
-

@@ -1,4 +1,5 @@
 """fix-msbuild's output: the plan as a table, as JSON (docs/fix-msbuild.md), and the no-admin routes."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -20,8 +21,8 @@ class Route:
     vs_id: str
     vs_label: str
     cuda: str
-    shell: str                          # the Ninja route: a shell with vcvars + CUDA, no MSBuild
-    env: tuple[tuple[str, str], ...]    # the VS-generator route: CMake picks the toolkit's own files
+    shell: str  # the Ninja route: a shell with vcvars + CUDA, no MSBuild
+    env: tuple[tuple[str, str], ...]  # the VS-generator route: CMake picks the toolkit's own files
 
 
 def routes(plan: Plan, statuses: tuple[str, ...] = (WORK,)) -> tuple[Route, ...]:
@@ -31,8 +32,12 @@ def routes(plan: Plan, statuses: tuple[str, ...] = (WORK,)) -> tuple[Route, ...]
             continue
         env: tuple[tuple[str, str], ...] = ()
         if gen := generator(p.vs_major):
-            env = (("CMAKE_GENERATOR", gen), ("CMAKE_GENERATOR_INSTANCE", p.vs_path),
-                   ("CMAKE_GENERATOR_PLATFORM", "x64"), ("CMAKE_GENERATOR_TOOLSET", f"cuda={p.cuda_path}"))
+            env = (
+                ("CMAKE_GENERATOR", gen),
+                ("CMAKE_GENERATOR_INSTANCE", p.vs_path),
+                ("CMAKE_GENERATOR_PLATFORM", "x64"),
+                ("CMAKE_GENERATOR_TOOLSET", f"cuda={p.cuda_path}"),
+            )
         out.append(Route(p.vs_id, p.vs_label, p.cuda, f"envmgr shell --vs {p.vs_id} --cuda {p.cuda}", env))
     return tuple(out)
 
@@ -46,15 +51,21 @@ def render_routes(found: tuple[Route, ...]) -> str:
         return ""
     lines = ["Routes that need no administrator rights:"]
     for r in found:
-        lines += [f"  {r.vs_label} with CUDA {r.cuda}:",
-                  "    1. Ninja, which never reads BuildCustomizations:",
-                  f"         {r.shell}"]
+        lines += [
+            f"  {r.vs_label} with CUDA {r.cuda}:",
+            "    1. Ninja, which never reads BuildCustomizations:",
+            f"         {r.shell}",
+        ]
         if r.env:
-            lines.append("    2. the Visual Studio generator using the toolkit's own integration files "
-                         "(CMake 3.21+; set all four):")
+            lines.append(
+                "    2. the Visual Studio generator using the toolkit's own integration files "
+                "(CMake 3.21+; set all four):"
+            )
             lines += [f"         {name}={value}" for name, value in r.env]
-            lines.append(f"       as a script: envmgr fix-msbuild --vs {r.vs_id} --cuda {r.cuda} "
-                         "--export-route ps1|cmd|sh|dotenv|github")
+            lines.append(
+                f"       as a script: envmgr fix-msbuild --vs {r.vs_id} --cuda {r.cuda} "
+                "--export-route ps1|cmd|sh|dotenv|github"
+            )
     return "\n".join(lines) + "\n"
 
 
@@ -93,21 +104,38 @@ def render_plan(plan: Plan, paint: Callable[..., str]) -> str:
 
 
 def summary(plan: Plan) -> dict[str, int]:
-    files = [f for p in plan.pairs if p.status in (WORK, DONE) for f in p.files]   # skipped pairs: not counted
-    return {"copy": len(plan.copies), "missing": sum(f.status == MISSING for f in files),
-            "stale": sum(f.status == STALE for f in files), "unknown": sum(f.status == UNKNOWN for f in files),
-            "orphan": len(plan.orphans),
-            "skipped_pairs": sum(p.status not in (WORK, DONE) for p in plan.pairs)}
+    files = [f for p in plan.pairs if p.status in (WORK, DONE) for f in p.files]  # skipped pairs: not counted
+    return {
+        "copy": len(plan.copies),
+        "missing": sum(f.status == MISSING for f in files),
+        "stale": sum(f.status == STALE for f in files),
+        "unknown": sum(f.status == UNKNOWN for f in files),
+        "orphan": len(plan.orphans),
+        "skipped_pairs": sum(p.status not in (WORK, DONE) for p in plan.pairs),
+    }
 
 
 def plan_json(plan: Plan) -> dict[str, Any]:
-    pairs = [{"vs": {"instance_id": p.vs_id, "label": p.vs_label, "path": p.vs_path, "major": p.vs_major},
-              "folder": p.folder, "cuda": {"version": p.cuda, "path": p.cuda_path, "extensions": p.extensions},
-              "status": p.status, "reason": p.reason, "files": [asdict(f) for f in p.files]}
-             for p in plan.pairs]
-    return {"schema": JSON_SCHEMA, "platform": plan.platform, "summary": summary(plan), "pairs": pairs,
-            "orphans": [asdict(o) for o in plan.orphans], "notes": list(plan.notes),
-            "routes": [{"vs": r.vs_id, "cuda": r.cuda, "shell": r.shell, "env": dict(r.env)} for r in routes(plan)]}
+    pairs = [
+        {
+            "vs": {"instance_id": p.vs_id, "label": p.vs_label, "path": p.vs_path, "major": p.vs_major},
+            "folder": p.folder,
+            "cuda": {"version": p.cuda, "path": p.cuda_path, "extensions": p.extensions},
+            "status": p.status,
+            "reason": p.reason,
+            "files": [asdict(f) for f in p.files],
+        }
+        for p in plan.pairs
+    ]
+    return {
+        "schema": JSON_SCHEMA,
+        "platform": plan.platform,
+        "summary": summary(plan),
+        "pairs": pairs,
+        "orphans": [asdict(o) for o in plan.orphans],
+        "notes": list(plan.notes),
+        "routes": [{"vs": r.vs_id, "cuda": r.cuda, "shell": r.shell, "env": dict(r.env)} for r in routes(plan)],
+    }
 
 
 def outcome_json(outcome: Outcome | None) -> dict[str, Any] | None:

@@ -4,6 +4,7 @@
 (commands/install_fix.py) calls them for the one Visual Studio + CUDA pair it builds with. Nothing
 here prints or asks: the CLI edge does.
 """
+
 from __future__ import annotations
 
 from envmgr.discover.model import CudaToolkit, Inventory, VsInstance
@@ -31,18 +32,26 @@ def pair_plan(host: Host, inv: Inventory, vs: VsInstance, kit: CudaToolkit) -> P
     return make_plan(gather(host, inv), (vs.instance_id or vs.path,), (kit.path,))
 
 
-def verify(host: Host, inv: Inventory, before: Plan, vs_queries: tuple[str, ...] = (),
-           cuda_queries: tuple[str, ...] = ()) -> None:
+def verify(
+    host: Host, inv: Inventory, before: Plan, vs_queries: tuple[str, ...] = (), cuda_queries: tuple[str, ...] = ()
+) -> None:
     """A fresh plan after the copy: none of the files just written may still be missing or stale."""
     after = make_plan(gather(host, inv), vs_queries, cuda_queries)
     left = {c.dest.lower() for c in after.copies} & {c.dest.lower() for c in before.copies}
     if left:
-        raise ApplyFailed("the files were written but do not compare equal afterwards", "run it again",
-                          details=tuple(sorted(left)))
+        raise ApplyFailed(
+            "the files were written but do not compare equal afterwards", "run it again", details=tuple(sorted(left))
+        )
 
 
-def apply_and_verify(host: Host, inv: Inventory, plan: Plan, ops: FileOps, vs_queries: tuple[str, ...] = (),
-                     cuda_queries: tuple[str, ...] = ()) -> Outcome:
+def apply_and_verify(
+    host: Host,
+    inv: Inventory,
+    plan: Plan,
+    ops: FileOps,
+    vs_queries: tuple[str, ...] = (),
+    cuda_queries: tuple[str, ...] = (),
+) -> Outcome:
     """The plan's copies as one transaction (backups, manifest, rollback: apply.py), then checked afresh."""
     outcome = apply_copies(ops, Store(), plan.copies)
     verify(host, inv, plan, vs_queries, cuda_queries)

@@ -5,6 +5,7 @@ Layout under `platformdirs.user_data_dir("envmgr")/msbuild` (or `$ENVMGR_DATA_DI
     manifests/<id>.json     every change of one run, with hashes and its state
     plans/<id>.json         plan files handed to the elevated step
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -30,9 +31,9 @@ def data_dir() -> Path:
 @dataclass(frozen=True)
 class Change:
     path: str
-    action: str                  # create | replace | remove
-    before_sha256: str | None    # None: the file did not exist
-    after_sha256: str | None     # None: the file no longer exists
+    action: str  # create | replace | remove
+    before_sha256: str | None  # None: the file did not exist
+    after_sha256: str | None  # None: the file no longer exists
 
 
 def new_id() -> str:
@@ -62,9 +63,15 @@ class Store:
         return self.root / "manifests" / f"{run_id}.json"
 
     def write_manifest(self, run_id: str, state: str, changes: tuple[Change, ...], command: str) -> Path:
-        doc = {"schema": 1, "kind": MANIFEST_KIND, "id": run_id, "command": command, "state": state,
-               "updated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-               "changes": [asdict(c) for c in changes]}
+        doc = {
+            "schema": 1,
+            "kind": MANIFEST_KIND,
+            "id": run_id,
+            "command": command,
+            "state": state,
+            "updated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "changes": [asdict(c) for c in changes],
+        }
         path = self.manifest_path(run_id)
         atomic_write(path, (dumps(doc, indent=2) + "\n").encode("utf-8"), backup=False)
         return path
@@ -73,7 +80,7 @@ class Store:
         folder = self.root / "manifests"
         out = []
         for path in sorted(folder.glob("*.json")) if folder.is_dir() else ():
-            doc = read_json_file(path, "manifest", "remove or repair the file")   # a FIFO, too deep: one line
+            doc = read_json_file(path, "manifest", "remove or repair the file")  # a FIFO, too deep: one line
             if isinstance(doc, dict) and doc.get("kind") == MANIFEST_KIND:
                 out.append(doc)
         return out
@@ -86,8 +93,10 @@ class Store:
 
 def changes_of(doc: dict[str, Any]) -> tuple[Change, ...]:
     try:
-        return tuple(Change(str(c["path"]), str(c["action"]), c["before_sha256"], c["after_sha256"])
-                     for c in doc["changes"])
+        return tuple(
+            Change(str(c["path"]), str(c["action"]), c["before_sha256"], c["after_sha256"]) for c in doc["changes"]
+        )
     except (KeyError, TypeError) as exc:
-        raise InputFileError(f"manifest {doc.get('id')}: malformed change list ({exc})",
-                             "remove or repair the manifest") from None
+        raise InputFileError(
+            f"manifest {doc.get('id')}: malformed change list ({exc})", "remove or repair the manifest"
+        ) from None

@@ -3,6 +3,7 @@
 A recipe file is data; the few decisions that depend on the machine (generator, CUDA
 architectures, TEMP) are made here, purely, from a RecipeContext.
 """
+
 from __future__ import annotations
 
 import os
@@ -36,7 +37,7 @@ class Recipe:
     env: tuple[tuple[str, str], ...] = ()
     params: tuple[tuple[str, str], ...] = ()
     required_files: tuple[tuple[str, tuple[str, ...]], ...] = ()
-    architectures_env: str = ""   # a variable for the CUDA architectures instead of CMAKE_ARGS (pywhispercpp)
+    architectures_env: str = ""  # a variable for the CUDA architectures instead of CMAKE_ARGS (pywhispercpp)
     # a CMake variable of the project's own for plain architectures ("86;89"), instead of
     # CMAKE_CUDA_ARCHITECTURES, which such a project overwrites (bitsandbytes' COMPUTE_CAPABILITY)
     architectures_define: str = ""
@@ -52,16 +53,16 @@ class RecipeContext:
     vs_major: int | None = None
     toolset: str = ""
     cuda_in_build_customizations: bool = True
-    gpu_caps: tuple[str, ...] = ()          # "8.9", ...
+    gpu_caps: tuple[str, ...] = ()  # "8.9", ...
     ninja: str | None = None
-    arch_list: str | None = None            # --cuda-arch "86;89"
+    arch_list: str | None = None  # --cuda-arch "86;89"
     allow_unsupported_compiler: bool = False
     params: tuple[tuple[str, str], ...] = ()
     system_drive: str = "C:"
     temp: str = ""
     cpu_count: int = 1
-    memory_mib: int | None = None           # physical memory: MAX_JOBS for torch extensions
-    lib_files: tuple[str, ...] = field(default=())   # files in params' lib_path (prebuilt-lib)
+    memory_mib: int | None = None  # physical memory: MAX_JOBS for torch extensions
+    lib_files: tuple[str, ...] = field(default=())  # files in params' lib_path (prebuilt-lib)
 
 
 def recipe_dirs() -> list[Path]:
@@ -76,17 +77,27 @@ def parse_recipe(text: str, origin: str) -> Recipe:
     check_env(data.get("env", {}), [], "env", None, origin, "recipe", "see docs/recipes.md")
     check_env({}, data.get("drop_env", []), "drop_env", None, origin, "recipe", "see docs/recipes.md")
     if "name" in data and not data["name"].strip():
-        raise InputFileError(f"{origin}: 'name' is empty",
-                             "give the recipe a name, or drop the key (the file name is used)")
+        raise InputFileError(
+            f"{origin}: 'name' is empty", "give the recipe a name, or drop the key (the file name is used)"
+        )
     g = data.get
     return Recipe(
-        name=g("name") or Path(origin).stem, description=g("description", ""), kind=data["kind"], origin=origin,
-        package=g("package", ""), cmake_args=tuple(g("cmake_args", ())),
+        name=g("name") or Path(origin).stem,
+        description=g("description", ""),
+        kind=data["kind"],
+        origin=origin,
+        package=g("package", ""),
+        cmake_args=tuple(g("cmake_args", ())),
         cuda_architectures=g("cuda_architectures", False),
-        generator=g("generator", "auto"), short_temp=g("short_temp", False), drop_env=tuple(g("drop_env", ())),
-        env=tuple(g("env", {}).items()), params=tuple(g("params", {}).items()),
+        generator=g("generator", "auto"),
+        short_temp=g("short_temp", False),
+        drop_env=tuple(g("drop_env", ())),
+        env=tuple(g("env", {}).items()),
+        params=tuple(g("params", {}).items()),
         required_files=tuple((k, tuple(v)) for k, v in g("required_files", {}).items()),
-        architectures_env=g("architectures_env", ""), architectures_define=g("architectures_define", ""))
+        architectures_env=g("architectures_env", ""),
+        architectures_define=g("architectures_define", ""),
+    )
 
 
 def load_recipes(problems: list[tuple[str, InputFileError]] | None = None) -> dict[str, Recipe]:
@@ -95,7 +106,7 @@ def load_recipes(problems: list[tuple[str, InputFileError]] | None = None) -> di
 
     found: dict[str, Recipe] = {}
     for index, folder in enumerate(recipe_dirs()):
-        for path in sorted(folder.glob("*.toml")) if os.path.isdir(folder) else []:   # pathlib may raise
+        for path in sorted(folder.glob("*.toml")) if os.path.isdir(folder) else []:  # pathlib may raise
             try:
                 text = read_text_file(path, "recipe", "check the recipe file", "a recipe is a TOML file")
                 recipe = parse_recipe(text, str(path))
@@ -119,8 +130,11 @@ def get_recipe(name: str, warn: Callable[[str], object] | None = None) -> Recipe
         broken = next((p for stem, p in problems if stem == name), None)
         if broken is not None:
             raise broken
-        raise NoMatchError(f"unknown recipe {name!r}", "pick one of: " + ", ".join(sorted(recipes)),
-                           details=tuple(f"{r.name}: {r.description}" for r in recipes.values()))
+        raise NoMatchError(
+            f"unknown recipe {name!r}",
+            "pick one of: " + ", ".join(sorted(recipes)),
+            details=tuple(f"{r.name}: {r.description}" for r in recipes.values()),
+        )
     return recipes[name]
 
 
@@ -232,21 +246,30 @@ def _cmake_ops(recipe: Recipe, ctx: RecipeContext, notes: list[str]) -> list[Var
     ops.append(VarOp("CMAKE_BUILD_PARALLEL_LEVEL", SET, str(max(1, ctx.cpu_count))))
     if recipe.generator == "auto" and ctx.ninja:
         ops.append(VarOp("CMAKE_GENERATOR", SET, "Ninja"))
-        notes.append(f"generator Ninja ({ctx.ninja}): no MSBuild CUDA integration needed" if ctx.platform == "windows"
-                     else f"generator Ninja ({ctx.ninja})")
+        notes.append(
+            f"generator Ninja ({ctx.ninja}): no MSBuild CUDA integration needed"
+            if ctx.platform == "windows"
+            else f"generator Ninja ({ctx.ninja})"
+        )
     elif recipe.generator == "auto" and ctx.platform == "windows" and ctx.vs_path:
         gen = _vs_generator(ctx.vs_major)
-        ops += [VarOp("CMAKE_GENERATOR", SET, gen), VarOp("CMAKE_GENERATOR_INSTANCE", SET, ctx.vs_path),
-                VarOp("CMAKE_GENERATOR_PLATFORM", SET, "x64")]
+        ops += [
+            VarOp("CMAKE_GENERATOR", SET, gen),
+            VarOp("CMAKE_GENERATOR_INSTANCE", SET, ctx.vs_path),
+            VarOp("CMAKE_GENERATOR_PLATFORM", SET, "x64"),
+        ]
         toolset = [f"version={'.'.join(ctx.toolset.split('.')[:2])}"] if ctx.toolset else []
         if not ctx.cuda_in_build_customizations and ctx.cuda_path:
             toolset.append(f"cuda={ctx.cuda_path}")
-            notes.append(f"this Visual Studio has no CUDA {ctx.cuda_short} BuildCustomizations: "
-                         f"CMAKE_GENERATOR_TOOLSET names the toolkit (or run `envmgr fix-msbuild`)")
+            notes.append(
+                f"this Visual Studio has no CUDA {ctx.cuda_short} BuildCustomizations: "
+                f"CMAKE_GENERATOR_TOOLSET names the toolkit (or run `envmgr fix-msbuild`)"
+            )
         if toolset:
             ops.append(VarOp("CMAKE_GENERATOR_TOOLSET", SET, ",".join(toolset)))
-        notes.append(f"no ninja on PATH: generator {gen} pinned to {ctx.vs_path} "
-                     "(pip install ninja for the faster route)")
+        notes.append(
+            f"no ninja on PATH: generator {gen} pinned to {ctx.vs_path} (pip install ninja for the faster route)"
+        )
     return ops
 
 
@@ -254,13 +277,17 @@ def _prebuilt_ops(recipe: Recipe, ctx: RecipeContext, notes: list[str]) -> list[
     params = dict(ctx.params)
     lib = params.get("lib_path")
     if not lib:
-        raise UsageError(f"recipe {recipe.name} needs --recipe-param lib_path=FOLDER",
-                         dict(recipe.params).get("lib_path", "the folder of your llama.cpp build"))
+        raise UsageError(
+            f"recipe {recipe.name} needs --recipe-param lib_path=FOLDER",
+            dict(recipe.params).get("lib_path", "the folder of your llama.cpp build"),
+        )
     wanted = dict(recipe.required_files).get(ctx.platform, ())
     have = {f.lower() for f in ctx.lib_files}
     missing = [f for f in wanted if f.lower() not in have]
     if missing:
-        raise UsageError(f"{lib} does not hold {', '.join(missing)}: not a CUDA build of llama.cpp",
-                         "build llama.cpp with -DGGML_CUDA=on and point lib_path at the folder with its libraries")
+        raise UsageError(
+            f"{lib} does not hold {', '.join(missing)}: not a CUDA build of llama.cpp",
+            "build llama.cpp with -DGGML_CUDA=on and point lib_path at the folder with its libraries",
+        )
     notes.append(f"LLAMA_CPP_LIB_PATH={lib}: llama_cpp will load this CUDA build")
     return [VarOp("LLAMA_CPP_LIB_PATH", SET, lib)]

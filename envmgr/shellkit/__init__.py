@@ -18,6 +18,7 @@ Also launch.py (`envmgr shell`: which shell, its init file) and init.py (`envmgr
 every PowerShell, sh and fish line envmgr writes is quoted by this package's `quote`, nowhere else.
 Imports the vocabulary, files/, host/ and snapshot/ (the EnvDelta it renders).
 """
+
 from __future__ import annotations
 
 import os
@@ -37,14 +38,30 @@ if TYPE_CHECKING:
 FORMATS = ("sh", "fish", "ps1", "cmd", "dotenv", "github")
 # A shell is named by its program everywhere (`shell --shell`, `init`); where a script format is asked
 # (`export --format`, `deactivate --format`) the shell's name is taken too: the format it reads.
-SHELL_FORMATS = {"pwsh": "ps1", "powershell": "ps1", "bash": "sh", "zsh": "sh", "dash": "sh", "sh": "sh",
-                 "fish": "fish", "cmd": "cmd"}
-_MODULES: dict[str, ModuleType] = {"sh": sh, "fish": fish, "ps1": ps1, "cmd": cmd, "dotenv": dotenv,
-                                   "github": github}
+SHELL_FORMATS = {
+    "pwsh": "ps1",
+    "powershell": "ps1",
+    "bash": "sh",
+    "zsh": "sh",
+    "dash": "sh",
+    "sh": "sh",
+    "fish": "fish",
+    "cmd": "cmd",
+}
+_MODULES: dict[str, ModuleType] = {"sh": sh, "fish": fish, "ps1": ps1, "cmd": cmd, "dotenv": dotenv, "github": github}
 render_github = github.render_github
 
-__all__ = ["FORMATS", "UnrepresentableValue", "encoding", "expected_env", "newline", "render",
-           "render_github", "stream_encoding", "write_script"]
+__all__ = [
+    "FORMATS",
+    "UnrepresentableValue",
+    "encoding",
+    "expected_env",
+    "newline",
+    "render",
+    "render_github",
+    "stream_encoding",
+    "write_script",
+]
 
 
 def _module(fmt: str) -> ModuleType:
@@ -52,6 +69,7 @@ def _module(fmt: str) -> ModuleType:
         return _MODULES[fmt]
     except KeyError:
         from envmgr.errors import UsageError
+
         raise UsageError(f"unknown script format {fmt!r}", f"choose one of {', '.join(FORMATS)}") from None
 
 
@@ -118,6 +136,7 @@ def _render(delta: EnvDelta, fmt: str, current_env: Mapping[str, str] | None) ->
 
 def _other_formats(delta: EnvDelta, fmt: str, current_env: Mapping[str, str] | None) -> str:
     """The fix for a refusal: the formats, of those a user of `fmt` would turn to, that hold this environment."""
+
     def holds(other: str) -> bool:
         try:
             _render(delta, other, current_env)
@@ -128,8 +147,10 @@ def _other_formats(delta: EnvDelta, fmt: str, current_env: Mapping[str, str] | N
     others = ALTERNATIVES.get(fmt, ())
     able = [f for f in others if holds(f)]
     if not able:
-        return (f"{' and '.join(others) or 'no other format'} cannot hold it either: change the variable where it "
-                "comes from (the snapshot, the recipe, or the environment envmgr was started in)")
+        return (
+            f"{' and '.join(others) or 'no other format'} cannot hold it either: change the variable where it "
+            "comes from (the snapshot, the recipe, or the environment envmgr was started in)"
+        )
     step = " (run it in a step)" if fmt == "github" else ""
     return f"export this environment as {' or '.join(able)} instead{step}"
 

@@ -1,5 +1,6 @@
 """What every shell module shares: the refusal error, name/value checks and the reference
 semantics a rendered script must have (`expected_env`), which the tests compare real shells to."""
+
 from __future__ import annotations
 
 import re
@@ -13,8 +14,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
 
-def check_text(fmt: str, name: str, text: str, forbidden: str = "", *, what: str = "value",
-               why: str = "") -> None:
+def check_text(fmt: str, name: str, text: str, forbidden: str = "", *, what: str = "value", why: str = "") -> None:
     """Refuse NUL (no environment can hold it), lone surrogates (not encodable) and `forbidden`."""
     for ch in text:
         if ch == "\0":
@@ -46,8 +46,9 @@ def drop_entries(delta: EnvDelta, op: VarOp, unsearchable: str = "") -> list[str
     with the current value's entries exactly (case-insensitively on Windows). A format that cannot
     search for some characters (cmd: '=' and '%') names them in `unsearchable`: entries holding
     one are not removed first."""
-    return list(dict.fromkeys(e for e in list_text(delta, op).split(delta.sep)
-                              if e and not any(c in e for c in unsearchable)))
+    return list(
+        dict.fromkeys(e for e in list_text(delta, op).split(delta.sep) if e and not any(c in e for c in unsearchable))
+    )
 
 
 def without(current: str, drop: Iterable[str], sep: str, fold: bool) -> str:
@@ -56,8 +57,9 @@ def without(current: str, drop: Iterable[str], sep: str, fold: bool) -> str:
     return sep.join(e for e in current.split(sep) if (e.lower() if fold else e) not in gone)
 
 
-def expected_env(delta: EnvDelta, env: Mapping[str, str], *, fold: bool | None = None,
-                 unsearchable: str = "") -> dict[str, str]:
+def expected_env(
+    delta: EnvDelta, env: Mapping[str, str], *, fold: bool | None = None, unsearchable: str = ""
+) -> dict[str, str]:
     """What running a rendered script in a shell whose environment is `env` must leave behind.
 
     A prepend first removes its own entries from the value current at run time (so applying twice
@@ -76,7 +78,7 @@ def expected_env(delta: EnvDelta, env: Mapping[str, str], *, fold: bool | None =
             continue
         text = list_text(delta, op)
         if not text:
-            if key is not None and current is not None:   # (a current value was found under key)
+            if key is not None and current is not None:  # (a current value was found under key)
                 out[key] = current
             continue
         rest = without(current or "", drop_entries(delta, op, unsearchable), delta.sep, fold)

@@ -18,6 +18,7 @@ line by line, so a script holding non-ASCII text starts with `chcp 65001 >nul` (
 the following lines as UTF-8). That switch persists in the console after `call`. Wine's cmd
 (8.0) ignores it and decodes batch files as OEM whatever chcp says (see tests/wine).
 """
+
 from __future__ import annotations
 
 import re
@@ -81,9 +82,14 @@ def render(delta: EnvDelta) -> str:
     for op in ops_of(delta):
         n, first = op.name, len(lines)
         simple = op.op in (SET, UNSET)
-        check_name("cmd", n, SET_NAME if simple else EXPAND_NAME,
-                   "free of '=', '\"', '%' and control characters" if simple
-                   else "letters, digits and _#$@.- (not starting with a digit) to be expanded as %NAME%")
+        check_name(
+            "cmd",
+            n,
+            SET_NAME if simple else EXPAND_NAME,
+            "free of '=', '\"', '%' and control characters"
+            if simple
+            else "letters, digits and _#$@.- (not starting with a digit) to be expanded as %NAME%",
+        )
         if op.op == UNSET:
             lines.append(f'@set "{escape(n)[0]}="')
             continue

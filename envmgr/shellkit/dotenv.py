@@ -8,6 +8,7 @@ value with `$` is written in single quotes (literal in compose) when it has no `
 and no `\\\\` (python-dotenv decodes `\\\\` and `\\'` there); otherwise it is refused. `${` is
 refused outright: python-dotenv 1.x expands it even in single quotes (measured with 1.2.2).
 """
+
 from __future__ import annotations
 
 import re
@@ -37,8 +38,9 @@ def quote(name: str, value: str) -> str:
         # to the next line's quote (1.2.2, measured); `C:\\` must be written unquoted.
         if not _UNQUOTED.fullmatch(value):
             bad = next(c for c in value if not _UNQUOTED.fullmatch(c))
-            raise UnrepresentableValue("dotenv", name,
-                                       "a value ending in '\\' must be unquoted, which cannot hold this", bad)
+            raise UnrepresentableValue(
+                "dotenv", name, "a value ending in '\\' must be unquoted, which cannot hold this", bad
+            )
         return value
     if "$" not in value:
         return '"' + "".join(_DQ.get(c, c) for c in value) + '"'
@@ -46,19 +48,25 @@ def quote(name: str, value: str) -> str:
         if bad in value:
             raise UnrepresentableValue("dotenv", name, "'$' needs single quotes, which cannot hold this", bad)
     if "\\\\" in value:
-        raise UnrepresentableValue("dotenv", name,
-                                   "'$' needs single quotes, where python-dotenv reads '\\\\' as one", "\\")
+        raise UnrepresentableValue(
+            "dotenv", name, "'$' needs single quotes, where python-dotenv reads '\\\\' as one", "\\"
+        )
     return "'" + value + "'"
 
 
-def final_values(fmt: str, delta: EnvDelta, current_env: Mapping[str, str] | None,
-                 skip: frozenset[str] = frozenset()) -> dict[str, str]:
+def final_values(
+    fmt: str, delta: EnvDelta, current_env: Mapping[str, str] | None, skip: frozenset[str] = frozenset()
+) -> dict[str, str]:
     """Resolve the delta to static values for the variables it names (static formats)."""
     needs_current = any(op.op not in ("set", UNSET) and op.name not in skip for op in delta.ops)
     if needs_current and current_env is None:
         op = next(op for op in delta.ops if op.op not in ("set", UNSET) and op.name not in skip)
-        raise UnrepresentableValue(fmt, op.name, f"{fmt} is static: a {op.op} needs the current environment "
-                                   "(pass current_env)", what="operation")
+        raise UnrepresentableValue(
+            fmt,
+            op.name,
+            f"{fmt} is static: a {op.op} needs the current environment (pass current_env)",
+            what="operation",
+        )
     env = dict(current_env or {})
     after = expected_env(delta, env)
     fold = delta.platform == "windows"

@@ -4,6 +4,7 @@ In fish single quotes only `\\'` and `\\\\` are escapes. Variables whose name en
 path variables (fish splits them on ':' when set and joins them with ':' when quoted or
 exported), so list values are built from the quoted "$NAME", which round-trips either way.
 """
+
 from __future__ import annotations
 
 import re
@@ -17,8 +18,24 @@ NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # fish's read-only or electric variables: `set -gx` on them fails or is ignored.
 # fish exports an empty element of these as "." (fish 3.6, measured): "a::b" would become "a:.:b".
 DOT_FOR_EMPTY = frozenset({"PATH", "CDPATH"})
-READ_ONLY = frozenset({"PWD", "SHLVL", "_", "history", "status", "pipestatus", "version", "FISH_VERSION",
-                       "fish_pid", "hostname", "umask", "status_generation", "fish_kill_signal", "argv"})
+READ_ONLY = frozenset(
+    {
+        "PWD",
+        "SHLVL",
+        "_",
+        "history",
+        "status",
+        "pipestatus",
+        "version",
+        "FISH_VERSION",
+        "fish_pid",
+        "hostname",
+        "umask",
+        "status_generation",
+        "fish_kill_signal",
+        "argv",
+    }
+)
 
 
 def quote(value: str) -> str:
@@ -42,10 +59,11 @@ def render(delta: EnvDelta) -> str:
         if op.op == SET:
             lines.append(f"set -gx {n} {quote(text)}")
         elif text:
-            joined = (f"{quote(text + delta.sep)}\"${L}\"" if op.op == PREPEND
-                      else f"\"${L}\"{quote(delta.sep + text)}")
-            lines.append(_strip(n, drop_entries(delta, op)) + f'; if test -n "${L}"; set -gx {n} {joined}; '
-                         f"else; set -gx {n} {quote(text)}; end; set -e {L}; set -e {C}; set -e {E}")
+            joined = f'{quote(text + delta.sep)}"${L}"' if op.op == PREPEND else f'"${L}"{quote(delta.sep + text)}'
+            lines.append(
+                _strip(n, drop_entries(delta, op)) + f'; if test -n "${L}"; set -gx {n} {joined}; '
+                f"else; set -gx {n} {quote(text)}; end; set -e {L}; set -e {C}; set -e {E}"
+            )
     return "".join(line + NEWLINE for line in lines)
 
 
@@ -56,5 +74,7 @@ def _strip(n: str, drop: list[str]) -> str:
     """Set L to $n without the entries `drop`, so that applying twice equals once. L is a path
     variable: set from "$n" it splits on ':' (whether $n is a path variable, joined by the quotes,
     or a plain string), and "$L" joins what is kept with ':' again."""
-    return (f'set -l --path {C} "${n}"; set -l --path {L}; for {E} in ${C}; '
-            f"contains -- ${E} {' '.join(quote(e) for e in drop)}; or set -a {L} ${E}; end")
+    return (
+        f'set -l --path {C} "${n}"; set -l --path {L}; for {E} in ${C}; '
+        f"contains -- ${E} {' '.join(quote(e) for e in drop)}; or set -a {L} ${E}; end"
+    )

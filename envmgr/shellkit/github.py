@@ -9,6 +9,7 @@ each line of $GITHUB_PATH is PREPENDED to PATH for later steps, the last line en
 each op's entries are written in reverse. GitHub files cannot unset a variable (refused), and the runner
 rejects NODE_OPTIONS in $GITHUB_ENV.
 """
+
 from __future__ import annotations
 
 import hashlib

@@ -2,6 +2,7 @@
 
 The line sources a static file shipped in the package (functions and completion written out), so a
 new shell pays no Python start; envmgr runs only when a function is called or Tab is pressed."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -6,6 +6,7 @@ that sources ~/.bashrc first, zsh a ZDOTDIR whose .zshrc sources the user's, fis
 The environment itself is passed to the child directly, and the init file applies it once more
 after the user's own rc files (which may reset PATH).
 """
+
 from __future__ import annotations
 
 import os
@@ -23,8 +24,21 @@ from envmgr.shellkit.sh import quote
 from envmgr.snapshot.envdelta import EnvDelta
 
 SHELLS = ("pwsh", "powershell", "cmd", "bash", "zsh", "fish", "sh")
-_LAUNCHERS = {"python", "python3", "envmgr", "pipx", "py", "uv", "conhost", "windowsterminal", "openconsole",
-              "sudo", "timeout", "env", "script"}
+_LAUNCHERS = {
+    "python",
+    "python3",
+    "envmgr",
+    "pipx",
+    "py",
+    "uv",
+    "conhost",
+    "windowsterminal",
+    "openconsole",
+    "sudo",
+    "timeout",
+    "env",
+    "script",
+}
 
 
 @dataclass(frozen=True)
@@ -82,26 +96,34 @@ def build_session(shell: str, delta: EnvDelta, env: Mapping[str, str], marker: s
         user_dir = env.get("ZDOTDIR") or env.get("HOME", "~")
         Path(folder, ".zshrc").write_text(
             f'ZDOTDIR="{user_dir}"; [ -f "$ZDOTDIR/.zshrc" ] && . "$ZDOTDIR/.zshrc"\n{render(delta, "sh")}\n'
-            f'PROMPT="{sh.double_quoted_body(prompt)}${{PROMPT}}"\n', encoding="utf-8")
+            f'PROMPT="{sh.double_quoted_body(prompt)}${{PROMPT}}"\n',
+            encoding="utf-8",
+        )
         child_env["ZDOTDIR"] = folder
         return Session(("zsh", "-i"), child_env, folder)
     if shell == "fish":
         init = Path(folder, "init.fish")
-        init.write_text(render(delta, "fish") + "\nfunctions -c fish_prompt __envmgr_prompt\n"
-                        f"function fish_prompt; printf '%s' {fish.quote(prompt)}; __envmgr_prompt; end\n",
-                        encoding="utf-8")
+        init.write_text(
+            render(delta, "fish") + "\nfunctions -c fish_prompt __envmgr_prompt\n"
+            f"function fish_prompt; printf '%s' {fish.quote(prompt)}; __envmgr_prompt; end\n",
+            encoding="utf-8",
+        )
         return Session(("fish", "--init-command", f"source {fish.quote(str(init))}"), child_env, folder)
     if shell in ("pwsh", "powershell"):
         init = Path(folder, "init.ps1")
         body = render(delta, "ps1") + (
             "\r\n$global:__EnvmgrPrompt = $function:prompt\r\n"
-            f"function global:prompt {{ {ps1.quote(prompt)} + (& $global:__EnvmgrPrompt) }}\r\n")
+            f"function global:prompt {{ {ps1.quote(prompt)} + (& $global:__EnvmgrPrompt) }}\r\n"
+        )
         write_script(init, body, "ps1")
-        return Session((shell, "-NoLogo", "-NoExit", "-ExecutionPolicy", "Bypass", "-Command",
-                        f". {ps1.quote(str(init))}"), child_env, folder)
+        return Session(
+            (shell, "-NoLogo", "-NoExit", "-ExecutionPolicy", "Bypass", "-Command", f". {ps1.quote(str(init))}"),
+            child_env,
+            folder,
+        )
     if shell == "cmd":
         init = Path(folder, "init.cmd")
-        prompt_line = f"\r\n@set \"PROMPT={prompt.replace('%', '%%')}$P$G\"\r\n"
+        prompt_line = f'\r\n@set "PROMPT={prompt.replace("%", "%%")}$P$G"\r\n'
         write_script(init, "@echo off\r\n" + render(delta, "cmd") + prompt_line, "cmd")
         return Session(("cmd.exe", "/d", "/k", str(init)), child_env, folder)
     raise UsageError(f"unknown shell {shell!r}", f"use one of: {', '.join(SHELLS)}")
@@ -113,5 +135,7 @@ def _sh_user_env(user_env: str | None) -> str:
     sources the user's file once, parameter-expanded as POSIX says sh does with ENV."""
     if user_env is None:
         return "unset ENV"
-    return (f"ENV={quote(user_env)}; export ENV\n"
-            'eval "__envmgr_rc=\\"$ENV\\"" && [ -f "$__envmgr_rc" ] && . "$__envmgr_rc"; unset __envmgr_rc')
+    return (
+        f"ENV={quote(user_env)}; export ENV\n"
+        'eval "__envmgr_rc=\\"$ENV\\"" && [ -f "$__envmgr_rc" ] && . "$__envmgr_rc"; unset __envmgr_rc'
+    )

@@ -5,6 +5,7 @@ tokenizer also treats the curly quotes U+2018 U+2019 U+201A U+201B as single quo
 (`CharExtensions.IsSingleQuote`), so an undoubled ‘ would end the string: every one is doubled.
 Files are UTF-8 with a BOM, because Windows PowerShell 5.1 reads BOM-less files as ANSI.
 """
+
 from __future__ import annotations
 
 import re
@@ -44,8 +45,11 @@ def render(delta: EnvDelta) -> str:
         check_text("ps1", n, n, what="name")
         read, _ = _var(n)
         if op.op == UNSET:
-            lines.append(f"Remove-Item Env:{n} -ErrorAction SilentlyContinue" if SIMPLE.fullmatch(n)
-                         else f"[Environment]::SetEnvironmentVariable({quote(n)}, $null)")
+            lines.append(
+                f"Remove-Item Env:{n} -ErrorAction SilentlyContinue"
+                if SIMPLE.fullmatch(n)
+                else f"[Environment]::SetEnvironmentVariable({quote(n)}, $null)"
+            )
             continue
         text = str(op.value) if op.op == SET else list_text(delta, op)
         check_text("ps1", n, text)
@@ -54,11 +58,12 @@ def render(delta: EnvDelta) -> str:
                 raise UnrepresentableValue("ps1", n, "PowerShell deletes a variable assigned ''; use unset")
             lines.append(_assign(n, quote(text)))
         elif text:
-            grown = (f"{quote(text + delta.sep)} + {KEPT}" if op.op == PREPEND
-                     else f"{KEPT} + {quote(delta.sep + text)}")
-            lines.append(f"{_strip(read, drop_entries(delta, op), delta)}; "
-                         f"if ({KEPT}) {{ {_assign(n, grown)} }} else {{ {_assign(n, quote(text))} }}; "
-                         f"Remove-Variable {KEPT[1:]}")
+            grown = f"{quote(text + delta.sep)} + {KEPT}" if op.op == PREPEND else f"{KEPT} + {quote(delta.sep + text)}"
+            lines.append(
+                f"{_strip(read, drop_entries(delta, op), delta)}; "
+                f"if ({KEPT}) {{ {_assign(n, grown)} }} else {{ {_assign(n, quote(text))} }}; "
+                f"Remove-Variable {KEPT[1:]}"
+            )
     return "".join(line + NEWLINE for line in lines)
 
 
@@ -69,6 +74,8 @@ def _strip(read: str, drop: list[str], delta: EnvDelta) -> str:
     """KEPT = the current value without the entries `drop` (so applying twice equals once);
     -notcontains compares case-insensitively, as Windows does (-cnotcontains elsewhere)."""
     notin = "-notcontains" if delta.platform == "windows" else "-cnotcontains"
-    sep = quote(delta.sep)   # ';' or ':', neither special in -split's regex
-    return (f"{KEPT} = @(({read} -split {sep}) | Where-Object {{ @({', '.join(quote(e) for e in drop)}) {notin} $_ }})"
-            f" -join {sep}")
+    sep = quote(delta.sep)  # ';' or ':', neither special in -split's regex
+    return (
+        f"{KEPT} = @(({read} -split {sep}) | Where-Object {{ @({', '.join(quote(e) for e in drop)}) {notin} $_ }})"
+        f" -join {sep}"
+    )

@@ -3,6 +3,7 @@
 Single quotes keep every byte literally (newlines too); a quote is written `'\\''`. The output has
 no comments, because zsh without INTERACTIVE_COMMENTS runs `#` as a command in `eval "$(...)"`.
 """
+
 from __future__ import annotations
 
 import re
@@ -37,10 +38,17 @@ def render(delta: EnvDelta) -> str:
         if op.op == SET:
             lines.append(f"export {n}={quote(text)}")
         elif text:
-            lines.append(_strip(n, drop_entries(delta, op), delta.sep) + "; " + (
-                # ${L:+sep$L}: the separator only when what is left is non-empty.
-                f'export {n}={quote(text)}"${{{L}:+{delta.sep}${L}}}"' if op.op == PREPEND
-                else f'export {n}="${{{L}:+${L}{delta.sep}}}"{quote(text)}') + f"; unset {L} {E}")
+            lines.append(
+                _strip(n, drop_entries(delta, op), delta.sep)
+                + "; "
+                + (
+                    # ${L:+sep$L}: the separator only when what is left is non-empty.
+                    f'export {n}={quote(text)}"${{{L}:+{delta.sep}${L}}}"'
+                    if op.op == PREPEND
+                    else f'export {n}="${{{L}:+${L}{delta.sep}}}"{quote(text)}'
+                )
+                + f"; unset {L} {E}"
+            )
     return "".join(line + NEWLINE for line in lines)
 
 
@@ -55,6 +63,8 @@ def _strip(n: str, drop: list[str], sep: str) -> str:
     """
     entries = " ".join(quote(e) for e in drop)
     pat = f'"{sep}${E}{sep}"'
-    return (f'{L}="{sep}${{{n}-}}{sep}"; for {E} in {entries}; do while :; do case "${L}" in *{pat}*) '
-            f'{L}="${{{L}%%{pat}*}}{sep}${{{L}#*{pat}}}";; *) break;; esac; done; done; '
-            f'{L}="${{{L}#{sep}}}"; {L}="${{{L}%{sep}}}"')
+    return (
+        f'{L}="{sep}${{{n}-}}{sep}"; for {E} in {entries}; do while :; do case "${L}" in *{pat}*) '
+        f'{L}="${{{L}%%{pat}*}}{sep}${{{L}#*{pat}}}";; *) break;; esac; done; done; '
+        f'{L}="${{{L}#{sep}}}"; {L}="${{{L}%{sep}}}"'
+    )

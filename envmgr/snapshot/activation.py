@@ -4,6 +4,7 @@
 variable had before activation (null: it did not exist). Starting inside an active environment
 first restores from it, so environments replace each other and PATHs never stack.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -56,8 +57,7 @@ def activation_delta(delta: EnvDelta, env: Mapping[str, str], marker: str) -> En
         except ValueError:
             pass
     saved = {n: _get(base, n, fold) for n in names}
-    ops = [VarOp(n, SET, value) if (value := _get(after, n, fold)) is not None else VarOp(n, UNSET)
-           for n in names]
+    ops = [VarOp(n, SET, value) if (value := _get(after, n, fold)) is not None else VarOp(n, UNSET) for n in names]
     ops += [VarOp(ACTIVE, SET, marker), VarOp(RESTORE, SET, dumps(saved, ensure_ascii=False))]
     return EnvDelta(delta.platform, tuple(ops))
 

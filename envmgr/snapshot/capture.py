@@ -4,6 +4,7 @@ Why a file and markers (docs/knowledge.md#capturing-vcvars): `cmd /c "call ... &
 quoting games, AutoRun (`/d` stops it) can print anything, vcvars exits 0 even on errors, and
 `=C:`-style keys and duplicate PATH entries leak into naive parsers.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -35,18 +36,41 @@ CAPTURE_TIMEOUT = 120.0
 
 # The documented base environment vcvars runs from (docs/snapshot.md): what Windows itself sets for a
 # new process, minus the user's PATH additions, plus the telemetry opt-out.
-BASE_NAMES = ("SystemRoot", "SystemDrive", "windir", "ComSpec", "PATHEXT", "TEMP", "TMP", "USERPROFILE",
-              "USERNAME", "HOMEDRIVE", "HOMEPATH", "APPDATA", "LOCALAPPDATA", "ProgramData", "ProgramFiles",
-              "ProgramFiles(x86)", "ProgramW6432", "CommonProgramFiles", "CommonProgramFiles(x86)",
-              "CommonProgramW6432", "ALLUSERSPROFILE", "PUBLIC", "OS", "PROCESSOR_ARCHITECTURE",
-              "NUMBER_OF_PROCESSORS", "COMPUTERNAME")
+BASE_NAMES = (
+    "SystemRoot",
+    "SystemDrive",
+    "windir",
+    "ComSpec",
+    "PATHEXT",
+    "TEMP",
+    "TMP",
+    "USERPROFILE",
+    "USERNAME",
+    "HOMEDRIVE",
+    "HOMEPATH",
+    "APPDATA",
+    "LOCALAPPDATA",
+    "ProgramData",
+    "ProgramFiles",
+    "ProgramFiles(x86)",
+    "ProgramW6432",
+    "CommonProgramFiles",
+    "CommonProgramFiles(x86)",
+    "CommonProgramW6432",
+    "ALLUSERSPROFILE",
+    "PUBLIC",
+    "OS",
+    "PROCESSOR_ARCHITECTURE",
+    "NUMBER_OF_PROCESSORS",
+    "COMPUTERNAME",
+)
 
 
 @dataclass(frozen=True)
 class CaptureOutput:
-    messages: tuple[str, ...]        # what vcvars printed (banner, [ERROR:...] and [DEBUG:...] lines)
-    env: dict[str, str]              # the `set` dump after vcvars
-    before: dict[str, str] | None = None     # the `set` dump before vcvars (None in output without it)
+    messages: tuple[str, ...]  # what vcvars printed (banner, [ERROR:...] and [DEBUG:...] lines)
+    env: dict[str, str]  # the `set` dump after vcvars
+    before: dict[str, str] | None = None  # the `set` dump before vcvars (None in output without it)
 
     @property
     def errors(self) -> tuple[str, ...]:
@@ -74,8 +98,17 @@ def capture_script(vcvarsall: str, args: tuple[str, ...]) -> str:
     """The .cmd file. `%` is doubled because batch files expand it even inside quotes; a non-ASCII path
     is read from VCVARSALL_VAR (capture_vcvars sets it), since the script itself is read as OEM text."""
     quoted = '"' + (vcvarsall.replace("%", "%%") if vcvarsall.isascii() else f"%{VCVARSALL_VAR}%") + '"'
-    lines = ["@echo off", f"echo {PRE_BEGIN}", "set", f"echo {PRE_END}", f"call {quoted} {' '.join(args)}",
-             f"echo {LEVEL}%ERRORLEVEL%", f"echo {BEGIN}", "set", f"echo {END}"]
+    lines = [
+        "@echo off",
+        f"echo {PRE_BEGIN}",
+        "set",
+        f"echo {PRE_END}",
+        f"call {quoted} {' '.join(args)}",
+        f"echo {LEVEL}%ERRORLEVEL%",
+        f"echo {BEGIN}",
+        "set",
+        f"echo {END}",
+    ]
     return "\r\n".join(lines) + "\r\n"
 
 
@@ -88,7 +121,7 @@ def decode_cmd_output(data: bytes) -> str:
     cut = data.find(pre) if data.startswith(PRE_BEGIN.encode("utf-16-le")) else -1
     pre_text = ""
     if cut >= 0:
-        pre_text, data = data[:cut + len(pre)].decode("utf-16-le", errors="replace"), data[cut + len(pre):]
+        pre_text, data = data[: cut + len(pre)].decode("utf-16-le", errors="replace"), data[cut + len(pre) :]
     marker = f"\r\n{BEGIN}".encode("utf-16-le")
     at = data.find(marker)
     if at < 0:
@@ -132,36 +165,43 @@ def parse_capture_output(text: str) -> CaptureOutput:
     before = None
     if lines and lines[0] == PRE_BEGIN and PRE_END in lines:
         pre_end = lines.index(PRE_END)
-        before, lines = parse_set_dump(lines[1:pre_end]), lines[pre_end + 1:]
+        before, lines = parse_set_dump(lines[1:pre_end]), lines[pre_end + 1 :]
     try:
         begin = lines.index(BEGIN)
     except ValueError:
         return CaptureOutput(tuple(line for line in lines if line.strip()), {}, before)
     end = lines.index(END, begin) if END in lines[begin:] else len(lines)
     messages = tuple(line for line in lines[:begin] if line.strip() and not line.startswith(LEVEL))
-    return CaptureOutput(messages, parse_set_dump(lines[begin + 1:end]), before)
+    return CaptureOutput(messages, parse_set_dump(lines[begin + 1 : end]), before)
 
 
 def check_capture(out: CaptureOutput, vcvarsall: str) -> None:
     """vcvars exits 0 even when it failed: trust `[ERROR:` lines and a missing VCToolsInstallDir."""
     if out.errors:
-        raise CaptureError(f"vcvarsall.bat failed: {out.errors[0].strip()}",
-                           "check the --toolset/--arch you asked for; vcvars said: " + " | ".join(
-                               e.strip() for e in out.errors[1:3]) if len(out.errors) > 1 else
-                           "check the --toolset/--arch you asked for, or repair Visual Studio",
-                           details=tuple(m.strip() for m in out.messages[:12]))
+        raise CaptureError(
+            f"vcvarsall.bat failed: {out.errors[0].strip()}",
+            "check the --toolset/--arch you asked for; vcvars said: " + " | ".join(e.strip() for e in out.errors[1:3])
+            if len(out.errors) > 1
+            else "check the --toolset/--arch you asked for, or repair Visual Studio",
+            details=tuple(m.strip() for m in out.messages[:12]),
+        )
     if not out.env:
-        raise CaptureError("vcvarsall.bat produced no environment (the capture script did not reach `set`)",
-                           f"run \"{vcvarsall}\" x64 in cmd.exe to see what it says",
-                           details=tuple(m.strip() for m in out.messages[:12]))
+        raise CaptureError(
+            "vcvarsall.bat produced no environment (the capture script did not reach `set`)",
+            f'run "{vcvarsall}" x64 in cmd.exe to see what it says',
+            details=tuple(m.strip() for m in out.messages[:12]),
+        )
     if env_key(out.env, "VCToolsInstallDir", True) is None:
-        raise CaptureError("vcvarsall.bat ran but set no VCToolsInstallDir: the C++ toolset is not usable",
-                           "install or repair 'Desktop development with C++' in the Visual Studio Installer",
-                           details=tuple(m.strip() for m in out.messages[:12]))
+        raise CaptureError(
+            "vcvarsall.bat ran but set no VCToolsInstallDir: the C++ toolset is not usable",
+            "install or repair 'Desktop development with C++' in the Visual Studio Installer",
+            details=tuple(m.strip() for m in out.messages[:12]),
+        )
 
 
-def capture_vcvars(host: Host, vcvarsall: str, args: tuple[str, ...], base: dict[str, str],
-                   timeout: float = CAPTURE_TIMEOUT) -> tuple[EnvDelta, CaptureOutput]:
+def capture_vcvars(
+    host: Host, vcvarsall: str, args: tuple[str, ...], base: dict[str, str], timeout: float = CAPTURE_TIMEOUT
+) -> tuple[EnvDelta, CaptureOutput]:
     script = capture_script(vcvarsall, args)
     digest = hashlib.sha256(script.encode()).hexdigest()[:12]
     path = host.write_temp(f"envmgr-vcvars-{digest}.cmd", script.encode("utf-8"))
@@ -171,17 +211,21 @@ def capture_vcvars(host: Host, vcvarsall: str, args: tuple[str, ...], base: dict
     finally:
         host.remove(path)
     if done.timed_out:
-        raise CaptureError(f"vcvarsall.bat did not finish within {timeout:.0f} s (killed)",
-                           "something in it waits for input or hangs; run it by hand in cmd.exe to see where")
+        raise CaptureError(
+            f"vcvarsall.bat did not finish within {timeout:.0f} s (killed)",
+            "something in it waits for input or hangs; run it by hand in cmd.exe to see where",
+        )
     if done.start_error:
         if not host.runs_programs:  # a record: it holds discovery, not vcvars runs
             from envmgr.errors import InputFileError
 
-            raise InputFileError(f"{host.name} holds no vcvars capture for {vcvarsall}",
-                               "a snapshot needs the real machine: run `envmgr export > env.toml` there and use "
-                               "--from env.toml here")
-        raise CaptureError(f"cmd.exe could not be started: {done.start_error}",
-                           "vcvars capture needs Windows (or --wine-prefix)")
+            raise InputFileError(
+                f"{host.name} holds no vcvars capture for {vcvarsall}",
+                "a snapshot needs the real machine: run `envmgr export > env.toml` there and use --from env.toml here",
+            )
+        raise CaptureError(
+            f"cmd.exe could not be started: {done.start_error}", "vcvars capture needs Windows (or --wine-prefix)"
+        )
     out = parse_capture_output(decode_cmd_output(done.stdout_bytes))
     try:
         check_capture(out, vcvarsall)

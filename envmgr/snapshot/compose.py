@@ -1,4 +1,5 @@
 """compose: a Choice (+ a vcvars capture on Windows) -> one Snapshot."""
+
 from __future__ import annotations
 
 import datetime as _dt
@@ -18,8 +19,11 @@ def cuda_delta(platform: str, kit: CudaToolkit, others: tuple[CudaToolkit, ...],
     its bin dirs first on PATH and every other toolkit's bin dirs removed
     (docs/knowledge.md#cuda-toolkits-on-windows)."""
     major, minor = kit.major_minor
-    ops = [VarOp("CUDA_PATH", SET, kit.path), VarOp("CUDA_HOME", SET, kit.path),
-           VarOp("CUDAToolkit_ROOT", SET, kit.path)]
+    ops = [
+        VarOp("CUDA_PATH", SET, kit.path),
+        VarOp("CUDA_HOME", SET, kit.path),
+        VarOp("CUDAToolkit_ROOT", SET, kit.path),
+    ]
     if platform == WINDOWS:
         ops.append(VarOp(f"CUDA_PATH_V{major}_{minor}", SET, kit.path))
     if kit.nvcc:
@@ -50,8 +54,12 @@ def host_compiler_delta(choice: Choice) -> EnvDelta:
 def summary(choice: Choice, inv: Inventory) -> tuple[tuple[str, str], ...]:
     out = []
     if choice.vs is not None:
-        out += [("vs", choice.vs.label), ("vs_short", choice.vs.short_name), ("vs_path", choice.vs.path),
-                ("vs_major", str(choice.vs.major or ""))]
+        out += [
+            ("vs", choice.vs.label),
+            ("vs_short", choice.vs.short_name),
+            ("vs_path", choice.vs.path),
+            ("vs_major", str(choice.vs.major or "")),
+        ]
     if choice.toolset is not None:
         out.append(("toolset", choice.toolset.version))
     if choice.platform == WINDOWS:
@@ -68,8 +76,12 @@ def summary(choice: Choice, inv: Inventory) -> tuple[tuple[str, str], ...]:
 def identity(choice: Choice, args: tuple[str, ...], sdk: str | None) -> tuple[tuple[str, str], ...]:
     out = [("platform", choice.platform), ("envmgr", __version__)]
     if choice.vs is not None:
-        out += [("vs_instance_id", choice.vs.instance_id), ("vs_version", choice.vs.version),
-                ("vcvarsall", choice.vs.vcvarsall or ""), ("vcvars_args", " ".join(args))]
+        out += [
+            ("vs_instance_id", choice.vs.instance_id),
+            ("vs_version", choice.vs.version),
+            ("vcvarsall", choice.vs.vcvarsall or ""),
+            ("vcvars_args", " ".join(args)),
+        ]
     if choice.toolset is not None:
         out.append(("toolset", choice.toolset.version))
     if sdk:
@@ -85,8 +97,9 @@ def _quiet(message: str) -> AbstractContextManager[object]:
     return nullcontext()
 
 
-def compose(host: Host, choice: Choice, inv: Inventory,
-            progress: Callable[[str], AbstractContextManager[object]] | None = None) -> Snapshot:
+def compose(
+    host: Host, choice: Choice, inv: Inventory, progress: Callable[[str], AbstractContextManager[object]] | None = None
+) -> Snapshot:
     """`progress(message)`: a context manager around the slow step (vcvarsall.bat); the CLI passes
     its spinner (output.Spinner), the core shows nothing."""
     progress = progress or _quiet
@@ -96,7 +109,7 @@ def compose(host: Host, choice: Choice, inv: Inventory,
     if choice.platform == WINDOWS and choice.vs is not None and choice.toolset is not None:
         from envmgr.snapshot.capture import base_environment, capture_vcvars, vcvars_args
 
-        assert choice.vs.vcvarsall is not None   # select.choose() picks only instances that have one
+        assert choice.vs.vcvarsall is not None  # select.choose() picks only instances that have one
         pin = choice.toolset.version if not choice.toolset.is_default else None
         args = vcvars_args(choice.arch, pin)
         with progress(f"running vcvarsall.bat {' '.join(args)} ({choice.vs.label})"):
@@ -107,5 +120,12 @@ def compose(host: Host, choice: Choice, inv: Inventory,
         deltas.append(cuda_delta(choice.platform, choice.cuda, inv.cuda, host))
     deltas.append(host_compiler_delta(choice))
     created = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
-    return Snapshot(choice.platform, combine(choice.platform, *deltas), summary(choice, inv),
-                    identity(choice, args, sdk), choice.notes, __version__, created)
+    return Snapshot(
+        choice.platform,
+        combine(choice.platform, *deltas),
+        summary(choice, inv),
+        identity(choice, args, sdk),
+        choice.notes,
+        __version__,
+        created,
+    )

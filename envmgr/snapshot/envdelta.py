@@ -4,6 +4,7 @@ Pure: no TOML, no shells. Path-like variables are tuples of entries; the separat
 platform's (';' on Windows, ':' elsewhere). Applying a delta never stacks: entries it prepends
 or appends are first removed from the current value.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -18,16 +19,28 @@ if TYPE_CHECKING:
 SET, PREPEND, APPEND, UNSET, REMOVE = "set", "prepend", "append", "unset", "remove"
 
 # Variables whose value is a list of folders (vcvars prepends to all of these).
-PATH_LIKE = frozenset(n.upper() for n in (
-    "PATH", "INCLUDE", "LIB", "LIBPATH", "EXTERNAL_INCLUDE", "WindowsLibPath", "__VSCMD_PREINIT_PATH",
-    "LD_LIBRARY_PATH", "CPATH", "LIBRARY_PATH", "PKG_CONFIG_PATH",
-))
+PATH_LIKE = frozenset(
+    n.upper()
+    for n in (
+        "PATH",
+        "INCLUDE",
+        "LIB",
+        "LIBPATH",
+        "EXTERNAL_INCLUDE",
+        "WindowsLibPath",
+        "__VSCMD_PREINIT_PATH",
+        "LD_LIBRARY_PATH",
+        "CPATH",
+        "LIBRARY_PATH",
+        "PKG_CONFIG_PATH",
+    )
+)
 
 
 @dataclass(frozen=True)
 class VarOp:
     name: str
-    op: str                         # set | prepend | append | unset | remove (entries from a list)
+    op: str  # set | prepend | append | unset | remove (entries from a list)
     value: str | tuple[str, ...] = ""
 
     @property
@@ -65,8 +78,9 @@ class EnvDelta:
             current = out.get(key, "") if key is not None else ""
             if op.op == REMOVE:
                 if key is not None:
-                    out[key] = self.sep.join(e for e in split_list(current, self.sep)
-                                             if not _member(e, op.entries, fold))
+                    out[key] = self.sep.join(
+                        e for e in split_list(current, self.sep) if not _member(e, op.entries, fold)
+                    )
                 continue
             add = list(op.entries)
             rest = [e for e in split_list(current, self.sep) if not _member(e, add, fold)]
@@ -146,7 +160,7 @@ def combine(platform: str, *deltas: EnvDelta) -> EnvDelta:
     prepends go in front of an earlier one's (it was applied last), its sets win."""
     fold = platform == "windows"
     order: list[str] = []
-    table: dict[str, dict[str, Any]] = {}   # per variable: its name, then one entry per kind of op
+    table: dict[str, dict[str, Any]] = {}  # per variable: its name, then one entry per kind of op
     for delta in deltas:
         for op in delta.ops:
             key = op.name.upper() if fold else op.name

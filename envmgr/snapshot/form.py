@@ -1,4 +1,5 @@
 """Snapshot <-> TOML (docs/snapshot.md). The only module that knows the snapshot file format."""
+
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
@@ -20,8 +21,8 @@ _LIST_OPS = (REMOVE, PREPEND, APPEND)
 class Snapshot:
     platform: str
     delta: EnvDelta
-    summary: tuple[tuple[str, str], ...] = ()     # vs, toolset, arch, cuda, gpu, host_compiler
-    identity: tuple[tuple[str, str], ...] = ()    # what it was captured from (cache key parts)
+    summary: tuple[tuple[str, str], ...] = ()  # vs, toolset, arch, cuda, gpu, host_compiler
+    identity: tuple[tuple[str, str], ...] = ()  # what it was captured from (cache key parts)
     notes: tuple[str, ...] = ()
     envmgr: str = ""
     created: str = ""
@@ -31,10 +32,14 @@ class Snapshot:
 
     def headline(self) -> str:
         d = dict(self.summary)
-        parts = [d.get("vs", ""), f"MSVC {d['toolset']}" if d.get("toolset") else "", d.get("arch", ""),
-                 f"CUDA {d['cuda']}" if d.get("cuda") else "",
-                 f"host compiler {d['host_compiler']}" if d.get("host_compiler") else "",
-                 f"GPU {d['gpu']}" if d.get("gpu") else ""]
+        parts = [
+            d.get("vs", ""),
+            f"MSVC {d['toolset']}" if d.get("toolset") else "",
+            d.get("arch", ""),
+            f"CUDA {d['cuda']}" if d.get("cuda") else "",
+            f"host compiler {d['host_compiler']}" if d.get("host_compiler") else "",
+            f"GPU {d['gpu']}" if d.get("gpu") else "",
+        ]
         return " · ".join(p for p in parts if p) or "no toolchain"
 
     def marker(self) -> str:
@@ -48,10 +53,18 @@ def to_toml(snap: Snapshot) -> str:
     doc = tomlkit.document()
     doc.add(tomlkit.comment(f"envmgr environment snapshot ({snap.platform})"))
     doc.add(tomlkit.comment(snap.headline()))
-    doc.add(tomlkit.comment("Use it: envmgr shell --from FILE | envmgr run --from FILE -- CMD | "
-                            "envmgr export --from FILE --format ps1|cmd|sh|fish|dotenv|github"))
-    doc.add(tomlkit.comment("Operations apply to the environment of whoever uses it: a string sets the variable, "
-                            "prepend/append add folders (removing duplicates), remove drops folders, unset deletes."))
+    doc.add(
+        tomlkit.comment(
+            "Use it: envmgr shell --from FILE | envmgr run --from FILE -- CMD | "
+            "envmgr export --from FILE --format ps1|cmd|sh|fish|dotenv|github"
+        )
+    )
+    doc.add(
+        tomlkit.comment(
+            "Operations apply to the environment of whoever uses it: a string sets the variable, "
+            "prepend/append add folders (removing duplicates), remove drops folders, unset deletes."
+        )
+    )
     doc.add(tomlkit.nl())
     doc.add("schema", SCHEMA)
     doc.add("platform", snap.platform)
@@ -103,9 +116,16 @@ def from_toml(text: str, origin: str = "<snapshot>") -> Snapshot:
     ops: list[VarOp] = []
     for name, item in env.items():
         ops += _read_var(name, item)
-    return Snapshot(platform, EnvDelta(platform, tuple(ops)), _pairs(data.get("summary")), _pairs(data.get("identity")),
-                    tuple(str(n) for n in data.get("notes", [])), str(data.get("envmgr", "")),
-                    str(data.get("created", "")), text)
+    return Snapshot(
+        platform,
+        EnvDelta(platform, tuple(ops)),
+        _pairs(data.get("summary")),
+        _pairs(data.get("identity")),
+        tuple(str(n) for n in data.get("notes", [])),
+        str(data.get("envmgr", "")),
+        str(data.get("created", "")),
+        text,
+    )
 
 
 def _pairs(table: Mapping[object, object] | None) -> tuple[tuple[str, str], ...]:

@@ -1,6 +1,7 @@
 """Compiler variables that win over the environment envmgr selects: a stray CC or CXX (a MinGW gcc, an
 old clang) is what setuptools, CMake and torch.utils.cpp_extension read before they search PATH, so the
 compiler a snapshot puts first on PATH is never asked. Pure: `hook status` and `doctor` report them."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -17,8 +18,9 @@ READERS = {
 }
 
 
-def compiler_overrides(env: Mapping[str, str], platform: str,
-                       delta: EnvDelta | None = None) -> tuple[tuple[str, str, str], ...]:
+def compiler_overrides(
+    env: Mapping[str, str], platform: str, delta: EnvDelta | None = None
+) -> tuple[tuple[str, str, str], ...]:
     """(name, value, why) for each of READERS set (non-empty) in `env` that `delta` does not set itself."""
     fold = platform == "windows"
     own = {(op.name.upper() if fold else op.name) for op in (delta.ops if delta else ())}

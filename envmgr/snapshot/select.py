@@ -4,6 +4,7 @@ Shared by every command. No match -> NoMatchError (exit 3) listing the candidate
 matches -> the newest, with a note saying so; an unpinned toolset -> the newest one the chosen
 nvcc and the toolset's STL both accept, with the reason.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -23,9 +24,18 @@ from envmgr.version import Version
 from envmgr.winenv import path_key
 
 # --arch: a target (host x64) or an explicit host_target pair, as vcvarsall spells them.
-ARCHES = {"x64": "x64", "amd64": "x64", "x86": "x64_x86", "arm64": "x64_arm64",
-          "x64_x86": "x64_x86", "x64_arm64": "x64_arm64", "x86_x64": "x86_x64",
-          "arm64_x64": "arm64_x64", "arm64_x86": "arm64_x86", "arm64_arm64": "arm64"}
+ARCHES = {
+    "x64": "x64",
+    "amd64": "x64",
+    "x86": "x64_x86",
+    "arm64": "x64_arm64",
+    "x64_x86": "x64_x86",
+    "x64_arm64": "x64_arm64",
+    "x86_x64": "x86_x64",
+    "arm64_x64": "arm64_x64",
+    "arm64_x86": "arm64_x86",
+    "arm64_arm64": "arm64",
+}
 
 
 @dataclass(frozen=True)
@@ -33,9 +43,9 @@ class Choice:
     platform: str
     vs: VsInstance | None
     toolset: Toolset | None
-    arch: str                      # vcvarsall's argument, e.g. x64 or x64_arm64
+    arch: str  # vcvarsall's argument, e.g. x64 or x64_arm64
     cuda: CudaToolkit | None
-    host_compiler: HostCompiler | None = None   # Linux: g++ to pin when the default is too new
+    host_compiler: HostCompiler | None = None  # Linux: g++ to pin when the default is too new
     notes: tuple[str, ...] = ()
 
 
@@ -44,10 +54,22 @@ def match_vs(vs: VsInstance, query: str) -> bool:
     if not q:
         return True
     path = vs.path.lower().rstrip("\\")
-    return (q in (vs.edition.lower(), vs.year, str(vs.major), vs.instance_id.lower(), vs.nickname.lower(),
-                  vs.channel.lower(), f"vs{vs.year}", f"{vs.edition.lower()}{vs.year}")
-            or vs.version.startswith(q) or path == q.rstrip("\\")
-            or (len(q) > 3 and q in vs.display_name.lower()))
+    return (
+        q
+        in (
+            vs.edition.lower(),
+            vs.year,
+            str(vs.major),
+            vs.instance_id.lower(),
+            vs.nickname.lower(),
+            vs.channel.lower(),
+            f"vs{vs.year}",
+            f"{vs.edition.lower()}{vs.year}",
+        )
+        or vs.version.startswith(q)
+        or path == q.rstrip("\\")
+        or (len(q) > 3 and q in vs.display_name.lower())
+    )
 
 
 def match_cuda(kit: CudaToolkit, query: str) -> bool:
@@ -60,9 +82,11 @@ def match_cuda(kit: CudaToolkit, query: str) -> bool:
 
 
 def _no_cuda_match(inv: Inventory, query: str) -> NoMatchError:
-    return NoMatchError(f"no CUDA toolkit matches --cuda {query}",
-                        "pick one of the versions below, or give the toolkit's folder",
-                        details=tuple(f"CUDA {k.version}  {k.path}" for k in inv.cuda) or ("(none found)",))
+    return NoMatchError(
+        f"no CUDA toolkit matches --cuda {query}",
+        "pick one of the versions below, or give the toolkit's folder",
+        details=tuple(f"CUDA {k.version}  {k.path}" for k in inv.cuda) or ("(none found)",),
+    )
 
 
 def _toolset_matches(t: Toolset, query: str) -> bool:
@@ -78,18 +102,22 @@ def check_selectors(inv: Inventory, sel: Selectors) -> None:
     if sel.cuda and not any(match_cuda(k, sel.cuda) for k in inv.cuda):
         raise _no_cuda_match(inv, sel.cuda)
     if inv.platform != "windows":
-        return   # --vs/--toolset are ignored off Windows (choose() says so)
+        return  # --vs/--toolset are ignored off Windows (choose() says so)
     pool = [v for v in inv.visual_studio if match_vs(v, sel.vs)] if sel.vs else list(inv.visual_studio)
     if sel.vs and not pool:
-        raise NoMatchError(f"no Visual Studio instance matches --vs {sel.vs}", "pick one below with --vs",
-                           details=tuple(f"{v.label}  [{v.instance_id}] {v.path}" for v in inv.visual_studio)
-                           or ("(no Visual Studio found)",))
+        raise NoMatchError(
+            f"no Visual Studio instance matches --vs {sel.vs}",
+            "pick one below with --vs",
+            details=tuple(f"{v.label}  [{v.instance_id}] {v.path}" for v in inv.visual_studio)
+            or ("(no Visual Studio found)",),
+        )
     if sel.toolset and pool and not any(_toolset_matches(t, sel.toolset) for v in pool for t in v.toolsets):
         where = pool[0].label if len(pool) == 1 else "any Visual Studio instance"
-        raise NoMatchError(f"no MSVC toolset {sel.toolset} in {where} (--toolset matches nothing)",
-                           "install it in the Visual Studio Installer (Individual components), or pick one below",
-                           details=tuple(f"{v.label}: {', '.join(t.version for t in v.toolsets) or '(no C++ tools)'}"
-                                         for v in pool))
+        raise NoMatchError(
+            f"no MSVC toolset {sel.toolset} in {where} (--toolset matches nothing)",
+            "install it in the Visual Studio Installer (Individual components), or pick one below",
+            details=tuple(f"{v.label}: {', '.join(t.version for t in v.toolsets) or '(no C++ tools)'}" for v in pool),
+        )
 
 
 def _cuda(inv: Inventory, sel: Selectors, notes: list[str]) -> CudaToolkit | None:
@@ -100,8 +128,9 @@ def _cuda(inv: Inventory, sel: Selectors, notes: list[str]) -> CudaToolkit | Non
             raise _no_cuda_match(inv, sel.cuda)
         ok = [k for k in found if k.nvcc] or found
         if len(ok) > 1:
-            notes.append(f"--cuda {sel.cuda} matches {len(ok)} toolkits; "
-                         f"using the newest, {ok[0].version} at {ok[0].path}")
+            notes.append(
+                f"--cuda {sel.cuda} matches {len(ok)} toolkits; using the newest, {ok[0].version} at {ok[0].path}"
+            )
         return ok[0]
     if len(usable) > 1:
         notes.append(f"{len(usable)} CUDA toolkits; using the newest, {usable[0].version} (pin one with --cuda)")
@@ -113,17 +142,22 @@ def _vs_candidates(inv: Inventory, sel: Selectors) -> list[VsInstance]:
     pool = [v for v in inv.visual_studio if match_vs(v, sel.vs)] if sel.vs else usable
     candidates = [v for v in pool if v.toolsets and v.vcvarsall]
     if not candidates:
-        listing = tuple(f"{v.label}  [{v.instance_id}] {v.path}" + ("" if v.toolsets else "  (no C++ tools)")
-                        for v in inv.visual_studio) or ("(no Visual Studio found)",)
+        listing = tuple(
+            f"{v.label}  [{v.instance_id}] {v.path}" + ("" if v.toolsets else "  (no C++ tools)")
+            for v in inv.visual_studio
+        ) or ("(no Visual Studio found)",)
         what = f"--vs {sel.vs}" if sel.vs else "any"
-        raise NoMatchError(f"no Visual Studio instance with C++ tools matches {what}",
-                           "install the 'Desktop development with C++' workload, or pick one below with --vs",
-                           details=listing)
+        raise NoMatchError(
+            f"no Visual Studio instance with C++ tools matches {what}",
+            "install the 'Desktop development with C++' workload, or pick one below with --vs",
+            details=listing,
+        )
     return candidates
 
 
-def _vs_and_toolset(inv: Inventory, sel: Selectors, cuda: CudaToolkit | None, limits: Limits,
-                    notes: list[str]) -> tuple[VsInstance, Toolset]:
+def _vs_and_toolset(
+    inv: Inventory, sel: Selectors, cuda: CudaToolkit | None, limits: Limits, notes: list[str]
+) -> tuple[VsInstance, Toolset]:
     """The newest toolset the chosen CUDA accepts inside any matching instance (a v143 14.44 component
     inside VS 2026 counts as much as VS 2022's own); on a tie, the newest instance."""
     candidates = _vs_candidates(inv, sel)
@@ -141,37 +175,41 @@ def _vs_and_toolset(inv: Inventory, sel: Selectors, cuda: CudaToolkit | None, li
     if not found:
         assert first_error is not None
         raise first_error
-    vs, toolset, local = max(found, key=lambda f: Version.of(f[1].version))   # max keeps the first of equals
+    vs, toolset, local = max(found, key=lambda f: Version.of(f[1].version))  # max keeps the first of equals
     if len(candidates) > 1:
         notes.append(f"{len(candidates)} Visual Studio instances match; using {vs.label} (pin one with --vs)")
     notes.extend(local)
     return vs, toolset
 
 
-def _toolset(vs: VsInstance, cuda: CudaToolkit | None, sel: Selectors, limits: Limits,
-             notes: list[str]) -> Toolset:
+def _toolset(vs: VsInstance, cuda: CudaToolkit | None, sel: Selectors, limits: Limits, notes: list[str]) -> Toolset:
     if sel.toolset:
         found = [t for t in vs.toolsets if _toolset_matches(t, sel.toolset)]
         if not found:
-            raise NoMatchError(f"{vs.label} has no MSVC toolset {sel.toolset}",
-                               "install it in the Visual Studio Installer (Individual components), or pick one below",
-                               details=tuple(t.version for t in vs.toolsets))
+            raise NoMatchError(
+                f"{vs.label} has no MSVC toolset {sel.toolset}",
+                "install it in the Visual Studio Installer (Individual components), or pick one below",
+                details=tuple(t.version for t in vs.toolsets),
+            )
         return found[0]
     if cuda is None:
         return _default_toolset(vs)
     host = limits.host.get(cuda.path)
     rejected: list[str] = []
-    for t in vs.toolsets:   # newest first
+    for t in vs.toolsets:  # newest first
         why = toolset_rejection(t, cuda, host, limits.stl.get(t.path))
         if why is None:
             if t is not vs.toolsets[0] or rejected:
-                notes.append(f"using MSVC {t.version} inside {vs.label} (vcvars -vcvars_ver={t.version}): "
-                             + "; ".join(rejected))
+                notes.append(
+                    f"using MSVC {t.version} inside {vs.label} (vcvars -vcvars_ver={t.version}): " + "; ".join(rejected)
+                )
             return t
         rejected.append(f"{t.version} rejected ({why})")
     raise NoMatchError(
         f"no MSVC toolset of {vs.label} works with CUDA {cuda.version}",
-        advice_for(vs, host, cuda.short), details=tuple(rejected))
+        advice_for(vs, host, cuda.short),
+        details=tuple(rejected),
+    )
 
 
 def _default_toolset(vs: VsInstance) -> Toolset:
@@ -189,18 +227,25 @@ def toolset_rejection(t: Toolset, cuda: CudaToolkit, host: HostLimits | None, st
 def advice_for(vs: VsInstance, host: HostLimits | None, cuda: str | None = None) -> str:
     """What to install when no toolset of `vs` works with CUDA `cuda`: the pinned toolset's installer
     component and the command that adds it where one is known; never -allow-unsupported-compiler."""
-    if host is not None and host.msc_max_excl is not None and all(
-            (t.msc_ver or 0) >= host.msc_max_excl for t in vs.toolsets):
+    if (
+        host is not None
+        and host.msc_max_excl is not None
+        and all((t.msc_ver or 0) >= host.msc_max_excl for t in vs.toolsets)
+    ):
         pinned = toolset_component(cuda, host) if cuda else None
         if pinned is not None:
             msvc, component = pinned
-            return (f"add the MSVC {msvc} toolset to {vs.label} (component {component}): "
-                    f"{installer_command(vs.path, component)}; then envmgr picks it (-vcvars_ver={msvc}), "
-                    "or install a newer CUDA")
+            return (
+                f"add the MSVC {msvc} toolset to {vs.label} (component {component}): "
+                f"{installer_command(vs.path, component)}; then envmgr picks it (-vcvars_ver={msvc}), "
+                "or install a newer CUDA"
+            )
         newest = msvc_of_msc(host.msc_max_excl - 1)
         oldest = msvc_of_msc(host.msc_min) if host.msc_min else "14.20"
-        return (f"install an older toolset (MSVC v{oldest}-{newest} build tools "
-                f"in the Visual Studio Installer) and pass --toolset {newest}, or install a newer CUDA")
+        return (
+            f"install an older toolset (MSVC v{oldest}-{newest} build tools "
+            f"in the Visual Studio Installer) and pass --toolset {newest}, or install a newer CUDA"
+        )
     return "install a newer CUDA toolkit, or an MSVC toolset it supports"
 
 
@@ -214,14 +259,21 @@ def _host_compiler(inv: Inventory, cuda: CudaToolkit | None, limits: Limits, not
     default = next((c for c in inv.host_compilers if c.name == "g++"), None)
     if default is None or default.major is None or default.major <= host.gcc_max:
         return None
-    ok = sorted((c for c in inv.host_compilers if c.name.startswith("g++-") and c.major and c.major <= host.gcc_max),
-                key=lambda c: Version.of(c.version), reverse=True)
+    ok = sorted(
+        (c for c in inv.host_compilers if c.name.startswith("g++-") and c.major and c.major <= host.gcc_max),
+        key=lambda c: Version.of(c.version),
+        reverse=True,
+    )
     if not ok:
-        notes.append(f"g++ {default.version} is newer than CUDA {cuda.short} accepts (gcc <= {host.gcc_max}); "
-                     f"install g++-{host.gcc_max} (e.g. apt install g++-{host.gcc_max})")
+        notes.append(
+            f"g++ {default.version} is newer than CUDA {cuda.short} accepts (gcc <= {host.gcc_max}); "
+            f"install g++-{host.gcc_max} (e.g. apt install g++-{host.gcc_max})"
+        )
         return None
-    notes.append(f"g++ {default.version} is newer than CUDA {cuda.short} accepts (gcc <= {host.gcc_max}); "
-                 f"pinning {ok[0].name} {ok[0].version} as the host compiler")
+    notes.append(
+        f"g++ {default.version} is newer than CUDA {cuda.short} accepts (gcc <= {host.gcc_max}); "
+        f"pinning {ok[0].name} {ok[0].version} as the host compiler"
+    )
     return ok[0]
 
 

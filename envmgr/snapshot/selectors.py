@@ -1,4 +1,5 @@
 """The selectors every command takes; kept apart from snapshot/select.py so a cached `export` imports nothing heavy."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple, overload

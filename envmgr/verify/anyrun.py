@@ -4,6 +4,7 @@ code of the libraries it listed, ask nvidia-smi for the GPUs, and judge (anyjudg
 Side effects, all here: one child process through the Host, the libraries' bytes read through the
 Host, nvidia-smi (through discovery), and doctor's resolver on the first library that did not load.
 """
+
 from __future__ import annotations
 
 import time
@@ -36,12 +37,12 @@ class AnyVerdict:
     python: str
     steps: tuple[Step, ...]
     run: ChildRun
-    proof: str            # "loaded" | "reported" | "ran"; "" when not verified
+    proof: str  # "loaded" | "reported" | "ran"; "" when not verified
     seconds: float
     model_bytes: int = 0
-    environment: str = PLAIN     # verify/plain.py
+    environment: str = PLAIN  # verify/plain.py
     environment_words: str = ""
-    reused: tuple[Reused, ...] = ()   # sonames bound to an --after module's copy (binaries/reuse.py)
+    reused: tuple[Reused, ...] = ()  # sonames bound to an --after module's copy (binaries/reuse.py)
 
     @property
     def ok(self) -> bool:
@@ -56,47 +57,72 @@ class AnyVerdict:
         return PROOF_WORDS.get(self.proof, "")
 
 
-def verify_any(host: Host, python: str, package: str, *, timeout: float, inherit_env: bool = False,
-               after: tuple[str, ...] = ()) -> AnyVerdict:
+def verify_any(
+    host: Host, python: str, package: str, *, timeout: float, inherit_env: bool = False, after: tuple[str, ...] = ()
+) -> AnyVerdict:
     """child_any.py in a plain new process of `python` (verify/plain.py), judged; `after`: the app's modules
     imported first in that process (verify --after; verify/runtimes.py)."""
     t0 = time.perf_counter()
     host, mode, words = plain_host(host, inherit_env)
     done = host.run([python, str(CHILD), package, ",".join(after)], timeout=timeout)
     if done.start_error:
-        raise UsageError(f"--python {python}: cannot be run ({done.start_error})",
-                         "give a Python executable, e.g. --python .venv/bin/python")
+        raise UsageError(
+            f"--python {python}: cannot be run ({done.start_error})",
+            "give a Python executable, e.g. --python .venv/bin/python",
+        )
     run = parse_run(done.stdout, done.stderr, done.returncode, done.timed_out, record_filter())
-    first = after_step(run.records("after"), after, python, death(run.returncode, run.timed_out)) \
-        if run.get("package").get("found") else None
+    first = (
+        after_step(run.records("after"), after, python, death(run.returncode, run.timed_out))
+        if run.get("package").get("found")
+        else None
+    )
     if first is not None and first.status == FAIL:
         return AnyVerdict(package, python, (first,), run, "", time.perf_counter() - t0, 0, mode, words)
     libs = run.get("package").get("libraries") or []
     code = read_libraries(host, libs)
     gpus, problems = discover_gpus(host)
     windows = host.platform == WINDOWS
-    fits = tuple(fit(code.cubin, code.ptx, g.compute_cap or "", f"GPU {g.index} {g.name} ({g.compute_cap or '?'})",
-                     code.ptx_isa, g.driver_version, windows) for g in gpus)
-    lines = tuple(f"nvidia-smi: GPU {g.index}: {g.name}, compute capability {g.compute_cap}, driver "
-                  f"{g.driver_version}" for g in gpus) or ("nvidia-smi: no NVIDIA GPU visible",)
+    fits = tuple(
+        fit(
+            code.cubin,
+            code.ptx,
+            g.compute_cap or "",
+            f"GPU {g.index} {g.name} ({g.compute_cap or '?'})",
+            code.ptx_isa,
+            g.driver_version,
+            windows,
+        )
+        for g in gpus
+    )
+    lines = tuple(
+        f"nvidia-smi: GPU {g.index}: {g.name}, compute capability {g.compute_cap}, driver {g.driver_version}"
+        for g in gpus
+    ) or ("nvidia-smi: no NVIDIA GPU visible",)
     lines += tuple(f"nvidia-smi: {p}" for p in problems)
     dll_ev, dll_cmd = _dll_diagnosis(host, run, python)
     steps, proof = judge(AnyInputs(run, package, code, fits, lines, dll_ev, dll_cmd))
     if done.lingered:
-        steps += (Step("child", WARN, f"a process started by the import kept running: reading stopped at the "
-                       f"{timeout:g} s timeout (the child itself had ended)",
-                       ("it holds the child's output open: a server or daemon the package starts when imported",)),)
+        steps += (
+            Step(
+                "child",
+                WARN,
+                f"a process started by the import kept running: reading stopped at the "
+                f"{timeout:g} s timeout (the child itself had ended)",
+                ("it holds the child's output open: a server or daemon the package starts when imported",),
+            ),
+        )
     roots = package_roots(run)
     reused = reuse_found(host, run, roots, after)
-    steps = framed(steps, first, runtimes_step(run.get("runtimes"), package, run.log, roots),
-                   reuse_step(reused, package))
+    steps = framed(
+        steps, first, runtimes_step(run.get("runtimes"), package, run.log, roots), reuse_step(reused, package)
+    )
     return AnyVerdict(package, python, steps, run, proof, time.perf_counter() - t0, 0, mode, words, reused)
 
 
 def read_libraries(host: Host, paths: list[str]) -> DeviceCode:
     binaries: list[BinaryCode] = []
     skipped: list[str] = []
-    for path in [p for p in paths if isinstance(p, str)][:512]:   # the child's records are checked: anyschema.py
+    for path in [p for p in paths if isinstance(p, str)][:512]:  # the child's records are checked: anyschema.py
         try:
             size = host.stat(path).size
             if size > MAX_LIBRARY:

@@ -5,6 +5,7 @@ that prints `ENVMGR-VERIFY {"stage": "package", "libraries": [null]}` made `veri
 A record whose known fields have the wrong types is dropped, as a line that is not JSON is; fields not
 named here are not read by the judge and are left alone.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -30,9 +31,13 @@ def _optional_text(v: Any) -> bool:
 
 
 def _load_record(v: Any) -> bool:
-    return (isinstance(v, dict) and _text(v.get("path")) and _flag(v.get("ok"))
-            and all(_optional_text(v.get(k)) for k in ("how", "error"))
-            and (v.get("winerror") is None or (isinstance(v.get("winerror"), int) and not _flag(v.get("winerror")))))
+    return (
+        isinstance(v, dict)
+        and _text(v.get("path"))
+        and _flag(v.get("ok"))
+        and all(_optional_text(v.get(k)) for k in ("how", "error"))
+        and (v.get("winerror") is None or (isinstance(v.get("winerror"), int) and not _flag(v.get("winerror"))))
+    )
 
 
 def _load_records(v: Any) -> bool:
@@ -48,17 +53,40 @@ def _integer(v: Any) -> bool:
 
 
 FIELDS: dict[str, dict[str, Check]] = {
-    "package": {"found": _flag, "name": _text, "version": _text, "python": _text, "platform": _text,
-                "libraries": _texts, "modules": _texts, "requires": _texts, "unlisted": _texts,
-                "missing": _texts, "record": _flag},
+    "package": {
+        "found": _flag,
+        "name": _text,
+        "version": _text,
+        "python": _text,
+        "platform": _text,
+        "libraries": _texts,
+        "modules": _texts,
+        "requires": _texts,
+        "unlisted": _texts,
+        "missing": _texts,
+        "record": _flag,
+    },
     "import": {"module": _text, "ok": _flag, "error_type": _text, "error": _text},
     "loading": {"path": _text},
     "load": {"libraries": _load_records},
     "smoke-start": {"device": _text},
-    "smoke": {"ok": _flag, "kind": _text, "library": _optional_text, "devices": _texts, "computed_on": _text,
-              "status": _integer, "result": _numbers, "function": _text, "system_info": _text,
-              "torch": _optional_text, "torch_cuda": _optional_text, "cuda_available": _flag, "device": _text,
-              "error_type": _text, "error": _text},
+    "smoke": {
+        "ok": _flag,
+        "kind": _text,
+        "library": _optional_text,
+        "devices": _texts,
+        "computed_on": _text,
+        "status": _integer,
+        "result": _numbers,
+        "function": _text,
+        "system_info": _text,
+        "torch": _optional_text,
+        "torch_cuda": _optional_text,
+        "cuda_available": _flag,
+        "device": _text,
+        "error_type": _text,
+        "error": _text,
+    },
 }
 
 

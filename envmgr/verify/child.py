@@ -8,6 +8,7 @@ stage (a segfault in CUDA init, an abort in the loader) the parent still has eve
 knows which one killed it. llama.cpp's own log goes to stderr; the parent captures it whole (only
 a parent can: the C library writes to fd 2 directly).
 """
+
 import ctypes
 import json
 import os
@@ -43,8 +44,12 @@ def emit(stage, **data):
 def package_facts():
     import importlib.util
 
-    facts = {"python": sys.executable, "version": sys.version.split()[0], "platform": sys.platform,
-             "LLAMA_CPP_LIB_PATH": os.environ.get("LLAMA_CPP_LIB_PATH")}
+    facts = {
+        "python": sys.executable,
+        "version": sys.version.split()[0],
+        "platform": sys.platform,
+        "LLAMA_CPP_LIB_PATH": os.environ.get("LLAMA_CPP_LIB_PATH"),
+    }
     try:
         spec = importlib.util.find_spec("llama_cpp")
     except (ImportError, ValueError) as exc:
@@ -61,6 +66,7 @@ def package_facts():
             facts["lib_files"], facts["lib_error"] = [], str(exc)
     try:
         from importlib.metadata import version
+
         facts["dist_version"] = version("llama_cpp_python")
     except Exception:  # not installed as a distribution (a source checkout on sys.path)
         facts["dist_version"] = None
@@ -96,8 +102,12 @@ def ggml_devices(lib_dir, llama_lib):
         count.restype, get.restype, get.argtypes = ctypes.c_size_t, ctypes.c_void_p, [ctypes.c_size_t]
         fns = {}
         for h2 in handles:
-            for fn in ("ggml_backend_dev_name", "ggml_backend_dev_description", "ggml_backend_dev_memory",
-                       "ggml_backend_dev_type"):
+            for fn in (
+                "ggml_backend_dev_name",
+                "ggml_backend_dev_description",
+                "ggml_backend_dev_memory",
+                "ggml_backend_dev_type",
+            ):
                 if fn not in fns and hasattr(h2, fn):
                     fns[fn] = getattr(h2, fn)
         for fn in ("ggml_backend_dev_name", "ggml_backend_dev_description"):
@@ -117,8 +127,11 @@ def ggml_devices(lib_dir, llama_lib):
                 d["type"] = fns["ggml_backend_dev_type"](dev)
             if "ggml_backend_dev_memory" in fns:
                 free, total = ctypes.c_size_t(), ctypes.c_size_t()
-                fns["ggml_backend_dev_memory"].argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_size_t),
-                                                           ctypes.POINTER(ctypes.c_size_t)]
+                fns["ggml_backend_dev_memory"].argtypes = [
+                    ctypes.c_void_p,
+                    ctypes.POINTER(ctypes.c_size_t),
+                    ctypes.POINTER(ctypes.c_size_t),
+                ]
                 fns["ggml_backend_dev_memory"].restype = None
                 fns["ggml_backend_dev_memory"](dev, ctypes.byref(free), ctypes.byref(total))
                 d["memory_total"], d["memory_free"] = total.value, free.value
@@ -135,7 +148,7 @@ def run_model(llama_cpp, model, n_tokens):
     prompt = llm.tokenize(b"hello world, the GPU is on")
     got = []
     t0 = time.perf_counter()
-    for tok in llm.generate(prompt, temp=0.0):   # generate() does not stop at EOS: exactly n_tokens
+    for tok in llm.generate(prompt, temp=0.0):  # generate() does not stop at EOS: exactly n_tokens
         got.append(int(tok))
         if len(got) >= n_tokens:
             break
@@ -158,14 +171,26 @@ def main(argv):
     try:
         import llama_cpp
     except BaseException as exc:  # RuntimeError (F15), FileNotFoundError (F16/F15), OSError (.so missing)
-        emit("import", ok=False, error_type=type(exc).__name__, error=str(exc)[:4000],
-             winerror=getattr(exc, "winerror", None), libraries=loaded_libraries())
+        emit(
+            "import",
+            ok=False,
+            error_type=type(exc).__name__,
+            error=str(exc)[:4000],
+            winerror=getattr(exc, "winerror", None),
+            libraries=loaded_libraries(),
+        )
         child_after.emit_runtimes(emit)
         return 0
     low = getattr(llama_cpp, "llama_cpp", llama_cpp)
     lib = getattr(low, "_lib", None)
-    emit("import", ok=True, version=getattr(llama_cpp, "__version__", None), file=llama_cpp.__file__,
-         lib_path=getattr(lib, "_name", None), libraries=loaded_libraries())
+    emit(
+        "import",
+        ok=True,
+        version=getattr(llama_cpp, "__version__", None),
+        file=llama_cpp.__file__,
+        lib_path=getattr(lib, "_name", None),
+        libraries=loaded_libraries(),
+    )
     child_after.emit_runtimes(emit)
     info = {}
     try:

@@ -6,6 +6,7 @@ next, and lists every module loaded in this process: /proc/self/maps on Linux, E
 Windows (kernel32's K32EnumProcessModules, psapi's on systems older than Windows 7). Judging what the list
 means (two OpenMP runtimes, two CUDA runtime majors) is the parent's job: verify/runtimes.py.
 """
+
 import ctypes
 import os
 import sys
@@ -37,7 +38,7 @@ def _enum_process_modules():
     kernel32 = ctypes.WinDLL("kernel32")
     try:
         return kernel32.K32EnumProcessModules
-    except AttributeError:      # before Windows 7 the function lives in psapi.dll only
+    except AttributeError:  # before Windows 7 the function lives in psapi.dll only
         return ctypes.WinDLL("psapi").EnumProcessModules
 
 
@@ -52,7 +53,7 @@ def windows_modules():
     enum.argtypes = [wintypes.HANDLE, ctypes.c_void_p, wintypes.DWORD, ctypes.POINTER(wintypes.DWORD)]
     enum.restype = wintypes.BOOL
     size = 1024
-    while True:     # a process with torch loaded has hundreds of modules: grow until the list fits
+    while True:  # a process with torch loaded has hundreds of modules: grow until the list fits
         mods = (wintypes.HMODULE * size)()
         need = wintypes.DWORD()
         if not enum(handle, mods, ctypes.sizeof(mods), ctypes.byref(need)):
@@ -89,8 +90,15 @@ def import_after(modules, emit):
             return False
         new = [p for p in loaded_modules() if p not in before]
         version = getattr(mod, "__version__", None)
-        emit("after", module=module, ok=True, file=getattr(mod, "__file__", None),
-             version=str(version) if version is not None else None, libraries=new[:400], library_count=len(new))
+        emit(
+            "after",
+            module=module,
+            ok=True,
+            file=getattr(mod, "__file__", None),
+            version=str(version) if version is not None else None,
+            libraries=new[:400],
+            library_count=len(new),
+        )
     return True
 
 

@@ -15,6 +15,7 @@ ggml's backend registry (llama.cpp, whisper.cpp, stable-diffusion.cpp and any ot
 ggml's: its own devices listed, and a 4-element add computed on its CUDA device through its own ggml;
 otherwise the package's system info where envmgr knows the function.
 """
+
 import ctypes
 import json
 import os
@@ -85,12 +86,21 @@ def package_facts(name):
             (libs if os.path.isfile(path) else missing).append(path)
     modules = top_modules(dist)
     listed = dist.files is not None
-    if not listed:   # no RECORD (an editable, conda or distutils install): look in the package folders
+    if not listed:  # no RECORD (an editable, conda or distutils install): look in the package folders
         libs = unlisted_libraries(dist, modules)
     requires = [r.split(";")[0].strip() for r in (dist.requires or ())]
-    return {"found": True, "name": dist.metadata["Name"], "version": dist.version, "python": sys.executable,
-            "platform": sys.platform, "libraries": libs, "modules": modules, "requires": requires[:64],
-            "missing": missing, "record": listed}, dist
+    return {
+        "found": True,
+        "name": dist.metadata["Name"],
+        "version": dist.version,
+        "python": sys.executable,
+        "platform": sys.platform,
+        "libraries": libs,
+        "modules": modules,
+        "requires": requires[:64],
+        "missing": missing,
+        "record": listed,
+    }, dist
 
 
 def unlisted_libraries(dist, modules):
@@ -114,8 +124,13 @@ def loaded_paths():
         return []
     try:
         with open("/proc/self/maps") as fh:
-            return sorted({line.split(None, 5)[5].strip() for line in fh if len(line.split(None, 5)) == 6
-                           and line.split(None, 5)[5].startswith("/")})
+            return sorted(
+                {
+                    line.split(None, 5)[5].strip()
+                    for line in fh
+                    if len(line.split(None, 5)) == 6 and line.split(None, 5)[5].startswith("/")
+                }
+            )
     except OSError:
         return []
 
@@ -128,7 +143,7 @@ def load_all(libs):
         if os.path.realpath(path) in already or path in already:
             rec["ok"], rec["how"] = True, "loaded by the import"
         else:
-            emit("loading", path=path)   # a crash in the loader (a cut file: SIGBUS) names its library
+            emit("loading", path=path)  # a crash in the loader (a cut file: SIGBUS) names its library
             try:
                 ctypes.CDLL(path)
                 rec["ok"], rec["how"] = True, "ctypes.CDLL"
@@ -142,8 +157,12 @@ def load_all(libs):
 def smoke_torch():
     import torch
 
-    info = {"kind": "torch", "torch": torch.__version__, "torch_cuda": torch.version.cuda,
-            "cuda_available": bool(torch.cuda.is_available())}
+    info = {
+        "kind": "torch",
+        "torch": torch.__version__,
+        "torch_cuda": torch.version.cuda,
+        "cuda_available": bool(torch.cuda.is_available()),
+    }
     if info["cuda_available"]:
         info["device"] = torch.cuda.get_device_name(0)
         x = torch.ones(4, device="cuda")
@@ -164,20 +183,29 @@ def smoke_system_info(module, attr):
 _P, _S, _I64 = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int64
 
 
-class _InitParams(ctypes.Structure):        # struct ggml_init_params, passed by value
+class _InitParams(ctypes.Structure):  # struct ggml_init_params, passed by value
     _fields_ = [("mem_size", ctypes.c_size_t), ("mem_buffer", ctypes.c_void_p), ("no_alloc", ctypes.c_bool)]
 
 
 GGML_API: tuple = (
-    ("ggml_backend_dev_count", _S, []), ("ggml_backend_dev_get", _P, [_S]),
-    ("ggml_backend_dev_name", ctypes.c_char_p, [_P]), ("ggml_backend_dev_description", ctypes.c_char_p, [_P]),
-    ("ggml_backend_dev_init", _P, [_P, ctypes.c_char_p]), ("ggml_backend_free", None, [_P]),
-    ("ggml_tensor_overhead", _S, []), ("ggml_graph_overhead", _S, []),
-    ("ggml_init", _P, [_InitParams]), ("ggml_free", None, [_P]),
-    ("ggml_new_tensor_1d", _P, [_P, ctypes.c_int, _I64]), ("ggml_add", _P, [_P, _P, _P]),
-    ("ggml_new_graph", _P, [_P]), ("ggml_build_forward_expand", None, [_P, _P]),
-    ("ggml_backend_alloc_ctx_tensors", _P, [_P, _P]), ("ggml_backend_buffer_free", None, [_P]),
-    ("ggml_backend_tensor_set", None, [_P, _P, _S, _S]), ("ggml_backend_tensor_get", None, [_P, _P, _S, _S]),
+    ("ggml_backend_dev_count", _S, []),
+    ("ggml_backend_dev_get", _P, [_S]),
+    ("ggml_backend_dev_name", ctypes.c_char_p, [_P]),
+    ("ggml_backend_dev_description", ctypes.c_char_p, [_P]),
+    ("ggml_backend_dev_init", _P, [_P, ctypes.c_char_p]),
+    ("ggml_backend_free", None, [_P]),
+    ("ggml_tensor_overhead", _S, []),
+    ("ggml_graph_overhead", _S, []),
+    ("ggml_init", _P, [_InitParams]),
+    ("ggml_free", None, [_P]),
+    ("ggml_new_tensor_1d", _P, [_P, ctypes.c_int, _I64]),
+    ("ggml_add", _P, [_P, _P, _P]),
+    ("ggml_new_graph", _P, [_P]),
+    ("ggml_build_forward_expand", None, [_P, _P]),
+    ("ggml_backend_alloc_ctx_tensors", _P, [_P, _P]),
+    ("ggml_backend_buffer_free", None, [_P]),
+    ("ggml_backend_tensor_set", None, [_P, _P, _S, _S]),
+    ("ggml_backend_tensor_get", None, [_P, _P, _S, _S]),
     ("ggml_backend_graph_compute", ctypes.c_int, [_P, _P]),
 )
 GGML_TYPE_F32 = 0
@@ -242,15 +270,16 @@ def smoke_ggml(path, g, want="CUDA"):
     info = {"kind": "ggml", "library": path, "devices": [n + ": " + d for _, n, d in devices]}
     target = next(((dev, n) for dev, n, _ in devices if n.upper().startswith(want)), None)
     if target is not None:
-        emit("smoke-start", device=target[1])   # a crash inside the backend names the device
+        emit("smoke-start", device=target[1])  # a crash inside the backend names the device
         info["computed_on"] = target[1]
         info["status"], info["result"] = ggml_add_on(g, target[0])
     return info
 
 
 SMOKE = {
-    "stable-diffusion-cpp-python": lambda: smoke_system_info("stable_diffusion_cpp.stable_diffusion_cpp",
-                                                             "sd_get_system_info"),
+    "stable-diffusion-cpp-python": lambda: smoke_system_info(
+        "stable_diffusion_cpp.stable_diffusion_cpp", "sd_get_system_info"
+    ),
     "pywhispercpp": lambda: smoke_system_info("_pywhispercpp", "system_info"),
 }
 

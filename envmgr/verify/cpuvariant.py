@@ -7,6 +7,7 @@ the package carries and the one ggml's own rule takes on this CPU (wheels/cpucod
 from the target Python; where none of them runs on this CPU, it warns with what the lowest one needs.
 A build without variants has no `cpu` step (the prebuilt plan judged its CPU code before install). Pure.
 """
+
 from __future__ import annotations
 
 import re
@@ -43,11 +44,20 @@ def cpu_step(log: str, lib_files: Sequence[str], cpu: cpucode.Cpu) -> Step | Non
     choice = cpucode.ggml_choice(variants, cpu)
     ev = (have, f"this CPU: {cpu.source}")
     if choice:
-        return Step("cpu", OK, f"this CPU would take ggml-cpu-{choice} by ggml's order (ggml's log did not say "
-                               "which loaded)", ev)
+        return Step(
+            "cpu",
+            OK,
+            f"this CPU would take ggml-cpu-{choice} by ggml's order (ggml's log did not say which loaded)",
+            ev,
+        )
     if cpu.flags is None:
         return Step("cpu", OK, f"{have}; this CPU's instruction sets are unknown", ev)
     lowest = cpucode.CpuCode("variants", cpucode.VARIANTS.get(variants[0], ()), True, variants)
     _, why = cpucode.runs(lowest, cpu)
-    return Step("cpu", WARN, f"none of the ggml-cpu variants runs on this CPU: the lowest, {variants[0]}, {why}", ev,
-                fix="install a build with a variant this CPU supports (x64 or sse42), or build from source here")
+    return Step(
+        "cpu",
+        WARN,
+        f"none of the ggml-cpu variants runs on this CPU: the lowest, {variants[0]}, {why}",
+        ev,
+        fix="install a build with a variant this CPU supports (x64 or sse42), or build from source here",
+    )

@@ -10,6 +10,7 @@ The model is random-weight llama: every tensor a llama.cpp CUDA build offloads, 
 vocabulary (unk/bos/eos, 256 byte tokens, a few words) so tokenize/detokenize work. It makes no
 sense as text; it only has to be loaded, offloaded and run.
 """
+
 from __future__ import annotations
 
 import os
@@ -32,7 +33,7 @@ GGML_F32, GGML_F16 = 0, 1
 @dataclass(frozen=True)
 class Tensor:
     name: str
-    dims: tuple[int, ...]      # ggml order: ne0 (the contiguous one) first
+    dims: tuple[int, ...]  # ggml order: ne0 (the contiguous one) first
     ggml_type: int
     data: bytes
 
@@ -40,12 +41,12 @@ class Tensor:
 @dataclass(frozen=True)
 class TinyLlama:
     n_embd: int = 128
-    n_head: int = 2            # head size 64: a size every CUDA attention kernel handles
+    n_head: int = 2  # head size 64: a size every CUDA attention kernel handles
     n_ff: int = 256
     n_layer: int = 2
     n_ctx: int = 128
     seed: int = 0
-    f16: bool = True           # f16 matrices go through cuBLAS/tensor cores like a real model's
+    f16: bool = True  # f16 matrices go through cuBLAS/tensor cores like a real model's
 
 
 def _string(text: str) -> bytes:
@@ -61,8 +62,11 @@ def _value(kind: int, value: Any) -> bytes:
         return _string(value)
     if kind == ARRAY:
         item_kind, items = value
-        body = b"".join(_value(item_kind, v) for v in items) if item_kind == STRING else \
-            struct.pack(f"<{len(items)}{_SCALAR[item_kind][1]}", *items)
+        body = (
+            b"".join(_value(item_kind, v) for v in items)
+            if item_kind == STRING
+            else struct.pack(f"<{len(items)}{_SCALAR[item_kind][1]}", *items)
+        )
         return struct.pack("<IQ", item_kind, len(items)) + body
     return struct.pack(_SCALAR[kind], value)
 
@@ -78,8 +82,12 @@ def gguf_bytes(kvs: list[tuple[str, int, object]], tensors: list[Tensor]) -> byt
         head += [_string(key), struct.pack("<I", kind), _value(kind, value)]
     offset = 0
     for t in tensors:
-        head += [_string(t.name), struct.pack("<I", len(t.dims)), struct.pack(f"<{len(t.dims)}Q", *t.dims),
-                 struct.pack("<IQ", t.ggml_type, offset)]
+        head += [
+            _string(t.name),
+            struct.pack("<I", len(t.dims)),
+            struct.pack(f"<{len(t.dims)}Q", *t.dims),
+            struct.pack("<IQ", t.ggml_type, offset),
+        ]
         offset += len(t.data) + _pad(len(t.data))
     out = bytearray(b"".join(head))
     out += bytes(_pad(len(out)))
@@ -151,10 +159,17 @@ def tiny_llama(spec: TinyLlama = TinyLlama()) -> bytes:
     tensors = [mat("token_embd.weight", v, e, f16=False), norm("output_norm.weight"), mat("output.weight", v, e)]
     for i in range(spec.n_layer):
         p = f"blk.{i}."
-        tensors += [norm(p + "attn_norm.weight"), mat(p + "attn_q.weight", e, e), mat(p + "attn_k.weight", e, e),
-                    mat(p + "attn_v.weight", e, e), mat(p + "attn_output.weight", e, e), norm(p + "ffn_norm.weight"),
-                    mat(p + "ffn_gate.weight", ff, e), mat(p + "ffn_up.weight", ff, e),
-                    mat(p + "ffn_down.weight", e, ff)]
+        tensors += [
+            norm(p + "attn_norm.weight"),
+            mat(p + "attn_q.weight", e, e),
+            mat(p + "attn_k.weight", e, e),
+            mat(p + "attn_v.weight", e, e),
+            mat(p + "attn_output.weight", e, e),
+            norm(p + "ffn_norm.weight"),
+            mat(p + "ffn_gate.weight", ff, e),
+            mat(p + "ffn_up.weight", ff, e),
+            mat(p + "ffn_down.weight", e, ff),
+        ]
     return gguf_bytes(kvs, tensors)
 
 

@@ -7,6 +7,7 @@ it touched was before, snapshot/activation.py). Nothing of a recipe's environmen
 PATH, CMAKE_ARGS) reaches it: the install flow builds with that environment, and verifies without it.
 `--inherit-env` opts back into the environment envmgr runs in, as it is.
 """
+
 from __future__ import annotations
 
 from envmgr.host.base import Host

@@ -4,6 +4,7 @@ The only side effects are here: the tiny model written to a temporary folder, on
 through the Host, nvidia-smi (through discovery), and, when the library did not load, doctor's DLL/.so
 resolver on the folder it loads from. Everything else is analyze.py (pure).
 """
+
 from __future__ import annotations
 
 import os
@@ -35,8 +36,12 @@ from envmgr.verify.runtimes import after_step, framed, package_roots, reuse_foun
 from envmgr.wheels import cpucode
 
 CHILD = Path(__file__).with_name("child.py")
-PACKAGES = {"llama-cpp-python": "llama-cpp-python", "llama_cpp_python": "llama-cpp-python",
-            "llama_cpp": "llama-cpp-python", "llama-cpp": "llama-cpp-python"}
+PACKAGES = {
+    "llama-cpp-python": "llama-cpp-python",
+    "llama_cpp_python": "llama-cpp-python",
+    "llama_cpp": "llama-cpp-python",
+    "llama-cpp": "llama-cpp-python",
+}
 TIMEOUT = 300.0
 _DIST_NAME = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9._-]{0,198}[A-Za-z0-9])?$")
 N_TOKENS = 8
@@ -50,9 +55,9 @@ class Verdict:
     run: ChildRun
     model_bytes: int
     seconds: float
-    environment: str = PLAIN     # verify/plain.py: "plain" (the user's own python) or "inherited"
+    environment: str = PLAIN  # verify/plain.py: "plain" (the user's own python) or "inherited"
     environment_words: str = ""
-    reused: tuple[Reused, ...] = ()   # sonames bound to an --after module's copy (binaries/reuse.py)
+    reused: tuple[Reused, ...] = ()  # sonames bound to an --after module's copy (binaries/reuse.py)
 
     @property
     def ok(self) -> bool:
@@ -64,11 +69,11 @@ class Verdict:
 
     @property
     def proof(self) -> str:
-        return "ran" if self.ok else ""      # the tiny model's layers offloaded: work ran on the GPU
+        return "ran" if self.ok else ""  # the tiny model's layers offloaded: work ran on the GPU
 
     @property
     def proof_text(self) -> str:
-        return ""                            # said as "the GPU did the work"
+        return ""  # said as "the GPU did the work"
 
 
 def canonical_package(name: str | None) -> str:
@@ -80,8 +85,10 @@ def canonical_package(name: str | None) -> str:
     if found is not None:
         return found
     if not _DIST_NAME.match(name):
-        raise UsageError(f"{name!r} is not a distribution name", "envmgr verify PACKAGE, e.g. envmgr verify "
-                         "stable-diffusion-cpp-python (the name pip installed it under)")
+        raise UsageError(
+            f"{name!r} is not a distribution name",
+            "envmgr verify PACKAGE, e.g. envmgr verify stable-diffusion-cpp-python (the name pip installed it under)",
+        )
     return name
 
 
@@ -101,9 +108,17 @@ def _quote(text: str) -> str:
     return f'"{text}"' if any(c in text for c in " ;&()'") else text
 
 
-def verify(host: Host, python: str | None, package: str = "llama-cpp-python", *, n_tokens: int = N_TOKENS,
-           timeout: float = TIMEOUT, extra_env: dict[str, str] | None = None, inherit_env: bool = False,
-           after: tuple[str, ...] = ()) -> Verdict:
+def verify(
+    host: Host,
+    python: str | None,
+    package: str = "llama-cpp-python",
+    *,
+    n_tokens: int = N_TOKENS,
+    timeout: float = TIMEOUT,
+    extra_env: dict[str, str] | None = None,
+    inherit_env: bool = False,
+    after: tuple[str, ...] = (),
+) -> Verdict:
     """Run the verifier's child in a plain new process of `python` (None: envmgr's own interpreter;
     verify/plain.py), with extra_env added (the install flow's LLAMA_CPP_LIB_PATH), and judge it. `after`:
     the app's modules imported first in that process (verify --after; verify/runtimes.py)."""
@@ -113,19 +128,27 @@ def verify(host: Host, python: str | None, package: str = "llama-cpp-python", *,
     t0 = time.perf_counter()
     done, size = _run_child(host, exe, n_tokens, after, timeout, {**host.env, **extra_env} if extra_env else None)
     run = parse_run(done.stdout, done.stderr, done.returncode, done.timed_out)
-    first = after_step(run.records("after"), after, exe, death(run.returncode, run.timed_out)) \
-        if run.get("package").get("found") else None
+    first = (
+        after_step(run.records("after"), after, exe, death(run.returncode, run.timed_out))
+        if run.get("package").get("found")
+        else None
+    )
     if first is not None and first.status == FAIL:
         return Verdict(package, exe, (first,), run, size, time.perf_counter() - t0, mode, words)
     steps = _judge(host, run, exe, python, n_tokens)
     reused = reuse_found(host, run, package_roots(run), after)
-    steps = framed(steps, first, runtimes_step(run.get("runtimes"), "llama_cpp", run.log, package_roots(run)),
-                   reuse_step(reused, "llama_cpp"))
+    steps = framed(
+        steps,
+        first,
+        runtimes_step(run.get("runtimes"), "llama_cpp", run.log, package_roots(run)),
+        reuse_step(reused, "llama_cpp"),
+    )
     return Verdict(package, exe, steps, run, size, time.perf_counter() - t0, mode, words, reused)
 
 
-def _run_child(host: Host, exe: str, n_tokens: int, after: tuple[str, ...], timeout: float,
-               env: dict[str, str] | None) -> tuple[Completed, int]:
+def _run_child(
+    host: Host, exe: str, n_tokens: int, after: tuple[str, ...], timeout: float, env: dict[str, str] | None
+) -> tuple[Completed, int]:
     """The child run on a tiny model written to a temporary folder: (its result, the model's size)."""
     spec = TinyLlama()
     folder = tempfile.mkdtemp(prefix="envmgr-verify-")
@@ -136,8 +159,10 @@ def _run_child(host: Host, exe: str, n_tokens: int, after: tuple[str, ...], time
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     if done.start_error:
-        raise UsageError(f"--python {exe}: cannot be run ({done.start_error})",
-                         "give a Python executable, e.g. --python .venv/bin/python")
+        raise UsageError(
+            f"--python {exe}: cannot be run ({done.start_error})",
+            "give a Python executable, e.g. --python .venv/bin/python",
+        )
     return done, size
 
 
@@ -146,11 +171,25 @@ def _judge(host: Host, run: ChildRun, exe: str, python: str | None, n_tokens: in
     gpus, gpu_problems = discover_gpus(host)
     dll_ev, dll_cmd = _dll_diagnosis(host, run, exe)
     code = lib_device_code(host, run)
-    fits = tuple(fit(code.cubin, code.ptx, g.compute_cap or "", f"GPU {g.index} {g.name} ({g.compute_cap or '?'})",
-                     code.ptx_isa, g.driver_version, host.platform == WINDOWS) for g in gpus) \
-        if code.cubin or code.ptx else ()
-    steps = analyze(Inputs(run, exe, install_command(python), gpus, gpu_problems, n_tokens, dll_ev, dll_cmd,
-                           fits, code.summary()))
+    fits = (
+        tuple(
+            fit(
+                code.cubin,
+                code.ptx,
+                g.compute_cap or "",
+                f"GPU {g.index} {g.name} ({g.compute_cap or '?'})",
+                code.ptx_isa,
+                g.driver_version,
+                host.platform == WINDOWS,
+            )
+            for g in gpus
+        )
+        if code.cubin or code.ptx
+        else ()
+    )
+    steps = analyze(
+        Inputs(run, exe, install_command(python), gpus, gpu_problems, n_tokens, dll_ev, dll_cmd, fits, code.summary())
+    )
     step = cpu_step(run.log, run.get("package").get("lib_files") or [], _cpu(host, run, exe))
     return (*steps, step) if step is not None else steps
 

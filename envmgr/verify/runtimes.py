@@ -2,6 +2,7 @@
 (child_after.py). Pure but for reuse_found, which reads the package's libraries through the host; the judgements
 themselves are binaries/runtimes.py (doctor --dll uses it too) and binaries/reuse.py.
 """
+
 from __future__ import annotations
 
 import re
@@ -27,10 +28,14 @@ def after_step(records: list[dict[str, Any]], wanted: tuple[str, ...], python: s
     for rec in records:
         module = str(rec.get("module"))
         if not rec.get("ok"):
-            return Step("after", FAIL, f"--after {module}: cannot import it in {python}: "
-                        f"{rec.get('error_type')}: {rec.get('error')}", tuple(ev),
-                        fix=f"install {module} into that Python, or name the app's modules as it imports them "
-                            f"(--after torch,numpy); the package was not imported")
+            return Step(
+                "after",
+                FAIL,
+                f"--after {module}: cannot import it in {python}: {rec.get('error_type')}: {rec.get('error')}",
+                tuple(ev),
+                fix=f"install {module} into that Python, or name the app's modules as it imports them "
+                f"(--after torch,numpy); the package was not imported",
+            )
         libs = [str(p) for p in rec.get("libraries") or []]
         count = rec.get("library_count", len(libs))
         version = f" {rec['version']}" if rec.get("version") else ""
@@ -38,9 +43,14 @@ def after_step(records: list[dict[str, Any]], wanted: tuple[str, ...], python: s
         ev += [f"  {p}" for p in libs if any(rx.match(file_name(p)) for _, rx in (*OPENMP, *MAJORS))]
     if len(records) < len(wanted):
         how = f"the child Python {died}" if died else "the child stopped"
-        return Step("after", FAIL, f"--after: {how} while importing {wanted[len(records)]}", tuple(ev),
-                    fix="the app's module itself crashes in a plain process of that Python: check it alone "
-                        f"(python -c \"import {wanted[len(records)]}\")")
+        return Step(
+            "after",
+            FAIL,
+            f"--after: {how} while importing {wanted[len(records)]}",
+            tuple(ev),
+            fix="the app's module itself crashes in a plain process of that Python: check it alone "
+            f'(python -c "import {wanted[len(records)]}")',
+        )
     return Step("after", OK, f"imported first, in the same process: {', '.join(wanted)}", tuple(ev))
 
 
@@ -50,7 +60,7 @@ def package_roots(run: ChildRun) -> list[str]:
     if pkg.get("lib_dir"):
         return [str(pkg["lib_dir"])]
     libs = [str(p) for p in pkg.get("libraries") or [] if isinstance(p, str)]
-    return list(dict.fromkeys(p[:max(p.rfind("/"), p.rfind("\\"))] for p in libs))
+    return list(dict.fromkeys(p[: max(p.rfind("/"), p.rfind("\\"))] for p in libs))
 
 
 def runtimes_step(record: dict[str, Any], package: str, log: str = "", roots: list[str] | None = None) -> Step | None:
@@ -58,24 +68,39 @@ def runtimes_step(record: dict[str, Any], package: str, log: str = "", roots: li
     not get that far (it died, or an --after module failed), unless its log (stderr) has Intel's abort."""
     abort = _OMP_ABORT.search(log)
     if abort is not None:
-        return Step("runtimes", FAIL, "Intel's OpenMP runtime aborted the process: a second OpenMP runtime was "
-                    "already loaded", (abort.group(0).strip(),), fix=OPENMP_FIX)
+        return Step(
+            "runtimes",
+            FAIL,
+            "Intel's OpenMP runtime aborted the process: a second OpenMP runtime was already loaded",
+            (abort.group(0).strip(),),
+            fix=OPENMP_FIX,
+        )
     if not record:
         return None
     found = duplicates([str(p) for p in record.get("modules") or []])
     if not found:
-        return Step("runtimes", OK, "one OpenMP runtime at most, one CUDA runtime and cuBLAS major at most "
-                    f"in the process with {package} loaded")
+        return Step(
+            "runtimes",
+            OK,
+            "one OpenMP runtime at most, one CUDA runtime and cuBLAS major at most "
+            f"in the process with {package} loaded",
+        )
     ev = tuple(d.line for d in found)
     defers = defer.plan(found, roots or [])
     fixes = tuple(dict.fromkeys([*(defer.words(d) for d in defers), *(d.fix for d in found)]))
-    return Step("runtimes", WARN, f"duplicate runtimes in one process: {', '.join(d.family for d in found)}",
-                ev, fix="; or ".join(fixes) if defers else "; ".join(fixes),
-                fix_command="envmgr verify --after ... --fix" if defers else "")
+    return Step(
+        "runtimes",
+        WARN,
+        f"duplicate runtimes in one process: {', '.join(d.family for d in found)}",
+        ev,
+        fix="; or ".join(fixes) if defers else "; ".join(fixes),
+        fix_command="envmgr verify --after ... --fix" if defers else "",
+    )
 
 
-def framed(steps: tuple[Step, ...], after: Step | None, runtimes: Step | None,
-           reuse: Step | None = None) -> tuple[Step, ...]:
+def framed(
+    steps: tuple[Step, ...], after: Step | None, runtimes: Step | None, reuse: Step | None = None
+) -> tuple[Step, ...]:
     """The --after step first (what the app loaded before the package), the duplicate-runtime and soname-reuse
     checks last."""
     return (*((after,) if after else ()), *steps, *((runtimes,) if runtimes else ()), *((reuse,) if reuse else ()))
@@ -93,13 +118,19 @@ def reuse_step(found: tuple[Reused, ...], package: str) -> Step | None:
         return None
     names = ", ".join(dict.fromkeys(r.soname for r in found))
     folder = ":".join(dict.fromkeys(r.mapped.rsplit("/", 1)[0] for r in found))
-    return Step("reuse", WARN, f"{package} runs with the app's copy of {names}, not the one it loads alone",
-                tuple(r.line for r in found),
-                fix=(f"ld.so binds a soname already in the process, whatever the package's RUNPATH says. Check the "
-                     f"package alone with the app's copy: LD_LIBRARY_PATH={folder} envmgr verify (no --after); "
-                     f"if that fails too, install or build the package against the app's release of "
-                     f"{names} (for CUDA libraries: the toolkit release of the app's nvidia wheels), or import "
-                     f"the package before the app"))
+    return Step(
+        "reuse",
+        WARN,
+        f"{package} runs with the app's copy of {names}, not the one it loads alone",
+        tuple(r.line for r in found),
+        fix=(
+            f"ld.so binds a soname already in the process, whatever the package's RUNPATH says. Check the "
+            f"package alone with the app's copy: LD_LIBRARY_PATH={folder} envmgr verify (no --after); "
+            f"if that fails too, install or build the package against the app's release of "
+            f"{names} (for CUDA libraries: the toolkit release of the app's nvidia wheels), or import "
+            f"the package before the app"
+        ),
+    )
 
 
 def reuse_found(host: Host, run: ChildRun, roots: list[str], after: tuple[str, ...]) -> tuple[Reused, ...]:
@@ -108,5 +139,6 @@ def reuse_found(host: Host, run: ChildRun, roots: list[str], after: tuple[str, .
     modules = run.get("runtimes").get("modules") or []
     if not after or not modules or host.platform != LINUX:
         return ()
-    return reused(host, [str(m) for m in modules], [r for r in roots if isinstance(r, str)],
-                  app_libraries(run.records("after")))
+    return reused(
+        host, [str(m) for m in modules], [r for r in roots if isinstance(r, str)], app_libraries(run.records("after"))
+    )

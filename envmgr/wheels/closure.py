@@ -11,6 +11,7 @@ from NVIDIA's runtime wheels in the target environment (site-packages\\nvidia\\*
 transaction with a manifest: undo removes exactly the files it added, when they are still the ones it
 copied (sha256).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -29,25 +30,24 @@ from envmgr.files.atomic import atomic_write
 from envmgr.files.jsondoc import dumps, read_json_file
 from envmgr.host.base import Host, join
 
-_DRIVER = re.compile(r"^nvcuda\.dll$", re.I)      # the driver's: never copied
+_DRIVER = re.compile(r"^nvcuda\.dll$", re.I)  # the driver's: never copied
 _MAJOR = re.compile(r"^(?:cudart|cublas|cublasLt|cufft|curand|cusparse|cusolver|nvrtc|nvJitLink)64_(\d+)", re.I)
 MANIFEST_SCHEMA = 1
-_NVIDIA_DIST = re.compile(r"^nvidia_[\w.+-]+\.dist-info$")   # lower-cased folder names
+_NVIDIA_DIST = re.compile(r"^nvidia_[\w.+-]+\.dist-info$")  # lower-cased folder names
 # Runtimes whose stale copy elsewhere hides a needed entry point ([WinError 127], issue 37): the OpenMP and
 # MSVC runtimes. Only these (and CUDA's) are copied into llama_cpp\lib by --fix, so undo can tell them
 # from the package's own DLLs.
-RUNTIME = re.compile(r"^(libomp\w*|libiomp5md|vcomp\d+|msvcp\d+\w*|vcruntime\d+\w*|concrt\d+)\.(x86_64\.)?dll$",
-                     re.I)
+RUNTIME = re.compile(r"^(libomp\w*|libiomp5md|vcomp\d+|msvcp\d+\w*|vcruntime\d+\w*|concrt\d+)\.(x86_64\.)?dll$", re.I)
 
 
 @dataclass(frozen=True)
 class Closure:
     lib_dir: str
-    checked: tuple[str, ...] = ()      # the DLLs of lib_dir that import CUDA libraries
-    missing: tuple[str, ...] = ()      # CUDA DLLs that do not resolve (the driver's nvcuda.dll apart)
-    why: tuple[str, ...] = ()          # doctor --dll's explanation, one per missing DLL
-    driver_missing: bool = False       # nvcuda.dll does not resolve: no driver, nothing to copy
-    entries: tuple[MissingEntry, ...] = ()   # imported functions the DLL that loads lacks (any DLL of lib_dir)
+    checked: tuple[str, ...] = ()  # the DLLs of lib_dir that import CUDA libraries
+    missing: tuple[str, ...] = ()  # CUDA DLLs that do not resolve (the driver's nvcuda.dll apart)
+    why: tuple[str, ...] = ()  # doctor --dll's explanation, one per missing DLL
+    driver_missing: bool = False  # nvcuda.dll does not resolve: no driver, nothing to copy
+    entries: tuple[MissingEntry, ...] = ()  # imported functions the DLL that loads lacks (any DLL of lib_dir)
 
 
 @dataclass(frozen=True)
@@ -60,8 +60,8 @@ class Copy:
 @dataclass(frozen=True)
 class FixPlan:
     copies: tuple[Copy, ...]
-    unresolved: tuple[str, ...]        # missing DLLs no found toolkit or runtime wheel has
-    offer: str                         # the fix in words, for the report
+    unresolved: tuple[str, ...]  # missing DLLs no found toolkit or runtime wheel has
+    offer: str  # the fix in words, for the report
 
 
 def check(host: Host, python_exe: str | None, lib_dir: str) -> Closure:
@@ -89,23 +89,28 @@ def check(host: Host, python_exe: str | None, lib_dir: str) -> Closure:
             else:
                 missing.setdefault(node.name.lower(), node.name)
                 why.setdefault(node.name.lower(), node.why)
-    return Closure(lib_dir, tuple(checked), tuple(missing.values()), tuple(why.values()), driver,
-                   tuple(entries.values()))
+    return Closure(
+        lib_dir, tuple(checked), tuple(missing.values()), tuple(why.values()), driver, tuple(entries.values())
+    )
 
 
-def plan_fix(host: Host, closure: Closure, toolkit_bins: dict[str, tuple[str, ...]],
-             site_dirs: tuple[str, ...]) -> FixPlan:
+def plan_fix(
+    host: Host, closure: Closure, toolkit_bins: dict[str, tuple[str, ...]], site_dirs: tuple[str, ...]
+) -> FixPlan:
     """Where each missing DLL can come from: a toolkit of its CUDA major ({"12.4": (bin dirs)}), else
     NVIDIA's runtime wheels under a site-packages folder of the target Python."""
     copies, unresolved = [], []
-    wheel_bins = [join(host, s, "nvidia", d, "bin") for s in site_dirs if host.is_dir(join(host, s, "nvidia"))
-                  for d in sorted(host.listdir(join(host, s, "nvidia")))]
+    wheel_bins = [
+        join(host, s, "nvidia", d, "bin")
+        for s in site_dirs
+        if host.is_dir(join(host, s, "nvidia"))
+        for d in sorted(host.listdir(join(host, s, "nvidia")))
+    ]
     implied = [t.format(m.group(1)) for n in closure.missing for rx, t in IMPLIED.items() if (m := rx.match(n))]
     for name in dict.fromkeys([*closure.missing, *implied]):
         m = _MAJOR.match(name)
         major = m.group(1)[:2] if m and len(m.group(1)) > 2 else (m.group(1) if m else "")
-        bins = [b for v, dirs in sorted(toolkit_bins.items(), reverse=True) if v.split(".")[0] == major
-                for b in dirs]
+        bins = [b for v, dirs in sorted(toolkit_bins.items(), reverse=True) if v.split(".")[0] == major for b in dirs]
         source = next((join(host, b, name) for b in [*bins, *wheel_bins] if host.exists(join(host, b, name))), None)
         if source is None:
             if name in closure.missing:
@@ -113,15 +118,22 @@ def plan_fix(host: Host, closure: Closure, toolkit_bins: dict[str, tuple[str, ..
         else:
             copies.append(Copy(name, source, join(host, closure.lib_dir, name)))
     for e in closure.entries:
-        if e.fix_copy and (RUNTIME.match(e.dll) or CUDA_LIBRARY.match(e.dll)) \
-                and all(c.name.lower() != e.dll.lower() for c in copies):
+        if (
+            e.fix_copy
+            and (RUNTIME.match(e.dll) or CUDA_LIBRARY.match(e.dll))
+            and all(c.name.lower() != e.dll.lower() for c in copies)
+        ):
             copies.append(Copy(e.dll, e.fix_copy, join(host, closure.lib_dir, e.dll)))
-    words = "; ".join([f"copy {c.source} into {closure.lib_dir}" for c in copies]
-                      + [f"{e.function} in {e.dll}: {e.fix}" for e in closure.entries if not e.fix_copy])
+    words = "; ".join(
+        [f"copy {c.source} into {closure.lib_dir}" for c in copies]
+        + [f"{e.function} in {e.dll}: {e.fix}" for e in closure.entries if not e.fix_copy]
+    )
     if unresolved:
         wheels = ", ".join(sorted({_wheel_for(n) for n in unresolved}))
-        words += ("; " if words else "") + (f"no toolkit or runtime wheel here has {', '.join(unresolved)}: "
-                                            f"pip install {wheels} into the target Python, then run again with --fix")
+        words += ("; " if words else "") + (
+            f"no toolkit or runtime wheel here has {', '.join(unresolved)}: "
+            f"pip install {wheels} into the target Python, then run again with --fix"
+        )
     return FixPlan(tuple(copies), tuple(unresolved), words)
 
 
@@ -129,8 +141,13 @@ def _wheel_for(name: str) -> str:
     m = _MAJOR.match(name)
     major = (m.group(1)[:2] if len(m.group(1)) > 2 else m.group(1)) if m else "12"
     base = name.lower().split("64_")[0]
-    package = {"cudart": "nvidia-cuda-runtime", "cublaslt": "nvidia-cublas", "cublas": "nvidia-cublas",
-               "nvrtc": "nvidia-cuda-nvrtc", "nvjitlink": "nvidia-nvjitlink"}.get(base, f"nvidia-{base}")
+    package = {
+        "cudart": "nvidia-cuda-runtime",
+        "cublaslt": "nvidia-cublas",
+        "cublas": "nvidia-cublas",
+        "nvrtc": "nvidia-cuda-nvrtc",
+        "nvjitlink": "nvidia-nvjitlink",
+    }.get(base, f"nvidia-{base}")
     return f"{package}-cu{major}" if major == "12" else f"{package}=={major}.*"
 
 
@@ -157,15 +174,14 @@ def apply(plan: FixPlan, manifest_dir: Path) -> tuple[list[str], Path]:
         manifest = manifest_dir / f"dll-closure-{stamp}.json"
         if done:
             manifest_dir.mkdir(parents=True, exist_ok=True)
-            atomic_write(manifest, dumps({"schema": MANIFEST_SCHEMA, "added": done}, indent=1).encode(),
-                         backup=False)
+            atomic_write(manifest, dumps({"schema": MANIFEST_SCHEMA, "added": done}, indent=1).encode(), backup=False)
     return lines, manifest
 
 
 def _copy(source: str, dest: str) -> None:
     """source to dest through a temporary file that never outlives the call, whatever ends it."""
     tmp = dest + ".envmgr-tmp"
-    os.makedirs(os.path.dirname(dest), exist_ok=True)    # F24's components: include/ subfolders, dist-info
+    os.makedirs(os.path.dirname(dest), exist_ok=True)  # F24's components: include/ subfolders, dist-info
     try:
         shutil.copyfile(source, tmp)
         os.replace(tmp, dest)
@@ -212,8 +228,12 @@ def _fix_added(path: str) -> bool:
     real = Path(os.path.realpath(path))
     folder = real.parent
     named = CUDA_LIBRARY.match(real.name) is not None or RUNTIME.match(real.name) is not None
-    if (named and real.name.lower().endswith(".dll")
-            and folder.name.lower() == "lib" and folder.parent.name.lower() == "llama_cpp"):
+    if (
+        named
+        and real.name.lower().endswith(".dll")
+        and folder.name.lower() == "lib"
+        and folder.parent.name.lower() == "llama_cpp"
+    ):
         return True
     return _in_site_nvidia(real) or _in_toolkit(real)
 
@@ -239,7 +259,7 @@ def _in_toolkit(real: Path) -> bool:
 def _remove(path: str) -> str:
     try:
         os.remove(path)
-    except OSError as exc:   # Windows: a DLL a running process has loaded; POSIX: a read-only folder
+    except OSError as exc:  # Windows: a DLL a running process has loaded; POSIX: a read-only folder
         return f"{path}: cannot be removed: {exc.strerror or exc}; the other files were handled"
     return f"removed {path}"
 

@@ -18,6 +18,7 @@ on CPUs without them (JamePeng/llama-cpp-python#55, #57; dougeeai/llama-cpp-pyth
   the words say so.
 Pure: bytes in, frozen dataclasses out; never raises on hostile input.
 """
+
 from __future__ import annotations
 
 import re
@@ -30,11 +31,26 @@ from envmgr.binaries.devicecode import CUDA_LIBRARY
 from envmgr.files.wheelzip import Wheel
 
 AVX512F, AVX2, FMA, F16C, AVX, SSE42 = "avx512f", "avx2", "fma", "f16c", "avx", "sse4_2"
-WORDS = {AVX512F: "AVX-512F", AVX2: "AVX2", FMA: "FMA", F16C: "F16C", AVX: "AVX", SSE42: "SSE4.2",
-         "bmi2": "BMI2", "avx_vnni": "AVX-VNNI", "avx512vbmi": "AVX-512 VBMI", "avx512_vnni": "AVX-512 VNNI",
-         "avx512_bf16": "AVX-512 BF16", "amx_tile": "AMX", "amx_int8": "AMX-INT8", "avx512cd": "AVX-512CD",
-         "avx512vl": "AVX-512VL", "avx512dq": "AVX-512DQ", "avx512bw": "AVX-512BW"}
-SCANNED = (AVX512F, AVX2, FMA, F16C)        # what the instruction scan can see
+WORDS = {
+    AVX512F: "AVX-512F",
+    AVX2: "AVX2",
+    FMA: "FMA",
+    F16C: "F16C",
+    AVX: "AVX",
+    SSE42: "SSE4.2",
+    "bmi2": "BMI2",
+    "avx_vnni": "AVX-VNNI",
+    "avx512vbmi": "AVX-512 VBMI",
+    "avx512_vnni": "AVX-512 VNNI",
+    "avx512_bf16": "AVX-512 BF16",
+    "amx_tile": "AMX",
+    "amx_int8": "AMX-INT8",
+    "avx512cd": "AVX-512CD",
+    "avx512vl": "AVX-512VL",
+    "avx512dq": "AVX-512DQ",
+    "avx512bw": "AVX-512BW",
+}
+SCANNED = (AVX512F, AVX2, FMA, F16C)  # what the instruction scan can see
 _BASE = (SSE42, AVX, F16C, AVX2, "bmi2", FMA)
 # ggml's GGML_AVX512 is five sets: cpu-feats.cpp's score returns 0 unless AVX512F, CD, VL, DQ and BW are all there.
 _AVX512 = (AVX512F, "avx512cd", "avx512vl", "avx512dq", "avx512bw")
@@ -59,40 +75,54 @@ VARIANTS: dict[str, tuple[str, ...]] = {
     "sapphirerapids": (*_BASE, *_AVX512, "avx512vbmi", "avx512_vnni", "avx512_bf16", "amx_tile", "amx_int8"),
 }
 # cpu-feats.cpp's score: one bit per feature set a variant was built with; ggml loads the variant with the highest.
-_SCORE = {FMA: 1, F16C: 1 << 1, SSE42: 1 << 2, "bmi2": 1 << 3, AVX: 1 << 4, AVX2: 1 << 5, "avx_vnni": 1 << 6,
-          AVX512F: 1 << 7, "avx512vbmi": 1 << 8, "avx512_bf16": 1 << 9, "avx512_vnni": 1 << 10, "amx_int8": 1 << 11}
+_SCORE = {
+    FMA: 1,
+    F16C: 1 << 1,
+    SSE42: 1 << 2,
+    "bmi2": 1 << 3,
+    AVX: 1 << 4,
+    AVX2: 1 << 5,
+    "avx_vnni": 1 << 6,
+    AVX512F: 1 << 7,
+    "avx512vbmi": 1 << 8,
+    "avx512_bf16": 1 << 9,
+    "avx512_vnni": 1 << 10,
+    "amx_int8": 1 << 11,
+}
 _VARIANT = re.compile(r"(?:^|/)(?:lib)?ggml-cpu-([a-z0-9_]+)\.(?:so|dll)$", re.I)
-CLUSTER = 32               # bytes: a match with another this close is part of a run of vector code
-MIN_RUN = 3                # clustered matches, fewer is noise whatever the density
-MIN_PER_MIB = 64.0         # clustered matches per MiB of executable code
-_SPECIFIC = {FMA: 2, F16C: 1}   # the fewest (unclustered) matches that count
-MAX_HITS = 1 << 20         # matches kept per instruction set and library
-MAX_CODE = 512 << 20       # executable bytes scanned per library
+CLUSTER = 32  # bytes: a match with another this close is part of a run of vector code
+MIN_RUN = 3  # clustered matches, fewer is noise whatever the density
+MIN_PER_MIB = 64.0  # clustered matches per MiB of executable code
+_SPECIFIC = {FMA: 2, F16C: 1}  # the fewest (unclustered) matches that count
+MAX_HITS = 1 << 20  # matches kept per instruction set and library
+MAX_CODE = 512 << 20  # executable bytes scanned per library
 
 
 @dataclass(frozen=True)
 class Evidence:
-    isa: str                # "avx512f"
-    hits: int               # matching encodings in the executable sections
-    per_mib: float          # per MiB of executable code
-    sample: str             # "libggml.so+0x1a2b40" (file offset)
+    isa: str  # "avx512f"
+    hits: int  # matching encodings in the executable sections
+    per_mib: float  # per MiB of executable code
+    sample: str  # "libggml.so+0x1a2b40" (file offset)
 
 
 @dataclass(frozen=True)
 class CpuCode:
-    how: str                            # "variants" | "scan" | "" (no x86-64 code read)
-    requires: tuple[str, ...] = ()      # flag names (avx512f, avx2, ...) the CPU must have
-    certain: bool = False               # True for variants; a scan only says "likely"
-    variants: tuple[str, ...] = ()      # the ggml-cpu variants carried, lowest first
+    how: str  # "variants" | "scan" | "" (no x86-64 code read)
+    requires: tuple[str, ...] = ()  # flag names (avx512f, avx2, ...) the CPU must have
+    certain: bool = False  # True for variants; a scan only says "likely"
+    variants: tuple[str, ...] = ()  # the ggml-cpu variants carried, lowest first
     evidence: tuple[Evidence, ...] = ()
-    scanned: str = ""                   # "3 libraries, 4.2 MiB of code"
-    dispatchers: tuple[str, ...] = ()   # NVIDIA's libraries in the wheel, not scanned (read_wheel)
+    scanned: str = ""  # "3 libraries, 4.2 MiB of code"
+    dispatchers: tuple[str, ...] = ()  # NVIDIA's libraries in the wheel, not scanned (read_wheel)
 
     def words(self) -> str:
         text = self._words()
         if self.dispatchers:
-            text += (f"; not scanned: {', '.join(self.dispatchers[:3])}{' …' if len(self.dispatchers) > 3 else ''}"
-                     " (NVIDIA's libraries pick their CPU code at run time)")
+            text += (
+                f"; not scanned: {', '.join(self.dispatchers[:3])}{' …' if len(self.dispatchers) > 3 else ''}"
+                " (NVIDIA's libraries pick their CPU code at run time)"
+            )
         return text
 
     def _words(self) -> str:
@@ -105,27 +135,34 @@ class CpuCode:
         return f"likely requires {', '.join(WORDS[f] for f in self.requires)} ({ev}; {self.scanned})"
 
     def to_json(self) -> dict[str, Any]:
-        return {"how": self.how or None, "requires": list(self.requires), "certain": self.certain,
-                "variants": list(self.variants),
-                "evidence": [{"isa": e.isa, "hits": e.hits, "per_mib": round(e.per_mib, 1), "sample": e.sample}
-                             for e in self.evidence], "words": self.words()}
+        return {
+            "how": self.how or None,
+            "requires": list(self.requires),
+            "certain": self.certain,
+            "variants": list(self.variants),
+            "evidence": [
+                {"isa": e.isa, "hits": e.hits, "per_mib": round(e.per_mib, 1), "sample": e.sample}
+                for e in self.evidence
+            ],
+            "words": self.words(),
+        }
 
 
 @dataclass(frozen=True)
 class Cpu:
-    flags: frozenset[str] | None        # None: unknown
-    source: str                         # "/proc/cpuinfo of the target Python", "IsProcessorFeaturePresent", ...
+    flags: frozenset[str] | None  # None: unknown
+    source: str  # "/proc/cpuinfo of the target Python", "IsProcessorFeaturePresent", ...
     known: frozenset[str] = frozenset()  # the flags the source can tell (Windows: avx2, avx512f only)
 
     def to_json(self) -> dict[str, Any]:
-        return {"flags": None if self.flags is None else sorted(self.flags & set(WORDS)),
-                "source": self.source}
+        return {"flags": None if self.flags is None else sorted(self.flags & set(WORDS)), "source": self.source}
 
 
 UNKNOWN = Cpu(None, "not read")
 
 
 # ---- the variants -------------------------------------------------------------------------------
+
 
 def variants_of(names: Iterable[str]) -> tuple[str, ...]:
     """The ggml-cpu variants among a wheel's member names, lowest first (unknown names last, kept)."""
@@ -144,6 +181,7 @@ def ggml_choice(variants: Iterable[str], cpu: Cpu) -> str:
 
 # ---- the scan -----------------------------------------------------------------------------------
 
+
 def _cls(pred: Any) -> bytes:
     return b"[" + b"".join(re.escape(bytes([b])) for b in range(256) if pred(b)) + b"]"
 
@@ -153,25 +191,49 @@ def _ops(values: Iterable[int]) -> bytes:
 
 
 # AVX2: 256-bit (L=1) integer operations of map 0F with the 66 prefix (pp=01); AVX had them 128-bit only.
-_AVX2_0F = [*range(0x60, 0x6C), 0x6D, *range(0x70, 0x77), *range(0xD1, 0xD6), *range(0xD8, 0xE6),
-            *range(0xE8, 0xF0), *range(0xF1, 0xF7), *range(0xF8, 0xFF)]
+_AVX2_0F = [
+    *range(0x60, 0x6C),
+    0x6D,
+    *range(0x70, 0x77),
+    *range(0xD1, 0xD6),
+    *range(0xD8, 0xE6),
+    *range(0xE8, 0xF0),
+    *range(0xF1, 0xF7),
+    *range(0xF8, 0xFF),
+]
 _AVX2_0F38 = [0x16, 0x36, 0x45, 0x46, 0x47, 0x58, 0x59, 0x5A, 0x78, 0x79, 0x8C, 0x8E, 0x90, 0x91, 0x92, 0x93]
 _AVX2_0F3A = [0x00, 0x01, 0x02, 0x38, 0x39, 0x46]
 _FMA_0F38 = [*range(0x96, 0xA0), *range(0xA6, 0xB0), *range(0xB6, 0xC0)]
 # In 64-bit mode C4, C5 and 62 are always VEX/EVEX (LES, LDS and BOUND are gone there).
-_C5_L256_66 = _cls(lambda b: b & 0x07 == 0x05)                   # R vvvv L=1 pp=01
+_C5_L256_66 = _cls(lambda b: b & 0x07 == 0x05)  # R vvvv L=1 pp=01
 _C4_MAP = {m: _cls(lambda b, m=m: b & 0x1F == m) for m in (1, 2, 3)}
 _C4_L256_66 = _cls(lambda b: b & 0x07 == 0x05)
 _C4_66 = _cls(lambda b: b & 0x03 == 0x01)
 _C4_W0_L128_66 = _cls(lambda b: b & 0x87 == 0x01)
-_EVEX_P0 = _cls(lambda b: b & 0x0C == 0 and b & 0x03 != 0)     # R X B R' 0 0 m m (maps 1-3)
-_EVEX_P1 = _cls(lambda b: b & 0x04)                             # W vvvv 1 pp
-_EVEX_P2 = _cls(lambda b: b & 0x60 != 0x60)                     # z L'L b V' aaa: L'L=11 is reserved
+_EVEX_P0 = _cls(lambda b: b & 0x0C == 0 and b & 0x03 != 0)  # R X B R' 0 0 m m (maps 1-3)
+_EVEX_P1 = _cls(lambda b: b & 0x04)  # W vvvv 1 pp
+_EVEX_P2 = _cls(lambda b: b & 0x60 != 0x60)  # z L'L b V' aaa: L'L=11 is reserved
 PATTERNS: dict[str, re.Pattern[bytes]] = {
     AVX512F: re.compile(b"\\x62" + _EVEX_P0 + _EVEX_P1 + _EVEX_P2, re.S),
-    AVX2: re.compile(b"(?:\\xc5" + _C5_L256_66 + _ops(_AVX2_0F) + b"|\\xc4" + _C4_MAP[1] + _C4_L256_66
-                     + _ops(_AVX2_0F) + b"|\\xc4" + _C4_MAP[2] + _C4_L256_66 + _ops(_AVX2_0F38) + b"|\\xc4"
-                     + _C4_MAP[3] + _C4_L256_66 + _ops(_AVX2_0F3A) + b")", re.S),
+    AVX2: re.compile(
+        b"(?:\\xc5"
+        + _C5_L256_66
+        + _ops(_AVX2_0F)
+        + b"|\\xc4"
+        + _C4_MAP[1]
+        + _C4_L256_66
+        + _ops(_AVX2_0F)
+        + b"|\\xc4"
+        + _C4_MAP[2]
+        + _C4_L256_66
+        + _ops(_AVX2_0F38)
+        + b"|\\xc4"
+        + _C4_MAP[3]
+        + _C4_L256_66
+        + _ops(_AVX2_0F3A)
+        + b")",
+        re.S,
+    ),
     FMA: re.compile(b"\\xc4" + _C4_MAP[2] + _C4_66 + _ops(_FMA_0F38), re.S),
     F16C: re.compile(b"\\xc4(?:" + _C4_MAP[2] + _C4_W0_L128_66 + b"\\x13|" + _C4_MAP[3] + _C4_66 + b"\\x1d)", re.S),
 }
@@ -192,32 +254,32 @@ def code_spans(data: bytes | bytearray) -> tuple[list[tuple[int, int]], str]:
 def _elf_spans(data: bytes | bytearray) -> tuple[list[tuple[int, int]], str]:
     if data[4] != 2 or data[5] != 1 or struct.unpack_from("<H", data, 18)[0] != 62:
         return [], "not x86-64"
-    shoff, = struct.unpack_from("<Q", data, 40)
+    (shoff,) = struct.unpack_from("<Q", data, 40)
     shentsize, shnum = struct.unpack_from("<HH", data, 58)
     if shentsize < 64 or shoff + shnum * shentsize > len(data):
         return [], "no readable section table"
     spans = []
     for i in range(min(shnum, 65535)):
         _n, kind, flags, _a, off, size = struct.unpack_from("<IIQQQQ", data, shoff + i * shentsize)
-        if flags & 0x4 and kind != 8 and off < len(data):      # SHF_EXECINSTR, not NOBITS
+        if flags & 0x4 and kind != 8 and off < len(data):  # SHF_EXECINSTR, not NOBITS
             spans.append((off, min(off + size, len(data))))
     return spans, ""
 
 
 def _pe_spans(data: bytes | bytearray) -> tuple[list[tuple[int, int]], str]:
-    pe_off, = struct.unpack_from("<I", data, 0x3C)
-    if data[pe_off:pe_off + 4] != b"PE\0\0":
+    (pe_off,) = struct.unpack_from("<I", data, 0x3C)
+    if data[pe_off : pe_off + 4] != b"PE\0\0":
         return [], "no PE header"
     machine, count = struct.unpack_from("<HH", data, pe_off + 4)
     if machine != 0x8664:
         return [], "not x64"
-    opt_size, = struct.unpack_from("<H", data, pe_off + 20)
+    (opt_size,) = struct.unpack_from("<H", data, pe_off + 20)
     table = pe_off + 24 + opt_size
     spans = []
     for i in range(min(count, 96)):
         vsize, _va, raw_size, raw_off = struct.unpack_from("<IIII", data, table + i * 40 + 8)
-        chars, = struct.unpack_from("<I", data, table + i * 40 + 36)
-        if chars & 0x20000000 and raw_off < len(data):           # IMAGE_SCN_MEM_EXECUTE
+        (chars,) = struct.unpack_from("<I", data, table + i * 40 + 36)
+        if chars & 0x20000000 and raw_off < len(data):  # IMAGE_SCN_MEM_EXECUTE
             spans.append((raw_off, min(raw_off + min(raw_size, vsize or raw_size), len(data))))
     return spans, ""
 
@@ -226,14 +288,17 @@ def _pe_spans(data: bytes | bytearray) -> tuple[list[tuple[int, int]], str]:
 class Scan:
     name: str
     code_bytes: int
-    hits: tuple[tuple[str, int, int, int], ...]    # (isa, matches, clustered matches, a sample file offset)
+    hits: tuple[tuple[str, int, int, int], ...]  # (isa, matches, clustered matches, a sample file offset)
     problem: str = ""
 
 
 def _clustered(offsets: list[int]) -> list[int]:
     """The matches with another within CLUSTER bytes: vector code comes in runs, a stray match in data alone."""
-    return [o for i, o in enumerate(offsets)
-            if (i and o - offsets[i - 1] <= CLUSTER) or (i + 1 < len(offsets) and offsets[i + 1] - o <= CLUSTER)]
+    return [
+        o
+        for i, o in enumerate(offsets)
+        if (i and o - offsets[i - 1] <= CLUSTER) or (i + 1 < len(offsets) and offsets[i + 1] - o <= CLUSTER)
+    ]
 
 
 def scan_binary(data: bytes | bytearray, name: str) -> Scan:
@@ -270,8 +335,11 @@ def judge_scans(scans: Iterable[Scan]) -> CpuCode:
         mib = s.code_bytes / (1 << 20)
         for isa, count, clustered, first in s.hits:
             n = count if isa in _SPECIFIC else clustered
-            if n >= _SPECIFIC.get(isa, MIN_RUN) and n / mib >= MIN_PER_MIB and \
-                    (isa not in evidence or n > evidence[isa].hits):
+            if (
+                n >= _SPECIFIC.get(isa, MIN_RUN)
+                and n / mib >= MIN_PER_MIB
+                and (isa not in evidence or n > evidence[isa].hits)
+            ):
                 evidence[isa] = Evidence(isa, n, n / mib, f"{s.name}+0x{first:x}")
     total = sum(s.code_bytes for s in scans)
     size = f"{total / (1 << 20):.1f} MiB" if total >= 1 << 20 else f"{total} bytes"
@@ -281,8 +349,8 @@ def judge_scans(scans: Iterable[Scan]) -> CpuCode:
 
 
 NATIVE = re.compile(r"\.(so(\.\d+)*|pyd|dll)$", re.I)
-MAX_MEMBER = 1 << 30          # a library larger than this is not read
-MAX_READ = 4 << 30            # all the libraries of one wheel together (inflated), then the rest not read
+MAX_MEMBER = 1 << 30  # a library larger than this is not read
+MAX_READ = 4 << 30  # all the libraries of one wheel together (inflated), then the rest not read
 MAX_LIBRARIES = 4096
 
 
@@ -378,5 +446,7 @@ def runs(code: CpuCode, cpu: Cpu) -> tuple[bool | None, str]:
         return True, ""
     has = [WORDS[f] for f in (AVX512F, AVX2, AVX) if f in have][:1]
     verb = "needs" if code.certain else "likely needs"
-    return False, (f"{verb} {', '.join(WORDS.get(f, f) for f in missing)}; this CPU has "
-                   f"{has[0] + ' only' if has else 'neither AVX nor AVX2'} ({cpu.source})")
+    return False, (
+        f"{verb} {', '.join(WORDS.get(f, f) for f in missing)}; this CPU has "
+        f"{has[0] + ' only' if has else 'neither AVX nor AVX2'} ({cpu.source})"
+    )

@@ -11,6 +11,7 @@ app's copy defines everything the package's copy does (ELF symbol versions, PE e
 package's libraries import can go missing. The original is kept beside it (NAME.envmgr-orig) and a manifest
 lists each change; undo puts the original back when the link is still the one the fix made.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -34,9 +35,9 @@ MAX_RUNTIME = 64 * 1024 * 1024
 
 @dataclass(frozen=True)
 class Defer:
-    package_copy: str      # the package's copy of the runtime: replaced by a link
-    app_copy: str          # the copy the app loaded, which both then use
-    what: str              # "GNU OpenMP"
+    package_copy: str  # the package's copy of the runtime: replaced by a link
+    app_copy: str  # the copy the app loaded, which both then use
+    what: str  # "GNU OpenMP"
 
 
 def plan(dups: Iterable[Duplicate], roots: Iterable[str]) -> tuple[Defer, ...]:
@@ -57,7 +58,7 @@ def plan(dups: Iterable[Duplicate], roots: Iterable[str]) -> tuple[Defer, ...]:
 
 
 def _folder(root: str) -> str:
-    if "\\" in root or ":" in root:     # a Windows path: compared case-insensitively
+    if "\\" in root or ":" in root:  # a Windows path: compared case-insensitively
         return root.rstrip("/\\").lower() + "\\"
     return root.rstrip("/") + "/"
 
@@ -67,9 +68,11 @@ def _under(path: str, prefixes: tuple[str, ...]) -> bool:
 
 
 def words(d: Defer) -> str:
-    return (f"make the package's {d.what} defer to the app's: {d.package_copy} becomes a link to {d.app_copy} "
-            f"(the original kept as {file_name(d.package_copy)}{BACKUP}): `envmgr verify --after ... --fix`, "
-            f"undone by `envmgr verify --undo-fix MANIFEST`")
+    return (
+        f"make the package's {d.what} defer to the app's: {d.package_copy} becomes a link to {d.app_copy} "
+        f"(the original kept as {file_name(d.package_copy)}{BACKUP}): `envmgr verify --after ... --fix`, "
+        f"undone by `envmgr verify --undo-fix MANIFEST`"
+    )
 
 
 def lacking(d: Defer) -> str:
@@ -107,7 +110,7 @@ def apply(defers: Iterable[Defer], manifest_dir: Path) -> tuple[list[str], Path 
         try:
             os.replace(d.package_copy, backup)
             how = _link(d.app_copy, d.package_copy)
-        finally:    # no link made (or Ctrl-C between the two): the original goes back where it was
+        finally:  # no link made (or Ctrl-C between the two): the original goes back where it was
             if not how and os.path.lexists(backup) and not os.path.lexists(d.package_copy):
                 os.replace(backup, d.package_copy)
         if not how:

@@ -9,6 +9,7 @@ slot set aside by an install that was killed before it removed it. Anything else
 `<cache>/prebuilt` (a link, a file, a folder of another name) is left alone, as `wheels clear` does for
 `<cache>/wheels`.
 """
+
 from __future__ import annotations
 
 import os
@@ -23,16 +24,16 @@ from envmgr.files.jsondoc import read_json_file
 from envmgr.host import dirs
 
 FACTS = "facts.json"
-MAX_AGE_DAYS = 30         # a download no plan has used for this long is removed before the next download
+MAX_AGE_DAYS = 30  # a download no plan has used for this long is removed before the next download
 _SLOT = re.compile(r"^[0-9a-f]{24}$")
-_LEFTOVER = re.compile(r"^\.(download-|[0-9a-f]{24}\.\d+\.tmp$)")   # a killed download; a stale slot set aside
+_LEFTOVER = re.compile(r"^\.(download-|[0-9a-f]{24}\.\d+\.tmp$)")  # a killed download; a stale slot set aside
 
 
 @dataclass(frozen=True)
 class Download:
     folder: Path
-    wheel: str            # "" when facts.json cannot be read
-    size: int             # bytes in the folder
+    wheel: str  # "" when facts.json cannot be read
+    size: int  # bytes in the folder
 
 
 def downloads_dir() -> Path:
@@ -62,7 +63,7 @@ def listed() -> list[Download]:
         if not _ours(folder):
             continue
         try:
-            data = read_json_file(folder / FACTS, "download record", "")   # a FIFO or /dev/zero: refused at once
+            data = read_json_file(folder / FACTS, "download record", "")  # a FIFO or /dev/zero: refused at once
             wheel = str(data["wheel"])
         except (InputFileError, OSError, KeyError, TypeError):
             wheel = ""

@@ -16,6 +16,7 @@ from them: each publisher rewrites a page, reads it back and rewrites it until i
 folders say, so concurrent publishers converge on a page that lists every entry (the last writer
 always checks after its own write). Links that envmgr did not write are kept as they are.
 """
+
 from __future__ import annotations
 
 import errno
@@ -41,7 +42,7 @@ from envmgr.wheels.pages import Link, parse_links
 from envmgr.wheels.url import holds_secret, redact
 
 PAGE = "index.html"
-MAX_PAGE = 16 << 20       # a page of DEST (the same cap as a team index page read over HTTP)
+MAX_PAGE = 16 << 20  # a page of DEST (the same cap as a team index page read over HTTP)
 KEY_FILE = wheels.SIDECAR
 _SETTLE_TRIES = 50
 
@@ -49,7 +50,7 @@ _SETTLE_TRIES = 50
 @dataclass(frozen=True)
 class Published:
     entry: wheels.Entry
-    status: str           # "added", "present", "repaired"
+    status: str  # "added", "present", "repaired"
     path: Path
 
 
@@ -60,15 +61,20 @@ def _anchor(link: Link) -> str:
 
 def render_page(title: str, links: tuple[Link, ...] | list[Link]) -> bytes:
     body = "\n".join(_anchor(link) for link in links)
-    return (f'<!DOCTYPE html>\n<html>\n<head>\n<meta name="pypi:repository-version" content="1.0">\n'
-            f'<meta name="envmgr:index" content="1">\n<title>{html.escape(title)}</title>\n</head>\n<body>\n'
-            f"<h1>{html.escape(title)}</h1>\n{body}\n</body>\n</html>\n").encode()
+    return (
+        f'<!DOCTYPE html>\n<html>\n<head>\n<meta name="pypi:repository-version" content="1.0">\n'
+        f'<meta name="envmgr:index" content="1">\n<title>{html.escape(title)}</title>\n</head>\n<body>\n'
+        f"<h1>{html.escape(title)}</h1>\n{body}\n</body>\n</html>\n"
+    ).encode()
 
 
 def entry_link(entry: wheels.Entry) -> Link:
     key = dumps(asdict(entry.key), sort_keys=True, separators=(",", ":"))
-    return Link(f"{entry.folder.name}/{entry.wheel}#sha256={entry.sha256}", entry.wheel,
-                (("data-envmgr-digest", entry.folder.name), ("data-envmgr-key", key)))
+    return Link(
+        f"{entry.folder.name}/{entry.wheel}#sha256={entry.sha256}",
+        entry.wheel,
+        (("data-envmgr-digest", entry.folder.name), ("data-envmgr-key", key)),
+    )
 
 
 def intact(entry: wheels.Entry | None) -> bool:
@@ -76,6 +82,7 @@ def intact(entry: wheels.Entry | None) -> bool:
 
 
 # --- pages ----------------------------------------------------------------------------------------
+
 
 def _read(path: Path) -> bytes | None:
     """A page of DEST: None when there is none; a FIFO, a device, a folder or a page over MAX_PAGE is
@@ -95,8 +102,10 @@ def _read(path: Path) -> bytes | None:
         except OSError as exc:
             if exc.errno not in (errno.EINVAL, errno.EFBIG, errno.EISDIR):
                 raise
-            raise InputFileError(f"{path}: {exc.strerror}; nothing was published",
-                                 "move it away (a page of DEST must be a regular file) and publish again") from None
+            raise InputFileError(
+                f"{path}: {exc.strerror}; nothing was published",
+                "move it away (a page of DEST must be a regular file) and publish again",
+            ) from None
     return None
 
 
@@ -126,8 +135,11 @@ def render_project(project: Path) -> bytes:
 def render_root(dest: Path) -> bytes:
     kept = _kept_links(dest / PAGE)
     named = {link.href.rstrip("/") for link in kept}
-    ours = [Link(f"{p.name}/", p.name, ()) for p in sorted(dest.iterdir())
-            if p.is_dir() and not p.name.startswith(".") and p.name not in named and (p / PAGE).is_file()]
+    ours = [
+        Link(f"{p.name}/", p.name, ())
+        for p in sorted(dest.iterdir())
+        if p.is_dir() and not p.name.startswith(".") and p.name not in named and (p / PAGE).is_file()
+    ]
     return render_page("Simple index", kept + ours)
 
 
@@ -158,6 +170,7 @@ def settle(path: Path, render: Callable[[], bytes]) -> None:
 
 # --- publishing -----------------------------------------------------------------------------------
 
+
 def check_dest(dest: Path) -> None:
     """DEST must be a folder we can write: checked before anything is copied or built."""
     probe = dest / f".envmgr-probe-{uuid.uuid4().hex[:12]}"
@@ -173,8 +186,10 @@ def unwritable(dest: Path, exc: OSError) -> InputFileError:
     reason = _reason(exc)
     if isinstance(exc, (FileExistsError, NotADirectoryError)) or (os.path.exists(dest) and not os.path.isdir(dest)):
         reason = "it (or a folder above it) is a file, not a folder"
-    return InputFileError(f"the wheel index folder {dest} cannot be written: {reason}; nothing was published",
-                          "give a folder you can write (it is created when missing)")
+    return InputFileError(
+        f"the wheel index folder {dest} cannot be written: {reason}; nothing was published",
+        "give a folder you can write (it is created when missing)",
+    )
 
 
 def _copy_entry(entry: wheels.Entry, target: Path) -> str:
@@ -193,7 +208,7 @@ def _copy_entry(entry: wheels.Entry, target: Path) -> str:
         try:
             os.replace(stage, target)
         except OSError:
-            if not target.is_dir():    # another publisher put the same digest in place first
+            if not target.is_dir():  # another publisher put the same digest in place first
                 raise
             status = "present"
         return status
@@ -207,19 +222,19 @@ def publish(entries: list[wheels.Entry], dest: Path, skipped: list[str] | None =
     done: list[Published] = []
     try:
         for project in {dest / e.key.package for e in entries}:
-            staging.sweep(project)   # what a killed publisher left (M9)
+            staging.sweep(project)  # what a killed publisher left (M9)
         for entry in entries:
             # _read_entry checked both names; a path built from them must still stay in DEST
             target = Path(names.under(dest, names.project_name(entry.key.package), names.digest(entry.folder.name)))
             project = target.parent
             there = wheels._read_entry(target) if target.is_dir() else None
             if there is not None and there.key == entry.key and intact(there):
-                status = "present"   # never rewritten: the first published build of a key stays
+                status = "present"  # never rewritten: the first published build of a key stays
             else:
                 try:
                     status = _copy_entry(entry, target)
                 except OSError as exc:
-                    check_dest(dest)                 # DEST itself failing is still the whole publish's error
+                    check_dest(dest)  # DEST itself failing is still the whole publish's error
                     if skipped is None:
                         raise
                     skipped.append(f"{entry.folder}: {entry.wheel} cannot be copied: {_reason(exc)}")
@@ -231,7 +246,7 @@ def publish(entries: list[wheels.Entry], dest: Path, skipped: list[str] | None =
             settle(dest / PAGE, lambda: render_root(dest))
     except OSError as exc:
         raise unwritable(dest, exc) from None
-    except names.BadName as exc:   # entries come from _read_entry, which checked them: not reached
+    except names.BadName as exc:  # entries come from _read_entry, which checked them: not reached
         raise InputFileError(f"{exc}; nothing more was published", "run `envmgr wheels clear`") from None
     return done
 
@@ -253,9 +268,11 @@ def cached_entries(package: str | None = None) -> tuple[list[wheels.Entry], list
             continue
         elif why := wheels.wheel_problem(e):
             skipped.append(f"{e.folder}: {e.wheel} {why}")
-        elif holds_secret(e.key.source):    # a prebuilt entry keyed before issue 34 (N2): never published
-            skipped.append(f"{e.folder}: its key names its index with a password or token ({redact(e.key.source)}); "
-                           "run `envmgr wheels clear` and install again")
+        elif holds_secret(e.key.source):  # a prebuilt entry keyed before issue 34 (N2): never published
+            skipped.append(
+                f"{e.folder}: its key names its index with a password or token ({redact(e.key.source)}); "
+                "run `envmgr wheels clear` and install again"
+            )
         else:
             good.append(e)
     return good, skipped

@@ -10,6 +10,7 @@ a hashlib.algorithms_guaranteed name; pip checks whichever it finds. Here every 
 a value that is not the algorithm's hex digest, or a hash-like name hashlib does not know, refuses the
 file rather than treating it as unhashed. Other fragment keys (`egg=`, `subdirectory=`) are ignored.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -23,8 +24,11 @@ from envmgr.wheels.url import IndexUrl
 WHEEL_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*\.whl$")
 MAX_FOLDER_WHEELS = 20000
 # shake_* have no fixed digest length, so no hex value can be checked against them.
-HASHES = {name: hashlib.new(name).digest_size * 2
-          for name in sorted(hashlib.algorithms_guaranteed) if not name.startswith("shake_")}
+HASHES = {
+    name: hashlib.new(name).digest_size * 2
+    for name in sorted(hashlib.algorithms_guaranteed)
+    if not name.startswith("shake_")
+}
 _HASH_LIKE = re.compile(r"^(sha|md5|md4|blake|shake|sm3|ripemd|whirlpool)", re.IGNORECASE)
 _HEX = re.compile(r"^[0-9a-fA-F]+$")
 
@@ -70,6 +74,7 @@ def parse_links(text: str) -> tuple[Link, ...]:
 
 # ---- hashes ---------------------------------------------------------------------------------------
 
+
 def parse_hashes(fragment: str) -> tuple[tuple[tuple[str, str], ...], str]:
     """((name, lower-case hex), ...) of a link's fragment, and why it cannot be trusted ("" when it can)."""
     found: list[tuple[str, str]] = []
@@ -104,19 +109,20 @@ class Digests:
         return self._h[name].hexdigest()
 
     def mismatch(self) -> str:
-        """"" when every stated hash matches, else the name of the first that does not."""
+        """ "" when every stated hash matches, else the name of the first that does not."""
         return next((name for name, want in self.hashes if self._h[name].hexdigest() != want), "")
 
 
 # ---- pages ----------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class PageLink:
-    url: IndexUrl           # joined to the page's URL, the index's query kept on its own server
-    filename: str           # the URL's last path segment, percent-decoded
+    url: IndexUrl  # joined to the page's URL, the index's query kept on its own server
+    filename: str  # the URL's last path segment, percent-decoded
     text: str
     hashes: tuple[tuple[str, str], ...]
-    problem: str            # a malformed or unknown hash: the file is refused
+    problem: str  # a malformed or unknown hash: the file is refused
     attrs: tuple[tuple[str, str], ...] = ()
 
     def attr(self, name: str) -> str | None:
@@ -139,7 +145,7 @@ def links(page: bytes, url: IndexUrl, limit: int) -> tuple[PageLink, ...]:
         target, _, fragment = link.href.partition("#")
         try:
             joined = url.join(target.strip())
-        except ValueError:           # `http://[::1/x.whl` on a page: no link
+        except ValueError:  # `http://[::1/x.whl` on a page: no link
             continue
         if joined.scheme not in ("http", "https", "file") or joined.problem():
             continue

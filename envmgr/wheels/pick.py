@@ -16,6 +16,7 @@ The order: native before PTX, then the newest version the spec allows, then the 
 device code needs the wheel itself (a download), so the candidates are examined in that order and the
 first native one ends the search; the rest are "not examined", said so.
 """
+
 from __future__ import annotations
 
 import re
@@ -35,12 +36,13 @@ from envmgr.wheels.url import IndexUrl
 
 NATIVE, PTX_JIT = gpufit.NATIVE, gpufit.PTX_JIT
 CHOSEN, REFUSED, FITS, NOT_EXAMINED = "chosen", "refused", "fits", "not examined"
-MAX_EXAMINED = 8          # wheels downloaded to read their device code, per plan
+MAX_EXAMINED = 8  # wheels downloaded to read their device code, per plan
 _CU_FOLDER = re.compile(r"(?:^|[/-])cu(\d{2,3})(?:/|$)")
 
 
 class Code(Protocol):
     """What a pick reads of a wheel: binaries/devicecode.py's DeviceCode (its cubins, PTX, CUDA imports)."""
+
     @property
     def cubin(self) -> tuple[str, ...]: ...
     @property
@@ -55,49 +57,58 @@ class Unusable(Exception):
 
 @dataclass(frozen=True)
 class Machine:
-    gpus: tuple[tuple[str, str], ...]   # (name, compute capability "8.9"), one per GPU
-    driver: str = ""                    # "576.80"; "" when no driver answered
-    driver_cuda: str = ""               # the driver's CUDA version (nvidia-smi's header), "" unknown
+    gpus: tuple[tuple[str, str], ...]  # (name, compute capability "8.9"), one per GPU
+    driver: str = ""  # "576.80"; "" when no driver answered
+    driver_cuda: str = ""  # the driver's CUDA version (nvidia-smi's header), "" unknown
     windows: bool = False
-    tags: tuple[str, ...] = ()          # every tag the target Python accepts ("cp312-cp312-win_amd64")
-    python: str = ""                    # in words: "cp312 on win_amd64"
+    tags: tuple[str, ...] = ()  # every tag the target Python accepts ("cp312-cp312-win_amd64")
+    python: str = ""  # in words: "cp312 on win_amd64"
     cpu: cpucode.Cpu = cpucode.UNKNOWN  # its instruction sets (from the target Python, or the record)
 
 
 @dataclass(frozen=True)
 class Candidate:
-    url: IndexUrl | str     # an IndexUrl from the readers: printed and serialised without its secret
+    url: IndexUrl | str  # an IndexUrl from the readers: printed and serialised without its secret
     filename: str
-    index: IndexUrl | str   # the index (folder) it was listed in
-    cuda: str = ""          # "12.4" (the folder's cuXYZ, or the release tag's); "" unknown
-    hashes: tuple[tuple[str, str], ...] = ()   # every hash its link states (wheels/pages.py)
-    problem: str = ""       # why its link cannot be trusted (a malformed or unknown hash): refused
+    index: IndexUrl | str  # the index (folder) it was listed in
+    cuda: str = ""  # "12.4" (the folder's cuXYZ, or the release tag's); "" unknown
+    hashes: tuple[tuple[str, str], ...] = ()  # every hash its link states (wheels/pages.py)
+    problem: str = ""  # why its link cannot be trusted (a malformed or unknown hash): refused
 
     @property
     def sha256(self) -> str | None:
         return dict(self.hashes).get("sha256")
 
 
-ReadCode = Callable[[Candidate], Code]     # a candidate's device code, or Unusable
-ReadCpu = Callable[[Candidate], cpucode.CpuCode]   # after ReadCode: the CPU code of the same wheel, or Unusable
+ReadCode = Callable[[Candidate], Code]  # a candidate's device code, or Unusable
+ReadCpu = Callable[[Candidate], cpucode.CpuCode]  # after ReadCode: the CPU code of the same wheel, or Unusable
 
 
 @dataclass(frozen=True)
 class Judged:
     cand: Candidate
-    verdict: str            # chosen | refused | fits | not examined
+    verdict: str  # chosen | refused | fits | not examined
     reason: str
     version: str = ""
-    how: str = ""           # native | ptx-jit (examined and fitting)
-    via: str = ""           # "sm_89", "compute_80"
-    code: str = ""          # the device code in words ("cubin sm_75 sm_90; PTX compute_90")
-    cpu: cpucode.CpuCode | None = None   # what its CPU code requires (examined wheels)
+    how: str = ""  # native | ptx-jit (examined and fitting)
+    via: str = ""  # "sm_89", "compute_80"
+    code: str = ""  # the device code in words ("cubin sm_75 sm_90; PTX compute_90")
+    cpu: cpucode.CpuCode | None = None  # what its CPU code requires (examined wheels)
 
     def to_json(self) -> dict[str, object]:
-        return {"file": self.cand.filename, "url": str(self.cand.url), "index": str(self.cand.index),
-                "cuda": self.cand.cuda or None, "version": self.version or None, "verdict": self.verdict,
-                "reason": self.reason, "runs": self.how or None, "via": self.via or None,
-                "device_code": self.code or None, "cpu_code": self.cpu.to_json() if self.cpu else None}
+        return {
+            "file": self.cand.filename,
+            "url": str(self.cand.url),
+            "index": str(self.cand.index),
+            "cuda": self.cand.cuda or None,
+            "version": self.version or None,
+            "verdict": self.verdict,
+            "reason": self.reason,
+            "runs": self.how or None,
+            "via": self.via or None,
+            "device_code": self.code or None,
+            "cpu_code": self.cpu.to_json() if self.cpu else None,
+        }
 
 
 @dataclass(frozen=True)
@@ -111,12 +122,13 @@ class Plan:
 
 
 def cuda_of_url(url: str) -> str:
-    """"12.4" from an index folder `…/whl/cu124` or a release tag `…/v0.3.16-cu124/`; "" otherwise."""
+    """ "12.4" from an index folder `…/whl/cu124` or a release tag `…/v0.3.16-cu124/`; "" otherwise."""
     m = _CU_FOLDER.search(url.rstrip("/") + "/")
     return f"{m.group(1)[:-1]}.{m.group(1)[-1]}" if m else ""
 
 
 # ---- the driver ---------------------------------------------------------------------------------
+
 
 def driver_runs(cuda: str, m: Machine) -> tuple[bool, bool, str]:
     """(runs, PTX JIT possible, why) for a wheel built with `cuda` on this driver."""
@@ -128,10 +140,19 @@ def driver_runs(cuda: str, m: Machine) -> tuple[bool, bool, str]:
         if want <= have:
             return True, True, f"the driver runs CUDA <= {m.driver_cuda}"
         if want.major == have.major:
-            return True, False, (f"CUDA {cuda} through minor-version compatibility (the driver's CUDA is "
-                                 f"{m.driver_cuda}: its PTX cannot be JIT-compiled here)")
-        return False, False, (f"CUDA {cuda} needs a newer driver: this one ({m.driver or '?'}) runs "
-                              f"CUDA <= {m.driver_cuda}")
+            return (
+                True,
+                False,
+                (
+                    f"CUDA {cuda} through minor-version compatibility (the driver's CUDA is "
+                    f"{m.driver_cuda}: its PTX cannot be JIT-compiled here)"
+                ),
+            )
+        return (
+            False,
+            False,
+            (f"CUDA {cuda} needs a newer driver: this one ({m.driver or '?'}) runs CUDA <= {m.driver_cuda}"),
+        )
     floor = knowledge.driver_minimum(cuda, m.windows)
     if floor is None:
         return False, False, f"CUDA {cuda}: envmgr's driver table has no row for CUDA {want.major}"
@@ -141,6 +162,7 @@ def driver_runs(cuda: str, m: Machine) -> tuple[bool, bool, str]:
 
 
 # ---- the GPU ------------------------------------------------------------------------------------
+
 
 def covers(code: Code, m: Machine, jit_ok: bool, driver_why: str = "") -> tuple[str, str, str]:
     """(native | ptx-jit | "", via, why) for every GPU of the machine, by binaries/gpufit.py's rules (a cubin
@@ -152,8 +174,14 @@ def covers(code: Code, m: Machine, jit_ok: bool, driver_why: str = "") -> tuple[
         if fit.how == gpufit.NONE:
             return "", "", f"no device code for {name} (compute capability {cc}) runs there: {fit.detail}"
         if fit.how == gpufit.PTX_JIT and not jit_ok:
-            return "", "", (f"{name} (compute capability {cc}) would need PTX JIT of {fit.via}, and the driver is "
-                             f"older than the CUDA that wrote it ({driver_why})")
+            return (
+                "",
+                "",
+                (
+                    f"{name} (compute capability {cc}) would need PTX JIT of {fit.via}, and the driver is "
+                    f"older than the CUDA that wrote it ({driver_why})"
+                ),
+            )
         hows.append(fit.how)
         vias.append(fit.via)
     how = NATIVE if all(h == gpufit.NATIVE for h in hows) else PTX_JIT
@@ -174,11 +202,12 @@ def _words(code: Code) -> str:
 
 # ---- the plan -----------------------------------------------------------------------------------
 
+
 def _tags(filename: str, package: str) -> tuple[str, frozenset[str]]:
     """(version, tags) of a wheel of `package`; Unusable when the name says otherwise."""
     try:
         name, version, _, tags = parse_wheel_filename(filename)
-    except ValueError:     # InvalidWheelFilename, InvalidVersion, and int()'s limit on a 5,000-digit version (N15)
+    except ValueError:  # InvalidWheelFilename, InvalidVersion, and int()'s limit on a 5,000-digit version (N15)
         raise Unusable("not a wheel file name") from None
     if name != canonicalize_name(package):
         raise Unusable(f"a wheel of {name}, not {package}")
@@ -217,8 +246,16 @@ def allowed_versions(versions: Iterable[str], spec: SpecifierSet, pre: bool) -> 
     return set(spec.filter(set(versions), prereleases=True if pre else None))
 
 
-def plan(cands: Iterable[Candidate], m: Machine, package: str, spec: str | SpecifierSet, read_code: ReadCode,
-         limit: int = MAX_EXAMINED, pre: bool = False, read_cpu: ReadCpu | None = None) -> Plan:
+def plan(
+    cands: Iterable[Candidate],
+    m: Machine,
+    package: str,
+    spec: str | SpecifierSet,
+    read_code: ReadCode,
+    limit: int = MAX_EXAMINED,
+    pre: bool = False,
+    read_cpu: ReadCpu | None = None,
+) -> Plan:
     """Judge every candidate; read_code(cand) gives its DeviceCode (.cubin .ptx .cuda_imports) or raises Unusable,
     read_cpu(cand) its CPU code (a wheel the machine's CPU cannot run is refused: examine_cpu).
     A prerelease is considered only as pip would (allowed_versions; `pre` is --pre)."""
@@ -233,15 +270,22 @@ def plan(cands: Iterable[Candidate], m: Machine, package: str, spec: str | Speci
             worth.append((cand, version))
     allowed = allowed_versions((v for _, v in worth), spec, pre)
     for cand, version in [w for w in worth if w[1] not in allowed]:
-        judged[cand] = Judged(cand, REFUSED, f"version {version} is a prerelease: pip takes one only with --pre "
-                                             "or a spec that names it", version)
+        judged[cand] = Judged(
+            cand,
+            REFUSED,
+            f"version {version} is a prerelease: pip takes one only with --pre or a spec that names it",
+            version,
+        )
     worth = [w for w in worth if w[1] in allowed]
     best: Judged | None = None
     examined = 0
     for cand, version in sorted(worth, key=_order, reverse=True):
         if (best is not None and best.how == NATIVE) or examined >= limit:
-            why = "ranked below the chosen native wheel" if best and best.how == NATIVE else \
-                f"not examined: {limit} wheels were read already (pin a version to narrow the search)"
+            why = (
+                "ranked below the chosen native wheel"
+                if best and best.how == NATIVE
+                else f"not examined: {limit} wheels were read already (pin a version to narrow the search)"
+            )
             judged[cand] = Judged(cand, NOT_EXAMINED, why, version)
             continue
         examined += 1
@@ -269,8 +313,9 @@ def examine(cand: Candidate, version: str, m: Machine, read_code: ReadCode) -> J
     words = _words(code)
     cuda = cand.cuda or cuda_of_imports(code.cuda_imports)
     if not cuda:
-        return Judged(cand, REFUSED, "its CUDA is unknown (no cuXYZ folder or release tag, no CUDA import)", version,
-                      code=words)
+        return Judged(
+            cand, REFUSED, "its CUDA is unknown (no cuXYZ folder or release tag, no CUDA import)", version, code=words
+        )
     ok, jit_ok, why = driver_runs(cuda, m)
     if not ok:
         return Judged(cand, REFUSED, why, version, code=words)
@@ -285,10 +330,15 @@ def examine(cand: Candidate, version: str, m: Machine, read_code: ReadCode) -> J
 
 # The binaries a target Python loads, by the platform part of its tags (PEP 425): (format, machine) as
 # binaries/devicecode.py names them. A platform not listed here (macOS, an unknown one) is not judged.
-_LOADS = ((re.compile(r"^win_amd64$"), "pe", "x64"), (re.compile(r"^win32$"), "pe", "x86 (32-bit)"),
-          (re.compile(r"^win_arm64$"), "pe", "ARM64"), (re.compile(r"linux.*_x86_64$"), "elf", "x86-64"),
-          (re.compile(r"linux.*_aarch64$"), "elf", "AArch64"), (re.compile(r"linux.*_i686$"), "elf", "x86"),
-          (re.compile(r"linux.*_armv7l$"), "elf", "ARM"))
+_LOADS = (
+    (re.compile(r"^win_amd64$"), "pe", "x64"),
+    (re.compile(r"^win32$"), "pe", "x86 (32-bit)"),
+    (re.compile(r"^win_arm64$"), "pe", "ARM64"),
+    (re.compile(r"linux.*_x86_64$"), "elf", "x86-64"),
+    (re.compile(r"linux.*_aarch64$"), "elf", "AArch64"),
+    (re.compile(r"linux.*_i686$"), "elf", "x86"),
+    (re.compile(r"linux.*_armv7l$"), "elf", "ARM"),
+)
 
 
 def target_binaries(tags: Iterable[str]) -> tuple[str, str] | None:
@@ -313,9 +363,11 @@ def cannot_load(code: Code, m: Machine) -> str:
         if not getattr(b, "is_cuda", False) or fmt not in ("elf", "pe"):
             continue
         if fmt != want[0] or (machine and machine != want[1]):
-            return (f"its {str(b.name).rsplit('/', 1)[-1]} is {'an' if fmt == 'elf' else 'a'} {fmt.upper()} file "
-                    f"for {machine or 'an unknown machine'}; the target Python ({m.python or '?'}) loads "
-                    f"{want[0].upper()} files for {want[1]} only: it cannot load there")
+            return (
+                f"its {str(b.name).rsplit('/', 1)[-1]} is {'an' if fmt == 'elf' else 'a'} {fmt.upper()} file "
+                f"for {machine or 'an unknown machine'}; the target Python ({m.python or '?'}) loads "
+                f"{want[0].upper()} files for {want[1]} only: it cannot load there"
+            )
     return ""
 
 
@@ -336,7 +388,7 @@ def examine_cpu(j: Judged, m: Machine, read_cpu: ReadCpu) -> Judged:
 
 
 def cuda_of_imports(imports: Iterable[str]) -> str:
-    """"12" from libcudart.so.12 / cudart64_12.dll / cublas64_13.dll: the major only."""
+    """ "12" from libcudart.so.12 / cudart64_12.dll / cublas64_13.dll: the major only."""
     for name in imports:
         m = re.match(r"^(?:lib)?(?:cudart|cublas|cublasLt)(?:64)?[_.](?:so\.)?(\d+)", name, re.IGNORECASE)
         if m:

@@ -14,6 +14,7 @@ several folders (the CUDA is the folder's, not the name's), so a candidate is it
 Everything read is hostile: pages and wheels have size caps, link targets must be wheel basenames, a
 zip member is read only below a size cap. Fetching is remote.py's (Missing / Unreachable).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -42,14 +43,14 @@ OFFICIAL = "https://abetlen.github.io/llama-cpp-python/whl/"
 OFFICIAL_CUDA = ("cu132", "cu130", "cu125", "cu124", "cu123", "cu122", "cu121", "cu118")
 MAX_PAGE = 8 << 20
 MAX_WHEEL = 2 << 30
-PLAN_DEADLINE_S = 120.0     # every page and wheel of one plan together (N12)
+PLAN_DEADLINE_S = 120.0  # every page and wheel of one plan together (N12)
 
 
 @dataclass(frozen=True)
 class Listing:
     index: IndexUrl
     candidates: tuple[Candidate, ...] = ()
-    problem: str = ""          # why nothing was listed (404, unreachable, not a PEP 503 page)
+    problem: str = ""  # why nothing was listed (404, unreachable, not a PEP 503 page)
     unreachable: bool = False
 
 
@@ -65,30 +66,34 @@ def configured(flags: tuple[str, ...], off: bool) -> tuple[tuple[str, ...], str]
         return tuple(flags), "--prebuilt-index"
     path = dirs.config_dir() / "config.toml"
     remedy = 'fix it: [wheels] prebuilt = ["https://…/whl/cu124/"]'
-    data = read_toml_file(path, "TOML file", remedy) or {}   # size and depth caps, read once (N7); too long: none (N8)
+    data = read_toml_file(path, "TOML file", remedy) or {}  # size and depth caps, read once (N7); too long: none (N8)
     table = data.get("wheels")
     value = table.get("prebuilt") if isinstance(table, dict) else None
     if value is not None:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise InputFileError(f"{path}: [wheels] prebuilt must be a list of URLs or folders",
-                                 'e.g. [wheels] prebuilt = ["https://abetlen.github.io/llama-cpp-python/whl/cu124/"]')
+            raise InputFileError(
+                f"{path}: [wheels] prebuilt must be a list of URLs or folders",
+                'e.g. [wheels] prebuilt = ["https://abetlen.github.io/llama-cpp-python/whl/cu124/"]',
+            )
         return tuple(v for v in value if v), f"[wheels] prebuilt in {path}"
     return default_indexes(), "llama-cpp-python's published cuXYZ indexes"
 
 
 # ---- listing ------------------------------------------------------------------------------------
 
+
 def parse_page(page: bytes, page_url: IndexUrl | str, index: IndexUrl | str) -> tuple[Candidate, ...]:
     """The wheel links of a PEP 503 project page (absolute release URLs or relative ones)."""
     index = IndexUrl.of(index)
-    try:     # the folder's cuXYZ from its URL form: `C:\\whl\\cu124` has no '/' around it
+    try:  # the folder's cuXYZ from its URL form: `C:\\whl\\cu124` has no '/' around it
         cuda = cuda_of_url(index.base().key())
     except NotAUrl:
         cuda = ""
-    return tuple(Candidate(link.url, link.filename, index, cuda or cuda_of_url(link.url.key()), link.hashes,
-                           link.problem)
-                 for link in pages.links(page, IndexUrl.of(page_url), MAX_PAGE)
-                 if pages.WHEEL_NAME.match(link.filename))
+    return tuple(
+        Candidate(link.url, link.filename, index, cuda or cuda_of_url(link.url.key()), link.hashes, link.problem)
+        for link in pages.links(page, IndexUrl.of(page_url), MAX_PAGE)
+        if pages.WHEEL_NAME.match(link.filename)
+    )
 
 
 def list_index(given: IndexUrl | str, package: str, deadline: remote.Deadline | None = None) -> Listing:
@@ -114,8 +119,7 @@ def list_index(given: IndexUrl | str, package: str, deadline: remote.Deadline | 
         return Listing(index, problem=f"its page for {package} is over {MAX_PAGE >> 20} MiB: not read")
     found = parse_page(page, page_url, index)
     if not found:
-        return Listing(index, problem=f"{page_url} lists no wheels (not a PEP 503 project page, or an "
-                                      "empty one)")
+        return Listing(index, problem=f"{page_url} lists no wheels (not a PEP 503 project page, or an empty one)")
     return Listing(index, found)
 
 
@@ -123,12 +127,13 @@ def _flat_folder(folder: Path, index: IndexUrl) -> Listing:
     links = pages.folder_wheels(folder)
     if not links:
         return Listing(index, problem=f"{index} holds no wheels and no {{package}}/index.html")
-    cuda = cuda_of_url(folder.resolve().as_uri())     # a URI: '/' before the folder name on Windows too
+    cuda = cuda_of_url(folder.resolve().as_uri())  # a URI: '/' before the folder name on Windows too
     return Listing(index, tuple(Candidate(link.url, link.filename, index, cuda) for link in links))
 
 
-def list_all(indexes: Iterable[IndexUrl | str], package: str, say: Callable[[str], None],
-             deadline: remote.Deadline | None = None) -> list[Listing]:
+def list_all(
+    indexes: Iterable[IndexUrl | str], package: str, say: Callable[[str], None], deadline: remote.Deadline | None = None
+) -> list[Listing]:
     """Every index's listing, said in one line each; an unreachable host is asked once."""
     out: list[Listing] = []
     dead: dict[str, str] = {}
@@ -136,7 +141,7 @@ def list_all(indexes: Iterable[IndexUrl | str], package: str, say: Callable[[str
         host = index.host
         if host and host in dead:
             out.append(Listing(index, problem=f"not asked: {dead[host]}", unreachable=True))
-            continue      # said once, for the first folder of that host
+            continue  # said once, for the first folder of that host
         listing = list_index(index, package, deadline)
         if listing.unreachable and host:
             dead[host] = f"{host} could not be reached"
@@ -146,6 +151,7 @@ def list_all(indexes: Iterable[IndexUrl | str], package: str, say: Callable[[str
 
 
 # ---- a candidate's wheel ------------------------------------------------------------------------
+
 
 def _where(cand: Candidate) -> str:
     """The candidate's URL as the download cache records it: without credentials (N2)."""
@@ -178,7 +184,7 @@ def read_code(cand: Candidate, deadline: remote.Deadline | None = None) -> devic
         downloads.used(slot)
         return facts
     root = downloads_dir()
-    downloads.prune()      # downloads no plan used for MAX_AGE_DAYS (audit N16: the folder only grew)
+    downloads.prune()  # downloads no plan used for MAX_AGE_DAYS (audit N16: the folder only grew)
     try:
         root.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=".download-", dir=root))
@@ -188,8 +194,14 @@ def read_code(cand: Candidate, deadline: remote.Deadline | None = None) -> devic
         path = tmp / cand.filename
         digests = _download(cand, path, deadline)
         code = wheel_code(path)
-        data = {"url": _where(cand), "wheel": cand.filename, "sha256": digests.sha256(),
-                "hashes": dict(cand.hashes), "size": path.stat().st_size, "device_code": code.to_json()}
+        data = {
+            "url": _where(cand),
+            "wheel": cand.filename,
+            "sha256": digests.sha256(),
+            "hashes": dict(cand.hashes),
+            "size": path.stat().st_size,
+            "device_code": code.to_json(),
+        }
         atomic_write(tmp / FACTS, dumps(data, indent=1).encode("utf-8"), backup=False)
         _keep(tmp, slot, cand)
     except OSError as exc:
@@ -207,7 +219,7 @@ def _keep(tmp: Path, slot: Path, cand: Candidate) -> None:
         if os.path.lexists(slot):
             if _cached_facts(slot, cand) is not None:
                 return
-            wheels.discard(slot, attempt)     # seen stale: renamed aside, never another install's fresh slot
+            wheels.discard(slot, attempt)  # seen stale: renamed aside, never another install's fresh slot
         try:
             os.replace(tmp, slot)
             return
@@ -240,10 +252,12 @@ def _cached_facts(slot: Path, cand: Candidate) -> devicecode.DeviceCode | None:
 def _download(cand: Candidate, path: Path, deadline: remote.Deadline | None) -> pages.Digests:
     digest, size = pages.Digests(cand.hashes), [0]
     with open(path, "wb") as fh:
+
         def sink(block: bytes) -> None:
-            size[0] += len(block)      # remote.read stops at MAX_WHEEL (limit=)
+            size[0] += len(block)  # remote.read stops at MAX_WHEEL (limit=)
             digest.update(block)
             fh.write(block)
+
         try:
             data = remote.read(cand.url, sink, limit=MAX_WHEEL, deadline=deadline)
             if data:
@@ -255,8 +269,10 @@ def _download(cand: Candidate, path: Path, deadline: remote.Deadline | None) -> 
     name = digest.mismatch()
     if name:
         want, got = dict(cand.hashes)[name], digest.hexdigest(name)
-        raise Unusable(f"the downloaded wheel ({size[0]} bytes) does not match the index's {name} "
-                       f"({want[:12]}…; got {got[:12]}…): corrupted or replaced")
+        raise Unusable(
+            f"the downloaded wheel ({size[0]} bytes) does not match the index's {name} "
+            f"({want[:12]}…; got {got[:12]}…): corrupted or replaced"
+        )
     return digest
 
 

@@ -7,6 +7,7 @@ standard library, its implementation, version, ABI flags, platform and C library
 derived here from those with envmgr's own `packaging.tags` for that version and platform, never for
 the interpreter running envmgr.
 """
+
 from __future__ import annotations
 
 import re
@@ -31,7 +32,8 @@ FACTS_SCRIPT = (
     "except ImportError:\n"
     "    try:\n        from pip._vendor.packaging import tags\n"
     "    except ImportError:\n        tags = None\n"
-    "print(json.dumps([str(t) for t in tags.sys_tags()][:5000] if tags else []))\n")
+    "print(json.dumps([str(t) for t in tags.sys_tags()][:5000] if tags else []))\n"
+)
 MAX_TAGS = 5000
 _GLIBC = re.compile(r"^glibc (\d+)\.(\d+)")
 _MAC = re.compile(r"^macosx-(\d+)\.(\d+)-(\w+)$")
@@ -50,7 +52,7 @@ def _platforms(facts: Mapping[str, Any]) -> list[str]:
     tag = platform_tag(plat)
     glibc = _GLIBC.match(str(facts.get("libc", "")))
     if tag.startswith("linux_") and glibc:
-        arch, minor = tag[len("linux_"):], int(glibc.group(2))
+        arch, minor = tag[len("linux_") :], int(glibc.group(2))
         many = [f"manylinux_{glibc.group(1)}_{m}_{arch}" for m in range(minor, 4, -1)]
         legacy = {17: "manylinux2014", 12: "manylinux2010", 5: "manylinux1"}
         many += [f"{legacy[m]}_{arch}" for m in sorted(legacy, reverse=True) if m <= minor]
@@ -67,8 +69,10 @@ def derived(facts: Mapping[str, Any]) -> tuple[str, ...]:
     digits = f"{version[0]}{version[1]}"
     if facts.get("impl") == "cpython":
         abi = f"cp{digits}{'t' if facts.get('nogil') else ''}{'d' if facts.get('debug') else ''}"
-        found = [*ptags.cpython_tags(version, [abi], platforms),
-                 *ptags.compatible_tags(version, f"cp{digits}", platforms)]
+        found = [
+            *ptags.cpython_tags(version, [abi], platforms),
+            *ptags.compatible_tags(version, f"cp{digits}", platforms),
+        ]
     else:
         interp = f"{ptags.INTERPRETER_SHORT_NAMES.get(str(facts.get('impl')), str(facts.get('impl')))}{digits}"
         abi = platform_tag(str(facts.get("soabi", ""))) or "none"

@@ -7,6 +7,7 @@ the local cache. Anything wrong ends in one line saying what and "building inste
 an optimisation, never a reason for an install to fail. http and urllib are imported only here,
 and only when an index is used.
 """
+
 from __future__ import annotations
 
 import errno
@@ -35,14 +36,22 @@ from envmgr.wheels import store as wheels
 from envmgr.wheels.url import IndexUrl
 from envmgr.wheels.url import redact as redact  # the one redaction (wheels/url.py), named here as before
 
-if TYPE_CHECKING:   # urllib.request is imported only when an index is read
+if TYPE_CHECKING:  # urllib.request is imported only when an index is read
     import urllib.request
 
 TIMEOUT_S = 20
 _DIST = re.compile(r"\.(whl|tar\.gz|zip|tar\.bz2|tgz)$")
-LABELS = {"package": "package", "version": "version", "source": "source", "cuda": "CUDA",
-          "archs": "CUDA architectures", "generator": "generator", "cmake_args": "CMAKE_ARGS",
-          "python_tag": "Python", "platform": "platform"}
+LABELS = {
+    "package": "package",
+    "version": "version",
+    "source": "source",
+    "cuda": "CUDA",
+    "archs": "CUDA architectures",
+    "generator": "generator",
+    "cmake_args": "CMAKE_ARGS",
+    "python_tag": "Python",
+    "platform": "platform",
+}
 
 
 class _OneLine:
@@ -72,11 +81,12 @@ class Candidate:
     url: IndexUrl
     sha256: str | None
     key: wheels.WheelKey | None
-    hashes: tuple[tuple[str, str], ...] = ()    # every hash the link states (pages.parse_hashes)
-    problem: str = ""                           # a malformed or unknown hash: refused
+    hashes: tuple[tuple[str, str], ...] = ()  # every hash the link states (pages.parse_hashes)
+    problem: str = ""  # a malformed or unknown hash: refused
 
 
 # --- configuration --------------------------------------------------------------------------------
+
 
 def configured_index(flag: str | None) -> str | None:
     """--wheel-index, else ENVMGR_WHEEL_INDEX, else `[wheels] index` in <config dir>/config.toml.
@@ -88,13 +98,15 @@ def configured_index(flag: str | None) -> str | None:
         return given or None
     path = config_file()
     remedy = 'fix it: [wheels] index = "https://…/simple/" or a folder'
-    data = read_toml_file(path, "TOML file", remedy)   # None for none, or for a name too long
+    data = read_toml_file(path, "TOML file", remedy)  # None for none, or for a name too long
     if data is None:
         return None
     value = data.get("wheels", {}).get("index") if isinstance(data.get("wheels"), dict) else None
     if value is not None and not isinstance(value, str):
-        raise InputFileError(f"{path}: [wheels] index must be a string (a URL or a folder)",
-                             'e.g. [wheels] index = "https://example.org/wheels/"')
+        raise InputFileError(
+            f"{path}: [wheels] index must be a string (a URL or a folder)",
+            'e.g. [wheels] index = "https://example.org/wheels/"',
+        )
     return value or None
 
 
@@ -111,7 +123,7 @@ def config_file() -> Path:
 PAGE_LIMIT = 16 * 1024 * 1024
 WHEEL_LIMIT = 8 * 1024 * 1024 * 1024
 DEADLINE_S = 60.0
-MIN_RATE = 100 * 1024           # bytes/s a download must average once DEADLINE_S has passed
+MIN_RATE = 100 * 1024  # bytes/s a download must average once DEADLINE_S has passed
 
 
 class Deadline:
@@ -129,8 +141,13 @@ class Deadline:
         return f"gave up after {self.seconds:.0f} s (the time allowed for all prebuilt indexes)"
 
 
-def read(url: IndexUrl | str, sink: Callable[[bytes], object] | None = None, *, limit: int | None = None,
-         deadline: Deadline | None = None) -> bytes:
+def read(
+    url: IndexUrl | str,
+    sink: Callable[[bytes], object] | None = None,
+    *,
+    limit: int | None = None,
+    deadline: Deadline | None = None,
+) -> bytes:
     """The bytes at url (or stream them to sink): Missing for 404, Unreachable for the rest (a
     message with the URL redacted). At most `limit` bytes; a page within DEADLINE_S, a stream (sink)
     at MIN_RATE after it, both within `deadline` when one is given. `limit` defaults to PAGE_LIMIT for
@@ -141,7 +158,7 @@ def read(url: IndexUrl | str, sink: Callable[[bytes], object] | None = None, *, 
         raise Unreachable(f"{url}: not read: {deadline.words()}")
     if url.scheme == "file":
         path = url.local_path()
-        if url.path().endswith("/"):     # what a static web server answers for a folder
+        if url.path().endswith("/"):  # what a static web server answers for a folder
             path = path / "index.html"
         try:
             return _read_local(path, sink, limit)
@@ -161,8 +178,11 @@ def _read_local(path: Path, sink: Callable[[bytes], object] | None, limit: int) 
         if stat.S_ISDIR(st.st_mode):
             raise IsADirectoryError(errno.EISDIR, "it is a folder", str(path))
         if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
-            raise OSError(errno.EINVAL, "not a regular file" if not stat.S_ISREG(st.st_mode) else
-                          f"larger than {limit >> 20} MiB", str(path))
+            raise OSError(
+                errno.EINVAL,
+                "not a regular file" if not stat.S_ISREG(st.st_mode) else f"larger than {limit >> 20} MiB",
+                str(path),
+            )
         for block in iter(lambda: fh.read(1 << 20), b""):
             sink(block)
     return b""
@@ -193,8 +213,7 @@ def _opener(url: str, auth: tuple[str, str] | None) -> urllib.request.OpenerDire
     return urllib.request.build_opener(urllib.request.HTTPBasicAuthHandler(manager))
 
 
-def _read_http(url: IndexUrl, sink: Callable[[bytes], object] | None, limit: int,
-               deadline: Deadline | None) -> bytes:
+def _read_http(url: IndexUrl, sink: Callable[[bytes], object] | None, limit: int, deadline: Deadline | None) -> bytes:
     shown = str(url)
     try:
         clean, auth = _credentials(url)
@@ -202,7 +221,7 @@ def _read_http(url: IndexUrl, sink: Callable[[bytes], object] | None, limit: int
 
         request = urllib.request.Request(clean, headers={"User-Agent": "envmgr", "Accept": "text/html, */*"})
         opener = _opener(clean, auth)
-    except ValueError as exc:                  # `http://[::1`, a port that is no number
+    except ValueError as exc:  # `http://[::1`, a port that is no number
         raise Unreachable(f"{shown}: not a valid URL ({exc})") from None
     got: list[bytes] = []
     state = _Transfer(sink or got.append, limit)
@@ -218,14 +237,20 @@ def _read_http(url: IndexUrl, sink: Callable[[bytes], object] | None, limit: int
             watch.ticker.done()
     if state.error is not None:
         error = _http_error(state.error, shown)
-        if isinstance(error, (Missing, Unreachable)):      # urllib's words may quote a redirect's URL
+        if isinstance(error, (Missing, Unreachable)):  # urllib's words may quote a redirect's URL
             raise type(error)(url.scrub(str(error)))
         raise error
     return b"".join(got)
 
 
-def _wait_transfer(worker: threading.Thread, state: _Transfer, when: tuple[float, Deadline | None], shown: str,
-                   page: bool, watch: DownloadWatch | None) -> None:
+def _wait_transfer(
+    worker: threading.Thread,
+    state: _Transfer,
+    when: tuple[float, Deadline | None],
+    shown: str,
+    page: bool,
+    watch: DownloadWatch | None,
+) -> None:
     started, deadline = when
     while worker.is_alive():
         worker.join(0.2)
@@ -238,8 +263,11 @@ def _wait_transfer(worker: threading.Thread, state: _Transfer, when: tuple[float
             raise Unreachable(f"{shown}: {deadline.words()}")
         if worker.is_alive() and late > 0 and (page or state.count < MIN_RATE * (DEADLINE_S + late)):
             state.stop.set()
-            raise Unreachable(f"{shown}: no complete answer in {DEADLINE_S:.0f} s" if page else
-                              f"{shown}: slower than {MIN_RATE >> 10} KiB/s after {DEADLINE_S:.0f} s")
+            raise Unreachable(
+                f"{shown}: no complete answer in {DEADLINE_S:.0f} s"
+                if page
+                else f"{shown}: slower than {MIN_RATE >> 10} KiB/s after {DEADLINE_S:.0f} s"
+            )
 
 
 def _file_name(url: str) -> str:
@@ -251,7 +279,7 @@ class _Transfer:
 
     def __init__(self, sink: Callable[[bytes], object], limit: int) -> None:
         self.sink, self.limit, self.count = sink, limit, 0
-        self.total: int | None = None   # Content-Length, when the server gives it
+        self.total: int | None = None  # Content-Length, when the server gives it
         self.stop = threading.Event()
         self.error: BaseException | None = None
 
@@ -263,10 +291,11 @@ class _Transfer:
                     block = response.read1(1 << 16)
                     if self.stop.is_set():
                         return
-                    if not block:    # read1 says nothing when the server closes before Content-Length
+                    if not block:  # read1 says nothing when the server closes before Content-Length
                         if getattr(response, "length", None):
-                            raise _Cut(f"the connection closed after {self.count} bytes, "
-                                       f"{response.length} more announced")
+                            raise _Cut(
+                                f"the connection closed after {self.count} bytes, {response.length} more announced"
+                            )
                         return
                     self.count += len(block)
                     if self.count > self.limit:
@@ -294,7 +323,7 @@ def _http_error(exc: BaseException, shown: str) -> BaseException:
         reason = getattr(exc, "reason", None) or exc
         text = getattr(reason, "strerror", None) or reason
         return Unreachable(f"{shown}: {_one_line(text) or type(exc).__name__}")
-    return exc   # anything else is a bug of ours: not hidden
+    return exc  # anything else is a bug of ours: not hidden
 
 
 def _one_line(text: object) -> str:
@@ -317,8 +346,9 @@ def candidates(page: bytes, page_url: IndexUrl | str) -> tuple[list[Candidate], 
             key = wheels.key_from(loads_json(raw))
         except (ValueError, TypeError):
             key = None
-        found.append(Candidate(link.text or link.filename, link.url, link.hash("sha256"), key, link.hashes,
-                               link.problem))
+        found.append(
+            Candidate(link.text or link.filename, link.url, link.hash("sha256"), key, link.hashes, link.problem)
+        )
     return found, len(dists)
 
 
@@ -332,8 +362,9 @@ def differences(theirs: wheels.WheelKey, ours: wheels.WheelKey) -> list[str]:
         if f.name == "archs" and b:
             wanted = set(re.split(r"[;,\s]+", b)) - set(re.split(r"[;,\s]+", a))
             if wanted:
-                out.append(f"built for CUDA architectures {a or 'none'}, "
-                           f"missing {';'.join(sorted(wanted))} wanted here")
+                out.append(
+                    f"built for CUDA architectures {a or 'none'}, missing {';'.join(sorted(wanted))} wanted here"
+                )
                 continue
         out.append(f"{LABELS[f.name]} {a or 'none'} (here: {b or 'none'})")
     return out
@@ -341,17 +372,19 @@ def differences(theirs: wheels.WheelKey, ours: wheels.WheelKey) -> list[str]:
 
 # --- the lookup ---------------------------------------------------------------------------------
 
-def fetch(given: IndexUrl | str, key: wheels.WheelKey, is_cuda: bool,
-          say: Callable[[str], object]) -> wheels.Entry | None:
+
+def fetch(
+    given: IndexUrl | str, key: wheels.WheelKey, is_cuda: bool, say: Callable[[str], object]
+) -> wheels.Entry | None:
     """The index's wheel for key, verified and stored in the local cache; None (said why) otherwise."""
-    index = IndexUrl.of(given)       # a password or token in the URL is never printed
+    index = IndexUrl.of(given)  # a password or token in the URL is never printed
     if not index.fetched and not os.path.isdir(index.folder()):
         say(f"the wheel index folder {index} does not exist; building instead")
         return None
     shown = str(index)
     try:
         page_url = pages.page_url(index, names.project_name(key.package))
-    except ValueError as exc:        # `http://[::1` (names.BadName is a ValueError too)
+    except ValueError as exc:  # `http://[::1` (names.BadName is a ValueError too)
         say(f"the wheel index {shown} is not a usable URL ({_one_line(exc)}); building instead")
         return None
     try:
@@ -383,8 +416,9 @@ def fetch(given: IndexUrl | str, key: wheels.WheelKey, is_cuda: bool,
 
 
 def _say_refused(found: list[Candidate], key: wheels.WheelKey, say: Callable[[str], object]) -> None:
-    same = [(c, c.key) for c in found
-            if c.key is not None and (c.key.version, c.key.source) == (key.version, key.source)]
+    same = [
+        (c, c.key) for c in found if c.key is not None and (c.key.version, c.key.source) == (key.version, key.source)
+    ]
     for cand, its in same[:5]:
         say(f"not using {cand.filename} ({its.digest()}): " + "; ".join(differences(its, key)))
     if len(same) > 5:
@@ -402,7 +436,7 @@ def _key_file(cand: Candidate, key: wheels.WheelKey) -> dict[str, Any]:
         raise Refused(f"its key file {shown} is missing") from None
     except Unreachable as exc:
         raise Refused(f"its key file cannot be read ({exc})") from None
-    except (UnicodeDecodeError, ValueError) as exc:   # loads_json: too deep is a ValueError too
+    except (UnicodeDecodeError, ValueError) as exc:  # loads_json: too deep is a ValueError too
         raise Refused(f"its key file {shown} is not valid JSON ({_one_line(exc)})") from None
     try:
         file_key = wheels.key_from(data["key"])
@@ -420,7 +454,7 @@ def _download(cand: Candidate, key: wheels.WheelKey, is_cuda: bool, say: Callabl
         raise Refused(cand.problem)
     if cand.sha256 is None:
         raise Refused("its link has no #sha256= hash")
-    try:   # the link text becomes a file name: a name, never a path (S1: `/abs/x`, `../../x`)
+    try:  # the link text becomes a file name: a name, never a path (S1: `/abs/x`, `../../x`)
         if names.wheel_project(cand.filename) != key.package:
             raise names.BadName(f"{cand.filename!r} is a wheel of another project")
     except names.BadName as exc:
@@ -433,33 +467,41 @@ def _download(cand: Candidate, key: wheels.WheelKey, is_cuda: bool, say: Callabl
         path = Path(names.under(tmp, cand.filename))
         digest = pages.Digests(cand.hashes)
         with open(path, "wb") as fh:
+
             def sink(block: bytes) -> None:
                 digest.update(block)
                 fh.write(block)
+
             try:
                 read(cand.url, sink, limit=WHEEL_LIMIT)
             except (Missing, Unreachable) as exc:
                 raise Refused(f"the wheel cannot be downloaded ({exc})") from None
         if digest.sha256() != cand.sha256:
-            raise Refused(f"the downloaded wheel ({path.stat().st_size} bytes) does not match its sha256 "
-                          "(truncated or corrupted on the server)")
+            raise Refused(
+                f"the downloaded wheel ({path.stat().st_size} bytes) does not match its sha256 "
+                "(truncated or corrupted on the server)"
+            )
         if digest.mismatch():
-            raise Refused(f"the downloaded wheel does not match its {digest.mismatch()} (truncated or corrupted "
-                          "on the server)")
+            raise Refused(
+                f"the downloaded wheel does not match its {digest.mismatch()} (truncated or corrupted on the server)"
+            )
         problems = wheels.check_wheel(path, key.package, is_cuda)
         if problems:
             raise Refused("; ".join(problems))
         from envmgr.errors import CheckFailed
 
         try:
-            entry = wheels.store(key, path, float(data.get("build_seconds", 0.0)), is_cuda,
-                                 str(data.get("created", "")))
+            entry = wheels.store(
+                key, path, float(data.get("build_seconds", 0.0)), is_cuda, str(data.get("created", ""))
+            )
         except CheckFailed as exc:
             raise Refused(exc.message) from None
     finally:
         import shutil
 
         shutil.rmtree(tmp, ignore_errors=True)
-    say(f"downloaded {cand.filename} from the wheel index (sha256 ok{', CUDA backend inside' if is_cuda else ''}); "
-        f"cached as {entry.key.digest()}")
+    say(
+        f"downloaded {cand.filename} from the wheel index (sha256 ok{', CUDA backend inside' if is_cuda else ''}); "
+        f"cached as {entry.key.digest()}"
+    )
     return entry

@@ -8,6 +8,7 @@ works: the system releases the lock when the process ends, however it ends. `swe
 folders whose lock it can take, so it never touches a live concurrent publisher's work; a folder with
 no lock file (a publisher killed between the two steps, or an older envmgr) goes once it is an hour old.
 """
+
 from __future__ import annotations
 
 import os
@@ -82,7 +83,7 @@ def sweep(project: Path) -> list[str]:
 def _orphan(folder: Path, lock: Path) -> bool:
     try:
         fd = os.open(lock, os.O_RDWR)
-    except OSError:   # no lock file: only an old folder is an orphan
+    except OSError:  # no lock file: only an old folder is an orphan
         try:
             return time.time() - folder.stat().st_mtime > ORPHAN_AGE_S
         except OSError:

@@ -9,6 +9,7 @@ temporary paths). An entry is one folder, `<cache>/wheels/<digest>/`, with the w
 `entry.json` (sha256, the key, build time, CMAKE_ARGS). A wheel whose hash or zip is broken is
 discarded, never installed.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -37,20 +38,20 @@ SIDECAR = "entry.json"
 MAX_BUILD_SECONDS = 365 * 24 * 3600
 
 MAX_BINARIES = 4096
-PLACE_TRIES = 20          # renames of a new entry into place while other installs race for the same key
+PLACE_TRIES = 20  # renames of a new entry into place while other installs race for the same key
 
 
 @dataclass(frozen=True)
 class WheelKey:
-    package: str          # PEP 503 normalized
+    package: str  # PEP 503 normalized
     version: str
-    source: str           # "index" for a requirement, "file:<sha256[:16]>" for a local archive
-    cuda: str             # "13.0"; "" for a CPU build
-    archs: str            # "90" / "86;89": CMAKE_CUDA_ARCHITECTURES or TORCH_CUDA_ARCH_LIST
-    generator: str        # "Ninja", "Visual Studio 17 2022", or "default"
-    cmake_args: str       # the CMAKE_ARGS the build ran with
-    python_tag: str       # "cp312"
-    platform: str         # "linux_x86_64", "win_amd64"
+    source: str  # "index" for a requirement, "file:<sha256[:16]>" for a local archive
+    cuda: str  # "13.0"; "" for a CPU build
+    archs: str  # "90" / "86;89": CMAKE_CUDA_ARCHITECTURES or TORCH_CUDA_ARCH_LIST
+    generator: str  # "Ninja", "Visual Studio 17 2022", or "default"
+    cmake_args: str  # the CMAKE_ARGS the build ran with
+    python_tag: str  # "cp312"
+    platform: str  # "linux_x86_64", "win_amd64"
 
     def digest(self) -> str:
         blob = dumps(asdict(self), sort_keys=True)
@@ -61,11 +62,11 @@ class WheelKey:
 class Entry:
     key: WheelKey
     folder: Path
-    wheel: str            # file name inside folder
+    wheel: str  # file name inside folder
     sha256: str
     build_seconds: float
     created: str
-    device_code: DeviceCode | None = None   # None: an entry written before device code was recorded
+    device_code: DeviceCode | None = None  # None: an entry written before device code was recorded
 
     @property
     def path(self) -> Path:
@@ -74,9 +75,9 @@ class Entry:
 
 @dataclass(frozen=True)
 class SpecInfo:
-    name: str | None      # normalized
-    version: str | None   # None: not pinned, known only after the build
-    source: str | None    # None: not cacheable (a source folder can change under the same version)
+    name: str | None  # normalized
+    version: str | None  # None: not pinned, known only after the build
+    source: str | None  # None: not cacheable (a source folder can change under the same version)
 
 
 def normalize(name: str) -> str:
@@ -191,12 +192,18 @@ def _read_entry(folder: Path) -> Entry | None:
     """The entry in folder; None when its entry.json is unreadable, or names a key or a wheel that
     is not a name (a tampered or merged cache: `../x` must never become a path)."""
     try:
-        data = read_json_file(folder / SIDECAR, "key file", "")   # a FIFO or /dev/zero: refused at once
+        data = read_json_file(folder / SIDECAR, "key file", "")  # a FIFO or /dev/zero: refused at once
         if not isinstance(data, dict) or data.get("schema") != ENTRY_SCHEMA:
             return None
-        return Entry(key_from(data["key"]), folder, names.wheel_filename(data["wheel"]), str(data["sha256"]),
-                     seconds(data.get("build_seconds", 0.0)), str(data.get("created", "")),
-                     from_json(data.get("device_code")))
+        return Entry(
+            key_from(data["key"]),
+            folder,
+            names.wheel_filename(data["wheel"]),
+            str(data["sha256"]),
+            seconds(data.get("build_seconds", 0.0)),
+            str(data.get("created", "")),
+            from_json(data.get("device_code")),
+        )
     except (InputFileError, OSError, ValueError, KeyError, TypeError, RecursionError, MemoryError):
         return None
 
@@ -224,7 +231,7 @@ def lookup(key: WheelKey, cuda: bool, warn: Callable[[str], object]) -> Entry | 
         problems.append("its entry.json is missing, unreadable or for another key")
     elif why := wheel_problem(entry):
         problems.append(f"{entry.wheel} {why}")
-    elif cuda and entry.device_code is not None:   # recorded when stored; the sha256 says it is the same wheel
+    elif cuda and entry.device_code is not None:  # recorded when stored; the sha256 says it is the same wheel
         problems += _zip_problems(entry.path) or cuda_problems(entry.device_code)
     else:
         problems += check_wheel(entry.path, key.package, cuda)
@@ -251,9 +258,11 @@ def store(key: WheelKey, wheel: Path, build_seconds: float, cuda: bool, created:
     if code is not None and cuda:
         problems = cuda_problems(code)
     if problems:
-        raise CheckFailed(f"{wheel.name} was not stored and will not be installed: {'; '.join(problems)}",
-                          "the build did not enable CUDA: check CMAKE_ARGS in `envmgr export --recipe ...` and "
-                          "the build log (`-v`) for 'CUDA not found' or old flags (envmgr doctor)")
+        raise CheckFailed(
+            f"{wheel.name} was not stored and will not be installed: {'; '.join(problems)}",
+            "the build did not enable CUDA: check CMAKE_ARGS in `envmgr export --recipe ...` and "
+            "the build log (`-v`) for 'CUDA not found' or old flags (envmgr doctor)",
+        )
     folder = wheels_dir() / key.digest()
     staging = folder.with_name(f".{folder.name}.{os.getpid()}.tmp")
     shutil.rmtree(staging, ignore_errors=True)
@@ -261,9 +270,15 @@ def store(key: WheelKey, wheel: Path, build_seconds: float, cuda: bool, created:
         staging.mkdir(parents=True)
         shutil.copyfile(wheel, staging / wheel.name)
         sha = file_sha256(staging / wheel.name)
-        data = {"schema": ENTRY_SCHEMA, "key": asdict(key), "wheel": wheel.name, "sha256": sha,
-                "build_seconds": build_seconds, "created": created,
-                "device_code": code.to_json() if code is not None else None}
+        data = {
+            "schema": ENTRY_SCHEMA,
+            "key": asdict(key),
+            "wheel": wheel.name,
+            "sha256": sha,
+            "build_seconds": build_seconds,
+            "created": created,
+            "device_code": code.to_json() if code is not None else None,
+        }
         atomic_write(staging / SIDECAR, dumps(data, indent=2, sort_keys=True).encode("utf-8"), backup=False)
         won = _place(staging, folder, key, sha)
     except BaseException:  # Ctrl+C while copying included: no half-written staging folder stays
@@ -287,7 +302,7 @@ def _place(staging: Path, folder: Path, key: WheelKey, sha: str) -> Entry | None
     install never deletes the entry another one has just placed. None: ours is in place."""
     for attempt in range(PLACE_TRIES):
         if os.path.lexists(folder):
-            there = _same(folder, key, sha if attempt == 0 else None)   # after a lost race: any intact build
+            there = _same(folder, key, sha if attempt == 0 else None)  # after a lost race: any intact build
             if there is not None:
                 shutil.rmtree(staging, ignore_errors=True)
                 return there

@@ -11,6 +11,7 @@ pickled or hashed into bytes by mistake (it is no str).
 Redaction follows pip's: a password and every query value become `****`; a user name without a
 password (a token used as the user) becomes `****` too.
 """
+
 from __future__ import annotations
 
 import re
@@ -29,7 +30,7 @@ HIDDEN = "****"
 def _split(text: str) -> Any:
     try:
         parts = urlsplit(text)
-        _ = parts.port    # a port that is no number raises here
+        _ = parts.port  # a port that is no number raises here
     except ValueError as exc:
         raise NotAUrl(_reason(exc), "give an http(s):// or file:// URL, or a folder") from None
     return parts
@@ -45,11 +46,11 @@ def redact(text: str) -> str:
     """text fit for a message, a file or a key: a password and query values become ****, as pip shows
     them. A folder (`C:\\wheels` is no URL with scheme 'c') is returned as given."""
     if not _SCHEME.match(text):
-        tagged = _TAGGED.match(text)       # a cache key's source: `prebuilt:https://…`
-        return tagged.group(1) + redact(text[tagged.end(1):]) if tagged else text
+        tagged = _TAGGED.match(text)  # a cache key's source: `prebuilt:https://…`
+        return tagged.group(1) + redact(text[tagged.end(1) :]) if tagged else text
     try:
         parts = urlsplit(text)
-    except ValueError:                 # `http://[::1`: no parse, so hide whatever could be a secret
+    except ValueError:  # `http://[::1`: no parse, so hide whatever could be a secret
         head, _, query = text.partition("?")
         head = re.sub(r"^([^:]+://)[^/?#]*@", rf"\1{HIDDEN}@", head)
         return head + (("?" + _hide_query(query.partition("#")[0])) if "?" in text else "")
@@ -64,8 +65,9 @@ def _hide_query(query: str) -> str:
     if not query:
         return ""
     # a bare `?TOKEN` is a value too: only an empty part stays as it is
-    return "&".join(f"{k}={HIDDEN}" if sep else (HIDDEN if k else k) for k, sep, _ in
-                    (q.partition("=") for q in query.split("&")))
+    return "&".join(
+        f"{k}={HIDDEN}" if sep else (HIDDEN if k else k) for k, sep, _ in (q.partition("=") for q in query.split("&"))
+    )
 
 
 def holds_secret(text: str) -> bool:
@@ -104,7 +106,7 @@ class IndexUrl:
     def __hash__(self) -> int:
         return hash(("IndexUrl", self._text))
 
-    def __reduce__(self) -> NoReturn:     # pickle: the secret would travel in clear
+    def __reduce__(self) -> NoReturn:  # pickle: the secret would travel in clear
         raise TypeError("an IndexUrl is not pickled (it may hold a credential)")
 
     def __copy__(self) -> IndexUrl:
@@ -131,7 +133,7 @@ class IndexUrl:
         userinfo = authority.rpartition("@")[0]
         user, colon, password = userinfo.partition(":")
         found = {password} if colon else {user}
-        found |= {part for f in set(found) for part in unquote(f).split("@")}   # `user:a@b@host`: each part
+        found |= {part for f in set(found) for part in unquote(f).split("@")}  # `user:a@b@host`: each part
         query = self._text.partition("?")[2].partition("#")[0]
         found |= {q.partition("=")[2] if "=" in q else q for q in query.split("&")}
         return {p for f in found for p in (f, unquote(f)) if len(p) >= 3}
@@ -156,7 +158,7 @@ class IndexUrl:
         except ValueError:
             return redact(self._text)
         netloc = (f"[{host}]" if ":" in host else host) + (f":{port}" if port else "")
-        query = "&".join(q.partition("=")[0] + "=" for q in parts.query.split("&") if "=" in q)   # `?TOKEN`: gone
+        query = "&".join(q.partition("=")[0] + "=" for q in parts.query.split("&") if "=" in q)  # `?TOKEN`: gone
         return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
 
     # ---- what a reader asks ---------------------------------------------------------------------
@@ -171,7 +173,7 @@ class IndexUrl:
         return self._text.split(":", 1)[0].lower() if _SCHEME.match(self._text) else ""
 
     def problem(self) -> str:
-        """"" for a usable URL or a folder, else why not ("not a URL (Invalid IPv6 URL)")."""
+        """ "" for a usable URL or a folder, else why not ("not a URL (Invalid IPv6 URL)")."""
         if not self.fetched:
             return ""
         try:
@@ -208,7 +210,7 @@ class IndexUrl:
             return IndexUrl(urlunsplit((parts.scheme, parts.netloc, path, parts.query, "")))
         try:
             return IndexUrl(self.folder().resolve().as_uri() + "/")
-        except (OSError, ValueError) as exc:     # NUL in the name, a symlink loop
+        except (OSError, ValueError) as exc:  # NUL in the name, a symlink loop
             raise NotAUrl(f"not a usable folder ({_reason(exc)})", "give an existing folder") from None
 
     def join(self, ref: str) -> IndexUrl:
@@ -229,7 +231,7 @@ class IndexUrl:
         """The folder a location that is no URL names (`~` expanded where there is such a home)."""
         try:
             return Path(self._text).expanduser()
-        except RuntimeError:       # `~nobody-here`: no such user, so no home to expand
+        except RuntimeError:  # `~nobody-here`: no such user, so no home to expand
             return Path(self._text)
 
     def local_path(self) -> Path:

@@ -1,4 +1,5 @@
 """Turn a gpu_proof.sh work folder into summary.json and summary.md (only what was measured)."""
+
 from __future__ import annotations
 
 import argparse
@@ -46,8 +47,10 @@ def main() -> int:
     env = read(work / "recipe_env.log")
     s = {
         "date": (re.search(r"^date: (.*)", pre, re.M) or [None, ""])[1],
-        "gpu": gpu.group(1) if gpu else "", "compute_cap": gpu.group(2) if gpu else "",
-        "driver": gpu.group(3) if gpu else "", "gpu_memory": gpu.group(4) if gpu else "",
+        "gpu": gpu.group(1) if gpu else "",
+        "compute_cap": gpu.group(2) if gpu else "",
+        "driver": gpu.group(3) if gpu else "",
+        "gpu_memory": gpu.group(4) if gpu else "",
         "nvcc": (re.search(r"^(Cuda compilation tools.*)", pre, re.M) or [None, ""])[1],
         "cores": (re.search(r"^cores: (\d+)", pre, re.M) or [None, ""])[1],
         "cmake": (re.search(r"^cmake: (.*)", pre, re.M) or [None, ""])[1],
@@ -76,29 +79,39 @@ def main() -> int:
 
 def render(s: dict) -> str:
     t = {k: v["seconds"] for k, v in s["steps"].items()}
-    lines = [f"# GPU proof {s['date']}", "",
-             f"- GPU: {s['gpu']} (compute capability {s['compute_cap']}, {s['gpu_memory']}), driver {s['driver']}",
-             f"- {s['nvcc']}; {s['cmake']}; {s['cores']} cores", ""]
+    lines = [
+        f"# GPU proof {s['date']}",
+        "",
+        f"- GPU: {s['gpu']} (compute capability {s['compute_cap']}, {s['gpu_memory']}), driver {s['driver']}",
+        f"- {s['nvcc']}; {s['cmake']}; {s['cores']} cores",
+        "",
+    ]
     lines += ["| step | seconds | exit |", "|---|---:|---:|"]
     lines += [f"| {k} | {v['seconds']:.1f} | {v['exit']} |" for k, v in s["steps"].items()]
     lines.append("")
     for name in ("recipe_build", "naive_build"):
         f = s[name]
         if f["cuda_objects"] or f["cuda_architectures"]:
-            lines.append(f"- {name}: {t.get(name, float('nan')):.1f} s, CMAKE_CUDA_ARCHITECTURES={f['cuda_architectures']}"
-                         f" (native: {f['cuda_architectures_native'] or '-'}), generator {f['generator']}, "
-                         f"{f['build_steps']} build steps, {f['cuda_objects']} CUDA objects")
+            lines.append(
+                f"- {name}: {t.get(name, float('nan')):.1f} s, CMAKE_CUDA_ARCHITECTURES={f['cuda_architectures']}"
+                f" (native: {f['cuda_architectures_native'] or '-'}), generator {f['generator']}, "
+                f"{f['build_steps']} build steps, {f['cuda_objects']} CUDA objects"
+            )
     if "reinstall_speedup" in s:
-        lines.append(f"- reinstall from the wheel cache: {t['reinstall_b']:.1f} s vs build {t['recipe_build']:.1f} s "
-                     f"= {s['reinstall_speedup']}x faster")
+        lines.append(
+            f"- reinstall from the wheel cache: {t['reinstall_b']:.1f} s vs build {t['recipe_build']:.1f} s "
+            f"= {s['reinstall_speedup']}x faster"
+        )
     if "naive_over_recipe" in s:
         lines.append(f"- naive build / recipe build = {s['naive_over_recipe']}")
     for tag in ("a", "b"):
         m = s.get(f"model_{tag}")
         if m:
-            lines.append(f"- model in venv {tag.upper()}: gpu_offload={m.get('gpu_offload')}, offloaded "
-                         f"{', '.join(m.get('offloaded', []))}, {m.get('cuda_init', '')}; {m.get('cuda_model_buffer', '')};"
-                         f" {len(m.get('tokens', []))} tokens in {m.get('gen_seconds')} s; problems: {m.get('problems')}")
+            lines.append(
+                f"- model in venv {tag.upper()}: gpu_offload={m.get('gpu_offload')}, offloaded "
+                f"{', '.join(m.get('offloaded', []))}, {m.get('cuda_init', '')}; {m.get('cuda_model_buffer', '')};"
+                f" {len(m.get('tokens', []))} tokens in {m.get('gen_seconds')} s; problems: {m.get('problems')}"
+            )
     lines.append(f"- passed: {s['passed']}")
     return "\n".join(lines) + "\n"
 

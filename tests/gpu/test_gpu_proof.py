@@ -1,5 +1,6 @@
 """The GPU tier: runs only where ENVMGR_GPU_TESTS is set (the device machine), from the repo root,
 with .device/ prepared by tests/gpu/prepare.sh. Takes about 10 minutes (two CUDA builds)."""
+
 from __future__ import annotations
 
 import subprocess

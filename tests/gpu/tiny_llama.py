@@ -8,6 +8,7 @@ to the process's stderr, which only a parent can capture whole), then checks the
 llama_supports_gpu_offload() is True, the log says `offloaded N/N layers to GPU` with N > 0, the
 CUDA backend initialised (`ggml_cuda_init: found`), and tokens were generated. Exit 0 only then.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -17,17 +18,17 @@ import subprocess
 import sys
 import time
 
-N_EMBD, N_HEAD, N_FF, N_LAYER, N_CTX = 256, 4, 512, 4, 256   # head size 64: every CUDA kernel has it
+N_EMBD, N_HEAD, N_FF, N_LAYER, N_CTX = 256, 4, 512, 4, 256  # head size 64: every CUDA kernel has it
 
 
 def vocab() -> tuple[list[str], list[float], list[int]]:
     """A sentencepiece-style vocabulary: unk/bos/eos, the 256 byte tokens, then some words."""
     tokens = ["<unk>", "<s>", "</s>"] + [f"<0x{i:02X}>" for i in range(256)]
-    types = [2, 3, 3] + [6] * 256                      # UNKNOWN, CONTROL, BYTE
+    types = [2, 3, 3] + [6] * 256  # UNKNOWN, CONTROL, BYTE
     words = ["\u2581", "\u2581the", "\u2581a", "\u2581GPU", "\u2581hello", "\u2581world", "\u2581is", "\u2581on"]
     words += [f"\u2581{c}" for c in "bcdefghijklmnopqrstuvwxyz"] + list("abcdefghijklmnopqrstuvwxyz")
     tokens += words
-    types += [1] * len(words)                           # NORMAL
+    types += [1] * len(words)  # NORMAL
     scores = [0.0] * 259 + [-float(i) for i in range(len(words))]
     return tokens, scores, types
 
@@ -83,16 +84,19 @@ def child(model: str, n_tokens: int) -> None:
     """Runs in the child: load with every layer on the GPU, generate, print one RESULT line."""
     import llama_cpp
 
-    out = {"version": llama_cpp.__version__, "gpu_offload": bool(llama_cpp.llama_supports_gpu_offload()),
-           "system_info": llama_cpp.llama_print_system_info().decode(errors="replace"),
-           "lib": getattr(llama_cpp.llama_cpp, "_lib_base_name", "")}
+    out = {
+        "version": llama_cpp.__version__,
+        "gpu_offload": bool(llama_cpp.llama_supports_gpu_offload()),
+        "system_info": llama_cpp.llama_print_system_info().decode(errors="replace"),
+        "lib": getattr(llama_cpp.llama_cpp, "_lib_base_name", ""),
+    }
     t0 = time.perf_counter()
     llm = llama_cpp.Llama(model_path=model, n_gpu_layers=-1, n_ctx=N_CTX, seed=1, verbose=True)
     out["load_seconds"] = round(time.perf_counter() - t0, 3)
     prompt = llm.tokenize(b"hello world, the GPU is on")
     got = []
     t0 = time.perf_counter()
-    for tok in llm.generate(prompt, temp=0.0):       # generate() does not stop at EOS: exactly n_tokens
+    for tok in llm.generate(prompt, temp=0.0):  # generate() does not stop at EOS: exactly n_tokens
         got.append(int(tok))
         if len(got) >= n_tokens:
             break
@@ -143,10 +147,18 @@ def main() -> int:
         return 0
     if not a.skip_write:
         n_vocab = write_model(a.model)
-        print(f"wrote {a.model}: llama, {N_LAYER} layers, n_embd {N_EMBD}, {N_HEAD} heads, vocab {n_vocab}, "
-              f"random f32 weights", flush=True)
-    proc = subprocess.run([sys.executable, __file__, "--child", "--model", a.model, "--tokens", str(a.tokens)],
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
+        print(
+            f"wrote {a.model}: llama, {N_LAYER} layers, n_embd {N_EMBD}, {N_HEAD} heads, vocab {n_vocab}, "
+            f"random f32 weights",
+            flush=True,
+        )
+    proc = subprocess.run(
+        [sys.executable, __file__, "--child", "--model", a.model, "--tokens", str(a.tokens)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        errors="replace",
+    )
     print(proc.stdout, flush=True)
     res, problems = check(proc.stdout, a.tokens)
     res["child_exit"] = proc.returncode
@@ -156,8 +168,20 @@ def main() -> int:
     if a.json:
         with open(a.json, "w", encoding="utf-8") as fh:
             json.dump(res, fh, indent=2)
-    summary = {k: res.get(k) for k in ("version", "gpu_offload", "offloaded", "cuda_init", "device",
-                                       "cuda_model_buffer", "tokens", "load_seconds", "gen_seconds")}
+    summary = {
+        k: res.get(k)
+        for k in (
+            "version",
+            "gpu_offload",
+            "offloaded",
+            "cuda_init",
+            "device",
+            "cuda_model_buffer",
+            "tokens",
+            "load_seconds",
+            "gen_seconds",
+        )
+    }
     print("CHECKED " + json.dumps(summary), flush=True)
     for p in problems:
         print(f"FAIL: {p}", flush=True)

@@ -10,8 +10,13 @@ import pytest
 from tests.conftest import need
 
 CUDA_13_0 = Path("/usr/local/cuda-13.0")
-PIP_CUDA_13_2 = ("nvidia-cuda-nvcc==13.2.*", "nvidia-nvvm==13.2.*", "nvidia-cuda-crt==13.2.*",
-                 "nvidia-cuda-runtime==13.2.*", "nvidia-cuda-cccl==13.2.*")
+PIP_CUDA_13_2 = (
+    "nvidia-cuda-nvcc==13.2.*",
+    "nvidia-nvvm==13.2.*",
+    "nvidia-cuda-crt==13.2.*",
+    "nvidia-cuda-runtime==13.2.*",
+    "nvidia-cuda-cccl==13.2.*",
+)
 
 
 @pytest.fixture(scope="session")
@@ -32,7 +37,10 @@ def pip_cuda_venv(tmp_path_factory) -> Path:
     where = tmp_path_factory.mktemp("cu132") / "venv"
     venv.EnvBuilder(with_pip=True).create(where)
     py = where / "bin" / "python"
-    done = subprocess.run([str(py), "-m", "pip", "install", "-q", "--disable-pip-version-check",
-                           *PIP_CUDA_13_2], capture_output=True, text=True)
+    done = subprocess.run(
+        [str(py), "-m", "pip", "install", "-q", "--disable-pip-version-check", *PIP_CUDA_13_2],
+        capture_output=True,
+        text=True,
+    )
     need(done.returncode == 0, f"pip could not install the CUDA 13.2 wheels: {done.stderr[-400:]}")
     return where

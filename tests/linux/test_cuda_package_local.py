@@ -5,6 +5,7 @@ CUDA is refused; `envmgr verify` answers for it: device code found, no GPU here,
 The package's PEP 517 backend is in-tree (no network): it runs CMake with the recipe's CMAKE_ARGS and
 CUDACXX, then packs the built library into a wheel. CMake decides CUDA or not (-DTINYK_CUDA=ON/OFF).
 """
+
 from __future__ import annotations
 
 import json
@@ -32,7 +33,7 @@ else()
   add_library(tinyk SHARED plain.c)
 endif()
 """
-BACKEND = '''
+BACKEND = """
 import base64, hashlib, os, shlex, subprocess, tempfile, zipfile
 
 def _line(name, data):
@@ -55,9 +56,11 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
         for n, d in files.items():
             zf.writestr(n, d)
     return name
-'''
-RECIPE = ('schema = 1\nname = "{name}"\ndescription = "issue 21 test"\nkind = "cmake"\ncmake_args = ["{arg}"]\n'
-          'cuda_architectures = true\ngenerator = "auto"\n')
+"""
+RECIPE = (
+    'schema = 1\nname = "{name}"\ndescription = "issue 21 test"\nkind = "cmake"\ncmake_args = ["{arg}"]\n'
+    'cuda_architectures = true\ngenerator = "auto"\n'
+)
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +72,9 @@ def project(tmp_path_factory, cuda_13_0):
     (src / "tiny_kernel.cu").write_bytes(KERNEL.read_bytes())
     (src / "plain.c").write_text("int plain(int x) { return x + 1; }\n")
     (src / "backend.py").write_text(BACKEND)
-    (src / "pyproject.toml").write_text('[build-system]\nrequires = []\nbuild-backend = "backend"\nbackend-path = ["."]\n')
+    (src / "pyproject.toml").write_text(
+        '[build-system]\nrequires = []\nbuild-backend = "backend"\nbackend-path = ["."]\n'
+    )
     sdist = base / "tinyk-0.1.0.tar.gz"
     with tarfile.open(sdist, "w:gz") as tf:
         tf.add(src, arcname="tinyk-0.1.0")
@@ -82,27 +87,52 @@ def project(tmp_path_factory, cuda_13_0):
 
 def envmgr(base: Path, *args: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CUDA", "ENVMGR_"))}
-    env.update({"ENVMGR_CONFIG_DIR": str(base / "config"), "ENVMGR_CACHE_DIR": str(base / "cache"), "NO_COLOR": "1",
-                "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PYTHONPATH": str(ROOT)})
+    env.update(
+        {
+            "ENVMGR_CONFIG_DIR": str(base / "config"),
+            "ENVMGR_CACHE_DIR": str(base / "cache"),
+            "NO_COLOR": "1",
+            "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+            "PYTHONPATH": str(ROOT),
+        }
+    )
     return subprocess.run([sys.executable, "-m", "envmgr", *args], env=env, capture_output=True, text=True, timeout=300)
 
 
 def test_a_cuda_cmake_package_is_cached_with_its_cubins_and_verify_says_no_gpu(project):
     base, sdist = project
     py = make_venv(base / "venv")
-    out = envmgr(base, "install", "--cuda", "13.0", "--recipe", "tinyk-cuda", "--arch-list", "75;86", "--python",
-                 str(py), "--no-index", str(sdist))
+    out = envmgr(
+        base,
+        "install",
+        "--cuda",
+        "13.0",
+        "--recipe",
+        "tinyk-cuda",
+        "--arch-list",
+        "75;86",
+        "--python",
+        str(py),
+        "--no-index",
+        str(sdist),
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     [row] = json.loads(envmgr(base, "wheels", "list", "--json").stdout)["wheels"]
     # CMake's "75;86" is real and virtual for each: cubins and PTX
-    assert row["device_code"]["cubin"] == ["sm_75", "sm_86"] and row["device_code"]["ptx"] == ["compute_75", "compute_86"]
+    assert row["device_code"]["cubin"] == ["sm_75", "sm_86"] and row["device_code"]["ptx"] == [
+        "compute_75",
+        "compute_86",
+    ]
     assert row["key"]["archs"] == "75;86"
     assert "device code: cubin sm_75 sm_86; PTX compute_75 compute_86" in envmgr(base, "wheels", "list").stdout
     verify = envmgr(base, "verify", "tinyk", "--python", str(py), "--json")
     assert verify.returncode == 1, verify.stderr
     doc = json.loads(verify.stdout)
     steps = {s["name"]: s for s in doc["steps"]}
-    assert steps["load"]["status"] == "ok" and steps["cuda"]["summary"] == "device code: cubin sm_75 sm_86; PTX compute_75 compute_86"
+    assert (
+        steps["load"]["status"] == "ok"
+        and steps["cuda"]["summary"] == "device code: cubin sm_75 sm_86; PTX compute_75 compute_86"
+    )
     assert steps["gpu"]["status"] == "fail" and steps["gpu"]["failure"] == "F12"
     assert "no NVIDIA GPU here" in steps["gpu"]["summary"] and doc["ok"] is False and doc["proof"] is None
 
@@ -110,8 +140,20 @@ def test_a_cuda_cmake_package_is_cached_with_its_cubins_and_verify_says_no_gpu(p
 def test_the_same_package_without_cuda_is_refused(project):
     base, sdist = project
     py = make_venv(base / "venv-cpu")
-    out = envmgr(base, "install", "--cuda", "13.0", "--recipe", "tinyk-cpu", "--arch-list", "75", "--python",
-                 str(py), "--no-index", str(sdist))
+    out = envmgr(
+        base,
+        "install",
+        "--cuda",
+        "13.0",
+        "--recipe",
+        "tinyk-cpu",
+        "--arch-list",
+        "75",
+        "--python",
+        str(py),
+        "--no-index",
+        str(sdist),
+    )
     assert out.returncode == 1
     assert "CPU-only wheel" in out.stderr and "libtinyk.so" in out.stderr and ".nv_fatbin" in out.stderr
     assert subprocess.run([str(py), "-c", "import tinyk"], capture_output=True).returncode != 0

@@ -1,12 +1,12 @@
 """`envmgr doctor` on this Linux machine: it runs clean or only warns, and explains each warning."""
+
 from __future__ import annotations
 
 import sys
 
 import pytest
 
-pytestmark = [pytest.mark.linux,
-              pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux only")]
+pytestmark = [pytest.mark.linux, pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux only")]
 
 
 def _has_cublas(lib64: str) -> bool:

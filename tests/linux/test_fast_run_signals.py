@@ -1,6 +1,7 @@
 """Ctrl+C typed in a real terminal during `envmgr run -- CMD` on a cache hit (envmgr/fastpath/run.py):
 the command gets it, envmgr does not, and envmgr exits 130 as the full path does
 (tests/linux/test_interrupts.py drives the full path the same way)."""
+
 from __future__ import annotations
 
 import signal
@@ -27,10 +28,20 @@ def test_ctrl_c_reaches_the_command_and_envmgr_exits_130(env, tmp_path, path):
     store(env, PLAIN, watched, cuda="13.0")
     args = ["run", "--cuda", "13.0", "--", sys.executable, "-c", SLOW]
     assert _fast.plan(args, env) is not None
-    argv = ([str(Path(sys.executable).with_name("envmgr"))] if path == "fast"
-            else [sys.executable, "-c", "from envmgr.cli.main import main; main()"])
-    child = pexpect.spawn(argv[0], [*argv[1:], *args], env={**env, "TERM": "dumb"}, encoding="utf-8",
-                          timeout=15, cwd=str(tmp_path), dimensions=(40, 200))
+    argv = (
+        [str(Path(sys.executable).with_name("envmgr"))]
+        if path == "fast"
+        else [sys.executable, "-c", "from envmgr.cli.main import main; main()"]
+    )
+    child = pexpect.spawn(
+        argv[0],
+        [*argv[1:], *args],
+        env={**env, "TERM": "dumb"},
+        encoding="utf-8",
+        timeout=15,
+        cwd=str(tmp_path),
+        dimensions=(40, 200),
+    )
     child.expect("READY")
     start = time.monotonic()
     child.sendintr()
@@ -51,8 +62,14 @@ def test_a_signal_to_envmgr_alone_without_a_terminal_reaches_the_command(env, tm
     assert _fast.plan(args, env) is not None
     out = tmp_path / "out.txt"
     with open(out, "wb") as sink:
-        proc = subprocess.Popen([str(Path(sys.executable).with_name("envmgr")), *args], env=env, cwd=tmp_path,
-                                stdin=subprocess.DEVNULL, stdout=sink, start_new_session=True)
+        proc = subprocess.Popen(
+            [str(Path(sys.executable).with_name("envmgr")), *args],
+            env=env,
+            cwd=tmp_path,
+            stdin=subprocess.DEVNULL,
+            stdout=sink,
+            start_new_session=True,
+        )
         deadline = time.monotonic() + 15
         while "READY" not in out.read_text() and time.monotonic() < deadline:
             time.sleep(0.05)

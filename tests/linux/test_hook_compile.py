@@ -3,6 +3,7 @@ CUDA in its environment (as from a desktop shortcut), compiles a CUDA extension 
 torch.utils.cpp_extension.load does (find the toolkit from CUDA_HOME/CUDA_PATH, else nvcc on PATH; run
 nvcc; import the result). It fails without the hook, passes with it, and `hook remove` leaves the venv
 byte for byte as it was."""
+
 from __future__ import annotations
 
 import json
@@ -23,7 +24,7 @@ pytestmark = [pytest.mark.linux, pytest.mark.slow]
 # headers, then the module imported from the built file. torch would go on to try /usr/local/cuda,
 # which exists on this machine; that fall-back is left out because what is tested is what the running
 # process's environment holds.
-LOAD_LIKE = r'''
+LOAD_LIKE = r"""
 import importlib.util, os, shutil, subprocess, sys, sysconfig
 home = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH")
 if home is None:
@@ -39,9 +40,9 @@ spec = importlib.util.spec_from_file_location("hookext", out)
 module = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(module)
 print("cuda runtime", module.runtime_version())
-'''
+"""
 
-EXTENSION = r'''
+EXTENSION = r"""
 #include <Python.h>
 #include <cuda_runtime.h>
 __global__ void nothing() {}
@@ -53,7 +54,7 @@ static PyObject *runtime_version(PyObject *, PyObject *) {
 static PyMethodDef methods[] = {{"runtime_version", runtime_version, METH_NOARGS, ""}, {nullptr, nullptr, 0, nullptr}};
 static PyModuleDef def = {PyModuleDef_HEAD_INIT, "hookext", nullptr, -1, methods};
 PyMODINIT_FUNC PyInit_hookext(void) { return PyModule_Create(&def); }
-'''
+"""
 
 
 def _desktop_env() -> dict[str, str]:
@@ -75,8 +76,13 @@ def test_a_hooked_venv_compiles_and_loads_a_cuda_extension_in_process(tmp_path, 
     build.mkdir()
 
     def load() -> subprocess.CompletedProcess[str]:
-        return subprocess.run([str(python), str(tmp_path / "load_like.py"), str(build), str(tmp_path / "hookext.cu")],
-                              capture_output=True, text=True, env=_desktop_env(), timeout=300)
+        return subprocess.run(
+            [str(python), str(tmp_path / "load_like.py"), str(build), str(tmp_path / "hookext.cu")],
+            capture_output=True,
+            text=True,
+            env=_desktop_env(),
+            timeout=300,
+        )
 
     bare = load()
     assert bare.returncode != 0 and "no nvcc on PATH" in bare.stderr

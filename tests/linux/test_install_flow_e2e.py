@@ -9,6 +9,7 @@ machine with `--cuda 12.4`: that toolkit holds cuBLAS (its version.json lists li
 supports it and it builds for both GPUs, so doctor finds nothing blocking (its CUDA 13.0, without cuBLAS
 and too new for the driver, stops the flow: the last test). The --fix routes are test_install_fix.py's.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -32,11 +33,31 @@ def base(tmp_path_factory):
 
 def flow(base, cache: str, venv: str, fake: str, *extra: str, cuda: str = "12.4"):
     py = make_venv(base / venv)
-    env = {"ENVMGR_CONFIG_DIR": str(base / "config"), "ENVMGR_CACHE_DIR": str(base / cache),
-           "ENVMGR_WHEEL_INDEX": "", "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PYTHONPATH": str(base / fake / "site")}
-    return run_cli("--machine", str(MACHINE), "install", "--recipe", "fake-cuda", "--cuda", cuda, "--arch-list", "90",
-                   "--python", str(py), *extra, "llama-cpp-python", "--no-index", str(base / "fakecuda-1.2.3.tar.gz"),
-                   env=env)
+    env = {
+        "ENVMGR_CONFIG_DIR": str(base / "config"),
+        "ENVMGR_CACHE_DIR": str(base / cache),
+        "ENVMGR_WHEEL_INDEX": "",
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+        "PYTHONPATH": str(base / fake / "site"),
+    }
+    return run_cli(
+        "--machine",
+        str(MACHINE),
+        "install",
+        "--recipe",
+        "fake-cuda",
+        "--cuda",
+        cuda,
+        "--arch-list",
+        "90",
+        "--python",
+        str(py),
+        *extra,
+        "llama-cpp-python",
+        "--no-index",
+        str(base / "fakecuda-1.2.3.tar.gz"),
+        env=env,
+    )
 
 
 def test_built_then_cache_hit_then_from_the_index(base):
@@ -81,5 +102,5 @@ def test_the_real_doctor_step_stops_the_flow_before_a_build_with_cuda_13(base):
     r = flow(base, "cache-f", "f", "gpu", "--fix", cuda="13.0")
     assert r.code == 1 and "Traceback" not in r.stderr
     assert "envmgr doctor found 3 blocking problem(s): F13, F17, F24; nothing was built" in r.stderr
-    assert "envmgr shell --cuda 12.4" in r.stderr        # F24's fix: the toolkit that has cuBLAS
+    assert "envmgr shell --cuda 12.4" in r.stderr  # F24's fix: the toolkit that has cuBLAS
     assert not (base / "cache-f" / "wheels").exists() and r.stdout == ""

@@ -1,4 +1,5 @@
 """`envmgr shell` driven through a real pseudo-terminal: prompt marker, values, nesting, exit code."""
+
 from __future__ import annotations
 
 import os
@@ -9,7 +10,7 @@ import pytest
 
 from tests.conftest import Lazy, need
 
-pexpect = Lazy("pexpect")      # imported by the tests that drive a terminal, when they do
+pexpect = Lazy("pexpect")  # imported by the tests that drive a terminal, when they do
 pytestmark = [pytest.mark.linux]
 
 MARK = "(envmgr cuda-13.0)"
@@ -26,11 +27,23 @@ def spawn_shell(shell: str, tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CUDA", "ENVMGR_"))}
     from tests.conftest import ROOT
 
-    env.update(PYTHONPATH=str(ROOT), HOME=str(home), TERM="dumb", ENVMGR_CACHE_DIR=str(tmp_path / "cache"), NO_COLOR="1",
-               PATH="/usr/local/bin:/usr/bin:/bin")
-    child = pexpect.spawn(sys.executable, ["-m", "envmgr", "shell", "--shell", shell, "--cuda", "13.0"],
-                          env=env, encoding="utf-8", timeout=30, cwd=str(tmp_path),
-                          dimensions=(40, 250))
+    env.update(
+        PYTHONPATH=str(ROOT),
+        HOME=str(home),
+        TERM="dumb",
+        ENVMGR_CACHE_DIR=str(tmp_path / "cache"),
+        NO_COLOR="1",
+        PATH="/usr/local/bin:/usr/bin:/bin",
+    )
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "envmgr", "shell", "--shell", shell, "--cuda", "13.0"],
+        env=env,
+        encoding="utf-8",
+        timeout=30,
+        cwd=str(tmp_path),
+        dimensions=(40, 250),
+    )
     return child
 
 
@@ -55,8 +68,13 @@ def test_shell_has_marker_values_no_stacking_and_returns_the_exit_code(shell, tm
     child.expect_exact(MARK)
     # fish keeps PATH as a list: print its entries one per line there
     entries = "printf '%s\\n' $PATH" if shell == "fish" else "echo $PATH | tr ':' '\\n'"
-    count = ask(child, f"echo N=({entries} | grep -c '^/usr/local/cuda-13.0/bin$')" if shell == "fish"
-                else f"echo \"N=$({entries} | grep -c '^/usr/local/cuda-13.0/bin$')\"", r"N=(\d+)")
+    count = ask(
+        child,
+        f"echo N=({entries} | grep -c '^/usr/local/cuda-13.0/bin$')"
+        if shell == "fish"
+        else f"echo \"N=$({entries} | grep -c '^/usr/local/cuda-13.0/bin$')\"",
+        r"N=(\d+)",
+    )
     assert count == "1"
     child.sendline("exit")
     child.expect_exact(MARK)
@@ -81,8 +99,8 @@ def test_ctrl_c_reaches_the_child_not_envmgr(tmp_path, cuda_13_0):
     import time
 
     time.sleep(1)
-    child.sendintr()                                  # Ctrl+C: interrupts sleep inside the shell
-    child.expect_exact(MARK)                          # envmgr and the shell are still there
+    child.sendintr()  # Ctrl+C: interrupts sleep inside the shell
+    child.expect_exact(MARK)  # envmgr and the shell are still there
     child.sendline('echo "STATUS-$?"')
     child.expect(r"STATUS-(\d+)")
     assert child.match.group(1) == "130"
@@ -97,9 +115,23 @@ def test_run_passes_ctrl_c_to_the_command_and_returns_its_code(tmp_path, cuda_13
 
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CUDA", "ENVMGR_"))}
     env.update(PYTHONPATH=str(ROOT), ENVMGR_CACHE_DIR=str(tmp_path / "cache"))
-    child = pexpect.spawn(sys.executable, ["-m", "envmgr", "run", "--cuda", "13.0", "--", "bash", "-c",
-                                           "trap 'echo GOT-INT; exit 42' INT; echo READY; sleep 30"],
-                          env=env, encoding="utf-8", timeout=30)
+    child = pexpect.spawn(
+        sys.executable,
+        [
+            "-m",
+            "envmgr",
+            "run",
+            "--cuda",
+            "13.0",
+            "--",
+            "bash",
+            "-c",
+            "trap 'echo GOT-INT; exit 42' INT; echo READY; sleep 30",
+        ],
+        env=env,
+        encoding="utf-8",
+        timeout=30,
+    )
     child.expect("READY")
     child.sendintr()
     child.expect("GOT-INT")

@@ -4,6 +4,7 @@
 nothing half-written stays behind (the shell's temp folder, the wheel cache's build folder).
 The environment comes from a tiny snapshot (--from), so no toolkit is needed.
 """
+
 from __future__ import annotations
 
 import os
@@ -18,27 +19,39 @@ import pytest
 
 from tests.conftest import ROOT, Lazy
 
-pexpect = Lazy("pexpect")      # imported by the tests that drive a terminal, when they do
+pexpect = Lazy("pexpect")  # imported by the tests that drive a terminal, when they do
 pytestmark = [pytest.mark.linux, pytest.mark.posix]
 
 # READY only once the process that Ctrl+C must stop runs (with `sh -c '...; sleep'` a Ctrl+C between
 # the echo and the fork reached only sh, which catches SIGINT under -c, and the test hung)
-SLOW = ("import os, time; open('child.pid', 'w').write(str(os.getpid())); print('READY', flush=True); "
-        "time.sleep(30); print('DONE')")
+SLOW = (
+    "import os, time; open('child.pid', 'w').write(str(os.getpid())); print('READY', flush=True); "
+    "time.sleep(30); print('DONE')"
+)
 
 
 def snapshot(where: Path) -> Path:
     snap = where / "env.toml"
-    snap.write_text(f'schema = 1\nplatform = "linux"\n[summary]\ncuda_short = "9.9"\n[env]\nCUDA_HOME = "{where}"\n',
-                    encoding="utf-8")
+    snap.write_text(
+        f'schema = 1\nplatform = "linux"\n[summary]\ncuda_short = "9.9"\n[env]\nCUDA_HOME = "{where}"\n',
+        encoding="utf-8",
+    )
     return snap
 
 
 def environ(where: Path, **extra: str) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CUDA", "ENVMGR_"))}
-    (where / "tmp").mkdir(exist_ok=True)              # TMPDIR: where `shell` keeps its rc files
-    env.update(PYTHONPATH=str(ROOT), ENVMGR_CACHE_DIR=str(where / "cache"), NO_COLOR="1", HOME=str(where),
-               TERM="dumb", PATH="/usr/local/bin:/usr/bin:/bin", TMPDIR=str(where / "tmp"), **extra)
+    (where / "tmp").mkdir(exist_ok=True)  # TMPDIR: where `shell` keeps its rc files
+    env.update(
+        PYTHONPATH=str(ROOT),
+        ENVMGR_CACHE_DIR=str(where / "cache"),
+        NO_COLOR="1",
+        HOME=str(where),
+        TERM="dumb",
+        PATH="/usr/local/bin:/usr/bin:/bin",
+        TMPDIR=str(where / "tmp"),
+        **extra,
+    )
     env.pop("ENV", None)
     return env
 
@@ -48,8 +61,15 @@ def envmgr_argv(where: Path, *args: str) -> list[str]:
 
 
 def in_pty(where: Path, *args: str, timeout: int = 20):
-    return pexpect.spawn(sys.executable, envmgr_argv(where, *args), env=environ(where), encoding="utf-8",
-                         timeout=timeout, cwd=str(where), dimensions=(40, 200))
+    return pexpect.spawn(
+        sys.executable,
+        envmgr_argv(where, *args),
+        env=environ(where),
+        encoding="utf-8",
+        timeout=timeout,
+        cwd=str(where),
+        dimensions=(40, 200),
+    )
 
 
 def alive(pid_file: Path, grace: float = 3) -> bool:
@@ -87,17 +107,24 @@ def test_ctrl_c_typed_in_the_terminal_stops_the_command_and_envmgr_exits_130(tmp
     if log:
         text = (tmp_path / "build.log").read_text()
         assert "READY" in text and "DONE" not in text
-        assert "no known failure signature" not in child.before      # a stop, not a failure to diagnose
+        assert "no known failure signature" not in child.before  # a stop, not a failure to diagnose
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
 def test_a_signal_to_envmgr_under_log_reaches_the_command(tmp_path, sig):
     """Under --log the command has a session of its own: envmgr passes Ctrl+C (from a terminal whose
     input is not its stdin), SIGTERM and SIGHUP on, and returns 128 + N once the command has ended."""
-    proc = subprocess.Popen([sys.executable, *envmgr_argv(tmp_path, "run", "--log", str(tmp_path / "x.log"),
-                                                          "--", sys.executable, "-c", SLOW)],
-                            env=environ(tmp_path), cwd=tmp_path, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            *envmgr_argv(tmp_path, "run", "--log", str(tmp_path / "x.log"), "--", sys.executable, "-c", SLOW),
+        ],
+        env=environ(tmp_path),
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     _wait_for(tmp_path / "x.log", "READY")
     proc.send_signal(sig)
     assert proc.wait(timeout=10) == 128 + sig
@@ -111,14 +138,27 @@ def test_a_signal_to_envmgr_run_is_passed_to_the_command(tmp_path, sig):
     # swallowed and the command ran to its end (issue 11's open point)
     out = tmp_path / "out.txt"
     with open(out, "wb") as sink:
-        proc = subprocess.Popen([sys.executable, *envmgr_argv(tmp_path, "run", "--", "sh", "-c",
-                                                              "trap 'echo GOT; kill $!; exit 7' TERM HUP INT QUIT; "
-                                                              "echo READY; sleep 30 & wait; echo DONE")],
-                                env=environ(tmp_path), cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=sink,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                *envmgr_argv(
+                    tmp_path,
+                    "run",
+                    "--",
+                    "sh",
+                    "-c",
+                    "trap 'echo GOT; kill $!; exit 7' TERM HUP INT QUIT; echo READY; sleep 30 & wait; echo DONE",
+                ),
+            ],
+            env=environ(tmp_path),
+            cwd=tmp_path,
+            stdin=subprocess.DEVNULL,
+            stdout=sink,
+            start_new_session=True,
+        )
         _wait_for(out, "READY")
         proc.send_signal(sig)
-        assert proc.wait(timeout=10) == 7                  # the command's own answer to the signal
+        assert proc.wait(timeout=10) == 7  # the command's own answer to the signal
     assert "GOT" in out.read_text() and "DONE" not in out.read_text()
 
 
@@ -127,9 +167,14 @@ def test_a_signal_to_envmgr_run_is_passed_to_the_command(tmp_path, sig):
 def test_a_command_killed_by_a_signal_gives_128_plus_n(tmp_path, log, sig):
     # --log gave 241 and 247 (the negative status through sys.exit)
     extra = ["--log", str(tmp_path / "x.log")] if log else []
-    done = subprocess.run([sys.executable, *envmgr_argv(tmp_path, "run", *extra, "--", "sh", "-c",
-                                                        f"kill -{sig.name[3:]} $$")],
-                          env=environ(tmp_path), cwd=tmp_path, capture_output=True, text=True, timeout=30)
+    done = subprocess.run(
+        [sys.executable, *envmgr_argv(tmp_path, "run", *extra, "--", "sh", "-c", f"kill -{sig.name[3:]} $$")],
+        env=environ(tmp_path),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert done.returncode == 128 + sig, done.stderr
 
 
@@ -150,7 +195,7 @@ def test_ctrl_d_typed_in_the_terminal_ends_input_under_log(tmp_path):
     child = in_pty(tmp_path, "run", "--log", str(tmp_path / "x.log"), "--", "sh", "-c", "echo READY; cat")
     child.expect("READY")
     child.sendline("typed")
-    child.expect("typed\r\n.*typed")                   # the pty's echo, then cat's copy
+    child.expect("typed\r\n.*typed")  # the pty's echo, then cat's copy
     child.sendeof()
     assert ended(child) == 0
 
@@ -164,11 +209,11 @@ def test_ctrl_c_in_shell_stops_the_command_not_the_shell_and_exit_returns_130(tm
     child.expect_exact("(envmgr cuda-9.9)")
     assert list((tmp_path / "tmp").glob("envmgr-shell-*"))
     child.sendline(f'{sys.executable} -c "{SLOW}"')
-    child.expect("\nREADY")                           # the output, not the echo of the line typed
+    child.expect("\nREADY")  # the output, not the echo of the line typed
     child.sendintr()
-    child.expect_exact("(envmgr cuda-9.9)")           # the shell is still there, with its prompt
+    child.expect_exact("(envmgr cuda-9.9)")  # the shell is still there, with its prompt
     assert not alive(tmp_path / "child.pid")
-    child.sendline("exit")                             # exit's status is the last one: 130
+    child.sendline("exit")  # exit's status is the last one: 130
     assert ended(child) == 130
     assert not list((tmp_path / "tmp").glob("envmgr-shell-*"))
 
@@ -195,7 +240,7 @@ def _wait_for(path: Path, text: str, seconds: float = 15) -> None:
     raise AssertionError(f"{text!r} never appeared in {path}")
 
 
-SLOW_BACKEND = '''
+SLOW_BACKEND = """
 import os, time
 
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
@@ -205,7 +250,7 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
         f.write(str(os.getpid()))
     time.sleep(60)
     raise SystemExit("the test should have stopped this build")
-'''
+"""
 
 
 @pytest.mark.parametrize("how", ["ctrl-c", "sigterm"])
@@ -227,20 +272,43 @@ def test_install_stopped_during_the_build_ends_it_and_caches_nothing(tmp_path, h
     (tmp_path / "config" / "recipes").mkdir(parents=True)
     (tmp_path / "config" / "recipes" / "slow.toml").write_text(RECIPE.format(name="slow", args='"-DGGML_CUDA=on"'))
     pid_file = tmp_path / "build.pid"
-    env = environ(tmp_path, ENVMGR_CONFIG_DIR=str(tmp_path / "config"), SLOW_PID_FILE=str(pid_file),
-                  PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_INPUT="1")
-    argv = ["-m", "envmgr", "--machine", str(MACHINE), "install", "--recipe", "slow", "--arch-list", "90",
-            "--no-index", str(sdist)]
-    if how == "ctrl-c":                    # typed in a terminal
+    env = environ(
+        tmp_path,
+        ENVMGR_CONFIG_DIR=str(tmp_path / "config"),
+        SLOW_PID_FILE=str(pid_file),
+        PIP_DISABLE_PIP_VERSION_CHECK="1",
+        PIP_NO_INPUT="1",
+    )
+    argv = [
+        "-m",
+        "envmgr",
+        "--machine",
+        str(MACHINE),
+        "install",
+        "--recipe",
+        "slow",
+        "--arch-list",
+        "90",
+        "--no-index",
+        str(sdist),
+    ]
+    if how == "ctrl-c":  # typed in a terminal
         child = pexpect.spawn(sys.executable, argv, env=env, encoding="utf-8", timeout=60, cwd=str(tmp_path))
-    else:                                  # no terminal (CI, a service): its hangup would end the build anyway
+    else:  # no terminal (CI, a service): its hangup would end the build anyway
         out = open(tmp_path / "out.txt", "w+")
-        proc = subprocess.Popen([sys.executable, *argv], env=env, cwd=tmp_path, stdin=subprocess.DEVNULL,
-                                stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        proc = subprocess.Popen(
+            [sys.executable, *argv],
+            env=env,
+            cwd=tmp_path,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     _wait_for(pid_file, "", seconds=60)
     while not pid_file.read_text():
         time.sleep(0.05)
-    assert list((tmp_path / "cache" / "wheels").glob(".build-*"))             # pip wheel -w goes there
+    assert list((tmp_path / "cache" / "wheels").glob(".build-*"))  # pip wheel -w goes there
     if how == "ctrl-c":
         child.sendintr()
         code, text = ended(child), child.before
@@ -249,6 +317,6 @@ def test_install_stopped_during_the_build_ends_it_and_caches_nothing(tmp_path, h
         code, text = proc.wait(timeout=30), (out.seek(0), out.read())[1]
     assert code == (130 if how == "ctrl-c" else 143), text[-600:]
     assert "interrupted by" in text and "Traceback" not in text
-    assert not alive(pid_file)             # the build backend, pip's child, ended too
+    assert not alive(pid_file)  # the build backend, pip's child, ended too
     left = sorted(p.relative_to(tmp_path / "cache" / "wheels") for p in (tmp_path / "cache" / "wheels").rglob("*"))
     assert left == []

@@ -1,4 +1,5 @@
 """Discovery on this real Linux machine: its nvcc 13.0, and a pip-installed CUDA 13.2."""
+
 from __future__ import annotations
 
 import subprocess
@@ -32,8 +33,12 @@ def test_pip_installed_cuda_13_2_is_a_second_toolkit(cli, cuda_13_0, pip_cuda_ve
     result = cli("list", "--json", "--python", str(python))
     assert result.code == 0, result.stderr
     data = result.json()
-    site = subprocess.run([str(python), "-c", "import sysconfig;print(sysconfig.get_paths()['purelib'])"],
-                          capture_output=True, text=True, check=True).stdout.strip()
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig;print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     kit = _kit(data, f"{site}/nvidia/cu13")
     assert kit["version"].startswith("13.2.")
     assert kit["nvcc"] == f"{site}/nvidia/cu13/bin/nvcc"

@@ -8,6 +8,7 @@ and one CPU library, gcc-built at test time from tests/unit/wheels/test_cpucode.
 the recorded community-buildtools-cuda124 with `meta.cpu_flags` added: an AVX2 CPU without AVX-512 (the
 flags of a Haswell-class /proc/cpuinfo), or left out (unknown).
 """
+
 from __future__ import annotations
 
 import zipfile
@@ -28,7 +29,7 @@ HASWELL = ["fpu", "sse2", "ssse3", "sse4_1", "sse4_2", "avx", "avx2", "fma", "f1
 def record(tmp_path: Path, flags: list[str] | None) -> Path:
     doc = tomlkit.parse(MACHINE.read_text(encoding="utf-8"))
     if flags is not None:
-        doc["meta"]["cpu_flags"] = flags      # type: ignore[index]
+        doc["meta"]["cpu_flags"] = flags  # type: ignore[index]
     path = tmp_path / "machine.toml"
     path.write_text(tomlkit.dumps(doc), encoding="utf-8")
     return path
@@ -47,10 +48,23 @@ def publish(root: Path, base: str, version: str, cuda_lib: bytes, cpu_libs: dict
 
 
 def dry_run(tmp_path: Path, machine: Path, index: str):
-    env = {"ENVMGR_CACHE_DIR": str(tmp_path / "cache"), "ENVMGR_CONFIG_DIR": str(tmp_path / "config"),
-           "ENVMGR_WHEEL_INDEX": "", "ENVMGR_PREBUILT_INDEX": None}
-    return run_cli("--machine", str(machine), "install", "--prebuilt-index", index, "--dry-run", "--json",
-                   "llama-cpp-python", env=env)
+    env = {
+        "ENVMGR_CACHE_DIR": str(tmp_path / "cache"),
+        "ENVMGR_CONFIG_DIR": str(tmp_path / "config"),
+        "ENVMGR_WHEEL_INDEX": "",
+        "ENVMGR_PREBUILT_INDEX": None,
+    }
+    return run_cli(
+        "--machine",
+        str(machine),
+        "install",
+        "--prebuilt-index",
+        index,
+        "--dry-run",
+        "--json",
+        "llama-cpp-python",
+        env=env,
+    )
 
 
 def by_version(data: dict) -> dict[str, dict]:
@@ -59,33 +73,44 @@ def by_version(data: dict) -> dict[str, dict]:
 
 def test_an_avx512_wheel_is_refused_on_an_avx2_cpu_and_the_avx2_build_is_chosen(tmp_path, server, libs, kernels):  # noqa: F811
     root, base = server
-    official_pages(root, "cu124", {
-        "v0.3.16": [publish(root, base, "0.3.16", libs["sm75-sm89"], {"libggml-cpu.so": kernels["avx512.so"]})],
-        "v0.3.15": [publish(root, base, "0.3.15", libs["sm75-sm89"], {"libggml-cpu.so": kernels["avx2.so"]})]})
+    official_pages(
+        root,
+        "cu124",
+        {
+            "v0.3.16": [publish(root, base, "0.3.16", libs["sm75-sm89"], {"libggml-cpu.so": kernels["avx512.so"]})],
+            "v0.3.15": [publish(root, base, "0.3.15", libs["sm75-sm89"], {"libggml-cpu.so": kernels["avx2.so"]})],
+        },
+    )
     r = dry_run(tmp_path, record(tmp_path, HASWELL), f"{base}/llama-cpp-python/whl/cu124/")
     assert r.code == 0, r.stderr
     data = r.json()
     c = by_version(data)
     newer, older = c["0.3.16"], c["0.3.15"]
     assert newer["verdict"] == "refused"
-    assert newer["reason"].startswith("its CPU code likely needs AVX-512F; this CPU has AVX2 only "
-                                      "(the record's meta.cpu_flags)")
-    assert "llama_cpp/lib/libggml-cpu.so+0x" in newer["reason"]                 # the evidence: a sample offset
+    assert newer["reason"].startswith(
+        "its CPU code likely needs AVX-512F; this CPU has AVX2 only (the record's meta.cpu_flags)"
+    )
+    assert "llama_cpp/lib/libggml-cpu.so+0x" in newer["reason"]  # the evidence: a sample offset
     assert newer["cpu_code"]["how"] == "scan" and newer["cpu_code"]["certain"] is False
     assert newer["cpu_code"]["requires"] == ["avx512f", "avx2", "fma", "f16c"]
     assert newer["cpu_code"]["evidence"][0]["isa"] == "avx512f" and newer["cpu_code"]["evidence"][0]["hits"] >= 3
     assert older["verdict"] == "chosen" and older["runs"] == "native"
     assert "CPU: likely requires AVX2, FMA, F16C" in older["reason"]
-    assert data["prebuilt"]["machine"]["cpu"] == {"flags": sorted(["sse4_2", "avx", "avx2", "fma", "f16c", "bmi2"]),
-                                                  "source": "the record's meta.cpu_flags"}
+    assert data["prebuilt"]["machine"]["cpu"] == {
+        "flags": sorted(["sse4_2", "avx", "avx2", "fma", "f16c", "bmi2"]),
+        "source": "the record's meta.cpu_flags",
+    }
     assert "refused      llama_cpp_python-0.3.16" in r.stderr and "likely needs AVX-512F" in r.stderr
     assert "CPU AVX2 FMA F16C (the record's meta.cpu_flags)" in r.stderr
 
 
 def test_without_the_cpu_in_the_record_the_plan_says_unknown_and_keeps_the_newest(tmp_path, server, libs, kernels):  # noqa: F811
     root, base = server
-    official_pages(root, "cu124", {
-        "v0.3.16": [publish(root, base, "0.3.16", libs["sm75-sm89"], {"libggml-cpu.so": kernels["avx512.so"]})]})
+    official_pages(
+        root,
+        "cu124",
+        {"v0.3.16": [publish(root, base, "0.3.16", libs["sm75-sm89"], {"libggml-cpu.so": kernels["avx512.so"]})]},
+    )
     r = dry_run(tmp_path, record(tmp_path, None), f"{base}/llama-cpp-python/whl/cu124/")
     assert r.code == 0, r.stderr
     data = r.json()
@@ -95,8 +120,12 @@ def test_without_the_cpu_in_the_record_the_plan_says_unknown_and_keeps_the_newes
     assert data["prebuilt"]["machine"]["cpu"] == {"flags": None, "source": "the record has no meta.cpu_flags"}
 
 
-def test_a_wheel_of_ggml_cpu_variants_needs_its_lowest_and_names_the_one_ggml_would_load(tmp_path, server, libs,  # noqa: F811
-                                                                                        kernels):  # noqa: F811
+def test_a_wheel_of_ggml_cpu_variants_needs_its_lowest_and_names_the_one_ggml_would_load(
+    tmp_path,
+    server,
+    libs,  # noqa: F811
+    kernels,
+):  # noqa: F811
     root, base = server
     variants = {"libggml-cpu-haswell.so": kernels["avx2.so"], "libggml-cpu-skylakex.so": kernels["avx512.so"]}
     official_pages(root, "cu124", {"v0.3.16": [publish(root, base, "0.3.16", libs["sm75-sm89"], variants)]})

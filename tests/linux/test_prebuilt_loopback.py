@@ -14,6 +14,7 @@ The machine is the recorded community-buildtools-cuda124 (RTX 4070 SUPER, comput
 576.80: CUDA 12 yes, CUDA 13 no by the driver table, so nvcc 13.0's PTX ISA 9.0 cannot be JIT-compiled there),
 or for PTX the recorded vs2026-vs2022 (RTX 4060 Ti, 8.9, driver 596.36); the Python whose tags decide is this one.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -35,11 +36,13 @@ pytestmark = [pytest.mark.linux]
 NVCC = Path("/usr/local/cuda-13.0/bin/nvcc")
 KERNEL = Path(__file__).resolve().parents[1] / "corpus" / "devicecode" / "tiny_kernel.cu"
 MACHINE = Path(__file__).resolve().parents[1] / "machines" / "community-buildtools-cuda124.toml"
-NEW_DRIVER = MACHINE.with_name("vs2026-vs2022.toml")     # RTX 4060 Ti (8.9), driver 596.36
+NEW_DRIVER = MACHINE.with_name("vs2026-vs2022.toml")  # RTX 4060 Ti (8.9), driver 596.36
 TAG = "py3-none-manylinux_2_17_x86_64"
-GENCODES = {"sm75-sm89": ["arch=compute_75,code=sm_75", "arch=compute_89,code=sm_89"],
-            "ptx80": ["arch=compute_80,code=compute_80"],
-            "sm90-ptx90": ["arch=compute_90,code=sm_90", "arch=compute_90,code=compute_90"]}
+GENCODES = {
+    "sm75-sm89": ["arch=compute_75,code=sm_75", "arch=compute_89,code=sm_89"],
+    "ptx80": ["arch=compute_80,code=compute_80"],
+    "sm90-ptx90": ["arch=compute_90,code=sm_90", "arch=compute_90,code=compute_90"],
+}
 
 
 @pytest.fixture(scope="session")
@@ -61,11 +64,14 @@ def libs(tmp_path_factory) -> dict[str, bytes]:
 def make_wheel(folder: Path, version: str, lib: bytes) -> Path:
     name = f"llama_cpp_python-{version}-{TAG}.whl"
     info = f"llama_cpp_python-{version}.dist-info"
-    files = {"llama_cpp/__init__.py": b"__version__ = '" + version.encode() + b"'\n",
-             "llama_cpp/lib/libggml-cuda.so": lib,
-             f"{info}/METADATA": f"Metadata-Version: 2.1\nName: llama_cpp_python\nVersion: {version}\n".encode(),
-             f"{info}/WHEEL": ("Wheel-Version: 1.0\nGenerator: scikit-build-core\nRoot-Is-Purelib: false\n"
-                               f"Tag: {TAG}\n").encode()}
+    files = {
+        "llama_cpp/__init__.py": b"__version__ = '" + version.encode() + b"'\n",
+        "llama_cpp/lib/libggml-cuda.so": lib,
+        f"{info}/METADATA": f"Metadata-Version: 2.1\nName: llama_cpp_python\nVersion: {version}\n".encode(),
+        f"{info}/WHEEL": (
+            f"Wheel-Version: 1.0\nGenerator: scikit-build-core\nRoot-Is-Purelib: false\nTag: {TAG}\n"
+        ).encode(),
+    }
     record = "".join(f"{n},,\n" for n in files) + f"{info}/RECORD,,\n"
     folder.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(folder / name, "w", zipfile.ZIP_DEFLATED) as zf:
@@ -100,8 +106,12 @@ def publish(root: Path, base: str, cu: str, version: str, lib: bytes) -> str:
 
 
 def dry_run(tmp_path, *indexes: str, spec: str = "llama-cpp-python", machine: Path = MACHINE):
-    env = {"ENVMGR_CACHE_DIR": str(tmp_path / "cache"), "ENVMGR_CONFIG_DIR": str(tmp_path / "config"),
-           "ENVMGR_WHEEL_INDEX": "", "ENVMGR_PREBUILT_INDEX": None}
+    env = {
+        "ENVMGR_CACHE_DIR": str(tmp_path / "cache"),
+        "ENVMGR_CONFIG_DIR": str(tmp_path / "config"),
+        "ENVMGR_WHEEL_INDEX": "",
+        "ENVMGR_PREBUILT_INDEX": None,
+    }
     flags = [a for x in indexes for a in ("--prebuilt-index", x)]
     return run_cli("--machine", str(machine), "install", *flags, "--dry-run", "--json", spec, env=env)
 
@@ -112,8 +122,14 @@ def by_cuda(data) -> dict[str, dict]:
 
 def test_the_plan_over_an_official_layout_picks_native_and_says_why_not_the_others(tmp_path, server, libs):
     root, base = server
-    official_pages(root, "cu124", {"v0.3.16": [publish(root, base, "cu124", "0.3.16", libs["sm75-sm89"])],
-                                   "v0.3.15": [publish(root, base, "cu124", "0.3.15", libs["sm75-sm89"])]})
+    official_pages(
+        root,
+        "cu124",
+        {
+            "v0.3.16": [publish(root, base, "cu124", "0.3.16", libs["sm75-sm89"])],
+            "v0.3.15": [publish(root, base, "cu124", "0.3.15", libs["sm75-sm89"])],
+        },
+    )
     official_pages(root, "cu125", {"v0.3.16": [publish(root, base, "cu125", "0.3.16", libs["ptx80"])]})
     official_pages(root, "cu130", {"v0.3.16": [publish(root, base, "cu130", "0.3.16", libs["sm75-sm89"])]})
     folders = [f"{base}/llama-cpp-python/whl/{cu}/" for cu in ("cu130", "cu125", "cu124", "cu126")]
@@ -121,7 +137,7 @@ def test_the_plan_over_an_official_layout_picks_native_and_says_why_not_the_othe
     assert r.code == 0, r.stderr
     data = r.json()
     assert data["dry_run"] is True and data["prebuilt"]["indexes_from"] == "--prebuilt-index"
-    assert "holds no vcvars capture" in data["cache"]["skipped"]      # the record has no build environment
+    assert "holds no vcvars capture" in data["cache"]["skipped"]  # the record has no build environment
     problems = {x["index"]: x["problem"] for x in data["prebuilt"]["indexes"]}
     assert problems[folders[3]].startswith("no page for llama-cpp-python") and "404" in problems[folders[3]]
     c = by_cuda(data)
@@ -143,8 +159,14 @@ def test_the_plan_over_an_official_layout_picks_native_and_says_why_not_the_othe
 
 def test_a_pin_and_a_gpu_only_ptx_covers(tmp_path, server, libs):
     root, base = server
-    official_pages(root, "cu124", {"v0.3.16": [publish(root, base, "cu124", "0.3.16", libs["sm90-ptx90"])],
-                                   "v0.3.15": [publish(root, base, "cu124", "0.3.15", libs["ptx80"])]})
+    official_pages(
+        root,
+        "cu124",
+        {
+            "v0.3.16": [publish(root, base, "cu124", "0.3.16", libs["sm90-ptx90"])],
+            "v0.3.15": [publish(root, base, "cu124", "0.3.15", libs["ptx80"])],
+        },
+    )
     folder = f"{base}/llama-cpp-python/whl/cu124/"
     r = dry_run(tmp_path, folder, machine=NEW_DRIVER)
     c = by_cuda(r.json())
@@ -154,7 +176,6 @@ def test_a_pin_and_a_gpu_only_ptx_covers(tmp_path, server, libs):
     pinned = dry_run(tmp_path, folder, spec="llama-cpp-python==0.3.16", machine=NEW_DRIVER).json()
     assert pinned["prebuilt"]["chosen"] is None and pinned["build"]["needed"] is True
     assert by_cuda(pinned)["12.4/0.3.15"]["reason"] == "version 0.3.15 does not match ==0.3.16"
-
 
 
 def test_hostile_indexes_truncated_wheel_wrong_hash_and_a_page_that_is_not_pep_503(tmp_path, server, libs):
@@ -200,9 +221,13 @@ def test_the_chosen_wheel_is_cached_like_a_built_one_and_installed(tmp_path, ser
     url = publish(root, base, "cu124", "0.3.16", libs["sm75-sm89"])
     official_pages(root, "cu124", {"v0.3.16": [url]})
     py = make_venv(tmp_path / "venv")
-    env = {"ENVMGR_CACHE_DIR": str(tmp_path / "cache"), "ENVMGR_CONFIG_DIR": str(tmp_path / "config"),
-           "ENVMGR_WHEEL_INDEX": "", "ENVMGR_PREBUILT_INDEX": f"{base}/llama-cpp-python/whl/cu124/",
-           "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    env = {
+        "ENVMGR_CACHE_DIR": str(tmp_path / "cache"),
+        "ENVMGR_CONFIG_DIR": str(tmp_path / "config"),
+        "ENVMGR_WHEEL_INDEX": "",
+        "ENVMGR_PREBUILT_INDEX": f"{base}/llama-cpp-python/whl/cu124/",
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+    }
     r = run_cli("--machine", str(MACHINE), "install", "--python", str(py), "--json", "llama-cpp-python", env=env)
     assert r.code == 1 and "Traceback" not in r.stderr, r.stderr
     wheel = r.json()["wheel"]
@@ -210,9 +235,13 @@ def test_the_chosen_wheel_is_cached_like_a_built_one_and_installed(tmp_path, ser
     entry = json.loads(next((tmp_path / "cache" / "wheels").glob("*/entry.json")).read_text())
     assert entry["key"]["source"] == f"prebuilt:{url}" and entry["key"]["cuda"] == "12.4"
     assert entry["key"]["archs"] == "sm_75;sm_89" and entry["key"]["generator"] == "prebuilt"
-    assert entry["device_code"]["cubin"] == ["sm_75", "sm_89"]        # recorded by the cache (issue 21)
+    assert entry["device_code"]["cubin"] == ["sm_75", "sm_89"]  # recorded by the cache (issue 21)
     assert entry["sha256"] == hashlib.sha256((root / url.split(base + "/", 1)[1]).read_bytes()).hexdigest()
-    site = subprocess.run([str(py), "-c", "import llama_cpp, sys; sys.stdout.write(llama_cpp.__file__)"],
-                          capture_output=True, text=True, check=False)
+    site = subprocess.run(
+        [str(py), "-c", "import llama_cpp, sys; sys.stdout.write(llama_cpp.__file__)"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert site.stdout.startswith(str(tmp_path / "venv"))
     assert "prebuilt wheel from" in " ".join(r.json()["report"]) and "nothing built" in " ".join(r.json()["report"])

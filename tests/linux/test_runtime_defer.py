@@ -8,6 +8,7 @@ so the process itself says how many runtimes it runs. Before: after the app, /pr
 the app's; after: the real loader maps one file and one runtime counts both users, the package alone still
 loads (from its own path, now the app's file), verify is clean; `--undo-fix MANIFEST` restores the original.
 """
+
 from __future__ import annotations
 
 import json
@@ -22,8 +23,10 @@ import pytest
 
 from tests.conftest import run_cli
 
-pytestmark = [pytest.mark.linux, pytest.mark.skipif(sys.platform != "linux" or shutil.which("gcc") is None,
-                                                    reason="gcc and ELF shared libraries")]
+pytestmark = [
+    pytest.mark.linux,
+    pytest.mark.skipif(sys.platform != "linux" or shutil.which("gcc") is None, reason="gcc and ELF shared libraries"),
+]
 
 RUNTIME = """
 static int users;
@@ -45,8 +48,19 @@ def runtime(folder: Path, name: str, versions: str = VERSIONS) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "omp.c").write_text(RUNTIME)
     (folder / "omp.map").write_text(versions)
-    subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(folder / name), str(folder / "omp.c"),
-                    f"-Wl,-soname,{name}", f"-Wl,--version-script={folder / 'omp.map'}"], check=True)
+    subprocess.run(
+        [
+            "gcc",
+            "-shared",
+            "-fPIC",
+            "-o",
+            str(folder / name),
+            str(folder / "omp.c"),
+            f"-Wl,-soname,{name}",
+            f"-Wl,--version-script={folder / 'omp.map'}",
+        ],
+        check=True,
+    )
     return folder / name
 
 
@@ -56,22 +70,42 @@ def layout(tmp_path):
     lib = tmp_path / "site" / "llama_cpp" / "lib"
     own = runtime(lib, "libgomp-a34b3233.so.1")
     (lib / "pkg.c").write_text("int omp_users(void); int pkg_users(void) { return omp_users(); }\n")
-    subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(lib / "libpkg.so"), str(lib / "pkg.c"), f"-L{lib}",
-                    "-l:libgomp-a34b3233.so.1", "-Wl,-rpath,$ORIGIN"], check=True)
+    subprocess.run(
+        [
+            "gcc",
+            "-shared",
+            "-fPIC",
+            "-o",
+            str(lib / "libpkg.so"),
+            str(lib / "pkg.c"),
+            f"-L{lib}",
+            "-l:libgomp-a34b3233.so.1",
+            "-Wl,-rpath,$ORIGIN",
+        ],
+        check=True,
+    )
     for name in ("libllama.so", "libggml.so", "libggml-base.so"):
         (lib / name).write_bytes(b"")
     (lib.parent / "__init__.py").write_text(textwrap.dedent(LLAMA).lstrip())
     (tmp_path / "app" / "myapp.py").write_text(
-        f"import ctypes\n_omp = ctypes.CDLL({str(app_omp)!r})\nassert _omp.omp_users() == 1\n")
+        f"import ctypes\n_omp = ctypes.CDLL({str(app_omp)!r})\nassert _omp.omp_users() == 1\n"
+    )
     return f"{tmp_path / 'site'}:{tmp_path / 'app'}", app_omp, own
 
 
 def real_loader(pythonpath: str, first: str) -> tuple[int, list[str]]:
     """(the package's runtime's count once the package used it, the OpenMP files the process maps)."""
-    code = (f"{first}import llama_cpp, json; print(json.dumps([llama_cpp.users(), [l.split()[-1] for l in "
-            "open('/proc/self/maps') if '/libgomp' in l]]))")
-    done = subprocess.run([sys.executable, "-c", code], env={"PYTHONPATH": pythonpath, "PATH": "/usr/bin:/bin"},
-                          capture_output=True, text=True, check=True)
+    code = (
+        f"{first}import llama_cpp, json; print(json.dumps([llama_cpp.users(), [l.split()[-1] for l in "
+        "open('/proc/self/maps') if '/libgomp' in l]]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env={"PYTHONPATH": pythonpath, "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     users, maps = json.loads(done.stdout)
     return users, sorted(set(maps))
 
@@ -107,7 +141,7 @@ def test_before_two_runtimes_envmgr_links_the_package_copy_after_one_and_undo_re
 
     # after: the real loader maps the app's file once, and the package is the runtime's second user
     assert real_loader(path, "import myapp; ") == (2, [str(app_omp)])
-    assert real_loader(path, "") == (1, [str(own)])                     # alone: loads, from its own path
+    assert real_loader(path, "") == (1, [str(own)])  # alone: loads, from its own path
     code, doc = verify(path, "--after", "myapp")
     assert steps(doc)["runtimes"]["status"] == "ok" and doc["duplicate_runtimes"] == []
 

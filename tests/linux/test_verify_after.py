@@ -7,6 +7,7 @@ runtime is loaded and nothing is flagged. Run for both verifiers: llama-cpp-pyth
 llama_cpp package, as tests/unit/verify/test_verify.py makes them) and any distribution's (a dist-info laid
 out as pip writes it).
 """
+
 from __future__ import annotations
 
 import json
@@ -20,8 +21,9 @@ import pytest
 
 from tests.conftest import run_cli
 
-pytestmark = pytest.mark.skipif(sys.platform != "linux" or shutil.which("gcc") is None,
-                                reason="gcc and ELF shared libraries")
+pytestmark = pytest.mark.skipif(
+    sys.platform != "linux" or shutil.which("gcc") is None, reason="gcc and ELF shared libraries"
+)
 
 LLAMA = """
     import ctypes, os
@@ -72,7 +74,7 @@ def test_llama_cpp_after_the_app_names_both_openmp_runtimes(layout):
     path, iomp, gomp = layout
     code, doc, _ = verify(path, "--after", "myapp")
     s = steps(doc)
-    assert code == 1 and doc["failure"] == "F18"             # the fake is a CPU build: its own truth, unchanged
+    assert code == 1 and doc["failure"] == "F18"  # the fake is a CPU build: its own truth, unchanged
     assert doc["steps"][0]["name"] == "after" and s["after"]["status"] == "ok"
     assert any(str(iomp) in e for e in s["after"]["evidence"])
     assert s["runtimes"]["status"] == "warn" and s["runtimes"]["summary"].endswith("OpenMP")
@@ -102,16 +104,22 @@ def test_the_text_report_names_both_paths_and_the_fix(layout):
     assert "fix: load one OpenMP runtime" in out.stdout
 
 
-@pytest.mark.parametrize("module,error", [("no_such_app_module", "ModuleNotFoundError"),
-                                          ("broken_app", "RuntimeError: the app needs a licence server")])
+@pytest.mark.parametrize(
+    "module,error",
+    [("no_such_app_module", "ModuleNotFoundError"), ("broken_app", "RuntimeError: the app needs a licence server")],
+)
 def test_an_after_module_that_does_not_import_is_one_failed_step_exit_1(layout, module, error):
     path, _, _ = layout
     code, doc, out = verify(path, "--after", f"myapp,{module}")
     assert code == 1 and doc["ok"] is False and "Traceback" not in out.stdout + out.stderr
     (step,) = doc["steps"]
-    assert step["name"] == "after" and step["status"] == "fail" and f"--after {module}: cannot import it" in \
-        step["summary"] and error in step["summary"]
-    assert "import" not in doc["child"]["stages"]            # the package is not imported after a failed app module
+    assert (
+        step["name"] == "after"
+        and step["status"] == "fail"
+        and f"--after {module}: cannot import it" in step["summary"]
+        and error in step["summary"]
+    )
+    assert "import" not in doc["child"]["stages"]  # the package is not imported after a failed app module
     assert [(a["module"], a["ok"]) for a in doc["after"]] == [("myapp", True), (module, False)]
 
 
@@ -150,23 +158,53 @@ def test_doctor_dll_names_two_openmp_runtimes_its_resolution_would_load(tmp_path
     lib.mkdir()
     for soname in ("libiomp5.so", "libgomp.so.1"):
         (lib / f"{soname}.c").write_text("int omp_get_max_threads(void){return 1;}\n")
-        subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(lib / soname), f"-Wl,-soname,{soname}",
-                        str(lib / f"{soname}.c")], check=True)
+        subprocess.run(
+            ["gcc", "-shared", "-fPIC", "-o", str(lib / soname), f"-Wl,-soname,{soname}", str(lib / f"{soname}.c")],
+            check=True,
+        )
     (lib / "pkg.c").write_text("int omp_get_max_threads(void); int f(void){return omp_get_max_threads();}\n")
     target = lib / "libpkg.so"
-    subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(target), str(lib / "pkg.c"), f"-L{lib}", "-Wl,--no-as-needed",
-                    "-l:libiomp5.so", "-l:libgomp.so.1", "-Wl,-rpath,$ORIGIN"], check=True)
+    subprocess.run(
+        [
+            "gcc",
+            "-shared",
+            "-fPIC",
+            "-o",
+            str(target),
+            str(lib / "pkg.c"),
+            f"-L{lib}",
+            "-Wl,--no-as-needed",
+            "-l:libiomp5.so",
+            "-l:libgomp.so.1",
+            "-Wl,-rpath,$ORIGIN",
+        ],
+        check=True,
+    )
     out = run_cli("doctor", "--dll", str(target), "--json", env={"LD_LIBRARY_PATH": ""})
     data = json.loads(out.stdout)
     assert out.code == 0 and data["loads"] is True
     (dup,) = data["duplicate_runtimes"]
     assert dup["family"] == "OpenMP" and dup["paths"] == [str(lib / "libiomp5.so"), str(lib / "libgomp.so.1")]
     text = run_cli("doctor", "--dll", str(target), env={"LD_LIBRARY_PATH": ""})
-    assert f"DUPLICATE RUNTIMES: two OpenMP runtimes in one process: Intel OpenMP: {lib / 'libiomp5.so'}" \
-        in text.stdout and "KMP_DUPLICATE_LIB_OK" in text.stdout
+    assert (
+        f"DUPLICATE RUNTIMES: two OpenMP runtimes in one process: Intel OpenMP: {lib / 'libiomp5.so'}" in text.stdout
+        and "KMP_DUPLICATE_LIB_OK" in text.stdout
+    )
     single = lib / "libone.so"
-    subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(single), str(lib / "pkg.c"), f"-L{lib}", "-l:libgomp.so.1",
-                    "-Wl,-rpath,$ORIGIN"], check=True)
+    subprocess.run(
+        [
+            "gcc",
+            "-shared",
+            "-fPIC",
+            "-o",
+            str(single),
+            str(lib / "pkg.c"),
+            f"-L{lib}",
+            "-l:libgomp.so.1",
+            "-Wl,-rpath,$ORIGIN",
+        ],
+        check=True,
+    )
     assert json.loads(run_cli("doctor", "--dll", str(single), "--json").stdout)["duplicate_runtimes"] == []
 
 
@@ -178,7 +216,8 @@ def test_intels_abort_after_the_app_fails_the_runtimes_step_with_its_line(tmp_pa
     (pkg / "lib" / "libllama.so").write_bytes(b"")
     (pkg / "__init__.py").write_text(
         "import os\nos.write(2, b'OMP: Error #15: Initializing libiomp5.so, but found libgomp.so.1 already "
-        "initialized.\\n')\nos.abort()\n")
+        "initialized.\\n')\nos.abort()\n"
+    )
     (tmp_path / "app.py").write_text("")
     code, doc, _ = verify(f"{tmp_path / 'site'}:{tmp_path}", "--after", "app")
     s = steps(doc)

@@ -7,6 +7,7 @@ exists, so the probe is asked for the CPU device: the same calls (ggml_init by v
 backend buffer, compute) that run on CUDA0 on the GPU machine. The child in the venv then reports the
 wheel's devices with no CUDA one, and the judge names that F18 (it runs on the CPU).
 """
+
 from __future__ import annotations
 
 import json
@@ -31,17 +32,22 @@ def whisper_python(tmp_path_factory) -> str:
     where = tmp_path_factory.mktemp("ggml") / "venv"
     venv.EnvBuilder(with_pip=True).create(where)
     py = str(where / "bin" / "python")
-    done = subprocess.run([py, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-deps",
-                           "--only-binary=:all:", SPEC], capture_output=True, text=True)
+    done = subprocess.run(
+        [py, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-deps", "--only-binary=:all:", SPEC],
+        capture_output=True,
+        text=True,
+    )
     need(done.returncode == 0, f"pip could not install {SPEC}: {done.stderr[-300:]}")
     return py
 
 
 def test_the_probe_computes_through_the_wheels_own_ggml(whisper_python):
-    script = (f"import sys, json, glob, os; sys.path.insert(0, {str(CHILD.parent)!r}); import child_any as c; "
-              "import pywhispercpp, _pywhispercpp; site = os.path.dirname(_pywhispercpp.__file__); "
-              "libs = sorted(glob.glob(os.path.join(site, '*.so*'))); path, g = c.ggml_api(libs); "
-              "print(json.dumps(c.smoke_ggml(path, g, want='CPU')))")
+    script = (
+        f"import sys, json, glob, os; sys.path.insert(0, {str(CHILD.parent)!r}); import child_any as c; "
+        "import pywhispercpp, _pywhispercpp; site = os.path.dirname(_pywhispercpp.__file__); "
+        "libs = sorted(glob.glob(os.path.join(site, '*.so*'))); path, g = c.ggml_api(libs); "
+        "print(json.dumps(c.smoke_ggml(path, g, want='CPU')))"
+    )
     done = subprocess.run([whisper_python, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-800:]
     info = json.loads(done.stdout.strip().splitlines()[-1])
@@ -51,8 +57,7 @@ def test_the_probe_computes_through_the_wheels_own_ggml(whisper_python):
 
 
 def test_the_child_reports_no_cuda_device_and_the_judge_says_cpu(whisper_python):
-    done = subprocess.run([whisper_python, str(CHILD), "pywhispercpp"], capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run([whisper_python, str(CHILD), "pywhispercpp"], capture_output=True, text=True, timeout=120)
     run = parse_run(done.stdout, done.stderr, done.returncode, False)
     smoke = run.get("smoke")
     assert smoke.get("ok") and smoke.get("kind") == "ggml", done.stdout[-800:]
@@ -69,12 +74,14 @@ def _judged(rec: dict) -> tuple[str, str, str]:
 
 def test_the_judge_on_ggml_records():
     devices = ["CPU: Xeon", "CUDA0: NVIDIA H100 80GB HBM3"]
-    assert _judged({"devices": devices, "computed_on": "CUDA0", "status": 0,
-                    "result": [2.0, 4.0, 6.0, 8.0]})[0] == "ok"
-    assert "ran on the GPU" in _judged({"devices": devices, "computed_on": "CUDA0", "status": 0,
-                                        "result": [2.0, 4.0, 6.0, 8.0]})[2]
-    status, failure, summary = _judged({"devices": devices, "computed_on": "CUDA0", "status": 1,
-                                        "result": [0.0, 0.0, 0.0, 0.0]})
+    assert _judged({"devices": devices, "computed_on": "CUDA0", "status": 0, "result": [2.0, 4.0, 6.0, 8.0]})[0] == "ok"
+    assert (
+        "ran on the GPU"
+        in _judged({"devices": devices, "computed_on": "CUDA0", "status": 0, "result": [2.0, 4.0, 6.0, 8.0]})[2]
+    )
+    status, failure, summary = _judged(
+        {"devices": devices, "computed_on": "CUDA0", "status": 1, "result": [0.0, 0.0, 0.0, 0.0]}
+    )
     assert status == "fail" and "status 1" in summary and failure == ""
 
 

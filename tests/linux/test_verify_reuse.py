@@ -4,6 +4,7 @@ returns 2) and the package's (next to its libpkg.so, RUNPATH $ORIGIN, X_1.0 only
 proves the reuse: in one process, after the app, libpkg.so's x_which() is the app's copy and /proc/self/maps
 holds only the app's libx; alone, the package's own copy loads. envmgr names it with both paths and versions.
 """
+
 from __future__ import annotations
 
 import json
@@ -17,8 +18,10 @@ import pytest
 
 from tests.conftest import run_cli
 
-pytestmark = [pytest.mark.linux, pytest.mark.skipif(sys.platform != "linux" or shutil.which("gcc") is None,
-                                                    reason="gcc and ELF shared libraries")]
+pytestmark = [
+    pytest.mark.linux,
+    pytest.mark.skipif(sys.platform != "linux" or shutil.which("gcc") is None, reason="gcc and ELF shared libraries"),
+]
 
 LLAMA = """
     import ctypes, os
@@ -33,12 +36,25 @@ LLAMA = """
 def libx(folder: Path, which: int, versions: tuple[str, ...]) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "x.c").write_text(f"int x_which(void) {{ return {which}; }}\n")
-    nodes = "".join(f"{v} {{ global: x_which; }};\n" if i == 0 else f"{v} {{ }} {versions[i - 1]};\n"
-                    for i, v in enumerate(versions))
+    nodes = "".join(
+        f"{v} {{ global: x_which; }};\n" if i == 0 else f"{v} {{ }} {versions[i - 1]};\n"
+        for i, v in enumerate(versions)
+    )
     (folder / "x.map").write_text(nodes)
     out = folder / "libx.so.1"
-    subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(out), str(folder / "x.c"), "-Wl,-soname,libx.so.1",
-                    f"-Wl,--version-script={folder / 'x.map'}"], check=True)
+    subprocess.run(
+        [
+            "gcc",
+            "-shared",
+            "-fPIC",
+            "-o",
+            str(out),
+            str(folder / "x.c"),
+            "-Wl,-soname,libx.so.1",
+            f"-Wl,--version-script={folder / 'x.map'}",
+        ],
+        check=True,
+    )
     return out
 
 
@@ -49,8 +65,20 @@ def layout(tmp_path):
     lib = tmp_path / "site" / "llama_cpp" / "lib"
     own = libx(lib, 1, ("X_1.0",))
     (lib / "pkg.c").write_text("int x_which(void); int pkg_which(void) { return x_which(); }\n")
-    subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(lib / "libpkg.so"), str(lib / "pkg.c"), f"-L{lib}",
-                    "-l:libx.so.1", "-Wl,-rpath,$ORIGIN"], check=True)
+    subprocess.run(
+        [
+            "gcc",
+            "-shared",
+            "-fPIC",
+            "-o",
+            str(lib / "libpkg.so"),
+            str(lib / "pkg.c"),
+            f"-L{lib}",
+            "-l:libx.so.1",
+            "-Wl,-rpath,$ORIGIN",
+        ],
+        check=True,
+    )
     for name in ("libllama.so", "libggml.so", "libggml-base.so"):
         (lib / name).write_bytes(b"")
     (lib.parent / "__init__.py").write_text(textwrap.dedent(LLAMA).lstrip())
@@ -60,17 +88,24 @@ def layout(tmp_path):
 
 def real_loader(pythonpath: str, first: str) -> tuple[int, list[str]]:
     """(which copy libpkg.so's x_which bound to, every libx.so.1 the process maps), by the real loader."""
-    code = (f"{first}import llama_cpp, json; print(json.dumps([llama_cpp.which(), [l.split()[-1] for l in "
-            "open('/proc/self/maps') if l.rstrip().endswith('/libx.so.1')]]))")
-    done = subprocess.run([sys.executable, "-c", code], env={"PYTHONPATH": pythonpath, "PATH": "/usr/bin:/bin"},
-                          capture_output=True, text=True, check=True)
+    code = (
+        f"{first}import llama_cpp, json; print(json.dumps([llama_cpp.which(), [l.split()[-1] for l in "
+        "open('/proc/self/maps') if l.rstrip().endswith('/libx.so.1')]]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env={"PYTHONPATH": pythonpath, "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     which, maps = json.loads(done.stdout)
     return which, sorted(set(maps))
 
 
 def test_the_real_loader_binds_the_package_to_the_apps_copy_of_the_soname(layout):
     path, app_lib, own, _ = layout
-    assert real_loader(path, "") == (1, [str(own)])                   # alone: its own copy, by RUNPATH $ORIGIN
+    assert real_loader(path, "") == (1, [str(own)])  # alone: its own copy, by RUNPATH $ORIGIN
     assert real_loader(path, "import myapp; ") == (2, [str(app_lib)])  # after the app: the app's, one copy only
 
 
@@ -79,7 +114,7 @@ def test_verify_after_the_app_names_the_reused_soname_with_both_copies_and_versi
     out = run_cli("verify", "--after", "myapp", "--json", env={"PYTHONPATH": path, "LD_LIBRARY_PATH": ""})
     doc = json.loads(out.stdout)
     steps = {s["name"]: s for s in doc["steps"]}
-    assert steps["runtimes"]["status"] == "ok"                       # one libx by path: no duplicate to see
+    assert steps["runtimes"]["status"] == "ok"  # one libx by path: no duplicate to see
     reuse = steps["reuse"]
     assert reuse["status"] == "warn" and "app's copy of libx.so.1" in reuse["summary"]
     (line,) = reuse["evidence"]
@@ -109,9 +144,10 @@ def test_a_copy_reached_through_its_symbolic_link_is_named_by_its_real_file(layo
     real = app_lib.with_name("libx.so.1.2.3")
     app_lib.rename(real)
     app_lib.symlink_to(real.name)
-    assert real_loader(path, "import myapp; ") == (2, [])             # the maps line ends in libx.so.1.2.3
-    doc = json.loads(run_cli("verify", "--after", "myapp", "--json",
-                             env={"PYTHONPATH": path, "LD_LIBRARY_PATH": ""}).stdout)
+    assert real_loader(path, "import myapp; ") == (2, [])  # the maps line ends in libx.so.1.2.3
+    doc = json.loads(
+        run_cli("verify", "--after", "myapp", "--json", env={"PYTHONPATH": path, "LD_LIBRARY_PATH": ""}).stdout
+    )
     (found,) = doc["reused_libraries"]
     assert found["mapped"] == str(real) and found["mapped_version"].startswith("libx.so.1.2.3, ")
     assert found["alone"] == str(own)

@@ -7,6 +7,7 @@ pip `--index-url`, D after the wheel on the server was truncated (refused, rebui
 The package is test_wheels_e2e.py's in-tree PEP 517 backend (no network); the toolkit is this
 machine's (the linux tier), so the install runs exactly as a user's does.
 """
+
 from __future__ import annotations
 
 import os
@@ -38,8 +39,12 @@ def base(tmp_path_factory):
 def server(base):
     index = base / "index"
     index.mkdir()
-    proc = subprocess.Popen([sys.executable, "-u", "-m", "http.server", "--bind", "127.0.0.1", "0", "--directory",
-                             str(index)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-u", "-m", "http.server", "--bind", "127.0.0.1", "0", "--directory", str(index)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     port = re.search(r"port (\d+)", proc.stdout.readline())
     assert port, "http.server did not start"
     yield index, f"http://127.0.0.1:{port.group(1)}/"
@@ -48,18 +53,35 @@ def server(base):
 
 
 def envmgr(base: Path, cache: str, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "ENVMGR_CONFIG_DIR": str(base / "config"), "ENVMGR_CACHE_DIR": str(base / cache),
-           "NO_COLOR": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PYTHONPATH": str(ROOT)}
+    env = {
+        **os.environ,
+        "ENVMGR_CONFIG_DIR": str(base / "config"),
+        "ENVMGR_CACHE_DIR": str(base / cache),
+        "NO_COLOR": "1",
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+        "PYTHONPATH": str(ROOT),
+    }
     env.pop("ENVMGR_MACHINE", None)
     env.pop("ENVMGR_WHEEL_INDEX", None)
-    return subprocess.run([sys.executable, "-m", "envmgr", *args], env=env,
-                          capture_output=True, text=True, timeout=180)
+    return subprocess.run([sys.executable, "-m", "envmgr", *args], env=env, capture_output=True, text=True, timeout=180)
 
 
 def install(base: Path, cache: str, venv_name: str, *extra: str) -> tuple[subprocess.CompletedProcess, Path]:
     py = make_venv(base / venv_name)
-    out = envmgr(base, cache, "install", "--recipe", "fake-cuda", "--arch-list", "90", "--python", str(py), *extra,
-                 "--no-index", str(base / "fakecuda-1.2.3.tar.gz"))
+    out = envmgr(
+        base,
+        cache,
+        "install",
+        "--recipe",
+        "fake-cuda",
+        "--arch-list",
+        "90",
+        "--python",
+        str(py),
+        *extra,
+        "--no-index",
+        str(base / "fakecuda-1.2.3.tar.gz"),
+    )
     return out, py
 
 
@@ -81,19 +103,36 @@ def test_publish_then_install_from_the_served_index(base, server):
 
     # plain pip, no envmgr: the same index is a PEP 503 index with hashes
     py_c = make_venv(base / "c")
-    pip = subprocess.run([str(py_c), "-m", "pip", "install", "--no-deps", "--index-url", url, "fakecuda==1.2.3"],
-                         capture_output=True, text=True, timeout=120,
-                         env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_NO_CACHE_DIR": "1"})
+    pip = subprocess.run(
+        [str(py_c), "-m", "pip", "install", "--no-deps", "--index-url", url, "fakecuda==1.2.3"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_NO_CACHE_DIR": "1"},
+    )
     assert pip.returncode == 0, pip.stdout + pip.stderr
     assert imports(py_c)
 
 
 def test_another_key_is_refused_with_the_reason_and_built(base, server):
     _, url = server
-    out, py = install(base, "cache-e", "e", "--wheel-index", url)   # cache-e: empty; and --arch-list 86 below
+    out, py = install(base, "cache-e", "e", "--wheel-index", url)  # cache-e: empty; and --arch-list 86 below
     assert "downloaded" in out.stderr
-    other = envmgr(base, "cache-e", "install", "--recipe", "fake-cuda", "--arch-list", "86", "--python", str(py),
-                   "--wheel-index", url, "--no-index", str(base / "fakecuda-1.2.3.tar.gz"))
+    other = envmgr(
+        base,
+        "cache-e",
+        "install",
+        "--recipe",
+        "fake-cuda",
+        "--arch-list",
+        "86",
+        "--python",
+        str(py),
+        "--wheel-index",
+        url,
+        "--no-index",
+        str(base / "fakecuda-1.2.3.tar.gz"),
+    )
     assert other.returncode == 0, other.stderr
     assert "CUDA architectures 90, missing 86 wanted here" in other.stderr
     assert "has no wheel for this key" in other.stderr and "building" in other.stderr

@@ -3,6 +3,7 @@
 merging their caches into an index that already exists. The package is test_wheels_e2e.py's
 in-tree backend (no network); the CUDA toolkit is this machine's. What only a runner has (NVIDIA's
 installers, upload/download-artifact, releases, Pages) is not run here."""
+
 from __future__ import annotations
 
 import os
@@ -32,9 +33,16 @@ def base(tmp_path_factory):
 
 
 def job(base: Path, script: str, **env: str) -> subprocess.CompletedProcess:
-    full = {**os.environ, "ENVMGR_CONFIG_DIR": str(base / "config"), "NO_COLOR": "1", "PYTHONPATH": str(ROOT),
-            "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PYTHON": sys.executable, "ENVMGR": f"{sys.executable} -m envmgr",
-            **env}
+    full = {
+        **os.environ,
+        "ENVMGR_CONFIG_DIR": str(base / "config"),
+        "NO_COLOR": "1",
+        "PYTHONPATH": str(ROOT),
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+        "PYTHON": sys.executable,
+        "ENVMGR": f"{sys.executable} -m envmgr",
+        **env,
+    }
     for name in ("ENVMGR_MACHINE", "ENVMGR_WHEEL_INDEX", "ENVMGR_CACHE_DIR"):
         full.pop(name, None)
     return subprocess.run(["bash", str(SCRIPTS / script)], env=full, capture_output=True, text=True, timeout=300)
@@ -43,9 +51,19 @@ def job(base: Path, script: str, **env: str) -> subprocess.CompletedProcess:
 def build_job(base: Path, name: str, archs: str) -> subprocess.CompletedProcess:
     gh = base / f"{name}-github"
     gh.mkdir()
-    return job(base, "wheel-build.sh", SPEC=str(base / "fakecuda-1.2.3.tar.gz"), RECIPE="fake-cuda", CUDA="13.0.2",
-               ARCHS=archs, PIP_OPTIONS="--no-index", OUT=str(base / name), IMPORT="fakecuda",
-               GITHUB_ENV=str(gh / "env"), GITHUB_PATH=str(gh / "path"))
+    return job(
+        base,
+        "wheel-build.sh",
+        SPEC=str(base / "fakecuda-1.2.3.tar.gz"),
+        RECIPE="fake-cuda",
+        CUDA="13.0.2",
+        ARCHS=archs,
+        PIP_OPTIONS="--no-index",
+        OUT=str(base / name),
+        IMPORT="fakecuda",
+        GITHUB_ENV=str(gh / "env"),
+        GITHUB_PATH=str(gh / "path"),
+    )
 
 
 def test_the_scripts_the_workflow_runs_exist():
@@ -84,7 +102,16 @@ def test_build_jobs_then_the_index_job(base):
 
 def test_a_cpu_only_build_fails_the_job(base):
     (base / "config" / "recipes" / "cpu.toml").write_text(
-        RECIPE.format(name="fake-cpu", args='"-DGGML_CUDA=off", "-DX=CUDA"'))
-    out = job(base, "wheel-build.sh", SPEC=str(base / "fakecuda-1.2.3.tar.gz"), RECIPE="fake-cpu", CUDA="13.0",
-              ARCHS="90", PIP_OPTIONS="--no-index", OUT=str(base / "job-cpu"))
+        RECIPE.format(name="fake-cpu", args='"-DGGML_CUDA=off", "-DX=CUDA"')
+    )
+    out = job(
+        base,
+        "wheel-build.sh",
+        SPEC=str(base / "fakecuda-1.2.3.tar.gz"),
+        RECIPE="fake-cpu",
+        CUDA="13.0",
+        ARCHS="90",
+        PIP_OPTIONS="--no-index",
+        OUT=str(base / "job-cpu"),
+    )
     assert out.returncode != 0 and "CPU-only wheel" in out.stderr

@@ -5,6 +5,7 @@ CMake project: it adds a CUDA shared library (a real one: tests/corpus/devicecod
 holds -DGGML_CUDA=on. The
 recipe comes from ENVMGR_CONFIG_DIR/recipes; the toolkit from a recorded machine, so no nvcc is needed.
 """
+
 from __future__ import annotations
 
 import os
@@ -21,7 +22,7 @@ from tests.conftest import CUDA_SO, sample_bytes
 ROOT = Path(__file__).resolve().parents[2]
 MACHINE = ROOT / "tests" / "machines" / "linux-two-toolkits.toml"
 
-BACKEND = '''
+BACKEND = """
 import base64, hashlib, os, zipfile
 
 def _line(name, data):
@@ -42,10 +43,12 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
         for n, d in files.items():
             zf.writestr(n, d)
     return name
-'''
+"""
 PYPROJECT = '[build-system]\nrequires = []\nbuild-backend = "backend"\nbackend-path = ["."]\n'
-RECIPE = ('schema = 1\nname = "{name}"\ndescription = "test"\nkind = "cmake"\ncmake_args = [{args}]\n'
-          'cuda_architectures = true\ngenerator = "auto"\n')
+RECIPE = (
+    'schema = 1\nname = "{name}"\ndescription = "test"\nkind = "cmake"\ncmake_args = [{args}]\n'
+    'cuda_architectures = true\ngenerator = "auto"\n'
+)
 
 
 def fake_cuda_project(base: Path) -> Path:
@@ -70,7 +73,8 @@ def setup(tmp_path_factory):
     base = tmp_path_factory.mktemp("wheels-e2e")
     sdist = fake_cuda_project(base)
     (base / "config" / "recipes" / "fake-cpu.toml").write_text(
-        RECIPE.format(name="fake-cpu", args='"-DGGML_CUDA=off", "-DX=CUDA"'))
+        RECIPE.format(name="fake-cpu", args='"-DGGML_CUDA=off", "-DX=CUDA"')
+    )
     return base, sdist
 
 
@@ -82,32 +86,46 @@ def make_venv(path: Path) -> Path:
 
 
 def envmgr(base: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "ENVMGR_CONFIG_DIR": str(base / "config"), "ENVMGR_CACHE_DIR": str(base / "cache"),
-           "NO_COLOR": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PYTHONPATH": str(ROOT)}
+    env = {
+        **os.environ,
+        "ENVMGR_CONFIG_DIR": str(base / "config"),
+        "ENVMGR_CACHE_DIR": str(base / "cache"),
+        "NO_COLOR": "1",
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+        "PYTHONPATH": str(ROOT),
+    }
     env.pop("ENVMGR_MACHINE", None)
-    return subprocess.run([sys.executable, "-m", "envmgr", "--machine", str(MACHINE), *args], env=env,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "envmgr", "--machine", str(MACHINE), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 @pytest.mark.slow
 def test_build_once_then_reuse_in_another_venv(setup):
     base, sdist = setup
     py_a = make_venv(base / "a")
-    first = envmgr(base, "install", "--recipe", "fake-cuda", "--arch-list", "90", "--python", str(py_a),
-                   "--no-index", str(sdist))
+    first = envmgr(
+        base, "install", "--recipe", "fake-cuda", "--arch-list", "90", "--python", str(py_a), "--no-index", str(sdist)
+    )
     assert first.returncode == 0, first.stderr
     assert "built fakecuda-1.2.3-py3-none-any.whl" in first.stderr
     assert subprocess.run([str(py_a), "-c", "import fakecuda"]).returncode == 0
 
     py_b = make_venv(base / "b")
-    second = envmgr(base, "install", "--recipe", "fake-cuda", "--arch-list", "90", "--python", str(py_b),
-                    "--no-index", str(sdist))
+    second = envmgr(
+        base, "install", "--recipe", "fake-cuda", "--arch-list", "90", "--python", str(py_b), "--no-index", str(sdist)
+    )
     assert second.returncode == 0, second.stderr
     assert "reusing the cached wheel" in second.stderr and "building" not in second.stderr
     assert subprocess.run([str(py_b), "-c", "import fakecuda"]).returncode == 0
 
-    other_arch = envmgr(base, "install", "--recipe", "fake-cuda", "--arch-list", "86", "--python", str(py_b),
-                        "--no-index", str(sdist))
+    other_arch = envmgr(
+        base, "install", "--recipe", "fake-cuda", "--arch-list", "86", "--python", str(py_b), "--no-index", str(sdist)
+    )
     assert other_arch.returncode == 0 and "building" in other_arch.stderr
     listed = envmgr(base, "wheels", "list")
     assert "2 cached wheel(s)" in listed.stdout
@@ -117,8 +135,9 @@ def test_build_once_then_reuse_in_another_venv(setup):
 def test_a_cpu_build_for_a_cuda_request_is_refused(setup):
     base, sdist = setup
     py = make_venv(base / "c")
-    out = envmgr(base, "install", "--recipe", "fake-cpu", "--arch-list", "90", "--python", str(py),
-                 "--no-index", str(sdist))
+    out = envmgr(
+        base, "install", "--recipe", "fake-cpu", "--arch-list", "90", "--python", str(py), "--no-index", str(sdist)
+    )
     assert out.returncode == 1
     assert "CPU-only wheel" in out.stderr and "not be installed" in out.stderr
     assert subprocess.run([str(py), "-c", "import fakecuda"], capture_output=True).returncode != 0

@@ -6,6 +6,7 @@ Each test builds the environment the way a user gets it (`export --recipe llama-
 runs `doctor` inside it: on the recorded Linux machine with its two GPUs, on the same record with
 its nvidia-smi answer removed (no GPU visible, composed here), and on this machine.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -52,7 +53,7 @@ def _doctor_f20(record) -> dict:
 
 def test_no_gpu_the_recipe_picks_the_fixed_list_and_doctor_accepts_it(no_gpu_record, tmp_path):
     args = _recipe_cmake_args(str(no_gpu_record))
-    assert "75;80;86;89;90;100;120" in args                      # CUDA 13.0's fixed list: 7 architectures
+    assert "75;80;86;89;90;100;120" in args  # CUDA 13.0's fixed list: 7 architectures
     f20 = _doctor_f20(_record_with(no_gpu_record, tmp_path, CMAKE_ARGS=args))
     assert f20["status"] == "ok", f20
     assert any("envmgr's rule here: 75;80;86;89;90;100;120 (no GPU visible" in e for e in f20["evidence"])
@@ -65,12 +66,18 @@ def test_with_gpus_the_recipe_builds_them_and_doctor_accepts_it(tmp_path):
     assert f20["status"] == "ok", f20
 
 
-@pytest.mark.parametrize("archs,status", [
-    ("all", "warn"), ("all-major", "warn"),
-    ("70;75;80;86;89", "warn"),          # GPUs here are sm_70 and sm_89: three the rule would not build
-    ("70;89", "ok"), ("89", "ok"), ("70-real;89-virtual", "ok"),
-    ("86;89", "ok"),                     # two: a deliberate extra is not "very long"
-])
+@pytest.mark.parametrize(
+    "archs,status",
+    [
+        ("all", "warn"),
+        ("all-major", "warn"),
+        ("70;75;80;86;89", "warn"),  # GPUs here are sm_70 and sm_89: three the rule would not build
+        ("70;89", "ok"),
+        ("89", "ok"),
+        ("70-real;89-virtual", "ok"),
+        ("86;89", "ok"),  # two: a deliberate extra is not "very long"
+    ],
+)
 def test_f20_warns_only_beyond_the_rule(tmp_path, archs, status):
     f20 = _doctor_f20(_record_with(LINUX, tmp_path, CMAKE_ARGS=f"-DGGML_CUDA=on -DCMAKE_CUDA_ARCHITECTURES={archs}"))
     assert f20["status"] == status, f20

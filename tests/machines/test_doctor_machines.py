@@ -1,4 +1,5 @@
 """`envmgr doctor` against recorded machines: each check has a machine where it fires and one where it passes."""
+
 from __future__ import annotations
 
 import shutil
@@ -64,7 +65,9 @@ def test_vs170comntools_pins_cmake_instance(cli, tmp_path):
 
     copy = tmp_path / "m.toml"
     doc = tomlkit.parse((DOCTOR / "classic-fixed.toml").read_text(encoding="utf-8"))
-    doc["env"]["VS170COMNTOOLS"] = "C:\\Program Files (x86)\\Microsoft Visual Studio\\2022\\BuildTools\\Common7\\Tools\\"
+    doc["env"]["VS170COMNTOOLS"] = (
+        "C:\\Program Files (x86)\\Microsoft Visual Studio\\2022\\BuildTools\\Common7\\Tools\\"
+    )
     copy.write_text(tomlkit.dumps(doc), encoding="utf-8")
     checks, _ = doctor(cli, copy, "--only", "F01")
     assert "VS170COMNTOOLS points at" in checks["F01"]["evidence"][1]
@@ -85,7 +88,7 @@ def test_ninja_generator_passes_f01(cli, tmp_path):
 FIRES = [
     ("F02", MACHINES / "cuda-three-wrong-cuda-path.toml", ("--cuda", "12.4"), "warn"),
     ("F03", MACHINES / "buildtools-only.toml", (), "fail"),
-    ("F03", DOCTOR / "classic-bad-env.toml", (), "fail"),          # 32-bit Python
+    ("F03", DOCTOR / "classic-bad-env.toml", (), "fail"),  # 32-bit Python
     ("F04", CLASSIC, ("--vs", "buildtools", "--cuda", "11.8"), "fail"),
     ("F05", CLASSIC, ("--vs", "buildtools", "--cuda", "11.8"), "fail"),
     ("F06", DOCTOR / "classic-bad-env.toml", (), "fail"),
@@ -107,17 +110,32 @@ FIRES = [
     ("F23", DOCTOR / "linux-gcc15-no-driver.toml", (), "warn"),
 ]
 PASSES = [
-    ("F01", DOCTOR / "classic-fixed.toml", ()), ("F02", CLASSIC, ()), ("F03", DOCTOR / "classic-fixed.toml", ()),
-    ("F04", CLASSIC, ()), ("F05", CLASSIC, ()), ("F06", CLASSIC, ()), ("F07", CLASSIC, ()), ("F08", CLASSIC, ()),
-    ("F10", CLASSIC, ()), ("F11", CLASSIC, ()), ("F12", CLASSIC, ()), ("F13", CLASSIC, ()),
-    ("F13", MACHINES / "linux-two-toolkits.toml", ("--cuda", "12.4")), ("F16", CLASSIC, ()), ("F17", CLASSIC, ()),
-    ("F17", MACHINES / "linux-two-toolkits.toml", ("--cuda", "12.4")), ("F19", DOCTOR / "classic-fixed.toml", ()),
-    ("F21", DOCTOR / "linux-gcc15-no-driver.toml", ()), ("F22", MACHINES / "linux-two-toolkits.toml", ()),
+    ("F01", DOCTOR / "classic-fixed.toml", ()),
+    ("F02", CLASSIC, ()),
+    ("F03", DOCTOR / "classic-fixed.toml", ()),
+    ("F04", CLASSIC, ()),
+    ("F05", CLASSIC, ()),
+    ("F06", CLASSIC, ()),
+    ("F07", CLASSIC, ()),
+    ("F08", CLASSIC, ()),
+    ("F10", CLASSIC, ()),
+    ("F11", CLASSIC, ()),
+    ("F12", CLASSIC, ()),
+    ("F13", CLASSIC, ()),
+    ("F13", MACHINES / "linux-two-toolkits.toml", ("--cuda", "12.4")),
+    ("F16", CLASSIC, ()),
+    ("F17", CLASSIC, ()),
+    ("F17", MACHINES / "linux-two-toolkits.toml", ("--cuda", "12.4")),
+    ("F19", DOCTOR / "classic-fixed.toml", ()),
+    ("F21", DOCTOR / "linux-gcc15-no-driver.toml", ()),
+    ("F22", MACHINES / "linux-two-toolkits.toml", ()),
     ("F23", DOCTOR / "linux-with-driver.toml", ()),
 ]
 
 
-@pytest.mark.parametrize("cid,machine,args,status", FIRES, ids=[f"{c}-{m.name if hasattr(m, 'name') else 'classic'}" for c, m, *_ in FIRES])
+@pytest.mark.parametrize(
+    "cid,machine,args,status", FIRES, ids=[f"{c}-{m.name if hasattr(m, 'name') else 'classic'}" for c, m, *_ in FIRES]
+)
 def test_check_fires(cli, cid, machine, args, status):
     checks, data = doctor(cli, machine, *args)
     got = checks[cid]
@@ -205,8 +223,7 @@ def test_every_catalog_failure_is_found_by_a_check_that_fires_or_in_a_real_log(c
     for machine, args in runs:
         checks, _ = doctor(cli, machine, *args)
         fired |= {cid for cid, c in checks.items() if c["status"] in ("fail", "warn")}
-    logged = {m.id for p in CORPUS.iterdir() if p.suffix in (".txt", ".log")
-              for m in scan_path(p).matches}
+    logged = {m.id for p in CORPUS.iterdir() if p.suffix in (".txt", ".log") for m in scan_path(p).matches}
     # an id with no log among tests/corpus's own (F25, added with the diagnosis corpus): its TRAIN logs
     # (tests/corpus/logs/INDEX.tsv; held-out ones are read by bench/diagnosis.py only)
     for cid in set(CATALOG) - fired - logged:

@@ -5,6 +5,7 @@ The machine is vs2026-vs2022.toml (built from real samples) with every CUDA 13.0
 VS 2026's MSVC 14.50 renamed 14.60: hand-made, because no sample of an unreleased toolchain exists.
 Its host_config.h is a placeholder, so the knowledge base's table is what nvcc's limits come from.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -104,13 +105,13 @@ def test_list_follows(cli, machine, fictional_release):
 def test_selection_follows(machine, fictional_release):
     choice = _choice(machine, vs="2026", cuda="13.9")
     assert (choice.vs.path, choice.toolset.version, choice.cuda.short) == (VS2026, "14.60.36010", "13.9")
-    assert _choice(machine).toolset.version == "14.60.36010"   # unpinned: the newest VS now works
+    assert _choice(machine).toolset.version == "14.60.36010"  # unpinned: the newest VS now works
 
 
 def test_doctor_follows(cli, machine, fictional_release):
     found = _doctor(cli, machine)
     assert found["F04"] == ("ok", "MSVC 14.60.36010 is accepted by CUDA 13.9")
-    assert found["F05"] == ("ok", "CUDA 13.9 satisfies the STL's CUDA 13.9 minimum")   # the MSVC row
+    assert found["F05"] == ("ok", "CUDA 13.9 satisfies the STL's CUDA 13.9 minimum")  # the MSVC row
 
 
 def test_fix_msbuild_follows(cli, machine, fictional_release):

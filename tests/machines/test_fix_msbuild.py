@@ -1,4 +1,5 @@
 """`envmgr --machine FILE fix-msbuild` on recorded machines: planning only (a record has no files to write)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -28,8 +29,12 @@ def plan(cli, path: str, *args: str) -> dict:
 @pytest.mark.parametrize("path", [str(CLASSIC), machine("community-buildtools-cuda124")])
 def test_classic_machine_plans_exactly_the_four_copies_into_buildtools(cli, path):
     data = plan(cli, path)
-    copies = [(p["folder"], f["name"], f["status"], f["source"]) for p in data["pairs"] for f in p["files"]
-              if p["status"] == "work" and f["status"] in ("missing", "stale")]
+    copies = [
+        (p["folder"], f["name"], f["status"], f["source"])
+        for p in data["pairs"]
+        for f in p["files"]
+        if p["status"] == "work" and f["status"] in ("missing", "stale")
+    ]
     assert copies == [(BT_V170, n, "missing", f"{EXT124}\\{n}") for n in NAMES]
     assert data["summary"] == {"copy": 4, "missing": 4, "stale": 0, "unknown": 0, "orphan": 0, "skipped_pairs": 1}
     community = [p for p in data["pairs"] if p["vs"]["instance_id"] == "491ec752"]
@@ -42,7 +47,8 @@ def test_classic_machine_plans_exactly_the_four_copies_into_buildtools(cli, path
         "CMAKE_GENERATOR": "Visual Studio 17 2022",
         "CMAKE_GENERATOR_INSTANCE": f"{PF86}\\Microsoft Visual Studio\\2022\\BuildTools",
         "CMAKE_GENERATOR_PLATFORM": "x64",
-        "CMAKE_GENERATOR_TOOLSET": f"cuda={PF}\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4"}
+        "CMAKE_GENERATOR_TOOLSET": f"cuda={PF}\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4",
+    }
     assert route["shell"] == "envmgr shell --vs f7268007 --cuda 12.4"
 
 
@@ -65,8 +71,9 @@ def test_check_exits_1_and_apply_is_refused_on_a_record(cli):
 
 def test_selectors_narrow_the_plan(cli):
     data = plan(cli, str(CLASSIC), "--vs", "community", "--cuda", "12.4")
-    assert [(p["vs"]["edition"] if "edition" in p["vs"] else p["vs"]["instance_id"], p["status"])
-            for p in data["pairs"]] == [("491ec752", "ok")]
+    assert [
+        (p["vs"]["edition"] if "edition" in p["vs"] else p["vs"]["instance_id"], p["status"]) for p in data["pairs"]
+    ] == [("491ec752", "ok")]
     nothing = cli("--machine", str(CLASSIC), "fix-msbuild", "--vs", "community", "--check")
     assert nothing.code == 0
 
@@ -78,7 +85,7 @@ def test_vs2026_with_cuda_13_0_is_flagged_not_copied(cli):
     assert "13.2" in v180[0]["reason"]
     assert data["summary"]["copy"] == 0
     vs2022 = [p for p in data["pairs"] if p["vs"]["major"] == 17]
-    assert vs2022[0]["status"] == "ok" and len(vs2022[0]["files"]) == 5   # CUDA 13.x ships 5 files
+    assert vs2022[0]["status"] == "ok" and len(vs2022[0]["files"]) == 5  # CUDA 13.x ships 5 files
 
 
 def test_vs2019_vs2022_plans_cuda_11_8_into_vs2022(cli):

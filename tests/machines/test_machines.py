@@ -1,4 +1,5 @@
 """`envmgr --machine FILE list` against recorded machines built from real samples (build_machines.py)."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -43,9 +44,19 @@ def listing(cli, name: str) -> dict:
 
 def summary(vs: dict) -> tuple:
     bc = vs["build_customizations"]
-    return (vs["instance_id"], vs["edition"], vs["version"], vs["year"], vs["channel"], vs["path"],
-            [t["version"] for t in vs["toolsets"]], vs["default_toolset"],
-            bc and bc["dir"], bc and bc["exists"], bc and bc["cuda_versions"])
+    return (
+        vs["instance_id"],
+        vs["edition"],
+        vs["version"],
+        vs["year"],
+        vs["channel"],
+        vs["path"],
+        [t["version"] for t in vs["toolsets"]],
+        vs["default_toolset"],
+        bc and bc["dir"],
+        bc and bc["exists"],
+        bc and bc["cuda_versions"],
+    )
 
 
 def bc_dir(path: str, major: int) -> str:
@@ -55,10 +66,17 @@ def bc_dir(path: str, major: int) -> str:
 
 def kit(short: str, full: str, sources: list[str], *, x64: bool = False) -> dict:
     root = f"{CUDA}\\v{short}"
-    return {"version": full, "short": short, "path": root, "nvcc": f"{root}\\bin\\nvcc.exe", "sources": sources,
-            "version_source": "nvcc --version",
-            "bin_dirs": [f"{root}\\bin"] + ([f"{root}\\bin\\x64"] if x64 else []),
-            "lib_dirs": [f"{root}\\lib\\x64"], "problems": []}
+    return {
+        "version": full,
+        "short": short,
+        "path": root,
+        "nvcc": f"{root}\\bin\\nvcc.exe",
+        "sources": sources,
+        "version_source": "nvcc --version",
+        "bin_dirs": [f"{root}\\bin"] + ([f"{root}\\bin\\x64"] if x64 else []),
+        "lib_dirs": [f"{root}\\lib\\x64"],
+        "problems": [],
+    }
 
 
 def cuda_subset(kits: list[dict]) -> list[dict]:
@@ -67,8 +85,10 @@ def cuda_subset(kits: list[dict]) -> list[dict]:
 
 
 def gpus(d: dict) -> list[tuple]:
-    return [(g["index"], g["name"], g["compute_cap"], g["compute_cap_source"], g["driver_version"], g["memory_mib"])
-            for g in d["gpus"]]
+    return [
+        (g["index"], g["name"], g["compute_cap"], g["compute_cap_source"], g["driver_version"], g["memory_mib"])
+        for g in d["gpus"]
+    ]
 
 
 def env_sources(short: str, *, current: bool = False, on_path: bool = False) -> list[str]:
@@ -81,12 +101,24 @@ def env_sources(short: str, *, current: bool = False, on_path: bool = False) -> 
 
 # ---- one test per machine -----------------------------------------------------------------------
 
+
 def test_buildtools_only_has_no_msvc(cli):
     d = listing(cli, "buildtools-only")
     assert d["platform"] == "windows"
     [vs] = d["visual_studio"]
-    assert summary(vs) == ("f7268007", "BuildTools", "17.14.37027.9", "2022", "Release", BUILDTOOLS, [], None,
-                           bc_dir(BUILDTOOLS, 17), False, [])
+    assert summary(vs) == (
+        "f7268007",
+        "BuildTools",
+        "17.14.37027.9",
+        "2022",
+        "Release",
+        BUILDTOOLS,
+        [],
+        None,
+        bc_dir(BUILDTOOLS, 17),
+        False,
+        [],
+    )
     assert vs["display_name"] == "Visual Studio Build Tools 2022"
     assert vs["source"] == "vswhere" and vs["is_complete"] is True and vs["vcvarsall"] is None
     assert len(vs["problems"]) == 1 and NO_MSVC in vs["problems"][0]
@@ -97,12 +129,27 @@ def test_buildtools_only_has_no_msvc(cli):
 def test_buildtools_only_with_vctools_and_cuda124(cli):
     d = listing(cli, "buildtools-only-vctools")
     [vs] = d["visual_studio"]
-    assert summary(vs) == ("2c33f8c6", "BuildTools", "17.13.35931.197", "2022", "Release", BUILDTOOLS,
-                           ["14.43.34808"], "14.43.34808", bc_dir(BUILDTOOLS, 17), True, ["12.4"])
+    assert summary(vs) == (
+        "2c33f8c6",
+        "BuildTools",
+        "17.13.35931.197",
+        "2022",
+        "Release",
+        BUILDTOOLS,
+        ["14.43.34808"],
+        "14.43.34808",
+        bc_dir(BUILDTOOLS, 17),
+        True,
+        ["12.4"],
+    )
     assert vs["toolsets"][0]["msc_ver"] == 1943 and vs["toolsets"][0]["has_cl_x64"] is True
     assert vs["vcvarsall"] == f"{BUILDTOOLS}\\VC\\Auxiliary\\Build\\vcvarsall.bat"
-    assert vs["build_customizations"]["files"] == ["CUDA 12.4.props", "CUDA 12.4.targets", "CUDA 12.4.xml",
-                                                   "Nvda.Build.CudaTasks.v12.4.dll"]
+    assert vs["build_customizations"]["files"] == [
+        "CUDA 12.4.props",
+        "CUDA 12.4.targets",
+        "CUDA 12.4.xml",
+        "Nvda.Build.CudaTasks.v12.4.dll",
+    ]
     assert vs["problems"] == [] and vs["sdks"] == ["10.0.22621.0"]
     assert cuda_subset(d["cuda"]) == [kit("12.4", "12.4.99", env_sources("12.4", current=True, on_path=True))]
     assert d["gpus"] == [] and d["problems"] == []
@@ -111,16 +158,45 @@ def test_buildtools_only_with_vctools_and_cuda124(cli):
 def test_classic_community_and_buildtools_only_community_has_cuda(cli):
     d = listing(cli, "community-buildtools-cuda124")
     assert [summary(v) for v in d["visual_studio"]] == [
-        ("f7268007", "BuildTools", "17.14.37027.9", "2022", "Release", BUILDTOOLS, ["14.44.35207"], "14.44.35207",
-         bc_dir(BUILDTOOLS, 17), True, []),
-        ("491ec752", "Community", "17.5.33530.505", "2022", "Release", COMMUNITY, ["14.35.32215"], "14.35.32215",
-         bc_dir(COMMUNITY, 17), True, ["11.8", "12.4"]),
+        (
+            "f7268007",
+            "BuildTools",
+            "17.14.37027.9",
+            "2022",
+            "Release",
+            BUILDTOOLS,
+            ["14.44.35207"],
+            "14.44.35207",
+            bc_dir(BUILDTOOLS, 17),
+            True,
+            [],
+        ),
+        (
+            "491ec752",
+            "Community",
+            "17.5.33530.505",
+            "2022",
+            "Release",
+            COMMUNITY,
+            ["14.35.32215"],
+            "14.35.32215",
+            bc_dir(COMMUNITY, 17),
+            True,
+            ["11.8", "12.4"],
+        ),
     ]
     build_tools, community = d["visual_studio"]
     assert build_tools["build_customizations"]["files"] == []
     assert community["build_customizations"]["files"] == [
-        "CUDA 11.8.props", "CUDA 11.8.targets", "CUDA 11.8.xml", "CUDA 12.4.props", "CUDA 12.4.targets",
-        "CUDA 12.4.xml", "Nvda.Build.CudaTasks.v11.8.dll", "Nvda.Build.CudaTasks.v12.4.dll"]
+        "CUDA 11.8.props",
+        "CUDA 11.8.targets",
+        "CUDA 11.8.xml",
+        "CUDA 12.4.props",
+        "CUDA 12.4.targets",
+        "CUDA 12.4.xml",
+        "Nvda.Build.CudaTasks.v11.8.dll",
+        "Nvda.Build.CudaTasks.v12.4.dll",
+    ]
     assert [t["msc_ver"] for v in d["visual_studio"] for t in v["toolsets"]] == [1944, 1935]
     assert all(v["problems"] == [] and v["sdks"] == ["10.0.22621.0"] for v in d["visual_studio"])
     assert cuda_subset(d["cuda"]) == [
@@ -149,10 +225,32 @@ def test_vs2019_and_vs2022_each_with_its_own_buildcustomizations(cli):
     d = listing(cli, "vs2019-vs2022")
     vs2019 = f"{PF86}\\Microsoft Visual Studio\\2019\\Community"
     assert [summary(v) for v in d["visual_studio"]] == [
-        ("491ec752", "Community", "17.5.33530.505", "2022", "Release", COMMUNITY, ["14.35.32215"], "14.35.32215",
-         bc_dir(COMMUNITY, 17), True, ["12.4"]),
-        ("1897ac53", "Community", "16.11.32510.428", "2019", "Release", vs2019, ["14.29.30133"], "14.29.30133",
-         bc_dir(vs2019, 16), True, ["11.8", "12.4"]),
+        (
+            "491ec752",
+            "Community",
+            "17.5.33530.505",
+            "2022",
+            "Release",
+            COMMUNITY,
+            ["14.35.32215"],
+            "14.35.32215",
+            bc_dir(COMMUNITY, 17),
+            True,
+            ["12.4"],
+        ),
+        (
+            "1897ac53",
+            "Community",
+            "16.11.32510.428",
+            "2019",
+            "Release",
+            vs2019,
+            ["14.29.30133"],
+            "14.29.30133",
+            bc_dir(vs2019, 16),
+            True,
+            ["11.8", "12.4"],
+        ),
     ]
     assert d["visual_studio"][1]["build_customizations"]["dir"].endswith("\\v160\\BuildCustomizations")
     assert d["windows_sdks"] == ["10.0.22621.0", "10.0.19041.0"]
@@ -165,20 +263,45 @@ def test_vs2026_insiders_beside_vs2022_with_cuda13(cli):
     d = listing(cli, "vs2026-vs2022")
     vs26 = f"{PF}\\Microsoft Visual Studio\\18\\Insiders"
     assert [summary(v) for v in d["visual_studio"]] == [
-        ("5d2b0a7e", "Community", "18.3.11206.111", "2026", "Insiders", vs26, ["14.50.35717"], "14.50.35717",
-         bc_dir(vs26, 18), True, []),
-        ("491ec752", "Community", "17.5.33530.505", "2022", "Release", COMMUNITY, ["14.35.32215"], "14.35.32215",
-         bc_dir(COMMUNITY, 17), True, ["13.0"]),
+        (
+            "5d2b0a7e",
+            "Community",
+            "18.3.11206.111",
+            "2026",
+            "Insiders",
+            vs26,
+            ["14.50.35717"],
+            "14.50.35717",
+            bc_dir(vs26, 18),
+            True,
+            [],
+        ),
+        (
+            "491ec752",
+            "Community",
+            "17.5.33530.505",
+            "2022",
+            "Release",
+            COMMUNITY,
+            ["14.35.32215"],
+            "14.35.32215",
+            bc_dir(COMMUNITY, 17),
+            True,
+            ["13.0"],
+        ),
     ]
     insiders, vs2022 = d["visual_studio"]
     assert insiders["is_prerelease"] is True and insiders["channel_id"] == "VisualStudio.18.Insiders"
     assert insiders["major"] == 18 and insiders["toolsets"][0]["msc_ver"] == 1950
     assert insiders["build_customizations"]["dir"].endswith("\\v180\\BuildCustomizations")
     assert vs2022["build_customizations"]["files"] == [
-        "CUDA 13.0.Version.props", "CUDA 13.0.props", "CUDA 13.0.targets", "CUDA 13.0.xml",
-        "Nvda.Build.CudaTasks.v13.0.dll"]
-    assert cuda_subset(d["cuda"]) == [kit("13.0", "13.0.88", env_sources("13.0", current=True, on_path=True),
-                                          x64=True)]
+        "CUDA 13.0.Version.props",
+        "CUDA 13.0.props",
+        "CUDA 13.0.targets",
+        "CUDA 13.0.xml",
+        "Nvda.Build.CudaTasks.v13.0.dll",
+    ]
+    assert cuda_subset(d["cuda"]) == [kit("13.0", "13.0.88", env_sources("13.0", current=True, on_path=True), x64=True)]
     assert len(d["cuda"][0]["msbuild_extensions"]) == 5
     assert d["windows_sdks"] == ["10.0.26100.0", "10.0.22621.0"]
     assert gpus(d) == [(0, "NVIDIA GeForce RTX 4060 Ti", "8.9", "nvidia-smi", "596.36", 16380)]
@@ -187,8 +310,19 @@ def test_vs2026_insiders_beside_vs2022_with_cuda13(cli):
 def test_three_toolkits_cuda_path_points_at_the_old_one(cli):
     d = listing(cli, "cuda-three-wrong-cuda-path")
     [vs] = d["visual_studio"]
-    assert summary(vs) == ("491ec752", "Community", "17.5.33530.505", "2022", "Release", COMMUNITY,
-                           ["14.35.32215"], "14.35.32215", bc_dir(COMMUNITY, 17), True, ["11.8", "12.4", "13.0"])
+    assert summary(vs) == (
+        "491ec752",
+        "Community",
+        "17.5.33530.505",
+        "2022",
+        "Release",
+        COMMUNITY,
+        ["14.35.32215"],
+        "14.35.32215",
+        bc_dir(COMMUNITY, 17),
+        True,
+        ["11.8", "12.4", "13.0"],
+    )
     assert cuda_subset(d["cuda"]) == [
         kit("13.0", "13.0.88", env_sources("13.0"), x64=True),
         kit("12.4", "12.4.99", env_sources("12.4")),
@@ -202,10 +336,32 @@ def test_three_toolkits_cuda_path_points_at_the_old_one(cli):
 def test_no_vswhere_reads_state_json(cli):
     d = listing(cli, "no-vswhere-state-json")
     assert [summary(v) for v in d["visual_studio"]] == [
-        ("4", "Enterprise", "15.0.26117", "2017", "Release", "C:\\VS\\Enterprise", ["14.10.25017"], "14.10.25017",
-         bc_dir("C:\\VS\\Enterprise", 15), True, []),
-        ("2", "BuildTools", "15.0.26117", "2017", "Release", "C:\\BuildTools", [], None,
-         bc_dir("C:\\BuildTools", 15), False, []),
+        (
+            "4",
+            "Enterprise",
+            "15.0.26117",
+            "2017",
+            "Release",
+            "C:\\VS\\Enterprise",
+            ["14.10.25017"],
+            "14.10.25017",
+            bc_dir("C:\\VS\\Enterprise", 15),
+            True,
+            [],
+        ),
+        (
+            "2",
+            "BuildTools",
+            "15.0.26117",
+            "2017",
+            "Release",
+            "C:\\BuildTools",
+            [],
+            None,
+            bc_dir("C:\\BuildTools", 15),
+            False,
+            [],
+        ),
     ]
     enterprise, build_tools = d["visual_studio"]
     assert [v["source"] for v in d["visual_studio"]] == ["state.json", "state.json"]
@@ -222,8 +378,19 @@ def test_no_vswhere_reads_state_json(cli):
 def test_failing_vswhere_falls_back_to_state_json(cli):
     d = listing(cli, "vswhere-failing")
     [vs] = d["visual_studio"]
-    assert summary(vs) == ("5", "Enterprise", "15.3.26612.0", "2017", "Preview", "C:\\VS\\Preview",
-                           ["14.11.25503"], "14.11.25503", bc_dir("C:\\VS\\Preview", 15), True, [])
+    assert summary(vs) == (
+        "5",
+        "Enterprise",
+        "15.3.26612.0",
+        "2017",
+        "Preview",
+        "C:\\VS\\Preview",
+        ["14.11.25503"],
+        "14.11.25503",
+        bc_dir("C:\\VS\\Preview", 15),
+        True,
+        [],
+    )
     assert vs["source"] == "state.json" and vs["is_prerelease"] is True and vs["nickname"] == "Preview"
     assert vs["problems"] == []
     [problem] = d["problems"]
@@ -235,21 +402,41 @@ def test_linux_two_toolkits(cli):
     assert d["platform"] == "linux" and d["visual_studio"] == [] and d["windows_sdks"] == []
     keys = ("version", "short", "path", "nvcc", "sources", "version_source", "bin_dirs", "lib_dirs", "problems")
     assert [{k: c[k] for k in keys} for c in d["cuda"]] == [
-        {"version": "13.0.88", "short": "13.0", "path": "/usr/local/cuda-13.0", "nvcc": "/usr/local/cuda-13.0/bin/nvcc",
-         "sources": ["/usr/local", "/usr/local/cuda", "nvcc on PATH"], "version_source": "nvcc --version",
-         "bin_dirs": ["/usr/local/cuda-13.0/bin"], "lib_dirs": ["/usr/local/cuda-13.0/targets/x86_64-linux/lib"],
-         "problems": []},
-        {"version": "12.4.1", "short": "12.4", "path": "/usr/local/cuda-12.4", "nvcc": "/usr/local/cuda-12.4/bin/nvcc",
-         "sources": ["/usr/local"], "version_source": "version.json",
-         "bin_dirs": ["/usr/local/cuda-12.4/bin"], "lib_dirs": ["/usr/local/cuda-12.4/targets/x86_64-linux/lib"],
-         "problems": []},
+        {
+            "version": "13.0.88",
+            "short": "13.0",
+            "path": "/usr/local/cuda-13.0",
+            "nvcc": "/usr/local/cuda-13.0/bin/nvcc",
+            "sources": ["/usr/local", "/usr/local/cuda", "nvcc on PATH"],
+            "version_source": "nvcc --version",
+            "bin_dirs": ["/usr/local/cuda-13.0/bin"],
+            "lib_dirs": ["/usr/local/cuda-13.0/targets/x86_64-linux/lib"],
+            "problems": [],
+        },
+        {
+            "version": "12.4.1",
+            "short": "12.4",
+            "path": "/usr/local/cuda-12.4",
+            "nvcc": "/usr/local/cuda-12.4/bin/nvcc",
+            "sources": ["/usr/local"],
+            "version_source": "version.json",
+            "bin_dirs": ["/usr/local/cuda-12.4/bin"],
+            "lib_dirs": ["/usr/local/cuda-12.4/targets/x86_64-linux/lib"],
+            "problems": [],
+        },
     ]
     assert [(c["name"], c["path"], c["version"], c["major"]) for c in d["host_compilers"]] == [
-        ("gcc", "/usr/bin/gcc", "13.3.0", 13), ("gcc-12", "/usr/bin/gcc-12", "12.3.0", 12),
-        ("gcc-13", "/usr/bin/gcc-13", "13.3.0", 13), ("g++", "/usr/bin/g++", "13.3.0", 13),
-        ("g++-12", "/usr/bin/g++-12", "12.3.0", 12), ("g++-13", "/usr/bin/g++-13", "13.3.0", 13)]
-    assert gpus(d) == [(0, "NVIDIA TITAN V", "7.0", "nvidia-smi", "570.86.15", 12288),
-                       (1, "NVIDIA RTX 5880 Ada Generation", "8.9", "nvidia-smi", "570.86.15", 49140)]
+        ("gcc", "/usr/bin/gcc", "13.3.0", 13),
+        ("gcc-12", "/usr/bin/gcc-12", "12.3.0", 12),
+        ("gcc-13", "/usr/bin/gcc-13", "13.3.0", 13),
+        ("g++", "/usr/bin/g++", "13.3.0", 13),
+        ("g++-12", "/usr/bin/g++-12", "12.3.0", 12),
+        ("g++-13", "/usr/bin/g++-13", "13.3.0", 13),
+    ]
+    assert gpus(d) == [
+        (0, "NVIDIA TITAN V", "7.0", "nvidia-smi", "570.86.15", 12288),
+        (1, "NVIDIA RTX 5880 Ada Generation", "8.9", "nvidia-smi", "570.86.15", 49140),
+    ]
     assert d["problems"] == []
 
 
@@ -271,6 +458,7 @@ def test_recording_a_recorded_machine_lists_the_same_inventory(cli, name, tmp_pa
 
 
 # ---- the files themselves -------------------------------------------------------------------------
+
 
 def test_build_machines_reproduces_the_committed_files():
     rendered = bm.render_all()
@@ -299,7 +487,7 @@ def test_machine_files_are_self_contained_and_say_where_they_come_from(path):
     no_from(data)
     for line in meta["sources"]:
         if line.startswith("corpus/"):
-            name = line.split(":", 1)[0][len("corpus/"):]
+            name = line.split(":", 1)[0][len("corpus/") :]
             assert (HERE.parent / "corpus" / name).is_file(), name
 
 
@@ -314,6 +502,7 @@ def test_corpus_copies_are_byte_exact():
 
 
 # ---- bad input: each becomes a listed problem, exit 0, never a traceback ---------------------------
+
 
 def write(tmp_path: Path, m) -> str:
     path = tmp_path / f"{m.name}.toml"
@@ -348,7 +537,11 @@ def test_cut_short_vswhere_json_keeps_what_it_can(cli, tmp_path):
     d = run_list(cli, write(tmp_path, m))
     [vs] = d["visual_studio"]
     assert (vs["instance_id"], vs["edition"], vs["version"], vs["path"]) == (
-        "2c33f8c6", "BuildTools", "17.13.35931.197", BUILDTOOLS)
+        "2c33f8c6",
+        "BuildTools",
+        "17.13.35931.197",
+        BUILDTOOLS,
+    )
     assert vs["default_toolset"] == "14.43.34808"
     assert any("cut short" in p for p in vs["problems"])
 

@@ -2,6 +2,7 @@
 
 Under --machine nothing is cached, so every resolve composes again: counting compose() counts the
 captures. `export --recipe/--activate` composed twice before, `install --recipe` twice (issue 12)."""
+
 from __future__ import annotations
 
 import pytest
@@ -31,10 +32,18 @@ def captures(monkeypatch):
     return calls
 
 
-@pytest.mark.parametrize("extra", [(), ("--format", "sh"), ("--activate", "--format", "sh"),
-                                   ("--recipe", "llama-cpp-python", "--format", "sh"),
-                                   ("--recipe", "llama-cpp-python", "--activate", "--format", "fish"),
-                                   ("--recipe", "llama-cpp-python", "--format", "json")], ids=" ".join)
+@pytest.mark.parametrize(
+    "extra",
+    [
+        (),
+        ("--format", "sh"),
+        ("--activate", "--format", "sh"),
+        ("--recipe", "llama-cpp-python", "--format", "sh"),
+        ("--recipe", "llama-cpp-python", "--activate", "--format", "fish"),
+        ("--recipe", "llama-cpp-python", "--format", "json"),
+    ],
+    ids=" ".join,
+)
 def test_export_resolves_once(cli, captures, extra):
     got = cli("--machine", LINUX, "export", "--cuda", "12.4", *extra)
     assert got.code == 0, got.stderr
@@ -49,6 +58,8 @@ def test_install_resolves_once(cli, captures, monkeypatch):
         raise Stop("stopped after resolving")
 
     monkeypatch.setattr(wheels, "build_facts", stop)
-    got = cli("--machine", LINUX, "install", "--cuda", "12.4", "--recipe", "llama-cpp-python", "llama-cpp-python==0.3.16")
+    got = cli(
+        "--machine", LINUX, "install", "--cuda", "12.4", "--recipe", "llama-cpp-python", "llama-cpp-python==0.3.16"
+    )
     assert got.code == 9 and "stopped after resolving" in got.stderr, got.stderr
     assert len(captures) == 1

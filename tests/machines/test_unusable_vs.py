@@ -1,5 +1,6 @@
 """Unusable Visual Studio instances (issue 13 item 3), flagged the way node-gyp rejects them, on recorded
 machines built from node-gyp's fixtures and the vswhere corpus (build_machines.py)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -47,7 +48,10 @@ def test_vs2026_insiders_without_product_id_reads_edition_and_channel_from_displ
     [why] = vs["unusable"]
     assert "reboot" in why
     text = cli("--machine", str(HERE / "node-gyp-vs2026-insiders-reboot-pending.toml"), "list").stdout
-    assert "VS 2026 Community Insiders 18.3.11206.111 UNUSABLE" in text and "cannot build: the installer is waiting" in text
+    assert (
+        "VS 2026 Community Insiders 18.3.11206.111 UNUSABLE" in text
+        and "cannot build: the installer is waiting" in text
+    )
     check = f03(cli, "node-gyp-vs2026-insiders-reboot-pending")
     assert check["status"] == "fail" and "reboot" in check["fix"]
 
@@ -73,15 +77,24 @@ def test_healthy_instances_stay_usable(cli, name):
     assert all(v["usable"] and v["unusable"] == [] for v in result.json()["visual_studio"])
 
 
-@pytest.mark.parametrize("display, edition, channel", [
-    ("Visual Studio Community 2026 Insiders", "Community", "Insiders"),
-    ("Visual Studio Build Tools 2026 Insiders", "BuildTools", "Insiders"),
-    ("Visual Studio Enterprise 2022 Preview", "Enterprise", "Preview"),
-    ("Visual Studio Professional 2019", "Professional", ""),
-])
+@pytest.mark.parametrize(
+    "display, edition, channel",
+    [
+        ("Visual Studio Community 2026 Insiders", "Community", "Insiders"),
+        ("Visual Studio Build Tools 2026 Insiders", "BuildTools", "Insiders"),
+        ("Visual Studio Enterprise 2022 Preview", "Enterprise", "Preview"),
+        ("Visual Studio Professional 2019", "Professional", ""),
+    ],
+)
 def test_edition_and_channel_from_display_name_when_product_id_is_absent(display, edition, channel):
     rec = VsRecord("1", "C:\\VS", "18.3.11206.111", display_name=display)
     assert (rec.edition, rec.channel) == (edition, channel)
-    with_ids = VsRecord("1", "C:\\VS", "18.3.1", product_id="Microsoft.VisualStudio.Product.Enterprise",
-                        display_name=display, channel_id="VisualStudio.18.Stable")
+    with_ids = VsRecord(
+        "1",
+        "C:\\VS",
+        "18.3.1",
+        product_id="Microsoft.VisualStudio.Product.Enterprise",
+        display_name=display,
+        channel_id="VisualStudio.18.Stable",
+    )
     assert (with_ids.edition, with_ids.channel) == ("Enterprise", "Stable")

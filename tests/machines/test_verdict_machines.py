@@ -2,6 +2,7 @@
 NVIDIA GPU, a GTX 1080 whose installed llama_cpp has no code it can run and a T4 that runs the same code. The logs
 are real ones from the corpus's train split (tests/corpus/logs/INDEX.tsv); the flows' own code path (run --log,
 install, install --recipe: commands/run.py `diagnose`) and `doctor --log FILE --machine RECORD` are run on them."""
+
 from __future__ import annotations
 
 import functools
@@ -16,22 +17,26 @@ from envmgr.host.recorded import load_machine
 from tests.conftest import CORPUS, MACHINES
 
 VERDICTS = MACHINES / "verdicts"
-MAC, ARM, NO_GPU = (str(VERDICTS / f"{n}.toml")
-                    for n in ("macos-apple-silicon", "linux-arm64-no-gpu", "linux-x86-no-gpu"))
+MAC, ARM, NO_GPU = (
+    str(VERDICTS / f"{n}.toml") for n in ("macos-apple-silicon", "linux-arm64-no-gpu", "linux-x86-no-gpu")
+)
 GTX1080, T4 = (str(VERDICTS / f"{n}.toml") for n in ("linux-gtx1080-llama-sm75", "linux-t4-llama-sm75"))
 OLD_DRIVER = str(MACHINES / "doctor" / "classic-rtx5090-old-driver.toml")
 
 # train logs (INDEX.tsv split=train)
-CPU_RUN = str(CORPUS / "llama.cpp-load_tensors-offloaded-0-of-29-layers-cpu-mapped-EXCERPT.txt")      # F18
+CPU_RUN = str(CORPUS / "llama.cpp-load_tensors-offloaded-0-of-29-layers-cpu-mapped-EXCERPT.txt")  # F18
 NO_CUBLAS = str(CORPUS / "llama-server-libcublas.so.11-cannot-open-shared-object-llama.cpp-EXCERPT.txt")  # F23
-NO_KERNEL = str(CORPUS / "llama-cpp-python-0.3.9-windows-no-kernel-image-rms_norm-EXCERPT.txt")       # F14
+NO_KERNEL = str(CORPUS / "llama-cpp-python-0.3.9-windows-no-kernel-image-rms_norm-EXCERPT.txt")  # F14
 OLD_DRIVER_LOG = str(CORPUS / "cuda-driver-insufficient-cudaGetDeviceCount-linux-rpg_open_remode-EXCERPT.txt")  # F17
 
 
 def _train(path: str) -> None:
     name = Path(path).relative_to(CORPUS).as_posix()
-    row = next(line.split("\t") for line in (CORPUS / "logs" / "INDEX.tsv").read_text(encoding="utf-8").splitlines()
-               if line.split("\t")[0] == name)
+    row = next(
+        line.split("\t")
+        for line in (CORPUS / "logs" / "INDEX.tsv").read_text(encoding="utf-8").splitlines()
+        if line.split("\t")[0] == name
+    )
     assert row[4] == "train", name
 
 
@@ -57,8 +62,14 @@ def judged(cli, log, record, *extra):
     return result.code, doc, {m["id"]: m["machine"] for m in doc["matches"]}
 
 
-@pytest.mark.parametrize("record, words", [(MAC, "macOS (arm64)"), (ARM, "an aarch64 machine has no NVIDIA GPU"),
-                                           (NO_GPU, "this machine has no NVIDIA GPU (no nvidia-smi")])
+@pytest.mark.parametrize(
+    "record, words",
+    [
+        (MAC, "macOS (arm64)"),
+        (ARM, "an aarch64 machine has no NVIDIA GPU"),
+        (NO_GPU, "this machine has no NVIDIA GPU (no nvidia-smi"),
+    ],
+)
 @pytest.mark.parametrize("log, fid", [(CPU_RUN, "F18"), (NO_CUBLAS, "F23")])
 def test_a_machine_without_an_nvidia_gpu_rules_out_the_cpu_family(cli, record, words, log, fid):
     code, doc, verdicts = judged(cli, log, record)
@@ -85,7 +96,7 @@ def test_no_kernel_image_is_confirmed_where_the_device_code_cannot_run_on_the_gp
     v = verdicts["F14"]
     assert v["verdict"] == "confirmed"
     assert "cubin sm_75 sm_90a; PTX compute_90" in v["machine"] and "cannot run on sm_61" in v["machine"]
-    assert "no kernel image" in v["log"]                       # both pieces of evidence
+    assert "no kernel image" in v["log"]  # both pieces of evidence
     assert doc["machine_facts"]["fits"][0]["how"] == "none"
     text = cli("doctor", "--log", NO_KERNEL, "--machine", GTX1080).stdout
     assert text.startswith("F14  No kernel image for this GPU")
@@ -95,8 +106,10 @@ def test_no_kernel_image_is_confirmed_where_the_device_code_cannot_run_on_the_gp
 def test_no_kernel_image_is_ruled_out_where_the_gpu_runs_the_device_code(cli):
     code, doc, verdicts = judged(cli, NO_KERNEL, T4)
     assert code == 0 and doc["ruled_out"] == ["F14"]
-    assert "runs on every GPU here (GPU 0 Tesla T4 (compute capability 7.5): native via sm_75)" in \
-        verdicts["F14"]["machine"]
+    assert (
+        "runs on every GPU here (GPU 0 Tesla T4 (compute capability 7.5): native via sm_75)"
+        in verdicts["F14"]["machine"]
+    )
 
 
 def test_an_old_driver_is_confirmed_by_the_driver_and_the_toolkit(cli):
@@ -125,6 +138,7 @@ def test_without_a_record_the_log_is_judged_alone(cli):
 
 
 # ---- the flows' diagnosis (run --log, install, install --recipe: commands/run.py diagnose) -----------------
+
 
 def _flow(log: str, record: str, capsys) -> str:
     diagnose(log, functools.partial(read_machine, load_machine(record), record))
@@ -159,10 +173,11 @@ def test_doctor_machine_after_the_command_is_the_global_option(cli):
     assert after.json()["checks"][0]["status"] == "fail"
 
 
-VS2026_LAPTOP = str(MACHINES / "vs2026-laptop-no-v143.toml")     # CUDA 12.8 with VS 2026's MSVC 14.50 only
+VS2026_LAPTOP = str(MACHINES / "vs2026-laptop-no-v143.toml")  # CUDA 12.8 with VS 2026's MSVC 14.50 only
 F04_SAME_PAIR = str(CORPUS / "logs/F04/llama.cpp-17547-vs2026-msvc-19.50-cuda-12.8-toolset-cuda-path-broken.txt")
-F04_OTHER_PAIR = str(CORPUS / "msbuild-cuda11.8-host_config-unsupported-msvc14.40-vs2022-buildtools-llama-cpp-python-"
-                              "EXCERPT.txt")
+F04_OTHER_PAIR = str(
+    CORPUS / "msbuild-cuda11.8-host_config-unsupported-msvc14.40-vs2022-buildtools-llama-cpp-python-EXCERPT.txt"
+)
 
 
 def test_a_compiler_id_is_confirmed_by_doctors_check_for_the_same_cuda_and_msvc(cli):
@@ -170,8 +185,9 @@ def test_a_compiler_id_is_confirmed_by_doctors_check_for_the_same_cuda_and_msvc(
     _train(F04_OTHER_PAIR)
     code, doc, verdicts = judged(cli, F04_SAME_PAIR, VS2026_LAPTOP)
     assert code == 1 and verdicts["F04"]["verdict"] == "confirmed"
-    assert verdicts["F04"]["machine"].startswith("doctor's check F04 fails here: every MSVC toolset of Community is "
-                                                 "too new for CUDA 12.8")
+    assert verdicts["F04"]["machine"].startswith(
+        "doctor's check F04 fails here: every MSVC toolset of Community is too new for CUDA 12.8"
+    )
     assert (doc["machine_facts"]["cuda"], doc["machine_facts"]["msvc"][:5]) == ("12.8", "14.50")
     # CUDA 11.8 with MSVC 14.40 in the log: doctor checked another pair here, so it confirms nothing (never rules out
     # a compiler's own #error either)

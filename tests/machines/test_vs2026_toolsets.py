@@ -1,6 +1,7 @@
 """Machines with Visual Studio 2026 and a CUDA older than 13.2 (issue 38): the v143 14.44 toolset inside
 VS 2026 is chosen and captured with -vcvars_ver, and where no accepted toolset is installed, doctor and
 the selection error name the installer component and the vs_installer command line that adds it."""
+
 from __future__ import annotations
 
 import sys
@@ -56,7 +57,7 @@ def test_runner_export_captures_the_v143_toolset_with_vcvars_ver(cli):
     (note,) = [n for n in snap["notes"] if n.startswith("using MSVC")]
     assert "inside VS 2026 Enterprise" in note and "14.50.35717 rejected" in note
     assert "-vcvars_ver=14.44.35207" in note
-    assert "using MSVC 14.44.35207 inside VS 2026" in got.stderr   # the reason line, said once
+    assert "using MSVC 14.44.35207 inside VS 2026" in got.stderr  # the reason line, said once
 
 
 def test_runner_export_github_writes_the_v143_environment(cli):
@@ -84,7 +85,7 @@ def test_laptop_without_v143_names_the_component_and_installer_command(cli):
     assert "-vcvars_ver=14.44" in f04["fix"] and "CUDA 13.2 or newer" in f04["fix"]
     assert f05["fix_command"] == ADD_V143
     assert any("-allow-unsupported-compiler would not help" in e and "STL1002" in e for e in f04["evidence"])
-    for c in (f04, f05):   # never offered where the STL gate fails anyway
+    for c in (f04, f05):  # never offered where the STL gate fails anyway
         assert "-allow-unsupported-compiler" not in (c["fix"] + c["fix_command"])
 
 
@@ -104,10 +105,13 @@ def test_toolset_component_is_the_newest_pinnable_toolset_the_cuda_accepts():
     assert toolset_component("12.2", host_limits("12.2")) is None
 
 
-@pytest.mark.parametrize(("cuda", "vs", "toolset"), [
-    ("13.1", "VS 2022 BuildTools 17.14.37027.9", "14.44.35207"),
-    ("12.8", "VS 2022 BuildTools 17.14.37027.9", "14.44.35207"),
-])
+@pytest.mark.parametrize(
+    ("cuda", "vs", "toolset"),
+    [
+        ("13.1", "VS 2022 BuildTools 17.14.37027.9", "14.44.35207"),
+        ("12.8", "VS 2022 BuildTools 17.14.37027.9", "14.44.35207"),
+    ],
+)
 def test_vs2026_beside_vs2022_takes_the_accepted_toolset_of_either(cli, cuda, vs, toolset):
     got = cli("--machine", BESIDE, "doctor", "--json", "--cuda", cuda)
     sel = got.json()["selection"]
@@ -123,8 +127,9 @@ def test_the_newest_accepted_toolset_of_any_instance_wins_over_the_newest_instan
     inv = discover(host)
     vs26, vs22 = inv.visual_studio
     new = vs26.toolsets[0]
-    old = replace(new, version="14.43.34808", path=new.path.replace("14.50.35717", "14.43.34808"),
-                  msc_ver=1943, is_default=False)
+    old = replace(
+        new, version="14.43.34808", path=new.path.replace("14.50.35717", "14.43.34808"), msc_ver=1943, is_default=False
+    )
     inv = replace(inv, visual_studio=(replace(vs26, toolsets=(*vs26.toolsets, old)), vs22))
     choice = choose(inv, Selectors(cuda="12.8"), read_limits(host, inv))
     assert (choice.vs.year, choice.toolset.version) == ("2022", "14.44.35207")
@@ -141,8 +146,10 @@ def test_runner_export_json_carries_the_reason(cli):
     assert got.code == 0, got.stderr
     doc = got.json()
     assert doc["identity"]["vcvars_args"] == "x64 -vcvars_ver=14.44.35207"
-    assert any(n.startswith("using MSVC 14.44.35207 inside VS 2026 Enterprise") and "14.50.35717 rejected" in n
-               for n in doc["notes"])
+    assert any(
+        n.startswith("using MSVC 14.44.35207 inside VS 2026 Enterprise") and "14.50.35717 rejected" in n
+        for n in doc["notes"]
+    )
 
 
 def test_f01_does_not_claim_the_vs2022_vcvars_steers_the_vs2026_generator(cli):

@@ -1,4 +1,5 @@
 """envmgr/__main__.py: `python -m envmgr` is the same command line as the console script."""
+
 from __future__ import annotations
 
 import subprocess
@@ -15,10 +16,12 @@ def test_importing_it_runs_nothing_and_it_holds_the_cli_entry_point():
 
 
 def test_python_m_envmgr_answers_as_the_cli_does(cli):
-    done = subprocess.run([sys.executable, "-m", "envmgr", "--version"], capture_output=True, text=True,
-                          cwd=ROOT, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "envmgr", "--version"], capture_output=True, text=True, cwd=ROOT, timeout=60
+    )
     assert done.returncode == 0, done.stderr
     assert __version__ in done.stdout and done.stdout == cli("--version").stdout
-    bad = subprocess.run([sys.executable, "-m", "envmgr", "no-such-command"], capture_output=True, text=True,
-                         cwd=ROOT, timeout=60)
+    bad = subprocess.run(
+        [sys.executable, "-m", "envmgr", "no-such-command"], capture_output=True, text=True, cwd=ROOT, timeout=60
+    )
     assert bad.returncode == 2 and "no-such-command" in bad.stderr

@@ -2,6 +2,7 @@
 
 Read from the source with `ast`, so a new module is held to the same rules the day it is added.
 """
+
 from __future__ import annotations
 
 import ast
@@ -20,7 +21,7 @@ SEAM = {
 MACHINE_MODULES = {"subprocess", "winreg", "_winreg"}
 ENV_CALLS = {"environ", "environb", "getenv", "putenv", "unsetenv"}
 HOST_CLASSES = {"LiveHost", "WineHost", "RecordedHost", "RecordingHost"}
-KIND_ATTRIBUTES = {"origin", "unix_path", "windows_path", "prefix"}   # what only one kind of host has
+KIND_ATTRIBUTES = {"origin", "unix_path", "windows_path", "prefix"}  # what only one kind of host has
 
 
 def _modules():
@@ -42,8 +43,12 @@ def _machine_touches(tree: ast.AST) -> list[str]:
             found.append(f"from {node.module} import")
         elif isinstance(node, ast.ImportFrom) and node.module == "os":
             found += [f"from os import {a.name}" for a in node.names if a.name in ENV_CALLS]
-        elif (isinstance(node, ast.Attribute) and node.attr in ENV_CALLS and isinstance(node.value, ast.Name)
-              and node.value.id == "os"):
+        elif (
+            isinstance(node, ast.Attribute)
+            and node.attr in ENV_CALLS
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "os"
+        ):
             found.append(f"os.{node.attr} (line {node.lineno})")
     return found
 
@@ -55,8 +60,10 @@ def test_only_the_seam_touches_subprocess_winreg_and_the_environment():
 
 def test_the_rule_sees_what_it_forbids():
     """The scan itself finds each form it forbids (else the test above would pass on anything)."""
-    code = ("import subprocess\nfrom winreg import HKEY_LOCAL_MACHINE\nimport os\nx = os.environ['A']\n"
-            "from os import getenv\ny = os.getenv('B')\n")
+    code = (
+        "import subprocess\nfrom winreg import HKEY_LOCAL_MACHINE\nimport os\nx = os.environ['A']\n"
+        "from os import getenv\ny = os.getenv('B')\n"
+    )
     assert len(_machine_touches(ast.parse(code))) == 5
     assert _machine_touches(ast.parse("import os\nos.path.join('a', 'b')\nos.stat('.')\n")) == []
 
@@ -67,12 +74,21 @@ def _kind_questions(tree: ast.AST) -> list[str]:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance":
             names = {n.id for n in ast.walk(node.args[1]) if isinstance(n, ast.Name)} if len(node.args) > 1 else set()
             found += [f"isinstance(..., {n}) (line {node.lineno})" for n in sorted(names & HOST_CLASSES)]
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr")
-                and len(node.args) > 1 and isinstance(node.args[1], ast.Constant)
-                and node.args[1].value in KIND_ATTRIBUTES | {"interactive"}):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ("getattr", "hasattr")
+            and len(node.args) > 1
+            and isinstance(node.args[1], ast.Constant)
+            and node.args[1].value in KIND_ATTRIBUTES | {"interactive"}
+        ):
             found.append(f"{node.func.id}(host, {node.args[1].value!r}) (line {node.lineno})")
-        if (isinstance(node, ast.Attribute) and node.attr in KIND_ATTRIBUTES and isinstance(node.value, ast.Name)
-                and node.value.id == "host"):
+        if (
+            isinstance(node, ast.Attribute)
+            and node.attr in KIND_ATTRIBUTES
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "host"
+        ):
             found.append(f"host.{node.attr} (line {node.lineno})")
     return found
 
@@ -81,7 +97,10 @@ def test_no_module_outside_the_seam_asks_which_kind_of_host_it_has():
     """Code asks capabilities (runs_programs, writes_files, local_path, interactive, cpu_count, ...)."""
     outside = {rel: hits for rel, tree in _modules() if not rel.startswith("host/") and (hits := _kind_questions(tree))}
     assert outside == {}
-    assert len(_kind_questions(ast.parse("isinstance(host, LiveHost)\ngetattr(host, 'origin', None)\nhost.unix_path(p)"))) == 3
+    assert (
+        len(_kind_questions(ast.parse("isinstance(host, LiveHost)\ngetattr(host, 'origin', None)\nhost.unix_path(p)")))
+        == 3
+    )
 
 
 def test_hosts_are_made_only_where_the_command_line_chooses_one():
@@ -90,8 +109,11 @@ def test_hosts_are_made_only_where_the_command_line_chooses_one():
     for rel, tree in _modules():
         if rel.startswith("host/") or rel == "cli/main.py":
             continue
-        calls = [n.func.id for n in ast.walk(tree)
-                 if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in HOST_CLASSES]
+        calls = [
+            n.func.id
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in HOST_CLASSES
+        ]
         if calls:
             makers[rel] = calls
     assert makers == {}
@@ -139,7 +161,7 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
         stack.append(node)
         for dep in sorted(graph.get(node, ())):
             if state.get(dep) == "open":
-                found.append(stack[stack.index(dep):] + [dep])
+                found.append(stack[stack.index(dep) :] + [dep])
             elif dep not in state:
                 visit(dep)
         stack.pop()
@@ -153,7 +175,7 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_no_import_cycles():
     graph = _module_graph()
-    assert len(graph) > 50 and graph["cli.main"]          # the scan sees the package
+    assert len(graph) > 50 and graph["cli.main"]  # the scan sees the package
     assert _cycles(graph) == []
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == [["a", "b", "c", "a"]]
 
@@ -162,21 +184,21 @@ def test_no_import_cycles():
 # Lowest first. A module may import its own layer and the layers below it, never one above, counting every
 # import statement (function-level ones too). Within a package, modules import one another freely.
 LAYERS = (
-    ("__init__", "errors", "version", "winenv", "knowledge", "catalog"),   # vocabulary: imports nothing of envmgr's
-    ("files",),                      # reading and atomic writing of what users hand us
-    ("buildlog",),                   # a log's text in, catalog ids with evidence out (files/ for its JSON reader)
-    ("host", "output", "progress", "spawn"),   # the seams: machine, terminal (and its progress line), child
-    ("binaries",),                   # PE, ELF, device code, the Windows loader, GPU fit: bytes and paths in, facts out
-    ("discover",),                   # facts from a host
-    ("snapshot",),                   # selection, capture, composition, the snapshot's forms
-    ("recipes", "shellkit"),         # what a build adds; one module per shell
-    ("cache",),                      # the snapshot cache and resolve (cache first, then compose)
-    ("wheels", "msbuild"),           # the wheel store and index; BuildCustomizations
-    ("verify", "hook"),              # proof in the target Python; the target Python's start-up hook
-    ("doctor",),                     # the machine checks F01-F25
-    ("fastpath",),                   # the console script's cached answers
-    ("cli",),                        # click machinery
-    ("commands", "__main__"),        # one module per command; `python -m envmgr`
+    ("__init__", "errors", "version", "winenv", "knowledge", "catalog"),  # vocabulary: imports nothing of envmgr's
+    ("files",),  # reading and atomic writing of what users hand us
+    ("buildlog",),  # a log's text in, catalog ids with evidence out (files/ for its JSON reader)
+    ("host", "output", "progress", "spawn"),  # the seams: machine, terminal (and its progress line), child
+    ("binaries",),  # PE, ELF, device code, the Windows loader, GPU fit: bytes and paths in, facts out
+    ("discover",),  # facts from a host
+    ("snapshot",),  # selection, capture, composition, the snapshot's forms
+    ("recipes", "shellkit"),  # what a build adds; one module per shell
+    ("cache",),  # the snapshot cache and resolve (cache first, then compose)
+    ("wheels", "msbuild"),  # the wheel store and index; BuildCustomizations
+    ("verify", "hook"),  # proof in the target Python; the target Python's start-up hook
+    ("doctor",),  # the machine checks F01-F25
+    ("fastpath",),  # the console script's cached answers
+    ("cli",),  # click machinery
+    ("commands", "__main__"),  # one module per command; `python -m envmgr`
 )
 # The deliberate exceptions, each with its reason.
 UPWARD = {
@@ -190,8 +212,12 @@ def _layer(module: str) -> int:
 
 
 def _upward(graph: dict[str, set[str]]) -> list[str]:
-    return sorted(f"{mod} -> {dep}" for mod, deps in graph.items() for dep in deps
-                  if mod.split(".")[0] != dep.split(".")[0] and _layer(dep) > _layer(mod) and (mod, dep) not in UPWARD)
+    return sorted(
+        f"{mod} -> {dep}"
+        for mod, deps in graph.items()
+        for dep in deps
+        if mod.split(".")[0] != dep.split(".")[0] and _layer(dep) > _layer(mod) and (mod, dep) not in UPWARD
+    )
 
 
 def test_every_module_has_a_layer():
@@ -241,7 +267,10 @@ def test_imports_sit_at_the_top_of_their_module():
 
 def test_no_function_over_60_lines():
     """From `def` to the last line (decorators aside): a longer one is split into named steps."""
-    long = [f"{rel}:{node.name} ({node.end_lineno - node.lineno + 1} lines)" for rel, tree in _modules()
-            for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-            and node.end_lineno - node.lineno + 1 > 60]
+    long = [
+        f"{rel}:{node.name} ({node.end_lineno - node.lineno + 1} lines)"
+        for rel, tree in _modules()
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno + 1 > 60
+    ]
     assert long == []

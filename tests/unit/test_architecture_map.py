@@ -2,6 +2,7 @@
 (issue 35 item 5): a module added, moved or removed without its line fails here. And every module is imported
 by at least one test (issue 35 item 4): a module exercised only through the CLI, or not at all, fails here.
 """
+
 from __future__ import annotations
 
 import ast
@@ -57,12 +58,16 @@ def test_unit_tests_mirror_the_packages():
     packages = {p.parent.name for p in (ROOT / "envmgr").glob("*/__init__.py")}
     folders = {p.name for p in (ROOT / "tests" / "unit").iterdir() if p.is_dir() and p.name != "__pycache__"}
     assert sorted(folders - packages) == [], "a tests/unit folder that names no envmgr package"
-    loose = [p.name for p in (ROOT / "tests" / "unit").rglob("*.py")
-             if p.name != "__init__.py" and not p.name.startswith("test_")]
+    loose = [
+        p.name
+        for p in (ROOT / "tests" / "unit").rglob("*.py")
+        if p.name != "__init__.py" and not p.name.startswith("test_")
+    ]
     assert loose == []
 
 
 # ---- every module imported by a test (issue 35 item 4) -----------------------------------------------------
+
 
 def _modules(root: Path) -> set[str]:
     """envmgr's modules and packages under root, by dotted name (a package by its folder's name)."""
@@ -98,15 +103,33 @@ def test_every_module_is_imported_by_a_test():
 
 
 def test_the_import_check_sees_a_module_no_test_imports(tmp_path):
-    for rel in ("envmgr/__init__.py", "envmgr/a.py", "envmgr/b.py", "envmgr/pkg/__init__.py", "envmgr/pkg/c.py",
-                "envmgr/pkg/d.py", "envmgr/other/__init__.py", "envmgr/other/e.py"):
+    for rel in (
+        "envmgr/__init__.py",
+        "envmgr/a.py",
+        "envmgr/b.py",
+        "envmgr/pkg/__init__.py",
+        "envmgr/pkg/c.py",
+        "envmgr/pkg/d.py",
+        "envmgr/other/__init__.py",
+        "envmgr/other/e.py",
+    ):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text("")
     modules = _modules(tmp_path)
-    assert modules == {"envmgr", "envmgr.a", "envmgr.b", "envmgr.pkg", "envmgr.pkg.c", "envmgr.pkg.d",
-                       "envmgr.other", "envmgr.other.e"}
-    test = ("import os\nfrom envmgr import a\nfrom envmgr.pkg.c import thing\n\n"
-            "def test_x():\n    import envmgr.other.e as e\n    from . import helper\n")
+    assert modules == {
+        "envmgr",
+        "envmgr.a",
+        "envmgr.b",
+        "envmgr.pkg",
+        "envmgr.pkg.c",
+        "envmgr.pkg.d",
+        "envmgr.other",
+        "envmgr.other.e",
+    }
+    test = (
+        "import os\nfrom envmgr import a\nfrom envmgr.pkg.c import thing\n\n"
+        "def test_x():\n    import envmgr.other.e as e\n    from . import helper\n"
+    )
     found = _imported(ast.parse(test))
     assert found == {"envmgr", "envmgr.a", "envmgr.pkg.c", "envmgr.pkg.c.thing", "envmgr.other.e"}
     assert _not_imported(modules, found) == ["envmgr.b", "envmgr.pkg.d"]

@@ -1,5 +1,6 @@
 """The error tree (envmgr/errors.py): every expected failure is an EnvmgrError defined there, its exit
 code comes from its class, and one function prints it."""
+
 from __future__ import annotations
 
 import ast
@@ -16,9 +17,16 @@ PACKAGE = ROOT / "envmgr"
 # result (wheelremote: which candidate of an index to try next; vswhere: an installer record that
 # discovery lists as broken, habit 2; tomlfast: a document its fast parse does not fit, parsed by tomllib;
 # names: a name from outside that is no name, which its callers refuse or skip in their own terms).
-INTERNAL = {("wheels/remote.py", "Missing"), ("wheels/remote.py", "Unreachable"), ("wheels/remote.py", "Refused"),
-            ("wheels/remote.py", "_Cut"), ("wheels/pick.py", "Unusable"), ("files/names.py", "BadName"),
-            ("discover/vswhere.py", "VswhereError"), ("files/tomlfast.py", "_Mismatch")}
+INTERNAL = {
+    ("wheels/remote.py", "Missing"),
+    ("wheels/remote.py", "Unreachable"),
+    ("wheels/remote.py", "Refused"),
+    ("wheels/remote.py", "_Cut"),
+    ("wheels/pick.py", "Unusable"),
+    ("files/names.py", "BadName"),
+    ("discover/vswhere.py", "VswhereError"),
+    ("files/tomlfast.py", "_Mismatch"),
+}
 
 
 def _modules():
@@ -27,8 +35,11 @@ def _modules():
 
 
 def test_every_exception_class_is_in_the_error_tree():
-    exceptions = {name for name in dir(errors) if isinstance(getattr(errors, name), type)
-                  and issubclass(getattr(errors, name), BaseException)}
+    exceptions = {
+        name
+        for name in dir(errors)
+        if isinstance(getattr(errors, name), type) and issubclass(getattr(errors, name), BaseException)
+    }
     outside = []
     for rel, tree in _modules():
         if rel == "errors.py":
@@ -44,10 +55,16 @@ def test_every_exception_class_is_in_the_error_tree():
 
 
 def test_no_exit_code_is_set_on_an_instance():
-    found = [(rel, node.lineno) for rel, tree in _modules() for node in ast.walk(tree)
-             if isinstance(node, (ast.Assign, ast.AugAssign))
-             and any(isinstance(t, ast.Attribute) and t.attr == "exit_code"
-                     for t in (node.targets if isinstance(node, ast.Assign) else [node.target]))]
+    found = [
+        (rel, node.lineno)
+        for rel, tree in _modules()
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Assign, ast.AugAssign))
+        and any(
+            isinstance(t, ast.Attribute) and t.attr == "exit_code"
+            for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        )
+    ]
     assert found == []
 
 
@@ -71,9 +88,17 @@ def test_the_old_homes_still_name_the_same_classes():
     from envmgr.shellkit import UnrepresentableValue
 
     assert (spawn.CannotStart, spawn.Interrupted, capture.CaptureError) == (
-        errors.CannotStart, errors.Interrupted, errors.CaptureError)
-    assert (apply.ApplyFailed, apply.UndoRefused, planfile.PlanRejected, fileops.CannotWrite, logread.LogInputError) == (
-        errors.ApplyFailed, errors.UndoRefused, errors.PlanRejected, errors.CannotWrite, errors.LogInputError)
+        errors.CannotStart,
+        errors.Interrupted,
+        errors.CaptureError,
+    )
+    assert (
+        apply.ApplyFailed,
+        apply.UndoRefused,
+        planfile.PlanRejected,
+        fileops.CannotWrite,
+        logread.LogInputError,
+    ) == (errors.ApplyFailed, errors.UndoRefused, errors.PlanRejected, errors.CannotWrite, errors.LogInputError)
     assert UnrepresentableValue is errors.UnrepresentableValue
 
 
@@ -84,8 +109,12 @@ def test_one_printer(capsys, monkeypatch):
     code = show_error(errors.NoMatchError("no VS matches 'x'", "pick one of them", details=("a", "b")))
     assert code == 3
     assert capsys.readouterr().err == "envmgr: error: no VS matches 'x'\n  a\n  b\n  fix: pick one of them\n"
-    printers = [rel for rel, tree in _modules() for node in ast.walk(tree)
-                if isinstance(node, ast.Constant) and isinstance(node.value, str) and "envmgr: error:" in node.value]
+    printers = [
+        rel
+        for rel, tree in _modules()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and "envmgr: error:" in node.value
+    ]
     assert printers == ["output.py"]
 
 
@@ -96,7 +125,7 @@ def test_spawn_raises_the_class_that_carries_127_or_126(tmp_path):
         spawn.resolve_program("envmgr-no-such-command-12", {"PATH": str(tmp_path)})
     assert err.value.exit_code == 127
     if sys.platform == "win32":
-        return   # there an existing file counts as executable (os.access X_OK): no 126 from resolving
+        return  # there an existing file counts as executable (os.access X_OK): no 126 from resolving
     script = tmp_path / "not-executable"
     script.write_text("echo\n")
     script.chmod(0o644)
@@ -119,8 +148,11 @@ def test_the_ui_lives_at_the_cli_edge():
                 ui.append((rel, "click"))
             elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "click":
                 ui.append((rel, "click"))
-            elif isinstance(node, ast.ImportFrom) and (node.module or "").endswith("output") and \
-                    any(a.name in ("Spinner", "say", "show_error") for a in node.names):
+            elif (
+                isinstance(node, ast.ImportFrom)
+                and (node.module or "").endswith("output")
+                and any(a.name in ("Spinner", "say", "show_error") for a in node.names)
+            ):
                 ui.append((rel, node.module))
     assert ui == []
 
@@ -141,6 +173,6 @@ def test_compose_shows_progress_only_through_what_the_caller_passes():
         yield
 
     host = load_machine(str(EXAMPLES / "community-buildtools-cuda124.toml"))
-    with pytest.raises(errors.InputFileError, match="holds no vcvars capture"):   # records hold no vcvars runs
+    with pytest.raises(errors.InputFileError, match="holds no vcvars capture"):  # records hold no vcvars runs
         resolve(host, Selectors(), use_cache=False, progress=progress)
     assert len(shown) == 1 and shown[0].startswith("running vcvarsall.bat x64"), shown

@@ -1,5 +1,6 @@
 """FailureId (issue 35 part 3): a catalog id is a type, so mypy (strict, as CI runs it) rejects an id outside the
 catalog wherever one is written: a rule's decision, a check's finding, a verify step."""
+
 from __future__ import annotations
 
 import os
@@ -24,7 +25,8 @@ def test_the_ids_are_the_catalogs() -> None:
 def test_mypy_rejects_an_id_outside_the_catalog(tmp_path: Path) -> None:
     pytest.importorskip("mypy")
     probe = tmp_path / "probe.py"
-    probe.write_text(textwrap.dedent("""\
+    probe.write_text(
+        textwrap.dedent("""\
         from envmgr.buildlog.rules.base import Add, Facts
         from envmgr.doctor.checks import finding
 
@@ -33,12 +35,32 @@ def test_mypy_rejects_an_id_outside_the_catalog(tmp_path: Path) -> None:
             add("F99", "not in the catalog", fs.first("toolkit_missing"))
 
         bad = finding("F26", "fail", "not in the catalog either")
-        """), encoding="utf-8")
+        """),
+        encoding="utf-8",
+    )
     # in a child process: mypy raises the interpreter's recursion limit, which the suite's deep-input tests rely on
-    argv = [sys.executable, "-m", "mypy", str(probe), "--strict", "--no-incremental", "--follow-imports=silent",
-            "--python-version", "3.10", "--cache-dir", str(tmp_path / "cache")]
-    done = subprocess.run(argv, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
-                          timeout=300, check=False)
+    argv = [
+        sys.executable,
+        "-m",
+        "mypy",
+        str(probe),
+        "--strict",
+        "--no-incremental",
+        "--follow-imports=silent",
+        "--python-version",
+        "3.10",
+        "--cache-dir",
+        str(tmp_path / "cache"),
+    ]
+    done = subprocess.run(
+        argv,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     out = done.stdout
     errors = [line for line in out.splitlines() if ": error:" in line]
     assert done.returncode == 1, out + done.stderr

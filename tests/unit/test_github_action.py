@@ -2,6 +2,7 @@
 metadata), and its script, .github/scripts/envmgr_action.py, run against recorded machines with
 stand-in $GITHUB_ENV / $GITHUB_PATH / $GITHUB_OUTPUT files: what it writes, and that a failed doctor
 check (or a selector that matches nothing) stops it before anything is written."""
+
 from __future__ import annotations
 
 import os
@@ -25,7 +26,7 @@ V143 = "Microsoft.VisualStudio.Component.VC.14.44.17.14.x86.x64"
 
 
 def load_yaml(path: Path) -> dict:
-    yaml = pytest.importorskip("yaml")   # PyYAML: tests/requirements.txt (the script tests need none)
+    yaml = pytest.importorskip("yaml")  # PyYAML: tests/requirements.txt (the script tests need none)
     return yaml.safe_load(path.read_text(encoding="utf-8"))
 
 
@@ -68,7 +69,7 @@ def test_the_team_index_workflow_uses_the_action():
     workflow = load_yaml(ROOT / ".github" / "workflows" / "cuda-wheels.yml")
     steps = workflow["jobs"]["build"]["steps"]
     (step,) = [s for s in steps if str(s.get("uses", "")).startswith("./")]
-    assert step["uses"] == "./envmgr-src"   # the checkout of this repository, action.yml at its root
+    assert step["uses"] == "./envmgr-src"  # the checkout of this repository, action.yml at its root
     assert set(step["with"]) <= set(metadata()["inputs"])
     assert step["with"]["cuda"] == "${{ matrix.cuda }}"
 
@@ -77,25 +78,37 @@ def run_action(tmp_path: Path, machine: Path, **inputs: str) -> tuple[subprocess
     files = {name: tmp_path / name.lower() for name in ("GITHUB_ENV", "GITHUB_PATH", "GITHUB_OUTPUT")}
     for f in files.values():
         f.write_text("")
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("INPUT_", "GITHUB_", "ENVMGR_")) and k != "ENVMGR"}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("INPUT_", "GITHUB_", "ENVMGR_")) and k != "ENVMGR"}
     env.update({k: str(v) for k, v in files.items()})
     env.update({f"INPUT_{k.upper()}": v for k, v in inputs.items()})
     # This checkout's envmgr even where the interpreter's path names another (the Windows-CPython tier's
     # embeddable Python lists one checkout in its ._pth file): ENVMGR is the command the script runs.
     boot = f"import runpy, sys; sys.path.insert(0, {str(ROOT)!r}); runpy.run_module('envmgr', run_name='__main__')"
     env["ENVMGR"] = shlex.join([sys.executable, "-c", boot])
-    env.update({"ENVMGR_CACHE_DIR": str(tmp_path / "cache"), "ENVMGR_CONFIG_DIR": str(tmp_path / "config"),
-                "ENVMGR_DATA_DIR": str(tmp_path / "data"), "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8"})
-    done = subprocess.run([sys.executable, str(SCRIPT), "--machine", str(machine)], env=env, capture_output=True,
-                          text=True, encoding="utf-8", timeout=120)
+    env.update(
+        {
+            "ENVMGR_CACHE_DIR": str(tmp_path / "cache"),
+            "ENVMGR_CONFIG_DIR": str(tmp_path / "config"),
+            "ENVMGR_DATA_DIR": str(tmp_path / "data"),
+            "NO_COLOR": "1",
+            "PYTHONIOENCODING": "utf-8",
+        }
+    )
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--machine", str(machine)],
+        env=env,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
+    )
     return done, {k: f.read_text(encoding="utf-8") for k, f in files.items()}
 
 
 def test_runner_exports_the_v143_toolset_inside_vs2026(tmp_path):
     done, out = run_action(tmp_path, RUNNER, cuda="12.8.1", checks="F03,F04,F05")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "::warning title=envmgr doctor F04" in done.stdout   # the default 14.50 is too new: a warning
+    assert "::warning title=envmgr doctor F04" in done.stdout  # the default 14.50 is too new: a warning
     assert "VCToolsVersion=14.44.35207" in out["GITHUB_ENV"].splitlines()
     assert "CUDA_PATH=C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.8" in out["GITHUB_ENV"]
     assert V143_BIN in out["GITHUB_PATH"].splitlines()
@@ -109,7 +122,7 @@ def test_a_failed_check_stops_before_anything_is_exported(tmp_path):
     assert done.returncode == 1, done.stdout + done.stderr
     (f04,) = [line for line in done.stdout.splitlines() if line.startswith("::error title=envmgr doctor F04")]
     assert V143 in f04 and "vs_installer.exe" in f04 and "-allow-unsupported-compiler would not help" in f04
-    assert "%0A" in f04 and "\r" not in f04   # one workflow command per finding, newlines escaped
+    assert "%0A" in f04 and "\r" not in f04  # one workflow command per finding, newlines escaped
     assert "::error title=envmgr selection::no MSVC toolset of VS 2026 Community" in done.stdout
     assert out == {"GITHUB_ENV": "", "GITHUB_PATH": "", "GITHUB_OUTPUT": ""}
 

@@ -1,6 +1,7 @@
 """Live progress (issue 33): the build's own counter read from real build output (tests/corpus), the line
 rendered, escapes kept out of log files, and `run --log` drawing the line for a real slow child, under a
 pty (in place) and without one (a line every 10 s)."""
+
 from __future__ import annotations
 
 import io
@@ -27,8 +28,9 @@ def _last_counter(text: str) -> Counter:
 
 
 def test_ninja_counter_from_a_real_pytorch_log():
-    text = (CORPUS / "logs" / "F20" /
-            "pytorch-cpu-feedstock-84-azure-cuda10.2-timing-out-at-4935-of-5485-nvcc-objects.txt").read_text("utf-8")
+    text = (
+        CORPUS / "logs" / "F20" / "pytorch-cpu-feedstock-84-azure-cuda10.2-timing-out-at-4935-of-5485-nvcc-objects.txt"
+    ).read_text("utf-8")
     counter = _last_counter(text)
     assert (counter.done, counter.total) == (4935, 5485) and counter.text() == "[4935/5485]"
 
@@ -65,14 +67,20 @@ def test_msbuild_project_start_lines():
     one = read_counter('Project "C:\\b\\ALL_BUILD.vcxproj" on node 1 (default targets).', Counter())
     two = read_counter('Project "C:\\b\\ALL_BUILD.vcxproj" (1) is building "C:\\b\\ggml.vcxproj" (2) on node 1', one)
     assert one.project == "ALL_BUILD" and two.projects == ("ALL_BUILD", "ggml")
-    assert read_counter('Project "C:\\b\\ggml-cuda.vcxproj" on node 2 (default targets).', two).text() == \
-        "[project 3: ggml-cuda]"
+    assert (
+        read_counter('Project "C:\\b\\ggml-cuda.vcxproj" on node 2 (default targets).', two).text()
+        == "[project 3: ggml-cuda]"
+    )
 
 
 def test_other_lines_leave_the_counter_alone():
     before = Counter(done=3, total=9)
-    for line in ("-- The CUDA compiler identification is NVIDIA 12.4.131", "[notice] A new release of pip",
-                 "[1234%] nonsense", ""):
+    for line in (
+        "-- The CUDA compiler identification is NVIDIA 12.4.131",
+        "[notice] A new release of pip",
+        "[1234%] nonsense",
+        "",
+    ):
         assert read_counter(line, before) == before
 
 
@@ -130,29 +138,39 @@ def test_build_watch_reads_split_chunks():
 
 
 # ---- live: a real child that prints [1/3]..[3/3] slowly, through `envmgr run --log` --------------------
-CHILD = ("import sys, time\n"
-         "for i in range(1, 4):\n"
-         "    print(f'\\x1b[32m[{i}/3]\\x1b[0m Building CUDA object step{i}.cu.o', flush=True)\n"
-         "    time.sleep(float(sys.argv[1]))\n")
+CHILD = (
+    "import sys, time\n"
+    "for i in range(1, 4):\n"
+    "    print(f'\\x1b[32m[{i}/3]\\x1b[0m Building CUDA object step{i}.cu.o', flush=True)\n"
+    "    time.sleep(float(sys.argv[1]))\n"
+)
 
 
 @pytest.fixture
 def env(tmp_path):
     base = {k: v for k, v in os.environ.items() if not k.startswith("ENVMGR_")}
-    return {**base, "ENVMGR_CACHE_DIR": str(tmp_path / "cache"), "ENVMGR_CONFIG_DIR": str(tmp_path / "config"),
-            "COLUMNS": "100"}
+    return {
+        **base,
+        "ENVMGR_CACHE_DIR": str(tmp_path / "cache"),
+        "ENVMGR_CONFIG_DIR": str(tmp_path / "config"),
+        "COLUMNS": "100",
+    }
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="run --log's pty is POSIX here (pywinpty on Windows)")
 def test_run_log_without_a_terminal_prints_a_line_every_10s(env, tmp_path):
     log = tmp_path / "build.log"
-    done = subprocess.run([str(SCRIPT), "run", "--log", str(log), "--", sys.executable, "-c", CHILD, "4"],
-                          capture_output=True, env=env, timeout=120)
+    done = subprocess.run(
+        [str(SCRIPT), "run", "--log", str(log), "--", sys.executable, "-c", CHILD, "4"],
+        capture_output=True,
+        env=env,
+        timeout=120,
+    )
     lines = [x for x in done.stderr.decode().splitlines() if x.startswith("envmgr: running")]
     assert done.returncode == 0 and len(lines) == 1, done.stderr
     assert lines[0].startswith("envmgr: running python") and "[3/3]" in lines[0] and "0:1" in lines[0]
     assert b"\x1b" not in log.read_bytes() and b"[3/3] Building CUDA object step3.cu.o" in log.read_bytes()
-    assert b"envmgr:" not in done.stdout                      # progress never on stdout
+    assert b"envmgr:" not in done.stdout  # progress never on stdout
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX pty")
@@ -162,7 +180,7 @@ def test_run_log_under_a_terminal_redraws_in_place(env, tmp_path):
     log = tmp_path / "build.log"
     argv = [str(SCRIPT), "run", "--log", str(log), "--", sys.executable, "-c", CHILD, "1.5"]
     pid, fd = pty.fork()
-    if pid == 0:   # the child: envmgr with the pty as its terminal (stdin, stdout, stderr)
+    if pid == 0:  # the child: envmgr with the pty as its terminal (stdin, stdout, stderr)
         os.execve(argv[0], argv, env)
     seen = b""
     deadline = time.monotonic() + 60
@@ -177,10 +195,9 @@ def test_run_log_under_a_terminal_redraws_in_place(env, tmp_path):
     _, status = os.waitpid(pid, 0)
     text = seen.decode("utf-8", "replace")
     assert os.waitstatus_to_exitcode(status) == 0, text
-    assert "\r\x1b[Kenvmgr: running python" in text          # drawn in place after 2 s
+    assert "\r\x1b[Kenvmgr: running python" in text  # drawn in place after 2 s
     assert "[3/3] Building CUDA object step3.cu.o" in strip_ansi(text)
     assert b"\x1b" not in log.read_bytes()
-
 
 
 # ---- live: a real download from a loopback HTTP server that sends slowly -------------------------------
@@ -193,12 +210,12 @@ def test_a_slow_download_shows_bytes_total_and_rate(monkeypatch, capsys):
     body = b"x" * 300_000
 
     class Slow(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):   # the name http.server calls
+        def do_GET(self):  # the name http.server calls
             self.send_response(200)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             for i in range(3):
-                self.wfile.write(body[i * 100_000:(i + 1) * 100_000])
+                self.wfile.write(body[i * 100_000 : (i + 1) * 100_000])
                 self.wfile.flush()
                 time.sleep(1.2)
 
@@ -207,7 +224,7 @@ def test_a_slow_download_shows_bytes_total_and_rate(monkeypatch, capsys):
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Slow)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    monkeypatch.setattr(progress, "EVERY_PLAIN", 1.0)     # a line a second instead of every 10 s: a short test
+    monkeypatch.setattr(progress, "EVERY_PLAIN", 1.0)  # a line a second instead of every 10 s: a short test
     got = []
     try:
         remote.read(f"http://127.0.0.1:{server.server_address[1]}/llama_cpp_python-0.3.16-cp311.whl", got.append)
@@ -221,12 +238,14 @@ def test_a_slow_download_shows_bytes_total_and_rate(monkeypatch, capsys):
 
 # ---- captures and other slow steps: output.Spinner -----------------------------------------------------
 def test_a_slow_step_off_a_terminal_says_what_runs_every_period(monkeypatch, capsys):
-    monkeypatch.setattr(output.Spinner, "PLAIN_EVERY", 0.2)    # every 10 s in real use: a short test
+    monkeypatch.setattr(output.Spinner, "PLAIN_EVERY", 0.2)  # every 10 s in real use: a short test
     with output.Spinner("running vcvarsall.bat x64 (VS 2022 Community)"):
         time.sleep(0.5)
     lines = capsys.readouterr().err.splitlines()
-    assert lines[:2] == ["envmgr: running vcvarsall.bat x64 (VS 2022 Community) (0 s)",
-                         "envmgr: running vcvarsall.bat x64 (VS 2022 Community) (0 s)"]
+    assert lines[:2] == [
+        "envmgr: running vcvarsall.bat x64 (VS 2022 Community) (0 s)",
+        "envmgr: running vcvarsall.bat x64 (VS 2022 Community) (0 s)",
+    ]
 
 
 def test_a_quiet_slow_step_says_nothing(monkeypatch, capsys):
@@ -244,7 +263,7 @@ def test_a_quiet_slow_step_says_nothing(monkeypatch, capsys):
 def test_run_watched_keeps_the_output_in_the_log_and_draws_the_line(monkeypatch, capfd, tmp_path):
     from envmgr import spawn
 
-    monkeypatch.setattr(progress, "EVERY_PLAIN", 1.0)     # every 10 s in real use: a short test
+    monkeypatch.setattr(progress, "EVERY_PLAIN", 1.0)  # every 10 s in real use: a short test
     log = tmp_path / "build.log"
     code = spawn.run_watched([sys.executable, "-c", CHILD, "0.8"], dict(os.environ), "building tiny", str(log))
     out, err = capfd.readouterr()
@@ -259,9 +278,11 @@ def test_the_build_runs_pip_wheel_verbose_into_a_log_and_shows_its_tail(capfd, t
     from envmgr.commands import install_build
 
     fake = tmp_path / "fakepy"
-    fake.write_text(f'#!/bin/sh\necho "$@" > "{tmp_path}/argv"\n'
-                    'printf "\\033[31m[1/2] Building C object a.o\\033[0m\\n"\n'
-                    'echo "CMake Error: the end of the story"\nexit 3\n')
+    fake.write_text(
+        f'#!/bin/sh\necho "$@" > "{tmp_path}/argv"\n'
+        'printf "\\033[31m[1/2] Building C object a.o\\033[0m\\n"\n'
+        'echo "CMake Error: the end of the story"\nexit 3\n'
+    )
     fake.chmod(0o755)
     argv = [str(fake), "-m", "pip", "wheel", "--no-deps", "-w", str(tmp_path), "llama-cpp-python"]
     log = tmp_path / "build.log"
@@ -286,7 +307,7 @@ def test_with_pip_v_the_build_output_is_shown_too(capfd, tmp_path):
     argv = [str(fake), "-m", "pip", "wheel", "-w", str(tmp_path), "-v", "x"]
     code = install_build._watched_build(argv, dict(os.environ), tmp_path / "build.log", "x", verbose=True)
     captured = capfd.readouterr()
-    assert code == 0 and (tmp_path / "argv").read_text().startswith("-m pip wheel -w")    # no second -v
+    assert code == 0 and (tmp_path / "argv").read_text().startswith("-m pip wheel -w")  # no second -v
     assert "[1/1] Linking CXX shared library x.so" in captured.err and captured.out == ""
 
 
@@ -308,7 +329,7 @@ def test_run_log_under_conpty_writes_its_log_without_escapes(tmp_path):
     from envmgr import spawn
 
     log, child = tmp_path / "build.log", tmp_path / "child.py"
-    child.write_text(CHILD)       # a file: a command line holding newlines does not survive ConPTY's spawn
+    child.write_text(CHILD)  # a file: a command line holding newlines does not survive ConPTY's spawn
     code = spawn.run_logged([sys.executable, str(child), "0.2"], dict(os.environ), str(log))
     text = log.read_bytes()
     assert code == 0 and b"\x1b" not in text, text[:300]

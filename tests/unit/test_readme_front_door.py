@@ -3,6 +3,7 @@ commands, the test command, and links that work, also on an index page (PyPI sho
 description, where a relative link goes nowhere: README's links are absolute, to the repository).
 Every relative link in docs/ resolves to a file in the checkout (and its #anchor to a heading there);
 so does every absolute link to the repository's main branch."""
+
 from __future__ import annotations
 
 import re
@@ -14,7 +15,7 @@ from tests.conftest import ROOT
 
 README = ROOT / "README.md"
 DOCS = ROOT / "docs"
-REPO = "https://github.com/envmgr/envmgr/blob/main/"   # pyproject.toml [project.urls]; docs/packaging.md
+REPO = "https://github.com/envmgr/envmgr/blob/main/"  # pyproject.toml [project.urls]; docs/packaging.md
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 
 
@@ -36,7 +37,7 @@ def anchors(path: Path) -> set[str]:
 def target(source: Path, link: str) -> tuple[Path, str] | None:
     """The checkout file (and anchor) a link names, or None for a link outside the repository."""
     if link.startswith(REPO):
-        rest = link[len(REPO):]
+        rest = link[len(REPO) :]
         base = ROOT
     elif re.match(r"[a-z]+:", link):
         return None
@@ -91,8 +92,13 @@ def test_readme_opens_with_the_install_line_then_the_card_commands_and_the_test_
     assert blocks[0].strip() == "uv tool install envmgr-cuda"
     assert "`pipx install envmgr-cuda`" in text and "`pip install envmgr-cuda`" in text
     commands = [line for block in blocks for line in block.splitlines()]
-    for command in ("envmgr shell --cuda 12.4 --vs community", "envmgr export > env.toml", "envmgr fix-msbuild",
-                    "envmgr install llama-cpp-python", "bash tests/run-all.sh"):
+    for command in (
+        "envmgr shell --cuda 12.4 --vs community",
+        "envmgr export > env.toml",
+        "envmgr fix-msbuild",
+        "envmgr install llama-cpp-python",
+        "bash tests/run-all.sh",
+    ):
         assert any(command in line for line in commands), command
     # the H100 figure keeps its dated result file
     assert "bench/results/2026-11-25-issue24-gpu-prebuilt.md" in text
@@ -104,8 +110,14 @@ def test_the_tutorial_walks_from_a_bare_machine_to_verify():
     text = (DOCS / "tutorial.md").read_text(encoding="utf-8")
     steps = re.findall(r"^## (\d+)\. ", text, flags=re.M)
     assert steps == [str(n) for n in range(1, len(steps) + 1)] and len(steps) >= 8
-    order = ["uv tool install envmgr-cuda", "envmgr list", "envmgr doctor", "envmgr fix-msbuild",
-             "envmgr install", "envmgr verify"]
+    order = [
+        "uv tool install envmgr-cuda",
+        "envmgr list",
+        "envmgr doctor",
+        "envmgr fix-msbuild",
+        "envmgr install",
+        "envmgr verify",
+    ]
     at = text.index("## 1. ")
-    for command in order:        # each one after the one before it (raises ValueError when missing)
+    for command in order:  # each one after the one before it (raises ValueError when missing)
         at = text.index(command, at)

@@ -2,6 +2,7 @@
 `envmgr CMD --help` loads none of the heavy modules, and the fast path prints the help click printed
 last time, byte for byte. The times themselves are measured by bench/startup.py, never asserted here.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -18,19 +19,30 @@ from envmgr.fastpath import helptext
 from envmgr.fastpath import main as fast
 
 ROOT = Path(__file__).resolve().parents[2]
-HEAVY = ("pefile", "elftools", "envmgr.buildlog.engine", "envmgr.buildlog.facts", "envmgr.discover.vs",
-         "envmgr.discover.cuda")
-PROBE = ("import io, sys, contextlib\n"
-         "sys.argv = ['envmgr', *sys.argv[1:]]\n"
-         "from envmgr.cli.main import main\n"
-         "try:\n    main()\nexcept SystemExit:\n    pass\n"
-         "sys.stderr.write(repr(sorted(m for m in sys.modules if m in %r or m.startswith('envmgr.commands.'))))\n")
+HEAVY = (
+    "pefile",
+    "elftools",
+    "envmgr.buildlog.engine",
+    "envmgr.buildlog.facts",
+    "envmgr.discover.vs",
+    "envmgr.discover.cuda",
+)
+PROBE = (
+    "import io, sys, contextlib\n"
+    "sys.argv = ['envmgr', *sys.argv[1:]]\n"
+    "from envmgr.cli.main import main\n"
+    "try:\n    main()\nexcept SystemExit:\n    pass\n"
+    "sys.stderr.write(repr(sorted(m for m in sys.modules if m in %r or m.startswith('envmgr.commands.'))))\n"
+)
 SCRIPT = Path(sys.executable).with_name("envmgr")
 
 
 def test_the_table_names_every_command_module():
-    on_disk = {p.stem.replace("_", "-") for p in (ROOT / "envmgr" / "commands").glob("*.py")
-               if "\ncommand = " in p.read_text() or "def command(" in p.read_text()}
+    on_disk = {
+        p.stem.replace("_", "-")
+        for p in (ROOT / "envmgr" / "commands").glob("*.py")
+        if "\ncommand = " in p.read_text() or "def command(" in p.read_text()
+    }
     assert set(COMMANDS) == on_disk
 
 
@@ -47,8 +59,9 @@ def test_each_line_of_the_table_is_the_commands_own_short_help(name):
 def _modules_loaded(args: list[str]) -> tuple[str, list[str]]:
     env = {**os.environ, "COLUMNS": "100"}
     env.pop("ENVMGR_MACHINE", None)
-    done = subprocess.run([sys.executable, "-c", PROBE % (HEAVY,), *args], capture_output=True, text=True,
-                          env=env, cwd=ROOT, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE % (HEAVY,), *args], capture_output=True, text=True, env=env, cwd=ROOT, timeout=120
+    )
     return done.stdout, eval(done.stderr.splitlines()[-1])  # the probe's own repr of a list
 
 
@@ -83,20 +96,27 @@ def env(tmp_path):
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="the fast path runs on POSIX only")
-@pytest.mark.parametrize("args", [["--help"], ["install", "--help"], ["doctor", "-h"], ["cache", "--help"]],
-                         ids=" ".join)
+@pytest.mark.parametrize(
+    "args", [["--help"], ["install", "--help"], ["doctor", "-h"], ["cache", "--help"]], ids=" ".join
+)
 def test_the_kept_help_is_clicks_byte_for_byte(args, env, tmp_path):
-    full = subprocess.run([sys.executable, "-c", "from envmgr.cli.main import main; main()", *args],
-                          capture_output=True, env=env, timeout=120)
+    full = subprocess.run(
+        [sys.executable, "-c", "from envmgr.cli.main import main; main()", *args],
+        capture_output=True,
+        env=env,
+        timeout=120,
+    )
     first = subprocess.run([str(SCRIPT), *args], capture_output=True, env=env, timeout=120)
     assert len(list((tmp_path / "cache" / "help").glob("*.txt"))) == 1
-    probe = ("import sys\nsys.argv = ['envmgr', *sys.argv[1:]]\nfrom envmgr.fastpath.main import main\n"
-             "try:\n    main()\nexcept SystemExit:\n    pass\n"
-             "sys.stderr.write(repr(sorted(m for m in sys.modules if m in ('click', 'typing', 'envmgr.cli.main'))))")
+    probe = (
+        "import sys\nsys.argv = ['envmgr', *sys.argv[1:]]\nfrom envmgr.fastpath.main import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "sys.stderr.write(repr(sorted(m for m in sys.modules if m in ('click', 'typing', 'envmgr.cli.main'))))"
+    )
     second = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, env=env, timeout=120)
     assert full.returncode == first.returncode == 0
     assert full.stdout == first.stdout == second.stdout and full.stdout.startswith(b"Usage: envmgr")
-    assert second.stderr.decode().endswith("[]")          # answered without click
+    assert second.stderr.decode().endswith("[]")  # answered without click
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="the fast path runs on POSIX only")
@@ -108,8 +128,14 @@ def test_a_failed_help_is_not_kept(env, tmp_path):
 
 def test_only_plain_help_forms_are_kept():
     assert helptext.help_form(["--help"]) and helptext.help_form(["-h"]) and helptext.help_form(["fix-msbuild", "-h"])
-    for argv in ([], ["list"], ["list", "--json", "--help"], ["--machine", "--help"], ["../x", "--help"],
-                 ["--help", "list"]):
+    for argv in (
+        [],
+        ["list"],
+        ["list", "--json", "--help"],
+        ["--machine", "--help"],
+        ["../x", "--help"],
+        ["--help", "list"],
+    ):
         assert not helptext.help_form(argv), argv
 
 
@@ -119,8 +145,9 @@ def test_the_key_follows_width_and_arguments(env, tmp_path):
     assert one == helptext.help_file(["--help"], dict(env), folder)
     assert one != helptext.help_file(["--help"], {**env, "COLUMNS": "60"}, folder)
     assert one != helptext.help_file(["-h"], env, folder)
-    assert helptext.help_file(["--help"], {**env, "COLUMNS": "300"}, folder) == \
-        helptext.help_file(["--help"], {**env, "COLUMNS": "100"}, folder)   # click caps at 100 columns
+    assert helptext.help_file(["--help"], {**env, "COLUMNS": "300"}, folder) == helptext.help_file(
+        ["--help"], {**env, "COLUMNS": "100"}, folder
+    )  # click caps at 100 columns
 
 
 def test_the_sources_token_sees_envmgr_and_click():

@@ -3,6 +3,7 @@
 The experiments run pytest in a child process: on throwaway test files, and on this suite's own files
 with a `-p` plugin that takes tree-sitter away or skips a whole tier, as a machine without them would.
 """
+
 from __future__ import annotations
 
 import os
@@ -15,18 +16,18 @@ import pytest
 from tests.conftest import ROOT
 from tests.tierguard import covers, mark_keeps, tiers_for
 
-BLOCK_TREE_SITTER = '''import sys
+BLOCK_TREE_SITTER = """import sys
 for name in ("tree_sitter", "tree_sitter_powershell", "tree_sitter_batch"):
     sys.modules[name] = None      # `import tree_sitter` now raises ImportError, as when it is not installed
-'''
-SKIP_ALL = '''import pytest
+"""
+SKIP_ALL = """import pytest
 def pytest_collection_modifyitems(items):
     for item in items:
         item.add_marker(pytest.mark.skip(reason="simulated: the tier's tool is missing"))
-'''
-IGNORE_ALL = '''def pytest_ignore_collect(collection_path, config):
+"""
+IGNORE_ALL = """def pytest_ignore_collect(collection_path, config):
     return True if collection_path.name.startswith("test_") else None
-'''
+"""
 
 
 def pytest_run(where: Path, *args: str, ci: bool, plugins: Path | None = None) -> tuple[int, str]:
@@ -34,8 +35,14 @@ def pytest_run(where: Path, *args: str, ci: bool, plugins: Path | None = None) -
     env["PYTHONPATH"] = os.pathsep.join(str(p) for p in (ROOT, plugins) if p)
     if ci:
         env["CI"] = "true"
-    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args], cwd=where, env=env,
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
+        cwd=where,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     return done.returncode, done.stdout + done.stderr
 
 
@@ -48,14 +55,17 @@ def plugin(tmp_path: Path, name: str, source: str) -> Path:
 
 def test_which_tiers_each_platform_checks():
     assert tiers_for("linux") == ("wine", "linux", "winpy", "posix")
-    assert tiers_for("win32") == ("windows",)     # there the POSIX tiers skip by design
+    assert tiers_for("win32") == ("windows",)  # there the POSIX tiers skip by design
 
 
 def test_the_mark_expression_decides_which_tiers_are_expected():
-    workflow = "not wine and not linux and not gpu"          # .github/workflows/windows.yml, run-win32.sh
-    assert [t for t in ("wine", "linux", "winpy", "posix", "windows") if mark_keeps(workflow, t)] == ["posix", "windows"]
+    workflow = "not wine and not linux and not gpu"  # .github/workflows/windows.yml, run-win32.sh
+    assert [t for t in ("wine", "linux", "winpy", "posix", "windows") if mark_keeps(workflow, t)] == [
+        "posix",
+        "windows",
+    ]
     assert all(mark_keeps("not gpu and not windows", t) for t in ("wine", "linux", "winpy", "posix"))
-    assert mark_keeps("", "wine") and not mark_keeps("not wine", "winpy")   # winpy tests are wine tests
+    assert mark_keeps("", "wine") and not mark_keeps("not wine", "winpy")  # winpy tests are wine tests
 
 
 def test_a_path_argument_covers_its_folder_and_the_ones_below():
@@ -72,7 +82,8 @@ def throwaway(tmp_path) -> Path:
         "import pytest\n\n"
         "def test_plain():\n    pass\n\n"
         "@pytest.mark.wine\ndef test_wine_skipped():\n    pytest.skip('wine64 is missing')\n\n"
-        "@pytest.mark.posix\n@pytest.mark.xfail(strict=True)\ndef test_posix_xfail():\n    assert False\n")
+        "@pytest.mark.posix\n@pytest.mark.xfail(strict=True)\ndef test_posix_xfail():\n    assert False\n"
+    )
     return tmp_path
 
 
@@ -82,7 +93,7 @@ def test_under_ci_a_tier_that_only_skipped_fails_the_run(throwaway):
     assert rc == 1, out
     assert "tier guard: a whole test tier ran zero tests" in out
     assert "tier 'wine': 1 selected, 0 ran; first reason: wine64 is missing" in out
-    assert "tier 'posix'" not in out            # an xfailed test ran
+    assert "tier 'posix'" not in out  # an xfailed test ran
 
 
 @pytest.mark.posix
@@ -111,8 +122,9 @@ def test_removing_tree_sitter_fails_ci_and_skips_only_the_parsing_tests_elsewher
 @pytest.mark.posix
 def test_a_whole_tier_skipped_or_not_collected_fails_ci(tmp_path):
     skipper = plugin(tmp_path, "skip_all", SKIP_ALL)
-    rc, out = pytest_run(ROOT, "-p", "skip_all", "-q", "-m", "not gpu", "tests/wine/test_cmd_quoting.py",
-                         ci=True, plugins=skipper)
+    rc, out = pytest_run(
+        ROOT, "-p", "skip_all", "-q", "-m", "not gpu", "tests/wine/test_cmd_quoting.py", ci=True, plugins=skipper
+    )
     assert rc == 1, out
     assert "tier 'wine': 8 selected, 0 ran; first reason: simulated: the tier's tool is missing" in out
     ignorer = plugin(tmp_path, "ignore_all", IGNORE_ALL)

@@ -1,4 +1,5 @@
 """envmgr/version.py: the one version type, lenient on the forms discovery meets."""
+
 from __future__ import annotations
 
 from envmgr.version import Version, mm

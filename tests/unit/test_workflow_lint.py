@@ -2,6 +2,7 @@
 expressions, job and step keys, inputs of known actions, and actions that run on a deprecated Node
 runtime. Shell scripts in `run:` are checked by shellcheck and Python ones by pyflakes only where
 those programs are installed; neither is required."""
+
 from __future__ import annotations
 
 import os
@@ -39,7 +40,8 @@ def test_workflows_pass_actionlint():
     # An empty value turns an integration off; pass each explicitly so the run says what it used.
     helpers = {"shellcheck": console_script("shellcheck"), "pyflakes": console_script("pyflakes")}
     flags = [f"-{name}={path or ''}" for name, path in helpers.items()]
-    done = subprocess.run([actionlint, "-no-color", *flags, *map(str, files)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [actionlint, "-no-color", *flags, *map(str, files)], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
     used = ", ".join(f"{name}: {path or 'not installed, skipped'}" for name, path in helpers.items())
     assert done.returncode == 0, f"actionlint exited {done.returncode} ({used}):\n{done.stdout}{done.stderr}"

@@ -6,6 +6,7 @@ Under the Windows-CPython tier (tests/run-win32.sh: python.org's embeddable buil
 Studio laid out by tests/wine/layout.py with the hand-made vcvarsall.bat run by Wine's real cmd.exe) the
 target is an app-style copy of that embeddable build, its ._pth as python.org ships it (`#import site`);
 on a real Windows runner (full CPython) it is a venv."""
+
 from __future__ import annotations
 
 import json
@@ -22,8 +23,12 @@ from tests.unit.hook.test_hook import app_python, tree_hashes
 
 pytestmark = pytest.mark.windows
 
-PROBE = ("import json, os, shutil; print(json.dumps({'cl': shutil.which('cl'), 'INCLUDE': os.environ.get('INCLUDE'), "
-         "'LIB': os.environ.get('LIB'), 'arch': os.environ.get('VSCMD_ARG_TGT_ARCH')}))")
+PROBE = (
+    "import json, os, shutil; print(json.dumps({'cl': shutil.which('cl'), 'INCLUDE': os.environ.get('INCLUDE'), "
+    "'LIB': os.environ.get('LIB'), 'arch': os.environ.get('VSCMD_ARG_TGT_ARCH')}))"
+)
+
+
 @pytest.fixture
 def target(tmp_path) -> tuple[Path, Path]:
     """(python.exe, the folder to compare byte for byte)."""
@@ -36,10 +41,14 @@ def target(tmp_path) -> tuple[Path, Path]:
 
 def started(python: Path) -> dict:
     """What a Python started outside a developer prompt sees: no compiler variables inherited."""
-    env = {k: v for k, v in os.environ.items()
-           if k.upper() not in ("INCLUDE", "LIB", "LIBPATH", "VSCMD_ARG_TGT_ARCH", "ENVMGR_HOOK")}
-    done = subprocess.run([str(python), "-c", PROBE], capture_output=True, text=True, env=env,
-                          stdin=subprocess.DEVNULL, timeout=180)
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k.upper() not in ("INCLUDE", "LIB", "LIBPATH", "VSCMD_ARG_TGT_ARCH", "ENVMGR_HOOK")
+    }
+    done = subprocess.run(
+        [str(python), "-c", PROBE], capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL, timeout=180
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
 

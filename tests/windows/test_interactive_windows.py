@@ -5,6 +5,7 @@ the Windows-CPython tier (tests/run-win32.sh, under Xvfb: Wine's ConPTY needs a 
 Keys are typed as a terminal types them: Enter is "\\r". A "\\r\\n" would be two keys, Enter then
 Ctrl+J, and the console puts that LF at the start of the next line, where cmd stops reading: Wine's
 cmd then shows `^J` and ignores the next command (`exit 4` never ran: the old hang)."""
+
 from __future__ import annotations
 
 import os
@@ -23,13 +24,19 @@ if UNDER_WINE and sys.version_info < (3, 11):
     # Measured 2026-11-23: inside this test process pywinpty 2.0.13's cp310 build fails to create the
     # pseudo-console under Wine 8 ("Invalid handle" from ConPTY, "Unknown error" from WinPTY), alone or
     # late in a run, though the same spawn works from a plain script and on 3.11; cause not found.
-    pytest.skip("Wine 8: pywinpty 2.0.13 (cp310) cannot create a PTY in the test process (Invalid handle); "
-                "the 3.11 run drives ConPTY", allow_module_level=True)
+    pytest.skip(
+        "Wine 8: pywinpty 2.0.13 (cp310) cannot create a PTY in the test process (Invalid handle); "
+        "the 3.11 run drives ConPTY",
+        allow_module_level=True,
+    )
 if UNDER_WINE and sys.version_info >= (3, 13):
     # Measured 2026-11-23: pywinpty 2.0.13 (the last that loads on Wine 8) has no cp313 wheel, and 2.0.15
     # and 3.x fail to load there ("DLL load failed": bcryptprimitives.dll, which Wine 8 lacks).
-    pytest.skip("Wine 8 cannot load any pywinpty built for Python 3.13 (bcryptprimitives.dll missing); "
-                "the 3.11 and 3.10 runs drive ConPTY", allow_module_level=True)
+    pytest.skip(
+        "Wine 8 cannot load any pywinpty built for Python 3.13 (bcryptprimitives.dll missing); "
+        "the 3.11 and 3.10 runs drive ConPTY",
+        allow_module_level=True,
+    )
 winpty = pytest.importorskip("winpty") if sys.platform == "win32" else None
 
 SNAPSHOT = """schema = 1
@@ -42,7 +49,7 @@ cuda_short = "12.4"
 CUDA_PATH = 'C:\\envmgr-test\\CUDA\\v12.4'
 CMAKE_ARGS = "-DGGML_CUDA=on -DCMAKE_CUDA_ARCHITECTURES=89"
 """
-STEP_SECONDS = 60          # each step: the prompt, a command's output, the exit
+STEP_SECONDS = 60  # each step: the prompt, a command's output, the exit
 ENTER = "\r"
 
 _CURSOR_RIGHT = re.compile(r"\x1b\[(\d*)C")
@@ -119,8 +126,11 @@ class Driven:
         return self.proc.exitstatus
 
     def fail(self, message: str) -> None:
-        pytest.fail(f"{message}\n  argv: {self.argv}\n  seen (escapes removed): {self.text[-2000:]!r}"
-                    f"\n  seen (raw, last 1000): {self.raw[-1000:]!r}", pytrace=False)
+        pytest.fail(
+            f"{message}\n  argv: {self.argv}\n  seen (escapes removed): {self.text[-2000:]!r}"
+            f"\n  seen (raw, last 1000): {self.raw[-1000:]!r}",
+            pytrace=False,
+        )
 
     def close(self) -> None:
         if self.proc.isalive():
@@ -145,20 +155,24 @@ def drive(argv: list[str], steps: list[tuple[str, str]], tmp_path, exit_line: st
 
 
 POWERSHELL_STUB = pytest.mark.xfail(
-    UNDER_WINE, strict=True,
-    reason="Wine's powershell.exe is a stub: it prints nothing and exits 0, so no prompt ever shows")
+    UNDER_WINE,
+    strict=True,
+    reason="Wine's powershell.exe is a stub: it prints nothing and exits 0, so no prompt ever shows",
+)
 
 
-@pytest.mark.parametrize("shell,echo", [
-    pytest.param("powershell", "Write-Output \"CP=$env:CUDA_PATH\"", marks=POWERSHELL_STUB, id="powershell"),
-    pytest.param("cmd", "echo CP=%CUDA_PATH%", id="cmd"),
-])
+@pytest.mark.parametrize(
+    "shell,echo",
+    [
+        pytest.param("powershell", 'Write-Output "CP=$env:CUDA_PATH"', marks=POWERSHELL_STUB, id="powershell"),
+        pytest.param("cmd", "echo CP=%CUDA_PATH%", id="cmd"),
+    ],
+)
 def test_shell_on_windows_has_marker_values_and_exit_code(shell, echo, tmp_path):
     snap = tmp_path / "env.toml"
     snap.write_text(SNAPSHOT, encoding="utf-8")
     argv = [sys.executable, "-m", "envmgr", "shell", "--shell", shell, "--from", str(snap)]
-    out, code = drive(argv, [("", r"\(envmgr cuda-12\.4\)"),
-                             (echo, r"CP=C:\\envmgr-test\\CUDA\\v12\.4")], tmp_path)
+    out, code = drive(argv, [("", r"\(envmgr cuda-12\.4\)"), (echo, r"CP=C:\\envmgr-test\\CUDA\\v12\.4")], tmp_path)
     assert "(envmgr cuda-12.4)" in out
     assert "CP=C:\\envmgr-test\\CUDA\\v12.4" in out
     assert code == 4

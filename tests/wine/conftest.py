@@ -3,6 +3,7 @@
 Needs what tests/setup/install-system.sh installs (wine64, mingw-w64) and network access to PyPI the
 first time (tests/setup/fetch-windows-cuda.sh caches the wheels). Measured costs: WINE-NOTES.md.
 """
+
 from __future__ import annotations
 
 import os
@@ -25,7 +26,7 @@ CUDA_WHEELS = "nvidia-cuda-nvcc==13.2.* nvidia-cuda-crt==13.2.*"
 CUDA_KEY = "HKLM\\SOFTWARE\\NVIDIA Corporation\\GPU Computing Toolkit\\CUDA"
 MACHINE_ENV = "HKLM\\SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Environment"
 CUDA_DIR = "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v13.2"
-STATE_ID = "4b2f1a9c"   # the installer names _Instances folders by instance id
+STATE_ID = "4b2f1a9c"  # the installer names _Instances folders by instance id
 BUILDTOOLS_TOOLSET = "14.16.27023"
 
 
@@ -46,8 +47,9 @@ class WinePrefix:
         """wine64 ARGS with output in files: a program left running by Wine (services.exe after
         wineboot) inherits the handles and would keep a pipe open."""
         with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-            rc = subprocess.run([str(WINE64), *args], stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                                env=self.env, timeout=timeout).returncode
+            rc = subprocess.run(
+                [str(WINE64), *args], stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=self.env, timeout=timeout
+            ).returncode
             out.seek(0)
             err.seek(0)
             return rc, out.read().decode("cp437"), err.read().decode("cp437")
@@ -60,15 +62,19 @@ class WinePrefix:
 
 def wine_env(prefix: Path) -> dict:
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
-    env.update(WINEPREFIX=str(prefix), WINEDEBUG="-all",
-               WINEDLLOVERRIDES="mscoree,mshtml=;winemenubuilder.exe=d")
+    env.update(WINEPREFIX=str(prefix), WINEDEBUG="-all", WINEDLLOVERRIDES="mscoree,mshtml=;winemenubuilder.exe=d")
     return env
 
 
 def fetch_cuda(target: Path) -> dict[str, Path]:
     script = ROOT / "tests" / "setup" / "fetch-windows-cuda.sh"
-    done = subprocess.run(["bash", str(script), str(target)], capture_output=True, text=True, timeout=600,
-                          env={**os.environ, "ENVMGR_CUDA_WHEELS": CUDA_WHEELS})
+    done = subprocess.run(
+        ["bash", str(script), str(target)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "ENVMGR_CUDA_WHEELS": CUDA_WHEELS},
+    )
     if done.returncode != 0:
         pytest.fail(f"fetch-windows-cuda.sh failed ({done.returncode}):\n{done.stdout}{done.stderr}")
     return {"nvcc": target / "nvidia-cuda-nvcc-13.2", "crt": target / "nvidia-cuda-crt-13.2"}
@@ -81,8 +87,10 @@ def lay_out_cuda(pfx: WinePrefix, wheels: dict[str, Path]) -> None:
     # nvcc.exe imports only KERNEL32.dll, so it runs on its own (WINE-NOTES.md "nvcc.exe").
     shutil.copy2(wheels["nvcc"] / "nvidia" / "cu13" / "bin" / "nvcc.exe", root / "bin" / "nvcc.exe")
     (root / "include" / "crt").mkdir(parents=True)
-    shutil.copy2(wheels["crt"] / "nvidia" / "cu13" / "include" / "crt" / "host_config.h",
-                 root / "include" / "crt" / "host_config.h")
+    shutil.copy2(
+        wheels["crt"] / "nvidia" / "cu13" / "include" / "crt" / "host_config.h",
+        root / "include" / "crt" / "host_config.h",
+    )
     pfx.reg("add", f"{CUDA_KEY}\\v13.2", "/v", "InstallDir", "/t", "REG_SZ", "/d", CUDA_DIR + "\\", "/f")
     pfx.reg("add", MACHINE_ENV, "/v", "CUDA_PATH_V13_2", "/t", "REG_SZ", "/d", CUDA_DIR, "/f")
 
@@ -92,13 +100,15 @@ def lay_out_state_json(pfx: WinePrefix) -> None:
     C:\\BuildTools, made here with one MSVC toolset."""
     instances = pfx.unix("C:\\ProgramData\\Microsoft\\VisualStudio\\Packages\\_Instances") / STATE_ID
     instances.mkdir(parents=True)
-    shutil.copy2(ROOT / "tests" / "corpus" / "vswhere-repo-fixture-state.json-buildtools-2017.json",
-                 instances / "state.json")
+    shutil.copy2(
+        ROOT / "tests" / "corpus" / "vswhere-repo-fixture-state.json-buildtools-2017.json", instances / "state.json"
+    )
     vc = pfx.unix("C:\\BuildTools\\VC")
     (vc / "Tools" / "MSVC" / BUILDTOOLS_TOOLSET / "bin" / "Hostx64" / "x64").mkdir(parents=True)
     (vc / "Auxiliary" / "Build").mkdir(parents=True)
     (vc / "Auxiliary" / "Build" / "Microsoft.VCToolsVersion.default.txt").write_bytes(
-        BUILDTOOLS_TOOLSET.encode() + b"\r\n")
+        BUILDTOOLS_TOOLSET.encode() + b"\r\n"
+    )
 
 
 @contextmanager
@@ -107,15 +117,22 @@ def new_prefix(base: Path) -> Iterator[WinePrefix]:
     ~0.1 s instead of ~0.5 s), killed when the block ends."""
     pfx = WinePrefix(base / "pfx", wine_env(base / "pfx"))
     pfx.path.mkdir()
-    subprocess.run([str(WINESERVER), "-p"], env=pfx.env, check=True, timeout=30,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        [str(WINESERVER), "-p"],
+        env=pfx.env,
+        check=True,
+        timeout=30,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         rc, out, err = pfx.wine("wineboot", "-i", timeout=300)
         assert rc == 0, f"wineboot -i failed ({rc}): {out}{err}"
         yield pfx
     finally:
-        subprocess.run([str(WINESERVER), "-k"], env=pfx.env, timeout=60,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(
+            [str(WINESERVER), "-k"], env=pfx.env, timeout=60, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
 
 
 @pytest.fixture(scope="session")
@@ -157,7 +174,7 @@ int main(int argc, char **argv) {
 
 @dataclass(frozen=True)
 class FakeVswhere:
-    control: Path      # C:\envmgr-fake
+    control: Path  # C:\envmgr-fake
     exe: Path
 
     def answer(self, stdout: bytes, code: int = 0) -> None:

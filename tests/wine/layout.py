@@ -5,6 +5,7 @@ Used by the Wine tests and by tests/run-win32.sh, which gives the Windows-CPytho
 like a GitHub Windows runner (Visual Studio with C++ tools, a Windows SDK) before its tests start:
     python -m tests.wine.layout PREFIX
 """
+
 from __future__ import annotations
 
 import shutil
@@ -72,8 +73,14 @@ def main(prefix: str) -> int:
     env = {**os.environ, "WINEPREFIX": prefix, "WINEDEBUG": "-all"}
 
     def reg(*args: str) -> None:
-        subprocess.run(["/usr/lib/wine/wine64", "reg", *args], env=env, check=True, stdin=subprocess.DEVNULL,
-                       stdout=subprocess.DEVNULL, timeout=120)
+        subprocess.run(
+            ["/usr/lib/wine/wine64", "reg", *args],
+            env=env,
+            check=True,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            timeout=120,
+        )
 
     lay_out_runner_like(Path(prefix) / "drive_c", reg)
     return 0

@@ -5,6 +5,7 @@ and compares with one call. Start values hold the delta's own entries, in other 
 adjacent and repeated. Entries with '=' or '%' cannot be searched by %VAR:old=new%: they are not
 removed first (shellkit/cmd.py UNSEARCHABLE) and are left out of the entries drawn here.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -16,9 +17,21 @@ from tests.wine.test_cmd_quoting import run_cmd, wine_env  # noqa: F401  (the se
 
 pytestmark = pytest.mark.wine
 
-ENTRY = st.sampled_from([r"C:\CUDA\v12.4\bin", r"c:\cuda\V12.4\BIN", r"C:\Program Files (x86)\x", r"C:\R&D",
-                         "a^b", "wow!", r"C:\new (2)", "x;y", "", "C:"])
-LISTS = ("EMT_LIST", "EMT_INC")   # not PATH: Wine's cmd adds its own system folders to it at start
+ENTRY = st.sampled_from(
+    [
+        r"C:\CUDA\v12.4\bin",
+        r"c:\cuda\V12.4\BIN",
+        r"C:\Program Files (x86)\x",
+        r"C:\R&D",
+        "a^b",
+        "wow!",
+        r"C:\new (2)",
+        "x;y",
+        "",
+        "C:",
+    ]
+)
+LISTS = ("EMT_LIST", "EMT_INC")  # not PATH: Wine's cmd adds its own system folders to it at start
 
 
 @st.composite
@@ -35,8 +48,10 @@ def cases(draw):
     start = {}
     for name in LISTS:
         if draw(st.booleans()):
-            start[name] = ";".join(draw(st.lists(st.one_of(ENTRY, st.just(r"C:\windows\system32")), min_size=1,
-                                                 max_size=5))) or r"C:\windows"
+            start[name] = (
+                ";".join(draw(st.lists(st.one_of(ENTRY, st.just(r"C:\windows\system32")), min_size=1, max_size=5)))
+                or r"C:\windows"
+            )
     return EnvDelta("windows", tuple(ops)), start
 
 
@@ -45,13 +60,17 @@ def _upper(env: dict) -> dict:
 
 
 # No shrinking: each example is two Wine calls.
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture],
-          phases=[Phase.explicit, Phase.reuse, Phase.generate])
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+    phases=[Phase.explicit, Phase.reuse, Phase.generate],
+)
 @given(case=cases())
 def test_cmd_twice_equals_once(wine_env, case):  # noqa: F811
     delta, start = case
     script = render(delta, "cmd")
-    body = script.split("\r\n", 1)[1]        # the second copy without its @rem line
+    body = script.split("\r\n", 1)[1]  # the second copy without its @rem line
     once = run_cmd(wine_env, script, start)
     twice = run_cmd(wine_env, script + body, start)
     want = _upper(expected_env(delta, start))

@@ -4,6 +4,7 @@ Own minimal Wine session (independent of tests/wine/conftest.py): one prefix per
 persistent wineserver for ~0.1 s calls. Each example is one script: the rendered delta, then a
 `set` dump between markers, read as UTF-16LE (`cmd /u`; builtins only).
 """
+
 from __future__ import annotations
 
 import subprocess
@@ -26,8 +27,14 @@ WINESERVER = Path("/usr/lib/wine/wineserver")
 def wine_env(tmp_path_factory):
     need(WINE.exists(), "wine64 is missing: run tests/setup/install-system.sh")
     root = tmp_path_factory.mktemp("wine")
-    env = {"HOME": str(root), "PATH": "/usr/bin:/bin", "WINEPREFIX": str(root / "pfx"), "WINEDEBUG": "-all",
-           "WINEDLLOVERRIDES": "mscoree,mshtml=;winemenubuilder.exe=d", "LANG": "C.UTF-8"}
+    env = {
+        "HOME": str(root),
+        "PATH": "/usr/bin:/bin",
+        "WINEPREFIX": str(root / "pfx"),
+        "WINEDEBUG": "-all",
+        "WINEDLLOVERRIDES": "mscoree,mshtml=;winemenubuilder.exe=d",
+        "LANG": "C.UTF-8",
+    }
     # The first call creates the prefix (~5 s); then a persistent server keeps calls at ~0.05 s
     # (no pipes for it: it daemonizes and would hold them open).
     quiet = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
@@ -36,8 +43,9 @@ def wine_env(tmp_path_factory):
     subprocess.run([str(WINESERVER), "-p"], env=env, timeout=60, **quiet)
     env["_root"] = str(root)
     yield env
-    subprocess.run([str(WINESERVER), "-k"], env={k: v for k, v in env.items() if k != "_root"},
-                   capture_output=True, timeout=30)
+    subprocess.run(
+        [str(WINESERVER), "-k"], env={k: v for k, v in env.items() if k != "_root"}, capture_output=True, timeout=30
+    )
 
 
 BEGIN, END = "==ENVMGR-BEGIN==", "==ENVMGR-END=="
@@ -55,8 +63,15 @@ LAUNCH_TRIES = 3
 def _run_once(root: Path, path: Path, env: dict) -> tuple[int, bytes, bytes]:
     # Output to files, not pipes: a wineserver started by this call would hold a pipe open.
     with open(root / "out.bin", "w+b") as out_file, open(root / "err.txt", "w+b") as err_file:
-        proc = subprocess.run([str(WINE), "cmd", "/d", "/u", "/c", str(path)], env=env, stdin=subprocess.DEVNULL,
-                              stdout=out_file, stderr=err_file, timeout=60, cwd=root)
+        proc = subprocess.run(
+            [str(WINE), "cmd", "/d", "/u", "/c", str(path)],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out_file,
+            stderr=err_file,
+            timeout=60,
+            cwd=root,
+        )
         out_file.seek(0)
         err_file.seek(0)
         return proc.returncode, out_file.read(), err_file.read()
@@ -93,8 +108,9 @@ def check(delta, start, actual):
 
 # ASCII only: Wine's cmd decodes batch lines as OEM (cp437) whatever chcp says (see below).
 SPECIAL = list(" '\"&|^%!<>()$`=;:\\*?~#{}[],@.") + ["%PATH%", "%%", "!X!", '"&"', "^&", "%1", "%~dp0"]
-VALUES = st.lists(st.one_of(st.sampled_from(SPECIAL), st.characters(min_codepoint=32, max_codepoint=126)),
-                  min_size=1, max_size=12).map("".join)
+VALUES = st.lists(
+    st.one_of(st.sampled_from(SPECIAL), st.characters(min_codepoint=32, max_codepoint=126)), min_size=1, max_size=12
+).map("".join)
 # A start value cmd expands with %NAME%: anything but '"' (the documented limit, cmd.py) and,
 # under Wine only, '%': Wine 8's cmd expands %VAR% again INSIDE an expanded value (B=%PATH% makes
 # "%B%" the system PATH; measured, test_wine_reexpands_percent_in_values). Windows' cmd does one pass.
@@ -102,8 +118,8 @@ START_VALUES = VALUES.map(lambda v: v.replace('"', "'").replace("%", "#"))
 # Values of prepend/append targets become CURRENT values that later ops expand as %NAME%, so
 # they obey START_VALUES' rules too.
 NO_PERCENT = VALUES.map(lambda v: v.replace('"', "'").replace("%", "#"))
-LISTS = ("EMT_A", "EMT_B", "EMT_LIST")          # prepend/append targets: their values get %expanded%
-SCALARS = ("EMT_S", "ProgramFiles(x86)Emt")    # set/unset only: any value, '%' included
+LISTS = ("EMT_A", "EMT_B", "EMT_LIST")  # prepend/append targets: their values get %expanded%
+SCALARS = ("EMT_S", "ProgramFiles(x86)Emt")  # set/unset only: any value, '%' included
 POOL = LISTS + SCALARS
 
 
@@ -121,8 +137,12 @@ def cases(draw):
 
 
 # No shrinking: each example is a Wine call, and shrinking ran for minutes; the raw case is shown.
-@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture],
-          phases=[Phase.explicit, Phase.reuse, Phase.generate])
+@settings(
+    max_examples=50,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+    phases=[Phase.explicit, Phase.reuse, Phase.generate],
+)
 @given(case=cases())
 def test_cmd_round_trip(wine_env, case):
     delta, start = case
@@ -132,8 +152,14 @@ def test_cmd_round_trip(wine_env, case):
 def test_prepend_keeps_current_path_with_specials(wine_env):
     # &, ), %, !, ^ and a quoted entry WITHOUT specials inside survive `set "P=new;%P%"`.
     start = {"EMT_LIST": r'C:\R&D;C:\Program Files (x86)\x;"C:\q (1)";50;wow!;a^b'}
-    delta = EnvDelta("windows", (VarOp("EMT_LIST", PREPEND, (r"C:\new (2)",)),
-                                 VarOp("EMT_LIST", APPEND, ("z&z",)), VarOp("EMT_NEW", PREPEND, ("only",))))
+    delta = EnvDelta(
+        "windows",
+        (
+            VarOp("EMT_LIST", PREPEND, (r"C:\new (2)",)),
+            VarOp("EMT_LIST", APPEND, ("z&z",)),
+            VarOp("EMT_NEW", PREPEND, ("only",)),
+        ),
+    )
     check(delta, start, run_cmd(wine_env, render(delta, "cmd"), start))
 
 
@@ -145,7 +171,7 @@ def test_current_value_with_quote_then_special_is_a_known_limit(wine_env):
     # Outside any pytest.raises: run_cmd's own asserts (cmd ran, printed nothing, dumped its env) must pass.
     got = run_cmd(wine_env, render(delta, "cmd"), start)["EMT_LIST"]
     want = expected_env(delta, start, unsearchable=UNSEARCHABLE)["EMT_LIST"]
-    assert got != want and want.startswith(got), (got, want)     # the value is cut where the '"' is
+    assert got != want and want.startswith(got), (got, want)  # the value is cut where the '"' is
 
 
 def test_wine_reexpands_percent_in_values(wine_env):
@@ -155,8 +181,11 @@ def test_wine_reexpands_percent_in_values(wine_env):
     assert got["EMT_A"] == "zz;x"
 
 
-@pytest.mark.xfail(strict=True, reason="Wine 8 cmd reads batch lines as OEM (cp437) even after chcp 65001; "
-                                       "Windows 10+ cmd reads the lines after chcp 65001 as UTF-8")
+@pytest.mark.xfail(
+    strict=True,
+    reason="Wine 8 cmd reads batch lines as OEM (cp437) even after chcp 65001; "
+    "Windows 10+ cmd reads the lines after chcp 65001 as UTF-8",
+)
 def test_non_ascii_under_wine(wine_env):
     delta = EnvDelta("windows", (VarOp("EMT_A", SET, "café 中文"),))
     check(delta, {}, run_cmd(wine_env, render(delta, "cmd"), {}))

@@ -18,6 +18,7 @@ What real cmd.exe under Wine 8 does, measured here (also WINE-NOTES.md "cmd / ba
   Windows defaults (PROMPT, COMPUTERNAME...), not only the variables passed to it.
 * A killed capture (timeout) takes its cmd.exe and ping.exe children with it.
 """
+
 from __future__ import annotations
 
 import json
@@ -46,12 +47,40 @@ VCVARSALL = VS + "\\VC\\Auxiliary\\Build\\vcvarsall.bat"
 SET_DUMP = "set-after-vsdevcmd-vs2022-community-17.8.2-x86-msvc-14.38.txt"
 BANNER_X64 = "vcvarsall-x64-vs2022-17.14.30-community-cl19.44.35225.txt"
 # Every variable the fake vcvarsall sets: a capture's delta must hold nothing else.
-VCVARS_NAMES = {n.upper() for n in (
-    "VSINSTALLDIR", "VCINSTALLDIR", "VSCMD_VER", "VisualStudioVersion", "VS170COMNTOOLS", "DevEnvDir",
-    "VCIDEInstallDir", "VSCMD_ARG_HOST_ARCH", "VSCMD_ARG_TGT_ARCH", "VSCMD_ARG_app_plat", "__VSCMD_PREINIT_PATH",
-    "WindowsSdkDir", "WindowsSDKVersion", "WindowsSDKLibVersion", "UCRTVersion", "UniversalCRTSdkDir",
-    "WindowsSdkBinPath", "WindowsSdkVerBinPath", "WindowsLibPath", "INCLUDE", "EXTERNAL_INCLUDE", "LIB", "LIBPATH",
-    "PATH", "VCToolsVersion", "VCToolsInstallDir", "VCToolsRedistDir", "Platform", "CommandPromptType")}
+VCVARS_NAMES = {
+    n.upper()
+    for n in (
+        "VSINSTALLDIR",
+        "VCINSTALLDIR",
+        "VSCMD_VER",
+        "VisualStudioVersion",
+        "VS170COMNTOOLS",
+        "DevEnvDir",
+        "VCIDEInstallDir",
+        "VSCMD_ARG_HOST_ARCH",
+        "VSCMD_ARG_TGT_ARCH",
+        "VSCMD_ARG_app_plat",
+        "__VSCMD_PREINIT_PATH",
+        "WindowsSdkDir",
+        "WindowsSDKVersion",
+        "WindowsSDKLibVersion",
+        "UCRTVersion",
+        "UniversalCRTSdkDir",
+        "WindowsSdkBinPath",
+        "WindowsSdkVerBinPath",
+        "WindowsLibPath",
+        "INCLUDE",
+        "EXTERNAL_INCLUDE",
+        "LIB",
+        "LIBPATH",
+        "PATH",
+        "VCToolsVersion",
+        "VCToolsInstallDir",
+        "VCToolsRedistDir",
+        "Platform",
+        "CommandPromptType",
+    )
+}
 
 
 def lay_out_vs(pfx: WinePrefix, root: str) -> None:
@@ -96,7 +125,7 @@ def assert_no_duplicates(env: dict, *names: str) -> None:
 def test_capture_through_wine_cmd_gives_the_vcvars_environment(host):
     base = base_environment(host.env)
     delta, out = capture_vcvars(host, VCVARSALL, ("x64",), base)
-    assert list(out.messages) == corpus(BANNER_X64).splitlines()[1:6]   # the real banner, line for line
+    assert list(out.messages) == corpus(BANNER_X64).splitlines()[1:6]  # the real banner, line for line
     # Only what vcvars set: not the Unix environment or Wine's additions that cmd.exe also saw.
     assert {op.name.upper() for op in delta.ops} <= VCVARS_NAMES, sorted(op.name for op in delta.ops)
     env = delta.apply(base)
@@ -107,25 +136,31 @@ def test_capture_through_wine_cmd_gives_the_vcvars_environment(host):
     assert env["VCToolsVersion"] == DEFAULT_TOOLSET
     assert (env["VSCMD_ARG_HOST_ARCH"], env["VSCMD_ARG_TGT_ARCH"], env["Platform"]) == ("x64", "x64", "x64")
     assert env["VSCMD_VER"] == "17.14.30"
-    assert env["WindowsSDKVersion"] == SDK + "\\"        # read from the registry by reg.exe in `for /f`
+    assert env["WindowsSDKVersion"] == SDK + "\\"  # read from the registry by reg.exe in `for /f`
     assert entries(env["INCLUDE"]) == [
-        tools + "include", tools + "ATLMFC\\include", VS + "\\VC\\Auxiliary\\VS\\include",
-        f"{KITS}include\\{SDK}\\ucrt", f"{KITS}\\include\\{SDK}\\\\um", f"{KITS}\\include\\{SDK}\\\\shared"]
+        tools + "include",
+        tools + "ATLMFC\\include",
+        VS + "\\VC\\Auxiliary\\VS\\include",
+        f"{KITS}include\\{SDK}\\ucrt",
+        f"{KITS}\\include\\{SDK}\\\\um",
+        f"{KITS}\\include\\{SDK}\\\\shared",
+    ]
     assert entries(env["LIB"])[:2] == [tools + "ATLMFC\\lib\\x64", tools + "lib\\x64"]
     path = entries(env["PATH"])
     assert path[0] == tools + "bin\\Hostx64\\x64"
     assert path[-1] == VS + "\\Common7\\IDE\\CommonExtensions\\Microsoft\\CMake\\CMake\\bin"  # vcvars appends it
-    assert entries(base["PATH"]) == [p for p in path if p in entries(base["PATH"])]         # the base kept, in order
+    assert entries(base["PATH"]) == [p for p in path if p in entries(base["PATH"])]  # the base kept, in order
     assert_no_duplicates(env, "PATH", "INCLUDE", "LIB", "LIBPATH")
 
 
 def test_odd_characters_in_the_install_path_survive(host):
     base = base_environment(host.env)
-    delta, out = capture_vcvars(host, ODD_VS + "\\VC\\Auxiliary\\Build\\vcvarsall.bat",
-                                ("x64", f"-vcvars_ver={OLDER_TOOLSET[:5]}"), base)
+    delta, out = capture_vcvars(
+        host, ODD_VS + "\\VC\\Auxiliary\\Build\\vcvarsall.bat", ("x64", f"-vcvars_ver={OLDER_TOOLSET[:5]}"), base
+    )
     env = delta.apply(base)
     assert env["VSINSTALLDIR"] == ODD_VS + "\\"
-    assert env["VCToolsVersion"] == OLDER_TOOLSET                        # 14.39 -> the newest 14.39.*
+    assert env["VCToolsVersion"] == OLDER_TOOLSET  # 14.39 -> the newest 14.39.*
     assert entries(env["INCLUDE"])[0] == f"{ODD_VS}\\VC\\Tools\\MSVC\\{OLDER_TOOLSET}\\include"
     assert entries(env["PATH"])[0] == f"{ODD_VS}\\VC\\Tools\\MSVC\\{OLDER_TOOLSET}\\bin\\Hostx64\\x64"
     assert_no_duplicates(env, "PATH", "INCLUDE", "LIB", "LIBPATH")
@@ -135,8 +170,9 @@ def test_odd_characters_in_the_install_path_survive(host):
 def test_missing_toolset_error_with_exit_0_is_a_capture_error(host):
     with pytest.raises(CaptureError) as err:
         capture_vcvars(host, VCVARSALL, ("x64", "-vcvars_ver=14.99"), base_environment(host.env))
-    assert err.value.message == ("vcvarsall.bat failed: [ERROR:vcvars.bat] Toolset directory for version "
-                                 "'14.99' was not found.")
+    assert err.value.message == (
+        "vcvarsall.bat failed: [ERROR:vcvars.bat] Toolset directory for version '14.99' was not found."
+    )
     assert "** Visual Studio 2022 Developer Command Prompt v17.14.30" in err.value.details
 
 
@@ -154,8 +190,14 @@ def test_a_hanging_vcvars_ends_at_the_timeout(host):
 
 
 def export(cli, vs_prefix, tmp_path, fmt: str):
-    result = cli("--wine-prefix", str(vs_prefix.path), "export", "--format", fmt,
-                 env={"ENVMGR_CACHE_DIR": str(tmp_path / "cache")})
+    result = cli(
+        "--wine-prefix",
+        str(vs_prefix.path),
+        "export",
+        "--format",
+        fmt,
+        env={"ENVMGR_CACHE_DIR": str(tmp_path / "cache")},
+    )
     assert result.code == 0, result.stderr
     return result
 
@@ -170,7 +212,7 @@ def test_export_toml_and_json_hold_vcvars_and_cuda(cli, vs_prefix, host, tmp_pat
     assert env["CUDA_PATH_V13_2"] == env["CUDA_PATH"] == CUDA_DIR
     assert env["CUDACXX"] == CUDA_DIR + "\\bin\\nvcc.exe"
     path = entries(env["PATH"])
-    assert path[0] == CUDA_DIR + "\\bin" and path[1] == tools + "bin\\Hostx64\\x64"   # CUDA's prepend last
+    assert path[0] == CUDA_DIR + "\\bin" and path[1] == tools + "bin\\Hostx64\\x64"  # CUDA's prepend last
     assert_no_duplicates(env, "PATH", "INCLUDE", "LIB", "LIBPATH")
     assert dict(snap.identity)["vs_instance_id"] == INSTANCE_ID
     assert not any(op.name.upper().startswith("WINE") for op in snap.delta.ops)
@@ -187,11 +229,14 @@ def corpus_batch() -> bytes:
     environment and sets exactly the variables of the real `set` dump. Written in cp437 (cmd reads
     batch files in the OEM code page); NOTE_UTF8 is the same text in UTF-8, to show what that gives."""
     banner = corpus(BANNER_X64).splitlines()[1:6]
-    lines = ["@echo off", *(f"echo {b}" for b in banner[:4]),
-             '"%SystemRoot%\\system32\\hostname.exe"',
-             f'reg query "{SDK_KEY}" /v Note',
-             f"echo {banner[4]}",
-             'for /f "delims==" %%v in (\'set\') do set "%%v="']
+    lines = [
+        "@echo off",
+        *(f"echo {b}" for b in banner[:4]),
+        '"%SystemRoot%\\system32\\hostname.exe"',
+        f'reg query "{SDK_KEY}" /v Note',
+        f"echo {banner[4]}",
+        'for /f "delims==" %%v in (\'set\') do set "%%v="',
+    ]
     for name, value in parse_set_dump(corpus(SET_DUMP).splitlines()).items():
         lines.append(f'set "{name}={value.replace("%", "%%")}"')
     lines.append('set "NOTE_CP437=Communauté"')
@@ -212,12 +257,12 @@ def test_real_set_dump_round_trips_through_wine_cmd(vs_prefix, host):
     expected = parse_set_dump(corpus(SET_DUMP).splitlines())
     got = dict(out.env)
     assert got.pop("NOTE_CP437") == "Communauté"
-    assert got.pop("NOTE_UTF8") == "Communaut├⌐"      # UTF-8 bytes read as cp437
+    assert got.pop("NOTE_UTF8") == "Communaut├⌐"  # UTF-8 bytes read as cp437
     assert got == expected
     banner = corpus(BANNER_X64).splitlines()[1:6]
     assert list(out.messages[:4]) == banner[:4] and out.messages[-1] == banner[4]
-    children = out.messages[4:-1]              # hostname.exe, then reg.exe: 8-bit lines between UTF-16 ones
-    assert children[0].upper() == out.before["COMPUTERNAME"]          # Wine's COMPUTERNAME is the host name
+    children = out.messages[4:-1]  # hostname.exe, then reg.exe: 8-bit lines between UTF-16 ones
+    assert children[0].upper() == out.before["COMPUTERNAME"]  # Wine's COMPUTERNAME is the host name
     assert children[1] == "HKEY_LOCAL_MACHINE\\" + SDK_KEY[5:]
     assert children[2].startswith("    Note    REG_SZ    ")
     assert {op.name for op in delta.ops if op.op == SET} >= {"VCToolsVersion", "VSCMD_VER", "NOTE_CP437"}
@@ -227,8 +272,9 @@ def test_record_with_capture_replays_export_exactly(vs_prefix, tmp_path, cli):
     """`record --capture` under Wine, then `--machine` export on the record: the same snapshot env."""
     record = tmp_path / "machine.toml"
     env = {"ENVMGR_CACHE_DIR": str(tmp_path / "cache")}
-    recorded = cli("--wine-prefix", str(vs_prefix.path), "record", "--capture", "--vs", "community", "-o",
-                   str(record), env=env)
+    recorded = cli(
+        "--wine-prefix", str(vs_prefix.path), "record", "--capture", "--vs", "community", "-o", str(record), env=env
+    )
     assert recorded.code == 0, recorded.stderr
     live = cli("--wine-prefix", str(vs_prefix.path), "export", "--vs", "community", "--format", "json", env=env)
     replay = cli("--machine", str(record), "export", "--vs", "community", "--format", "json", env=env)

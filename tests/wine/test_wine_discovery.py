@@ -1,5 +1,6 @@
 """Discovery's Windows code paths, run for real under Wine: the registry through Wine's reg.exe,
 NVIDIA's real nvcc.exe, the installer's state.json, and a vswhere.exe built here (see conftest)."""
+
 from __future__ import annotations
 
 import pytest
@@ -90,8 +91,9 @@ def test_vswhere_error_with_exit_0_falls_back_to_state_json(wine_prefix, fake_vs
     fake_vswhere.answer(b"Error 0x57: Unknown parameter: foo\r\n", 0)
     data = listing(wine_prefix)
     assert fake_vswhere.argv() == list(VSWHERE_ARGS)
-    assert any("Error 0x57: Unknown parameter: foo" in p and "state.json" in p for p in data["problems"]), \
-        data["problems"]
+    assert any("Error 0x57: Unknown parameter: foo" in p and "state.json" in p for p in data["problems"]), data[
+        "problems"
+    ]
     assert [(vs["instance_id"], vs["source"]) for vs in data["visual_studio"]] == [(STATE_ID, "state.json")]
 
 
@@ -104,13 +106,13 @@ def test_vswhere_failing_exit_code_is_a_problem(wine_prefix, fake_vswhere):
 
 def test_wine_host_maps_paths_registry_and_environment(wine_prefix):
     host = WineHost(str(wine_prefix.path))
-    assert host.exists(NVCC.upper())                      # case-insensitive, as on Windows
-    assert host.realpath(NVCC.lower()) == NVCC            # the names' real case back
+    assert host.exists(NVCC.upper())  # case-insensitive, as on Windows
+    assert host.realpath(NVCC.lower()) == NVCC  # the names' real case back
     assert host.is_dir("z:\\") and host.realpath("Z:\\usr") == "Z:\\usr"
     assert host.realpath("Z:" + str(wine_prefix.drive_c).replace("/", "\\")) == "C:\\"  # via Z:, back as C:
     assert host.which("nvcc") is None and host.which("cmd") == "C:\\windows\\system32\\cmd.exe"
     assert host.env["programfiles(x86)"] == "C:\\Program Files (x86)"
-    assert host.env["CUDA_PATH_V13_2"] == CUDA_DIR        # machine environment from the registry
+    assert host.env["CUDA_PATH_V13_2"] == CUDA_DIR  # machine environment from the registry
     assert "system32" in host.env["PATH"].lower()
     assert host.reg_subkeys(CUDA_KEY) == ["v13.2"]
     assert host.reg_values(CUDA_KEY + "\\v13.2")["InstallDir"].data == CUDA_DIR + "\\"

@@ -3,6 +3,7 @@ with a real vswhere sample, the registry through Wine's reg.exe, NVIDIA's nvcc.e
 undone on disk. The five CUDA 13.2 MSBuildExtensions files are hand-made placeholders: NVIDIA's
 integration files are not in the PyPI wheels, so no real sample exists here; only their names are real.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -21,8 +22,13 @@ pytestmark = pytest.mark.wine
 BUILDTOOLS = "C:\\Program Files (x86)\\Microsoft Visual Studio\\2022\\BuildTools"
 V170 = BUILDTOOLS + "\\MSBuild\\Microsoft\\VC\\v170\\BuildCustomizations"
 EXT = CUDA_DIR + "\\extras\\visual_studio_integration\\MSBuildExtensions"
-NAMES = ("CUDA 13.2.props", "CUDA 13.2.targets", "CUDA 13.2.Version.props", "CUDA 13.2.xml",
-         "Nvda.Build.CudaTasks.v13.2.dll")
+NAMES = (
+    "CUDA 13.2.props",
+    "CUDA 13.2.targets",
+    "CUDA 13.2.Version.props",
+    "CUDA 13.2.xml",
+    "Nvda.Build.CudaTasks.v13.2.dll",
+)
 VSWHERE_SAMPLE = "vswhere-products-star-json-vs2022-buildtools-17.14.28-no-vctools.json"
 
 
@@ -91,8 +97,12 @@ def test_plan_apply_again_and_undo_in_drive_c(machine):
 def test_plan_file_through_a_link_is_refused(machine, tmp_path):
     prefix, env = machine
     planned = fix(prefix, env, "--dry-run", "--json").json()
-    copies = [{"source": f["source"], "dest": f["dest"], "source_sha256": f["source_sha256"],
-               "dest_sha256": f["dest_sha256"]} for p in planned["pairs"] if p["status"] == "work" for f in p["files"]]
+    copies = [
+        {"source": f["source"], "dest": f["dest"], "source_sha256": f["source_sha256"], "dest_sha256": f["dest_sha256"]}
+        for p in planned["pairs"]
+        if p["status"] == "work"
+        for f in p["files"]
+    ]
     outside = tmp_path / "outside.xml"
     outside.write_bytes(b"not yours")
     os.symlink(outside, prefix.unix(V170) / "CUDA 13.2.xml")

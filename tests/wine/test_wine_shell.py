@@ -3,6 +3,7 @@
 Driven through a pseudo-terminal, as a person would type: Wine's cmd reads a piped stdin in one
 gulp and runs only its first line, and in a console it wants CR for Enter.
 """
+
 from __future__ import annotations
 
 import sys
@@ -11,7 +12,7 @@ import pytest
 
 from tests.conftest import ROOT, Lazy
 
-pexpect = Lazy("pexpect")      # imported by the tests that drive a terminal, when they do
+pexpect = Lazy("pexpect")  # imported by the tests that drive a terminal, when they do
 pytestmark = pytest.mark.wine
 
 CUDA = "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v13.2"
@@ -37,10 +38,15 @@ def test_cmd_started_by_envmgr_prints_the_snapshots_cuda_path(wine_prefix, tmp_p
     snap.write_text(SNAPSHOT, encoding="utf-8")
     env = {k: v for k, v in wine_prefix.env.items() if not k.startswith(("CUDA", "ENVMGR_"))}
     env.update(PYTHONPATH=str(ROOT), NO_COLOR="1")
-    child = pexpect.spawn(sys.executable, ["-m", "envmgr", "--wine-prefix", str(wine_prefix.path), "shell",
-                                           "--shell", "cmd", "--from", str(snap)],
-                          env=env, encoding="cp437", timeout=60, cwd=str(tmp_path))
-    child.expect_exact("(envmgr cuda-13.2)")       # the prompt marker
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "envmgr", "--wine-prefix", str(wine_prefix.path), "shell", "--shell", "cmd", "--from", str(snap)],
+        env=env,
+        encoding="cp437",
+        timeout=60,
+        cwd=str(tmp_path),
+    )
+    child.expect_exact("(envmgr cuda-13.2)")  # the prompt marker
     child.expect(">")
     child.send("echo CP=%CUDA_PATH%\r")
     child.expect(r"CP=(C:\\[^\r\n\x1b]*)")

@@ -6,6 +6,7 @@ process's module list and applied, or undone, on the live Windows file system; p
 
 This checkout's envmgr comes first on sys.path: the shared interpreter's ._pth may name another checkout.
 """
+
 from __future__ import annotations
 
 import json
@@ -24,8 +25,12 @@ def main(argv: list[str]) -> dict:
     modules = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
     plans = defer.plan(duplicates(modules), [argv[1]])
     lines, manifest = defer.apply(plans, Path(argv[2]))
-    return {"plans": [[d.package_copy, d.app_copy, d.what] for d in plans], "applied": lines,
-            "manifest": str(manifest) if manifest else None, "words": [defer.words(d) for d in plans]}
+    return {
+        "plans": [[d.package_copy, d.app_copy, d.what] for d in plans],
+        "applied": lines,
+        "manifest": str(manifest) if manifest else None,
+        "words": [defer.words(d) for d in plans],
+    }
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ Prints {"loaded": bool, "error": str|null, "winerror": int|null, "cudart": cudaR
 "blocked": str|null (llama_cpp's add_dll_directory raised), "winmode": int|null}. Only the standard
 library: this is the oracle doctor is compared with.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -36,7 +37,7 @@ def main(config: dict) -> dict:
             if "CUDA_PATH" in os.environ:
                 handles.append(os.add_dll_directory(os.path.join(os.environ["CUDA_PATH"], "bin")))
                 handles.append(os.add_dll_directory(os.path.join(os.environ["CUDA_PATH"], "lib")))
-        except OSError as exc:   # import llama_cpp ends here (F16)
+        except OSError as exc:  # import llama_cpp ends here (F16)
             out["blocked"], out["winerror"] = str(exc), getattr(exc, "winerror", None)
             return out
         kwargs["winmode"] = ctypes.RTLD_GLOBAL
@@ -49,7 +50,7 @@ def main(config: dict) -> dict:
         return out
     out["loaded"] = True
     try:
-        cudart = ctypes.CDLL("cudart64_12.dll", winmode=0)   # already in the process when it loaded
+        cudart = ctypes.CDLL("cudart64_12.dll", winmode=0)  # already in the process when it loaded
         version = ctypes.c_int()
         if cudart.cudaRuntimeGetVersion(ctypes.byref(version)) == 0:
             out["cudart"] = version.value

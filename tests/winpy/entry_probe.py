@@ -8,6 +8,7 @@ Prints {NAME: {"loaded": bool, "load_error": str|null, "winerror": int|null, "re
 it to a stub instead and the call fails ("unimplemented function DLL.FUNC", 0x80000100), so the call is
 part of the probe. Only the standard library: this is the oracle envmgr is compared with.
 """
+
 from __future__ import annotations
 
 import ctypes

@@ -9,6 +9,7 @@ could not be found"; Wine binds a missing import to a stub, so the load succeeds
 with "unimplemented function libfoo.dll.foo_new" (0x80000100). The oracle is therefore the call and the
 loader's own message naming DLL.FUNCTION, not the load status (docs/doctor.md, the --dll section).
 """
+
 from __future__ import annotations
 
 import json
@@ -56,13 +57,16 @@ def test_the_loader_fails_where_envmgr_says_and_binds_after_the_fix(winpy, built
     failed = {n for n, r in real.items() if r["winerror"] == 127 or r["call_error"]}
     assert failed == {"imp_name", "imp_ord", "imp_fwd"}, real
     assert real["imp_ok"]["result"] == 1
-    if not any(r["winerror"] == 127 for r in real.values()):     # Wine: its own words name each one
+    if not any(r["winerror"] == 127 for r in real.values()):  # Wine: its own words name each one
         assert unbound == {("libfoo.dll", "foo_new"), ("libfoo.dll", "7"), ("libfwd.dll", "fwd_func")}
     said = {n: doctor(winpy, built, n) for n in NAMES}
     assert {n for n, d in said.items() if d["missing_entry_points"]} == failed
     assert said["imp_ok"]["loads"] is True
-    for name, (dll, func) in {"imp_name": ("libfoo.dll", "foo_new"), "imp_ord": ("libfoo.dll", "7"),
-                              "imp_fwd": ("libfwd.dll", "fwd_func")}.items():
+    for name, (dll, func) in {
+        "imp_name": ("libfoo.dll", "foo_new"),
+        "imp_ord": ("libfoo.dll", "7"),
+        "imp_fwd": ("libfwd.dll", "fwd_func"),
+    }.items():
         [entry] = said[name]["missing_entry_points"]
         assert entry["dll"].lower() == dll and entry["function"].split(" ")[-1 if func == "7" else 0] == func
         assert (dll, func) in unbound or real[name]["winerror"] == 127, unbound
@@ -72,11 +76,12 @@ def test_the_loader_fails_where_envmgr_says_and_binds_after_the_fix(winpy, built
             assert [c["version"] for c in good] == ["1.2.0.0"] and entry["version"] == "1.0.0.0"
             assert entry["fix"].lower().startswith(f"copy {windows_path(built / 'new' / 'libfoo.dll')} into".lower())
 
-    shutil.copyfile(built / "new" / "libfoo.dll", built / "pkg" / "libfoo.dll")    # the fix doctor names
+    shutil.copyfile(built / "new" / "libfoo.dll", built / "pkg" / "libfoo.dll")  # the fix doctor names
     try:
         after, unbound = loader(winpy, built)
-        assert {n: r["result"] for n, r in after.items()} == {"imp_ok": 1, "imp_name": 2, "imp_ord": 3,
-                                                               "imp_fwd": 2}, after
+        assert {n: r["result"] for n, r in after.items()} == {"imp_ok": 1, "imp_name": 2, "imp_ord": 3, "imp_fwd": 2}, (
+            after
+        )
         assert unbound == set()
         assert all(doctor(winpy, built, n)["missing_entry_points"] == [] for n in NAMES)
     finally:
@@ -112,10 +117,14 @@ def test_install_closure_fix_makes_the_real_loader_bind_and_undo_restores(winpy,
 
     assert probe() == {"imp_ok": 1, "imp_name": None, "imp_ord": None, "imp_fwd": None}
     out = fix(windows_path(lib), windows_path(tmp_path / "no-cuda"), windows_path(tmp_path / "manifests"))
-    assert sorted(out["entries"]) == [["libfwd.dll", f"fwd_func (forwarded to {OMP}.foo_new, module {OMP} not found)"],
-                                      [f"{OMP}.dll", "foo_new"], [f"{OMP}.dll", "ordinal 7"]]
+    assert sorted(out["entries"]) == [
+        ["libfwd.dll", f"fwd_func (forwarded to {OMP}.foo_new, module {OMP} not found)"],
+        [f"{OMP}.dll", "foo_new"],
+        [f"{OMP}.dll", "ordinal 7"],
+    ]
     assert out["missing"] == [] and out["applied"] == [
-        f"copied {windows_path(built / 'new' / (OMP + '.dll'))} -> {windows_path(lib / (OMP + '.dll'))}"]
+        f"copied {windows_path(built / 'new' / (OMP + '.dll'))} -> {windows_path(lib / (OMP + '.dll'))}"
+    ]
     # The forwarder into "libomp140.x86_64" never binds (no ".dll" added to a dotted module name), and the
     # closure said so: out["entries"] lists it, and no copy is planned for it.
     assert probe() == {"imp_ok": 1, "imp_name": 2, "imp_ord": 3, "imp_fwd": None}

@@ -7,6 +7,7 @@ which DLLs are missing, which were found but cannot load. Which DLLs the loader 
 loader itself: Wine's `err:module:import_dll` lines (ctypes' message names none). The measured table is
 in docs/doctor.md, "What the Windows loader does, measured". DLLs: tests/setup/fetch-dll-oracle.sh.
 """
+
 from __future__ import annotations
 
 import json
@@ -27,16 +28,21 @@ PROBE = ROOT / "tests" / "winpy" / "dll_probe.py"
 CT = "ctransformers/cuda/ctransformers.dll"
 # Wine also says "Library X ... not found" for an X it found whose own import is missing (the status
 # propagates): X is then the importer ("needed by") of another line, a consequence, not a cause.
-_NOT_FOUND = re.compile(r'err:module:import_dll Library (\S+) \(which is needed by L"(?:[^"]*\\)?([^"\\]*)"\) not found')
+_NOT_FOUND = re.compile(
+    r'err:module:import_dll Library (\S+) \(which is needed by L"(?:[^"]*\\)?([^"\\]*)"\) not found'
+)
 # 0xc000007b STATUS_INVALID_IMAGE_FORMAT: found, but another machine or cut short.
-_BAD_IMAGE = re.compile(r"err:module:import_dll Loading library (\S+) \(which is needed by [^)]*\) failed "
-                        r"\(error c000007b\)")
+_BAD_IMAGE = re.compile(
+    r"err:module:import_dll Loading library (\S+) \(which is needed by [^)]*\) failed "
+    r"\(error c000007b\)"
+)
 
 
 @pytest.fixture(scope="module")
 def dlls(tmp_path_factory) -> dict[str, Path]:
-    done = subprocess.run(["bash", str(ROOT / "tests" / "setup" / "fetch-dll-oracle.sh")],
-                          capture_output=True, text=True, timeout=1800)
+    done = subprocess.run(
+        ["bash", str(ROOT / "tests" / "setup" / "fetch-dll-oracle.sh")], capture_output=True, text=True, timeout=1800
+    )
     if done.returncode != 0:
         pytest.fail(f"fetch-dll-oracle.sh failed ({done.returncode}):\n{done.stderr}")
     base = Path(done.stdout.strip().splitlines()[-1])
@@ -46,10 +52,10 @@ def dlls(tmp_path_factory) -> dict[str, Path]:
     # No ARM64 (or i686) compiler here: the Machine field of a copy is patched to ARM64 (0xAA64). The rest
     # stays a valid PE32+ image, which is what an ARM64 build of the DLL is, to the x64 loader.
     put(odd / "cudart-arm64" / "cudart64_12.dll", machine(cudart, 0xAA64))
-    put(odd / "cudart-cut" / "cudart64_12.dll", cudart[:64 * 1024])
+    put(odd / "cudart-cut" / "cudart64_12.dll", cudart[: 64 * 1024])
     put(odd / "root-arm64" / "ctransformers.dll", machine(root, 0xAA64))
-    put(odd / "root-cut" / "ctransformers.dll", root[:1024 * 1024])
-    put(odd / "cuda-stale" / "bin" / "cudart64_12.dll", cudart)       # bin kept, lib removed by an uninstaller
+    put(odd / "root-cut" / "ctransformers.dll", root[: 1024 * 1024])
+    put(odd / "cuda-stale" / "bin" / "cudart64_12.dll", cudart)  # bin kept, lib removed by an uninstaller
     return {"base": base, "odd": odd}
 
 
@@ -67,45 +73,108 @@ def machine(data: bytes, value: int) -> bytes:
 @dataclass(frozen=True)
 class Config:
     name: str
-    loader: str                        # doctor's --loader: how the program loads the DLL
-    dll: str = CT                      # relative to the cache folder, or "odd:" + relative to the odd folder
-    dll_dirs: tuple[str, ...] = ()     # os.add_dll_directory folders (same notation)
-    path: tuple[str, ...] = ()         # folders put first on PATH (WINEPATH: both processes see them)
+    loader: str  # doctor's --loader: how the program loads the DLL
+    dll: str = CT  # relative to the cache folder, or "odd:" + relative to the odd folder
+    dll_dirs: tuple[str, ...] = ()  # os.add_dll_directory folders (same notation)
+    path: tuple[str, ...] = ()  # folders put first on PATH (WINEPATH: both processes see them)
     cuda_path: str | None = None
-    expect: dict = field(default_factory=dict)   # what the loader did, measured (the table in docs/doctor.md)
+    expect: dict = field(default_factory=dict)  # what the loader did, measured (the table in docs/doctor.md)
 
 
 CONFIGS = [
-    Config("a: nothing added", "ctypes",
-           expect={"loads": False, "missing": ["cublas64_12.dll", "cudart64_12.dll"], "unloadable": []}),
-    Config("b: cudart only", "ctypes", dll_dirs=("cudart",),
-           expect={"loads": False, "missing": ["cublas64_12.dll"], "unloadable": []}),
-    Config("c: cudart + cublas, add_dll_directory", "ctypes", dll_dirs=("cudart", "cublas"),
-           expect={"loads": True, "missing": [], "unloadable": []}),
-    Config("c2: cudart + cublas without cublasLt", "ctypes", dll_dirs=("cudart", "cublas-only"),
-           expect={"loads": False, "missing": ["cublaslt64_12.dll"], "unloadable": []}),
-    Config("d: cudart + cublas on PATH only", "ctypes", path=("cudart", "cublas"),
-           expect={"loads": False, "missing": ["cublas64_12.dll", "cudart64_12.dll"], "unloadable": []}),
-    Config("d2: on PATH, winmode=0", "winmode0", path=("cudart", "cublas"),
-           expect={"loads": True, "missing": [], "unloadable": []}),
-    Config("d3: add_dll_directory, winmode=0", "winmode0", dll_dirs=("cudart", "cublas"),
-           expect={"loads": False, "missing": ["cublas64_12.dll", "cudart64_12.dll"], "unloadable": []}),
-    Config("e: llama_cpp's loader, CUDA_PATH set", "llama_cpp", cuda_path="cuda-12.9",
-           expect={"loads": False, "missing": ["cublas64_12.dll", "cudart64_12.dll"], "unloadable": []}),
-    Config("e2: llama_cpp's loader, CUDA_PATH\\bin also on PATH", "llama_cpp", cuda_path="cuda-12.9",
-           path=("cuda-12.9/bin",), expect={"loads": True, "missing": [], "unloadable": []}),
-    Config("e3: ctransformers' loader: add_dll_directory(CUDA_PATH\\bin)", "ctypes", cuda_path="cuda-12.9",
-           dll_dirs=("cuda-12.9/bin",), expect={"loads": True, "missing": [], "unloadable": []}),
-    Config("e4: llama_cpp's loader, stale CUDA_PATH (no lib)", "llama_cpp", cuda_path="odd:cuda-stale",
-           path=("cudart", "cublas"), expect={"loads": False, "missing": [], "unloadable": [], "blocked": True}),
-    Config("f: ARM64 cudart64_12.dll", "ctypes", dll_dirs=("odd:cudart-arm64", "cublas"),
-           expect={"loads": False, "missing": [], "unloadable": ["cudart64_12.dll"]}),
-    Config("f2: truncated cudart64_12.dll", "ctypes", dll_dirs=("odd:cudart-cut", "cublas"),
-           expect={"loads": False, "missing": [], "unloadable": ["cudart64_12.dll"]}),
-    Config("f3: ARM64 cudart on PATH before a good one", "winmode0", path=("odd:cudart-arm64", "cudart", "cublas"),
-           expect={"loads": False, "missing": [], "unloadable": ["cudart64_12.dll"]}),
-    Config("f4: ARM64 ctransformers.dll itself", "ctypes", dll="odd:root-arm64/ctransformers.dll",
-           dll_dirs=("cudart", "cublas"), expect={"loads": False, "missing": [], "unloadable": ["ctransformers.dll"]}),
+    Config(
+        "a: nothing added",
+        "ctypes",
+        expect={"loads": False, "missing": ["cublas64_12.dll", "cudart64_12.dll"], "unloadable": []},
+    ),
+    Config(
+        "b: cudart only",
+        "ctypes",
+        dll_dirs=("cudart",),
+        expect={"loads": False, "missing": ["cublas64_12.dll"], "unloadable": []},
+    ),
+    Config(
+        "c: cudart + cublas, add_dll_directory",
+        "ctypes",
+        dll_dirs=("cudart", "cublas"),
+        expect={"loads": True, "missing": [], "unloadable": []},
+    ),
+    Config(
+        "c2: cudart + cublas without cublasLt",
+        "ctypes",
+        dll_dirs=("cudart", "cublas-only"),
+        expect={"loads": False, "missing": ["cublaslt64_12.dll"], "unloadable": []},
+    ),
+    Config(
+        "d: cudart + cublas on PATH only",
+        "ctypes",
+        path=("cudart", "cublas"),
+        expect={"loads": False, "missing": ["cublas64_12.dll", "cudart64_12.dll"], "unloadable": []},
+    ),
+    Config(
+        "d2: on PATH, winmode=0",
+        "winmode0",
+        path=("cudart", "cublas"),
+        expect={"loads": True, "missing": [], "unloadable": []},
+    ),
+    Config(
+        "d3: add_dll_directory, winmode=0",
+        "winmode0",
+        dll_dirs=("cudart", "cublas"),
+        expect={"loads": False, "missing": ["cublas64_12.dll", "cudart64_12.dll"], "unloadable": []},
+    ),
+    Config(
+        "e: llama_cpp's loader, CUDA_PATH set",
+        "llama_cpp",
+        cuda_path="cuda-12.9",
+        expect={"loads": False, "missing": ["cublas64_12.dll", "cudart64_12.dll"], "unloadable": []},
+    ),
+    Config(
+        "e2: llama_cpp's loader, CUDA_PATH\\bin also on PATH",
+        "llama_cpp",
+        cuda_path="cuda-12.9",
+        path=("cuda-12.9/bin",),
+        expect={"loads": True, "missing": [], "unloadable": []},
+    ),
+    Config(
+        "e3: ctransformers' loader: add_dll_directory(CUDA_PATH\\bin)",
+        "ctypes",
+        cuda_path="cuda-12.9",
+        dll_dirs=("cuda-12.9/bin",),
+        expect={"loads": True, "missing": [], "unloadable": []},
+    ),
+    Config(
+        "e4: llama_cpp's loader, stale CUDA_PATH (no lib)",
+        "llama_cpp",
+        cuda_path="odd:cuda-stale",
+        path=("cudart", "cublas"),
+        expect={"loads": False, "missing": [], "unloadable": [], "blocked": True},
+    ),
+    Config(
+        "f: ARM64 cudart64_12.dll",
+        "ctypes",
+        dll_dirs=("odd:cudart-arm64", "cublas"),
+        expect={"loads": False, "missing": [], "unloadable": ["cudart64_12.dll"]},
+    ),
+    Config(
+        "f2: truncated cudart64_12.dll",
+        "ctypes",
+        dll_dirs=("odd:cudart-cut", "cublas"),
+        expect={"loads": False, "missing": [], "unloadable": ["cudart64_12.dll"]},
+    ),
+    Config(
+        "f3: ARM64 cudart on PATH before a good one",
+        "winmode0",
+        path=("odd:cudart-arm64", "cudart", "cublas"),
+        expect={"loads": False, "missing": [], "unloadable": ["cudart64_12.dll"]},
+    ),
+    Config(
+        "f4: ARM64 ctransformers.dll itself",
+        "ctypes",
+        dll="odd:root-arm64/ctransformers.dll",
+        dll_dirs=("cudart", "cublas"),
+        expect={"loads": False, "missing": [], "unloadable": ["ctransformers.dll"]},
+    ),
 ]
 
 
@@ -125,8 +194,12 @@ def env_for(dlls, cfg: Config) -> dict:
 
 def loader_verdict(winpy, dlls, cfg: Config) -> dict:
     """What ctypes.CDLL did, and which DLLs the loader reported (Wine's err:module lines)."""
-    probe = {"dll": where(dlls, cfg.dll), "dll_dirs": [where(dlls, d) for d in cfg.dll_dirs],
-             "winmode": 0 if cfg.loader == "winmode0" else None, "llama_cpp": cfg.loader == "llama_cpp"}
+    probe = {
+        "dll": where(dlls, cfg.dll),
+        "dll_dirs": [where(dlls, d) for d in cfg.dll_dirs],
+        "winmode": 0 if cfg.loader == "winmode0" else None,
+        "llama_cpp": cfg.loader == "llama_cpp",
+    }
     done = winpy.run(windows_path(PROBE), json.dumps(probe), env=env_for(dlls, cfg))
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout.strip().splitlines()[-1])
@@ -134,13 +207,13 @@ def loader_verdict(winpy, dlls, cfg: Config) -> dict:
     importers = {needer.lower() for _, needer in lines}
     missing = sorted({name.lower() for name, _ in lines} - importers)
     bad = sorted({m.lower() for m in _BAD_IMAGE.findall(done.stderr)})
-    if out["winerror"] == 193:    # the DLL itself: "[WinError 193] Bad EXE format for %1"
+    if out["winerror"] == 193:  # the DLL itself: "[WinError 193] Bad EXE format for %1"
         bad.append(Path(cfg.dll.removeprefix("odd:")).name.lower())
     verdict = {"loads": out["loaded"], "missing": missing, "unloadable": bad}
     if out["blocked"]:
         verdict["blocked"] = True
     if out["loaded"]:
-        assert out["cudart"] == 12090, out     # NVIDIA's cudart 12.9 answered from inside the process
+        assert out["cudart"] == 12090, out  # NVIDIA's cudart 12.9 answered from inside the process
     return verdict
 
 
@@ -152,8 +225,11 @@ def doctor_verdict(winpy, dlls, cfg: Config) -> tuple[dict, dict]:
     assert done.returncode in (0, 1), done.stderr
     data = json.loads(done.stdout)
     assert done.returncode == (0 if data["loads"] else 1)
-    verdict = {"loads": data["loads"], "missing": sorted(m["name"].lower() for m in data["missing"]),
-               "unloadable": sorted(m["name"].lower() for m in data["unloadable"])}
+    verdict = {
+        "loads": data["loads"],
+        "missing": sorted(m["name"].lower() for m in data["missing"]),
+        "unloadable": sorted(m["name"].lower() for m in data["unloadable"]),
+    }
     if data["blocked"]:
         verdict["blocked"] = True
     return verdict, data
@@ -168,7 +244,7 @@ def test_doctor_agrees_with_the_windows_loader(winpy, dlls, cfg):
 
 
 def test_doctor_says_why_a_folder_given_to_add_dll_directory_is_not_enough(winpy, dlls):
-    cfg = next(c for c in CONFIGS if c.name.startswith("e:"))   # llama_cpp, CUDA_PATH set, nothing on PATH
+    cfg = next(c for c in CONFIGS if c.name.startswith("e:"))  # llama_cpp, CUDA_PATH set, nothing on PATH
     _, data = doctor_verdict(winpy, dlls, cfg)
     why = {m["name"].lower(): m["why"] for m in data["missing"]}
     assert "is not on PATH" in why["cudart64_12.dll"] and "winmode=0" in why["cudart64_12.dll"]
@@ -194,7 +270,7 @@ def test_a_missing_dll_path_is_one_line_exit_2(winpy, dlls):
 def test_a_truncated_dll_is_one_line_exit_2(winpy, dlls):
     cut = where(dlls, "odd:root-cut/ctransformers.dll")
     real = winpy.run(windows_path(PROBE), json.dumps({"dll": cut}))
-    assert json.loads(real.stdout)["winerror"] == 193      # the loader refuses it too
+    assert json.loads(real.stdout)["winerror"] == 193  # the loader refuses it too
     first = bad_input(winpy.envmgr("doctor", "--dll", cut, "--loader", "ctypes", "--json"))
     assert "truncated PE file" in first
 
@@ -205,7 +281,12 @@ def test_a_truncated_dll_is_one_line_exit_2(winpy, dlls):
 CHECKS = [
     ("CUDA_PATH set, nothing on PATH", "cuda-12.9", (), {"loads": False, "F15": "fail", "F16": "ok"}),
     ("CUDA_PATH\\bin on PATH", "cuda-12.9", ("cuda-12.9/bin",), {"loads": True, "F15": "ok", "F16": "ok"}),
-    ("stale CUDA_PATH (no lib)", "odd:cuda-stale", ("cudart", "cublas"), {"loads": False, "F15": "fail", "F16": "fail"}),
+    (
+        "stale CUDA_PATH (no lib)",
+        "odd:cuda-stale",
+        ("cudart", "cublas"),
+        {"loads": False, "F15": "fail", "F16": "fail"},
+    ),
 ]
 
 

@@ -11,6 +11,7 @@ PTX JIT); the CUDA 12.9 toolkit is NVIDIA's real DLLs (tests/setup/fetch-dll-ora
 folder named by CUDA_PATH only, not on PATH: the published-wheel situation of facts/failures F15.
 pip is the test runner's own (pure Python), put on the target's ._pth (the embeddable build has none).
 """
+
 from __future__ import annotations
 
 import json
@@ -32,17 +33,21 @@ VERSION = "0.3.16"
 TAG = "py3-none-win_amd64"
 CUDA_DLLS = ("cublas64_12.dll", "cublasLt64_12.dll", "cudart64_12.dll")
 # The library loads for real when NVIDIA's cudart answers from inside the target process.
-PROBE = ("import ctypes, pathlib, llama_cpp\nv = ctypes.c_int()\n"
-         "lib = pathlib.Path(llama_cpp.__file__).parent / 'lib'\n"
-         "ctypes.CDLL(str(lib / 'cudart64_12.dll')).cudaRuntimeGetVersion(ctypes.byref(v))\nprint(v.value)\n")
+PROBE = (
+    "import ctypes, pathlib, llama_cpp\nv = ctypes.c_int()\n"
+    "lib = pathlib.Path(llama_cpp.__file__).parent / 'lib'\n"
+    "ctypes.CDLL(str(lib / 'cudart64_12.dll')).cudaRuntimeGetVersion(ctypes.byref(v))\nprint(v.value)\n"
+)
 
 
 def make_wheel(folder: Path, dll: bytes) -> Path:
     info = f"llama_cpp_python-{VERSION}.dist-info"
-    files = {"llama_cpp/__init__.py": FAKE_INIT.encode(), "llama_cpp/lib/llama.dll": dll,
-             f"{info}/METADATA": f"Metadata-Version: 2.1\nName: llama_cpp_python\nVersion: {VERSION}\n".encode(),
-             f"{info}/WHEEL": f"Wheel-Version: 1.0\nGenerator: scikit-build-core\nRoot-Is-Purelib: false\nTag: {TAG}\n"
-             .encode()}
+    files = {
+        "llama_cpp/__init__.py": FAKE_INIT.encode(),
+        "llama_cpp/lib/llama.dll": dll,
+        f"{info}/METADATA": f"Metadata-Version: 2.1\nName: llama_cpp_python\nVersion: {VERSION}\n".encode(),
+        f"{info}/WHEEL": f"Wheel-Version: 1.0\nGenerator: scikit-build-core\nRoot-Is-Purelib: false\nTag: {TAG}\n".encode(),
+    }
     folder.mkdir(parents=True)
     path = folder / f"llama_cpp_python-{VERSION}-{TAG}.whl"
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
@@ -77,16 +82,31 @@ def setup(winpy, dlls, tmp_path):  # noqa: F811
     (toolkit / "lib" / "x64").mkdir(parents=True)
     for name in CUDA_DLLS:
         shutil.copy2(dlls["base"] / "cuda-12.9" / "bin" / name, toolkit / "bin" / name)
-    env = {"ENVMGR_CACHE_DIR": windows_path(tmp_path / "cache"), "ENVMGR_CONFIG_DIR": windows_path(tmp_path / "cfg"),
-           "ENVMGR_DATA_DIR": windows_path(tmp_path / "data"), "ENVMGR_WHEEL_INDEX": "",
-           "CUDA_PATH": windows_path(toolkit)}
+    env = {
+        "ENVMGR_CACHE_DIR": windows_path(tmp_path / "cache"),
+        "ENVMGR_CONFIG_DIR": windows_path(tmp_path / "cfg"),
+        "ENVMGR_DATA_DIR": windows_path(tmp_path / "data"),
+        "ENVMGR_WHEEL_INDEX": "",
+        "CUDA_PATH": windows_path(toolkit),
+    }
     return target_with_pip(winpy, tmp_path / "py"), env, toolkit
 
 
 def install(winpy, python: Path, env: dict, tmp_path: Path, *flags: str) -> tuple[int, dict, str]:
-    done = winpy.envmgr("--machine", windows_path(MACHINE), "install", "--prebuilt-index",
-                        windows_path(tmp_path / "wheels" / "cu121"), "--python", windows_path(python), "--json",
-                        *flags, "llama-cpp-python", env=env, timeout=600)
+    done = winpy.envmgr(
+        "--machine",
+        windows_path(MACHINE),
+        "install",
+        "--prebuilt-index",
+        windows_path(tmp_path / "wheels" / "cu121"),
+        "--python",
+        windows_path(python),
+        "--json",
+        *flags,
+        "llama-cpp-python",
+        env=env,
+        timeout=600,
+    )
     assert "Traceback" not in done.stderr, done.stderr
     return done.returncode, json.loads(done.stdout), done.stderr
 
@@ -113,7 +133,7 @@ def test_install_finds_the_closure_missing_fixes_it_with_fix_and_undo_restores(w
     closure = doc["dll_closure"]
     assert sorted(n.lower() for n in closure["fixed"]) == ["cublas64_12.dll", "cublaslt64_12.dll", "cudart64_12.dll"]
     assert closure["missing_after"] == [] and closure["undo"].startswith("envmgr install --undo-dll-fix ")
-    [item] = [f for f in doc["fixes"] if f["action"] == "dll-copied"]     # beside doctor's recipe routes
+    [item] = [f for f in doc["fixes"] if f["action"] == "dll-copied"]  # beside doctor's recipe routes
     assert item["id"] == "F15" and item["action"] == "dll-copied" and item["undo"] == closure["undo"]
     # The real loader in a plain process of the target Python now loads llama.dll; cudart 12.9 answers.
     assert plain_load(winpy, python, env) == 12090

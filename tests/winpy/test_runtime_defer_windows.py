@@ -6,6 +6,7 @@ both and each runtime has one user; envmgr names both paths and the fix. The fix
 the same Windows CPython: os.link is CreateHardLinkW) links the package's copy to the app's; after: one module,
 one runtime with two users, the package alone still loads; undo restores both copies.
 """
+
 from __future__ import annotations
 
 import json
@@ -26,20 +27,22 @@ pytestmark = [pytest.mark.wine, pytest.mark.winpy]
 MINGW = "x86_64-w64-mingw32-gcc"
 CHILD = ROOT / "envmgr" / "verify" / "child.py"
 FIX = ROOT / "tests" / "winpy" / "defer_fix.py"
-RUNTIME = ("static int users;\n__declspec(dllexport) int omp_get_max_threads(void) { return 1; }\n"
-           "__declspec(dllexport) int omp_users(void) { return ++users; }\n")
-LLAMA = '''
+RUNTIME = (
+    "static int users;\n__declspec(dllexport) int omp_get_max_threads(void) { return 1; }\n"
+    "__declspec(dllexport) int omp_users(void) { return ++users; }\n"
+)
+LLAMA = """
 import ctypes, pathlib
 _omp = ctypes.CDLL(str(pathlib.Path(__file__).parent / "lib" / "libiomp5md-1a2b3c4d.dll"))
 def users(): return _omp.omp_users()
 __version__ = "0.0-fake"
-'''
-PROBE = '''
+"""
+PROBE = """
 import sys, json
 sys.path.insert(0, {verify!r})
 {first}import llama_cpp, child_after
 print(json.dumps([llama_cpp.users(), [m for m in child_after.loaded_modules() if "libiomp5" in m.lower()]]))
-'''
+"""
 
 
 def dll(folder: Path, name: str) -> Path:
@@ -70,7 +73,8 @@ def test_two_intel_openmp_copies_become_one_after_the_fix_and_two_again_after_un
     own = dll(lib, "libiomp5md-1a2b3c4d.dll")
     (lib.parent / "__init__.py").write_text(LLAMA)
     (tmp_path / "site" / "myapp.py").write_text(
-        f"import ctypes\n_omp = ctypes.CDLL({windows_path(app_omp)!r})\nassert _omp.omp_users() == 1\n")
+        f"import ctypes\n_omp = ctypes.CDLL({windows_path(app_omp)!r})\nassert _omp.omp_users() == 1\n"
+    )
     py = WinPython(target_python(winpy, tmp_path / "py", tmp_path / "site"), winpy.prefix)
     both = sorted([windows_path(app_omp).lower(), windows_path(own).lower()])
 
@@ -87,8 +91,9 @@ def test_two_intel_openmp_copies_become_one_after_the_fix_and_two_again_after_un
     listed = tmp_path / "modules.json"
     listed.write_text(json.dumps(modules))
     out = fix(winpy, windows_path(listed), windows_path(lib), windows_path(tmp_path / "manifests"))
-    assert [[p.lower() for p in plan[:2]] for plan in out["plans"]] == [[windows_path(own).lower(),
-                                                                         windows_path(app_omp).lower()]]
+    assert [[p.lower() for p in plan[:2]] for plan in out["plans"]] == [
+        [windows_path(own).lower(), windows_path(app_omp).lower()]
+    ]
     assert len(out["applied"]) == 1 and "(hard link; the original is" in out["applied"][0], out
     assert own.stat().st_ino == app_omp.stat().st_ino
 

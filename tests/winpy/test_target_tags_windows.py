@@ -9,6 +9,7 @@ sys_tags() kills the process (platform's WMI query, propsys.VariantToString unim
 handling then sometimes outlived envmgr's 180 s here; that path (facts line, then a crash) is
 tests/unit/wheels/test_pytags.py's, and a target's own sys_tags() is checked there on Linux.
 """
+
 from __future__ import annotations
 
 import json
@@ -42,8 +43,12 @@ def bare(home: Path, folder: Path) -> Path:
         if f.suffix.lower() in (".exe", ".dll"):
             shutil.copy2(f, folder / f.name)
     pth = next(home.glob("python3*._pth"))
-    (folder / pth.name).write_text("\r\n".join([windows_path(home / pth.name.replace("._pth", ".zip")),
-                                                windows_path(home), windows_path(home / "Lib")]) + "\r\n")
+    (folder / pth.name).write_text(
+        "\r\n".join(
+            [windows_path(home / pth.name.replace("._pth", ".zip")), windows_path(home), windows_path(home / "Lib")]
+        )
+        + "\r\n"
+    )
     return folder / "python.exe"
 
 
@@ -53,26 +58,44 @@ def py313() -> Path:
 
 
 def plan(winpy, python: Path, index: Path, tmp_path: Path) -> dict:
-    env = {"ENVMGR_CACHE_DIR": windows_path(tmp_path / "cache"), "ENVMGR_CONFIG_DIR": windows_path(tmp_path / "cfg"),
-           "ENVMGR_WHEEL_INDEX": ""}
-    done = winpy.envmgr("--machine", windows_path(MACHINE), "install", "--prebuilt-index", windows_path(index),
-                        "--python", windows_path(python), "--dry-run", "--json", "llama-cpp-python", env=env)
+    env = {
+        "ENVMGR_CACHE_DIR": windows_path(tmp_path / "cache"),
+        "ENVMGR_CONFIG_DIR": windows_path(tmp_path / "cfg"),
+        "ENVMGR_WHEEL_INDEX": "",
+    }
+    done = winpy.envmgr(
+        "--machine",
+        windows_path(MACHINE),
+        "install",
+        "--prebuilt-index",
+        windows_path(index),
+        "--python",
+        windows_path(python),
+        "--dry-run",
+        "--json",
+        "llama-cpp-python",
+        env=env,
+    )
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     return json.loads(done.stdout)
 
 
 def test_the_pick_uses_the_target_pythons_tags(winpy, dlls, py313, tmp_path):  # noqa: F811
     here = winpy.run("-c", "import sys; print(sys.version_info[:2])")
-    assert here.stdout.strip() == "(3, 11)", here.stdout          # envmgr itself runs in 3.11
+    assert here.stdout.strip() == "(3, 11)", here.stdout  # envmgr itself runs in 3.11
     index = tmp_path / "cu121"
     dll = (dlls["base"] / CT).read_bytes()
     old, new = wheel(index, "cp311-cp311-win_amd64", dll), wheel(index, "cp313-cp313-win_amd64", dll)
     for target, words in ((bare(py313.parent, tmp_path / "bare313"), "cp313 on win_amd64 (tags derived"),):
-        assert WinPython(target, winpy.prefix).run("-c", "import sys; print(sys.version_info[:2])").stdout.strip() \
+        assert (
+            WinPython(target, winpy.prefix).run("-c", "import sys; print(sys.version_info[:2])").stdout.strip()
             == "(3, 13)"
+        )
         doc = plan(winpy, target, index, tmp_path)
         assert doc["prebuilt"]["machine"]["python"].startswith(words), doc["prebuilt"]["machine"]
         verdicts = {c["file"]: c for c in doc["prebuilt"]["candidates"]}
         assert verdicts[new]["verdict"] == "chosen", verdicts[new]
-        assert verdicts[old]["verdict"] == "refused" and "do not fit the target Python (cp313 on win_amd64" in \
-            verdicts[old]["reason"], verdicts[old]
+        assert (
+            verdicts[old]["verdict"] == "refused"
+            and "do not fit the target Python (cp313 on win_amd64" in verdicts[old]["reason"]
+        ), verdicts[old]

@@ -4,6 +4,7 @@ another checkout's) with an app module that loads a mingw-built DLL named as Int
 (libiomp5md.dll) and a hand-made llama_cpp that loads another named as LLVM's (libomp140.x86_64.dll).
 The child lists the process's modules with K32EnumProcessModules; the parent's judgement names both paths.
 Without --after only llama_cpp's runtime is in the process."""
+
 from __future__ import annotations
 
 import shutil
@@ -23,11 +24,11 @@ pytestmark = [pytest.mark.wine, pytest.mark.winpy]
 
 CHILD = Path(__file__).resolve().parents[2] / "envmgr" / "verify" / "child.py"
 MINGW = "x86_64-w64-mingw32-gcc"
-LLAMA = '''
+LLAMA = """
 import ctypes, pathlib
 _omp = ctypes.CDLL(str(pathlib.Path(__file__).parent / "lib" / "libomp140.x86_64.dll"))
 __version__ = "0.0-fake"
-'''
+"""
 
 
 def dll(folder: Path, name: str) -> Path:
@@ -56,7 +57,7 @@ def test_after_the_app_the_child_lists_both_openmp_dlls_and_verify_names_them(wi
     assert step is not None and step.status == "ok", done.stdout
     assert any(e.strip().lower().endswith("libiomp5md.dll") for e in step.evidence), step.evidence
     modules = run.get("runtimes")["modules"]
-    assert any(m.lower().endswith("\\kernel32.dll") for m in modules)      # the process's own modules, listed
+    assert any(m.lower().endswith("\\kernel32.dll") for m in modules)  # the process's own modules, listed
     (dup,) = duplicates(modules)
     assert dup.what == ("Intel OpenMP", "LLVM OpenMP") or dup.what == ("LLVM OpenMP", "Intel OpenMP")
     assert {p.lower().replace("/", "\\") for p in dup.paths} == {windows_path(iomp).lower(), windows_path(llvm).lower()}

@@ -3,6 +3,7 @@ is an MSVC-built CUDA DLL (ctransformers 0.2.27's, under llama.dll's name: it im
 cublas64_12.dll as a CUDA build of llama.dll does) with NVIDIA's real DLLs present or not. The load is
 done by the real Windows loader in verify's child; verify must say it failed and name exactly the DLLs
 the loader could not find (issue 15, item 4)."""
+
 from __future__ import annotations
 
 import json
@@ -20,7 +21,7 @@ pytestmark = [pytest.mark.wine, pytest.mark.winpy]
 # tests/winpy/dll_probe.py does it): the lib folder goes on PATH and is added, CUDA_PATH's bin and lib are
 # added as DLL directories, then the library is loaded with winmode=0 (RTLD_GLOBAL is 0 on
 # Windows), and a load failure becomes the RuntimeError users see.
-FAKE_INIT = '''
+FAKE_INIT = """
 import ctypes, os, pathlib
 _lib = pathlib.Path(__file__).parent / "lib" / "llama.dll"
 os.add_dll_directory(str(_lib.parent))
@@ -33,7 +34,7 @@ try:
 except Exception as e:
     raise RuntimeError(f"Failed to load shared library '{_lib}': {e}")
 __version__ = "0.3.36-fake"
-'''
+"""
 
 
 def fake_llama_cpp(root: Path, dll: bytes) -> Path:
@@ -72,21 +73,28 @@ CASES = [
 
 
 @pytest.mark.parametrize("case,cuda_path,bin_on_path,missing", CASES, ids=[c[0] for c in CASES])
-def test_verify_names_the_dlls_the_windows_loader_could_not_find(winpy, dlls, tmp_path, case, cuda_path,  # noqa: F811
-                                                                  bin_on_path, missing):
+def test_verify_names_the_dlls_the_windows_loader_could_not_find(
+    winpy,
+    dlls,
+    tmp_path,
+    case,
+    cuda_path,  # noqa: F811
+    bin_on_path,
+    missing,
+):
     site = fake_llama_cpp(tmp_path / "site", (dlls["base"] / CT).read_bytes())
     python = target_python(winpy, tmp_path / "py", site)
     env = {}
     if cuda_path:
         env["CUDA_PATH"] = windows_path(dlls["base"] / cuda_path)
         if bin_on_path:
-            env["WINEPATH"] = env["CUDA_PATH"] + "\\bin"    # Wine puts WINEPATH first in the Windows PATH
+            env["WINEPATH"] = env["CUDA_PATH"] + "\\bin"  # Wine puts WINEPATH first in the Windows PATH
     done = winpy.envmgr("verify", "--python", windows_path(python), "--json", env=env, timeout=300)
     assert "Traceback" not in done.stderr
     data = json.loads(done.stdout)
     assert done.returncode == 1 and data["gpu_did_the_work"] is False, done.stdout
     steps = {step["name"]: step for step in data["steps"]}
-    assert steps["package"]["status"] == "ok", steps["package"]      # the target Python found the package
+    assert steps["package"]["status"] == "ok", steps["package"]  # the target Python found the package
     text = json.dumps(steps["library"])
     if missing:
         # The real loader failed in verify's child, and verify names exactly the DLLs it could not find.

@@ -1,4 +1,5 @@
 """envmgr's own win32 code paths, run by a real Windows CPython under Wine."""
+
 from __future__ import annotations
 
 import json
@@ -36,7 +37,7 @@ def test_list_finds_the_toolkit_from_its_registry_key_through_winreg(winpy, cuda
     assert data["platform"] == "windows"
     [kit] = [k for k in data["cuda"] if k["path"].lower() == cuda_in_prefix.lower()]
     assert kit["short"] == "13.2" and kit["version"].startswith("13.2.")
-    assert kit["version_source"] == "nvcc --version"          # NVIDIA's nvcc.exe, run by envmgr
+    assert kit["version_source"] == "nvcc --version"  # NVIDIA's nvcc.exe, run by envmgr
     assert "registry v13.2" in kit["sources"]
     assert "machine env CUDA_PATH_V13_2" in kit["sources"]
 
@@ -59,17 +60,29 @@ def test_json_on_a_pipe_is_utf8_whatever_the_code_page(winpy, tmp_path):
     # Windows gives a pipe the ANSI code page (cp1252): a CJK path could not be written at all.
     snap = tmp_path / "env.toml"
     snap.write_text("schema = 1\nplatform = 'windows'\n[env]\nCUDA_PATH = 'C:\\用户\\CUDA·v13'\n", encoding="utf-8")
-    done = winpy.run("-m", "envmgr", "export", "--from", windows_path(snap), "--format", "json",
-                     env={"PYTHONUTF8": "0"}, utf8_mode=False)
+    done = winpy.run(
+        "-m",
+        "envmgr",
+        "export",
+        "--from",
+        windows_path(snap),
+        "--format",
+        "json",
+        env={"PYTHONUTF8": "0"},
+        utf8_mode=False,
+    )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["env"]["CUDA_PATH"] == {"set": "C:\\用户\\CUDA·v13"}
 
 
-@pytest.mark.parametrize("text,code,words", [
-    ("schema = 1\nplatform = 'windows'\n[env\n", 2, "line 3"),            # not TOML
-    ("schema = 1\nplatform = 'windows'\nenv = 'x'\n", 2, "env"),           # a field of the wrong type
-    ("schema = 1\nplatform = 'linux'\n[env]\nX = '/x'\n", 2, "linux"),     # another platform's snapshot
-])
+@pytest.mark.parametrize(
+    "text,code,words",
+    [
+        ("schema = 1\nplatform = 'windows'\n[env\n", 2, "line 3"),  # not TOML
+        ("schema = 1\nplatform = 'windows'\nenv = 'x'\n", 2, "env"),  # a field of the wrong type
+        ("schema = 1\nplatform = 'linux'\n[env]\nX = '/x'\n", 2, "linux"),  # another platform's snapshot
+    ],
+)
 def test_a_bad_snapshot_is_one_line_and_exit_2(winpy, tmp_path, text, code, words):
     snap = tmp_path / "env.toml"
     snap.write_text(text, encoding="utf-8")

@@ -23,6 +23,7 @@ wheels (F18 F19), runtime (F14 F17 F18 F23), ggml (F18), loader (F15 F16 F23), e
 (F25), and the weak ones after them: runtime's fallback (F18), ggml's weak (F18), clock (F20), wheels' weak (F19).
 common.py holds the facts several families read; outcome.py how the log ends.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -48,14 +49,14 @@ from envmgr.catalog import FailureId, ids
 
 @dataclass(frozen=True)
 class Rules:
-    family: str                                     # the module, and which of its functions
+    family: str  # the module, and which of its functions
     decide: Callable[[Facts, Add], None]
-    ids: tuple[FailureId, ...]                      # the ids it can give
-    yields_to: frozenset[FailureId] = frozenset()   # runs only where none of these was named above it
-    unless: Callable[[Facts], bool] | None = None   # ... and not where this is True of the facts
+    ids: tuple[FailureId, ...]  # the ids it can give
+    yields_to: frozenset[FailureId] = frozenset()  # runs only where none of these was named above it
+    unless: Callable[[Facts], bool] | None = None  # ... and not where this is True of the facts
 
 
-ANY: frozenset[FailureId] = frozenset(ids())        # yields to every id: runs only where nothing was named
+ANY: frozenset[FailureId] = frozenset(ids())  # yields to every id: runs only where nothing was named
 
 REGISTRY: tuple[Rules, ...] = (
     Rules("compiler", compiler.decide, compiler.IDS),
@@ -71,8 +72,13 @@ REGISTRY: tuple[Rules, ...] = (
     Rules("memory", memory.decide, memory.IDS),
     # a runtime's word that it went on with the CPU: not where a named cause explains the CPU run, nor where the log
     # says there is no GPU (a CPU-only machine prints the same words)
-    Rules("runtime.fallback", runtime.fallback, runtime.FALLBACK_IDS, yields_to=runtime.EXPLAIN_CPU,
-          unless=runtime.no_gpu_said),
+    Rules(
+        "runtime.fallback",
+        runtime.fallback,
+        runtime.FALLBACK_IDS,
+        yields_to=runtime.EXPLAIN_CPU,
+        unless=runtime.no_gpu_said,
+    ),
     # weak: only where the log names no cause at all, in this order
     Rules("ggml.weak", ggml.weak, ggml.WEAK_IDS, yields_to=ANY),
     Rules("clock", clock.decide, clock.IDS, yields_to=ANY),
@@ -80,15 +86,38 @@ REGISTRY: tuple[Rules, ...] = (
 )
 
 # Every fact pattern the scanner looks for (facts.FactScanner): each kind once, kept by the family that reads it.
-FACTS: tuple[FactRx, ...] = (*common.FACTS, *compiler.FACTS, *toolkit.FACTS, *wheels.FACTS, *runtime.FACTS,
-                             *ggml.FACTS, *loader.FACTS, *environment.FACTS, *memory.FACTS, *clock.FACTS)
+FACTS: tuple[FactRx, ...] = (
+    *common.FACTS,
+    *compiler.FACTS,
+    *toolkit.FACTS,
+    *wheels.FACTS,
+    *runtime.FACTS,
+    *ggml.FACTS,
+    *loader.FACTS,
+    *environment.FACTS,
+    *memory.FACTS,
+    *clock.FACTS,
+)
 
 
 # Every signature, by catalog id; an id's own signatures in the order their family lists them (the scan tries them
 # in this order: where two of one id match on one line, the first names the signature).
-SIGNATURES: tuple[Signature, ...] = tuple(sorted(
-    (*compiler.SIGNATURES, *toolkit.SIGNATURES, *wheels.SIGNATURES, *runtime.SIGNATURES, *ggml.SIGNATURES,
-     *loader.SIGNATURES, *environment.SIGNATURES, *memory.SIGNATURES, *clock.SIGNATURES), key=lambda s: s.id))
+SIGNATURES: tuple[Signature, ...] = tuple(
+    sorted(
+        (
+            *compiler.SIGNATURES,
+            *toolkit.SIGNATURES,
+            *wheels.SIGNATURES,
+            *runtime.SIGNATURES,
+            *ggml.SIGNATURES,
+            *loader.SIGNATURES,
+            *environment.SIGNATURES,
+            *memory.SIGNATURES,
+            *clock.SIGNATURES,
+        ),
+        key=lambda s: s.id,
+    )
+)
 
 # Words that point at an id although no signature matched: the near misses of a log we do not know.
 NEAR_WORDS: tuple[tuple[FailureId, tuple[str, ...]], ...] = (

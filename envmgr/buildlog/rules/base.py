@@ -3,6 +3,7 @@ the rules read (`Facts`: the scanner's answers), a decision (`Decision`) and the
 
 A fact kind is read by the family that keeps its pattern; the kinds several families read live in rules/common.py.
 """
+
 from __future__ import annotations
 
 import re
@@ -14,22 +15,44 @@ from typing import Protocol
 from envmgr.buildlog.clock import Clock
 from envmgr.catalog import FailureId
 
-KEEP = 8          # values kept per fact kind (the first ones)
-LAST = 60         # the log's last lines, kept for the state it ends in (a build still running)
+KEEP = 8  # values kept per fact kind (the first ones)
+LAST = 60  # the log's last lines, kept for the state it ends in (a build still running)
 
 
 @dataclass(frozen=True)
 class FactRx:
     kind: str
     regex: re.Pattern[str]
-    needles: tuple[str, ...]      # one of these literals is in every match
-    keep: int = KEEP              # distinct values kept (1 where only the first is read)
+    needles: tuple[str, ...]  # one of these literals is in every match
+    keep: int = KEEP  # distinct values kept (1 where only the first is read)
 
 
 # Kinds whose rules read more than the first value (a list of codes, versions, archs or names).
-_MANY = {"msb", "winerr", "cuda_dll", "cuda_so", "lib_missing", "lib_missing_msvc", "component_missing", "nvcc_fatal",
-         "nvcc_missing", "cmake_error", "toolkit_dir", "nvcc_cuda", "arch", "host_compiler", "lnk", "header_missing",
-         "wheel_index", "sdist_build", "wheel_tags", "wheel_taken", "sdist_fetched", "wheel_failed", "timed_compile"}
+_MANY = {
+    "msb",
+    "winerr",
+    "cuda_dll",
+    "cuda_so",
+    "lib_missing",
+    "lib_missing_msvc",
+    "component_missing",
+    "nvcc_fatal",
+    "nvcc_missing",
+    "cmake_error",
+    "toolkit_dir",
+    "nvcc_cuda",
+    "arch",
+    "host_compiler",
+    "lnk",
+    "header_missing",
+    "wheel_index",
+    "sdist_build",
+    "wheel_tags",
+    "wheel_taken",
+    "sdist_fetched",
+    "wheel_failed",
+    "timed_compile",
+}
 
 
 # Kinds whose LAST line is what a rule reads (what the log shows working, after a cause's line: `contradicted`)
@@ -45,8 +68,9 @@ LINES_PER_NAME = 3
 def fx(kind: str, pattern: str, needles: str | Iterable[str], flags: int = 0, keep: int | None = None) -> FactRx:
     """The pattern of a fact kind, with the literals one of which every match holds (the scanner's needles)."""
     many = LINES_PER_NAME * KEEP if kind in _BY_LINE else KEEP if kind in _MANY else 1
-    return FactRx(kind, re.compile(pattern, flags), (needles,) if isinstance(needles, str) else tuple(needles),
-                  keep or many)
+    return FactRx(
+        kind, re.compile(pattern, flags), (needles,) if isinstance(needles, str) else tuple(needles), keep or many
+    )
 
 
 def alts(phrases: Iterable[str]) -> str:
@@ -57,10 +81,22 @@ def alts(phrases: Iterable[str]) -> str:
 # 'x' in some languages and "x" in others): en "is not recognized as" (both shells), de cmd 'Der Befehl "x" ist
 # entweder falsch geschrieben' (SCons' own tests expect it) and PowerShell 'Die Benennung "x" wurde nicht als Name
 # eines Cmdlet', fr, es, it, pt, zh (simplified and traditional), ja, ru as users quote them in public code
-NOT_RECOGNIZED = alts((
-    "is not recognized as", "ist entweder falsch geschrieben", "wurde nicht als Name", "wird nicht als",
-    "n'est pas reconnu", "no se reconoce como", "non è riconosciuto", "não é reconhecido", "不是内部或外部命令",
-    "不是內部或外部命令", "は、内部コマンドまたは外部コマンド", "не является внутренней или внешней"))
+NOT_RECOGNIZED = alts(
+    (
+        "is not recognized as",
+        "ist entweder falsch geschrieben",
+        "wurde nicht als Name",
+        "wird nicht als",
+        "n'est pas reconnu",
+        "no se reconoce como",
+        "non è riconosciuto",
+        "não é reconhecido",
+        "不是内部或外部命令",
+        "不是內部或外部命令",
+        "は、内部コマンドまたは外部コマンド",
+        "не является внутренней или внешней",
+    )
+)
 
 
 @dataclass
@@ -71,7 +107,7 @@ class Fact:
     line: str
 
 
-Lines = Iterable[tuple[int, str]]      # (line number, text): the log's last lines, as FactScanner.last keeps them
+Lines = Iterable[tuple[int, str]]  # (line number, text): the log's last lines, as FactScanner.last keeps them
 
 
 class Facts(Protocol):

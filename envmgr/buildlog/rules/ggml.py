@@ -2,6 +2,7 @@
 CPU, zero layers offloaded or a run asked for CUDA that gave no layer count (F18); and `weak`, a llama.cpp run given
 no layer count where the GPU was there or asked for (F18), which the registry runs only where nothing was named.
 """
+
 from __future__ import annotations
 
 import re
@@ -22,31 +23,48 @@ FACTS: tuple[FactRx, ...] = (
     # a layer count above 0 given to the run: weights all in CPU buffers although layers were asked is a build
     # with no GPU backend to take them (a build with one lists a CUDA0/Metal/Vulkan0 buffer next to the CPU one)
     # (ollama's own engine names them per device: ml/backend/ggml, msg="model weights" buffer=CPU, later device=CPU)
-    fx("model_buffer", r"\b(?:llm_load_tensors|load_tensors): +(\w+) (?:model )?buffer size\b|"
-                        r"msg=\"model weights\" (?:buffer|device)=(\w+)", ("buffer size", "model weights"),
-        keep=KEEP),
-    fx("ggml_run", r"(?:^|[\s/\\>])(?:main|llama-cli|llama-server|server|llama-run|koboldcpp[\w.-]*)(?:\.exe)?[ \t]"
-                    r"[^\n]*?(?:(?:-m|--model)[ \t]+\S+\.(?:gguf|bin)\b|--usecu(?:blas|da)\b)[^\n]*",
-        ("-m ", "--model", "--usecu"), re.M),
+    fx(
+        "model_buffer",
+        r"\b(?:llm_load_tensors|load_tensors): +(\w+) (?:model )?buffer size\b|"
+        r"msg=\"model weights\" (?:buffer|device)=(\w+)",
+        ("buffer size", "model weights"),
+        keep=KEEP,
+    ),
+    fx(
+        "ggml_run",
+        r"(?:^|[\s/\\>])(?:main|llama-cli|llama-server|server|llama-run|koboldcpp[\w.-]*)(?:\.exe)?[ \t]"
+        r"[^\n]*?(?:(?:-m|--model)[ \t]+\S+\.(?:gguf|bin)\b|--usecu(?:blas|da)\b)[^\n]*",
+        ("-m ", "--model", "--usecu"),
+        re.M,
+    ),
     # a llama.cpp run that took place, in its own words (its timings, llama.cpp before and after 2024-09), or one
     # made in code through llama-cpp-python's Llama or LangChain's LlamaCpp: n_gpu_layers defaults to 0 in both, so
     # one given no layer count runs every layer on the CPU
-    fx("ggml_ran", r"\bllama_(?:print_timings|perf_context_print):|\b(?:Llama|LlamaCpp)\(\s*(?:model_path|model)\s*=",
-        ("llama_print_timings", "llama_perf_context_print", "Llama(", "LlamaCpp(")),
+    fx(
+        "ggml_ran",
+        r"\bllama_(?:print_timings|perf_context_print):|\b(?:Llama|LlamaCpp)\(\s*(?:model_path|model)\s*=",
+        ("llama_print_timings", "llama_perf_context_print", "Llama(", "LlamaCpp("),
+    ),
     # a layer count of 0 given to a ggml run (llama.cpp's -ngl 0, llama-cpp-python's n_gpu_layers=0, koboldcpp's
     # --gpulayers 0, a gpu_layers: 0 setting): every layer stays on the CPU. Not a list of counts (llama-bench's
     # -ngl 0,8,16 runs each count: a 0 there is the CPU baseline of a comparison, not the run's setting)
-    fx("zero_layers", r"(?:\b(?i:n_gpu_layers|n-gpu-layers|gpu_layers|gpu-layers|gpulayers)['\"]?\s*[=:]?\s*|"
-                       r"(?<![\w-])-ngl[ \t=]+)0(?![\d.]|,\s*\d)",
-        ("gpu_layers", "gpu-layers", "gpulayers", "GPU_LAYERS", "-ngl"), keep=KEEP),
+    fx(
+        "zero_layers",
+        r"(?:\b(?i:n_gpu_layers|n-gpu-layers|gpu_layers|gpu-layers|gpulayers)['\"]?\s*[=:]?\s*|"
+        r"(?<![\w-])-ngl[ \t=]+)0(?![\d.]|,\s*\d)",
+        ("gpu_layers", "gpu-layers", "gpulayers", "GPU_LAYERS", "-ngl"),
+        keep=KEEP,
+    ),
 )
 
 
 _LAYERS = re.compile(r"-ngl\b|--n-gpu-layers|--gpu-?layers|n_gpu_layers")
 # the reporter setting no GPU layers on purpose, to switch the GPU off: "disable it with `n-gpu-layers=0`",
 # "turned off CUDA by setting n_gpu_layers=0", "switch the GPU off via -ngl 0"
-_GPU_OFF_BY = re.compile(r"(?i:\b(?:disabl\w*|turn\w* off|switch\w* off)\b[^\n]{0,40}?\b(?:with|by|using|via)\b"
-                         r"[^\n]{0,12}?(?:n[_-]gpu[_-]layers|gpu[_-]?layers|-ngl)\b)")
+_GPU_OFF_BY = re.compile(
+    r"(?i:\b(?:disabl\w*|turn\w* off|switch\w* off)\b[^\n]{0,40}?\b(?:with|by|using|via)\b"
+    r"[^\n]{0,12}?(?:n[_-]gpu[_-]layers|gpu[_-]?layers|-ngl)\b)"
+)
 
 
 def decide(fs: Facts, add: Add) -> None:
@@ -59,13 +77,19 @@ def decide(fs: Facts, add: Add) -> None:
     if wanted and loaded and all(v.upper() == "CPU" for v in loaded):
         add("F18", "cpu-backend-only", fs.facts["backend_loaded"][0])
     buffers = fs.values("model_buffer")
-    if buffers and all(v.upper().startswith("CPU") for v in buffers) and (fs.first("layers_asked") or
-                                                                          fs.first("gpu_seen")):
+    if (
+        buffers
+        and all(v.upper().startswith("CPU") for v in buffers)
+        and (fs.first("layers_asked") or fs.first("gpu_seen"))
+    ):
         add("F18", "weights-on-cpu-layers-asked", fs.facts["model_buffer"][0])
     # (not a 0 the reporter gives as the way to turn the GPU off: "disable it with n-gpu-layers=0" is a deliberate
     # CPU run set against the GPU one, where the failure is something else)
-    add("F18", "zero-gpu-layers", next((f for f in fs.facts.get("zero_layers", ()) if not _GPU_OFF_BY.search(f.line)),
-                                       None))
+    add(
+        "F18",
+        "zero-gpu-layers",
+        next((f for f in fs.facts.get("zero_layers", ()) if not _GPU_OFF_BY.search(f.line)), None),
+    )
     run = fs.first("ggml_run")
     if run and not wanted and not _LAYERS.search(run.line) and (asked or "--usecu" in run.line):
         add("F18", "gpu-asked-no-layers", run)

@@ -1,6 +1,7 @@
 """The loader family: a DLL folder that is gone (F16), a DLL the Windows loader could not load, by its error codes
 and messages in any language, or a CUDA DLL named missing (F15), a CUDA shared object missing on Linux (F23).
 """
+
 from __future__ import annotations
 
 import re
@@ -13,61 +14,113 @@ IDS: tuple[FailureId, ...] = ("F15", "F16", "F23")
 
 # Windows' own messages for loader errors, as the system prints them in each language (FormatMessage text).
 _MOD_NOT_FOUND = (
-    "The specified module could not be found", "Das angegebene Modul wurde nicht gefunden",
-    "Le module spécifié est introuvable", "No se puede encontrar el módulo especificado",
-    "Impossibile trovare il modulo specificato", "Não foi possível encontrar o módulo especificado",
-    "Не найден указанный модуль", "找不到指定的模块", "找不到指定的模組", "指定されたモジュールが見つかりません",
-    "지정된 모듈을 찾을 수 없습니다", "Nie można odnaleźć określonego modułu", "Belirtilen modül bulunamadı",
-    "Kan opgegeven module niet vinden", "Nelze nalézt zadaný modul")
+    "The specified module could not be found",
+    "Das angegebene Modul wurde nicht gefunden",
+    "Le module spécifié est introuvable",
+    "No se puede encontrar el módulo especificado",
+    "Impossibile trovare il modulo specificato",
+    "Não foi possível encontrar o módulo especificado",
+    "Не найден указанный модуль",
+    "找不到指定的模块",
+    "找不到指定的模組",
+    "指定されたモジュールが見つかりません",
+    "지정된 모듈을 찾을 수 없습니다",
+    "Nie można odnaleźć określonego modułu",
+    "Belirtilen modül bulunamadı",
+    "Kan opgegeven module niet vinden",
+    "Nelze nalézt zadaný modul",
+)
 _PROC_NOT_FOUND = (
-    "The specified procedure could not be found", "Die angegebene Prozedur wurde nicht gefunden",
-    "La procédure spécifiée est introuvable", "No se encontró el proceso especificado",
-    "Impossibile trovare la procedura specificata", "Não foi possível encontrar o procedimento especificado",
-    "Не найдена указанная процедура", "找不到指定的程序", "指定されたプロシージャが見つかりません",
-    "지정된 프로시저를 찾을 수 없습니다", "Nie można odnaleźć określonej procedury", "Belirtilen yordam bulunamadı")
-_BAD_IMAGE = ("is not a valid Win32 application", "ist keine zulässige Win32-Anwendung",
-              "no es una aplicación Win32 válida", "n'est pas une application Win32 valide",
-              "не является приложением Win32", "不是有效的 Win32 应用程序",
-              "有効な Win32 アプリケーションではありません")
+    "The specified procedure could not be found",
+    "Die angegebene Prozedur wurde nicht gefunden",
+    "La procédure spécifiée est introuvable",
+    "No se encontró el proceso especificado",
+    "Impossibile trovare la procedura specificata",
+    "Não foi possível encontrar o procedimento especificado",
+    "Не найдена указанная процедура",
+    "找不到指定的程序",
+    "指定されたプロシージャが見つかりません",
+    "지정된 프로시저를 찾을 수 없습니다",
+    "Nie można odnaleźć określonej procedury",
+    "Belirtilen yordam bulunamadı",
+)
+_BAD_IMAGE = (
+    "is not a valid Win32 application",
+    "ist keine zulässige Win32-Anwendung",
+    "no es una aplicación Win32 válida",
+    "n'est pas une application Win32 valide",
+    "не является приложением Win32",
+    "不是有效的 Win32 应用程序",
+    "有効な Win32 アプリケーションではありません",
+)
 
 
 # Needles for the phrases above: the parts that locate them (a non-ASCII needle costs nothing in an ASCII
 # log; in another it is looked for in the UTF-8 bytes).
-_LOADER_NEEDLES = ("specified", "angegebene", "spécifié", "specifica",
-                   "Не найден", "找不到指定", "指定された", "지정된", "określon", "Belirtilen", "opgegeven", "zadaný",
-                   "não pôde", "Не найдена")
+_LOADER_NEEDLES = (
+    "specified",
+    "angegebene",
+    "spécifié",
+    "specifica",
+    "Не найден",
+    "找不到指定",
+    "指定された",
+    "지정된",
+    "określon",
+    "Belirtilen",
+    "opgegeven",
+    "zadaný",
+    "não pôde",
+    "Не найдена",
+)
 
 
-_CUDA_LIB = (r"(?:cudart|cublasLt|cublas|cudnn\w*|nvrtc|cufft|curand|cusparse|cusolver|nvJitLink|nvcuda|"
-             r"nvToolsExt|cupti)")
+_CUDA_LIB = (
+    r"(?:cudart|cublasLt|cublas|cudnn\w*|nvrtc|cufft|curand|cusparse|cusolver|nvJitLink|nvcuda|"
+    r"nvToolsExt|cupti)"
+)
 # (with TensorRT's runtime and parsers, nvinfer*/nvonnxparser*/nvparsers, and cuDNN 8's own dependency zlibwapi: DLLs of
 # the CUDA stack that its runtimes load, TensorRT naming them in "Unable to open library: nvinfer_plugin_10.dll")
-_CUDA_DLL = (r"(?:" + _CUDA_LIB + r"(?:64)?(?:_\w+)?|ggml[\w-]*|llama|onnxruntime_providers_cuda|torch_cuda\w*|"
-             r"c10_cuda|caffe2_nvrtc|nvinfer\w*|nvonnxparser\w*|nvparsers\w*|zlibwapi)\.dll")
+_CUDA_DLL = (
+    r"(?:" + _CUDA_LIB + r"(?:64)?(?:_\w+)?|ggml[\w-]*|llama|onnxruntime_providers_cuda|torch_cuda\w*|"
+    r"c10_cuda|caffe2_nvrtc|nvinfer\w*|nvonnxparser\w*|nvparsers\w*|zlibwapi)\.dll"
+)
 
 FACTS: tuple[FactRx, ...] = (
     # Windows' loader error numbers in any runtime's words: CPython's [WinError N], LoadLibrary's "error N" (ORT,
     # .NET), CTranslate2's "Error code 126", Paddle's dynamic loader "(error code is 126)" (phi/backends/dynload)
-    fx("winerr", r"WinError (\d+)|LoadLibrary\w*(?:\(\))?[^\n]{0,60}?\berror(?: code)?[ :]*(\d+)|"
-                  r"(?<!\] )(?i:error (?:code )?(?:is )?)(126|127|193)\b|0x(8007007[EeFf]|800700[Cc]1)",
-        ("WinError", "LoadLibrary", "rror 1", "rror code", "0x8007")),
+    fx(
+        "winerr",
+        r"WinError (\d+)|LoadLibrary\w*(?:\(\))?[^\n]{0,60}?\berror(?: code)?[ :]*(\d+)|"
+        r"(?<!\] )(?i:error (?:code )?(?:is )?)(126|127|193)\b|0x(8007007[EeFf]|800700[Cc]1)",
+        ("WinError", "LoadLibrary", "rror 1", "rror code", "0x8007"),
+    ),
     fx("mod_missing", alts(_MOD_NOT_FOUND), _LOADER_NEEDLES),
     fx("proc_missing", alts(_PROC_NOT_FOUND), _LOADER_NEEDLES),
     fx("bad_image", alts(_BAD_IMAGE), ("Win32",)),
-    fx("dll_load", r"DLL load failed|Could not find module|Unable to load DLL|DllNotFoundException|"
-                    r"Failed to load (?:shared )?library|failed to load|Could not load (?:library|dynamic library|\")|"
-                    r"LoadLibrary|Could not locate",
-        ("DLL", "ould not", "Unable to load", "ailed to load", "LoadLibrary")),
+    fx(
+        "dll_load",
+        r"DLL load failed|Could not find module|Unable to load DLL|DllNotFoundException|"
+        r"Failed to load (?:shared )?library|failed to load|Could not load (?:library|dynamic library|\")|"
+        r"LoadLibrary|Could not locate",
+        ("DLL", "ould not", "Unable to load", "ailed to load", "LoadLibrary"),
+    ),
     fx("cuda_dll", r"\b(" + _CUDA_DLL + r")\b", ".dll", re.I),
     # the driver's and the toolkit's runtime libraries as shared objects (the ones _CUDA_LIB names as DLLs)
-    fx("cuda_so", r"\b(lib(?:cuda|cudart|cublasLt|cublas|cudnn\w*|nvrtc|nvidia-ml|ggml-cuda|cufft|curand|cusparse|"
-                   r"cusolver|nvJitLink|nvToolsExt|cupti)"
-                   r"\.so(?:\.\d+)*)\b[^\n]*?(cannot open shared object|No such file|not found|cannot find)?",
-        ".so"),
+    fx(
+        "cuda_so",
+        r"\b(lib(?:cuda|cudart|cublasLt|cublas|cudnn\w*|nvrtc|nvidia-ml|ggml-cuda|cufft|curand|cusparse|"
+        r"cusolver|nvJitLink|nvToolsExt|cupti)"
+        r"\.so(?:\.\d+)*)\b[^\n]*?(cannot open shared object|No such file|not found|cannot find)?",
+        ".so",
+    ),
     # a DLL that exists but whose dependencies do not load (CPython, torch, .NET word it so), or a loader
     # that names the DLL it could not load without a reason (Lua)
-    fx("dll_dep", r"or one of its dependencies|(?i:cannot|can't|could not) load '[^'\n]*\.dll'",
-        ("one of its dependencies", "load '")),
+    fx(
+        "dll_dep",
+        r"or one of its dependencies|(?i:cannot|can't|could not) load '[^'\n]*\.dll'",
+        ("one of its dependencies", "load '"),
+    ),
     fx("driver_cuda", r"CUDA Version: (\d+\.\d+)", "CUDA Version"),
     # a DLL folder that is gone (os.add_dll_directory of CUDA_PATH\bin, VULKAN_SDK\Bin, a conda env's bin)
     fx("bin_missing", r"\[WinError [23]\][^\n]*?'[^'\n]*?[\\/](?i:bin)[\\/]*'", "WinError"),
@@ -82,9 +135,12 @@ def decide(fs: Facts, add: Add) -> None:
     add("F16", "dll-folder-missing", fs.first("bin_missing"))
     _loader_rules(fs, add)
     for f in fs.facts.get("cuda_so", ()):
-        if re.search(r"(?i:cannot open shared object|No such file|not found|cannot find|couldn't open|could not open|"
-                     r"could not load|couldn't load|cannot load|"
-                     r"unable to (?:find|load|open)|failed to load)", f.line):
+        if re.search(
+            r"(?i:cannot open shared object|No such file|not found|cannot find|couldn't open|could not open|"
+            r"could not load|couldn't load|cannot load|"
+            r"unable to (?:find|load|open)|failed to load)",
+            f.line,
+        ):
             add("F23", "shared-object-missing", f, lib=f.value)
 
 
@@ -116,20 +172,23 @@ def _loader_rules(fs: Facts, add: Add) -> None:
     if loader is not None:
         dll = fs.first("cuda_dll")
         add("F15", "windows-loader", loader, dll=dll.value if dll else None)
-    for f in fs.facts.get("cuda_dll", ()):    # a CUDA DLL named as missing, in any tool's words
+    for f in fs.facts.get("cuda_dll", ()):  # a CUDA DLL named as missing, in any tool's words
         if _MISSING.search(f.line) and not probe_only(f):
             add("F15", "cuda-dll-missing", f, dll=f.value)
 
 
-_MISSING = re.compile(r"(?i:not found|cannot be (?:found|loaded)|could not be (?:found|loaded)|"
-                      r"(?:couldn't|could not|cannot|can't|unable to|failed to) (?:find|load|open|locate)|"
-                      r"is missing|was not found|no such file|"
-                      # Windows' loader dialog and tools in other languages (the DLL's name is on the line)
-                      r"nicht gefunden|introuvable|no se encontr|non è stato trovato|não foi encontrad|"
-                      r"找不到|見つかりません|찾을 수 없|не найден)")
+_MISSING = re.compile(
+    r"(?i:not found|cannot be (?:found|loaded)|could not be (?:found|loaded)|"
+    r"(?:couldn't|could not|cannot|can't|unable to|failed to) (?:find|load|open|locate)|"
+    r"is missing|was not found|no such file|"
+    # Windows' loader dialog and tools in other languages (the DLL's name is on the line)
+    r"nicht gefunden|introuvable|no se encontr|non è stato trovato|não foi encontrad|"
+    r"找不到|見つかりません|찾을 수 없|не найден)"
+)
 
 
 # ---------------------------------------------------------------- signatures: the tools' own sentences
+
 
 def _stale_path(m: re.Match[str]) -> bool:
     path = m.group("path").lower()
@@ -138,57 +197,115 @@ def _stale_path(m: re.Match[str]) -> bool:
 
 SIGNATURES: tuple[Signature, ...] = (
     # F15: Windows DLL loading (CPython's message is English; WinError 126 is the localised one).
-    sig("F15", "dll-not-loadable",
-         r"Could not find module '(?P<path>[^'\n]*?(?P<dll>[\w.+-]+\.dll))' \(or one of its dependencies\)",
-         flags=re.I, needle="ould not", key="module"),
-    sig("F15", "failed-to-load-dll", r"Failed to load shared library '(?P<path>[^'\n]*?(?P<dll>[\w.+-]+\.dll))'",
-         flags=re.I, needle="ailed to load shared library"),
-    sig("F15", "no-shared-library", r"Shared library with base name '(?P<base>\w+)' not found",
-         needle="not found", key="base name"),
+    sig(
+        "F15",
+        "dll-not-loadable",
+        r"Could not find module '(?P<path>[^'\n]*?(?P<dll>[\w.+-]+\.dll))' \(or one of its dependencies\)",
+        flags=re.I,
+        needle="ould not",
+        key="module",
+    ),
+    sig(
+        "F15",
+        "failed-to-load-dll",
+        r"Failed to load shared library '(?P<path>[^'\n]*?(?P<dll>[\w.+-]+\.dll))'",
+        flags=re.I,
+        needle="ailed to load shared library",
+    ),
+    sig(
+        "F15",
+        "no-shared-library",
+        r"Shared library with base name '(?P<base>\w+)' not found",
+        needle="not found",
+        key="base name",
+    ),
     sig("F15", "winerror-126", r"\[WinError 126\]", needle="WinError"),
     # CPython's import of an extension module (pycuda._driver, torch._C, ...) whose DLLs the loader refused; what
     # follows the colon is Windows' own text, in the system's language (module or procedure not found, bad image).
-    sig("F15", "dll-load-failed", r"DLL load failed(?: while importing (?P<module>[\w.]+))?:",
-         needle="DLL load failed"),
+    sig(
+        "F15", "dll-load-failed", r"DLL load failed(?: while importing (?P<module>[\w.]+))?:", needle="DLL load failed"
+    ),
     # CuPy's import check lists each DLL it depends on; a CUDA runtime one the loader cannot find (cuTENSOR and
     # cuDNN are optional, so only the toolkit's own libraries count).
-    sig("F15", "cupy-dll-not-found",
-         r"(?P<dll>(?:cudart|cublas|cublasLt|nvrtc|cufft|curand|cusparse|cusolver|nvJitLink)64_\w*\.dll) -> not found",
-         flags=re.I, needle="-> not found"),
+    sig(
+        "F15",
+        "cupy-dll-not-found",
+        r"(?P<dll>(?:cudart|cublas|cublasLt|nvrtc|cufft|curand|cusparse|cusolver|nvJitLink)64_\w*\.dll) -> not found",
+        flags=re.I,
+        needle="-> not found",
+    ),
     # libgpuarray (pygpu) and others that LoadLibrary a DLL by name and pass Windows' text on.
-    sig("F15", "could-not-load-dll", r"Could not load \"(?P<dll>[\w.+-]+\.dll)\"", flags=re.I,
-         needle="ould not", key="Could not load"),
+    sig(
+        "F15",
+        "could-not-load-dll",
+        r"Could not load \"(?P<dll>[\w.+-]+\.dll)\"",
+        flags=re.I,
+        needle="ould not",
+        key="Could not load",
+    ),
     # Native code calling LoadLibrary itself (onnxruntime's CUDA provider): the Windows error code, any language.
-    sig("F15", "loadlibrary-failed",
-         r"LoadLibrary failed with error (?P<code>\d+)[^\n]*?"
-         r"when trying to load \"(?P<path>[^\"\n]*?(?P<dll>[\w.+-]+\.dll))\"",
-         flags=re.I, needle="LoadLibrary failed"),
+    sig(
+        "F15",
+        "loadlibrary-failed",
+        r"LoadLibrary failed with error (?P<code>\d+)[^\n]*?"
+        r"when trying to load \"(?P<path>[^\"\n]*?(?P<dll>[\w.+-]+\.dll))\"",
+        flags=re.I,
+        needle="LoadLibrary failed",
+    ),
     # NVRTC (the runtime compiler: CuPy, torch's JIT, numba) loads its builtins DLL when it compiles; nvrtc's own
     # words where that DLL is not on the search path (issue 36 part 5; cupy#4396, DotCompute#182)
-    sig("F15", "nvrtc-builtins-dll", r"failed to open (?P<dll>nvrtc-builtins64_\d+\.dll)", flags=re.I,
-        needle="nvrtc-builtins64"),
+    sig(
+        "F15",
+        "nvrtc-builtins-dll",
+        r"failed to open (?P<dll>nvrtc-builtins64_\d+\.dll)",
+        flags=re.I,
+        needle="nvrtc-builtins64",
+    ),
     # F16: os.add_dll_directory on a CUDA_PATH that is gone (WinError 3 or 2, any locale).
-    sig("F16", "stale-cuda-path", r"\[WinError [23]\][^\n]*?'(?P<path>[^'\n]+)'", check=_stale_path,
-         needle="WinError"),
-    sig("F16", "add-dll-directory",
-         r"os\.add_dll_directory\(os\.path\.join\(os\.environ\[[\"'](?P<var>CUDA_PATH|HIP_PATH)[\"']\]",
-         needle="add_dll_directory"),
+    sig("F16", "stale-cuda-path", r"\[WinError [23]\][^\n]*?'(?P<path>[^'\n]+)'", check=_stale_path, needle="WinError"),
+    sig(
+        "F16",
+        "add-dll-directory",
+        r"os\.add_dll_directory\(os\.path\.join\(os\.environ\[[\"'](?P<var>CUDA_PATH|HIP_PATH)[\"']\]",
+        needle="add_dll_directory",
+    ),
     # F23: libcuda.so.1 and friends (Docker, no driver).
-    sig("F23", "libcuda-needed", r"(?P<lib>libcuda\.so\.1), needed by (?P<by>\S+), not found",
-         needle="not found", key="needed by"),
-    sig("F23", "driver-symbols-undefined", r"undefined reference to [`'](?P<symbol>cu(?:Mem|Device)\w*)'",
-         needle="undefined reference to"),
-    sig("F23", "so-not-found",
-         r"(?P<lib>lib(?:cuda|cudart|cublas|cublasLt)\.so(?:\.\d+)*): cannot open shared object file",
-         needle="cannot ", key="shared object"),
+    sig(
+        "F23",
+        "libcuda-needed",
+        r"(?P<lib>libcuda\.so\.1), needed by (?P<by>\S+), not found",
+        needle="not found",
+        key="needed by",
+    ),
+    sig(
+        "F23",
+        "driver-symbols-undefined",
+        r"undefined reference to [`'](?P<symbol>cu(?:Mem|Device)\w*)'",
+        needle="undefined reference to",
+    ),
+    sig(
+        "F23",
+        "so-not-found",
+        r"(?P<lib>lib(?:cuda|cudart|cublas|cublasLt)\.so(?:\.\d+)*): cannot open shared object file",
+        needle="cannot ",
+        key="shared object",
+    ),
     # the same NVRTC words on Linux: libnvrtc-builtins.so of the version the program was built with is not there
     # (yolact_edge#186)
-    sig("F23", "nvrtc-builtins-so", r"failed to open (?P<lib>libnvrtc-builtins\.so(?:\.\d+)*)",
-        needle="libnvrtc-builtins"),
+    sig(
+        "F23",
+        "nvrtc-builtins-so",
+        r"failed to open (?P<lib>libnvrtc-builtins\.so(?:\.\d+)*)",
+        needle="libnvrtc-builtins",
+    ),
     # conda's and pixi's solvers: the __cuda virtual package, which they set only where an NVIDIA driver is visible,
     # is missing (a container or CI runner without the GPU; conda-forge/tensorflow-feedstock#216, pixi's
     # "Virtual package '__cuda' does not match any of the available virtual packages on your machine")
-    sig("F23", "no-cuda-virtual-package",
+    sig(
+        "F23",
+        "no-cuda-virtual-package",
         r"nothing provides (?P<virtual>__cuda)\b[^\n]{0,40}? needed by (?P<package>\S+)|"
-        r"Virtual package '__cuda' does not match any of the available virtual packages", needle="__cuda"),
+        r"Virtual package '__cuda' does not match any of the available virtual packages",
+        needle="__cuda",
+    ),
 )

@@ -2,6 +2,7 @@
 still running, a program's own stop, an excerpt cut open) and `contradicted`, the check the registry applies to every
 decision (a cause whose thing then works is not named). Gives no id itself.
 """
+
 from __future__ import annotations
 
 import re
@@ -15,16 +16,32 @@ from envmgr.catalog import FailureId
 # then ending in success, with no failure after it, says the step did not stop there (F10's quoting, F12's arch
 # list from no GPU, F18-F20 leave a build that succeeds: not here; nor F09's old flag names, which the catalog says
 # can leave a CPU-only build, except the removed flag of a version whose configure fails)
-_BUILD_STOPS: set[FailureId] = {"F01", "F02", "F03", "F04", "F05", "F06", "F07", "F08", "F11", "F13", "F21", "F22",
-                                 "F24", "F25"}
+_BUILD_STOPS: set[FailureId] = {
+    "F01",
+    "F02",
+    "F03",
+    "F04",
+    "F05",
+    "F06",
+    "F07",
+    "F08",
+    "F11",
+    "F13",
+    "F21",
+    "F22",
+    "F24",
+    "F25",
+}
 _BUILD_STOP_RULES = {"empty-arch", "cuda-package-build-failed", "removed-flag-for-version"}
 # F22's rules (the facts' and the signatures') where nvcc is not found at all, not a wrong one found
 _NVCC_MISSING = {"nvcc-missing", "nvcc-not-on-path"}
 # a build's own last word of success: pip's, setuptools' wheel, CMake's make/ninja targets, MSBuild's summary (en,
 # de, zh, ja)
-_BUILD_OK = re.compile(r"\bSuccessfully (?:installed|built) |\bCreated wheel for |\[100%\] Built target |"
-                       r"^\s*(?:Build succeeded\.|0 Error\(s\)|0 Fehler|0 个错误|0 エラー)|"
-                       r"Der Buildvorgang wurde erfolgreich ausgeführt|已成功生成|ビルドに成功しました")
+_BUILD_OK = re.compile(
+    r"\bSuccessfully (?:installed|built) |\bCreated wheel for |\[100%\] Built target |"
+    r"^\s*(?:Build succeeded\.|0 Error\(s\)|0 Fehler|0 个错误|0 エラー)|"
+    r"Der Buildvorgang wurde erfolgreich ausgeführt|已成功生成|ビルドに成功しました"
+)
 _FAILED_AFTER = re.compile(r"(?i:\berror|\bfail|fatal|traceback|exception|\bkilled\b|\babort)")
 
 
@@ -33,9 +50,16 @@ def contradicted(fs: Facts, fid: FailureId, rule: str, fact: Fact, details: Deta
     cause IS: a run on the CPU (F18) and the GPU then doing the run's work; a library named missing and that
     library then opened; no CUDA compiler and CMake then identifying nvcc; a build stopped and the build then
     ending in success with no failure after it (the log's last lines)."""
+
     def after(kind: str, value: str | None = None) -> Fact | None:
-        return next((f for f in fs.facts.get(kind, ()) if f.line_no > fact.line_no and
-                     (value is None or f.value.lower() == value.lower())), None)
+        return next(
+            (
+                f
+                for f in fs.facts.get(kind, ())
+                if f.line_no > fact.line_no and (value is None or f.value.lower() == value.lower())
+            ),
+            None,
+        )
 
     lib = details.get("dll") or details.get("lib")
     if fid == "F18":
@@ -60,15 +84,18 @@ def build_stop_contradicted(last: Lines, fid: FailureId, rule: str, line_no: int
 # left on the CPU is a run that went on, so a log that then ends with the program's own stop (a Python exception, a
 # frozen app's unhandled one, a crash, a ggml assertion) reports that stop, not a CPU run
 _F18_ASKED = {"gpu-asked-no-layers", "run-without-layers", "zero-gpu-layers", "cpu-run-said-gpu-asked"}
-_STOPPED = re.compile(r"Traceback \(most recent call last\)|^[ \t>]*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)\b: |"
-                      r"Failed to execute script|unhandled exception|Segmentation fault|core dumped|GGML_ASSERT|"
-                      r"terminate called after")
+_STOPPED = re.compile(
+    r"Traceback \(most recent call last\)|^[ \t>]*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)\b: |"
+    r"Failed to execute script|unhandled exception|Segmentation fault|core dumped|GGML_ASSERT|"
+    r"terminate called after"
+)
 
 
 def stopped_after(last: Lines, line_no: int) -> Fact | None:
     """The first of the log's last lines, after `line_no`, where the program stopped on an error of its own."""
-    return next((Fact("stopped", text.strip(), no, text) for no, text in last
-                 if no > line_no and _STOPPED.search(text)), None)
+    return next(
+        (Fact("stopped", text.strip(), no, text) for no, text in last if no > line_no and _STOPPED.search(text)), None
+    )
 
 
 def build_succeeded(last: Lines, line_no: int) -> Fact | None:
@@ -76,8 +103,9 @@ def build_succeeded(last: Lines, line_no: int) -> Fact | None:
     return _last_unanswered(last, "build_ok", _BUILD_OK, _FAILED_AFTER, after=line_no)
 
 
-def _last_unanswered(last: Lines, kind: str, mark: re.Pattern[str], answer: re.Pattern[str],
-                     after: int = 0) -> Fact | None:
+def _last_unanswered(
+    last: Lines, kind: str, mark: re.Pattern[str], answer: re.Pattern[str], after: int = 0
+) -> Fact | None:
     """The last of the log's last lines (after line `after`) that `mark` finds, where no line after it is one
     `answer` finds: the state the log ends in (a build still running, a build that succeeded)."""
     found: Fact | None = None
@@ -93,11 +121,15 @@ def _last_unanswered(last: Lines, kind: str, mark: re.Pattern[str], answer: re.P
 
 # pip at work on a wheel: its spinner, "started" or "still running" (a build's own progress lines are no
 # evidence: a clean train log is a build's progress, pasted while it went well)
-_PROGRESS = re.compile(r"Building wheels? for (?:collected packages:|\S+ \([^)\n]*\)(?:: (?:started|still running)|"
-                       r" \.\.\.[ \t|/\\-]*$))|Running setup\.py bdist_wheel for \S+ \.\.\.[ \t|/\\-]*$")
+_PROGRESS = re.compile(
+    r"Building wheels? for (?:collected packages:|\S+ \([^)\n]*\)(?:: (?:started|still running)|"
+    r" \.\.\.[ \t|/\\-]*$))|Running setup\.py bdist_wheel for \S+ \.\.\.[ \t|/\\-]*$"
+)
 # what a build step ends with, or a failure says
-_OUTCOME = re.compile(r"(?i:error|fail|fatal|traceback|exception|success|killed|terminated|abort|denied|warning)|"
-                      r"\.\.\. done|: finished|Built target|Created wheel|Stored in directory|Linking")
+_OUTCOME = re.compile(
+    r"(?i:error|fail|fatal|traceback|exception|success|killed|terminated|abort|denied|warning)|"
+    r"\.\.\. done|: finished|Built target|Created wheel|Stored in directory|Linking"
+)
 
 
 def unfinished(last: Lines) -> Fact | None:

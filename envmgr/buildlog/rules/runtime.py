@@ -2,6 +2,7 @@
 driver too old (F17), a run or build left on the CPU by its own report (F18); and `fallback`, a runtime's own word
 that it went on with the CPU (F18), which the registry runs only where no more specific cause was named.
 """
+
 from __future__ import annotations
 
 import re
@@ -18,60 +19,96 @@ FACTS: tuple[FactRx, ...] = (
     # torch in a container or on a host without the NVIDIA driver (F23), a CPU-only torch wheel (F19: the
     # CUDA wheel was wanted), nvcc refusing the host compiler's target (MinGW g++: F06)
     fx("no_driver", r"Found no NVIDIA driver on your system", "Found no NVIDIA driver"),
-    fx("no_kernel", r"(?i:no kernel image is available)|CUDA_ERROR_NO_BINARY_FOR_GPU|cudaErrorNoKernelImageForDevice|"
-                     r"with CUDA capability (sm_\d+) is not compatible with the current PyTorch",
-        ("kernel image", "NO_BINARY_FOR_GPU", "NoKernelImage", "is not compatible")),
-    fx("driver_old", r"driver (?:on your system )?is too old(?: \(found version (\d+)\))?|"
-                      r"CUDA driver version is insufficient|cudaErrorInsufficientDriver|CUDA_ERROR_INSUFFICIENT_DRIVER",
-        ("too old", "nsufficient", "INSUFFICIENT")),
+    fx(
+        "no_kernel",
+        r"(?i:no kernel image is available)|CUDA_ERROR_NO_BINARY_FOR_GPU|cudaErrorNoKernelImageForDevice|"
+        r"with CUDA capability (sm_\d+) is not compatible with the current PyTorch",
+        ("kernel image", "NO_BINARY_FOR_GPU", "NoKernelImage", "is not compatible"),
+    ),
+    fx(
+        "driver_old",
+        r"driver (?:on your system )?is too old(?: \(found version (\d+)\))?|"
+        r"CUDA driver version is insufficient|cudaErrorInsufficientDriver|CUDA_ERROR_INSUFFICIENT_DRIVER",
+        ("too old", "nsufficient", "INSUFFICIENT"),
+    ),
     # the runtimes' own words for a model left on the CPU: nothing offloaded, no VRAM used, no GPU taken
-    fx("cpu_only", r"(?i:not compiled with GPU offload support)|offloaded 0/\d+ layers|\bBLAS ?= ?0\b|"
-                    # llama.cpp common/arg.cpp (2024+) for -sm/-mg/-ts given to a build without a GPU backend
-                    r"compiled without support for GPU offload|"
-                    r"assigned to device CPU|no usable GPU found|CUDA will be disabled|"
-                    r"offloading 0 (?:repeating )?layers to GPU|VRAM used:? 0(?:\.0+)? M(?:i)?B\b|"
-                    r"no compatible GPUs were discovered|gpu[_-]layers option will be ignored|"
-                    r"\binference compute\b[^\n]*\blibrary=cpu\b|"
-                    # ollama with only its CPU runner, or no GPU library it can load; onnxruntime's retry on the CPU
-                    # after its CUDA provider failed to start
-                    r"\brunners=\[cpu\]|compatible gpu libraries\\?\"? compatible=\[\]|"
-                    r"Falling back to \['CPUExecutionProvider'\]|"
-                    # ollama's list of the runners it carries, none of them a GPU one; koboldcpp's --usecublas
-                    # without its CUDA library; llama.cpp's advice after "not compiled with GPU offload support"
-                    r"Dynamic LLM libraries \[(?:cpu\w*[ ,]*)+\]|Non-BLAS library will be used|"
-                    r"information on enabling GPU BLAS support|llama\.cpp was compiled without GPU support|"
-                    # whisper.cpp's GPU backend probe finding none (a CPU build, or no device it can use)
-                    r"_init_gpu: no GPU found|"
-                    # TensorFlow's own word that it goes on without the GPU (after the libraries it could not load)
-                    r"Skipping registering GPU devices|"
-                    # ollama (0.1.22+) turning its GPU runners off on a CPU without AVX, older and newer words; LocalAI
-                    # finding the GPU but only a CPU build of its llama-cpp backend
-                    r"CPU does not have (?:AVX or AVX2|minimum vector extensions)[^\n]{0,12}?"
-                    r"(?:disabling GPU support|GPU inference disabled)|GPU device found but no CUDA backend|"
-                    # koboldcpp (koboldcpp.py) with --gpulayers and no GPU backend chosen (--usecpu, none found)
-                    r"GPU layers is set, but a GPU backend was not selected|"
-                    # GPT4All's reasons for a model it loaded on the CPU where a GPU device was chosen
-                    # (gpt4all-chat chatllm.cpp, embllm.cpp)
-                    r"GPU loading failed \(out of VRAM\?\)|model or quant has no GPU support|Did not use GPU:",
-        ("GPU offload", "offloaded 0/", "BLAS = 0", "device CPU", "usable GPU", "will be disabled", "offloading 0 ",
-         "VRAM used", "compatible GPUs", "layers option will be ignored", "library=cpu", "runners=[cpu]",
-         "compatible=[]", "Dynamic LLM libraries [", "Non-BLAS", "GPU BLAS support",
-         "compiled without GPU support", "no GPU found", "Skipping registering GPU", "Falling back to ['CPU", "BLAS=0",
-         "CPU does not have", "no CUDA backend", "GPU backend was not selected", "GPU loading failed",
-         "has no GPU support", "Did not use GPU")),
+    fx(
+        "cpu_only",
+        r"(?i:not compiled with GPU offload support)|offloaded 0/\d+ layers|\bBLAS ?= ?0\b|"
+        # llama.cpp common/arg.cpp (2024+) for -sm/-mg/-ts given to a build without a GPU backend
+        r"compiled without support for GPU offload|"
+        r"assigned to device CPU|no usable GPU found|CUDA will be disabled|"
+        r"offloading 0 (?:repeating )?layers to GPU|VRAM used:? 0(?:\.0+)? M(?:i)?B\b|"
+        r"no compatible GPUs were discovered|gpu[_-]layers option will be ignored|"
+        r"\binference compute\b[^\n]*\blibrary=cpu\b|"
+        # ollama with only its CPU runner, or no GPU library it can load; onnxruntime's retry on the CPU
+        # after its CUDA provider failed to start
+        r"\brunners=\[cpu\]|compatible gpu libraries\\?\"? compatible=\[\]|"
+        r"Falling back to \['CPUExecutionProvider'\]|"
+        # ollama's list of the runners it carries, none of them a GPU one; koboldcpp's --usecublas
+        # without its CUDA library; llama.cpp's advice after "not compiled with GPU offload support"
+        r"Dynamic LLM libraries \[(?:cpu\w*[ ,]*)+\]|Non-BLAS library will be used|"
+        r"information on enabling GPU BLAS support|llama\.cpp was compiled without GPU support|"
+        # whisper.cpp's GPU backend probe finding none (a CPU build, or no device it can use)
+        r"_init_gpu: no GPU found|"
+        # TensorFlow's own word that it goes on without the GPU (after the libraries it could not load)
+        r"Skipping registering GPU devices|"
+        # ollama (0.1.22+) turning its GPU runners off on a CPU without AVX, older and newer words; LocalAI
+        # finding the GPU but only a CPU build of its llama-cpp backend
+        r"CPU does not have (?:AVX or AVX2|minimum vector extensions)[^\n]{0,12}?"
+        r"(?:disabling GPU support|GPU inference disabled)|GPU device found but no CUDA backend|"
+        # koboldcpp (koboldcpp.py) with --gpulayers and no GPU backend chosen (--usecpu, none found)
+        r"GPU layers is set, but a GPU backend was not selected|"
+        # GPT4All's reasons for a model it loaded on the CPU where a GPU device was chosen
+        # (gpt4all-chat chatllm.cpp, embllm.cpp)
+        r"GPU loading failed \(out of VRAM\?\)|model or quant has no GPU support|Did not use GPU:",
+        (
+            "GPU offload",
+            "offloaded 0/",
+            "BLAS = 0",
+            "device CPU",
+            "usable GPU",
+            "will be disabled",
+            "offloading 0 ",
+            "VRAM used",
+            "compatible GPUs",
+            "layers option will be ignored",
+            "library=cpu",
+            "runners=[cpu]",
+            "compatible=[]",
+            "Dynamic LLM libraries [",
+            "Non-BLAS",
+            "GPU BLAS support",
+            "compiled without GPU support",
+            "no GPU found",
+            "Skipping registering GPU",
+            "Falling back to ['CPU",
+            "BLAS=0",
+            "CPU does not have",
+            "no CUDA backend",
+            "GPU backend was not selected",
+            "GPU loading failed",
+            "has no GPU support",
+            "Did not use GPU",
+        ),
+    ),
     # CUDA's start-up failing where a driver is there: ggml's and torch's own lines, the runtime's codes, JAX's
     # CUDA plugin (jax/_src/xla_bridge.py warns only where it sees an NVIDIA GPU), ollama's probe of the driver
     # library (ollama discover/gpu_info_nvcuda.c, gpu_info_cudart.c: "<lib> init failure: <code>"; 35 is
     # cudaErrorInsufficientDriver, the driver rule's)
-    fx("cuda_init", r"failed to initialize CUDA|CUDA initialization: |cudaErrorInitializationError|"
-                     r"CUDA error:? 3\b[^\n]*initialization error|"
-                     r"CUDA_ERROR_NOT_INITIALIZED|system not yet initialized|CUDA backend failed to initialize|"
-                     r"(?:cuda driver library|cudart) init failure: (?!35\b)\d+",
-        ("nitializ", "NITIALIZ", "init failure")),
+    fx(
+        "cuda_init",
+        r"failed to initialize CUDA|CUDA initialization: |cudaErrorInitializationError|"
+        r"CUDA error:? 3\b[^\n]*initialization error|"
+        r"CUDA_ERROR_NOT_INITIALIZED|system not yet initialized|CUDA backend failed to initialize|"
+        r"(?:cuda driver library|cudart) init failure: (?!35\b)\d+",
+        ("nitializ", "NITIALIZ", "init failure"),
+    ),
     # the runtimes' own words that they found no GPU they could use and went on with the CPU (or stopped). Each is
     # printed on every machine without a GPU too, so it counts only where the log shows one was expected
     # (gpu_seen, cuda_asked) and the reporter does not say there is none (no_gpu_said). Where from:
-    fx("cpu_fallback",
+    fx(
+        "cpu_fallback",
         # TensorFlow: tsl/cuda/cudart_stub.cc (2.14+, no libcuda), stream_executor/cuda/cuda_driver.cc (cuInit),
         # and its notice on native Windows from 2.11 (no GPU build there)
         r"Could not find cuda drivers on your machine|failed call to cuInit|"
@@ -107,11 +144,36 @@ FACTS: tuple[FactRx, ...] = (
         # a runtime's own "falling back to CPU" (llamafile with -ngl and no GPU it can use; the same words in
         # many wrappers), not onnxruntime's provider list (the cpu_only rule's)
         r"(?i:falling back to (?:the )?CPU)(?! *\w*ExecutionProvider)",
-        ("cuda drivers", "cuInit", "native Windows", "No GPU/TPU", "backend 'cuda'", "but CUDA is not available",
-         "driver initialization failed", "FP16 is not supported", "platform cpu", "infer device type",
-         "CUDAExecutionProvider", "able to use GPU", "layers.offload=0", "deserialize object", "use gpu",
-         "device: cpu", "device_name: cpu", "use cpu", "GPU available: False", "cpu device", "Invalid CUDA",
-         "Applied providers", "total vram", "CPU does not have", "back to CPU", "back to cpu", "back to the CPU")),
+        (
+            "cuda drivers",
+            "cuInit",
+            "native Windows",
+            "No GPU/TPU",
+            "backend 'cuda'",
+            "but CUDA is not available",
+            "driver initialization failed",
+            "FP16 is not supported",
+            "platform cpu",
+            "infer device type",
+            "CUDAExecutionProvider",
+            "able to use GPU",
+            "layers.offload=0",
+            "deserialize object",
+            "use gpu",
+            "device: cpu",
+            "device_name: cpu",
+            "use cpu",
+            "GPU available: False",
+            "cpu device",
+            "Invalid CUDA",
+            "Applied providers",
+            "total vram",
+            "CPU does not have",
+            "back to CPU",
+            "back to cpu",
+            "back to the CPU",
+        ),
+    ),
     # pip reinstalling a wheel it built before from its own wheel cache: pip/_internal/operations/prepare.py logs
     # "Using cached <wheel file>" with no size (a download from its HTTP cache carries "(<size>)"). PyPI has only
     # the sdist of llama-cpp-python, so that wheel was built on this machine, and pip's cache key holds no
@@ -122,20 +184,27 @@ FACTS: tuple[FactRx, ...] = (
     # (numba, CuPy, TF print them); as that one, F18 unless the reporter says the machine has no GPU
     # (also PaddlePaddle's GPU build finding no device: platform/init.cc's warning and base/framework.py's fallback
     # to CPUPlace; ollama's probe of libcuda getting CUDA_ERROR_NO_DEVICE, discover/gpu.go 0.1.3x-0.5)
-    fx("no_device", r"No CUDA GPUs are available|CUDA_ERROR_NO_DEVICE|cudaErrorNoDevice|"
-                     r"Compiled with WITH_GPU, but no GPU found in runtime|"
-                     r"using GPU version Paddle, but your CUDA device is not set properly|"
-                     r"no nvidia devices detected by library",
-        ("No CUDA GPUs", "NO_DEVICE", "NoDevice", "WITH_GPU", "GPU version Paddle", "nvidia devices detected")),
+    fx(
+        "no_device",
+        r"No CUDA GPUs are available|CUDA_ERROR_NO_DEVICE|cudaErrorNoDevice|"
+        r"Compiled with WITH_GPU, but no GPU found in runtime|"
+        r"using GPU version Paddle, but your CUDA device is not set properly|"
+        r"no nvidia devices detected by library",
+        ("No CUDA GPUs", "NO_DEVICE", "NoDevice", "WITH_GPU", "GPU version Paddle", "nvidia devices detected"),
+    ),
     # a Makefile build asked for CUDA (GGML_CUDA=1 make), its build-info lines (I CFLAGS: ...) and any trace of
     # CUDA in what it compiles: asked, printed, and none is a CPU build (the flag did not reach the Makefile)
-    fx("cuda_asked_make", r"\b(?:GGML|LLAMA|WHISPER)_(?:CUDA|CUBLAS)=(?:1|ON|on)\b(?![^\n]*-D)",
-        ("_CUDA=", "_CUBLAS=")),
+    fx(
+        "cuda_asked_make", r"\b(?:GGML|LLAMA|WHISPER)_(?:CUDA|CUBLAS)=(?:1|ON|on)\b(?![^\n]*-D)", ("_CUDA=", "_CUBLAS=")
+    ),
     fx("make_info", r"^I (?:CFLAGS|CXXFLAGS|LDFLAGS):", "I CFLAGS:", re.M),
     # a container started without the GPUs (no --gpus, no NVIDIA runtime), and then CUDA called in it
     fx("docker_no_gpus", r"\bdocker run\b(?![^\n]*(?:--gpus|--runtime[= ]nvidia|nvidia))[^\n]*", "docker run"),
-    fx("cuda_call", r"\b_check_driver\b|\b_lazy_init\b|_cuda_init\(|\.cuda\(\)", ("_check_driver", "_lazy_init",
-                                                                                  "_cuda_init(", ".cuda()")),
+    fx(
+        "cuda_call",
+        r"\b_check_driver\b|\b_lazy_init\b|_cuda_init\(|\.cuda\(\)",
+        ("_check_driver", "_lazy_init", "_cuda_init(", ".cuda()"),
+    ),
 )
 
 
@@ -147,8 +216,11 @@ def decide(fs: Facts, add: Add) -> None:
     add("F17", "driver-too-old", fs.first("driver_old"))
     add("F18", "cpu-only", fs.first("cpu_only"))
     asked = fs.first("cuda_asked_make")
-    add("F18", "cuda-flag-not-in-build", asked if asked and fs.first("make_info") and not fs.first("cuda_compiled")
-        else None)
+    add(
+        "F18",
+        "cuda-flag-not-in-build",
+        asked if asked and fs.first("make_info") and not fs.first("cuda_compiled") else None,
+    )
     cached = fs.first("wheel_from_cache")
     if cached and fs.first("cuda_asked"):
         add("F18", "cached-wheel-reused", cached, wheel=cached.value)
@@ -204,24 +276,57 @@ def _gpu_wanted(m: re.Match[str]) -> bool:
 
 SIGNATURES: tuple[Signature, ...] = (
     # F14 / F17: run time.
-    sig("F14", "no-kernel-image", words("no kernel image is available for execution on the device"),
-         needle="kernel image"),
-    sig("F17", "driver-insufficient", words("CUDA driver version is insufficient for CUDA runtime version"),
-         needle="is insufficient"),
-    sig("F17", "driver-combination", words("unsupported display driver / cuda driver combination"),
-         needle="unsupported", key="display"),
-    sig("F17", "ptx-toolchain", words("the provided PTX was compiled with an unsupported toolchain"),
-         needle="unsupported", key="PTX"),
+    sig(
+        "F14",
+        "no-kernel-image",
+        words("no kernel image is available for execution on the device"),
+        needle="kernel image",
+    ),
+    sig(
+        "F17",
+        "driver-insufficient",
+        words("CUDA driver version is insufficient for CUDA runtime version"),
+        needle="is insufficient",
+    ),
+    sig(
+        "F17",
+        "driver-combination",
+        words("unsupported display driver / cuda driver combination"),
+        needle="unsupported",
+        key="display",
+    ),
+    sig(
+        "F17",
+        "ptx-toolchain",
+        words("the provided PTX was compiled with an unsupported toolchain"),
+        needle="unsupported",
+        key="PTX",
+    ),
     # ggml's CUDA init names the runtime's reason: a driver one is F17; any other (no device, an initialization
     # error) leaves ggml on the CPU, F18 (train logs: a cortex.cpp run, an ollama run on purpose without GPUs).
-    sig("F17", "ggml-init-failed", r"ggml_cuda_init: failed to initialize CUDA: (?P<reason>[^\n]*)",
-         needle="ggml_cuda_init", check=lambda m: _DRIVER_REASON.search(m.group("reason")) is not None),
+    sig(
+        "F17",
+        "ggml-init-failed",
+        r"ggml_cuda_init: failed to initialize CUDA: (?P<reason>[^\n]*)",
+        needle="ggml_cuda_init",
+        check=lambda m: _DRIVER_REASON.search(m.group("reason")) is not None,
+    ),
     # ggml probes CUDA at every start and goes on with the CPU: the probe failing is F18 where the run wanted the GPU
     # (layers to offload, a CUDA allocation that then failed), not in a run meant for the CPU (a clean train log)
-    sig("F18", "ggml-init-failed-cpu", r"ggml_cuda_init: failed to initialize CUDA: (?P<reason>[^\n]*)",
-         needle="ggml_cuda_init", check=lambda m: _DRIVER_REASON.search(m.group("reason")) is None and _gpu_wanted(m)),
+    sig(
+        "F18",
+        "ggml-init-failed-cpu",
+        r"ggml_cuda_init: failed to initialize CUDA: (?P<reason>[^\n]*)",
+        needle="ggml_cuda_init",
+        check=lambda m: _DRIVER_REASON.search(m.group("reason")) is None and _gpu_wanted(m),
+    ),
     # cudaErrorNoDevice: the runtime sees no GPU (none there, none passed into the container, hidden): the program
     # runs on the CPU or stops; the driver is not too old (that is cudaErrorInsufficientDriver, F17).
-    sig("F18", "no-device", words("no CUDA-capable device is detected"), needle="CUDA-capable",
-         check=lambda m: "ggml_cuda_init" not in line_before(m) or _gpu_wanted(m)),
+    sig(
+        "F18",
+        "no-device",
+        words("no CUDA-capable device is detected"),
+        needle="CUDA-capable",
+        check=lambda m: "ggml_cuda_init" not in line_before(m) or _gpu_wanted(m),
+    ),
 )

@@ -4,6 +4,7 @@ prefix that is wrong (F22, F02); and, where the prefix is not wrong, the search 
 (F07 or F22), a component's header or library missing (F24; F23 for the driver's libcuda), torch's CUDA against the
 toolkit's (F08).
 """
+
 from __future__ import annotations
 
 import re
@@ -19,12 +20,16 @@ SEARCH_IDS: tuple[FailureId, ...] = ("F07", "F08", "F22", "F23", "F24")
 # F24's components: the toolkit's libraries a build links (and cuDNN, which CUDA builds link next to them) by the
 # names their import libraries and shared objects carry (cuBLAS/cuBLASLt, cuRAND, cuSPARSE, cuSOLVER, cuFFT, cuFile,
 # NVRTC, nvJitLink, NVTX, NPP, the static runtime and device runtime, culibos)
-_COMPONENT = (r"(?:cublasLt|cublas|curand|cusparse|cusolver|cufftw?|cufile|nvrtc|nvJitLink|nvToolsExt\w*|npp\w+|"
-              r"cudart_static|cudadevrt|culibos|cudnn\w*)")
+_COMPONENT = (
+    r"(?:cublasLt|cublas|curand|cusparse|cusolver|cufftw?|cufile|nvrtc|nvJitLink|nvToolsExt\w*|npp\w+|"
+    r"cudart_static|cudadevrt|culibos|cudnn\w*)"
+)
 
 # an architecture list the build was given (CMake's message, a *_CUDA_ARCHITECTURES value, torch's list)
-ARCH_GIVEN = (r"(?i:architectures? from CMake variable)|\b\w*CUDA_ARCHITECTURES=\"?\d|"
-              r"TORCH_CUDA_ARCH_LIST=[\"']?\d")
+ARCH_GIVEN = (
+    r"(?i:architectures? from CMake variable)|\b\w*CUDA_ARCHITECTURES=\"?\d|"
+    r"TORCH_CUDA_ARCH_LIST=[\"']?\d"
+)
 _ARCH_GIVEN = re.compile(ARCH_GIVEN)
 
 FACTS: tuple[FactRx, ...] = (
@@ -32,23 +37,30 @@ FACTS: tuple[FactRx, ...] = (
     # file it was told to open: a #pragma comment(lib) or /DEFAULTLIB, as CUDA headers and crates name them)
     fx("lib_missing_msvc", r"\bLNK11(?:81|04)\b[^\n]*?\b(" + _COMPONENT + r")\.lib\b", ("LNK1181", "LNK1104")),
     # the linker's own line (`/usr/bin/ld: <cannot find, any language> -lcublas`), not a command line
-    fx("lib_missing", r"(?:^|[\s/])(?:ld|ld\.\w+|collect2)\s*:[^\n]*?-l(" + _COMPONENT + r"|cudart|cuda)\b",
-        ("-lcu", "-lnv", "-lnpp")),
+    fx(
+        "lib_missing",
+        r"(?:^|[\s/])(?:ld|ld\.\w+|collect2)\s*:[^\n]*?-l(" + _COMPONENT + r"|cudart|cuda)\b",
+        ("-lcu", "-lnv", "-lnpp"),
+    ),
     # a CUDA component CMake could not give the project: a target of the project's own linking to a CUDA:: imported
     # target CMake has not (CMake's "links to target" / "links to:"; not an installed package's exported link
     # interface, "The link interface of target X contains", which the package's config made), a FindCUDA library
     # variable NOTFOUND, or the target's name handed to the linker as a library (-lCUDA::cublas: any ld locale)
-    fx("component_missing", r"\blinks\s+to(?:\s+target)?:?\s+\"?CUDA::(\w+)\"?\s+but\s+the\s+target\s+was\s+not\s+"
-                             r"found|-lCUDA::(\w+)|CUDA_(cublas\w*|curand|cusparse|cusolver|cufft|nvrtc|npp\w*)"
-                             r"_LIBRARY[^\n]*?(?:NOTFOUND|\(ADVANCED\))|"
-                             # a component's own find variables left NOTFOUND (FindCUDNN-style modules, ports):
-                             # cuDNN, cuBLAS ... by their upper-case names (a failed build must follow: cuDNN is
-                             # often optional)
-                             r"\b(CUDNN|CUBLAS(?:LT)?|CURAND|CUSPARSE|CUSOLVER|CUFFT|NVRTC)_(?:LIBRARY|INCLUDE)\w*"
-                             r"(?:-NOTFOUND|\s+\(ADVANCED\))",
-        ("CUDA::", "_LIBRARY", "_INCLUDE")),
+    fx(
+        "component_missing",
+        r"\blinks\s+to(?:\s+target)?:?\s+\"?CUDA::(\w+)\"?\s+but\s+the\s+target\s+was\s+not\s+"
+        r"found|-lCUDA::(\w+)|CUDA_(cublas\w*|curand|cusparse|cusolver|cufft|nvrtc|npp\w*)"
+        r"_LIBRARY[^\n]*?(?:NOTFOUND|\(ADVANCED\))|"
+        # a component's own find variables left NOTFOUND (FindCUDNN-style modules, ports):
+        # cuDNN, cuBLAS ... by their upper-case names (a failed build must follow: cuDNN is
+        # often optional)
+        r"\b(CUDNN|CUBLAS(?:LT)?|CURAND|CUSPARSE|CUSOLVER|CUFFT|NVRTC)_(?:LIBRARY|INCLUDE)\w*"
+        r"(?:-NOTFOUND|\s+\(ADVANCED\))",
+        ("CUDA::", "_LIBRARY", "_INCLUDE"),
+    ),
     fx("nvcc_fatal", r"nvcc fatal\s*:\s*([^\n]{0,160})", "nvcc fatal"),
-    fx("nvcc_missing",
+    fx(
+        "nvcc_missing",
         r"which: no nvcc in|nvcc(?:\.exe)?'? (?:was |is )?not found|nvcc: (?:[Cc]ommand )?not found|"
         # cmd's and PowerShell's "not recognized", and bash's "command not found", as each locale words them
         r"['\"]nvcc(?:\.exe)?['\"]\s*(?:" + NOT_RECOGNIZED + r")|"
@@ -66,62 +78,94 @@ FACTS: tuple[FactRx, ...] = (
         r"(?:Error|Exception): The nvcc(?:\.exe)? binary could not be located|"
         r"CUDA was not found on the system, please set the CUDA_HOME|"
         r"CUDA_HOME does not exist, unable to compile CUDA op",
-        ("nvcc", "NVCC", "cicc", "CUDA was not found on the system", "CUDA_HOME does not exist")),
+        ("nvcc", "NVCC", "cicc", "CUDA was not found on the system", "CUDA_HOME does not exist"),
+    ),
     # (CMake's own search for the toolkit next to its nvcc: "Couldn't find CUDA library root.",
     # Kitware/CMake Modules/Internal/CMakeCUDAFindToolkit.cmake)
-    fx("toolkit_missing", r"Could NOT find CUDA(?:Toolkit)?\b|CMAKE_CUDA_COMPILER-NOTFOUND|"
-                           r"(?i:specify CUDA_TOOLKIT_ROOT_DIR)|Couldn't find CUDA library root|"
-                           # FindCUDA's own words where the toolkit was not required (Modules/FindCUDA.cmake)
-                           r"CUDA_TOOLKIT_ROOT_DIR not found or specified|"
-                           r"CUDA_TOOLKIT_ROOT_DIR[^\n]*NOTFOUND|(?i:cuda toolkit (?:was )?not found)",
-        ("Could NOT find CUDA", "CUDA_TOOLKIT_ROOT_DIR", "CMAKE_CUDA_COMPILER-NOTFOUND", "oolkit not found",
-         "oolkit was not found", "CUDA library root")),
+    fx(
+        "toolkit_missing",
+        r"Could NOT find CUDA(?:Toolkit)?\b|CMAKE_CUDA_COMPILER-NOTFOUND|"
+        r"(?i:specify CUDA_TOOLKIT_ROOT_DIR)|Couldn't find CUDA library root|"
+        # FindCUDA's own words where the toolkit was not required (Modules/FindCUDA.cmake)
+        r"CUDA_TOOLKIT_ROOT_DIR not found or specified|"
+        r"CUDA_TOOLKIT_ROOT_DIR[^\n]*NOTFOUND|(?i:cuda toolkit (?:was )?not found)",
+        (
+            "Could NOT find CUDA",
+            "CUDA_TOOLKIT_ROOT_DIR",
+            "CMAKE_CUDA_COMPILER-NOTFOUND",
+            "oolkit not found",
+            "oolkit was not found",
+            "CUDA library root",
+        ),
+    ),
     fx("cmake_error", r"CMake Error at [^\n]*?(\w+)\.cmake:\d+", "CMake Error at"),
     fx("toolkit_dir", r"(?i:cuda)[\\/]+v(\d+\.\d+)(?![\d.])", ("CUDA\\", "CUDA/", "cuda\\", "cuda/")),
     fx("nvcc_cuda", r"(?i:cuda)[\\/]+v?(\d+\.\d+)[\\/]+bin[\\/]+nvcc|release (\d+\.\d+), V\d", ("nvcc", "release ")),
     fx("targets_cuda", r"BuildCustomizations[\\/]+CUDA (\d+\.\d+)\.(?:targets|props)", "BuildCustomizations"),
-    fx("arch", r"(?:arch(?:itecture)?[= ]'?|code=|gpu-architecture[ =]'?)(?:compute|sm)_(\d+)[a-z]?",
-        ("arch", "code=")),
+    fx(
+        "arch", r"(?:arch(?:itecture)?[= ]'?|code=|gpu-architecture[ =]'?)(?:compute|sm)_(\d+)[a-z]?", ("arch", "code=")
+    ),
     fx("empty_arch", r"compute_'|arch=compute_,|(?:compute|sm)_(?=[\s'\",]|$)", ("compute_", "sm_")),
     # no GPU visible while building: torch's arch list came out empty, FindCUDA fell back to its common list
     # (true even where the build then fails for another reason, as in one clean train log)
-    fx("arch_list_empty", r"_get_cuda_arch_flags[^\n]*|arch_list\[-1\]|(?i:automatic GPU detection failed)",
-        ("_get_cuda_arch_flags", "arch_list[-1]", "etection failed")),
+    fx(
+        "arch_list_empty",
+        r"_get_cuda_arch_flags[^\n]*|arch_list\[-1\]|(?i:automatic GPU detection failed)",
+        ("_get_cuda_arch_flags", "arch_list[-1]", "etection failed"),
+    ),
     # ggml's own report of the list it compiles for (ggml/src/ggml-cuda/CMakeLists.txt): still "native" with CMake's
     # native list empty or not numbers (its probe found no GPU: "No CUDA devices found."), so nvcc guesses
-    fx("native_empty", r"CMAKE_CUDA_ARCHITECTURES=native CMAKE_CUDA_ARCHITECTURES_NATIVE=(?!\d)",
-        "ARCHITECTURES_NATIVE="),
+    fx(
+        "native_empty",
+        r"CMAKE_CUDA_ARCHITECTURES=native CMAKE_CUDA_ARCHITECTURES_NATIVE=(?!\d)",
+        "ARCHITECTURES_NATIVE=",
+    ),
     # an architecture list the build was given (a CMake variable, torch's list): a failed detection's fallback
     # is then not what the build compiles for
-    fx("arch_given", ARCH_GIVEN,
-        ("from CMake variable", "from cmake variable", "_ARCHITECTURES=", "TORCH_CUDA_ARCH_LIST=")),
+    fx(
+        "arch_given",
+        ARCH_GIVEN,
+        ("from CMake variable", "from cmake variable", "_ARCHITECTURES=", "TORCH_CUDA_ARCH_LIST="),
+    ),
     # a Linux build (WSL) handed the Windows toolkit through the /mnt/<drive> mount
     fx("wsl_windows_cuda", r"/mnt/[a-z]/[^\n]*?NVIDIA GPU Computing Toolkit/CUDA", "/mnt/"),
     # a toolkit prefix variable that was empty when a command line was made: -I$(CUDA)/include is -I/include,
     # $(CudaToolkitDir)include is /Iinclude
-    fx("empty_prefix", r"(?:^|\s)(-I/include|-L/lib(?:64)?|/Iinclude /Ibin)(?=\s|$)|(?:^|\s)(/bin/nvcc)(?=\s|:|$)",
-        ("-I/include", "-L/lib", "/Iinclude", "/bin/nvcc")),
+    fx(
+        "empty_prefix",
+        r"(?:^|\s)(-I/include|-L/lib(?:64)?|/Iinclude /Ibin)(?=\s|$)|(?:^|\s)(/bin/nvcc)(?=\s|:|$)",
+        ("-I/include", "-L/lib", "/Iinclude", "/bin/nvcc"),
+    ),
     # a shell ran a CUDA source file as a script (dash "x.cu: 6: x.cu: extern: not found", bash "x.cu: line 6: ...
     # command not found"): the compiler in front of it (a Makefile's NVCC :=, a script's $NVCC) expanded to nothing
     fx("cu_as_script", r"(?:^|\s)(\S+\.cuh?): (?:line )?\d+: [^\n]*?not found", "not found", re.M),
-    fx("header_missing", r"\b((?:cu|nv|npp)\w*\.h)[\"'>]?[:\s]+(?:fatal error:\s*)?"
-                          r"(?:No such file or directory|file not found)|"
-                          r"Cannot open include file:\s*'((?:cu|nv|npp)\w*\.h)'|"
-                          # EDG's front end (nvcc's cudafe++, NVRTC): CuPy's install guide quotes it for cuda_fp16.h
-                          # (docs.cupy.dev/en/latest/install.html)
-                          r"cannot open source file \"((?:cu|nv|npp)\w*\.h)\"|"
-                          # MSVC's C1083 in any language: the code, then the header in that locale's quotes
-                          r"\bC1083\b[^\n]*?[\"'“„«「]((?:cu|nv|npp)\w*\.h)[\"'”“»」]|"
-                          r"\b(libdevice)\b[^\n]*(?i:not found|No such file|missing)|error in open: [^\n]*(libdevice)",
-        ("No such file", "not found", "Cannot open include", "libdevice", "C1083", "cannot open source file")),
-    fx("torch_cuda_pair", r"(?i:(?:installed|detected|nvcc) cuda version)[^\n]{0,20}?(\d+\.\d+)[^\n]{0,120}?"
-                           r"(?i:torch|pytorch)[^\n]{0,60}?(\d+\.\d+)|CUDAMismatchException|CUDA_MISMATCH",
-        ("CUDA version", "CUDA Version", "cuda version", "CUDAMismatch", "CUDA_MISMATCH")),
+    fx(
+        "header_missing",
+        r"\b((?:cu|nv|npp)\w*\.h)[\"'>]?[:\s]+(?:fatal error:\s*)?"
+        r"(?:No such file or directory|file not found)|"
+        r"Cannot open include file:\s*'((?:cu|nv|npp)\w*\.h)'|"
+        # EDG's front end (nvcc's cudafe++, NVRTC): CuPy's install guide quotes it for cuda_fp16.h
+        # (docs.cupy.dev/en/latest/install.html)
+        r"cannot open source file \"((?:cu|nv|npp)\w*\.h)\"|"
+        # MSVC's C1083 in any language: the code, then the header in that locale's quotes
+        r"\bC1083\b[^\n]*?[\"'“„«「]((?:cu|nv|npp)\w*\.h)[\"'”“»」]|"
+        r"\b(libdevice)\b[^\n]*(?i:not found|No such file|missing)|error in open: [^\n]*(libdevice)",
+        ("No such file", "not found", "Cannot open include", "libdevice", "C1083", "cannot open source file"),
+    ),
+    fx(
+        "torch_cuda_pair",
+        r"(?i:(?:installed|detected|nvcc) cuda version)[^\n]{0,20}?(\d+\.\d+)[^\n]{0,120}?"
+        r"(?i:torch|pytorch)[^\n]{0,60}?(\d+\.\d+)|CUDAMismatchException|CUDA_MISMATCH",
+        ("CUDA version", "CUDA Version", "cuda version", "CUDAMismatch", "CUDA_MISMATCH"),
+    ),
     # a command whose program was an empty variable, so its first flag ran as the program (waf's, setuptools' or a
     # Makefile's NVCC left empty): Python's ENOENT or the shell naming a flag (a -D setting is flag_as_command's)
-    fx("flag_as_program", r"\[Errno 2\][^\n]*?: '(-(?!D[A-Z])[A-Za-z][\w-]*)'|"
-                           r"(?:^|\s)(-(?!D[A-Z])[A-Za-z][\w-]*): (?:command )?not found",
-        ("[Errno 2]", "not found")),
+    fx(
+        "flag_as_program",
+        r"\[Errno 2\][^\n]*?: '(-(?!D[A-Z])[A-Za-z][\w-]*)'|"
+        r"(?:^|\s)(-(?!D[A-Z])[A-Za-z][\w-]*): (?:command )?not found",
+        ("[Errno 2]", "not found"),
+    ),
 )
 
 
@@ -160,8 +204,9 @@ def prefix_wrong(fs: Facts) -> bool:
 def search(fs: Facts, add: Add) -> None:
     """The search for the toolkit and its components: no nvcc (F07, or F22 on Linux outside CMake), a component's
     header or library missing (F24; F23 for libcuda), torch's CUDA against the toolkit's (F08)."""
-    cmake = {"CMakeDetermineCUDACompiler", "CMakeCUDAFindToolkit", "FindCUDAToolkit", "FindCUDA"} & \
-        set(fs.values("cmake_error"))
+    cmake = {"CMakeDetermineCUDACompiler", "CMakeCUDAFindToolkit", "FindCUDAToolkit", "FindCUDA"} & set(
+        fs.values("cmake_error")
+    )
     # CMake's own search for a CUDA compiler, or a log that does not show Linux (F07: either platform), as against a
     # shell, make or a script on Linux (F22, a Linux cause: its toolkit's bin is not on PATH)
     linux = (fs.first("linux") or fs.first("posix")) is not None and fs.first("windows") is None
@@ -192,6 +237,7 @@ def _two_versions(line: str) -> bool:
 
 
 # ---------------------------------------------------------------- signatures: the tools' own sentences
+
 
 def _toolkit_differs(m: re.Match[str]) -> bool:
     return m.group("nvcc") != m.group("toolkit")
@@ -229,12 +275,21 @@ def _targets_nvcc(m: re.Match[str]) -> Details:
 _COMPONENT_LIBS = r"cublasLt|cublas|curand|cusparse|cusolver|cufft|nvrtc|nvJitLink|cudart_static|cudadevrt|nvToolsExt"
 
 
-_COMPONENT_HEADERS = r"cublas_v2\.h|cublas_api\.h|cublasLt\.h|curand\.h|curand_kernel\.h|cusparse\.h|nvrtc\.h|" \
-                     r"cuda/std/\w+|thrust/[\w/]+\.h|cub/[\w/]+\.cuh"
+_COMPONENT_HEADERS = (
+    r"cublas_v2\.h|cublas_api\.h|cublasLt\.h|curand\.h|curand_kernel\.h|cusparse\.h|nvrtc\.h|"
+    r"cuda/std/\w+|thrust/[\w/]+\.h|cub/[\w/]+\.cuh"
+)
 
 
-_HEADER_OF = {"cublas_v2.h": "cublas", "cublas_api.h": "cublas", "cublasLt.h": "cublasLt", "curand.h": "curand",
-              "curand_kernel.h": "curand", "cusparse.h": "cusparse", "nvrtc.h": "nvrtc"}
+_HEADER_OF = {
+    "cublas_v2.h": "cublas",
+    "cublas_api.h": "cublas",
+    "cublasLt.h": "cublasLt",
+    "curand.h": "curand",
+    "curand_kernel.h": "curand",
+    "cusparse.h": "cusparse",
+    "nvrtc.h": "nvrtc",
+}
 
 
 def _component(m: re.Match[str]) -> Details:
@@ -258,145 +313,278 @@ def _windows_log(m: re.Match[str]) -> bool:
     return _WINDOWS_PATH.search(m.string) is not None and _POSIX_PATH.search(m.string) is None
 
 
-
-
 SIGNATURES: tuple[Signature, ...] = (
     # F01: the VS generator found no CUDA BuildCustomizations (CMake) / a vcxproj's import is missing.
     sig("F01", "no-cuda-toolset", words("No CUDA toolset found."), needle="CUDA toolset"),
     # CMAKE_GENERATOR_TOOLSET cuda=<toolkit folder> that holds no MSBuild integration (its
     # extras/visual_studio_integration/MSBuildExtensions): Kitware/CMake Source/cmGlobalVisualStudio10Generator.cxx
-    sig("F01", "custom-cuda-toolset-no-integration",
-         r"given\s+toolset\s+cuda=(?P<path>[^\n]*?)\s+" + words("cannot detect Visual Studio integration files"),
-         needle="integration files", span=4),
+    sig(
+        "F01",
+        "custom-cuda-toolset-no-integration",
+        r"given\s+toolset\s+cuda=(?P<path>[^\n]*?)\s+" + words("cannot detect Visual Studio integration files"),
+        needle="integration files",
+        span=4,
+    ),
     # Localised MSBuild quotes the path its own way (zh “…”, de „…“, fr « … », ja 「…」); a project whose
     # CUDA version property is empty imports "CUDA .props" (brian2genn #127).
     # With CMAKE_GENERATOR_TOOLSET cuda=<folder> CMake's test project imports the props from that toolkit's
     # extras\visual_studio_integration\MSBuildExtensions (Kitware/CMake Modules/CMakeDetermineCompilerId.cmake).
-    sig("F01", "cuda-props-not-found",
-         r"(?:MSB4019|MSB4226|imported\s+project)[^\"“”„«»「」\n]*[\"“„«「]\s?(?P<path>[^\"“”„«»「」\n]*?"
-         r"(?:[\\/](?P<vc>v1[4-9]0))?[\\/]+(?:BuildCustomizations|MSBuildExtensions)[\\/]+CUDA (?P<cuda>\d+\.\d+)?"
-         r"\.(?:props|targets))\s?[\"”“»」]", needle=("BuildCustomizations", "MSBuildExtensions")),
+    sig(
+        "F01",
+        "cuda-props-not-found",
+        r"(?:MSB4019|MSB4226|imported\s+project)[^\"“”„«»「」\n]*[\"“„«「]\s?(?P<path>[^\"“”„«»「」\n]*?"
+        r"(?:[\\/](?P<vc>v1[4-9]0))?[\\/]+(?:BuildCustomizations|MSBuildExtensions)[\\/]+CUDA (?P<cuda>\d+\.\d+)?"
+        r"\.(?:props|targets))\s?[\"”“»」]",
+        needle=("BuildCustomizations", "MSBuildExtensions"),
+    ),
     # F02: one CUDA's MSBuild targets drive another CUDA's nvcc (unsloth #4518).
     # MSBuild's console wraps at ~80 columns with an indent (unsloth #4518), and a toolkit folder may be
     # spelled C:\\Cuda\\v12.8: continuation lines (a newline and whitespace) are allowed, case ignored.
     # The nvcc is read from the MSB3721 line's command or, where that is cut off, from the command echoed above.
-    sig("F02", "targets-nvcc-mismatch",
-         r"BuildCustomizations[\\/]+CUDA\s+(?P<props>\d+\.\d+)\.targets\(\d+,\d+\):(?:[^\n]|\n(?=[ \t]))*?MSB3721"
-         r"(?:(?:[^\n]|\n(?=[ \t]))*?(?i:cuda)[\\/]+v(?P<nvcc>\d+\.\d+)[\\/]+bin[\\/]+nvcc)?", check=_cuda_pair_differs,
-         extract=_targets_nvcc, needle="MSB3721"),
+    sig(
+        "F02",
+        "targets-nvcc-mismatch",
+        r"BuildCustomizations[\\/]+CUDA\s+(?P<props>\d+\.\d+)\.targets\(\d+,\d+\):(?:[^\n]|\n(?=[ \t]))*?MSB3721"
+        r"(?:(?:[^\n]|\n(?=[ \t]))*?(?i:cuda)[\\/]+v(?P<nvcc>\d+\.\d+)[\\/]+bin[\\/]+nvcc)?",
+        check=_cuda_pair_differs,
+        extract=_targets_nvcc,
+        needle="MSB3721",
+    ),
     # The targets the generator picked cannot find their own toolkit (CudaToolkitDir empty: no CUDA_PATH_Vx_y for
     # that version). CUDA 13 prints "The CUDA Toolkit directory ''", older targets name the version.
-    sig("F02", "targets-toolkit-missing",
-         r"(?:BuildCustomizations[\\/]+CUDA\s+(?P<props>\d+\.\d+)\.targets\(\d+,\d+\):[^\n]*?)?"
-         r"The\s+CUDA\s+Toolkit\s+(?:v(?P<toolkit>\d+\.\d+)\s+)?directory\s+'(?P<dir>[^'\n]*)'\s+does\s+not\s+exist",
-         needle="does not exist", key="CUDA Toolkit"),
+    sig(
+        "F02",
+        "targets-toolkit-missing",
+        r"(?:BuildCustomizations[\\/]+CUDA\s+(?P<props>\d+\.\d+)\.targets\(\d+,\d+\):[^\n]*?)?"
+        r"The\s+CUDA\s+Toolkit\s+(?:v(?P<toolkit>\d+\.\d+)\s+)?directory\s+'(?P<dir>[^'\n]*)'\s+does\s+not\s+exist",
+        needle="does not exist",
+        key="CUDA Toolkit",
+    ),
     # F07: no nvcc / toolkit (CMake's own texts, and ggml's).
     sig("F07", "no-cuda-compiler", words("No CMAKE_CUDA_COMPILER could be found."), needle="CMAKE_CUDA_COMPILER"),
     # CMake 4.3 reworded it "the compiler specified in the environment variable" (Kitware/CMake 108d86f28d,
     # Modules/CMakeDetermineCUDACompiler.cmake)
-    sig("F07", "cudacxx-missing", r"Could\s+not\s+find\s+(?:the\s+)?compiler\s+(?:set|specified)\s+in\s+(?:the\s+)?"
-         r"environment\s+variable\s+CUDACXX:\s*(?P<path>[^\s][^\n]*?)\.?[ \t]*$", flags=re.M, needle="ould not",
-         key="CUDACXX"),
+    sig(
+        "F07",
+        "cudacxx-missing",
+        r"Could\s+not\s+find\s+(?:the\s+)?compiler\s+(?:set|specified)\s+in\s+(?:the\s+)?"
+        r"environment\s+variable\s+CUDACXX:\s*(?P<path>[^\s][^\n]*?)\.?[ \t]*$",
+        flags=re.M,
+        needle="ould not",
+        key="CUDACXX",
+    ),
     # CMAKE_CUDA_COMPILER (or CUDACXX) names a program that is neither a path nor on PATH, or a path with no file:
     # Kitware/CMake Source/cmGlobalGenerator.cxx (EnableLanguage)
-    sig("F07", "cuda-compiler-not-a-path",
-         r"The\s+CMAKE_CUDA_COMPILER:\s+(?P<path>\S[^\n]*?)\s+is\s+not\s+a\s+full\s+path", needle="CMAKE_CUDA_COMPILER",
-         span=6),
+    sig(
+        "F07",
+        "cuda-compiler-not-a-path",
+        r"The\s+CMAKE_CUDA_COMPILER:\s+(?P<path>\S[^\n]*?)\s+is\s+not\s+a\s+full\s+path",
+        needle="CMAKE_CUDA_COMPILER",
+        span=6,
+    ),
     sig("F07", "cuda-toolkit-not-found", r"\bCUDA Toolkit not found\b", needle="not found", key="Toolkit"),
-    sig("F07", "cuda-compiler-not-set", words("CMAKE_CUDA_COMPILER not set, after EnableLanguage"),
-         needle="CMAKE_CUDA_COMPILER"),
-    sig("F07", "old-ggml-no-nvcc", words("Could not find nvcc, please set CUDAToolkit_ROOT."),
-         needle="ould not", key="nvcc"),
-    sig("F07", "old-ggml-cuda-not-found", r"CMake Warning at [^\n]*\(message\):\s+CUDA not found\b",
-         needle="not found", key="CMake Warning"),
+    sig(
+        "F07",
+        "cuda-compiler-not-set",
+        words("CMAKE_CUDA_COMPILER not set, after EnableLanguage"),
+        needle="CMAKE_CUDA_COMPILER",
+    ),
+    sig(
+        "F07",
+        "old-ggml-no-nvcc",
+        words("Could not find nvcc, please set CUDAToolkit_ROOT."),
+        needle="ould not",
+        key="nvcc",
+    ),
+    sig(
+        "F07",
+        "old-ggml-cuda-not-found",
+        r"CMake Warning at [^\n]*\(message\):\s+CUDA not found\b",
+        needle="not found",
+        key="CMake Warning",
+    ),
     # F08: one toolkit's nvcc builds against a torch (or headers, libraries) of another CUDA. torch's cpp_extension
     # compares the nvcc of CUDA_HOME with torch.version.cuda; apex's setup.py does the same in its own words.
-    sig("F08", "torch-cuda-mismatch",
-         words("The detected CUDA version") + r"\s+\((?P<cuda>\d+\.\d+)\)\s+"
-         + words("mismatches the version that was used to compile PyTorch") + r"\s+\((?P<torch_cuda>\d+\.\d+)\)",
-         needle="mismatches the version"),
-    sig("F08", "apex-cuda-mismatch",
-         words("Cuda extensions are being compiled with a version of Cuda that does not match the version used to "
-               "compile Pytorch binaries.") + r"(?:\s+" + words("Pytorch binaries were compiled with Cuda")
-         + r"\s+(?P<torch_cuda>\d+\.\d+))?", needle="does not match the version"),
+    sig(
+        "F08",
+        "torch-cuda-mismatch",
+        words("The detected CUDA version")
+        + r"\s+\((?P<cuda>\d+\.\d+)\)\s+"
+        + words("mismatches the version that was used to compile PyTorch")
+        + r"\s+\((?P<torch_cuda>\d+\.\d+)\)",
+        needle="mismatches the version",
+    ),
+    sig(
+        "F08",
+        "apex-cuda-mismatch",
+        words(
+            "Cuda extensions are being compiled with a version of Cuda that does not match the version used to "
+            "compile Pytorch binaries."
+        )
+        + r"(?:\s+"
+        + words("Pytorch binaries were compiled with Cuda")
+        + r"\s+(?P<torch_cuda>\d+\.\d+))?",
+        needle="does not match the version",
+    ),
     # CMake's own two answers disagree: enable_language(CUDA) identified one nvcc, find_package(CUDAToolkit) found
     # another toolkit's headers and libraries (in either order, a few dozen configure lines apart).
-    sig("F08", "cmake-nvcc-then-toolkit",
-         r"compiler identification is NVIDIA (?P<nvcc>\d+\.\d+)[^\n]*\n(?:[^\n]*\n){0,40}?[^\n]*?"
-         r"Found CUDAToolkit:[^\n]*?\(found version \"(?P<toolkit>\d+\.\d+)", check=_toolkit_differs,
-         needle="compiler identification is NVIDIA", span=40),
-    sig("F08", "cmake-toolkit-then-nvcc",
-         r"Found CUDAToolkit:[^\n]*?\(found version \"(?P<toolkit>\d+\.\d+)[^\n]*\n(?:[^\n]*\n){0,40}?[^\n]*?"
-         r"compiler identification is NVIDIA (?P<nvcc>\d+\.\d+)", check=_toolkit_differs,
-         needle="Found CUDAToolkit", span=40),
+    sig(
+        "F08",
+        "cmake-nvcc-then-toolkit",
+        r"compiler identification is NVIDIA (?P<nvcc>\d+\.\d+)[^\n]*\n(?:[^\n]*\n){0,40}?[^\n]*?"
+        r"Found CUDAToolkit:[^\n]*?\(found version \"(?P<toolkit>\d+\.\d+)",
+        check=_toolkit_differs,
+        needle="compiler identification is NVIDIA",
+        span=40,
+    ),
+    sig(
+        "F08",
+        "cmake-toolkit-then-nvcc",
+        r"Found CUDAToolkit:[^\n]*?\(found version \"(?P<toolkit>\d+\.\d+)[^\n]*\n(?:[^\n]*\n){0,40}?[^\n]*?"
+        r"compiler identification is NVIDIA (?P<nvcc>\d+\.\d+)",
+        check=_toolkit_differs,
+        needle="Found CUDAToolkit",
+        span=40,
+    ),
     # F12: arch=native without a GPU. Listed before F13: its text also says "Unsupported gpu architecture".
     sig("F12", "native-no-gpu", r"Cannot find valid GPU for '-arch=native'", needle="Cannot ", key="valid GPU"),
     # FindCUDA's CUDA_SELECT_NVCC_ARCH_FLAGS (and Caffe's copy) asked the driver for the GPUs at configure time, found
     # none and fell back to a fixed list: the build's archs are a guess unless the build was given a list itself
-    sig("F12", "arch-detection-failed", r"(?i:automatic GPU detection failed)[^\n]*", needle=("detection failed",),
-         check=lambda m: _ARCH_GIVEN.search(m.string) is None),
+    sig(
+        "F12",
+        "arch-detection-failed",
+        r"(?i:automatic GPU detection failed)[^\n]*",
+        needle=("detection failed",),
+        check=lambda m: _ARCH_GIVEN.search(m.string) is None,
+    ),
     # CMake's native probe (Modules/CMakeCUDACompilerABI.cu) prints either message when it finds no GPU, and the
     # message becomes the architecture list nvcc is given
     sig("F12", "native-garbage", r"compute_No CUDA (?i:devices found|architecture detected)", needle="compute_No"),
     # CMake >= 3.24 resolves "native" itself (real log: this machine, tests/corpus/SOURCES.md); 3.28 and later say
     # "no NVIDIA GPU was detected" (Kitware/CMake b32ea7cff0, Source/cmGeneratorTarget.cxx; HIP's "no AMD GPU" is not
     # CUDA's). The needle has no space a console could wrap at.
-    sig("F12", "cmake-native-no-gpu", r"CUDA_ARCHITECTURES\s+is\s+set\s+to\s+\"native\",\s+but\s+no\s+(?:NVIDIA\s+)?"
-         r"GPU\s+was\s+detected", needle='"native",'),
+    sig(
+        "F12",
+        "cmake-native-no-gpu",
+        r"CUDA_ARCHITECTURES\s+is\s+set\s+to\s+\"native\",\s+but\s+no\s+(?:NVIDIA\s+)?"
+        r"GPU\s+was\s+detected",
+        needle='"native",',
+    ),
     # an architecture list given empty (-DCMAKE_CUDA_ARCHITECTURES= from a script that asked a GPU it did not see):
     # Kitware/CMake Modules/Internal/CMakeCUDAArchitecturesValidate.cmake (3.28+; CMakeDetermineCUDACompiler before)
-    sig("F12", "cmake-arch-list-empty", r"CMAKE_CUDA_ARCHITECTURES\s+must\s+be\s+non-empty\s+if\s+set",
-         needle="non-empty"),
+    sig(
+        "F12",
+        "cmake-arch-list-empty",
+        r"CMAKE_CUDA_ARCHITECTURES\s+must\s+be\s+non-empty\s+if\s+set",
+        needle="non-empty",
+    ),
     # F13: arch unknown to this nvcc.
     # CMake before 3.24 passes CUDA_ARCHITECTURES "native" on as compute_native (colmap #2232).
-    sig("F13", "unsupported-arch", r"Unsupported gpu architecture '(?P<arch>(?:compute|sm|lto)_(?:\d+[a-z]?|native))'",
-         needle="Unsupported gpu architecture"),
-    sig("F13", "arch-value-undefined",
-         r"Value '(?P<arch>(?:compute|sm|lto)_\d+[a-z]?|native)' "
-         r"is not defined for option 'gpu-(?:architecture|code|name)'",
-         needle="is not defined for option"),
+    sig(
+        "F13",
+        "unsupported-arch",
+        r"Unsupported gpu architecture '(?P<arch>(?:compute|sm|lto)_(?:\d+[a-z]?|native))'",
+        needle="Unsupported gpu architecture",
+    ),
+    sig(
+        "F13",
+        "arch-value-undefined",
+        r"Value '(?P<arch>(?:compute|sm|lto)_\d+[a-z]?|native)' "
+        r"is not defined for option 'gpu-(?:architecture|code|name)'",
+        needle="is not defined for option",
+    ),
     # NVRTC (torch's JIT fusers, CuPy) compiles for the GPU it runs on: a GPU newer than the NVRTC of the
     # installed wheel or toolkit. It names no architecture.
-    sig("F13", "nvrtc-arch-invalid", r"nvrtc:\s+error:\s+invalid\s+value\s+for\s+--gpu-architecture",
-         needle="invalid value for"),
+    sig(
+        "F13",
+        "nvrtc-arch-invalid",
+        r"nvrtc:\s+error:\s+invalid\s+value\s+for\s+--gpu-architecture",
+        needle="invalid value for",
+    ),
     # LLVM's NVPTX backend (triton's bundled compiler) warns and goes on; its ptxas then fails.
-    sig("F13", "llvm-unknown-processor",
-         r"'(?P<arch>sm_\d+[a-z]?)' is not a recognized processor for this target", needle="recognized processor"),
+    sig(
+        "F13",
+        "llvm-unknown-processor",
+        r"'(?P<arch>sm_\d+[a-z]?)' is not a recognized processor for this target",
+        needle="recognized processor",
+    ),
     # F22: Linux, the toolkit's bin folder is not on PATH (make's shell, bash), CUDA_HOME unset for torch's
     # cpp_extension, or the distribution's old nvcc in /usr/bin ran instead of /usr/local/cuda's.
     sig("F22", "nvcc-not-on-path", r"\bnvcc: (?:[Cc]ommand )?not found", needle="nvcc: ", key="not found"),
     # (torch's cpp_extension found no toolkit: on Windows, where it also looks in CUDA_PATH and the default install
     # folder, no toolkit is installed there: F07 below)
-    sig("F22", "cuda-home-not-set", words("CUDA_HOME environment variable is not set."), needle="CUDA_HOME",
-         check=lambda m: not _windows_log(m)),
-    sig("F07", "cuda-home-not-set-windows", words("CUDA_HOME environment variable is not set."), needle="CUDA_HOME",
-         check=_windows_log),
+    sig(
+        "F22",
+        "cuda-home-not-set",
+        words("CUDA_HOME environment variable is not set."),
+        needle="CUDA_HOME",
+        check=lambda m: not _windows_log(m),
+    ),
+    sig(
+        "F07",
+        "cuda-home-not-set-windows",
+        words("CUDA_HOME environment variable is not set."),
+        needle="CUDA_HOME",
+        check=_windows_log,
+    ),
     # NVIDIA's toolkits install nvcc under /usr/local/cuda-X.Y, never in /usr/bin: a /usr/bin/nvcc that failed is the
     # distribution's (Ubuntu's nvidia-cuda-toolkit), in distutils' words, a launcher's (llamafile: "returned nonzero
     # exit status") or CMake's compiler identification (train logs llamafile #56, tiny-cuda-nn #383)
-    sig("F22", "distro-nvcc-failed", r"command '(?P<nvcc>/usr/bin/nvcc)' failed|"
-         r"(?<![\w/.-])(?P<nvcc_run>/usr/bin/nvcc):? returned non-?zero exit|"
-         r"CMakeCUDACompilerId\.cu\"?\s+failed\.\s+Compiler:\s*(?P<nvcc_id>/usr/bin/nvcc)\b", needle="/usr/bin/nvcc"),
+    sig(
+        "F22",
+        "distro-nvcc-failed",
+        r"command '(?P<nvcc>/usr/bin/nvcc)' failed|"
+        r"(?<![\w/.-])(?P<nvcc_run>/usr/bin/nvcc):? returned non-?zero exit|"
+        r"CMakeCUDACompilerId\.cu\"?\s+failed\.\s+Compiler:\s*(?P<nvcc_id>/usr/bin/nvcc)\b",
+        needle="/usr/bin/nvcc",
+    ),
     # A Makefile's toolkit prefix variable was empty: -I$(CUDA_PATH)/include became -I/include, so the toolkit's
     # headers (cublas_v2.h) are looked for in /include (train log gpu-burn #103).
-    sig("F22", "empty-cuda-prefix", r"(?:^|\s)-I/include(?=\s)[^\n]*\.(?:cu|cpp|cc|c)\b", flags=re.M,
-         needle="-I/include"),
+    sig(
+        "F22",
+        "empty-cuda-prefix",
+        r"(?:^|\s)-I/include(?=\s)[^\n]*\.(?:cu|cpp|cc|c)\b",
+        flags=re.M,
+        needle="-I/include",
+    ),
     # F24: the toolkit lacks a library or header the build links or includes (cuBLAS on this machine).
-    sig("F24", "cmake-target-not-found",
-         r"links\s+to:\s+(?P<target>CUDA::(?P<component>\w+))\s+but\s+the\s+target\s+was\s+not\s+found",
-         extract=_component, needle="CUDA::"),
+    sig(
+        "F24",
+        "cmake-target-not-found",
+        r"links\s+to:\s+(?P<target>CUDA::(?P<component>\w+))\s+but\s+the\s+target\s+was\s+not\s+found",
+        extract=_component,
+        needle="CUDA::",
+    ),
     # FindCUDA (before CMake 3.17) puts the NOTFOUND variable itself on the link line.
-    sig("F24", "ld-cannot-find-lib",
-         r"cannot find -l(?:CUDA_)?(?P<component>" + _COMPONENT_LIBS + r")(?:\b|_LIBRARY-NOTFOUND)",
-         extract=_component, needle="cannot ", key="-l"),
+    sig(
+        "F24",
+        "ld-cannot-find-lib",
+        r"cannot find -l(?:CUDA_)?(?P<component>" + _COMPONENT_LIBS + r")(?:\b|_LIBRARY-NOTFOUND)",
+        extract=_component,
+        needle="cannot ",
+        key="-l",
+    ),
     # (cudart.lib too: the CUDA runtime's import library, not in the lib folder the linker was given; cudpp#72)
-    sig("F24", "lnk1181", r"LNK1181:[^\n]*?'(?P<path>[^'\n]*?(?P<component>cudart|" + _COMPONENT_LIBS + r")\.lib)'",
-         extract=_component, needle="LNK1181"),
-    sig("F24", "header-missing",
-         r"(?P<header>" + _COMPONENT_HEADERS + r")(?:'|\"|:)?[:\s]+(?:No such file or directory|"
-         r"file not found)|Cannot open include file:\s*'(?P<header2>" + _COMPONENT_HEADERS + r")'",
-         extract=_component, needle=("No such file", "not found", "Cannot ")),
-    sig("F24", "findcudatoolkit-header-missing",
-         r"Unable to find (?P<header>" + _COMPONENT_HEADERS + r") in either", extract=_component,
-         needle="Unable to find"),
+    sig(
+        "F24",
+        "lnk1181",
+        r"LNK1181:[^\n]*?'(?P<path>[^'\n]*?(?P<component>cudart|" + _COMPONENT_LIBS + r")\.lib)'",
+        extract=_component,
+        needle="LNK1181",
+    ),
+    sig(
+        "F24",
+        "header-missing",
+        r"(?P<header>" + _COMPONENT_HEADERS + r")(?:'|\"|:)?[:\s]+(?:No such file or directory|"
+        r"file not found)|Cannot open include file:\s*'(?P<header2>" + _COMPONENT_HEADERS + r")'",
+        extract=_component,
+        needle=("No such file", "not found", "Cannot "),
+    ),
+    sig(
+        "F24",
+        "findcudatoolkit-header-missing",
+        r"Unable to find (?P<header>" + _COMPONENT_HEADERS + r") in either",
+        extract=_component,
+        needle="Unable to find",
+    ),
 )

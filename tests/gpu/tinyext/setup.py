@@ -1,4 +1,5 @@
 """A tiny PyTorch CUDA extension: the GPU proof of the torch-extension recipe (tests/gpu/issue21_proof.sh)."""
+
 from setuptools import setup
 from torch.utils.cpp_extension import BuildExtension, CUDAExtension
 

@@ -3,6 +3,7 @@
 The expected lists are cuobjdump's (NVIDIA's own reader) for the same files; tests/linux/
 test_devicecode_oracle.py runs cuobjdump itself on fresh nvcc builds and on NVIDIA's Windows DLLs.
 """
+
 from __future__ import annotations
 
 import struct
@@ -30,7 +31,7 @@ def test_elf_sample_lists_what_cuobjdump_lists():
     assert got.cubin == ("sm_75", "sm_90a") and got.ptx == ("compute_90",)
     assert got.cuda_imports == ("libcudart.so.13",) and "libc.so.6" in got.imports
     ptx = next(e for e in got.entries if e.kind == "ptx")
-    assert ptx.ptx_isa == "9.0" and ptx.compressed   # nvcc 13.0 compresses PTX by default
+    assert ptx.ptx_isa == "9.0" and ptx.compressed  # nvcc 13.0 compresses PTX by default
 
 
 def test_pe_sample_reads_the_same_fat_binary_from_nv_fatb():
@@ -47,8 +48,10 @@ def test_a_library_without_cuda_is_not_cuda():
     assert "libm.so.6" in got.imports
 
 
-@pytest.mark.parametrize("data,why", [(b"", "neither"), (b"PK\x03\x04zip", "neither"), (b"\x7fELF\x02", "truncated"),
-                                      (b"MZ" + b"\0" * 100, "not a PE")])
+@pytest.mark.parametrize(
+    "data,why",
+    [(b"", "neither"), (b"PK\x03\x04zip", "neither"), (b"\x7fELF\x02", "truncated"), (b"MZ" + b"\0" * 100, "not a PE")],
+)
 def test_foreign_or_tiny_input_is_a_clear_result(data, why):
     got = dc.read_binary(data, "x")
     assert got.entries == () and any(why in p for p in got.problems)
@@ -60,7 +63,7 @@ def _fatbin_section_offset(data: bytes) -> int:
 
 def test_a_cut_fat_binary_is_reported_not_raised():
     start = _fatbin_section_offset(ELF)
-    got = dc.read_binary(ELF[:start + 200], "cut.so")
+    got = dc.read_binary(ELF[: start + 200], "cut.so")
     assert any("truncated" in p or "cut" in p for p in got.problems)
 
 
@@ -70,13 +73,13 @@ def test_every_prefix_of_both_samples_reads_without_an_exception():
             got = dc.read_binary(data[:cut], "cut")
             assert isinstance(got, dc.BinaryCode)
             if cut < len(data) // 2:
-                assert got.problems, cut   # a file cut before its section table says so
+                assert got.problems, cut  # a file cut before its section table says so
 
 
 def test_a_garbled_entry_header_is_a_problem():
     data = bytearray(ELF)
     off = _fatbin_section_offset(ELF) + 16
-    struct.pack_into("<I", data, off + 4, 8)   # entry header size 8: below the 64 every entry has
+    struct.pack_into("<I", data, off + 4, 8)  # entry header size 8: below the 64 every entry has
     got = dc.read_binary(bytes(data), "bad.so")
     assert any("unreadable device-code entry header" in p for p in got.problems)
 
@@ -84,15 +87,27 @@ def test_a_garbled_entry_header_is_a_problem():
 @settings(max_examples=150, deadline=None)
 @given(st.integers(4, len(ELF) - 1), st.binary(min_size=1, max_size=16))
 def test_random_corruption_never_raises(pos, junk):
-    data = ELF[:pos] + junk + ELF[pos + len(junk):]
+    data = ELF[:pos] + junk + ELF[pos + len(junk) :]
     got = dc.read_binary(data, "fuzz.so")
     assert got.format == "elf"
 
 
 def test_cuda_library_names():
-    yes = ["libcudart.so.13", "libcuda.so.1", "nvcuda.dll", "cudart64_12.dll", "cublas64_13.dll", "cublasLt64_13.dll",
-           "libcublasLt.so.13", "libc10_cuda.so", "c10_cuda.dll", "libtorch_cuda.so", "libnvrtc.so.13",
-           "cudnn64_9.dll", "libcudnn.so.9"]
+    yes = [
+        "libcudart.so.13",
+        "libcuda.so.1",
+        "nvcuda.dll",
+        "cudart64_12.dll",
+        "cublas64_13.dll",
+        "cublasLt64_13.dll",
+        "libcublasLt.so.13",
+        "libc10_cuda.so",
+        "c10_cuda.dll",
+        "libtorch_cuda.so",
+        "libnvrtc.so.13",
+        "cudnn64_9.dll",
+        "libcudnn.so.9",
+    ]
     no = ["libggml.so", "libc.so.6", "KERNEL32.dll", "libstdc++.so.6", "libcudafoo.so", "cuda_helper.py"]
     assert [n for n in yes if not dc.CUDA_LIBRARY.match(n)] == []
     assert [n for n in no if dc.CUDA_LIBRARY.match(n)] == []
@@ -132,10 +147,10 @@ def test_a_wrapper_that_points_at_no_fat_binary_is_a_problem():
     data = bytearray(RODATA)
     off, _ = _segment(RODATA)
     text = next(s[5] for s in dc._elf_sections(RODATA, True) if s[0] == ".text")
-    struct.pack_into("<Q", data, off + 8, text)          # machine code, not a fat binary
+    struct.pack_into("<Q", data, off + 8, text)  # machine code, not a fat binary
     got = dc.read_binary(bytes(data), "bad.so")
     assert got.entries == () and any("points at no fat binary" in p for p in got.problems)
-    struct.pack_into("<Q", data, off + 8, 1 << 60)       # outside every section: nothing to read, no problem
+    struct.pack_into("<Q", data, off + 8, 1 << 60)  # outside every section: nothing to read, no problem
     assert dc.read_binary(bytes(data), "far.so").entries == ()
 
 

@@ -1,5 +1,6 @@
 """`doctor --dll` on Linux: real .so files built with gcc, resolved via $ORIGIN RUNPATH, LD_LIBRARY_PATH,
 the ld.so.cache and the default folders."""
+
 from __future__ import annotations
 
 import shutil
@@ -26,14 +27,24 @@ def tree(tmp_path_factory):
 
     def so(name: str, soname: str, src: str, *extra: str) -> None:
         (d / f"{soname}.c").write_text(src)
-        subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(d / name), f"-Wl,-soname,{soname}", str(d / f"{soname}.c"),
-                        *extra], check=True, capture_output=True)
+        subprocess.run(
+            ["gcc", "-shared", "-fPIC", "-o", str(d / name), f"-Wl,-soname,{soname}", str(d / f"{soname}.c"), *extra],
+            check=True,
+            capture_output=True,
+        )
 
     so("lib/libcudart.so.12", "libcudart.so.12", "int cudaMalloc(void){return 0;}\n")
     so("cuda/libcublas.so.12", "libcublas.so.12", "int cublasCreate_v2(void){return 0;}\n")
-    so("lib/libggml-cuda.so", "libggml-cuda.so",
-       "int cudaMalloc(void); int cublasCreate_v2(void); int ggml(void){return cudaMalloc()+cublasCreate_v2();}\n",
-       f"-L{d / 'lib'}", f"-L{d / 'cuda'}", "-l:libcudart.so.12", "-l:libcublas.so.12", "-Wl,-rpath,$ORIGIN")
+    so(
+        "lib/libggml-cuda.so",
+        "libggml-cuda.so",
+        "int cudaMalloc(void); int cublasCreate_v2(void); int ggml(void){return cudaMalloc()+cublasCreate_v2();}\n",
+        f"-L{d / 'lib'}",
+        f"-L{d / 'cuda'}",
+        "-l:libcudart.so.12",
+        "-l:libcublas.so.12",
+        "-Wl,-rpath,$ORIGIN",
+    )
     return d
 
 
@@ -60,9 +71,11 @@ def test_missing_cublas_then_resolved_with_ld_library_path(cli, tree):
 def test_ldconfig_parse():
     from envmgr.binaries.elf import parse_ldconfig
 
-    text = ("3 libs found in cache `/etc/ld.so.cache'\n"
-            "\tlibcuda.so.1 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcuda.so.1\n"
-            "\tlibcuda.so.1 (libc6) => /usr/lib/i386-linux-gnu/libcuda.so.1\n")
+    text = (
+        "3 libs found in cache `/etc/ld.so.cache'\n"
+        "\tlibcuda.so.1 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcuda.so.1\n"
+        "\tlibcuda.so.1 (libc6) => /usr/lib/i386-linux-gnu/libcuda.so.1\n"
+    )
     assert parse_ldconfig(text) == {"libcuda.so.1": "/usr/lib/x86_64-linux-gnu/libcuda.so.1"}
     assert parse_ldconfig(text, 32) == {"libcuda.so.1": "/usr/lib/i386-linux-gnu/libcuda.so.1"}
 

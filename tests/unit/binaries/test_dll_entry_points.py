@@ -3,6 +3,7 @@ machine: the copy of libfoo.dll that the loader finds first lacks a function (by
 a forwarder) that an importer needs; doctor --dll names it, the copy that loads, the copy that has it, and
 the fix. The real loader's verdict on the same files: tests/winpy/test_dll_entry_points_windows.py.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -50,9 +51,14 @@ def machine(tmp_path, built, *, fixed: bool = False, pkg: str = PKG, name: str =
     return str(out)
 
 
-@pytest.mark.parametrize(("importer", "function"), [
-    ("imp_name", "foo_new"), ("imp_ord", "ordinal 7"),
-    ("imp_fwd", "fwd_func (forwarded to libfoo.foo_new, not exported in C:\\old\\libfoo.dll)")])
+@pytest.mark.parametrize(
+    ("importer", "function"),
+    [
+        ("imp_name", "foo_new"),
+        ("imp_ord", "ordinal 7"),
+        ("imp_fwd", "fwd_func (forwarded to libfoo.foo_new, not exported in C:\\old\\libfoo.dll)"),
+    ],
+)
 def test_missing_entry_point_names_function_loaded_copy_and_good_copy(cli, tmp_path, built, importer, function):
     m = machine(tmp_path, built)
     result = cli("--machine", m, "doctor", "--dll", f"{PKG}\\{importer}.dll", "--json")
@@ -67,7 +73,9 @@ def test_missing_entry_point_names_function_loaded_copy_and_good_copy(cli, tmp_p
         assert entry["path"] == f"{OLD}\\libfoo.dll" and entry["version"] == "1.0.0.0"
         assert entry["found_by"] == "PATH entry 1"
         assert [(c["path"], c["version"], c["has_function"]) for c in entry["copies"]] == [
-            (f"{OLD}\\libfoo.dll", "1.0.0.0", False), (f"{NEW}\\libfoo.dll", "1.2.0.0", True)]
+            (f"{OLD}\\libfoo.dll", "1.0.0.0", False),
+            (f"{NEW}\\libfoo.dll", "1.2.0.0", True),
+        ]
         assert entry["fix"].startswith(f"copy {NEW}\\libfoo.dll into {PKG} ")
 
 
@@ -93,7 +101,7 @@ def test_when_the_stale_copy_is_searched_first_the_fix_says_copying_does_not_win
     m = machine(tmp_path, built)
     result = cli("--machine", m, "doctor", "--dll", f"{PKG}\\imp_name.dll", "--loader", "winmode0", "--json")
     [entry] = result.json()["missing_entry_points"]
-    assert "does not win" in entry["fix"] and f"ctypes.WinDLL(r\"{NEW}\\libfoo.dll\")" in entry["fix"]
+    assert "does not win" in entry["fix"] and f'ctypes.WinDLL(r"{NEW}\\libfoo.dll")' in entry["fix"]
 
 
 def test_pure_parsers_on_the_built_files(built):
@@ -124,18 +132,25 @@ def test_install_closure_reports_the_entry_point_and_plans_the_runtime_copy(tmp_
     host = load_machine(machine(tmp_path, omp, pkg=LIB, name=OMP))
     found = closure.check(host, "C:\\Python312\\python.exe", LIB)
     assert found.missing == ()
-    got = {(e.dll.lower(), e.function.split(" ")[0] if e.dll.lower() != "libfwd.dll" else e.function)
-           for e in found.entries}
-    assert got == {(f"{OMP}.dll", "foo_new"), (f"{OMP}.dll", "ordinal"),
-                   ("libfwd.dll", f"fwd_func (forwarded to {OMP}.foo_new, module {OMP} not found)")}
+    got = {
+        (e.dll.lower(), e.function.split(" ")[0] if e.dll.lower() != "libfwd.dll" else e.function)
+        for e in found.entries
+    }
+    assert got == {
+        (f"{OMP}.dll", "foo_new"),
+        (f"{OMP}.dll", "ordinal"),
+        ("libfwd.dll", f"fwd_func (forwarded to {OMP}.foo_new, module {OMP} not found)"),
+    }
     plan = closure.plan_fix(host, found, {}, ())
     assert [(c.name, c.source, c.dest) for c in plan.copies] == [
-        (f"{OMP}.dll", f"{NEW}\\{OMP}.dll", f"{LIB}\\{OMP}.dll")]
+        (f"{OMP}.dll", f"{NEW}\\{OMP}.dll", f"{LIB}\\{OMP}.dll")
+    ]
     fixed = load_machine(machine(tmp_path, omp, pkg=LIB, name=OMP, fixed=True))
     # A forwarder into a module whose name has a dot never binds: no ".dll" is added (as Wine measured).
     after = closure.check(fixed, "C:\\Python312\\python.exe", LIB).entries
-    assert [(e.dll, e.function) for e in after] == [("libfwd.dll", f"fwd_func (forwarded to {OMP}.foo_new, "
-                                                                    f"module {OMP} not found)")]
+    assert [(e.dll, e.function) for e in after] == [
+        ("libfwd.dll", f"fwd_func (forwarded to {OMP}.foo_new, module {OMP} not found)")
+    ]
 
 
 def test_undo_removes_a_copied_runtime_but_never_the_package_dll(tmp_path):
@@ -145,8 +160,14 @@ def test_undo_removes_a_copied_runtime_but_never_the_package_dll(tmp_path):
     added.write_bytes(b"MZ omp")
     own.write_bytes(b"MZ llama")
     manifest = tmp_path / "m.json"
-    manifest.write_text(json.dumps({"schema": 1, "added": [
-        {"path": str(p), "sha256": hashlib.sha256(p.read_bytes()).hexdigest()} for p in (added, own)]}))
+    manifest.write_text(
+        json.dumps(
+            {
+                "schema": 1,
+                "added": [{"path": str(p), "sha256": hashlib.sha256(p.read_bytes()).hexdigest()} for p in (added, own)],
+            }
+        )
+    )
     lines = closure.undo(manifest)
     assert lines == [f"removed {added}", f"{own}: skipped (not a file a DLL fix adds)"]
     assert own.exists() and not added.exists()

@@ -3,6 +3,7 @@
 Import libraries for cudart64_12.dll, cublas64_12.dll and nvcuda.dll are made from .def files with
 x86_64-w64-mingw32-dlltool, so ggml-cuda.dll imports exactly those names, as a real CUDA build does.
 """
+
 from __future__ import annotations
 
 import os
@@ -42,12 +43,15 @@ def dlls(tmp_path_factory) -> dict[str, bytes]:
         run(DLLTOOL, "-d", f"{name}.def", "-l", f"lib{name}.a", "-D", f"{name}.dll")
         (d / f"{name}.c").write_text(f"__declspec(dllexport) int {func}(void) {{ return 0; }}\n")
         run(GCC, "-shared", "-s", "-o", f"{name}.dll", f"{name}.c")
-    (d / "ggml.c").write_text("int cudaMalloc(void); int cublasCreate_v2(void); int cuInit(void);\n"
-                              "__declspec(dllexport) int ggml_cuda_init(void) "
-                              "{ return cudaMalloc() + cublasCreate_v2() + cuInit(); }\n")
+    (d / "ggml.c").write_text(
+        "int cudaMalloc(void); int cublasCreate_v2(void); int cuInit(void);\n"
+        "__declspec(dllexport) int ggml_cuda_init(void) "
+        "{ return cudaMalloc() + cublasCreate_v2() + cuInit(); }\n"
+    )
     run(GCC, "-shared", "-s", "-o", "ggml-cuda.dll", "ggml.c", "-L.", "-lcudart64_12", "-lcublas64_12", "-lnvcuda")
-    (d / "llama.c").write_text("int ggml_cuda_init(void);\n__declspec(dllexport) int llama_init(void) "
-                               "{ return ggml_cuda_init(); }\n")
+    (d / "llama.c").write_text(
+        "int ggml_cuda_init(void);\n__declspec(dllexport) int llama_init(void) { return ggml_cuda_init(); }\n"
+    )
     run(GCC, "-shared", "-s", "-o", "llama.dll", "llama.c", "-L.", "-l:ggml-cuda.dll")
     return {p.name: p.read_bytes() for p in d.glob("*.dll")}
 
@@ -58,8 +62,14 @@ def machine(tmp_path, dlls, *, cuda_path: str, path: list[str], files: dict[str,
     doc = tomlkit.document()
     doc.add("schema", 1)
     doc.add("platform", "windows")
-    doc.add("env", {"SystemRoot": "C:\\Windows", "CUDA_PATH": cuda_path,
-                    "PATH": ";".join(path + ["C:\\Windows\\system32", "C:\\Windows"])})
+    doc.add(
+        "env",
+        {
+            "SystemRoot": "C:\\Windows",
+            "CUDA_PATH": cuda_path,
+            "PATH": ";".join(path + ["C:\\Windows\\system32", "C:\\Windows"]),
+        },
+    )
     table = tomlkit.table()
     table.add("C:\\Python312\\python.exe", {"hex": dlls[python_exe].hex()} if python_exe else "")
     for where, name in files.items():
@@ -77,13 +87,22 @@ def layout(tmp_path, dlls, *, cuda_path: str, path: list[str]) -> str:
     """llama.dll + ggml-cuda.dll in llama_cpp\\lib; CUDA 12.4's DLLs in v12.4\\bin; 11.8 has only its own;
     nvcuda.dll in System32. Each toolkit has its lib folder, as installed (llama_cpp's loader calls
     os.add_dll_directory(CUDA_PATH\\lib), which raises when it is missing)."""
-    return machine(tmp_path, dlls, cuda_path=cuda_path, path=path, files={
-        f"{LIB}\\llama.dll": "llama.dll", f"{LIB}\\ggml-cuda.dll": "ggml-cuda.dll",
-        f"{CUDA}\\v12.4\\bin\\cudart64_12.dll": "cudart64_12.dll",
-        f"{CUDA}\\v12.4\\bin\\cublas64_12.dll": "cublas64_12.dll",
-        f"{CUDA}\\v11.8\\bin\\cudart64_110.dll": "cudart64_12.dll",
-        f"{CUDA}\\v12.4\\lib\\x64\\cudart.lib": "00", f"{CUDA}\\v11.8\\lib\\x64\\cudart.lib": "00",
-        "C:\\Windows\\System32\\nvcuda.dll": "nvcuda.dll"})
+    return machine(
+        tmp_path,
+        dlls,
+        cuda_path=cuda_path,
+        path=path,
+        files={
+            f"{LIB}\\llama.dll": "llama.dll",
+            f"{LIB}\\ggml-cuda.dll": "ggml-cuda.dll",
+            f"{CUDA}\\v12.4\\bin\\cudart64_12.dll": "cudart64_12.dll",
+            f"{CUDA}\\v12.4\\bin\\cublas64_12.dll": "cublas64_12.dll",
+            f"{CUDA}\\v11.8\\bin\\cudart64_110.dll": "cudart64_12.dll",
+            f"{CUDA}\\v12.4\\lib\\x64\\cudart.lib": "00",
+            f"{CUDA}\\v11.8\\lib\\x64\\cudart.lib": "00",
+            "C:\\Windows\\System32\\nvcuda.dll": "nvcuda.dll",
+        },
+    )
 
 
 def test_pe_imports_of_a_real_mingw_dll(dlls):
@@ -159,27 +178,56 @@ def test_ctypes_loader_searches_add_dll_directory_folders_not_path(cli, tmp_path
     why = {x["name"].lower(): x["why"] for x in data["missing"]}
     assert set(why) == {"cudart64_12.dll", "cublas64_12.dll"}
     assert "not an os.add_dll_directory folder" in why["cudart64_12.dll"]
-    result = cli("--machine", m, "doctor", "--dll", f"{LIB}\\ggml-cuda.dll", "--loader", "ctypes",
-                 "--add-dll-dir", f"{CUDA}\\v12.4\\bin", "--json")
+    result = cli(
+        "--machine",
+        m,
+        "doctor",
+        "--dll",
+        f"{LIB}\\ggml-cuda.dll",
+        "--loader",
+        "ctypes",
+        "--add-dll-dir",
+        f"{CUDA}\\v12.4\\bin",
+        "--json",
+    )
     assert result.code == 0 and result.json()["loads"], result.stdout
 
 
 def test_winmode0_ignores_add_dll_directory_and_says_so(cli, tmp_path, dlls):
     m = layout(tmp_path, dlls, cuda_path=f"{CUDA}\\v11.8", path=[])
-    result = cli("--machine", m, "doctor", "--dll", f"{LIB}\\llama.dll", "--loader", "winmode0",
-                 "--add-dll-dir", f"{CUDA}\\v12.4\\bin", "--json")
+    result = cli(
+        "--machine",
+        m,
+        "doctor",
+        "--dll",
+        f"{LIB}\\llama.dll",
+        "--loader",
+        "winmode0",
+        "--add-dll-dir",
+        f"{CUDA}\\v12.4\\bin",
+        "--json",
+    )
     data = result.json()
     assert result.code == 1 and data["ignored_dll_dirs"] == [f"{CUDA}\\v12.4\\bin"]
     why = {x["name"].lower(): x["why"] for x in data["missing"]}
-    assert "ggml-cuda.dll" in why      # winmode=0 does not search the DLL's own folder either
+    assert "ggml-cuda.dll" in why  # winmode=0 does not search the DLL's own folder either
     assert why["ggml-cuda.dll"].startswith("not in the python.exe folder, System32")
 
 
 def test_llama_cpp_loader_is_blocked_by_a_cuda_path_without_lib(cli, tmp_path, dlls):
-    m = machine(tmp_path, dlls, cuda_path=f"{CUDA}\\v12.4", path=[f"{CUDA}\\v12.4\\bin"], files={
-        f"{LIB}\\llama.dll": "llama.dll", f"{LIB}\\ggml-cuda.dll": "ggml-cuda.dll",
-        f"{CUDA}\\v12.4\\bin\\cudart64_12.dll": "cudart64_12.dll",
-        f"{CUDA}\\v12.4\\bin\\cublas64_12.dll": "cublas64_12.dll", "C:\\Windows\\System32\\nvcuda.dll": "nvcuda.dll"})
+    m = machine(
+        tmp_path,
+        dlls,
+        cuda_path=f"{CUDA}\\v12.4",
+        path=[f"{CUDA}\\v12.4\\bin"],
+        files={
+            f"{LIB}\\llama.dll": "llama.dll",
+            f"{LIB}\\ggml-cuda.dll": "ggml-cuda.dll",
+            f"{CUDA}\\v12.4\\bin\\cudart64_12.dll": "cudart64_12.dll",
+            f"{CUDA}\\v12.4\\bin\\cublas64_12.dll": "cublas64_12.dll",
+            "C:\\Windows\\System32\\nvcuda.dll": "nvcuda.dll",
+        },
+    )
     result = cli("--machine", m, "doctor", "--dll", "llama_cpp", "--json")
     data = result.json()
     assert result.code == 1 and not data["loads"] and data["missing"] == []
@@ -193,18 +241,28 @@ def test_a_wrong_machine_copy_first_in_the_search_order_cannot_load(cli, tmp_pat
 
     arm = bytearray(dlls["cudart64_12.dll"])
     struct.pack_into("<H", arm, struct.unpack_from("<I", arm, 0x3C)[0] + 4, 0xAA64)
-    m = machine(tmp_path, dlls, cuda_path=f"{CUDA}\\v12.4", path=["C:\\arm", f"{CUDA}\\v12.4\\bin"],
-                python_exe="llama.dll", files={
-                    f"{LIB}\\llama.dll": "llama.dll", f"{LIB}\\ggml-cuda.dll": "ggml-cuda.dll",
-                    "C:\\arm\\cudart64_12.dll": bytes(arm).hex(),
-                    f"{CUDA}\\v12.4\\bin\\cudart64_12.dll": "cudart64_12.dll",
-                    f"{CUDA}\\v12.4\\bin\\cublas64_12.dll": "cublas64_12.dll",
-                    f"{CUDA}\\v12.4\\lib\\x64\\cudart.lib": "00", "C:\\Windows\\System32\\nvcuda.dll": "nvcuda.dll"})
+    m = machine(
+        tmp_path,
+        dlls,
+        cuda_path=f"{CUDA}\\v12.4",
+        path=["C:\\arm", f"{CUDA}\\v12.4\\bin"],
+        python_exe="llama.dll",
+        files={
+            f"{LIB}\\llama.dll": "llama.dll",
+            f"{LIB}\\ggml-cuda.dll": "ggml-cuda.dll",
+            "C:\\arm\\cudart64_12.dll": bytes(arm).hex(),
+            f"{CUDA}\\v12.4\\bin\\cudart64_12.dll": "cudart64_12.dll",
+            f"{CUDA}\\v12.4\\bin\\cublas64_12.dll": "cublas64_12.dll",
+            f"{CUDA}\\v12.4\\lib\\x64\\cudart.lib": "00",
+            "C:\\Windows\\System32\\nvcuda.dll": "nvcuda.dll",
+        },
+    )
     result = cli("--machine", m, "doctor", "--dll", "llama_cpp", "--json")
     data = result.json()
     assert result.code == 1 and data["missing"] == []
-    assert data["unloadable"] == [{"name": "cudart64_12.dll", "path": "C:\\arm\\cudart64_12.dll",
-                                   "why": "ARM64 DLL, but python.exe is x64"}]
+    assert data["unloadable"] == [
+        {"name": "cudart64_12.dll", "path": "C:\\arm\\cudart64_12.dll", "why": "ARM64 DLL, but python.exe is x64"}
+    ]
     assert "cannot load: cudart64_12.dll" in cli("--machine", m, "doctor", "--dll", "llama_cpp").stdout
 
 

@@ -2,6 +2,7 @@
 across DLLs, ordinals, the version families; no binaries, so it runs in every tier (Windows CPython too).
 Hand-made export tables: the real ones come from mingw/gcc builds in test_dll_entry_points.py and
 test_elf_versions.py."""
+
 from __future__ import annotations
 
 from envmgr.binaries.dllsyms import Exports, Imported, lacks, split_forwarder
@@ -22,14 +23,19 @@ def test_by_name_and_by_ordinal():
 
 def test_a_forwarder_is_followed_into_the_copy_the_search_order_finds():
     tables = {"C:\\old\\libfoo.dll": OLD, "C:\\new\\libfoo.dll": NEW}
-    for where, why in (("C:\\old", "forwarded to libfoo.foo_new, not exported in C:\\old\\libfoo.dll"),
-                       ("C:\\new", "")):
+    for where, why in (
+        ("C:\\old", "forwarded to libfoo.foo_new, not exported in C:\\old\\libfoo.dll"),
+        ("C:\\new", ""),
+    ):
+
         def find(name: str, where: str = where) -> str:
             return f"{where}\\{name}"
+
         assert lacks(FWD, Imported("fwd_func"), find, tables.get) == why
         assert lacks(FWD, Imported(ordinal=1), find, tables.get) == why
     assert lacks(FWD, Imported("fwd_func"), lambda n: None, tables.get) == (
-        "forwarded to libfoo.foo_new, module libfoo.dll not found")
+        "forwarded to libfoo.foo_new, module libfoo.dll not found"
+    )
     api = Exports(frozenset({"f"}), frozenset({1}), (("f", "api-ms-win-core-heap-l1-1-0.HeapAlloc"),))
     assert lacks(api, Imported("f"), lambda n: None, tables.get) == ""
 

@@ -3,6 +3,7 @@ BAR_2.0 (version script), old/ defining BAR_1.0 only; libuse.so calls bar_new@BA
 LD_LIBRARY_PATH, the real loader (ctypes.CDLL in a fresh Python) fails with "version `BAR_2.0' not found",
 and doctor --dll names the version, the copy that loads, the copy that defines it and the fix; with good/
 first, both load. The same check covers GLIBCXX_* (libstdc++) and CUDA_* versions."""
+
 from __future__ import annotations
 
 import os
@@ -24,17 +25,34 @@ OLD_MAP = "BAR_1.0 { global: bar_old; local: *; };\n"
 def built(tmp_path_factory):
     need(shutil.which("gcc") is not None, "needs gcc")
     root = tmp_path_factory.mktemp("elfver")
-    for tag, mapping, body in (("good", GOOD_MAP, "int bar_old(void){return 1;} int bar_new(void){return 2;}"),
-                               ("old", OLD_MAP, "int bar_old(void){return 1;}")):
+    for tag, mapping, body in (
+        ("good", GOOD_MAP, "int bar_old(void){return 1;} int bar_new(void){return 2;}"),
+        ("old", OLD_MAP, "int bar_old(void){return 1;}"),
+    ):
         (root / tag).mkdir()
         (root / f"{tag}.map").write_text(mapping)
         (root / f"{tag}.c").write_text(body + "\n")
-        subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(root / tag / "libbar.so.1"), f"{tag}.c",
-                        f"-Wl,--version-script={tag}.map", "-Wl,-soname,libbar.so.1"], cwd=root, check=True)
+        subprocess.run(
+            [
+                "gcc",
+                "-shared",
+                "-fPIC",
+                "-o",
+                str(root / tag / "libbar.so.1"),
+                f"{tag}.c",
+                f"-Wl,--version-script={tag}.map",
+                "-Wl,-soname,libbar.so.1",
+            ],
+            cwd=root,
+            check=True,
+        )
     (root / "use").mkdir()
     (root / "use.c").write_text("int bar_new(void);\nint use(void) { return bar_new(); }\n")
-    subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(root / "use" / "libuse.so"), "use.c",
-                    str(root / "good" / "libbar.so.1")], cwd=root, check=True)
+    subprocess.run(
+        ["gcc", "-shared", "-fPIC", "-o", str(root / "use" / "libuse.so"), "use.c", str(root / "good" / "libbar.so.1")],
+        cwd=root,
+        check=True,
+    )
     return root
 
 
@@ -47,20 +65,34 @@ def real_loader(built, first: str, second: str) -> subprocess.CompletedProcess:
 def test_a_missing_symbol_version_is_named_where_ld_so_fails(cli, built):
     real = real_loader(built, "old", "good")
     assert real.returncode != 0 and "version `BAR_2.0' not found" in real.stderr, real.stderr
-    result = cli("doctor", "--dll", str(built / "use" / "libuse.so"), "--json",
-                 env={"LD_LIBRARY_PATH": f"{built / 'old'}:{built / 'good'}"})
+    result = cli(
+        "doctor",
+        "--dll",
+        str(built / "use" / "libuse.so"),
+        "--json",
+        env={"LD_LIBRARY_PATH": f"{built / 'old'}:{built / 'good'}"},
+    )
     assert result.code == 1, result.stderr
     data = result.json()
     assert data["loads"] is False and data["missing"] == []
     [entry] = data["missing_entry_points"]
-    assert (entry["dll"], entry["function"], entry["path"]) == ("libbar.so.1", "version BAR_2.0",
-                                                                 str(built / "old" / "libbar.so.1"))
+    assert (entry["dll"], entry["function"], entry["path"]) == (
+        "libbar.so.1",
+        "version BAR_2.0",
+        str(built / "old" / "libbar.so.1"),
+    )
     assert entry["found_by"] == f"LD_LIBRARY_PATH {built / 'old'}" and entry["version"] == "BAR_1.0"
     assert [(c["path"], c["has_function"]) for c in entry["copies"]] == [
-        (str(built / "old" / "libbar.so.1"), False), (str(built / "good" / "libbar.so.1"), True)]
+        (str(built / "old" / "libbar.so.1"), False),
+        (str(built / "good" / "libbar.so.1"), True),
+    ]
     assert entry["fix"].startswith(f"put {built / 'good'} first on LD_LIBRARY_PATH")
-    text = cli("doctor", "--dll", str(built / "use" / "libuse.so"),
-               env={"LD_LIBRARY_PATH": f"{built / 'old'}:{built / 'good'}"}).stdout
+    text = cli(
+        "doctor",
+        "--dll",
+        str(built / "use" / "libuse.so"),
+        env={"LD_LIBRARY_PATH": f"{built / 'old'}:{built / 'good'}"},
+    ).stdout
     assert "VERSION NOT FOUND: libbar.so.1: version BAR_2.0 not found" in text
     assert "1 symbol version(s) not found: version BAR_2.0 in libbar.so.1" in text
 
@@ -68,8 +100,13 @@ def test_a_missing_symbol_version_is_named_where_ld_so_fails(cli, built):
 def test_after_the_fix_both_the_loader_and_doctor_load_it(cli, built):
     real = real_loader(built, "good", "old")
     assert real.returncode == 0 and real.stdout.strip() == "2", real.stderr
-    result = cli("doctor", "--dll", str(built / "use" / "libuse.so"), "--json",
-                 env={"LD_LIBRARY_PATH": f"{built / 'good'}:{built / 'old'}"})
+    result = cli(
+        "doctor",
+        "--dll",
+        str(built / "use" / "libuse.so"),
+        "--json",
+        env={"LD_LIBRARY_PATH": f"{built / 'good'}:{built / 'old'}"},
+    )
     assert result.code == 0 and result.json()["missing_entry_points"] == [], result.stdout
 
 
@@ -93,6 +130,10 @@ def test_verify_names_the_missing_version_of_a_library_the_loader_refused(built,
     lib = str(built / "use" / "libuse.so")
     run = ChildRun({"load": {"libraries": [{"path": lib, "ok": False}]}}, ("load",), "", 1)
     evidence, command = _dll_diagnosis(LiveHost(), run, sys.executable)
-    assert any(e.startswith("entry point not found: version BAR_2.0 in libbar.so.1: "
-                            f"{built / 'old' / 'libbar.so.1'} BAR_1.0 loads") for e in evidence), evidence
+    assert any(
+        e.startswith(
+            f"entry point not found: version BAR_2.0 in libbar.so.1: {built / 'old' / 'libbar.so.1'} BAR_1.0 loads"
+        )
+        for e in evidence
+    ), evidence
     assert command == f"envmgr doctor --dll {lib}"

@@ -2,6 +2,7 @@
 Real ELF files from tests/corpus/devicecode laid out as a package, an app and the package's own copy (found by
 LD_LIBRARY_PATH): only the file names and the bytes matter to the rule (tests/linux/test_verify_reuse.py proves
 it with the real loader)."""
+
 from __future__ import annotations
 
 import shutil
@@ -15,7 +16,7 @@ from envmgr.host.live import LiveHost
 from tests.conftest import CORPUS
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="ELF files read by the live host as POSIX paths")
-PLAIN = CORPUS / "devicecode" / "libplain-no-device-code.so"        # NEEDED libm.so.6
+PLAIN = CORPUS / "devicecode" / "libplain-no-device-code.so"  # NEEDED libm.so.6
 OTHER = CORPUS / "devicecode" / "libtiny_cuda-sm75-sm90a-compute90.so"
 
 
@@ -26,8 +27,8 @@ def layout(tmp_path):
     for folder in (lib, own, app):
         folder.mkdir(parents=True)
     shutil.copy(PLAIN, lib / "libplain.so")
-    shutil.copy(PLAIN, own / "libm.so.6")          # the package's own copy of the soname
-    shutil.copy(OTHER, app / "libm.so.6")          # another file of the same soname, loaded by the app
+    shutil.copy(PLAIN, own / "libm.so.6")  # the package's own copy of the soname
+    shutil.copy(OTHER, app / "libm.so.6")  # another file of the same soname, loaded by the app
     host = with_env(LiveHost(), {"LD_LIBRARY_PATH": str(own)})
     return host, [str(lib / "libplain.so"), str(app / "libm.so.6")], str(lib.parent), str(app / "libm.so.6"), own
 
@@ -46,9 +47,9 @@ def test_the_apps_copy_is_named_with_both_paths_and_sizes(layout):
 
 def test_nothing_without_an_app_module_or_when_the_copies_are_the_same(layout, tmp_path):
     host, mapped, root, app_copy, own = layout
-    assert reused(host, mapped, [root], {}) == ()                          # no --after module
-    assert reused(host, mapped, [root], {"/elsewhere/libm.so.6": "x"}) == ()   # mapped, but not by the app
-    assert reused(host, mapped, [str(tmp_path / "nothing")], {app_copy: "myapp"}) == ()   # no package library
-    shutil.copy(PLAIN, app_copy)                                           # the same bytes: no difference to name
+    assert reused(host, mapped, [root], {}) == ()  # no --after module
+    assert reused(host, mapped, [root], {"/elsewhere/libm.so.6": "x"}) == ()  # mapped, but not by the app
+    assert reused(host, mapped, [str(tmp_path / "nothing")], {app_copy: "myapp"}) == ()  # no package library
+    shutil.copy(PLAIN, app_copy)  # the same bytes: no difference to name
     assert reused(host, mapped, [root], {app_copy: "myapp"}) == ()
     assert host_name("/a/b/libcudart.so.13.0.96") == "libcudart.so.13.0.96"

@@ -3,6 +3,7 @@ command only where the log is llama-cpp-python's, the runtime's own way to its C
 (torch, onnxruntime, paddlepaddle, JAX), and no command rather than another package's. Real train logs of
 tests/corpus/logs (each file names its source) and lines written here for the reading rules.
 """
+
 from __future__ import annotations
 
 import json
@@ -20,17 +21,37 @@ from tests import logtext
 
 # (train log, decisive id, runtime in --json, what the try: line holds; None: no try: line)
 CASES = [
-    ("logs/F19/pytorch-30664-miniconda-torch-not-compiled-with-cuda.txt", "F19", "torch",
-     "https://download.pytorch.org/whl/cu"),
-    ("logs/F19/onnxruntime-23736-cuda12.4-cudnn9-provider-not-available-both-packages-EXCERPT.txt", "F19",
-     "onnxruntime", "pip install onnxruntime-gpu"),
-    ("logs/F19/paddleclas-268-nvidia-docker-paddlepaddle-cpu-version-beside-gpu-package.txt", "F19",
-     "paddlepaddle", "paddlepaddle-gpu"),
-    ("logs/F14/gpustack-sm_120-not-compatible-pytorch-userwarning.txt", "F14", "torch",
-     "https://download.pytorch.org/whl/cu"),
+    (
+        "logs/F19/pytorch-30664-miniconda-torch-not-compiled-with-cuda.txt",
+        "F19",
+        "torch",
+        "https://download.pytorch.org/whl/cu",
+    ),
+    (
+        "logs/F19/onnxruntime-23736-cuda12.4-cudnn9-provider-not-available-both-packages-EXCERPT.txt",
+        "F19",
+        "onnxruntime",
+        "pip install onnxruntime-gpu",
+    ),
+    (
+        "logs/F19/paddleclas-268-nvidia-docker-paddlepaddle-cpu-version-beside-gpu-package.txt",
+        "F19",
+        "paddlepaddle",
+        "paddlepaddle-gpu",
+    ),
+    (
+        "logs/F14/gpustack-sm_120-not-compatible-pytorch-userwarning.txt",
+        "F14",
+        "torch",
+        "https://download.pytorch.org/whl/cu",
+    ),
     # llama-cpp-python's own: the catalog's command stands
-    ("pip-index-url-whl-cu124-no-llama-cpp-python-0.2.88-index-lags-pypi-EXCERPT.txt", "F19", None,
-     CATALOG["F19"].fix_command),
+    (
+        "pip-index-url-whl-cu124-no-llama-cpp-python-0.2.88-index-lags-pypi-EXCERPT.txt",
+        "F19",
+        None,
+        CATALOG["F19"].fix_command,
+    ),
     # flash-attn had no wheel for this install: no one command, and not llama-cpp-python's
     ("logs/F19/wan2.1-windows-flash-attn-2.7.4-no-win-wheel.txt", "F19", None, None),
     # llama.cpp's own program (llama-cli), no Python in the log: not a pip command
@@ -72,15 +93,17 @@ def test_llama_cpp_lines_with_python_are_the_python_binding():
 
 def test_the_match_lines_decide_before_the_rest_and_a_tie_names_none():
     head = named(["import torch", "import torch.nn", "Collecting onnxruntime"])
-    assert runtime_of(["Specified provider 'CUDAExecutionProvider' is not in available provider names"], [],
-                      head) == "onnxruntime"
+    assert (
+        runtime_of(["Specified provider 'CUDAExecutionProvider' is not in available provider names"], [], head)
+        == "onnxruntime"
+    )
     assert runtime_of(["no GPU here"], [], head) == "torch"
-    assert runtime_of(["no GPU here"], ["import jax", "import torch"], head) is None    # the last lines tie
+    assert runtime_of(["no GPU here"], ["import jax", "import torch"], head) is None  # the last lines tie
 
 
 def test_advise_keeps_the_catalog_only_for_llama_cpp_python():
     assert advise("F18", "llama-cpp-python", "blas-off") is None
-    assert advise("F04", "torch", "x") is None                         # not a package's command
+    assert advise("F04", "torch", "x") is None  # not a package's command
     assert advise("F18", None, "zero-layers-offloaded") == Advice("", None)
     # F19 of a package that had no CUDA wheel for this install: torch is named, its index is not the fix
     assert advise("F19", "torch", "prebuilt-wheel-not-found") == Advice("torch", None)

@@ -1,5 +1,6 @@
 """One scan reads its log once (issue 35 part 2): every pass of `scan_path` (the wrap width, the scan, a paste read
 again with a weak or a soft wrap width) runs over the text read.LogText kept from the one open of the file."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -45,11 +46,12 @@ def test_a_build_log_with_a_match_is_opened_once(opens: list[str], passes: list[
         log = next(p for p in sorted(CORPUS.rglob("cmake-no-cuda-toolset-found-vs2019-cmake3.24.txt")))
     assert [m.id for m in scan_path(log).matches] == ["F01"]
     assert len(opens) == 1
-    assert len(passes) == 2          # the wrap width, the scan
+    assert len(passes) == 2  # the wrap width, the scan
 
 
-def test_a_paste_read_with_every_wrap_width_is_opened_once(tmp_path: Path, opens: list[str],
-                                                          passes: list[bool]) -> None:
+def test_a_paste_read_with_every_wrap_width_is_opened_once(
+    tmp_path: Path, opens: list[str], passes: list[bool]
+) -> None:
     # prose word-wrapped at 60 columns with one line cut at a column: no catalog failure, so the scan tries the
     # weak and the soft wrap width after the first
     words = "the build stopped somewhere in the middle of the compile and nobody knows why it did that".split()
@@ -65,7 +67,7 @@ def test_a_paste_read_with_every_wrap_width_is_opened_once(tmp_path: Path, opens
     log.write_text("\n".join(lines) + "\n", encoding="utf-8")
     assert scan_path(log).matches == ()
     assert len(opens) == 1
-    assert len(passes) >= 3 and not any(passes)     # every pass over the kept text, none of them the last
+    assert len(passes) >= 3 and not any(passes)  # every pass over the kept text, none of them the last
 
 
 def test_the_kept_text_is_the_files_text_and_bounded(tmp_path: Path) -> None:
@@ -74,7 +76,7 @@ def test_the_kept_text_is_the_files_text_and_bounded(tmp_path: Path) -> None:
     whole = "".join(read.stream_text(log, block=1024))
     kept = read.LogText(log, block=1024)
     assert "".join(kept.pieces()) == whole == "".join(kept.pieces(last=True))
-    small = read.LogText(log, block=1024, keep=4096)    # past `keep` characters nothing is kept: a later pass
-    assert "".join(small.pieces()) == whole             # opens the file again
+    small = read.LogText(log, block=1024, keep=4096)  # past `keep` characters nothing is kept: a later pass
+    assert "".join(small.pieces()) == whole  # opens the file again
     assert "".join(small.pieces()) == whole
     assert small._kept == []

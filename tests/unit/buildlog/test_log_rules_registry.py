@@ -1,6 +1,7 @@
 """The rule registry (issue 35 part 2): one module per family under buildlog/rules/, each with its fact patterns,
 its decision functions and the ids they can give; one ordered REGISTRY decides, and the only ways one family keeps
 another from deciding are the registry's `yields_to` and `unless`."""
+
 from __future__ import annotations
 
 import ast
@@ -40,7 +41,7 @@ def test_the_families_are_every_module_with_patterns() -> None:
 
 
 def _source(module: object) -> ast.Module:
-    return ast.parse(Path(inspect.getfile(module)).read_text(encoding="utf-8"))   # type: ignore[arg-type]
+    return ast.parse(Path(inspect.getfile(module)).read_text(encoding="utf-8"))  # type: ignore[arg-type]
 
 
 def test_each_entry_gives_catalog_ids_and_runs_a_function_of_its_family() -> None:
@@ -53,9 +54,17 @@ def test_each_entry_gives_catalog_ids_and_runs_a_function_of_its_family() -> Non
 def test_a_family_names_only_the_ids_its_entries_declare() -> None:
     for module in FAMILIES:
         declared = {i for entry in REGISTRY if entry.decide.__module__ == module.__name__ for i in entry.ids}
-        named = {arg.value for node in ast.walk(_source(module)) if isinstance(node, ast.Call)
-                 and getattr(node.func, "id", "") == "add" for arg in ast.walk(node.args[0])
-                 if isinstance(arg, ast.Constant) and str(arg.value) in CATALOG} if declared else set()
+        named = (
+            {
+                arg.value
+                for node in ast.walk(_source(module))
+                if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "add"
+                for arg in ast.walk(node.args[0])
+                if isinstance(arg, ast.Constant) and str(arg.value) in CATALOG
+            }
+            if declared
+            else set()
+        )
         assert named and named <= declared, module.__name__
 
 
@@ -89,9 +98,15 @@ def test_each_fact_kind_has_one_pattern_kept_by_the_family_that_reads_it() -> No
     shared = {fx.kind for fx in common.FACTS}
     for module in FAMILIES:
         own = {fx.kind for fx in module.FACTS}
-        read = {node.args[0].value for node in ast.walk(_source(module)) if isinstance(node, ast.Call)
-                and getattr(node.func, "attr", "") in ("first", "values", "get") and node.args
-                and isinstance(node.args[0], ast.Constant) and node.args[0].value in kinds}
+        read = {
+            node.args[0].value
+            for node in ast.walk(_source(module))
+            if isinstance(node, ast.Call)
+            and getattr(node.func, "attr", "") in ("first", "values", "get")
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and node.args[0].value in kinds
+        }
         assert read <= own | shared, (module.__name__, sorted(read - own - shared))
 
 
@@ -127,8 +142,12 @@ class _Facts:
 def test_the_fallback_yields_to_a_cause_that_explains_the_cpu_run() -> None:
     alone = decide(_Facts(no_device="no CUDA-capable device is detected"))
     assert [(d.id, d.rule) for d in alone] == [("F18", "no-cuda-device")]
-    explained = decide(_Facts(no_device="no CUDA-capable device is detected",
-                              no_kernel="no kernel image is available for execution on the device"))
+    explained = decide(
+        _Facts(
+            no_device="no CUDA-capable device is detected",
+            no_kernel="no kernel image is available for execution on the device",
+        )
+    )
     assert [(d.id, d.rule) for d in explained] == [("F14", "no-kernel-image")]
     said = decide(_Facts(no_device="no CUDA-capable device is detected", no_gpu_said="I have no GPU"))
     assert said == []

@@ -3,6 +3,7 @@
 only, or none of these. Stop lines are the tools' own messages (each named where it is written); the words-only
 paste is composed here (no corpus log is read). The reason never comes with a match, and the --json stays valid.
 """
+
 from __future__ import annotations
 
 import json
@@ -23,22 +24,34 @@ OUTSIDE_STOPS = [
     # CPython's strerror for ENOSPC, as pip prints the OSError it stops on
     ("disk_full", PIP + "ERROR: Could not install packages due to an OSError: [Errno 28] No space left on device\n"),
     # torch's caching allocator raising torch.OutOfMemoryError
-    ("gpu_memory", "Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n"
-                   "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n"),
+    (
+        "gpu_memory",
+        'Traceback (most recent call last):\n  File "train.py", line 9, in <module>\n'
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n",
+    ),
     # pip's collector when urllib3 gives up on a host
-    ("network", "Could not fetch URL https://pypi.org/simple/torch/: There was a problem confirming the ssl "
-                "certificate: HTTPSConnectionPool(host='pypi.org', port=443): Max retries exceeded with url: "
-                "/simple/torch/ - skipping\n"),
+    (
+        "network",
+        "Could not fetch URL https://pypi.org/simple/torch/: There was a problem confirming the ssl "
+        "certificate: HTTPSConnectionPool(host='pypi.org', port=443): Max retries exceeded with url: "
+        "/simple/torch/ - skipping\n",
+    ),
     # pip's Requires-Python check
     ("requires_python", "ERROR: Package 'vllm' requires a different Python: 3.12.9 not in '<=3.12,>=3.9'\n"),
     # CMake's add_subdirectory on a folder without its list file
-    ("submodule", "CMake Error at CMakeLists.txt:25 (add_subdirectory):\n  The source directory\n\n"
-                  "    /src/llama-cpp-python/vendor/llama.cpp\n\n  does not contain a CMakeLists.txt file.\n"),
+    (
+        "submodule",
+        "CMake Error at CMakeLists.txt:25 (add_subdirectory):\n  The source directory\n\n"
+        "    /src/llama-cpp-python/vendor/llama.cpp\n\n  does not contain a CMakeLists.txt file.\n",
+    ),
     # CPython's parser
-    ("python_syntax", "  File \"setup.py\", line 8\n    print \"hello\"\n          ^\nSyntaxError: invalid syntax\n"),
+    ("python_syntax", '  File "setup.py", line 8\n    print "hello"\n          ^\nSyntaxError: invalid syntax\n'),
     # CPython's import system
-    ("python_module", "Traceback (most recent call last):\n  File \"run.py\", line 1, in <module>\n"
-                      "ModuleNotFoundError: No module named 'einops'\n"),
+    (
+        "python_module",
+        'Traceback (most recent call last):\n  File "run.py", line 1, in <module>\n'
+        "ModuleNotFoundError: No module named 'einops'\n",
+    ),
 ]
 
 
@@ -63,8 +76,10 @@ def test_an_outside_stop_is_named_by_kind_with_its_advice(kind, text, tmp_path: 
 
 def test_a_log_cut_before_its_tool_said_how_it_ended(tmp_path: Path):
     # CMake's configure and ninja's first steps, cut there (pip's own spinner as the last line is F20's question)
-    text = ("-- The CXX compiler identification is GNU 11.4.0\n-- Configuring done (1.2s)\n"
-            "-- Generating done (0.1s)\n[1/80] Building CXX object src/CMakeFiles/llama.dir/llama.cpp.o\n")
+    text = (
+        "-- The CXX compiler identification is GNU 11.4.0\n-- Configuring done (1.2s)\n"
+        "-- Generating done (0.1s)\n[1/80] Building CXX object src/CMakeFiles/llama.dir/llama.cpp.o\n"
+    )
     why = _scan(text, tmp_path).unnamed
     assert why is not None and why.reason == "unfinished" and why.line_no == 4
     assert "envmgr doctor --log build.log" in why.advice and "2>&1" in why.advice
@@ -77,17 +92,21 @@ def test_a_log_ending_in_success(tmp_path: Path):
 
 
 def test_a_paste_of_words_only(tmp_path: Path):
-    text = ("Hello, I tried to install the package with the CUDA flag on my laptop.\n"
-            "It takes a very long time and then nothing seems to work at all.\n"
-            "Could you please tell me what I am doing wrong here?\n")
+    text = (
+        "Hello, I tried to install the package with the CUDA flag on my laptop.\n"
+        "It takes a very long time and then nothing seems to work at all.\n"
+        "Could you please tell me what I am doing wrong here?\n"
+    )
     why = _scan(text, tmp_path).unnamed
     assert why is not None and why.reason == "no_output" and why.line_no is None
     assert "pip install -v" in why.advice
 
 
 def test_words_around_a_program_line_are_output(tmp_path: Path):
-    text = ("Hello, I tried to install the package with the CUDA flag on my laptop.\n"
-            "nvcc warning : The 'compute_35' architecture is deprecated\nerror: build stopped\n")
+    text = (
+        "Hello, I tried to install the package with the CUDA flag on my laptop.\n"
+        "nvcc warning : The 'compute_35' architecture is deprecated\nerror: build stopped\n"
+    )
     why = _scan(text, tmp_path).unnamed
     assert why is not None and why.reason == "unknown"
 
@@ -139,7 +158,7 @@ PERMISSION = [
     "Installing collected packages: torch\nERROR: Could not install packages due to an OSError: [WinError 5] "
     "Zugriff verweigert: 'C:\\\\Python311\\\\Lib\\\\site-packages\\\\torch\\\\lib\\\\c10.dll'\n",
     PIP + "ERROR: Could not install packages due to an OSError: [Errno 13] Permission denied: "
-          "'/usr/lib/python3/dist-packages/numpy'\n",
+    "'/usr/lib/python3/dist-packages/numpy'\n",
 ]
 
 
@@ -154,15 +173,18 @@ def test_a_permission_refused_in_the_last_lines_is_told_with_its_advice(text, tm
 
 def test_a_permission_refused_early_in_a_long_log_is_not_the_reason(tmp_path: Path):
     # a `find` warning at the start, then 200 lines of a build that show no outcome
-    text = "find: '/root/.cache': Permission denied\n" + "".join(f"[{i}/900] Building CUDA object x{i}.o\n"
-                                                                  for i in range(200))
+    text = "find: '/root/.cache': Permission denied\n" + "".join(
+        f"[{i}/900] Building CUDA object x{i}.o\n" for i in range(200)
+    )
     why = _scan(text, tmp_path).unnamed
     assert why is not None and why.kind != "permission"
 
 
 def test_a_permission_line_changes_no_named_cause(tmp_path: Path):
     # nvcc's own message names F07's cause; a permission line after it is not the reason and adds no id
-    text = ("CMake Error at CMakeLists.txt:3 (project):\n  No CMAKE_CUDA_COMPILER could be found.\n"
-            "rm: cannot remove 'build/CMakeCache.txt': Permission denied\n")
+    text = (
+        "CMake Error at CMakeLists.txt:3 (project):\n  No CMAKE_CUDA_COMPILER could be found.\n"
+        "rm: cannot remove 'build/CMakeCache.txt': Permission denied\n"
+    )
     found = _scan(text, tmp_path)
     assert found.matches and found.unnamed is None

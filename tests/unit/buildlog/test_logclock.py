@@ -8,6 +8,7 @@ Unix seconds, journald/syslog, a bracketed time of day); the compile lines are C
 the times are filled in here. The fit log named is a TRAIN log of tests/corpus/logs (its source in its header). No
 held-out or dev log is read here.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -62,23 +63,29 @@ def test_stamps_in_the_other_order_time_no_step(fmt, tmp_path):
     assert decisive(_log(second, first), tmp_path) == (None, None)
 
 
-@pytest.mark.parametrize("compile_line", [
-    "/usr/local/cuda/bin/nvcc -c reduce_kernels.cu -o reduce_kernels.o -gencode arch=compute_80,code=sm_80",
-    "[12/49] Building CUDA object CMakeFiles/ggml-cuda.dir/mmq.cu.o",
-    "Building wheel for torch-scatter (setup.py): started",
-    "cl.exe /c /nologo /O2 /MD kernel.cpp",
-])
+@pytest.mark.parametrize(
+    "compile_line",
+    [
+        "/usr/local/cuda/bin/nvcc -c reduce_kernels.cu -o reduce_kernels.o -gencode arch=compute_80,code=sm_80",
+        "[12/49] Building CUDA object CMakeFiles/ggml-cuda.dir/mmq.cu.o",
+        "Building wheel for torch-scatter (setup.py): started",
+        "cl.exe /c /nologo /O2 /MD kernel.cpp",
+    ],
+)
 def test_compile_steps_of_each_tool_are_timed(compile_line, tmp_path):
     text = _log(*FORMATS["actions"], compile_line=compile_line, after="[13/49] Linking CUDA shared library")
     assert decisive(text, tmp_path) == ("F20", "anchor:compile-step-long")
 
 
-@pytest.mark.parametrize("after", [
-    "Killed",
-    "nvcc error   : 'cicc' died due to signal 9 (Kill signal)",
-    "FAILED: CMakeFiles/torch_cuda.dir/native/cuda/Unique.cu.o",
-    "c++: fatal error: Killed signal terminated program cc1plus",
-])
+@pytest.mark.parametrize(
+    "after",
+    [
+        "Killed",
+        "nvcc error   : 'cicc' died due to signal 9 (Kill signal)",
+        "FAILED: CMakeFiles/torch_cuda.dir/native/cuda/Unique.cu.o",
+        "c++: fatal error: Killed signal terminated program cc1plus",
+    ],
+)
 def test_a_long_gap_that_ends_in_a_failure_is_not_f20(after, tmp_path):
     text = _log(*FORMATS["actions"], after=after)
     gap = _clock(text).longest
@@ -100,40 +107,47 @@ def _steps(stamps: list[str], end: str) -> str:
 
 def test_a_stamped_build_spanning_hours_names_f20_unless_it_ends_failed(tmp_path):
     stamps = [f"2019-11-19T{h:02d}:{m:02d}:00.0000000Z" for h in range(8, 12) for m in range(0, 60, 15)]
-    ok = _steps(stamps, "2019-11-19T11:55:00.0000000Z -- Install configuration: \"Release\"")
+    ok = _steps(stamps, '2019-11-19T11:55:00.0000000Z -- Install configuration: "Release"')
     assert _clock(ok).span == pytest.approx(3 * 3600 + 55 * 60) and _clock(ok).longest.seconds == 15 * 60
     assert decisive(ok, tmp_path) == ("F20", "anchor:build-span-long")
     failed = _steps(stamps, "2019-11-19T11:55:00.0000000Z ##[error]Process completed with exit code 1.")
     assert decisive(failed, tmp_path) != ("F20", "anchor:build-span-long")
-    short = _steps(stamps[:4], "2019-11-19T08:55:00.0000000Z -- Install configuration: \"Release\"")
+    short = _steps(stamps[:4], '2019-11-19T08:55:00.0000000Z -- Install configuration: "Release"')
     assert decisive(short, tmp_path) == (None, None)
 
 
 def test_gitlab_sections_give_the_span_in_unix_seconds():
-    text = ("section_start:1700000000:step_script\n[1/2] Building CUDA object a.cu.o\n"
-            "section_end:1700009000:step_script\n")
+    text = (
+        "section_start:1700000000:step_script\n[1/2] Building CUDA object a.cu.o\nsection_end:1700009000:step_script\n"
+    )
     clock = _clock(text)
-    assert clock.span == 9000 and clock.ordered and clock.longest is None     # the compile line has no stamp
+    assert clock.span == 9000 and clock.ordered and clock.longest is None  # the compile line has no stamp
 
 
-@pytest.mark.parametrize("line, seconds", [
-    ("Time Elapsed 02:05:31.44", 7531.0),
-    ("INFO: Elapsed time: 8123.456s, Critical Path: 7000.12s", 8123.456),
-    ("Prepared 1 package in 125m 03s", 7503.0),
-    ("    Finished `release` profile [optimized] target(s) in 130m 00s", 7800.0),
-    ("Summary: 3 packages finished [2h 5min 1s]", 7501.0),
-])
+@pytest.mark.parametrize(
+    "line, seconds",
+    [
+        ("Time Elapsed 02:05:31.44", 7531.0),
+        ("INFO: Elapsed time: 8123.456s, Critical Path: 7000.12s", 8123.456),
+        ("Prepared 1 package in 125m 03s", 7503.0),
+        ("    Finished `release` profile [optimized] target(s) in 130m 00s", 7800.0),
+        ("Summary: 3 packages finished [2h 5min 1s]", 7501.0),
+    ],
+)
 def test_a_build_tools_own_total_of_hours_names_f20(line, seconds, tmp_path):
     text = f"Starting >>> kernels\n{line}\n"
     assert decisive(text, tmp_path) == ("F20", "anchor:build-elapsed-long")
     assert _duration(facts(text).facts["build_elapsed"][0].value) == pytest.approx(seconds)
 
 
-@pytest.mark.parametrize("text", [
-    "Build succeeded.\n    0 Warning(s)\n    0 Error(s)\n\nTime Elapsed 00:03:12.51\n",
-    "Prepared 12 packages in 2m 05s\n",
-    "Build FAILED.\n    1 Error(s)\n\nTime Elapsed 02:31:12.51\n",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Build succeeded.\n    0 Warning(s)\n    0 Error(s)\n\nTime Elapsed 00:03:12.51\n",
+        "Prepared 12 packages in 2m 05s\n",
+        "Build FAILED.\n    1 Error(s)\n\nTime Elapsed 02:31:12.51\n",
+    ],
+)
 def test_short_totals_or_a_failed_build_name_no_f20(text, tmp_path):
     assert decisive(text, tmp_path)[0] != "F20"
 

@@ -4,6 +4,7 @@ Every case is a real train log of tests/corpus/logs (its source in its header), 
 paste logs: a Python bytes repr, a JSON string, typographic quotes, a CI service's annotation prefix. What
 the scan names must not change. No held-out log is read here (bench/diagnosis.py alone measures those).
 """
+
 from __future__ import annotations
 
 import json
@@ -45,13 +46,17 @@ PASTES = {
     # typographic quotes (a web page's, an editor's or a localised console's) around nvcc's arch and CMake's value
     "smart-quotes": lambda t: re.sub(r'"([^"\n]*)"', "\u201c\\1\u201d", re.sub(r"'([^'\n]*)'", "\u2018\\1\u2019", t)),
     # Azure Pipelines / GitHub Actions: a timestamp and an annotation before every line
-    "ci-annotation": lambda t: "\n".join(f"2024-05-01T10:00:00.1234567Z ##[error]{line}" if line.strip() else line
-                                         for line in t.split("\n")),
+    "ci-annotation": lambda t: "\n".join(
+        f"2024-05-01T10:00:00.1234567Z ##[error]{line}" if line.strip() else line for line in t.split("\n")
+    ),
     # Docker's json-file log driver (docker logs' source, /var/lib/docker/containers/*/*-json.log): a JSON object
     # per line, its text a JSON string with the line break in it
-    "docker-json": lambda t: "\n".join(json.dumps({"log": line + "\n", "stream": "stderr",
-                                                   "time": "2024-05-01T10:00:00.123456789Z"}, separators=(",", ":"))
-                                       for line in t.split("\n")),
+    "docker-json": lambda t: "\n".join(
+        json.dumps(
+            {"log": line + "\n", "stream": "stderr", "time": "2024-05-01T10:00:00.123456789Z"}, separators=(",", ":")
+        )
+        for line in t.split("\n")
+    ),
     # the CRI format kubectl and containerd write: a timestamp, the stream and a partial/full tag before every line
     "cri": lambda t: "\n".join(f"2024-05-01T10:00:00.123456789Z stderr F {line}" for line in t.split("\n")),
     # a program that printed the captured output split into lines: the repr of a list of str
@@ -70,7 +75,10 @@ CASES = [
     ("cmake3.22-cuda_architectures-native-compute_native-unsupported-cuda12.3-colmap-EXCERPT.txt", "list-repr"),
     ("logs/F13/detectron2-272-rtx2060-cuda9.2-compute_75-quoted.txt", "list-repr"),
     ("logs/F24/oneflow-conda-env-cuda-cublas_static-target-not-found-EXCERPT.txt", "list-repr"),
-    ("logs/F19/xformers-1161-comfyui-portable-torch2.5.1-cu124-xformers-0.0.28.post3-sdist-EXCERPT.txt", "ci-annotation"),
+    (
+        "logs/F19/xformers-1161-comfyui-portable-torch2.5.1-cu124-xformers-0.0.28.post3-sdist-EXCERPT.txt",
+        "ci-annotation",
+    ),
     ("logs/F19/pytorch-34798-pip-verbose-none-of-the-wheel-tags-match-torch-1.4.0-EXCERPT.txt", "docker-json"),
     ("logs/F18/llama.cpp-b547-cublas-build-no-ngl-cpu-only-EXCERPT.txt", "list-repr"),
 ]
@@ -106,8 +114,9 @@ def test_no_cuda_device_is_cpu_fallback_and_a_driver_reason_is_f17(tmp_path):
     text = train_text(cortex)
     assert named(text, tmp_path) == "F18"
     # the same ggml line with a driver reason (the runtime's cudaErrorInsufficientDriver text) is F17
-    driver = text.replace("no CUDA-capable device is detected",
-                          "CUDA driver version is insufficient for CUDA runtime version")
+    driver = text.replace(
+        "no CUDA-capable device is detected", "CUDA driver version is insufficient for CUDA runtime version"
+    )
     assert named(driver, tmp_path) == "F17"
 
 
@@ -125,9 +134,11 @@ def test_a_heavy_build_the_log_ends_in_is_f20_until_it_ends(tmp_path):
 
 
 def test_a_build_said_to_take_hours_is_f20(tmp_path):
-    for name in ("logs/F20/tensorrt-llm-2469-build_wheel-h100-more-than-2-hours-EXCERPT.txt",
-                 "logs/F20/llama.cpp-ci-windows-cuda-jobs-50-minutes.txt",
-                 "logs/F20/node-llama-cpp-311-download-cuda-single-threaded-slow.txt"):
+    for name in (
+        "logs/F20/tensorrt-llm-2469-build_wheel-h100-more-than-2-hours-EXCERPT.txt",
+        "logs/F20/llama.cpp-ci-windows-cuda-jobs-50-minutes.txt",
+        "logs/F20/node-llama-cpp-311-download-cuda-single-threaded-slow.txt",
+    ):
         text = train_text(name)
         assert named(text, tmp_path) == "F20"
     # minutes below half an hour are no slow build; a duration with no build in the line is none either
@@ -151,9 +162,11 @@ def test_ggml_probe_without_a_device_is_f18_only_where_the_gpu_was_wanted(tmp_pa
     asked = ollama + "\nllm_load_tensors: offloading 33 repeating layers to GPU\n"
     assert named(asked, tmp_path) == "F18"
     # the runtimes' words for nothing on the GPU
-    for line in ("llama_model_load_internal: [cublas] offloading 0 layers to GPU",
-                 "llama_model_load_internal: [cublas] total VRAM used: 0 MB",
-                 'time=2024-05-01T10:00:00 level=INFO msg="no compatible GPUs were discovered"'):
+    for line in (
+        "llama_model_load_internal: [cublas] offloading 0 layers to GPU",
+        "llama_model_load_internal: [cublas] total VRAM used: 0 MB",
+        'time=2024-05-01T10:00:00 level=INFO msg="no compatible GPUs were discovered"',
+    ):
         assert named(line + "\n", tmp_path) == "F18"
 
 
@@ -184,9 +197,11 @@ def test_pip_building_a_package_its_own_wheel_index_was_given_for_is_f19(tmp_pat
 
 
 def test_runtime_words_for_a_model_on_the_cpu_are_f18(tmp_path):
-    for line in ("warning: no usable GPU found, --gpu-layers option will be ignored",
-                 'time=2024-09-01T10:00:00 level=INFO source=types.go:107 msg="inference compute" id=0 library=cpu '
-                 'compute="" driver=0.0 name="" total="31.2 GiB" available="25.1 GiB"'):
+    for line in (
+        "warning: no usable GPU found, --gpu-layers option will be ignored",
+        'time=2024-09-01T10:00:00 level=INFO source=types.go:107 msg="inference compute" id=0 library=cpu '
+        'compute="" driver=0.0 name="" total="31.2 GiB" available="25.1 GiB"',
+    ):
         assert named(line + "\n", tmp_path) == "F18"
 
 
@@ -203,9 +218,11 @@ def test_no_compiler_for_cmake_is_f03_only_where_the_build_is_about_visual_studi
 
 
 def test_setuptools_finding_no_msvc_is_f03_in_any_language_around_it(tmp_path):
-    for name in ("logs/F03/readptu-2-setup-py-install-buildtools-2019-msvc-14.0-required.txt",
-                 "logs/F03/mojimoji-9-ja-win7-py3.6-msvc-14.0-required-build-tools-link-expired.txt",
-                 "logs/F03/opennre-214-zh-requirements-msvc-14.0-required.txt"):
+    for name in (
+        "logs/F03/readptu-2-setup-py-install-buildtools-2019-msvc-14.0-required.txt",
+        "logs/F03/mojimoji-9-ja-win7-py3.6-msvc-14.0-required-build-tools-link-expired.txt",
+        "logs/F03/opennre-214-zh-requirements-msvc-14.0-required.txt",
+    ):
         assert named(train_text(name), tmp_path) == "F03", name
 
 
@@ -261,8 +278,10 @@ def test_a_cmake_setting_run_as_a_command_is_f10(tmp_path):
     # CMAKE_ARGS given unquoted or after a space, so the shell runs the -D setting as a command
     text = train_text("logs/F10/llama-cpp-python-2068-bash-env-prefix-in-cmd-not-recognized.txt")
     assert named(text, tmp_path) == "F10"
-    ps = ("-DGGML_CUDA=on : The term '-DGGML_CUDA=on' is not recognized as the name of a cmdlet, function, "
-          "script file, or operable program.\n")
+    ps = (
+        "-DGGML_CUDA=on : The term '-DGGML_CUDA=on' is not recognized as the name of a cmdlet, function, "
+        "script file, or operable program.\n"
+    )
     assert named(ps, tmp_path) == "F10"
     assert named("bash: -DGGML_CUDA=ON: command not found\n", tmp_path) == "F10"
     assert named("bash: export: `-DGGML_CUDA=on': not a valid identifier\n", tmp_path) == "F10"
@@ -277,8 +296,10 @@ def test_no_kernel_image_after_a_failed_arch_detection_is_f12(tmp_path):
     guessed = "-- Automatic GPU detection failed. Building for all known architectures.\n"
     assert guessed in text and named(text.replace(guessed, ""), tmp_path) == "F14"
     # the same fallback where the build was given its architectures names nothing (clean train log instant-ngp)
-    assert named(text.replace(guessed, guessed + "-- Obtained target architecture from CMake variable\n"),
-                 tmp_path) == "F14"
+    assert (
+        named(text.replace(guessed, guessed + "-- Obtained target architecture from CMake variable\n"), tmp_path)
+        == "F14"
+    )
 
 
 def test_a_cuda_compile_whose_program_is_its_first_flag_is_f07(tmp_path):
@@ -304,9 +325,12 @@ XMRIG_NVIDIA_55 = r"""CMake Error at CMakeLists.txt:2 (project):
 
     Build started 5-12-2017 10:34:38.
     Project "C:\xmrig-nvidia-master\build\CMakeFiles\3.10.0\VCTargetsPath.vcxproj" on node 1 (default targets).
-""" + (r"    C:\Program Files (x86)\Microsoft Visual Studio\2017\Community\Common7\IDE\VC\VCTargets"
-       r"\Microsoft.Cpp.Platform.targets(57,5): error MSB8020: The build tools for v140 (Platform Toolset = 'v140')"
-       r" cannot be found. To build using the v140 build tools, please install v140 build tools." "\n")
+""" + (
+    r"    C:\Program Files (x86)\Microsoft Visual Studio\2017\Community\Common7\IDE\VC\VCTargets"
+    r"\Microsoft.Cpp.Platform.targets(57,5): error MSB8020: The build tools for v140 (Platform Toolset = 'v140')"
+    r" cannot be found. To build using the v140 build tools, please install v140 build tools."
+    "\n"
+)
 # https://github.com/rust-lang/rust/issues/114700 (cargo on Windows, no Visual C++ tools found)
 RUST_114700 = """   Compiling untitled v0.1.0 (C:\\Users\\lennard\\CLionProjects\\untitled)
 error: linker `link.exe` not found
@@ -322,7 +346,8 @@ def test_other_tools_finding_no_visual_cpp_tools_is_f03(tmp_path):
     # MSBuild's code alone, in a localised console (the code is the same in every language)
     code_only = XMRIG_NVIDIA_55.replace("to get the value of VCTargetsPath:", "").replace(
         "The build tools for v140 (Platform Toolset = 'v140') cannot be found.",
-        "Die Buildtools für v140 (Plattformtoolset = \"v140\") wurden nicht gefunden.")
+        'Die Buildtools für v140 (Plattformtoolset = "v140") wurden nicht gefunden.',
+    )
     assert "VCTargetsPath:" not in code_only and named(code_only, tmp_path) == "F03"
     assert named(RUST_114700, tmp_path) == "F03"
     # linking that ran and failed is another matter (Ribasim #2608's "linking with `link.exe` failed")
@@ -355,20 +380,24 @@ def test_msbuild_and_loader_codes_in_any_language(tmp_path):
     # torch's loader line (ai-toolkit), its WinError 1114 (a DLL's initialisation routine failed) with the tail cut
     text = train_text("logs/F15/ai-toolkit-flux-torch-2.4.0-cu121-fbgemm.dll-EXCERPT.txt")
     line = next(line for line in text.splitlines() if "WinError 126" in line)
-    cut = line.replace("[WinError 126] The specified module could not be found.",
-                       "[WinError 1114] A dynamic link library (DLL) initialization routine failed.")
+    cut = line.replace(
+        "[WinError 126] The specified module could not be found.",
+        "[WinError 1114] A dynamic link library (DLL) initialization routine failed.",
+    )
     cut = cut.split(" or one of its dependencies")[0]
     assert named(cut + "\n", tmp_path) == "F15"
     # Windows' loader dialog in German, naming a CUDA DLL (hand-made: no train log holds the dialog's text)
-    dialog = ("Die Ausführung des Codes kann nicht fortgesetzt werden, da cublas64_12.dll nicht gefunden wurde.\n")
+    dialog = "Die Ausführung des Codes kann nicht fortgesetzt werden, da cublas64_12.dll nicht gefunden wurde.\n"
     assert named(dialog, tmp_path) == "F15"
 
 
 def test_cmake_arguments_split_or_mangled_by_a_shell_are_f10(tmp_path):
     # https://github.com/pvpgn/pvpgn-server/issues/125: `-D WITH_MYSQL=true` (a space after -D) on an old CMake
-    pvpgn = ('/pvpgn-master# cmake -D CMAKE_INSTALL_PREFIX=/var/www/pvpgn -D WITH_MYSQL=true\n'
-             'CMake Error: The source directory "/var/www/pvpgn-master/WITH_MYSQL=true" does not exist.\n'
-             'Specify --help for usage, or press the help button on the CMake GUI.\n')
+    pvpgn = (
+        "/pvpgn-master# cmake -D CMAKE_INSTALL_PREFIX=/var/www/pvpgn -D WITH_MYSQL=true\n"
+        'CMake Error: The source directory "/var/www/pvpgn-master/WITH_MYSQL=true" does not exist.\n'
+        "Specify --help for usage, or press the help button on the CMake GUI.\n"
+    )
     assert named(pvpgn, tmp_path) == "F10"
     # https://github.com/BVLC/caffe/issues/5876: an unquoted -DCUDNN_ROOT=C:\Program Files\NVIDIA GPU Computing
     # Toolkit\CUDA\v8.0 split at its spaces (the issue's title)
@@ -377,8 +406,10 @@ def test_cmake_arguments_split_or_mangled_by_a_shell_are_f10(tmp_path):
     # a source folder that is simply not there is no argument problem (CMake's words in many threads)
     assert named('CMake Error: The source directory "/root/build" does not exist.\n', tmp_path) is None
     # a backslash path after a POSIX split (hand-made: no train log shows one; shlex drops unquoted backslashes)
-    eaten = ("CMake Error at CMakeLists.txt:4 (find_package):\n"
-             "  Could not find CUDAToolkit in C:Program FilesNVIDIA GPU Computing ToolkitCUDAv12.4\n")
+    eaten = (
+        "CMake Error at CMakeLists.txt:4 (find_package):\n"
+        "  Could not find CUDAToolkit in C:Program FilesNVIDIA GPU Computing ToolkitCUDAv12.4\n"
+    )
     assert named(eaten, tmp_path) == "F10"
 
 

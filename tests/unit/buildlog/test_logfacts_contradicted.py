@@ -4,6 +4,7 @@ library then opened; no CUDA compiler (F07) and CMake then identifying nvcc; a b
 ending in success with nothing failing after it. The contradiction must come AFTER the cause's line: a log that
 shows the working state first and then the failure keeps its id. The lines are the tools' own, as pasted in the
 threads named beside them."""
+
 from __future__ import annotations
 
 from envmgr.buildlog.facts import build_succeeded, decide
@@ -15,9 +16,12 @@ _TF_MISSING = (
     "2020-07-30 16:17:56.453813: W tensorflow/stream_executor/platform/default/dso_loader.cc:55] Could not load "
     "dynamic library 'cudart64_110.dll'; dlerror: cudart64_110.dll not found\n"
     "2020-07-30 16:17:58.751682: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1561] Found device 0 with "
-    "properties: \npciBusID: 0000:01:00.0 name: GeForce GTX 1080 Ti computeCapability: 6.1\n")
-_TF_OPENED = ("2020-07-30 16:20:01.000001: I tensorflow/stream_executor/platform/default/dso_loader.cc:44] "
-              "Successfully opened dynamic library {dll}\n")
+    "properties: \npciBusID: 0000:01:00.0 name: GeForce GTX 1080 Ti computeCapability: 6.1\n"
+)
+_TF_OPENED = (
+    "2020-07-30 16:20:01.000001: I tensorflow/stream_executor/platform/default/dso_loader.cc:44] "
+    "Successfully opened dynamic library {dll}\n"
+)
 
 
 def ids(text: str) -> list[str]:
@@ -36,24 +40,30 @@ def test_a_library_opened_before_it_was_named_missing_contradicts_nothing():
 
 
 # TensorFlow 2.14+ on a machine whose driver it cannot load (tsl/cuda/cudart_stub.cc), with the GPU shown by nvidia-smi
-_TF_NO_DRIVER = ("| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2 |\n"
-                 "2023-11-02 10:11:12.000001: I tensorflow/tsl/cuda/cudart_stub.cc:28] Could not find cuda drivers "
-                 "on your machine, GPU will not be used.\n")
-_TF_GPU_DEVICE = ("2023-11-02 10:15:40.000002: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1886] Created "
-                  "TensorFlow device (/job:localhost/replica:0/task:0/device:GPU:0 with 9604 MB memory) -> device: 0, "
-                  "name: NVIDIA GeForce RTX 3060, pci bus id: 0000:01:00.0, compute capability: 8.6\n")
+_TF_NO_DRIVER = (
+    "| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2 |\n"
+    "2023-11-02 10:11:12.000001: I tensorflow/tsl/cuda/cudart_stub.cc:28] Could not find cuda drivers "
+    "on your machine, GPU will not be used.\n"
+)
+_TF_GPU_DEVICE = (
+    "2023-11-02 10:15:40.000002: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1886] Created "
+    "TensorFlow device (/job:localhost/replica:0/task:0/device:GPU:0 with 9604 MB memory) -> device: 0, "
+    "name: NVIDIA GeForce RTX 3060, pci bus id: 0000:01:00.0, compute capability: 8.6\n"
+)
 
 
 def test_a_cpu_fallback_then_the_gpu_device_created_is_not_f18():
     assert "F18" in ids(_TF_NO_DRIVER)
     assert "F18" not in ids(_TF_NO_DRIVER + _TF_GPU_DEVICE)
-    assert "F18" in ids(_TF_GPU_DEVICE + _TF_NO_DRIVER)      # the GPU first, then the fallback: still F18
+    assert "F18" in ids(_TF_GPU_DEVICE + _TF_NO_DRIVER)  # the GPU first, then the fallback: still F18
 
 
 # llama.cpp's load log (ggml-org/llama.cpp#3750's wording): layers on the GPU, the last of several lines kept
-_OFFLOAD = ("llm_load_tensors: offloading 32 repeating layers to GPU\n"
-            "llm_load_tensors: offloaded 33/33 layers to GPU\n"
-            "llm_load_tensors:      CUDA0 buffer size =  3820.93 MiB\n")
+_OFFLOAD = (
+    "llm_load_tensors: offloading 32 repeating layers to GPU\n"
+    "llm_load_tensors: offloaded 33/33 layers to GPU\n"
+    "llm_load_tensors:      CUDA0 buffer size =  3820.93 MiB\n"
+)
 
 
 def test_gpu_work_keeps_its_last_line():
@@ -74,11 +84,15 @@ def test_nvcc_missing_then_identified_by_cmake_is_not_named():
 
 
 # nvcc's tool killed (F25) in a pip build of flash-attn, then pip's own success as the log's last word
-_KILLED = ("      Building wheel for flash-attn (setup.py) ... \n"
-           "      nvcc error   : 'cicc' died due to signal 9 (Kill signal)\n"
-           "      ninja: build stopped: subcommand failed.\n")
-_DONE = ("Successfully built flash-attn\nInstalling collected packages: flash-attn\n"
-         "Successfully installed flash-attn-2.5.8\n")
+_KILLED = (
+    "      Building wheel for flash-attn (setup.py) ... \n"
+    "      nvcc error   : 'cicc' died due to signal 9 (Kill signal)\n"
+    "      ninja: build stopped: subcommand failed.\n"
+)
+_DONE = (
+    "Successfully built flash-attn\nInstalling collected packages: flash-attn\n"
+    "Successfully installed flash-attn-2.5.8\n"
+)
 
 
 def test_a_build_stop_then_the_build_ending_in_success_is_not_named(tmp_path):
@@ -106,9 +120,11 @@ def test_a_signature_match_then_the_build_ending_in_success_is_not_named(tmp_pat
 
 # llama.cpp's CMake (2024) on the old flag name: a warning, and the build goes on without CUDA (F09's own words in the
 # catalog: an old flag can leave a CPU-only build), so pip's success after it contradicts nothing
-_OLD_FLAG = ("  CMake Warning at vendor/llama.cpp/CMakeLists.txt:104 (message):\n"
-             "    LLAMA_CUBLAS is deprecated and will be removed in the future.\n\n"
-             "    Use GGML_CUDA instead\n")
+_OLD_FLAG = (
+    "  CMake Warning at vendor/llama.cpp/CMakeLists.txt:104 (message):\n"
+    "    LLAMA_CUBLAS is deprecated and will be removed in the future.\n\n"
+    "    Use GGML_CUDA instead\n"
+)
 
 
 def test_an_old_flag_left_a_cpu_build_whatever_the_build_ended_in(tmp_path):

@@ -5,6 +5,7 @@ test of the rule needs (a line added or replaced, said at the change). Single li
 carry their source; a line made here says so. No held-out log is read here (bench/diagnosis.py alone measures
 those).
 """
+
 from __future__ import annotations
 
 from envmgr.buildlog.facts import decide
@@ -34,17 +35,20 @@ def test_pip_skipping_every_torch_wheel_for_its_tags_is_f19_until_one_is_taken(t
 
 def test_pip_wheel_tag_lines_in_newer_and_refusing_words():
     # pip >= 20.3's wording, from https://github.com/AutoGPTQ/AutoGPTQ/issues/562 (hash and index cut)
-    skipped = ("  Skipping link: none of the wheel's tags (cp37-cp37m-win_amd64) are compatible (run pip debug "
-               "--verbose to show compatible tags): https://pypi.tuna.tsinghua.edu.cn/packages/bc/7e/bb31de04449a/"
-               "torch-1.8.0-cp37-cp37m-win_amd64.whl#sha256=c87c7b0f")
+    skipped = (
+        "  Skipping link: none of the wheel's tags (cp37-cp37m-win_amd64) are compatible (run pip debug "
+        "--verbose to show compatible tags): https://pypi.tuna.tsinghua.edu.cn/packages/bc/7e/bb31de04449a/"
+        "torch-1.8.0-cp37-cp37m-win_amd64.whl#sha256=c87c7b0f"
+    )
     assert facts(skipped).values("wheel_tags") == ["torch"]
     # pip refusing the wheel it was given, from https://github.com/jhc13/taggui/issues/34
     refused = "ERROR: torch-2.1.2+cu121-cp311-cp311-win_amd64.whl is not a supported wheel on this platform."
     fs = facts(refused)
     assert [(d.id, d.rule) for d in decide(fs)] == [("F19", "wheel-tags-mismatch")]
     # a refused wheel with no CUDA in it (a line made here) is outside the catalog
-    assert decide(facts("ERROR: PyAudio-0.2.11-cp37-cp37m-win_amd64.whl is not a supported wheel on this platform.")) \
-        == []
+    assert (
+        decide(facts("ERROR: PyAudio-0.2.11-cp37-cp37m-win_amd64.whl is not a supported wheel on this platform.")) == []
+    )
 
 
 def test_a_cuda_package_sdist_taken_is_f19_and_a_build_still_running_is_f20(tmp_path):
@@ -68,8 +72,10 @@ def test_a_cuda_run_without_a_layer_count_is_f18(tmp_path):
     kobold = train_text("logs/F18/koboldcpp-723-linux-usecublas-no-gpulayers-runs-on-cpu-prose.txt")
     assert decisive(kobold, tmp_path) == ("F18", "anchor:gpu-asked-no-layers")
     # a layer count of 0 is the same cause, said outright
-    assert decisive(kobold.replace("--usecublas \n", "--usecublas --gpulayers 0\n"), tmp_path) == \
-        ("F18", "anchor:zero-gpu-layers")
+    assert decisive(kobold.replace("--usecublas \n", "--usecublas --gpulayers 0\n"), tmp_path) == (
+        "F18",
+        "anchor:zero-gpu-layers",
+    )
 
 
 def test_ggml_capability_reports_without_a_gpu_backend(tmp_path):
@@ -77,8 +83,10 @@ def test_ggml_capability_reports_without_a_gpu_backend(tmp_path):
     assert facts(ollama).first("cpu_only") is not None
     # a system_info line of a build without CUDA (whisper.cpp's words; the line and the -ngl run are made here,
     # no train log holds one) names F18 where the run wanted the GPU, nothing in a run meant for the CPU
-    info = ("system_info: n_threads = 4 / 8 | AVX = 1 | AVX2 = 1 | FMA = 1 | NEON = 0 | METAL = 0 | F16C = 1 | "
-            "CUDA = 0 | COREML = 0 | OPENVINO = 0")
+    info = (
+        "system_info: n_threads = 4 / 8 | AVX = 1 | AVX2 = 1 | FMA = 1 | NEON = 0 | METAL = 0 | F16C = 1 | "
+        "CUDA = 0 | COREML = 0 | OPENVINO = 0"
+    )
     assert [d.rule for d in decide(facts(info))] == []
     assert [d.rule for d in decide(facts("./llama-cli -m model.gguf -ngl 99\n" + info))] == ["cuda-not-in-build"]
     # the clean train log that loads a CPU backend next to its CUDA one wanted no layers: no F18
@@ -93,9 +101,11 @@ def test_cpu_builds_named_in_their_own_words(tmp_path):
     twin = train_text("logs/F19/twin4build-167-windows-pip-default-torch-2.14.0-cpu-cuda-available-false-EXCERPT.txt")
     assert decisive(twin, tmp_path) == ("F19", "anchor:cpu-only-wheel-file")
     # pip's other lines for the same +cpu build (made here from that log's version)
-    for line in ("Successfully installed torch-2.14.0+cpu",
-                 "Requirement already satisfied: torch in c:\\venv\\lib\\site-packages (2.14.0+cpu)",
-                 "xFormers was built for: PyTorch 2.1.0+cu121 with CUDA 1201 (you have 2.14.0+cpu)"):
+    for line in (
+        "Successfully installed torch-2.14.0+cpu",
+        "Requirement already satisfied: torch in c:\\venv\\lib\\site-packages (2.14.0+cpu)",
+        "xFormers was built for: PyTorch 2.1.0+cu121 with CUDA 1201 (you have 2.14.0+cpu)",
+    ):
         assert facts(line).first("cpu_wheel_file") is not None, line
     tennis = train_text("logs/F19/tennis-tracking-16-no-matching-distribution-torch-1.9.0-cu102-pypi-only.txt")
     assert facts(tennis).first("cpu_torch_said") is not None

@@ -4,6 +4,7 @@ Every log is a TRAIN log of tests/corpus/logs (its source in its header), read a
 test of the rule needs (a line added, replaced or dropped, said at the change). Single lines quoted from public
 threads carry their source. No held-out log is read here (bench/diagnosis.py alone measures those).
 """
+
 from __future__ import annotations
 
 from tests.logtext import decisive, facts, scan, train_text
@@ -25,8 +26,10 @@ def test_ollama_turning_its_gpu_runners_off_for_a_cpu_without_avx_is_f18_where_i
 
 def test_ollama_saying_it_disables_gpu_support_needs_no_other_evidence(tmp_path):
     # the WARN line's text as ollama #2903 and #2524 quote it in their titles (the rest of the line made here)
-    line = 'time=2024-03-03T10:00:00.000+08:00 level=WARN source=gpu.go:128 msg="CPU does not have AVX or AVX2, ' \
-           'disabling GPU support."\n'
+    line = (
+        'time=2024-03-03T10:00:00.000+08:00 level=WARN source=gpu.go:128 msg="CPU does not have AVX or AVX2, '
+        'disabling GPU support."\n'
+    )
     assert decisive(line, tmp_path) == ("F18", "anchor:cpu-only")
 
 
@@ -65,9 +68,11 @@ def test_model_buffers_all_on_the_cpu_though_layers_were_asked(tmp_path):
 
 
 def test_the_reporter_saying_it_runs_on_the_cpu_where_layers_were_asked(tmp_path):
-    for name in ("logs/F18/ctransformers-177-mistral-gpu_layers-200-two-a16-cpu-only-prose.txt",
-                 "logs/F18/llama-zip-19-n_gpu_layers-99-gpu-not-used-prose.txt",
-                 "logs/F18/ctransformers-163-langchain-gpu_layers-50-load-on-cpu-prose.txt"):
+    for name in (
+        "logs/F18/ctransformers-177-mistral-gpu_layers-200-two-a16-cpu-only-prose.txt",
+        "logs/F18/llama-zip-19-n_gpu_layers-99-gpu-not-used-prose.txt",
+        "logs/F18/ctransformers-163-langchain-gpu_layers-50-load-on-cpu-prose.txt",
+    ):
         assert decisive(train_text(name), tmp_path) == ("F18", "anchor:cpu-run-said-gpu-asked"), name
     # a ggml-family build flag asked of pip (whisper.cpp's WHISPER_CUDA=1) and "doesn't use the GPU"
     whisper = train_text("logs/F18/pywhispercpp-125-whisper_cuda-1-pip-install-doesnt-use-gpu-prose.txt")

@@ -7,6 +7,7 @@ base/framework.py's fallback to CPUPlace), ollama's probe of libcuda getting CUD
 A reporter's "it runs on the CPU" is F18 only with a sign that a GPU is there or was asked for, and none that the
 GPU took work (layers offloaded, a CUDA model buffer).
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -15,22 +16,31 @@ import pytest
 
 from tests.logtext import decisive, facts, train_text
 
-KOBOLD = ("Welcome to KoboldCpp - Version 1.75.2\n"
-          "WARNING: GPU layers is set, but a GPU backend was not selected! GPU will not be used!\n")
+KOBOLD = (
+    "Welcome to KoboldCpp - Version 1.75.2\n"
+    "WARNING: GPU layers is set, but a GPU backend was not selected! GPU will not be used!\n"
+)
 PADDLE_INIT = "W1203 09:46:38.052230  8109 init.cc:182] Compiled with WITH_GPU, but no GPU found in runtime.\n"
-PADDLE_PLACE = ("/opt/venv/lib/python3.10/site-packages/paddle/base/framework.py:688: UserWarning: You are using GPU "
-                "version Paddle, but your CUDA device is not set properly. CPU device will be used by default.\n"
-                "  warnings.warn(\n")
-OLLAMA = ('time=2024-11-02T10:00:01.000Z level=INFO source=gpu.go:600 msg="no nvidia devices detected by library '
-          '/usr/lib/x86_64-linux-gnu/libcuda.so.550.127.08"\n')
+PADDLE_PLACE = (
+    "/opt/venv/lib/python3.10/site-packages/paddle/base/framework.py:688: UserWarning: You are using GPU "
+    "version Paddle, but your CUDA device is not set properly. CPU device will be used by default.\n"
+    "  warnings.warn(\n"
+)
+OLLAMA = (
+    'time=2024-11-02T10:00:01.000Z level=INFO source=gpu.go:600 msg="no nvidia devices detected by library '
+    '/usr/lib/x86_64-linux-gnu/libcuda.so.550.127.08"\n'
+)
 
 
-@pytest.mark.parametrize(("text", "rule"), [
-    (KOBOLD, "anchor:cpu-only"),
-    (PADDLE_INIT, "anchor:no-cuda-device"),
-    (PADDLE_PLACE, "anchor:no-cuda-device"),
-    (OLLAMA, "anchor:no-cuda-device"),
-])
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        (KOBOLD, "anchor:cpu-only"),
+        (PADDLE_INIT, "anchor:no-cuda-device"),
+        (PADDLE_PLACE, "anchor:no-cuda-device"),
+        (OLLAMA, "anchor:no-cuda-device"),
+    ],
+)
 def test_runtime_words_name_f18(text, rule, tmp_path: Path):
     assert decisive(text, tmp_path) == ("F18", rule)
 
@@ -57,24 +67,30 @@ def test_prose_with_layers_asked_is_f18(tmp_path: Path):
     assert decisive("llm = Llama(model_path=p, n_gpu_layers=35)\n" + SAID, tmp_path)[0] == "F18"
 
 
-@pytest.mark.parametrize("used", [
-    "llm_load_tensors: offloaded 35/35 layers to GPU\n",
-    "llm_load_tensors:      CUDA0 buffer size =  3820.94 MiB\n",
-    "load_tensors: layer  12 assigned to device CUDA0\n",
-    'time=2025-01-01T00:00:00Z level=INFO source=memory.go:326 msg="offload to cuda" layers.requested=-1 '
-    "layers.model=33 layers.offload=33\n",
-])
+@pytest.mark.parametrize(
+    "used",
+    [
+        "llm_load_tensors: offloaded 35/35 layers to GPU\n",
+        "llm_load_tensors:      CUDA0 buffer size =  3820.94 MiB\n",
+        "load_tensors: layer  12 assigned to device CUDA0\n",
+        'time=2025-01-01T00:00:00Z level=INFO source=memory.go:326 msg="offload to cuda" layers.requested=-1 '
+        "layers.model=33 layers.offload=33\n",
+    ],
+)
 def test_prose_against_the_gpu_in_use_is_not_f18(used, tmp_path: Path):
     text = "llm = Llama(model_path=p, n_gpu_layers=35)\n" + used + SAID
     assert facts(text).first("ok_gpu_work") is not None
     assert decisive(text, tmp_path)[0] != "F18"
 
 
-@pytest.mark.parametrize("line", [
-    "llm_load_tensors: offloaded 0/33 layers to GPU\n",
-    "llm_load_tensors:        CPU buffer size =  3820.94 MiB\n",
-    "load_tensors: layer  12 assigned to device CPU\n",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "llm_load_tensors: offloaded 0/33 layers to GPU\n",
+        "llm_load_tensors:        CPU buffer size =  3820.94 MiB\n",
+        "load_tensors: layer  12 assigned to device CPU\n",
+    ],
+)
 def test_cpu_words_are_not_gpu_use(line):
     assert facts(line).first("ok_gpu_work") is None
 
@@ -94,47 +110,61 @@ TIMINGS = "llama_print_timings:        eval time =      81.91 ms /     2 runs   
 CALL = 'llm = Llama(model_path="./model.gguf", n_ctx=2048)\n'
 
 
-@pytest.mark.parametrize("text", [
-    'CMAKE_ARGS="-DGGML_CUDA=on" pip install llama-cpp-python\n' + TIMINGS,     # CUDA asked of the build
-    "| 0  NVIDIA GeForce RTX 3060   Off |\n" + CALL,                              # a GPU in the log
-    "llm = LlamaCpp(\n    model_path=p,\n    n_ctx=1024)\nGPU: NVIDIA A100\n",     # LangChain's call, over lines
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        'CMAKE_ARGS="-DGGML_CUDA=on" pip install llama-cpp-python\n' + TIMINGS,  # CUDA asked of the build
+        "| 0  NVIDIA GeForce RTX 3060   Off |\n" + CALL,  # a GPU in the log
+        "llm = LlamaCpp(\n    model_path=p,\n    n_ctx=1024)\nGPU: NVIDIA A100\n",  # LangChain's call, over lines
+    ],
+)
 def test_a_run_given_no_layers_is_f18(text, tmp_path: Path):
     assert decisive(text, tmp_path) == ("F18", "anchor:run-without-layers")
 
 
-@pytest.mark.parametrize("text", [
-    CALL + TIMINGS,                                                               # no GPU shown nor asked
-    "| 0  NVIDIA GeForce RTX 3060   Off |\n" + CALL.replace("n_ctx", "n_gpu_layers=-1, n_ctx"),
-    'CMAKE_ARGS="-DGGML_CUDA=on" pip install llama-cpp-python\nllm_load_tensors: offloaded 33/33 layers to GPU\n'
-    + TIMINGS,
-    "I don't have a GPU, only an NVIDIA A100 in the cluster I cannot use.\n" + CALL,
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        CALL + TIMINGS,  # no GPU shown nor asked
+        "| 0  NVIDIA GeForce RTX 3060   Off |\n" + CALL.replace("n_ctx", "n_gpu_layers=-1, n_ctx"),
+        'CMAKE_ARGS="-DGGML_CUDA=on" pip install llama-cpp-python\nllm_load_tensors: offloaded 33/33 layers to GPU\n'
+        + TIMINGS,
+        "I don't have a GPU, only an NVIDIA A100 in the cluster I cannot use.\n" + CALL,
+    ],
+)
 def test_a_run_with_layers_or_without_a_gpu_is_not(text, tmp_path: Path):
     assert decisive(text, tmp_path)[0] != "F18"
 
 
-@pytest.mark.parametrize("line", [
-    # GPT4All's reasons for a model it put on the CPU although a GPU device was chosen (chatllm.cpp, embllm.cpp)
-    "[Warning] (Tue Jan 16 10:01:02 2024): GPU loading failed (out of VRAM?)\n",
-    "Device: CPU  model or quant has no GPU support\n",
-    "embllm WARNING: Did not use GPU: no suitable device\n",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        # GPT4All's reasons for a model it put on the CPU although a GPU device was chosen (chatllm.cpp, embllm.cpp)
+        "[Warning] (Tue Jan 16 10:01:02 2024): GPU loading failed (out of VRAM?)\n",
+        "Device: CPU  model or quant has no GPU support\n",
+        "embllm WARNING: Did not use GPU: no suitable device\n",
+    ],
+)
 def test_gpt4all_fallback_reasons_are_f18(line, tmp_path: Path):
     assert decisive(line, tmp_path) == ("F18", "anchor:cpu-only")
 
 
-OLLAMA_SEEN = ('time=2025-04-01T16:46:10.000Z level=INFO source=types.go:130 msg="inference compute" id=GPU-1 '
-               'library=cuda variant=v12 compute=8.6 driver=12.4 name="NVIDIA GeForce RTX 3090" total="24.0 GiB"\n')
+OLLAMA_SEEN = (
+    'time=2025-04-01T16:46:10.000Z level=INFO source=types.go:130 msg="inference compute" id=GPU-1 '
+    'library=cuda variant=v12 compute=8.6 driver=12.4 name="NVIDIA GeForce RTX 3090" total="24.0 GiB"\n'
+)
 
 
-@pytest.mark.parametrize("weights", [
-    'time=2025-04-01T16:46:16.339Z level=INFO source=ggml.go:291 msg="model weights" buffer=CPU size="8.3 GiB"\n',
-    'time=2026-02-21T12:07:55.028Z level=INFO source=device.go:245 msg="model weights" device=CPU size="10.1 GiB"\n',
-])
+@pytest.mark.parametrize(
+    "weights",
+    [
+        'time=2025-04-01T16:46:16.339Z level=INFO source=ggml.go:291 msg="model weights" buffer=CPU size="8.3 GiB"\n',
+        'time=2026-02-21T12:07:55.028Z level=INFO source=device.go:245 msg="model weights" device=CPU size="10.1 GiB"\n',
+    ],
+)
 def test_ollama_weights_all_on_the_cpu_beside_a_gpu(weights, tmp_path: Path):
     assert decisive(OLLAMA_SEEN + weights, tmp_path) == ("F18", "anchor:weights-on-cpu-layers-asked")
-    assert decisive(weights, tmp_path)[0] is None          # a machine without a GPU prints the same
+    assert decisive(weights, tmp_path)[0] is None  # a machine without a GPU prints the same
 
 
 def test_ollama_weights_on_a_gpu_are_gpu_use():

@@ -2,6 +2,7 @@
 
 The logs are TRAIN logs of tests/corpus/logs (their source in their header); no held-out log is read here.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -45,8 +46,10 @@ def test_tensorrt_dll_unable_to_open(name, tmp_path):
 def test_a_dll_named_first_without_a_reason_is_read_again_where_its_line_says_missing():
     # the depth-anything-tensorrt log names the DLL in prose first ("`nvinfer_plugin.dll` cannot be open"), then
     # quotes the loader's line: both lines are kept, the second one decides
-    text = ("the `nvinfer_plugin.dll` cannot be open\n\n"
-            "Uncaught exception detected: Unable to open library: nvinfer_plugin.dll\n")
+    text = (
+        "the `nvinfer_plugin.dll` cannot be open\n\n"
+        "Uncaught exception detected: Unable to open library: nvinfer_plugin.dll\n"
+    )
     lines = [f.line_no for f in facts(text).facts["cuda_dll"]]
     assert lines == [1, 3]
 
@@ -71,7 +74,9 @@ def test_toolkit_shared_object_missing(name, lib, tmp_path):
 
 
 def test_a_toolkit_library_opened_is_no_failure():
-    text = ("I tensorflow/stream_executor/platform/default/dso_loader.cc:49] Successfully opened dynamic library "
-            "libcusolver.so.10\n")
+    text = (
+        "I tensorflow/stream_executor/platform/default/dso_loader.cc:49] Successfully opened dynamic library "
+        "libcusolver.so.10\n"
+    )
     assert facts(text).values("cuda_so") == ["libcusolver.so.10"]
     assert decide(facts(text)) == []

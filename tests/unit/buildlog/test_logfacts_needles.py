@@ -1,5 +1,6 @@
 """logfacts' needle pre-check skips a needle that holds a shorter needle found absent: the set it gives
 must be the set a search of every needle gives, on real logs (ASCII and not) and on a text without any."""
+
 from __future__ import annotations
 
 import sys

@@ -6,6 +6,7 @@ pip's requires-python refusal, an empty submodule folder, a Python source or mod
 mentions are on the way to that stop, not its cause. Each stop line is composed from the tool's own message (named
 on each case); no held-out or dev log was read to write them.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -25,21 +26,33 @@ STOPS = [
     # Windows' message for ERROR_DISK_FULL (112)
     ("disk-windows", "error: There is not enough space on the disk.\n"),
     # torch's allocator (c10/cuda/CUDACachingAllocator.cpp) raising torch.OutOfMemoryError
-    ("gpu-memory", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total "
-                   "capacity of 4.00 GiB of which 1.80 GiB is free.\n"),
+    (
+        "gpu-memory",
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total "
+        "capacity of 4.00 GiB of which 1.80 GiB is free.\n",
+    ),
     # pip's find-links page skipped: urllib3 gave up on the host (pip/_internal/index/collector.py)
-    ("network", "Could not fetch URL https://download.pytorch.org/whl/torch_stable.html: There was a problem "
-                "confirming the ssl certificate: HTTPSConnectionPool(host='download.pytorch.org', port=443): Max "
-                "retries exceeded with url: /whl/torch_stable.html (Caused by SSLError(SSLCertVerificationError(1, "
-                "'[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed'))) - skipping\n"),
+    (
+        "network",
+        "Could not fetch URL https://download.pytorch.org/whl/torch_stable.html: There was a problem "
+        "confirming the ssl certificate: HTTPSConnectionPool(host='download.pytorch.org', port=443): Max "
+        "retries exceeded with url: /whl/torch_stable.html (Caused by SSLError(SSLCertVerificationError(1, "
+        "'[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed'))) - skipping\n",
+    ),
     # pip's check of Requires-Python (pip/_internal/resolution/resolvelib/requirements.py)
     ("requires-python", "ERROR: Package 'vllm' requires a different Python: 3.12.9 not in '<=3.12,>=3.9'\n"),
     # CMake's add_subdirectory on a folder without its list file (Source/cmAddSubDirectoryCommand.cxx)
-    ("submodule", "CMake Error at CMakeLists.txt:25 (add_subdirectory):\n  The source directory\n\n"
-                  "    /src/llama-cpp-python/vendor/llama.cpp\n\n  does not contain a CMakeLists.txt file.\n"),
+    (
+        "submodule",
+        "CMake Error at CMakeLists.txt:25 (add_subdirectory):\n  The source directory\n\n"
+        "    /src/llama-cpp-python/vendor/llama.cpp\n\n  does not contain a CMakeLists.txt file.\n",
+    ),
     # CPython's parser and import system
-    ("syntax", "  File \"setup.py\", line 8\n    def read(fname: str) -> str:\n                 ^\n"
-               "SyntaxError: invalid syntax\n"),
+    (
+        "syntax",
+        '  File "setup.py", line 8\n    def read(fname: str) -> str:\n                 ^\n'
+        "SyntaxError: invalid syntax\n",
+    ),
     ("module", "      ModuleNotFoundError: No module named 'packaging'\n"),
 ]
 
@@ -53,7 +66,7 @@ def test_the_anchors_name_f19_alone(anchor):
 @pytest.mark.parametrize("anchor", [SDIST, CPU_REQ], ids=["sdist", "cpu-requirement"])
 def test_a_stop_outside_the_catalog_leaves_the_anchors_undecided(kind, stop, anchor, tmp_path: Path):
     assert decide(logtext.facts(anchor + stop)) == []
-    assert decide(logtext.facts(stop + anchor)) == []       # pasted in either order
+    assert decide(logtext.facts(stop + anchor)) == []  # pasted in either order
     assert logtext.decisive(anchor + stop, tmp_path) == (None, None)
 
 

@@ -5,6 +5,7 @@ Every log is a TRAIN log of tests/corpus/logs (its source in its header), read a
 test of the rule needs (a line added, said at the change). Single lines quoted from public threads carry their
 source; a line made here says so. No held-out log is read here.
 """
+
 from __future__ import annotations
 
 from envmgr.buildlog.facts import decide
@@ -17,8 +18,10 @@ def test_paddlepaddle_saying_its_cpu_package_was_asked_for_the_gpu_is_f19(tmp_pa
     suite = train_text("logs/F19/paddleclas-268-nvidia-docker-paddlepaddle-cpu-version-beside-gpu-package.txt")
     assert decisive(suite, tmp_path) == ("F19", "anchor:cpu-only-wheel")
     # the core's words as a PARL log quotes them (https://github.com/PaddlePaddle/PARL/pull/299)
-    parl = ("E0616 14:16:01.705137  1281 pybind.cc:1277] Cannot use GPU because you have installed CPU version "
-            "PaddlePaddle.")
+    parl = (
+        "E0616 14:16:01.705137  1281 pybind.cc:1277] Cannot use GPU because you have installed CPU version "
+        "PaddlePaddle."
+    )
     assert [(d.id, d.rule) for d in decide(facts(parl))] == [("F19", "cpu-only-wheel")]
     # the model suites' check_cuda wording (a line made here after their message)
     made = "You can not set use_gpu = True in the model because you are using paddlepaddle-cpu."
@@ -37,8 +40,11 @@ def test_condas_cpu_builds_of_pytorch_by_their_build_strings(tmp_path):
     assert facts("pytorch-mutex             1.0                         cpu    pytorch").first("cpu_wheel_file")
     assert facts("  pytorch   conda-forge/linux-64::pytorch-2.1.0-cpu_mkl_py311h1234567_100").first("cpu_wheel_file")
     # the CUDA builds' strings are no CPU build (lines made here)
-    for cuda in ("pytorch  1.9.0  py3.8_cuda11.1_cudnn8_0  pytorch", "pytorch-mutex  1.0  cuda  pytorch",
-                 "  pytorch   conda-forge/linux-64::pytorch-2.1.0-cuda118_py311h1234567_300"):
+    for cuda in (
+        "pytorch  1.9.0  py3.8_cuda11.1_cudnn8_0  pytorch",
+        "pytorch-mutex  1.0  cuda  pytorch",
+        "  pytorch   conda-forge/linux-64::pytorch-2.1.0-cuda118_py311h1234567_300",
+    ):
         assert facts(cuda).first("cpu_wheel_file") is None, cuda
 
 
@@ -57,8 +63,10 @@ def test_a_failed_source_build_of_a_prebuilt_cuda_package_is_f19_only_where_noth
     # a cause in the build's output (a line added here: the shell finds no nvcc) names the failure instead
     assert decisive(text + "\n/bin/sh: 1: nvcc: not found\n", tmp_path)[0] == "F22"
     # pip 23's and 24's summaries name the package too (https://github.com/vllm-project/vllm/issues/17443)
-    summary = ("pip._internal.exceptions.InstallationError: Failed to build installable wheels for some "
-               "pyproject.toml based projects (xformers)")
+    summary = (
+        "pip._internal.exceptions.InstallationError: Failed to build installable wheels for some "
+        "pyproject.toml based projects (xformers)"
+    )
     assert facts(summary).values("wheel_failed") == ["xformers"]
     # pip's spinner ending in error (a train log cut before pip's summary): auto-gptq publishes CUDA wheels too
     gptq = train_text("logs/F19/autogptq-124-0.2.0-cuda-11.8-kaggle-building-wheel-for-auto-gptq-EXCERPT.txt")
@@ -75,12 +83,16 @@ def test_no_version_on_the_packages_own_wheel_page_is_f19_unless_pip_never_reach
     windows = train_text("logs/F19/detectron2-3510-win10-py3.9-cu111-torch1.9-find-links-linux-only-wheels.txt")
     assert decisive(windows, tmp_path) == ("F19", "anchor:own-wheel-index-unused")
     # pip's retries before it gives up (a line added here): the page was never read, so nothing says it lacks a wheel
-    offline = text + ("\nWARNING: Retrying (Retry(total=4, connect=None, read=None, redirect=None, status=None)) after "
-                      "connection broken by 'NewConnectionError': /detectron2/wheels/cu118/torch2.0/index.html\n")
+    offline = text + (
+        "\nWARNING: Retrying (Retry(total=4, connect=None, read=None, redirect=None, status=None)) after "
+        "connection broken by 'NewConnectionError': /detectron2/wheels/cu118/torch2.0/index.html\n"
+    )
     assert decisive(offline, tmp_path) == (None, None)
     # another package missing beside that page (a line made here) is no evidence about the page
-    other = ("Looking in links: https://dl.fbaipublicfiles.com/detectron2/wheels/cu118/torch2.0/index.html\n"
-             "ERROR: No matching distribution found for pycocotools==9.9\n")
+    other = (
+        "Looking in links: https://dl.fbaipublicfiles.com/detectron2/wheels/cu118/torch2.0/index.html\n"
+        "ERROR: No matching distribution found for pycocotools==9.9\n"
+    )
     assert decide(facts(other)) == []
 
 
@@ -88,13 +100,18 @@ def test_ci_jobs_said_to_time_out_are_f20_but_a_timeout_setting_is_not(tmp_path)
     text = train_text("logs/F20/cccl-7670-msvc-cub-ctk13-ci-jobs-timeout-many-arch-families-prose.txt")
     assert decisive(text, tmp_path) == ("F20", "anchor:build-said-slow")
     # a workflow's setting (lines made here) reports no timeout
-    for setting in ("  build-cuda:\n    timeout-minutes: 345\n", "ci: build with timeout: 60\n",
-                    "CI build timeout = 3600\n"):
+    for setting in (
+        "  build-cuda:\n    timeout-minutes: 345\n",
+        "ci: build with timeout: 60\n",
+        "CI build timeout = 3600\n",
+    ):
         assert facts(setting).first("slow_build") is None, setting
     # a download's timeout during an image build is the network's (clean train logs)
-    for name in ("logs/clean/whisperlivekit-171-pip-timeout-download-pytorch-org-container-image-build.txt",
-                 "logs/clean/pytorch-docker-8-read-timeouts-building-locally-downloading-pytorch.txt",
-                 "logs/clean/nixl-1893-ci-triage-pip-read-timeout-torch-build-requires-aarch64-EXCERPT.txt"):
+    for name in (
+        "logs/clean/whisperlivekit-171-pip-timeout-download-pytorch-org-container-image-build.txt",
+        "logs/clean/pytorch-docker-8-read-timeouts-building-locally-downloading-pytorch.txt",
+        "logs/clean/nixl-1893-ci-triage-pip-read-timeout-torch-build-requires-aarch64-EXCERPT.txt",
+    ):
         assert decisive(train_text(name), tmp_path) == (None, None), name
     assert facts("CI build failed: read timeout while fetching the toolkit\n").first("slow_build") is None  # made here
 
@@ -125,7 +142,6 @@ def test_a_duration_is_the_builds_only_within_its_sentence(tmp_path):
     # builds said to be timing out in CI (a train log)
     cub = train_text("logs/F20/cccl-7198-cub-ci-builds-timing-out-prose.txt")
     assert decisive(cub, tmp_path) == ("F20", "anchor:build-said-slow")
-
 
 
 def test_a_prebuilt_wheel_said_to_be_passed_over_is_f19(tmp_path):

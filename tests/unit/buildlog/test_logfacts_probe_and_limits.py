@@ -4,6 +4,7 @@ and a CI time limit a test run hit (not F20).
 Every log is a TRAIN log of tests/corpus/logs (its source in its header), read and sometimes changed the way a test
 of the rule needs (a line added or replaced, said at the change). No held-out log is read here.
 """
+
 from __future__ import annotations
 
 from tests.logtext import decisive, scan, train_text
@@ -23,8 +24,8 @@ def test_tensorflows_cudart_probe_alone_is_a_cpu_machines_start(tmp_path):
 
 
 def test_tensorflows_probe_stays_f15_where_a_gpu_is_there_or_chosen(tmp_path):
-    assert decisive(train_text(TF_RTX), tmp_path)[0] == "F15"            # TF finds the RTX 4060 later
-    assert decisive(train_text(TF_GPU_CHOSEN), tmp_path)[0] == "F15"     # "not using my GPU", GPU mode chosen
+    assert decisive(train_text(TF_RTX), tmp_path)[0] == "F15"  # TF finds the RTX 4060 later
+    assert decisive(train_text(TF_GPU_CHOSEN), tmp_path)[0] == "F15"  # "not using my GPU", GPU mode chosen
 
 
 def test_a_time_limit_a_test_run_hit_is_not_a_long_build(tmp_path):

@@ -3,6 +3,7 @@ on the CPU") do not name F18 where the program then stopped on an error of its o
 a run left on the CPU is a run that went on, so the stop is what the log reports. The runtime's own CPU-run words are
 not such rules and keep F18. The lines are the tools' own, in the shapes users paste them (koboldcpp's frozen app,
 llama.cpp's CLI), named beside them."""
+
 from __future__ import annotations
 
 from envmgr.buildlog.facts import stopped_after
@@ -10,16 +11,19 @@ from tests.logtext import decisive, facts
 
 # koboldcpp's Linux binary started with --usecublas and no layer count, its CUDA library failing to load on an older
 # glibc (LostRuins/koboldcpp#705: 'undefined symbol: getcpu', the earlier release runs)
-_KOBOLD_RUN = ("$ ./koboldcpp-linux-x64-1.58 model.Q5_K_M.gguf --usecublas\n"
-               "Welcome to KoboldCpp - Version 1.58\n"
-               "Initializing dynamic library: koboldcpp_cublas.so\n")
-_KOBOLD_STOP = ("Traceback (most recent call last):\n"
-                "  File \"ctypes/__init__.py\", line 373, in __init__\n"
-                "OSError: /tmp/_MEIx/koboldcpp_cublas.so: undefined symbol: getcpu\n"
-                "[2060] Failed to execute script 'koboldcpp' due to unhandled exception!\n")
+_KOBOLD_RUN = (
+    "$ ./koboldcpp-linux-x64-1.58 model.Q5_K_M.gguf --usecublas\n"
+    "Welcome to KoboldCpp - Version 1.58\n"
+    "Initializing dynamic library: koboldcpp_cublas.so\n"
+)
+_KOBOLD_STOP = (
+    "Traceback (most recent call last):\n"
+    '  File "ctypes/__init__.py", line 373, in __init__\n'
+    "OSError: /tmp/_MEIx/koboldcpp_cublas.so: undefined symbol: getcpu\n"
+    "[2060] Failed to execute script 'koboldcpp' due to unhandled exception!\n"
+)
 # the same command line with the run going on: every layer on the CPU (koboldcpp's load log)
-_KOBOLD_WENT_ON = ("Loading model: /models/model.Q5_K_M.gguf\n"
-                   "llm_load_tensors: offloaded 0/33 layers to GPU\n")
+_KOBOLD_WENT_ON = "Loading model: /models/model.Q5_K_M.gguf\nllm_load_tensors: offloaded 0/33 layers to GPU\n"
 
 
 def test_a_run_given_no_layers_that_then_stops_on_its_own_error_is_not_f18(tmp_path):
@@ -41,6 +45,10 @@ def test_a_stop_before_the_ask_is_not_after_it():
 
 
 def test_a_warning_or_a_word_error_in_prose_is_no_stop():
-    for line in ("UserWarning: TypedStorage is deprecated", "error: no such option -ngl (a typo of mine)",
-                 "ggml_cuda_init: found 1 CUDA devices:", "the Error: field was empty in the UI"):
+    for line in (
+        "UserWarning: TypedStorage is deprecated",
+        "error: no such option -ngl (a typo of mine)",
+        "ggml_cuda_init: found 1 CUDA devices:",
+        "the Error: field was empty in the UI",
+    ):
         assert stopped_after(facts("main -m model.gguf\n" + line + "\n").last, 1) is None, line

@@ -2,14 +2,17 @@
 it, taken from the tool's source or from a public thread that quotes the tool's output (source at each line), in a
 build log around it; and lines that name a limit of something else (a network read, a test run) that are not one.
 """
+
 from __future__ import annotations
 
 import pytest
 
 from tests.logtext import decisive, facts
 
-BUILD = ("[12/96] /usr/local/cuda/bin/nvcc -c ../csrc/kernels/attention.cu -o attention.cu.o "
-         "-gencode=arch=compute_80,code=sm_80\n")
+BUILD = (
+    "[12/96] /usr/local/cuda/bin/nvcc -c ../csrc/kernels/attention.cu -o attention.cu.o "
+    "-gencode=arch=compute_80,code=sm_80\n"
+)
 
 LIMITS = [
     # AppVeyor (quoted in appveyor/ci#3872 and LibrePCB/LibrePCB#68)
@@ -39,12 +42,15 @@ def test_a_tools_own_time_limit_line_is_f20(line, tmp_path):
     assert decisive(BUILD + line + "\n", tmp_path) == ("F20", "anchor:time-limit")
 
 
-@pytest.mark.parametrize("line", [
-    # a network's deadline and a read timeout are no limit on the job
-    "ERROR: failed to solve: DeadlineExceeded: context deadline exceeded",
-    "pip._vendor.urllib3.exceptions.ReadTimeoutError: HTTPSConnectionPool(host='files.pythonhosted.org', port=443): "
-    "Read timed out.",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        # a network's deadline and a read timeout are no limit on the job
+        "ERROR: failed to solve: DeadlineExceeded: context deadline exceeded",
+        "pip._vendor.urllib3.exceptions.ReadTimeoutError: HTTPSConnectionPool(host='files.pythonhosted.org', port=443): "
+        "Read timed out.",
+    ],
+)
 def test_a_network_deadline_is_no_time_limit(line):
     assert facts(BUILD + line + "\n").first("time_limit") is None
 

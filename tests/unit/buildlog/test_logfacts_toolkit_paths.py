@@ -4,6 +4,7 @@ variable that expanded to nothing, and CCCL headers at any depth.
 The logs named here are train logs (their source in their header); the single lines are written in the format the
 tool prints (said at each). No held-out log is read here.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -22,19 +23,25 @@ def test_a_cuda_source_run_by_the_shell_is_an_empty_compiler_variable(tmp_path):
     assert facts(train_text(CCV)).first("cu_as_script").value == "cuda/cwc_convnet.cu"
 
 
-@pytest.mark.parametrize("line", [
-    "kernels/add.cu: 3: kernels/add.cu: __global__: not found",      # dash: "<script>: <line>: <script>: <msg>"
-    "src/nms_kernel.cu: line 12: extern: command not found",         # bash: "<script>: line <n>: <msg>"
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "kernels/add.cu: 3: kernels/add.cu: __global__: not found",  # dash: "<script>: <line>: <script>: <msg>"
+        "src/nms_kernel.cu: line 12: extern: command not found",  # bash: "<script>: line <n>: <msg>"
+    ],
+)
 def test_both_shells_words_for_a_cuda_source_run_as_a_script(line):
     assert facts(line).first("cu_as_script") is not None
 
 
-@pytest.mark.parametrize("line", [
-    "src/nms_kernel.cu:12:10: fatal error: thrust/sort.h: No such file or directory",    # gcc's format
-    "src/nms_kernel.cu(12): error: identifier \"foo\" is undefined",                      # nvcc's format
-    "/bin/sh: 1: nvcc: not found",                                                        # a missing nvcc (other rule)
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "src/nms_kernel.cu:12:10: fatal error: thrust/sort.h: No such file or directory",  # gcc's format
+        'src/nms_kernel.cu(12): error: identifier "foo" is undefined',  # nvcc's format
+        "/bin/sh: 1: nvcc: not found",  # a missing nvcc (other rule)
+    ],
+)
 def test_compiler_messages_on_a_cuda_source_are_not_the_shell_running_it(line):
     assert facts(line).first("cu_as_script") is None
 
@@ -46,13 +53,16 @@ def test_the_distribution_nvcc_that_failed_is_named(tmp_path, name, group):
     assert found.details["signature"] == "distro-nvcc-failed" and found.details[group] == "/usr/bin/nvcc"
 
 
-@pytest.mark.parametrize("text", [
-    # CMake's identification that worked prints the same "Compiler:" line (CMakeOutput.log)
-    'Compiling the CUDA compiler identification source file "CMakeCUDACompilerId.cu" succeeded.\n'
-    "Compiler: /usr/bin/nvcc\nBuild flags:\n",
-    # NVIDIA's own toolkit's nvcc failing is not the distribution's
-    "/usr/local/cuda-12.2/bin/nvcc: returned nonzero exit status\n",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        # CMake's identification that worked prints the same "Compiler:" line (CMakeOutput.log)
+        'Compiling the CUDA compiler identification source file "CMakeCUDACompilerId.cu" succeeded.\n'
+        "Compiler: /usr/bin/nvcc\nBuild flags:\n",
+        # NVIDIA's own toolkit's nvcc failing is not the distribution's
+        "/usr/local/cuda-12.2/bin/nvcc: returned nonzero exit status\n",
+    ],
+)
 def test_a_distro_nvcc_that_did_not_fail_or_a_toolkit_nvcc_is_not_f22(tmp_path, text):
     assert decisive(text, tmp_path) == (None, None)
 

@@ -4,6 +4,7 @@ llama-bench's list of counts and the reporter's 0 given as the way to switch the
 Every log is a TRAIN log of tests/corpus/logs (its source in its header), read and sometimes changed the way a test
 of the rule needs (a line added or replaced, said at the change). No held-out log is read here.
 """
+
 from __future__ import annotations
 
 from tests.logtext import decisive, facts, scan, train_text
@@ -32,10 +33,11 @@ def test_a_list_of_layer_counts_is_a_comparison_not_a_run_left_at_zero(tmp_path)
 def test_a_zero_given_to_switch_the_gpu_off_is_a_deliberate_cpu_run(tmp_path):
     text = train_text(GIBBERISH)
     assert scan(text, tmp_path).matches == ()
-    assert facts(text).first("zero_layers") is not None      # the fact is read; the rule sets it aside
+    assert facts(text).first("zero_layers") is not None  # the fact is read; the rule sets it aside
     # the same setting given as the run's own (the sentence replaced here): F18 as before
-    plain = text.replace("If you disable it with `n-gpu-layers=0` you will get the correct results.",
-                         "My settings: `n-gpu-layers=0`.")
+    plain = text.replace(
+        "If you disable it with `n-gpu-layers=0` you will get the correct results.", "My settings: `n-gpu-layers=0`."
+    )
     assert decisive(plain, tmp_path) == ("F18", "anchor:zero-gpu-layers")
 
 

@@ -4,6 +4,7 @@ issue, a web page or a Python program changes them, give the same catalog ids as
 Each change is one a real paste shows (the corpus helpers' logs in tests/corpus/logs carry them: `> `
 quotes, fences, CI timestamps); the failure text itself is never invented here.
 """
+
 from __future__ import annotations
 
 import html
@@ -25,9 +26,15 @@ ZH_MSB = "vs2017-error-list-msb4019-cuda10.0-props-not-found-chinese-EXCERPT.txt
 F04 = "msbuild-cuda11.8-host_config-unsupported-msvc14.40-vs2022-buildtools-llama-cpp-python-EXCERPT.txt"
 F01 = "cmake-no-cuda-toolset-found-vs2019-cmake3.24.txt"
 F08 = "torch-cpp_extension-detected-cuda12.1-mismatches-pytorch11.7-pip-groundingdino-EXCERPT.txt"
-SOME = (F04, F01, F08, ZH_MSB, "python-import-llama_cpp-winerror3-stale-cuda_path.txt",
-        "cmake-llama.cpp-llama_cuda-deprecated-then-cuda-not-found-linux-EXCERPT.txt",
-        "nvcc-stl1002-yvals_core-msvc14.42-vscode-cmake-tools-EXCERPT.txt")
+SOME = (
+    F04,
+    F01,
+    F08,
+    ZH_MSB,
+    "python-import-llama_cpp-winerror3-stale-cuda_path.txt",
+    "cmake-llama.cpp-llama_cuda-deprecated-then-cuda-not-found-linux-EXCERPT.txt",
+    "nvcc-stl1002-yvals_core-msvc14.42-vscode-cmake-tools-EXCERPT.txt",
+)
 
 
 @pytest.mark.parametrize("name", SOME)
@@ -48,8 +55,12 @@ def test_html_entities(name):
 def test_ci_timestamps(name):
     # GitHub Actions' raw log puts an ISO timestamp before every line; docker BuildKit "#7 12.3 ", compose
     # the service name (as in the corpus's nextcloud log)
-    for prefix in ("2024-05-01T10:11:12.1234567Z ", "#12 41.27 ", "[2024-05-01 10:11:12,345] ",
-                   "context_chat_backend-1  | "):
+    for prefix in (
+        "2024-05-01T10:11:12.1234567Z ",
+        "#12 41.27 ",
+        "[2024-05-01 10:11:12,345] ",
+        "context_chat_backend-1  | ",
+    ):
         stamped = "\n".join(prefix + l for l in log(name).split("\n"))
         assert summary(scan(stamped).matches) == LOGS[name][0]
 
@@ -58,8 +69,11 @@ def test_ci_timestamps(name):
 def test_russian_mojibake_is_repaired(codec):
     # UTF-8 bytes shown through a Russian code page (a console, an editor): the text comes back
     text = log(RU)
-    shown = text.encode("utf-8").decode(codec, errors="strict") if codec == "cp866" else \
-        "".join(c.encode("utf-8").decode("cp1251", errors="replace") if not c.isascii() else c for c in text)
+    shown = (
+        text.encode("utf-8").decode(codec, errors="strict")
+        if codec == "cp866"
+        else "".join(c.encode("utf-8").decode("cp1251", errors="replace") if not c.isascii() else c for c in text)
+    )
     if codec == "cp1251":
         assert "Операционная" not in shown
     line = next(l for l in shown.split("\n") if "DLL load failed" in l)
@@ -71,7 +85,7 @@ def test_chinese_gbk_mojibake_is_repaired():
     line = next(l for l in log(ZH).split("\n") if "DLL load failed" in l)
     shown = line.encode("utf-8").decode("gbk", errors="ignore")
     assert "找不到" not in shown
-    assert unmojibake(shown) == line[:-1]   # the last character's odd byte was dropped by the GBK decode
+    assert unmojibake(shown) == line[:-1]  # the last character's odd byte was dropped by the GBK decode
     # MSB4019 in a Chinese Error List seen through GBK: its “…” quotes come back and F01 reads the path
     msb = log(ZH_MSB)
     shown = msb.encode("utf-8").decode("gbk", errors="ignore")
@@ -115,17 +129,22 @@ def test_strip_keeps_the_line_count():
 
 def _hard_wrap(text: str, width: int) -> str:
     """What a console, an e-mail client or a forum does to a long line: cut every `width` characters."""
-    return "\n".join(piece for line in text.split("\n")
-                     for piece in ([line] if len(line) <= width else
-                                   [line[i:i + width] for i in range(0, len(line), width)]))
+    return "\n".join(
+        piece
+        for line in text.split("\n")
+        for piece in ([line] if len(line) <= width else [line[i : i + width] for i in range(0, len(line), width)])
+    )
 
 
-WRAPPED = ("llama.cpp-cuda-error-209-no-kernel-image-ggml-cuda-EXCERPT.txt",            # one line cut: no width
-           "msbuild-imported-project-cuda-props-not-found-vs2022.txt",                  # cuts that fell before a space
-           "llama-server-libcublas.so.11-cannot-open-shared-object-llama.cpp-EXCERPT.txt",
-           "python-import-llama_cpp-winerror3-stale-cuda_path.txt",
-           "slurm-step-cancelled-due-to-time-limit-cuda-compile-trilinos-panzer-EXCERPT.txt",
-           "torch-cpp_extension-g++9.3-greater-than-maximum-cuda10.2-deep-hough-EXCERPT.txt", F04)
+WRAPPED = (
+    "llama.cpp-cuda-error-209-no-kernel-image-ggml-cuda-EXCERPT.txt",  # one line cut: no width
+    "msbuild-imported-project-cuda-props-not-found-vs2022.txt",  # cuts that fell before a space
+    "llama-server-libcublas.so.11-cannot-open-shared-object-llama.cpp-EXCERPT.txt",
+    "python-import-llama_cpp-winerror3-stale-cuda_path.txt",
+    "slurm-step-cancelled-due-to-time-limit-cuda-compile-trilinos-panzer-EXCERPT.txt",
+    "torch-cpp_extension-g++9.3-greater-than-maximum-cuda10.2-deep-hough-EXCERPT.txt",
+    F04,
+)
 
 
 @pytest.mark.parametrize("width", [80, 90])

@@ -7,6 +7,7 @@ A needle whose signatures each lack their gate literal in a window is not looked
 without the gates must give the same result. Samples: tests/corpus (their SOURCE lines say where each is from),
 reshaped as bench/logscan.py reshapes them.
 """
+
 from __future__ import annotations
 
 import re
@@ -25,15 +26,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
 from corpus_index import CORPUS, load_index, read_log
 
 TRAIN = [e for e in load_index() if e.split == "train"][::7]
-NEEDLES = sorted({n for s in SIGNATURES for n in s.needle} | {n for fx in logfacts.FACTS for n in fx.needles}
-                 | {lit for s in SIGNATURES for lit in required_literals(s.regex)})
-ORDINARY = "cmake-vs2022-generator-cuda-identification-ok-ci-cuda11.7.99.txt"   # bench/logscan.py's ordinary log
+NEEDLES = sorted(
+    {n for s in SIGNATURES for n in s.needle}
+    | {n for fx in logfacts.FACTS for n in fx.needles}
+    | {lit for s in SIGNATURES for lit in required_literals(s.regex)}
+)
+ORDINARY = "cmake-vs2022-generator-cuda-identification-ok-ci-cuda11.7.99.txt"  # bench/logscan.py's ordinary log
 
 
 def _padded(text: str, width: int = 87) -> str:
     """Every line cut into pieces of `width` columns, each padded to it (a fixed-width console; bench/logscan.py)."""
     lines = text.split("\n")
-    return "\n".join(line[k: k + width].ljust(width) for line in lines for k in range(0, max(len(line), 1), width))
+    return "\n".join(line[k : k + width].ljust(width) for line in lines for k in range(0, max(len(line), 1), width))
 
 
 def _bodies(name: str, origin: str) -> list[str]:
@@ -58,7 +62,7 @@ def test_a_padded_text_is_cut_and_a_plain_one_is_not():
     assert padded.cut and len(padded.text) < 0.8 * len(padded.body)
     # three spaces in a row are kept where a literal holds them: asked of the text itself
     assert padded.holds("NVIDIA 11.7.99" + " " * 3) and not padded.holds("NVIDIA 11.7.99" + " " * 90)
-    wide = Probe(_padded("é " + body) * 20)        # non-ASCII: its UTF-8 bytes, cut alike
+    wide = Probe(_padded("é " + body) * 20)  # non-ASCII: its UTF-8 bytes, cut alike
     assert isinstance(wide.text, bytes) and wide.cut and wide.holds("é") and wide.holds("Visual Studio 17")
 
 
@@ -76,9 +80,9 @@ def test_required_literals_of_hand_made_patterns():
     assert required_literals(re.compile(r"a\.b\ c{2,3}d*e")) == ("a.b ", "e")
     assert required_literals(re.compile(r"(?<!')-allow-x(?!' can)")) == ("-allow-x",)
     assert required_literals(re.compile(r"[]|(]abcd")) == ("abcd",)
-    assert required_literals(re.compile(r"abcd|efgh")) == ()                  # either branch: no literal in each
-    assert required_literals(re.compile(r"abcd", re.I)) == ()                 # case-insensitive
-    assert required_literals(re.compile(r"ab\x41cd")) == ()                   # a numeric escape is not read
+    assert required_literals(re.compile(r"abcd|efgh")) == ()  # either branch: no literal in each
+    assert required_literals(re.compile(r"abcd", re.I)) == ()  # case-insensitive
+    assert required_literals(re.compile(r"ab\x41cd")) == ()  # a numeric escape is not read
 
 
 def test_gates_skip_the_needle_places_of_a_log_that_cannot_match():
@@ -96,7 +100,7 @@ def test_gates_skip_the_needle_places_of_a_log_that_cannot_match():
             return super().get(key, default)
 
     sc.regions = Counting()
-    lines = (CORPUS / ORDINARY).read_text(encoding="utf-8").split("\n") * 1000     # 1000 places, two windows
+    lines = (CORPUS / ORDINARY).read_text(encoding="utf-8").split("\n") * 1000  # 1000 places, two windows
     sc.feed(list(range(1, len(lines) + 1)), lines)
     sc.finish()
     assert 0 < looked[needle] < 2 * logengine.GATE_AFTER and not sc.hits
@@ -108,7 +112,7 @@ def test_scanning_with_gates_equals_scanning_without(tmp_path, monkeypatch, shap
     docs = []
     try:
         for gates in (True, False):
-            if not gates:       # the plan a Scanner reads is made once per log kind: made again without gates
+            if not gates:  # the plan a Scanner reads is made once per log kind: made again without gates
                 monkeypatch.setattr(logengine, "_gates", lambda needle, sigs: None)
             logengine._PLANS.clear()
             for e in TRAIN[::4]:
@@ -116,7 +120,7 @@ def test_scanning_with_gates_equals_scanning_without(tmp_path, monkeypatch, shap
                 body = {"plain": body, "padded": _padded(body), "repeated": body * 3}[shape]
                 path.write_bytes(body.encode("utf-8"))
                 docs.append(scan_json(scan_path(path), "build.log"))
-            assert len(logengine._PLANS) == 1         # one plan for every scan of every log
+            assert len(logengine._PLANS) == 1  # one plan for every scan of every log
     finally:
         logengine._PLANS.clear()
     half = len(docs) // 2
@@ -134,6 +138,6 @@ def test_the_probe_keeps_its_answers_and_skips_a_literal_whose_part_is_absent():
             return super().__contains__(literal)
 
     probe.text = Counted(probe.text)
-    assert not probe.maybe("MSB3721") and not probe.maybe("error MSB3721")     # the second without a search
-    assert probe.maybe("CUDA") and not probe.maybe("CUDA toolset")             # a part there: searched
+    assert not probe.maybe("MSB3721") and not probe.maybe("error MSB3721")  # the second without a search
+    assert probe.maybe("CUDA") and not probe.maybe("CUDA toolset")  # a part there: searched
     assert probe.maybe("CUDA") and searched == ["MSB3721", "CUDA", "CUDA toolset"]

@@ -4,6 +4,7 @@ Every log here is a real sample of tests/corpus reshaped (padded, cut to one wid
 behaviour is asserted (lines counted, matches and line numbers), not the time: the time is measured by
 bench/logscan.py's fixed-width shape.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -12,8 +13,8 @@ from envmgr.buildlog.engine import _ALLOW, MAX_PIECES, _gated, literal_prefixes,
 from envmgr.buildlog.scan import scan_path
 from tests.conftest import CORPUS
 
-F01 = "cmake-no-cuda-toolset-found-vs2019-cmake3.24.txt"            # "No CUDA toolset found." on line 4
-SMI = "nvidia-smi-windows-576.80-cuda12.9-rtx3080.txt"              # a box-drawn table, rows of 91 columns
+F01 = "cmake-no-cuda-toolset-found-vs2019-cmake3.24.txt"  # "No CUDA toolset found." on line 4
+SMI = "nvidia-smi-windows-576.80-cuda12.9-rtx3080.txt"  # a box-drawn table, rows of 91 columns
 F04 = "msbuild-cuda11.8-host_config-unsupported-msvc14.40-vs2022-buildtools-llama-cpp-python-EXCERPT.txt"
 
 
@@ -43,7 +44,7 @@ def test_text_cut_at_one_width_is_not_one_line(tmp_path):
     # 87-column lines of text without padding, as a truncating console writes them: a run far longer than
     # any wrapped line, so no line is joined (issue 23: this shape was read as "1 lines")
     text = " ".join(l.strip() for l in lines_of(F01) if l.strip())
-    lines = [(text * 3)[k % 50: k % 50 + 87] for k in range(3000)]
+    lines = [(text * 3)[k % 50 : k % 50 + 87] for k in range(3000)]
     assert {len(l) for l in lines} == {87}
     assert scan_lines(tmp_path, lines).lines == 3000
 
@@ -58,7 +59,7 @@ def test_a_box_table_is_not_joined_with_the_line_after_it(tmp_path):
 def test_a_wrapped_line_is_joined_and_a_run_stays_bounded():
     text = next(l for l in lines_of(F04) if "host_config.h" in l)
     width = 90
-    pieces = [text[:width]] + ["       " + text[k: k + width - 7] for k in range(width, len(text), width - 7)]
+    pieces = [text[:width]] + ["       " + text[k : k + width - 7] for k in range(width, len(text), width - 7)]
     assert len(pieces) > 2 and len(pieces[-1]) < width and all(len(p) == width for p in pieces[:-1])
     ((nums, texts),) = list(logical_lines([["before"] + pieces + ["after"]], width))
     assert nums == [1, 2, 2 + len(pieces)] and texts[1].replace(" ", "") == text.replace(" ", "")
@@ -71,11 +72,11 @@ def test_a_wrapped_line_is_joined_and_a_run_stays_bounded():
 def test_joining_is_the_same_across_batch_boundaries():
     text = next(l for l in lines_of(F04) if "host_config.h" in l)
     width = 90
-    pieces = [text[:width]] + ["       " + text[k: k + width - 7] for k in range(width, len(text), width - 7)]
+    pieces = [text[:width]] + ["       " + text[k : k + width - 7] for k in range(width, len(text), width - 7)]
     lines = (["short line"] + pieces) * 20 + [("y" * width)] * (MAX_PIECES + 3) + ["end"]
     whole = list(logical_lines([lines], width))
     one_by_one = list(logical_lines([[l] for l in lines], width))
-    flat = lambda batches: [(n, t) for ns, ts in batches for n, t in zip(ns, ts)]   # noqa: E731
+    flat = lambda batches: [(n, t) for ns, ts in batches for n, t in zip(ns, ts)]  # noqa: E731
     assert flat(one_by_one) == flat(whole)
     assert len(flat(whole)) == 20 * 2 + MAX_PIECES + 3 + 1
 
@@ -85,7 +86,7 @@ def test_a_fixed_width_run_keeps_every_line_number_across_batches():
     width = 87
     lines = [f"{f'row {k}':<{width}}" for k in range(3 * MAX_PIECES)] + ["short"] + ["z" * width] * 2 + ["end"]
     lines = lines * 3
-    batches = [lines[k: k + 37] for k in range(0, len(lines), 37)]
+    batches = [lines[k : k + 37] for k in range(0, len(lines), 37)]
     out = [(n, t) for ns, ts in logical_lines(batches, width) for n, t in zip(ns, ts, strict=True)]
     assert out[: 3 * MAX_PIECES] == [(k + 1, lines[k]) for k in range(3 * MAX_PIECES)]
     # the padded rows stay lines; "zzz..." twice then "end" is a wrapped line (cut mid-word, shorter last piece)
@@ -98,8 +99,10 @@ def test_a_leading_lookbehind_keeps_the_literal_as_needle():
     assert literal_prefixes(_ALLOW.pattern) == ("-allow-unsupported-compiler",)
     assert literal_prefixes(r"^(?!x)abcd|(?<=\))efgh") == ("abcd", "efgh")
     assert literal_prefixes(r"(?<!x(abcd") == () and literal_prefixes(r"(abcd)") == ()
-    body = ("host_config.h: '-allow-unsupported-compiler' can be used to override this version check\n"
-            "nvcc.exe -x cu -allow-unsupported-compiler -g\n")
+    body = (
+        "host_config.h: '-allow-unsupported-compiler' can be used to override this version check\n"
+        "nvcc.exe -x cu -allow-unsupported-compiler -g\n"
+    )
     m = _gated(_ALLOW, literal_prefixes(_ALLOW.pattern), body, 0, len(body))
     assert m is not None and m.start() == body.index("-x cu") + 6
     assert _gated(_ALLOW, literal_prefixes(_ALLOW.pattern), body.split("\n")[0], 0, 90) is None

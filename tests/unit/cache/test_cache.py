@@ -1,4 +1,5 @@
 """The snapshot cache: cheap-stat validity, --refresh, corrupt entries, concurrent writers, list/clear."""
+
 from __future__ import annotations
 
 import multiprocessing
@@ -123,40 +124,55 @@ def test_a_format_that_cannot_hold_a_value_is_refused(cli, tmp_path):
 
 def test_github_format_appends_to_the_runners_files(cli, tmp_path):
     snap = tmp_path / "env.toml"
-    snap.write_text(f"schema = 1\nplatform = '{HERE}'\n[env]\nCUDA_HOME = '{C}'\nNOTE = \"a\\nb\"\n"
-                    f"[env.PATH]\nprepend = ['{C_BIN}']\n", encoding="utf-8")
+    snap.write_text(
+        f"schema = 1\nplatform = '{HERE}'\n[env]\nCUDA_HOME = '{C}'\nNOTE = \"a\\nb\"\n"
+        f"[env.PATH]\nprepend = ['{C_BIN}']\n",
+        encoding="utf-8",
+    )
     env_file, path_file = tmp_path / "github_env", tmp_path / "github_path"
     env_file.write_text("EARLIER=1\n")
-    result = cli("export", "--from", str(snap), "--format", "github",
-                 env={"GITHUB_ENV": str(env_file), "GITHUB_PATH": str(path_file)})
+    result = cli(
+        "export",
+        "--from",
+        str(snap),
+        "--format",
+        "github",
+        env={"GITHUB_ENV": str(env_file), "GITHUB_PATH": str(path_file)},
+    )
     assert result.code == 0 and result.stdout == ""
     lines = env_file.read_text().splitlines()
     assert lines[:2] == ["EARLIER=1", f"CUDA_HOME={C}"]
-    assert lines[2].startswith("NOTE<<") and lines[3:5] == ["a", "b"] and lines[5] == lines[2][len("NOTE<<"):]
+    assert lines[2].startswith("NOTE<<") and lines[3:5] == ["a", "b"] and lines[5] == lines[2][len("NOTE<<") :]
     assert path_file.read_text() == C_BIN + "\n"
 
 
 def test_on_windows_the_base_environment_is_part_of_the_key():
     env = {"SystemRoot": "C:\\Windows", "TEMP": "C:\\T"}
     a = cache.cache_key("windows", {}, env)
-    assert a == cache.cache_key("windows", {}, {**env, "PATH": "C:\\mine"})   # the user's PATH is not vcvars' base
+    assert a == cache.cache_key("windows", {}, {**env, "PATH": "C:\\mine"})  # the user's PATH is not vcvars' base
     assert a != cache.cache_key("windows", {}, {**env, "TEMP": "D:\\T"})
 
 
-@pytest.mark.parametrize("junk", [b"#envmgr-cache {}\n# ---- snapshot ----\nschema = 1\n# \xff\xfe not UTF-8\n",
-                                  b"\xff\xfe\x00\x00", b"just text, no header\n"])
+@pytest.mark.parametrize(
+    "junk",
+    [
+        b"#envmgr-cache {}\n# ---- snapshot ----\nschema = 1\n# \xff\xfe not UTF-8\n",
+        b"\xff\xfe\x00\x00",
+        b"just text, no header\n",
+    ],
+)
 def test_an_unreadable_entry_is_captured_again_with_a_warning(cli, cache_dir, junk):
     # Issue 11 item 6: a non-UTF-8 entry broke every export/run/shell with UnicodeDecodeError.
     env = {"ENVMGR_CACHE_DIR": str(cache_dir)}
     first = cli("export", env=env)
     assert first.code == 0, first.stderr
-    [entry] = (cache_dir / "snapshots").glob("*.toml")      # KEY.fast beside it: the fast path's
+    [entry] = (cache_dir / "snapshots").glob("*.toml")  # KEY.fast beside it: the fast path's
     entry.write_bytes(junk)
     again = cli("export", env=env)
     assert again.code == 0 and "Traceback" not in again.stderr
     assert "is unreadable" in again.stderr and "capturing it again" in again.stderr
     assert from_toml(again.stdout).delta == from_toml(first.stdout).delta
-    assert cache.lookup(entry.stem) is not None          # rewritten: the next export is a quiet hit
+    assert cache.lookup(entry.stem) is not None  # rewritten: the next export is a quiet hit
     third = cli("export", env=env)
     assert third.code == 0 and "unreadable" not in third.stderr
 
@@ -165,6 +181,6 @@ def test_lookup_reports_unreadable_entries_but_not_stale_ones(cache_dir, tmp_pat
     said = []
     cache.store("k", SNAP, [str(tmp_path / "absent")])
     (tmp_path / "absent").write_text("now here")
-    assert cache.lookup("k", said.append) is None and said == []       # stale: a quiet miss
+    assert cache.lookup("k", said.append) is None and said == []  # stale: a quiet miss
     (cache_dir / "snapshots" / "k.toml").write_bytes(b"\x80\x81")
     assert cache.lookup("k", said.append) is None and "not UTF-8" in said[0]

@@ -1,5 +1,6 @@
 """envmgr/cache/fast.py: KEY.fast, what the console script's fast path prints on a cache hit, rendered by the
 same code as the full path (snapshots exported from tests/machines/linux-two-toolkits.toml)."""
+
 from __future__ import annotations
 
 import marshal
@@ -26,13 +27,13 @@ def exported(cli) -> str:
 
 def test_a_snapshot_with_remove_keeps_only_toml_and_json(exported, cli, tmp_path):
     got = fast.answers(exported)
-    assert set(got["out"]) == {"toml", "json"}     # remove resolves against the caller's environment
+    assert set(got["out"]) == {"toml", "json"}  # remove resolves against the caller's environment
     assert got["out"]["toml"] == exported and got["platform"] == "linux"
     assert got["marker"] == from_toml(exported, "x").marker()
     assert ("PATH", "remove", ("/usr/local/cuda-12.4/bin",)) in got["ops"]
     (tmp_path / "s.toml").write_text(exported, encoding="utf-8")
     full = cli("export", "--from", str(tmp_path / "s.toml"), "--format", "json")
-    assert full.code == 0 and full.stdout == got["out"]["json"]     # the full path prints the same bytes
+    assert full.code == 0 and full.stdout == got["out"]["json"]  # the full path prints the same bytes
 
 
 def test_without_remove_every_script_format_is_rendered_once(exported):
@@ -57,7 +58,7 @@ def test_remember_writes_a_file_the_fast_path_accepts_and_forget_removes_it(expo
     assert data["validity"] == {str(entry): "1:2:3"}
     fast.forget(entry)
     assert not side.exists()
-    fast.forget(entry)                                 # nothing there: no error
+    fast.forget(entry)  # nothing there: no error
 
 
 def test_a_snapshot_that_does_not_parse_leaves_no_fast_file(tmp_path):

@@ -1,5 +1,6 @@
 """envmgr/cli/flags.py: flag values click's types cannot check, each refused with exit 2 (or the input
 file's code) and one line naming the flag."""
+
 from __future__ import annotations
 
 import sys
@@ -16,8 +17,10 @@ def test_cuda_arch_lists_cmake_and_torch_take(value):
     flags.check_arch_list(value)
 
 
-@pytest.mark.parametrize(("value", "shown"), [("sm_86", "'sm_86' is not"), ("86;;89", "'' is not"),
-                                              ("  ", "an empty list is not"), ("8.6.1", "'8.6.1' is not")])
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [("sm_86", "'sm_86' is not"), ("86;;89", "'' is not"), ("  ", "an empty list is not"), ("8.6.1", "'8.6.1' is not")],
+)
 def test_bad_cuda_arch_names_the_first_bad_entry(value, shown):
     with pytest.raises(UsageError) as caught:
         flags.check_arch_list(value)
@@ -71,5 +74,5 @@ def test_output_file_and_wine_prefix(tmp_path):
         flags.check_wine_prefix(str(tmp_path / "file"))
     with pytest.raises(InputFileError, match=r"not a Wine prefix \(no system.reg\)"):
         flags.check_wine_prefix(str(tmp_path))
-    (tmp_path / "drive_c").mkdir()            # a prefix whose registry Wine has not flushed yet
+    (tmp_path / "drive_c").mkdir()  # a prefix whose registry Wine has not flushed yet
     flags.check_wine_prefix(str(tmp_path))

@@ -1,6 +1,7 @@
 """A grammar that cannot be misread (issue 33, deliverable 3): envmgr's options mean the same wherever
 they stand on the line, pip's own go after `--`, today's form keeps working with a note, a mistyped
 option or command gets the suggestion a person would make. Audit N6 is here too."""
+
 from __future__ import annotations
 
 import sys
@@ -18,8 +19,12 @@ MACHINE = str(Path(__file__).resolve().parents[2] / "machines" / "community-buil
 @pytest.fixture
 def env(tmp_path):
     (tmp_path / "srv").mkdir()
-    return {"ENVMGR_CACHE_DIR": str(tmp_path / "cache"), "ENVMGR_CONFIG_DIR": str(tmp_path / "config"),
-            "ENVMGR_DATA_DIR": str(tmp_path / "data"), "ENVMGR_WHEEL_INDEX": ""}
+    return {
+        "ENVMGR_CACHE_DIR": str(tmp_path / "cache"),
+        "ENVMGR_CONFIG_DIR": str(tmp_path / "config"),
+        "ENVMGR_DATA_DIR": str(tmp_path / "data"),
+        "ENVMGR_WHEEL_INDEX": "",
+    }
 
 
 def dry(env, tmp_path, *words):
@@ -51,7 +56,7 @@ def test_options_anywhere_mean_the_same(env, tmp_path):
     mixed = dry(env, tmp_path, "--dry-run", "llama-cpp-python", "--prebuilt-index", srv, "--json", "--python", py)
     assert first.code == last.code == mixed.code == 0, last.stderr
     assert first.json() == last.json() == mixed.json()
-    assert last.json()["spec"] == "llama-cpp-python"        # --python's value is not read as the SPEC
+    assert last.json()["spec"] == "llama-cpp-python"  # --python's value is not read as the SPEC
     assert last.json()["target_python"] == {"path": py, "why": "--python"}
     assert f"envmgr: target Python {py} (--python)" in last.stderr
 
@@ -75,15 +80,25 @@ def seen(monkeypatch):
 
 
 def test_pip_options_go_after_the_double_dash(seen, env):
-    r = run_cli("install", "llama-cpp-python", "--python", sys.executable, "--", "--no-index", "--find-links", "w",
-                env=env)
+    r = run_cli(
+        "install", "llama-cpp-python", "--python", sys.executable, "--", "--no-index", "--find-links", "w", env=env
+    )
     assert r.code == 0, r.stderr
     assert seen["flow"] == ["llama-cpp-python", "--no-index", "--find-links", "w"]
     assert "pip's options go after" not in r.stderr
-    r = run_cli("install", "--recipe", "llama-cpp-python", "llama-cpp-python==0.3.36", "--python", sys.executable,
-                "--", "--no-index", env=env)
+    r = run_cli(
+        "install",
+        "--recipe",
+        "llama-cpp-python",
+        "llama-cpp-python==0.3.36",
+        "--python",
+        sys.executable,
+        "--",
+        "--no-index",
+        env=env,
+    )
     assert r.code == 0, r.stderr
-    assert seen["recipe"] == ["--no-index", "llama-cpp-python==0.3.36"]    # the recipe route: SPEC last
+    assert seen["recipe"] == ["--no-index", "llama-cpp-python==0.3.36"]  # the recipe route: SPEC last
 
 
 def test_a_source_spec_stays_the_spec_with_pip_options_after_the_double_dash(seen, env):
@@ -92,30 +107,45 @@ def test_a_source_spec_stays_the_spec_with_pip_options_after_the_double_dash(see
 
 
 def test_todays_form_still_works_with_a_note(seen, env):
-    r = run_cli("install", "--recipe", "llama-cpp-python", "--no-index", "--find-links", "./wheels",
-                "llama-cpp-python==0.3.36", "--python", sys.executable, env=env)
+    r = run_cli(
+        "install",
+        "--recipe",
+        "llama-cpp-python",
+        "--no-index",
+        "--find-links",
+        "./wheels",
+        "llama-cpp-python==0.3.36",
+        "--python",
+        sys.executable,
+        env=env,
+    )
     assert r.code == 0, r.stderr
     assert seen["recipe"] == ["--no-index", "--find-links", "./wheels", "llama-cpp-python==0.3.36"]
-    assert ("envmgr: note: pip's options go after `--`: envmgr install ... llama-cpp-python==0.3.36 -- --no-index "
-            "--find-links ./wheels (passing --no-index --find-links ./wheels to pip; this form goes away in a later "
-            "release)") in r.stderr
+    assert (
+        "envmgr: note: pip's options go after `--`: envmgr install ... llama-cpp-python==0.3.36 -- --no-index "
+        "--find-links ./wheels (passing --no-index --find-links ./wheels to pip; this form goes away in a later "
+        "release)"
+    ) in r.stderr
     assert r.stderr.count("note:") == 1
 
 
 def test_envmgrs_own_option_after_the_package_is_envmgrs(seen, env):
     run_cli("install", "llama-cpp-python", "--no-deps", "--python", sys.executable, env=env)
-    assert seen["flow"] == ["llama-cpp-python"]       # not passed to pip: envmgr's --no-deps
+    assert seen["flow"] == ["llama-cpp-python"]  # not passed to pip: envmgr's --no-deps
 
 
-@pytest.mark.parametrize(("word", "names", "want"), [
-    ("--jsno", ["--vs", "--json", "--cuda"], "--json"),
-    ("--json", ["--vs", "--toolset", "--arch", "--cuda", "--python", "--from"], None),   # click said --vs
-    ("--cuad", ["--cuda", "--arch"], "--cuda"),
-    ("--dry-rn", ["--dry-run", "-n"], "--dry-run"),
-    ("lst", ["list", "install", "shell"], "list"),
-    ("doctr", ["doctor", "export"], "doctor"),
-    ("zzz", ["list", "doctor"], None),
-])
+@pytest.mark.parametrize(
+    ("word", "names", "want"),
+    [
+        ("--jsno", ["--vs", "--json", "--cuda"], "--json"),
+        ("--json", ["--vs", "--toolset", "--arch", "--cuda", "--python", "--from"], None),  # click said --vs
+        ("--cuad", ["--cuda", "--arch"], "--cuda"),
+        ("--dry-rn", ["--dry-run", "-n"], "--dry-run"),
+        ("lst", ["list", "install", "shell"], "list"),
+        ("doctr", ["doctor", "export"], "doctor"),
+        ("zzz", ["list", "doctor"], None),
+    ],
+)
 def test_suggestions_use_edit_distance(word, names, want):
     assert suggest(word, names) == want
 
@@ -134,10 +164,12 @@ LINUX = str(Path(__file__).resolve().parents[2] / "machines" / "linux-two-toolki
 
 
 def test_cuda_arch_and_its_old_spelling(env):
-    new = run_cli("--machine", LINUX, "export", "--recipe", "llama-cpp-python", "--cuda-arch", "86", "--format", "json",
-                  env=env)
-    old = run_cli("--machine", LINUX, "export", "--recipe", "llama-cpp-python", "--arch-list", "86", "--format", "json",
-                  env=env)
+    new = run_cli(
+        "--machine", LINUX, "export", "--recipe", "llama-cpp-python", "--cuda-arch", "86", "--format", "json", env=env
+    )
+    old = run_cli(
+        "--machine", LINUX, "export", "--recipe", "llama-cpp-python", "--arch-list", "86", "--format", "json", env=env
+    )
     assert new.code == old.code == 0, old.stderr
     assert new.stdout == old.stdout and "CMAKE_CUDA_ARCHITECTURES=86" in new.stdout
     assert "CUDA architectures 86 from --cuda-arch" in new.stderr
@@ -157,7 +189,7 @@ def test_old_spellings_are_hidden_and_never_suggested(env):
     export_help = run_cli("export", "--help", env=env).stdout
     assert "--cuda-arch" in export_help and "--pip-cuda-python" in export_help
     assert "--arch-list" not in export_help and "--python" not in export_help.replace("--pip-cuda-python", "")
-    assert "--python EXE" in run_cli("install", "--help", env=env).stdout     # the target, install's own
+    assert "--python EXE" in run_cli("install", "--help", env=env).stdout  # the target, install's own
     assert "Did you mean '--arch-list'" not in run_cli("export", "--arch-lst", "86", env=env).stderr
 
 
@@ -173,25 +205,39 @@ def test_run_leaves_its_commands_words_alone():
     assert out == ["--pip-cuda-python=/p", "--", "--python", "y"]
 
 
-@pytest.mark.parametrize(("words", "flag", "why"), [
-    (["export", "--from", "{snap}", "--cuda", "12.4"], "--cuda", "with --from"),
-    (["export", "--from", "{snap}", "--vs", "2022"], "--vs", "with --from"),
-    (["export", "--from", "{snap}", "--arch", "x86"], "--arch", "with --from"),
-    (["export", "--from", "{snap}", "--refresh"], "--refresh", "with --from"),
-    (["run", "--from", "{snap}", "--toolset", "14.4", "--", "true"], "--toolset", "with --from"),
-    (["install", "--prebuilt-lib", "{tmp}", "--rebuild", "llama-cpp-python"], "--rebuild", "with --prebuilt-lib"),
-    (["install", "--prebuilt-lib", "{tmp}", "--recipe", "x", "llama-cpp-python"], "--recipe", "with --prebuilt-lib"),
-    (["install", "--recipe", "llama-cpp-python", "x.tar.gz", "--dry-run"], "--dry-run", "to `envmgr install --recipe"),
-    (["install", "--recipe", "llama-cpp-python", "x.tar.gz", "--no-prebuilt"], "--no-prebuilt",
-     "to `envmgr install --recipe"),
-    (["install", "--undo-dll-fix", "m.json", "--no-deps"], "--no-deps", "with --undo-dll-fix"),
-    (["doctor", "--log", "{snap}", "--cuda", "12.4"], "--cuda", "with --log"),
-    (["doctor", "--dll", "{snap}", "--vs", "2022"], "--vs", "with --dll"),
-    (["doctor", "--log", "{snap}", "--python", "{snap}"], "--python", "with --log"),
-    (["verify", "numpy", "--tokens", "3"], "--tokens", "to numpy"),
-    (["fix-msbuild", "--undo", "--cuda", "12.4"], "--cuda", "with --undo"),
-    (["fix-msbuild", "--export-route", "sh", "--check"], "--check", "with --export-route"),
-])
+@pytest.mark.parametrize(
+    ("words", "flag", "why"),
+    [
+        (["export", "--from", "{snap}", "--cuda", "12.4"], "--cuda", "with --from"),
+        (["export", "--from", "{snap}", "--vs", "2022"], "--vs", "with --from"),
+        (["export", "--from", "{snap}", "--arch", "x86"], "--arch", "with --from"),
+        (["export", "--from", "{snap}", "--refresh"], "--refresh", "with --from"),
+        (["run", "--from", "{snap}", "--toolset", "14.4", "--", "true"], "--toolset", "with --from"),
+        (["install", "--prebuilt-lib", "{tmp}", "--rebuild", "llama-cpp-python"], "--rebuild", "with --prebuilt-lib"),
+        (
+            ["install", "--prebuilt-lib", "{tmp}", "--recipe", "x", "llama-cpp-python"],
+            "--recipe",
+            "with --prebuilt-lib",
+        ),
+        (
+            ["install", "--recipe", "llama-cpp-python", "x.tar.gz", "--dry-run"],
+            "--dry-run",
+            "to `envmgr install --recipe",
+        ),
+        (
+            ["install", "--recipe", "llama-cpp-python", "x.tar.gz", "--no-prebuilt"],
+            "--no-prebuilt",
+            "to `envmgr install --recipe",
+        ),
+        (["install", "--undo-dll-fix", "m.json", "--no-deps"], "--no-deps", "with --undo-dll-fix"),
+        (["doctor", "--log", "{snap}", "--cuda", "12.4"], "--cuda", "with --log"),
+        (["doctor", "--dll", "{snap}", "--vs", "2022"], "--vs", "with --dll"),
+        (["doctor", "--log", "{snap}", "--python", "{snap}"], "--python", "with --log"),
+        (["verify", "numpy", "--tokens", "3"], "--tokens", "to numpy"),
+        (["fix-msbuild", "--undo", "--cuda", "12.4"], "--cuda", "with --undo"),
+        (["fix-msbuild", "--export-route", "sh", "--check"], "--check", "with --export-route"),
+    ],
+)
 def test_a_selector_that_cannot_apply_is_exit_2_with_one_line(env, tmp_path, words, flag, why):
     snap = tmp_path / "env.toml"
     snap.write_text("[envmgr]\nschema = 1\n")
@@ -208,11 +254,14 @@ def test_from_alone_and_default_arch_are_not_refused(env, tmp_path):
     assert "does not apply" not in r.stderr
 
 
-@pytest.mark.parametrize(("words", "same_as"), [
-    (["deactivate", "--format", "pwsh"], ["deactivate", "--format", "ps1"]),
-    (["deactivate", "--format", "bash"], ["deactivate", "--format", "sh"]),
-    (["init", "ps1"], ["init", "powershell"]),
-])
+@pytest.mark.parametrize(
+    ("words", "same_as"),
+    [
+        (["deactivate", "--format", "pwsh"], ["deactivate", "--format", "ps1"]),
+        (["deactivate", "--format", "bash"], ["deactivate", "--format", "sh"]),
+        (["init", "ps1"], ["init", "powershell"]),
+    ],
+)
 def test_a_shell_is_named_by_its_program_everywhere(env, words, same_as):
     active = {**env, "ENVMGR_ACTIVE": "x", "ENVMGR_RESTORE": ""}
     a, b = run_cli(*words, env=active), run_cli(*same_as, env=active)
@@ -227,8 +276,16 @@ def test_export_format_takes_a_shells_name(env):
 
 def test_quiet_verbose_and_color(env, tmp_path):
     (tmp_path / "srv").mkdir(exist_ok=True)
-    base = ["--machine", MACHINE, "install", "llama-cpp-python", "--dry-run", "--json", "--prebuilt-index",
-            str(tmp_path / "srv")]
+    base = [
+        "--machine",
+        MACHINE,
+        "install",
+        "llama-cpp-python",
+        "--dry-run",
+        "--json",
+        "--prebuilt-index",
+        str(tmp_path / "srv"),
+    ]
     plain = run_cli(*base, env={**env, "VIRTUAL_ENV": str(tmp_path / "gone")})
     quiet = run_cli("-q", *base, env={**env, "VIRTUAL_ENV": str(tmp_path / "gone")})
     loud = run_cli("-v", *base, env={**env, "VIRTUAL_ENV": str(tmp_path / "gone")})
@@ -239,7 +296,7 @@ def test_quiet_verbose_and_color(env, tmp_path):
     assert "passed over" not in plain.stderr
     assert run_cli("-q", "-v", "list", env=env).code == 2
     bad = ["--machine", str(tmp_path / "none.toml"), "list"]
-    assert "\x1b[" in run_cli("--color", "always", *bad, env=env).stderr            # NO_COLOR=1 in run_cli
+    assert "\x1b[" in run_cli("--color", "always", *bad, env=env).stderr  # NO_COLOR=1 in run_cli
     assert "\x1b[" not in run_cli("--color", "never", *bad, env={**env, "FORCE_COLOR": "1"}).stderr
     assert "\x1b[" in run_cli(*bad, env={**env, "NO_COLOR": "", "FORCE_COLOR": "1"}).stderr
     assert "\x1b[" not in run_cli(*bad, env={**env, "NO_COLOR": "1", "FORCE_COLOR": "1"}).stderr
@@ -251,15 +308,30 @@ def test_doctor_python_is_for_this_machine_only(env, tmp_path):
 
 
 def test_todays_form_in_the_flow_names_the_users_words(seen, env):
-    r = run_cli("install", "llama-cpp-python", "--no-index", "--find-links", "w", "./x.tar.gz", "--python",
-                sys.executable, env=env)
+    r = run_cli(
+        "install",
+        "llama-cpp-python",
+        "--no-index",
+        "--find-links",
+        "w",
+        "./x.tar.gz",
+        "--python",
+        sys.executable,
+        env=env,
+    )
     assert seen["flow"] == ["llama-cpp-python", "--no-index", "--find-links", "w", "./x.tar.gz"]
     assert "envmgr install ... ./x.tar.gz -- --no-index --find-links w (passing" in r.stderr
 
 
-@pytest.mark.parametrize(("typo", "meant"), [("--dry-rn", "--dry-run"), ("--jsn", "--json"),
-                                             ("--prebuilt-indx=x", "--prebuilt-index"),
-                                             ("--no-prebuit", "--no-prebuilt")])
+@pytest.mark.parametrize(
+    ("typo", "meant"),
+    [
+        ("--dry-rn", "--dry-run"),
+        ("--jsn", "--json"),
+        ("--prebuilt-indx=x", "--prebuilt-index"),
+        ("--no-prebuit", "--no-prebuilt"),
+    ],
+)
 def test_a_mistyped_envmgr_option_after_the_package_is_not_passed_to_pip(seen, env, typo, meant):
     r = run_cli("install", "llama-cpp-python", typo, "--python", sys.executable, env=env)
     assert r.code == 2 and "flow" not in seen
@@ -268,7 +340,16 @@ def test_a_mistyped_envmgr_option_after_the_package_is_not_passed_to_pip(seen, e
 
 def test_pips_own_options_near_envmgrs_still_reach_pip(seen, env):
     """--upgrade is near --pre, --no-index near --no-deps, --wheel-dir near --wheel-index: pip's, all of them."""
-    r = run_cli("install", "llama-cpp-python", "--upgrade", "--no-index", "--wheel-dir", "w", "--python",
-                sys.executable, env=env)
+    r = run_cli(
+        "install",
+        "llama-cpp-python",
+        "--upgrade",
+        "--no-index",
+        "--wheel-dir",
+        "w",
+        "--python",
+        sys.executable,
+        env=env,
+    )
     assert r.code == 0, r.stderr
     assert seen["flow"] == ["llama-cpp-python", "--upgrade", "--no-index", "--wheel-dir", "w"]

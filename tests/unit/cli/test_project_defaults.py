@@ -4,6 +4,7 @@ shows each with its source; a bad file is one line, exit 2. And --gpu / ENVMGR_G
 machine with no visible GPU, reported as an override by list and doctor.
 
 The project files are hand-written here (they are the user's own few lines; docs/config.md shows the same)."""
+
 from __future__ import annotations
 
 import json
@@ -22,7 +23,7 @@ from envmgr.files.project import ProjectFile, find_project
 from tests.conftest import MACHINES, run_cli
 from tests.unit.wheels.test_prebuilt_index import HERE_LIB, wheel
 
-CUDA124 = str(MACHINES / "community-buildtools-cuda124.toml")   # CUDA 12.4.99 and 11.8.89
+CUDA124 = str(MACHINES / "community-buildtools-cuda124.toml")  # CUDA 12.4.99 and 11.8.89
 
 
 def settings(tmp_path, *args, env=None):
@@ -45,6 +46,7 @@ def project(tmp_path, monkeypatch):
 
 # ---- finding upward ------------------------------------------------------------------------------
 
+
 def test_envmgr_toml_is_found_from_a_folder_below(project, tmp_path):
     (project / "envmgr.toml").write_text('cuda = "12.4"\nvs = "community"\n')
     got = settings(tmp_path)
@@ -54,8 +56,10 @@ def test_envmgr_toml_is_found_from_a_folder_below(project, tmp_path):
 
 
 def test_pyproject_tool_envmgr_is_found_and_a_relative_python_is_the_files(project, tmp_path):
-    (project / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.envmgr]\ncuda = "11.8"\n'
-                                            'python = ".venv/bin/python"\nrecipe = "llama-cpp-python"\n')
+    (project / "pyproject.toml").write_text(
+        '[project]\nname = "x"\n\n[tool.envmgr]\ncuda = "11.8"\n'
+        'python = ".venv/bin/python"\nrecipe = "llama-cpp-python"\n'
+    )
     got = settings(tmp_path)
     where = str(project / "pyproject.toml")
     assert got["cuda"] == ("11.8", "pyproject.toml", where)
@@ -65,9 +69,9 @@ def test_pyproject_tool_envmgr_is_found_and_a_relative_python_is_the_files(proje
 
 def test_a_pyproject_without_the_table_is_passed_over_and_the_nearest_folder_wins(project):
     (project / "envmgr.toml").write_text('cuda = "12.4"\n')
-    (project / "src" / "pyproject.toml").write_text('[project]\nname = "inner"\n')   # no [tool.envmgr]
+    (project / "src" / "pyproject.toml").write_text('[project]\nname = "inner"\n')  # no [tool.envmgr]
     assert [f.path for f in find_project(str(project / "src" / "deep"))] == [str(project / "envmgr.toml")]
-    (project / "src" / "envmgr.toml").write_text('vs = "2022"\n')                   # nearer: it alone counts
+    (project / "src" / "envmgr.toml").write_text('vs = "2022"\n')  # nearer: it alone counts
     (found,) = find_project(str(project / "src" / "deep"))
     assert found.path == str(project / "src" / "envmgr.toml") and found.values == (("vs", "2022"),)
 
@@ -78,24 +82,33 @@ def test_no_project_file_anywhere_is_nothing(tmp_path):
 
 # ---- precedence: flag > environment > envmgr.toml > pyproject.toml > built-in ------------------------
 
+
 def test_precedence_over_every_layer(project, tmp_path):
-    (project / "pyproject.toml").write_text('[tool.envmgr]\ncuda = "11.8"\nvs = "buildtools"\ntoolset = "14.38"\n'
-                                            'recipe = "from-pyproject"\n')
+    (project / "pyproject.toml").write_text(
+        '[tool.envmgr]\ncuda = "11.8"\nvs = "buildtools"\ntoolset = "14.38"\nrecipe = "from-pyproject"\n'
+    )
     (project / "envmgr.toml").write_text('cuda = "12.4"\nvs = "community"\n')
     got = settings(tmp_path, "--cuda", "13.0", env={"ENVMGR_VS": "2019"})
     assert got["cuda"][:2] == ("13.0", "flag")
     assert got["vs"][:2] == ("2019", "environment") and got["vs"][2] == "ENVMGR_VS"
-    assert got["toolset"][:2] == ("14.38", "pyproject.toml")        # envmgr.toml does not say: pyproject does
+    assert got["toolset"][:2] == ("14.38", "pyproject.toml")  # envmgr.toml does not say: pyproject does
     assert got["recipe"][:2] == ("from-pyproject", "pyproject.toml")
     assert settings(tmp_path)["cuda"][:2] == ("12.4", "envmgr.toml")  # envmgr.toml over pyproject.toml
 
 
 def test_layered_is_pure_and_orders_the_sources():
-    files = (ProjectFile("/p/envmgr.toml", "envmgr.toml", (("cuda", "12.4"),)),
-             ProjectFile("/p/pyproject.toml", "pyproject.toml", (("cuda", "11.8"), ("vs", "2022"))))
+    files = (
+        ProjectFile("/p/envmgr.toml", "envmgr.toml", (("cuda", "12.4"),)),
+        ProjectFile("/p/pyproject.toml", "pyproject.toml", (("cuda", "11.8"), ("vs", "2022"))),
+    )
     got = {s.key: (s.value, s.source) for s in layered({"toolset": "14.40"}, {"ENVMGR_RECIPE": "r"}, files)}
-    assert got == {"cuda": ("12.4", "envmgr.toml"), "vs": ("2022", "pyproject.toml"), "toolset": ("14.40", "flag"),
-                   "recipe": ("r", "environment"), "python": (None, "built-in default")}
+    assert got == {
+        "cuda": ("12.4", "envmgr.toml"),
+        "vs": ("2022", "pyproject.toml"),
+        "toolset": ("14.40", "flag"),
+        "recipe": ("r", "environment"),
+        "python": (None, "built-in default"),
+    }
 
 
 def test_commands_take_the_defaults_and_flags_beat_them(project):
@@ -110,8 +123,10 @@ def test_commands_take_the_defaults_and_flags_beat_them(project):
     (project / "envmgr.toml").write_text('cuda = "12.4"\ntoolset = "14.38"\npython = "python3"\n')
     assert CliRunner().invoke(probe, ["--vs", "community"], obj=Ctx()).exit_code == 0
     assert CliRunner().invoke(probe, ["--cuda", "11.8"], env={"ENVMGR_TOOLSET": "14.29"}, obj=Ctx()).exit_code == 0
-    assert [(s.vs, s.cuda, s.toolset, s.pythons) for s in seen] == [("community", "12.4", "14.38", ()),
-                                                                   (None, "11.8", "14.29", ())]
+    assert [(s.vs, s.cuda, s.toolset, s.pythons) for s in seen] == [
+        ("community", "12.4", "14.38", ()),
+        (None, "11.8", "14.29", ()),
+    ]
 
 
 def test_doctor_checks_for_the_projects_cuda_unless_a_flag_says_otherwise(project, tmp_path):
@@ -127,16 +142,20 @@ def test_doctor_checks_for_the_projects_cuda_unless_a_flag_says_otherwise(projec
 
 # ---- bad files: one line, exit 2 -------------------------------------------------------------------
 
-@pytest.mark.parametrize("name, text, says", [
-    ("envmgr.toml", 'cuda = "12.4\n', "not a valid envmgr.toml file"),
-    ("envmgr.toml", 'cuda = 12.4\n', "key 'cuda' must be a non-empty string"),
-    ("envmgr.toml", 'cuda = ""\n', "key 'cuda' must be a non-empty string"),
-    ("envmgr.toml", 'cuad = "12.4"\n', "unknown key 'cuad'"),
-    ("envmgr.toml", "a" + ".a" * 150 + " = 1\n", "nested 100 or more levels deep"),
-    ("pyproject.toml", 'tool.envmgr = "12.4"\n', "[tool.envmgr] must be a table"),
-    ("pyproject.toml", '[tool.envmgr]\ncuda = "12.4"\n[tool.envmgr\n', "not a valid pyproject.toml file"),
-    ("envmgr.toml", b"\xff\xfe\x00\xd8 bad", "not UTF-8 or UTF-16"),
-])
+
+@pytest.mark.parametrize(
+    "name, text, says",
+    [
+        ("envmgr.toml", 'cuda = "12.4\n', "not a valid envmgr.toml file"),
+        ("envmgr.toml", "cuda = 12.4\n", "key 'cuda' must be a non-empty string"),
+        ("envmgr.toml", 'cuda = ""\n', "key 'cuda' must be a non-empty string"),
+        ("envmgr.toml", 'cuad = "12.4"\n', "unknown key 'cuad'"),
+        ("envmgr.toml", "a" + ".a" * 150 + " = 1\n", "nested 100 or more levels deep"),
+        ("pyproject.toml", 'tool.envmgr = "12.4"\n', "[tool.envmgr] must be a table"),
+        ("pyproject.toml", '[tool.envmgr]\ncuda = "12.4"\n[tool.envmgr\n', "not a valid pyproject.toml file"),
+        ("envmgr.toml", b"\xff\xfe\x00\xd8 bad", "not UTF-8 or UTF-16"),
+    ],
+)
 def test_a_bad_project_file_is_one_line_exit_2(project, tmp_path, name, text, says):
     path = project / name
     path.write_bytes(text if isinstance(text, bytes) else text.encode())
@@ -154,6 +173,7 @@ def test_a_folder_named_envmgr_toml_is_not_a_project_file(project, tmp_path):
 
 
 # ---- --gpu / ENVMGR_GPU --------------------------------------------------------------------------
+
 
 def test_gpu_flag_stands_for_the_gpus_in_list_and_says_override(project, tmp_path):
     env = {"ENVMGR_CONFIG_DIR": str(tmp_path / "config")}
@@ -178,10 +198,13 @@ def test_gpu_override_in_doctor_and_config(project, tmp_path):
     assert settings(tmp_path, "--gpu", "89", env=env)["gpu"] == ("89", "flag", "--gpu")
 
 
-@pytest.mark.parametrize("args, env, says", [
-    (("--gpu", "rtx4090"), {}, "--gpu 'rtx4090' is not a GPU architecture"),
-    ((), {"ENVMGR_GPU": "ampere"}, "ENVMGR_GPU='ampere' is not a GPU architecture"),
-])
+@pytest.mark.parametrize(
+    "args, env, says",
+    [
+        (("--gpu", "rtx4090"), {}, "--gpu 'rtx4090' is not a GPU architecture"),
+        ((), {"ENVMGR_GPU": "ampere"}, "ENVMGR_GPU='ampere' is not a GPU architecture"),
+    ],
+)
 def test_a_bad_gpu_is_one_line_exit_2(project, tmp_path, args, env, says):
     for cmd in (("list",), ("doctor", "--only", "F12"), ("config",)):
         r = run_cli("--machine", CUDA124, *cmd, *args, env={"ENVMGR_CONFIG_DIR": str(tmp_path / "config"), **env})
@@ -194,10 +217,24 @@ def test_gpu_override_in_installs_plan_chooses_the_wheel_for_it(project, tmp_pat
     chooses that wheel."""
     folder = tmp_path / "cu124"
     wheel(folder, "0.3.16", HERE_LIB)
-    env = {"ENVMGR_CACHE_DIR": str(tmp_path / "cache"), "ENVMGR_CONFIG_DIR": str(tmp_path / "config"),
-           "ENVMGR_WHEEL_INDEX": ""}
-    r = run_cli("--machine", CUDA124, "install", "--gpu", "sm_90", "llama-cpp-python", "--dry-run", "--json",
-                "--prebuilt-index", str(folder), env=env)
+    env = {
+        "ENVMGR_CACHE_DIR": str(tmp_path / "cache"),
+        "ENVMGR_CONFIG_DIR": str(tmp_path / "config"),
+        "ENVMGR_WHEEL_INDEX": "",
+    }
+    r = run_cli(
+        "--machine",
+        CUDA124,
+        "install",
+        "--gpu",
+        "sm_90",
+        "llama-cpp-python",
+        "--dry-run",
+        "--json",
+        "--prebuilt-index",
+        str(folder),
+        env=env,
+    )
     assert r.code == 0, r.stderr
     plan = json.loads(r.stdout)["prebuilt"]
     assert plan["machine"]["gpus"] == [{"name": "sm_90 (override: --gpu)", "compute_capability": "9.0"}]
@@ -218,8 +255,12 @@ def test_the_projects_python_is_installs_target_and_a_missing_one_names_its_file
     assert CliRunner().invoke(probe, [], obj=Ctx()).exit_code == 0
     assert seen[-1].target_python == os.path.normpath(sys.executable)
     (project / "envmgr.toml").write_text('python = "venv/bin/python"\n')
-    r = run_cli("install", "--recipe", "llama-cpp-python", "x==1",
-                env={"ENVMGR_CACHE_DIR": str(tmp_path / "cache"), "ENVMGR_CONFIG_DIR": str(tmp_path / "config")})
-    assert r.code == 2 and r.stderr.splitlines()[0].endswith(
-        f"(python from envmgr.toml {project / 'envmgr.toml'})")
+    r = run_cli(
+        "install",
+        "--recipe",
+        "llama-cpp-python",
+        "x==1",
+        env={"ENVMGR_CACHE_DIR": str(tmp_path / "cache"), "ENVMGR_CONFIG_DIR": str(tmp_path / "config")},
+    )
+    assert r.code == 2 and r.stderr.splitlines()[0].endswith(f"(python from envmgr.toml {project / 'envmgr.toml'})")
     assert str(project / "venv" / "bin" / "python") in r.stderr.splitlines()[0]

@@ -1,6 +1,7 @@
 """envmgr/commands/: each command module against the CLI's static command table (cli/main.py COMMANDS, which
 `envmgr --help` lists without importing them), and one real behaviour of each command through run_cli
 (recorded machines, the test's own cache/config folders)."""
+
 from __future__ import annotations
 
 import importlib
@@ -40,16 +41,39 @@ from tests.conftest import MACHINES
 LINUX = str(MACHINES / "linux-two-toolkits.toml")
 CLASSIC = str(MACHINES / "community-buildtools-cuda124.toml")
 # modules of commands/ that are steps of a command, not commands (install's and fix-msbuild's)
-HELPERS = {"fix_msbuild_flow", "install_build", "install_closure", "install_components", "install_fix",
-           "install_flow", "install_prebuilt", "install_recipe"}
+HELPERS = {
+    "fix_msbuild_flow",
+    "install_build",
+    "install_closure",
+    "install_components",
+    "install_fix",
+    "install_flow",
+    "install_prebuilt",
+    "install_recipe",
+}
 
 
 # Imported by name as well as through the table, so that a command module nothing imports is seen by
 # tests/unit/test_architecture_map.py's `test_every_module_is_imported_by_a_test`.
-MODULES = {"cache": cache, "complete-words": complete_words, "config": config, "deactivate": deactivate,
-           "doctor": doctor, "export": export, "fix-msbuild": fix_msbuild, "hook": hook, "init": init,
-           "install": install, "list": list_, "recipes": recipes, "record": record, "run": run, "shell": shell,
-           "verify": verify, "wheels": wheels}
+MODULES = {
+    "cache": cache,
+    "complete-words": complete_words,
+    "config": config,
+    "deactivate": deactivate,
+    "doctor": doctor,
+    "export": export,
+    "fix-msbuild": fix_msbuild,
+    "hook": hook,
+    "init": init,
+    "install": install,
+    "list": list_,
+    "recipes": recipes,
+    "record": record,
+    "run": run,
+    "shell": shell,
+    "verify": verify,
+    "wheels": wheels,
+}
 
 
 def test_the_table_and_the_imported_modules_name_the_same_commands():
@@ -75,6 +99,7 @@ def test_every_module_of_commands_is_a_command_or_a_named_step():
 
 
 # ---- one behaviour per command ---------------------------------------------------------------------------
+
 
 @pytest.fixture
 def snapshot_toml(cli) -> str:
@@ -117,11 +142,16 @@ def test_config_says_where_each_default_comes_from(cli):
 
 
 def test_deactivate_restores_what_the_activation_changed(cli):
-    active = {"ENVMGR_ACTIVE": "cuda-12.4", "ENVMGR_RESTORE": json.dumps({"PATH": "/usr/bin", "CUDA_HOME": None}),
-              "PATH": "/opt/cuda/bin:/usr/bin", "CUDA_HOME": "/opt/cuda"}
+    active = {
+        "ENVMGR_ACTIVE": "cuda-12.4",
+        "ENVMGR_RESTORE": json.dumps({"PATH": "/usr/bin", "CUDA_HOME": None}),
+        "PATH": "/opt/cuda/bin:/usr/bin",
+        "CUDA_HOME": "/opt/cuda",
+    }
     got = cli("deactivate", "--format", "sh", env=active)
-    assert got.code == 0 and got.stdout == ("export PATH='/usr/bin'\nunset CUDA_HOME\nunset ENVMGR_ACTIVE\n"
-                                            "unset ENVMGR_RESTORE\n")
+    assert got.code == 0 and got.stdout == (
+        "export PATH='/usr/bin'\nunset CUDA_HOME\nunset ENVMGR_ACTIVE\nunset ENVMGR_RESTORE\n"
+    )
     none = cli("deactivate", "--format", "sh", env={"ENVMGR_ACTIVE": None, "ENVMGR_RESTORE": None})
     assert none.code == 0 and none.stdout == "" and "no envmgr environment is active here" in none.stderr
 
@@ -188,7 +218,7 @@ def test_record_writes_a_machine_file_that_replays(cli, tmp_path):
     assert got.code == 0 and "2 CUDA toolkit(s), 2 GPU(s) into" in got.stderr
     replayed = cli("--machine", str(out), "list", "--json").json()["cuda"]
     assert replayed == cli("--machine", LINUX, "list", "--json").json()["cuda"]
-    assert cli("--machine", LINUX, "record", "-o", str(tmp_path)).code == 2     # a folder
+    assert cli("--machine", LINUX, "record", "-o", str(tmp_path)).code == 2  # a folder
 
 
 def test_shell_starts_nothing_for_a_record(cli):
@@ -199,4 +229,4 @@ def test_shell_starts_nothing_for_a_record(cli):
 def test_wheels_lists_an_empty_cache_in_the_tests_folders(cli):
     data = cli("wheels", "list", "--json").json()
     assert data["wheels_dir"] == str(dirs.cache_dir() / "wheels") and data["wheels"] == [] and data["downloads"] == []
-    assert not os.path.exists(dirs.cache_dir() / "wheels")      # listing creates nothing
+    assert not os.path.exists(dirs.cache_dir() / "wheels")  # listing creates nothing

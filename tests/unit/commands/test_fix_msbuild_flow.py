@@ -1,6 +1,7 @@
 """envmgr/commands/fix_msbuild_flow.py: fix-msbuild's steps called directly: refused off Windows, --check on a
 record, apply then undo on real files (the classic machine under a Wine-style drive_c, tests/unit/msbuild/
 test_msbuild_apply.py's tree), the elevated step refusing a record before it opens the plan file."""
+
 from __future__ import annotations
 
 from pathlib import Path

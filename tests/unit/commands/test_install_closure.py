@@ -1,5 +1,6 @@
 """envmgr/commands/install_closure.py: where the target Python's llama_cpp\\lib is (asked of that Python
 without importing llama_cpp), the closure check's platform gate, and `install --undo-dll-fix`."""
+
 from __future__ import annotations
 
 import sys
@@ -19,7 +20,7 @@ from tests.fake_llama_cpp import cpu_only_package
 @pytest.mark.skipif(EMBEDDED_PYTHON, reason="the embeddable CPython ignores PYTHONPATH")
 def test_lib_dir_finds_llama_cpp_without_importing_it(tmp_path, monkeypatch):
     site = cpu_only_package(tmp_path)
-    (site / "llama_cpp" / "__init__.py").write_text("raise SystemExit('imported')\n")   # finding must not import
+    (site / "llama_cpp" / "__init__.py").write_text("raise SystemExit('imported')\n")  # finding must not import
     monkeypatch.setenv("PYTHONPATH", str(site))
     lib, purelib = install_closure.lib_dir(LiveHost(), sys.executable)
     assert lib == str(site / "llama_cpp" / "lib") and purelib == sysconfig.get_paths()["purelib"]

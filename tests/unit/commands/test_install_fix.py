@@ -7,6 +7,7 @@ the record's registry, environment and commands, real files). The build and pip 
 by a fake install step (the build routes are tests/linux/test_install_flow_e2e.py); verify runs for
 real on test_install_flow.py's fake llama_cpp, so the report is the flow's own.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -25,8 +26,10 @@ from tests.unit.msbuild.test_msbuild_apply import cli_tree, tree  # noqa: F401 (
 MACHINE = str(EXAMPLES / "community-buildtools-cuda124.toml")
 WHEEL = "llama_cpp_python-0.3.36-cp312-cp312-win_amd64.whl"
 
-_full_python = pytest.mark.skipif(EMBEDDED_PYTHON, reason="the embeddable CPython ignores PYTHONPATH; verify's "
-                                  "Windows path is tests/winpy/test_verify_windows.py")
+_full_python = pytest.mark.skipif(
+    EMBEDDED_PYTHON,
+    reason="the embeddable CPython ignores PYTHONPATH; verify's Windows path is tests/winpy/test_verify_windows.py",
+)
 
 
 @pytest.fixture
@@ -46,8 +49,12 @@ def builds(monkeypatch):
 
 def install(tmp_path, *args, site=None, host=None):
     """`envmgr --machine MACHINE install ARGS`, or the same install on `host` given to the CLI."""
-    env = {"ENVMGR_CACHE_DIR": str(tmp_path / "cache"), "ENVMGR_CONFIG_DIR": str(tmp_path / "config"),
-           "ENVMGR_WHEEL_INDEX": "", "ENVMGR_DATA_DIR": str(tmp_path / "data")}
+    env = {
+        "ENVMGR_CACHE_DIR": str(tmp_path / "cache"),
+        "ENVMGR_CONFIG_DIR": str(tmp_path / "config"),
+        "ENVMGR_WHEEL_INDEX": "",
+        "ENVMGR_DATA_DIR": str(tmp_path / "data"),
+    }
     if site is not None:
         env["PYTHONPATH"] = str(site)
     where = () if host is not None else ("--machine", MACHINE)
@@ -93,8 +100,7 @@ def test_fix_applies_fix_msbuilds_plan_then_builds_and_reports_it(cli_tree, buil
     assert builds == [("llama-cpp-python", ["llama-cpp-python"])] and data["ok"] is True
     # doctor now passes F01 there, and fix-msbuild's own undo puts the folder back exactly
     assert run_cli("doctor", "--only", "F01", host=cli_tree).code == 0
-    undone = run_cli("fix-msbuild", "--undo", "--yes", env={"ENVMGR_DATA_DIR": str(tmp_path / "data")},
-                     host=cli_tree)
+    undone = run_cli("fix-msbuild", "--undo", "--yes", env={"ENVMGR_DATA_DIR": str(tmp_path / "data")}, host=cli_tree)
     assert undone.code == 0, undone.stderr
     assert snapshot(cli_tree, BT) == before
 
@@ -103,7 +109,7 @@ def test_fix_applies_fix_msbuilds_plan_then_builds_and_reports_it(cli_tree, buil
 def test_fix_text_report_names_what_was_copied(cli_tree, builds, tmp_path):  # noqa: F811
     r = install(tmp_path, "--fix", "llama-cpp-python", site=fake_llama(tmp_path, GPU), host=cli_tree)
     assert r.code == 0, r.stderr
-    report = r.stdout[r.stdout.index("envmgr install llama-cpp-python:"):].splitlines()
+    report = r.stdout[r.stdout.index("envmgr install llama-cpp-python:") :].splitlines()
     assert any(x.startswith("  fixed F01: copied 4 file(s) of CUDA 12.4's MSBuild integration") for x in report)
     assert "  doctor: no blocking finding (CUDA 12.4, 1 GPU(s))" in report
 
@@ -125,8 +131,9 @@ def test_fix_with_ninja_on_path_copies_nothing(cli_tree, builds, tmp_path, monke
     env["PATH"] = f"{ninja};{env['PATH']}"
     monkeypatch.setattr(TreeHost, "env", property(lambda self: env))
     before = snapshot(cli_tree, BT)
-    data = install(tmp_path, "--fix", "--json", "llama-cpp-python", site=fake_llama(tmp_path, GPU),
-                   host=cli_tree).json()
+    data = install(
+        tmp_path, "--fix", "--json", "llama-cpp-python", site=fake_llama(tmp_path, GPU), host=cli_tree
+    ).json()
     assert [(f["id"], f["action"]) for f in data["fixes"]] == [("F01", "ninja")]
     assert f"the recipe builds with Ninja ({ninja}\\ninja.exe)" in data["fixes"][0]["text"]
     assert snapshot(cli_tree, BT) == before and Store().manifests() == []
@@ -147,8 +154,10 @@ def test_fix_where_nothing_can_be_written_takes_the_recipes_no_admin_route(build
 def test_fix_with_a_recipe_without_a_generator_route_stops_with_the_elevated_command(builds, tmp_path):
     recipes = tmp_path / "config" / "recipes"
     recipes.mkdir(parents=True)
-    (recipes / "vs.toml").write_text('schema = 1\nname = "vs-own"\ndescription = "t"\nkind = "cmake"\n'
-                                     'cmake_args = ["-DGGML_CUDA=on"]\ngenerator = "Visual Studio 17 2022"\n')
+    (recipes / "vs.toml").write_text(
+        'schema = 1\nname = "vs-own"\ndescription = "t"\nkind = "cmake"\n'
+        'cmake_args = ["-DGGML_CUDA=on"]\ngenerator = "Visual Studio 17 2022"\n'
+    )
     r = install(tmp_path, "--fix", "--recipe", "vs-own", "llama-cpp-python", "llama-cpp-python==0.3.36")
     assert r.code == 1 and builds == []
     assert "envmgr doctor found 1 blocking problem(s): F01; nothing was built" in r.stderr
@@ -175,7 +184,9 @@ def test_decide_is_pure_reading(tree):  # noqa: F811
 
 def test_fix_copies_nothing_while_another_finding_blocks(cli_tree, builds, tmp_path):  # noqa: F811
     """The same tree without cuBLAS's import library: F24 stops the flow, so F01's copy never starts."""
-    Path(cli_tree.unix_path("C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4\\lib\\x64\\cublas.lib")).unlink()
+    Path(
+        cli_tree.unix_path("C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4\\lib\\x64\\cublas.lib")
+    ).unlink()
     before = snapshot(cli_tree, BT)
     r = install(tmp_path, "--fix", "llama-cpp-python", host=cli_tree)
     assert r.code == 1 and "envmgr doctor found 1 blocking problem(s): F24; nothing was built" in r.stderr
@@ -184,15 +195,27 @@ def test_fix_copies_nothing_while_another_finding_blocks(cli_tree, builds, tmp_p
 
 
 @_full_python
-def test_fix_when_the_chosen_instance_has_the_files_pins_it_and_copies_nothing(cli_tree, builds, tmp_path,  # noqa: F811
-                                                                              monkeypatch):
+def test_fix_when_the_chosen_instance_has_the_files_pins_it_and_copies_nothing(
+    cli_tree,
+    builds,
+    tmp_path,  # noqa: F811
+    monkeypatch,
+):
     """This shell's VS170COMNTOOLS makes CMake alone pick Build Tools (F01); the build uses Community
     (--vs community), which has CUDA 12.4's files: the recipe's pinned instance is the whole fix."""
     env = {**cli_tree.record.env, "VS170COMNTOOLS": f"{BT.split('MSBuild')[0]}Common7\\Tools\\"}
     monkeypatch.setattr(TreeHost, "env", property(lambda self: env))
     before = snapshot(cli_tree, BT)
-    data = install(tmp_path, "--fix", "--json", "--vs", "community", "llama-cpp-python",
-                   site=fake_llama(tmp_path, GPU), host=cli_tree).json()
+    data = install(
+        tmp_path,
+        "--fix",
+        "--json",
+        "--vs",
+        "community",
+        "llama-cpp-python",
+        site=fake_llama(tmp_path, GPU),
+        host=cli_tree,
+    ).json()
     [fix] = data["fixes"]
     assert (fix["id"], fix["action"]) == ("F01", "recipe-route")
     assert "to VS 2022 Community 17.5.33530.505 (CMAKE_GENERATOR_INSTANCE), which has CUDA 12.4's files" in fix["text"]

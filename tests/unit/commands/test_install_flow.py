@@ -7,6 +7,7 @@ llama-cpp-python fits in a unit test): they report what the named situation repo
 reads (llama_supports_gpu_offload(), llama_print_system_info(), llama.cpp's log lines on stderr). The
 build routes (built, cache hit, index) are tests/linux/test_install_flow_e2e.py.
 """
+
 from __future__ import annotations
 
 import json
@@ -53,8 +54,10 @@ NO_GPU = """
 
 
 # The fake llama_cpp reaches verify's child through PYTHONPATH, which the embeddable CPython ignores.
-_full_python = pytest.mark.skipif(EMBEDDED_PYTHON, reason="the embeddable CPython ignores PYTHONPATH; verify's "
-                                  "Windows path is tests/winpy/test_verify_windows.py")
+_full_python = pytest.mark.skipif(
+    EMBEDDED_PYTHON,
+    reason="the embeddable CPython ignores PYTHONPATH; verify's Windows path is tests/winpy/test_verify_windows.py",
+)
 
 
 def fake_llama(root: Path, source: str) -> Path:
@@ -79,8 +82,11 @@ def lib_folder(root: Path, cuda: bool) -> Path:
 
 
 def install(tmp_path, *args, pythonpath=None, machine=VS2026):
-    env = {"ENVMGR_CACHE_DIR": str(tmp_path / "cache"), "ENVMGR_CONFIG_DIR": str(tmp_path / "config"),
-           "ENVMGR_WHEEL_INDEX": ""}
+    env = {
+        "ENVMGR_CACHE_DIR": str(tmp_path / "cache"),
+        "ENVMGR_CONFIG_DIR": str(tmp_path / "config"),
+        "ENVMGR_WHEEL_INDEX": "",
+    }
     if pythonpath is not None:
         env["PYTHONPATH"] = str(pythonpath)
     return run_cli(*(("--machine", machine) if machine else ()), "install", *args, env=env)
@@ -92,12 +98,13 @@ def errors(text: str) -> list[str]:
 
 # ---- doctor ----------------------------------------------------------------------------------------
 
+
 def test_blocking_findings_stop_the_flow_with_their_fix(tmp_path):
     r = install(tmp_path, "llama-cpp-python")
     assert r.code == 1 and "Traceback" not in r.stderr
     assert errors(r.stderr) == ["envmgr: error: envmgr doctor found 2 blocking problem(s): F01, F24; nothing was built"]
-    assert "  fix: envmgr fix-msbuild --vs" in r.stderr                   # F01's own fix command
-    assert "select the library components cublas_dev_13.0" in r.stderr   # F24's
+    assert "  fix: envmgr fix-msbuild --vs" in r.stderr  # F01's own fix command
+    assert "select the library components cublas_dev_13.0" in r.stderr  # F24's
     assert "add --fix to take the safe route for F01" in r.stderr
     assert not (tmp_path / "cache" / "wheels").exists() and r.stdout == ""
 
@@ -121,7 +128,7 @@ def test_sort_findings_on_the_recorded_machines_findings():
     from envmgr.snapshot.selectors import Selectors
 
     findings = run_checks(gather(load_machine(VS2026), Selectors()))
-    ids = lambda fs: [f.id for f in fs]   # noqa: E731
+    ids = lambda fs: [f.id for f in fs]  # noqa: E731
     assert ids(sort_findings(findings, False, False)[0]) == ["F01", "F24"]
     blocking, routed = sort_findings(findings, True, False)
     assert ids(blocking) == ["F24"] and ids(routed) == ["F01"] and "no admin" in RECIPE_ROUTES["F01"]
@@ -130,10 +137,11 @@ def test_sort_findings_on_the_recorded_machines_findings():
 
 # ---- --prebuilt-lib -------------------------------------------------------------------------------
 
+
 def test_prebuilt_folder_that_does_not_exist_is_exit_2_in_one_line(tmp_path):
     r = install(tmp_path, "--prebuilt-lib", str(tmp_path / "nope"), "llama-cpp-python")
     assert r.code == 2 and errors(r.stderr) == [f"envmgr: error: --prebuilt-lib {tmp_path / 'nope'}: no such folder"]
-    assert "doctor" not in r.stderr and "Traceback" not in r.stderr   # refused before anything slow
+    assert "doctor" not in r.stderr and "Traceback" not in r.stderr  # refused before anything slow
 
 
 def test_prebuilt_folder_without_the_cuda_backend_is_exit_1_f18(tmp_path):
@@ -152,7 +160,7 @@ def test_prebuilt_report_text_names_the_route_the_gpu_and_the_layers(tmp_path):
     folder = lib_folder(tmp_path, cuda=True)
     r = install(tmp_path, "--prebuilt-lib", str(folder), "llama-cpp-python", pythonpath=fake_llama(tmp_path, GPU))
     assert r.code == 0, r.stderr
-    report = r.stdout[r.stdout.index("envmgr install llama-cpp-python:"):].splitlines()
+    report = r.stdout[r.stdout.index("envmgr install llama-cpp-python:") :].splitlines()
     assert report[0] == "envmgr install llama-cpp-python: recipe llama-cpp-python-prebuilt (from --prebuilt-lib)"
     assert f"  prebuilt library: {folder} (LLAMA_CPP_LIB_PATH)" in report
     assert "  GPU: ggml_cuda_init: found 1 CUDA devices:" in report and "  layers offloaded: 3/3" in report
@@ -162,12 +170,16 @@ def test_prebuilt_report_text_names_the_route_the_gpu_and_the_layers(tmp_path):
 @_full_python
 def test_prebuilt_report_json(tmp_path):
     folder = lib_folder(tmp_path, cuda=True)
-    r = install(tmp_path, "--json", "--prebuilt-lib", str(folder), "llama-cpp-python",
-                pythonpath=fake_llama(tmp_path, GPU))
+    r = install(
+        tmp_path, "--json", "--prebuilt-lib", str(folder), "llama-cpp-python", pythonpath=fake_llama(tmp_path, GPU)
+    )
     data = r.json()
     assert r.code == 0 and data["schema"] == 1 and data["ok"] is True
-    assert (data["recipe"], data["recipe_from"], data["spec"]) == ("llama-cpp-python-prebuilt", "--prebuilt-lib",
-                                                                   "llama-cpp-python")
+    assert (data["recipe"], data["recipe_from"], data["spec"]) == (
+        "llama-cpp-python-prebuilt",
+        "--prebuilt-lib",
+        "llama-cpp-python",
+    )
     assert data["wheel"] is None and data["prebuilt_lib"] == str(folder)
     assert data["layers_offloaded"] == "3/3" and "CUDA devices" in data["gpu"]
     assert set(data["seconds"]) == {"doctor", "verify"}
@@ -187,6 +199,7 @@ def test_a_verify_failure_after_install_says_so_and_exits_1(tmp_path):
 
 
 # ---- `envmgr verify`: the bad input test_verify.py did not cover through the real child ------------
+
 
 @_full_python
 def test_verify_with_no_gpu_is_exit_1_f12_with_the_evidence(tmp_path):
@@ -214,8 +227,9 @@ def test_verify_under_a_recorded_machine_is_refused(tmp_path):
 def test_install_flow_verifies_on_this_machine_even_under_machine(tmp_path):
     """--machine describes the toolchain for doctor; pip and verify run here (a record cannot run Python)."""
     folder = lib_folder(tmp_path, cuda=True)
-    r = install(tmp_path, "--json", "--prebuilt-lib", str(folder), "llama-cpp-python",
-                pythonpath=fake_llama(tmp_path, GPU))
+    r = install(
+        tmp_path, "--json", "--prebuilt-lib", str(folder), "llama-cpp-python", pythonpath=fake_llama(tmp_path, GPU)
+    )
     assert json.loads(r.stdout)["verify"]["python"] == sys.executable
 
 
@@ -226,14 +240,15 @@ def _documented_keys(heading: str) -> set[str]:
     from tests.conftest import ROOT
 
     doc = (ROOT / "docs" / "json.md").read_text(encoding="utf-8")
-    block = doc[doc.index(heading):].split("```json", 1)[1].split("```", 1)[0]
+    block = doc[doc.index(heading) :].split("```json", 1)[1].split("```", 1)[0]
     return set(re.findall(r'^  "(\w+)":', block, flags=re.M))
 
 
 @_full_python
 def test_docs_json_md_names_every_key_of_both_documents(tmp_path):
     folder = lib_folder(tmp_path, cuda=True)
-    data = install(tmp_path, "--json", "--prebuilt-lib", str(folder), "llama-cpp-python",
-                   pythonpath=fake_llama(tmp_path, GPU)).json()
+    data = install(
+        tmp_path, "--json", "--prebuilt-lib", str(folder), "llama-cpp-python", pythonpath=fake_llama(tmp_path, GPU)
+    ).json()
     assert _documented_keys("## `envmgr install llama-cpp-python --json`") == set(data)
     assert _documented_keys("## `envmgr verify --json`") == set(data["verify"])

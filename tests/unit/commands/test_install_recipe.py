@@ -1,4 +1,5 @@
 """envmgr/commands/install_recipe.py: `install --recipe NAME SPEC`'s checks before doctor and its report."""
+
 from __future__ import annotations
 
 import json
@@ -26,12 +27,20 @@ def test_checking_the_wheel_cache_leaves_nothing_behind(tmp_path):
 
 
 def test_the_report_as_text_and_json(capsys):
-    rep = Report("pywhispercpp==1.3.0", "pywhispercpp", "--recipe", "pywhispercpp==1.3.0",
-                 lines=["doctor: F17 is about running here, not about the build"], timings={"doctor": 1.26})
+    rep = Report(
+        "pywhispercpp==1.3.0",
+        "pywhispercpp",
+        "--recipe",
+        "pywhispercpp==1.3.0",
+        lines=["doctor: F17 is about running here, not about the build"],
+        timings={"doctor": 1.26},
+    )
     assert _report(rep, "/venv/bin/python", False) == 0
-    assert capsys.readouterr().out == ("envmgr install --recipe pywhispercpp pywhispercpp==1.3.0: installed into "
-                                       "/venv/bin/python (recipe from --recipe)\n"
-                                       "  doctor: F17 is about running here, not about the build\n")
+    assert capsys.readouterr().out == (
+        "envmgr install --recipe pywhispercpp pywhispercpp==1.3.0: installed into "
+        "/venv/bin/python (recipe from --recipe)\n"
+        "  doctor: F17 is about running here, not about the build\n"
+    )
     assert _report(rep, "/venv/bin/python", True) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["ok"] is True and data["recipe"] == "pywhispercpp" and data["seconds"] == {"doctor": 1.3}

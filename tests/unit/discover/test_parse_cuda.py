@@ -2,13 +2,20 @@
 
 Sources of the samples: tests/corpus/SOURCES.md.
 """
+
 from __future__ import annotations
 
 import pytest
 
-from envmgr.discover.cudaparse import (NvccVersion, mixed_components, parse_dist_info_name,
-                                       parse_nvcc_version, parse_version_json, parse_version_txt,
-                                       short_version)
+from envmgr.discover.cudaparse import (
+    NvccVersion,
+    mixed_components,
+    parse_dist_info_name,
+    parse_nvcc_version,
+    parse_version_json,
+    parse_version_txt,
+    short_version,
+)
 from tests.conftest import CORPUS, corpus
 
 # file -> (short, full). The file names carry the version; the values are written out anyway.
@@ -30,8 +37,7 @@ NVCC = {
     # `J:\DF>nvcc --version` prompt first, then a `where cudart*.dll` after the output
     "where-cudart-cuda13.0-bin-x64.txt": ("13.0", "13.0.88"),
     # a guide that pastes nvcc --version among VsDevCmd, nvidia-smi and a folder listing
-    "vsdevcmd-and-devpowershell-vs2026-18.2.1-community-default-x86-msvc14.50.35717-EXCERPT.txt":
-        ("13.1", "13.1.80"),
+    "vsdevcmd-and-devpowershell-vs2026-18.2.1-community-default-x86-msvc14.50.35717-EXCERPT.txt": ("13.1", "13.1.80"),
 }
 
 # Corpus files that talk about CUDA/nvcc but hold no `nvcc --version` output.
@@ -81,14 +87,17 @@ def test_nvcc_output_cut_before_build_line():
     assert parse_nvcc_version(crlf(head)) == NvccVersion("12.4", "12.4.99")
 
 
-@pytest.mark.parametrize("text", [
-    "",
-    "\r\n",
-    "'nvcc' is not recognized as an internal or external command,\r\noperable program or batch file.\r\n",
-    "bash: nvcc: command not found\n",
-    "nvcc: NVIDIA (R) Cuda compiler driver\nCopyright (c) 2005-2025 NVIDIA Corporation\n",  # cut short
-    "Cuda compilation tools, release 12.4, V12.4\n",  # no patch number
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "\r\n",
+        "'nvcc' is not recognized as an internal or external command,\r\noperable program or batch file.\r\n",
+        "bash: nvcc: command not found\n",
+        "nvcc: NVIDIA (R) Cuda compiler driver\nCopyright (c) 2005-2025 NVIDIA Corporation\n",  # cut short
+        "Cuda compilation tools, release 12.4, V12.4\n",  # no patch number
+    ],
+)
 def test_nvcc_garbage_is_none(text):
     assert parse_nvcc_version(text) is None
 
@@ -100,6 +109,7 @@ def test_other_cuda_logs_hold_no_nvcc_version(name):
 
 # --- version.json / version.txt ---
 
+
 @pytest.mark.parametrize("convert", [str, crlf], ids=["lf", "crlf"])
 def test_version_json_linux_11_8(convert):
     assert parse_version_json(convert(corpus("cuda-version-json-linux-11.8.0.json"))) == "11.8.0"
@@ -109,14 +119,17 @@ def test_version_json_with_bom():
     assert parse_version_json("\ufeff" + corpus("cuda-version-json-linux-11.8.0.json")) == "11.8.0"
 
 
-@pytest.mark.parametrize("text", [
-    "",
-    "not json",
-    '["cuda"]',
-    '{"cuda_nvcc": {"name": "CUDA NVCC", "version": "11.8.89"}}',
-    '{"cuda": {"name": "CUDA SDK", "version": "eleven"}}',
-    '{"cuda": "11.8.0"}',
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "not json",
+        '["cuda"]',
+        '{"cuda_nvcc": {"name": "CUDA NVCC", "version": "11.8.89"}}',
+        '{"cuda": {"name": "CUDA SDK", "version": "eleven"}}',
+        '{"cuda": "11.8.0"}',
+    ],
+)
 def test_version_json_without_a_cuda_version_is_none(text):
     assert parse_version_json(text) is None
 
@@ -163,13 +176,16 @@ def test_dist_info_name(name):
     assert parse_dist_info_name(name) == DIST_INFO[name]
 
 
-@pytest.mark.parametrize("name", [
-    "numpy-2.0.0.dist-info",
-    "nvidia_cuda_nvcc-13.0.88.egg-info",
-    "nvidia_cuda_nvcc",
-    "nvidia_cuda_nvcc-13.dist-info",
-    "cuda_python-12.4.0.dist-info",
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "numpy-2.0.0.dist-info",
+        "nvidia_cuda_nvcc-13.0.88.egg-info",
+        "nvidia_cuda_nvcc",
+        "nvidia_cuda_nvcc-13.dist-info",
+        "cuda_python-12.4.0.dist-info",
+    ],
+)
 def test_dist_info_name_not_a_cuda_wheel(name):
     assert parse_dist_info_name(name) is None
 
@@ -180,6 +196,7 @@ def test_short_version():
 
 # --- mixed pip components ---
 
+
 def components(*names: str) -> tuple[tuple[str, str], ...]:
     out = [parse_dist_info_name(n) for n in names]
     assert all(out)
@@ -189,22 +206,33 @@ def components(*names: str) -> tuple[tuple[str, str], ...]:
 # This machine's /usr/local/cuda-13.0/dist-info (a toolkit assembled from NVIDIA's wheels):
 # runtime 13.0.96 and cccl 13.0.85 next to nvcc 13.0.88 are one toolkit.
 CUDA_13_0 = (
-    "nvidia_cuda_cccl-13.0.85.dist-info", "nvidia_cuda_crt-13.0.88.dist-info",
-    "nvidia_cuda_culibos-13.0.85.dist-info", "nvidia_cuda_cupti-13.0.85.dist-info",
-    "nvidia_cuda_cuxxfilt-13.0.85.dist-info", "nvidia_cuda_nvcc-13.0.88.dist-info",
-    "nvidia_cuda_profiler_api-13.0.85.dist-info", "nvidia_cuda_runtime-13.0.96.dist-info",
-    "nvidia_nvtx-13.0.85.dist-info", "nvidia_nvvm-13.0.88.dist-info",
+    "nvidia_cuda_cccl-13.0.85.dist-info",
+    "nvidia_cuda_crt-13.0.88.dist-info",
+    "nvidia_cuda_culibos-13.0.85.dist-info",
+    "nvidia_cuda_cupti-13.0.85.dist-info",
+    "nvidia_cuda_cuxxfilt-13.0.85.dist-info",
+    "nvidia_cuda_nvcc-13.0.88.dist-info",
+    "nvidia_cuda_profiler_api-13.0.85.dist-info",
+    "nvidia_cuda_runtime-13.0.96.dist-info",
+    "nvidia_nvtx-13.0.85.dist-info",
+    "nvidia_nvvm-13.0.88.dist-info",
 )
 
 # The nvidia-* pins of a torch 2.4.0+cu121 environment (public file, search index id 70920644901):
 # the libraries (cublas, cufft, cudnn, nccl, nvjitlink ...) have versions of their own.
 TORCH_CU121 = (
-    "nvidia_cublas_cu12-12.1.3.1.dist-info", "nvidia_cuda_cupti_cu12-12.1.105.dist-info",
-    "nvidia_cuda_nvrtc_cu12-12.1.105.dist-info", "nvidia_cuda_runtime_cu12-12.1.105.dist-info",
-    "nvidia_cudnn_cu12-9.1.0.70.dist-info", "nvidia_cufft_cu12-11.0.2.54.dist-info",
-    "nvidia_curand_cu12-10.3.2.106.dist-info", "nvidia_cusolver_cu12-11.4.5.107.dist-info",
-    "nvidia_cusparse_cu12-12.1.0.106.dist-info", "nvidia_nccl_cu12-2.20.5.dist-info",
-    "nvidia_nvjitlink_cu12-12.9.86.dist-info", "nvidia_nvtx_cu12-12.1.105.dist-info",
+    "nvidia_cublas_cu12-12.1.3.1.dist-info",
+    "nvidia_cuda_cupti_cu12-12.1.105.dist-info",
+    "nvidia_cuda_nvrtc_cu12-12.1.105.dist-info",
+    "nvidia_cuda_runtime_cu12-12.1.105.dist-info",
+    "nvidia_cudnn_cu12-9.1.0.70.dist-info",
+    "nvidia_cufft_cu12-11.0.2.54.dist-info",
+    "nvidia_curand_cu12-10.3.2.106.dist-info",
+    "nvidia_cusolver_cu12-11.4.5.107.dist-info",
+    "nvidia_cusparse_cu12-12.1.0.106.dist-info",
+    "nvidia_nccl_cu12-2.20.5.dist-info",
+    "nvidia_nvjitlink_cu12-12.9.86.dist-info",
+    "nvidia_nvtx_cu12-12.1.105.dist-info",
 )
 
 
@@ -223,20 +251,35 @@ def test_newer_nvcc_in_a_torch_venv_is_a_mix():
         "pip CUDA components of different versions (12.1: nvidia-cuda-cupti-cu12 12.1.105, "
         "nvidia-cuda-nvrtc-cu12 12.1.105, nvidia-cuda-runtime-cu12 12.1.105; "
         "12.4: nvidia-cuda-nvcc-cu12 12.4.131): install matching versions, "
-        "e.g. pip install 'nvidia-cuda-nvcc==X.Y.*' 'nvidia-nvvm==X.Y.*' 'nvidia-cuda-crt==X.Y.*'")
+        "e.g. pip install 'nvidia-cuda-nvcc==X.Y.*' 'nvidia-nvvm==X.Y.*' 'nvidia-cuda-crt==X.Y.*'"
+    )
 
 
 def test_nvcc_13_2_with_13_0_nvvm_is_a_mix():
-    problem = mixed_components(components("nvidia_cuda_nvcc-13.2.86.dist-info", "nvidia_cuda_crt-13.2.86.dist-info",
-                                          "nvidia_nvvm-13.0.88.dist-info"))
+    problem = mixed_components(
+        components(
+            "nvidia_cuda_nvcc-13.2.86.dist-info", "nvidia_cuda_crt-13.2.86.dist-info", "nvidia_nvvm-13.0.88.dist-info"
+        )
+    )
     assert problem is not None
-    assert problem.startswith("pip CUDA components of different versions (13.0: nvidia-nvvm 13.0.88; "
-                              "13.2: nvidia-cuda-crt 13.2.86, nvidia-cuda-nvcc 13.2.86)")
+    assert problem.startswith(
+        "pip CUDA components of different versions (13.0: nvidia-nvvm 13.0.88; "
+        "13.2: nvidia-cuda-crt 13.2.86, nvidia-cuda-nvcc 13.2.86)"
+    )
 
 
 def test_profiler_api_and_nvtx_are_versioned_on_their_own():
-    assert mixed_components((("nvidia-cuda-nvcc", "13.2.86"), ("nvidia-cuda-profiler-api", "13.0.85"),
-                             ("nvidia-nvtx", "13.0.85"), ("nvidia-nvtx-cu12", "12.1.105"))) is None
+    assert (
+        mixed_components(
+            (
+                ("nvidia-cuda-nvcc", "13.2.86"),
+                ("nvidia-cuda-profiler-api", "13.0.85"),
+                ("nvidia-nvtx", "13.0.85"),
+                ("nvidia-nvtx-cu12", "12.1.105"),
+            )
+        )
+        is None
+    )
 
 
 def test_no_components_is_not_mixed():

@@ -2,6 +2,7 @@
 
 Sources of the samples: tests/corpus/SOURCES.md.
 """
+
 from __future__ import annotations
 
 import re
@@ -44,8 +45,10 @@ def test_csv_with_prompt_and_header(convert):
 def test_csv_rows_in_envmgr_query_order():
     # Hand-made (no real sample of envmgr's own query in the corpus): the GPUs of the 570.86.15
     # sample in QUERY order, noheader; the memory column in nvidia-smi's `N MiB` form.
-    text = ("0, NVIDIA TITAN V, 7.0, 570.86.15, 12288 MiB\r\n"
-            "1, NVIDIA RTX 5880 Ada Generation, 8.9, 570.86.15, 49140 MiB\r\n")
+    text = (
+        "0, NVIDIA TITAN V, 7.0, 570.86.15, 12288 MiB\r\n"
+        "1, NVIDIA RTX 5880 Ada Generation, 8.9, 570.86.15, 49140 MiB\r\n"
+    )
     assert parse_query_csv(text, tuple(QUERY.split(","))) == (
         Gpu(0, "NVIDIA TITAN V", "7.0", "nvidia-smi", "570.86.15", 12288),
         Gpu(1, "NVIDIA RTX 5880 Ada Generation", "8.9", "nvidia-smi", "570.86.15", 49140),
@@ -72,8 +75,7 @@ def test_old_driver_rejects_compute_cap():
 
 
 @pytest.mark.parametrize("name", TABLES)
-@pytest.mark.parametrize("fields", [("compute_cap",), ("index",), tuple(QUERY.split(",")),
-                                    tuple(QUERY_OLD.split(","))])
+@pytest.mark.parametrize("fields", [("compute_cap",), ("index",), tuple(QUERY.split(",")), tuple(QUERY_OLD.split(","))])
 def test_default_table_output_is_not_csv(name, fields):
     assert parse_query_csv(corpus(name), fields) == ()
 
@@ -118,7 +120,7 @@ def test_table_rows_name_the_gpus_we_test():
 
 # --- host compilers: first line of `--version` ---
 COMPILERS = {
-    "gcc (Debian 12.2.0-14+deb12u1) 12.2.0": "12.2.0",   # this machine's gcc
+    "gcc (Debian 12.2.0-14+deb12u1) 12.2.0": "12.2.0",  # this machine's gcc
     "g++ (Ubuntu 11.4.0-1ubuntu1~22.04) 11.4.0": "11.4.0",
     "clang version 14.0.6": "14.0.6",
     "Ubuntu clang version 18.1.3 (1ubuntu1)": "18.1.3",

@@ -1,6 +1,7 @@
 """Which Python install and verify act on (envmgr/target.py): the user's, in uv's order, envmgr's own
 last. Pure: a recorded host's environment and files, Linux and Windows layouts (this file also runs
 under Windows CPython, tests/run-win32.sh). Hand-made hosts: the layouts are venv's and conda's own."""
+
 from __future__ import annotations
 
 import pytest
@@ -28,20 +29,32 @@ def test_layouts():
     assert conda_python(WINDOWS, "C:\\miniconda3\\envs\\x") == "C:\\miniconda3\\envs\\x\\python.exe"
 
 
-ALL_LINUX = ["/proj/.venv/bin/python", "/work/venv/bin/python", "/opt/conda/envs/x/bin/python",
-             "/usr/bin/python3", "/home/u/.local/share/pipx/venvs/envmgr/bin/python3"]
+ALL_LINUX = [
+    "/proj/.venv/bin/python",
+    "/work/venv/bin/python",
+    "/opt/conda/envs/x/bin/python",
+    "/usr/bin/python3",
+    "/home/u/.local/share/pipx/venvs/envmgr/bin/python3",
+]
 PATH_LINUX = "/home/u/.local/share/pipx/venvs/envmgr/bin:/usr/local/bin:/usr/bin"
 
 
-@pytest.mark.parametrize(("env", "cwd", "path", "why"), [
-    ({"VIRTUAL_ENV": "/work/venv", "CONDA_PREFIX": "/opt/conda/envs/x"}, "/proj/sub", "/work/venv/bin/python",
-     "VIRTUAL_ENV"),
-    ({"CONDA_PREFIX": "/opt/conda/envs/x"}, "/proj/sub", "/opt/conda/envs/x/bin/python", "CONDA_PREFIX"),
-    ({}, "/proj", "/proj/.venv/bin/python", ".venv"),
-    ({}, "/proj/sub/deeper", "/proj/.venv/bin/python", ".venv"),           # uv's rule: a parent's .venv
-    ({}, "/elsewhere", "/usr/bin/python3", "PATH"),                        # envmgr's own bin is skipped
-    ({"VIRTUAL_ENV": "/gone"}, "/elsewhere", "/usr/bin/python3", "PATH"),   # a venv without its python: next
-])
+@pytest.mark.parametrize(
+    ("env", "cwd", "path", "why"),
+    [
+        (
+            {"VIRTUAL_ENV": "/work/venv", "CONDA_PREFIX": "/opt/conda/envs/x"},
+            "/proj/sub",
+            "/work/venv/bin/python",
+            "VIRTUAL_ENV",
+        ),
+        ({"CONDA_PREFIX": "/opt/conda/envs/x"}, "/proj/sub", "/opt/conda/envs/x/bin/python", "CONDA_PREFIX"),
+        ({}, "/proj", "/proj/.venv/bin/python", ".venv"),
+        ({}, "/proj/sub/deeper", "/proj/.venv/bin/python", ".venv"),  # uv's rule: a parent's .venv
+        ({}, "/elsewhere", "/usr/bin/python3", "PATH"),  # envmgr's own bin is skipped
+        ({"VIRTUAL_ENV": "/gone"}, "/elsewhere", "/usr/bin/python3", "PATH"),  # a venv without its python: next
+    ],
+)
 def test_linux_order(env, cwd, path, why):
     host = linux(ALL_LINUX, {"PATH": PATH_LINUX, **env})
     got = choose_python(host, cwd, OWN_LINUX)
@@ -71,19 +84,31 @@ def test_line_and_json_say_which_and_why():
     assert got.as_json() == {"path": "/proj/.venv/bin/python", "why": ".venv"}
 
 
-ALL_WIN = ["C:\\proj\\.venv\\Scripts\\python.exe", "D:\\venvs\\work\\Scripts\\python.exe",
-           "C:\\miniconda3\\envs\\x\\python.exe", "C:\\Python312\\python.exe"]
+ALL_WIN = [
+    "C:\\proj\\.venv\\Scripts\\python.exe",
+    "D:\\venvs\\work\\Scripts\\python.exe",
+    "C:\\miniconda3\\envs\\x\\python.exe",
+    "C:\\Python312\\python.exe",
+]
 PATH_WIN = "C:\\Users\\u\\pipx\\venvs\\envmgr\\Scripts;C:\\Windows\\system32;C:\\Python312"
 
 
-@pytest.mark.parametrize(("env", "cwd", "path", "why"), [
-    ({"VIRTUAL_ENV": "D:\\venvs\\work"}, "C:\\proj", "D:\\venvs\\work\\Scripts\\python.exe", "VIRTUAL_ENV"),
-    ({"CONDA_PREFIX": "C:\\miniconda3\\envs\\x"}, "C:\\proj", "C:\\miniconda3\\envs\\x\\python.exe", "CONDA_PREFIX"),
-    ({}, "C:\\proj\\src\\pkg", "C:\\proj\\.venv\\Scripts\\python.exe", ".venv"),
-    ({}, "D:\\other", "C:\\Python312\\python.exe", "PATH"),
-])
+@pytest.mark.parametrize(
+    ("env", "cwd", "path", "why"),
+    [
+        ({"VIRTUAL_ENV": "D:\\venvs\\work"}, "C:\\proj", "D:\\venvs\\work\\Scripts\\python.exe", "VIRTUAL_ENV"),
+        (
+            {"CONDA_PREFIX": "C:\\miniconda3\\envs\\x"},
+            "C:\\proj",
+            "C:\\miniconda3\\envs\\x\\python.exe",
+            "CONDA_PREFIX",
+        ),
+        ({}, "C:\\proj\\src\\pkg", "C:\\proj\\.venv\\Scripts\\python.exe", ".venv"),
+        ({}, "D:\\other", "C:\\Python312\\python.exe", "PATH"),
+    ],
+)
 def test_windows_order(env, cwd, path, why):
-    host = windows(ALL_WIN, {"Path": PATH_WIN, **env})   # Windows spells it Path; the host folds case
+    host = windows(ALL_WIN, {"Path": PATH_WIN, **env})  # Windows spells it Path; the host folds case
     got = choose_python(host, cwd, OWN_WIN)
     assert (got.path.lower(), got.why) == (path.lower(), why)
 

@@ -1,5 +1,6 @@
 """envmgr/doctor/checks_linux.py: F21 (gcc vs nvcc), F22 (which nvcc), F23 (libcuda and the runtime libraries),
 called directly on the facts of recorded Linux machines (tests/machines/doctor/build_doctor_machines.py)."""
+
 from __future__ import annotations
 
 from envmgr.doctor.checks import FAIL, OK, WARN
@@ -20,10 +21,11 @@ def test_f21_gcc15_is_too_new_for_cuda_12_4_and_an_older_gxx_is_offered():
     assert how == "g++ on PATH" and (cc.path, cc.major) == ("/usr/bin/g++", 15)
     got = f21(facts)
     assert got.status == FAIL and got.summary == (
-        "unsupported GNU version: g++ 15.2.0 is newer than CUDA 12.4 accepts (gcc <= 13)")
+        "unsupported GNU version: g++ 15.2.0 is newer than CUDA 12.4 accepts (gcc <= 13)"
+    )
     assert got.fix == "set CUDAHOSTCXX=/usr/bin/g++-13 (envmgr shell does)"
     assert got.fix_command == "envmgr shell --cuda 12.4"
-    assert f21(gather(load_machine(GCC15), Selectors())).status == OK     # CUDA 13.0 takes gcc 15
+    assert f21(gather(load_machine(GCC15), Selectors())).status == OK  # CUDA 13.0 takes gcc 15
 
 
 def test_f21_follows_cudahostcxx():

@@ -1,4 +1,5 @@
 """Pure pieces of doctor's checks: CMake's instance choice, CMAKE_ARGS parsing, CC tables, --only."""
+
 from __future__ import annotations
 
 from types import SimpleNamespace
@@ -10,8 +11,13 @@ from envmgr.errors import UsageError
 
 def _vs(version: str, path: str):
     # Only the fields cmake_instance reads; the recorded-machine test is test_cmake_string_comparison_is_explained.
-    return SimpleNamespace(major=int(version.split(".")[0]), version=version, path=path, default_toolset="14.44.35207",
-                           toolsets=(SimpleNamespace(version="14.44.35207"),))
+    return SimpleNamespace(
+        major=int(version.split(".")[0]),
+        version=version,
+        path=path,
+        default_toolset="14.44.35207",
+        toolsets=(SimpleNamespace(version="14.44.35207"),),
+    )
 
 
 @pytest.mark.parametrize("texts_highest,newer", [("17.5.33530.505", "17.14.37027.9"), ("18.9.1", "18.10.0")])
@@ -39,7 +45,9 @@ def test_defines_follow_shlex():
     from envmgr.doctor.checks_env import defines
 
     assert defines('-DGGML_CUDA=on "-DCMAKE_CUDA_ARCHITECTURES=86;89"') == {
-        "GGML_CUDA": "on", "CMAKE_CUDA_ARCHITECTURES": "86;89"}
+        "GGML_CUDA": "on",
+        "CMAKE_CUDA_ARCHITECTURES": "86;89",
+    }
     assert defines("-DX:BOOL=ON") == {"X": "ON"}
 
 
@@ -77,4 +85,4 @@ def test_every_check_is_a_catalog_failure():
     from envmgr.catalog import CATALOG
     from envmgr.doctor.run import CHECKS
 
-    assert set(CHECKS) <= set(CATALOG)   # that each failure is found: test_doctor_machines.py
+    assert set(CHECKS) <= set(CATALOG)  # that each failure is found: test_doctor_machines.py

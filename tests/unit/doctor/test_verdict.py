@@ -2,6 +2,7 @@
 
 The matches are buildlog's own (a scan of real train logs); the machine facts are hand-made here, one fact changed
 per case, because the question is what each fact alone decides."""
+
 from __future__ import annotations
 
 import sys
@@ -26,12 +27,12 @@ NO_SMI = MachineFacts("m", "linux", "x86_64", gpu_probe="no nvidia-smi", gpu_kno
 
 
 def one(matches, m):
-    [v] = judge(matches, m)      # these logs name one id each
+    [v] = judge(matches, m)  # these logs name one id each
     return v
 
 
 def test_what_no_nvidia_gpu_rests_on():
-    assert "macOS" in no_nvidia(MachineFacts("m", "darwin", "arm64"))         # whatever else is known
+    assert "macOS" in no_nvidia(MachineFacts("m", "darwin", "arm64"))  # whatever else is known
     assert no_nvidia(NO_SMI).startswith("this machine has no NVIDIA GPU")
     # nvidia-smi failing hides the GPUs it could not list: nothing is said
     assert no_nvidia(MachineFacts("m", "linux", "x86_64", gpu_probe="nvidia-smi failed", gpu_known=False)) == ""
@@ -45,9 +46,10 @@ def test_what_no_nvidia_gpu_rests_on():
 
 def test_the_cpu_family_is_ruled_out_only_without_an_nvidia_gpu():
     assert one(CPU_RUN, NO_SMI).verdict == CONTRADICTED
-    assert one(CPU_RUN, MachineFacts("m", "linux", "x86_64", gpus=(("GPU 0", "8.9"),), gpu_known=True)).verdict \
-        == UNJUDGED
-    assert one(CPU_RUN, MachineFacts("m")).verdict == UNJUDGED       # nothing known: nothing assumed
+    assert (
+        one(CPU_RUN, MachineFacts("m", "linux", "x86_64", gpus=(("GPU 0", "8.9"),), gpu_known=True)).verdict == UNJUDGED
+    )
+    assert one(CPU_RUN, MachineFacts("m")).verdict == UNJUDGED  # nothing known: nothing assumed
 
 
 def test_a_failing_doctor_check_of_the_same_id_confirms_it_a_warning_does_not():
@@ -83,8 +85,9 @@ def test_the_driver_against_the_cuda_minimum():
 
 
 def test_kept_moves_the_decisive_mark_past_a_ruled_out_candidate():
-    matches = scan_path(CORPUS / "logs/F18/behaviormetrics-385-tensorflow-cannot-dlopen-gpu-libraries-skipping-gpu-"
-                        "EXCERPT.txt").matches
+    matches = scan_path(
+        CORPUS / "logs/F18/behaviormetrics-385-tensorflow-cannot-dlopen-gpu-libraries-skipping-gpu-EXCERPT.txt"
+    ).matches
     assert {m.id for m in matches} >= {"F18", "F23"}
     verdicts = judge(matches, NO_SMI)
     assert kept(matches, verdicts) == ()
@@ -95,6 +98,7 @@ def test_kept_moves_the_decisive_mark_past_a_ruled_out_candidate():
 
 # ---- Host.system: what the machine is beyond the path flavour ---------------------------------------------
 
+
 def test_the_live_host_says_its_os_and_processor():
     import platform
 
@@ -102,7 +106,7 @@ def test_the_live_host_says_its_os_and_processor():
 
 
 def test_a_record_answers_from_meta_os_and_machine(tmp_path):
-    assert load_machine(str(MACHINES / "linux-two-toolkits.toml")).system is None     # recorded before they were kept
+    assert load_machine(str(MACHINES / "linux-two-toolkits.toml")).system is None  # recorded before they were kept
     assert load_machine(str(MACHINES / "verdicts" / "macos-apple-silicon.toml")).system == ("darwin", "arm64")
 
 
@@ -114,18 +118,23 @@ def test_record_keeps_the_os_and_processor():
 
 def test_a_record_keeps_the_container_mark_it_was_made_in(tmp_path):
     rec = RecordingHost(LiveHost())
-    here = container_mark(rec)          # as `envmgr record` asks, through the recording
+    here = container_mark(rec)  # as `envmgr record` asks, through the recording
     path = tmp_path / "rec.toml"
     path.write_text(tomlkit.dumps(machine_document(rec, version="test")), encoding="utf-8")
     assert container_mark(load_machine(str(path))) == here == container_mark(LiveHost())
 
 
 def test_a_pair_ids_check_confirms_only_the_pair_it_checked():
-    [f04] = [m for m in scan_path(CORPUS / "logs/F04/llama.cpp-17547-vs2026-msvc-19.50-cuda-12.8-toolset-cuda-path-"
-                                  "broken.txt").matches if m.id == "F04"]
+    [f04] = [
+        m
+        for m in scan_path(
+            CORPUS / "logs/F04/llama.cpp-17547-vs2026-msvc-19.50-cuda-12.8-toolset-cuda-path-broken.txt"
+        ).matches
+        if m.id == "F04"
+    ]
     m = MachineFacts("m", cuda="12.8", msvc="14.50.35717", checks=(Check("F04", "fail", "too new"),))
     assert judge([f04], m)[0].verdict == CONFIRMED
-    assert judge([replace(f04, details={"signature": "x"})], m)[0].verdict == UNJUDGED     # names no CUDA
+    assert judge([replace(f04, details={"signature": "x"})], m)[0].verdict == UNJUDGED  # names no CUDA
     assert judge([replace(f04, details={**f04.details, "msvc": "14.44"})], m)[0].verdict == UNJUDGED
     f24 = replace(f04, id="F24", details={"component": "curand"})
     missing = MachineFacts("m", checks=(Check("F24", "fail", "CUDA 13.0 has no cudart, cublas, cublasLt"),))

@@ -6,6 +6,7 @@ for every kind of operation, from a clean and from an active environment; exit c
 inherits and the signals that reach envmgr are compared between the console script and the full
 CLI. tests/linux/test_fast_run_signals.py drives Ctrl+C through a real terminal.
 """
+
 from __future__ import annotations
 
 import json
@@ -24,19 +25,30 @@ from tests.unit.fastpath.test_fast_path import CASES, PLAIN, both, env, same, st
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the fast path runs on POSIX only")
 
-EDGES = EnvDelta("linux", (
-    VarOp("PATH", PREPEND, ("/usr/bin/", "/new", "/new/")),           # trailing '/' and duplicates
-    VarOp("PATH", APPEND, ("/bin", "/tail")),
-    VarOp("LD_LIBRARY_PATH", REMOVE, ("/lib/a/",)),
-    VarOp("UNSET_ME", UNSET), VarOp("NEW", SET, ""), VarOp("CPATH", APPEND, ("/inc",)),
-    VarOp("NOT_THERE", REMOVE, ("/x",)),
-))
+EDGES = EnvDelta(
+    "linux",
+    (
+        VarOp("PATH", PREPEND, ("/usr/bin/", "/new", "/new/")),  # trailing '/' and duplicates
+        VarOp("PATH", APPEND, ("/bin", "/tail")),
+        VarOp("LD_LIBRARY_PATH", REMOVE, ("/lib/a/",)),
+        VarOp("UNSET_ME", UNSET),
+        VarOp("NEW", SET, ""),
+        VarOp("CPATH", APPEND, ("/inc",)),
+        VarOp("NOT_THERE", REMOVE, ("/x",)),
+    ),
+)
 BASES = {
     "clean": {"PATH": "/usr/bin:/bin::/usr/bin/", "LD_LIBRARY_PATH": "/lib/a::/lib/b", "UNSET_ME": "1", "HOME": "/h"},
     "no PATH": {"HOME": "/h", "CPATH": " "},
-    "active": {"PATH": "/old/bin:/usr/bin", "ENVMGR_ACTIVE": "cuda-12.4", "OLD": "1", "HOME": "/h",
-               "ENVMGR_RESTORE": json.dumps({"OLD": None, "PATH": "/usr/bin", "GONE": "was ü", "CUDA_PATH": None},
-                                            ensure_ascii=False)},
+    "active": {
+        "PATH": "/old/bin:/usr/bin",
+        "ENVMGR_ACTIVE": "cuda-12.4",
+        "OLD": "1",
+        "HOME": "/h",
+        "ENVMGR_RESTORE": json.dumps(
+            {"OLD": None, "PATH": "/usr/bin", "GONE": "was ü", "CUDA_PATH": None}, ensure_ascii=False
+        ),
+    },
     "active, empty restore": {"PATH": "/usr/bin", "ENVMGR_ACTIVE": "x", "ENVMGR_RESTORE": "{}"},
     "empty restore value": {"PATH": "/usr/bin", "ENVMGR_RESTORE": ""},
 }
@@ -47,7 +59,7 @@ BASES = {
 def test_child_env_is_the_full_paths_item_for_item(case, base):
     delta = EDGES if case == "edges" else CASES[case]
     env = BASES[base]
-    ops = [(op.name, op.op, op.value) for op in delta.ops]         # as KEY.fast holds them
+    ops = [(op.name, op.op, op.value) for op in delta.ops]  # as KEY.fast holds them
     want = activation_delta(delta, env, "cuda-13.0").apply(env)
     got = _fastrun.child_env(ops, "cuda-13.0", env)
     assert list(got.items()) == list(want.items())
@@ -88,9 +100,19 @@ def test_exit_codes_and_errors_are_the_full_paths(env, tmp_path):
     binary = tmp_path / "binary"
     binary.write_bytes(b"\x7fELF garbage")
     binary.chmod(0o755)
-    for cmd in (["true"], ["false"], ["sh", "-c", "exit 7"], ["sh", "-c", "kill -TERM $$"],
-                ["sh", "-c", "kill -KILL $$"], ["sh", "-c", "echo out; echo err >&2"], ["no-such-program-envmgr"],
-                [str(noexec)], [str(binary)], [str(tmp_path)], ["./noexec"]):
+    for cmd in (
+        ["true"],
+        ["false"],
+        ["sh", "-c", "exit 7"],
+        ["sh", "-c", "kill -TERM $$"],
+        ["sh", "-c", "kill -KILL $$"],
+        ["sh", "-c", "echo out; echo err >&2"],
+        ["no-such-program-envmgr"],
+        [str(noexec)],
+        [str(binary)],
+        [str(tmp_path)],
+        ["./noexec"],
+    ):
         assert _fast.plan(["run", "--cuda", "13.0", "--", *cmd], env) is not None
         done = same(["run", "--cuda", "13.0", "--", *cmd], {**env, "PATH": f"{env['PATH']}:"})
         if cmd[-1] == "kill -TERM $$":
@@ -103,10 +125,20 @@ def test_the_child_inherits_only_the_standard_descriptors(env, tmp_path):
     os.set_inheritable(write, True)
     try:
         cmd = ["run", "--cuda", "13.0", "--", "sh", "-c", f"ls /proc/$$/fd; echo 2>/dev/null >&{write} && echo open"]
-        fast = subprocess.run([str(Path(sys.executable).with_name("envmgr")), *cmd], env=env, capture_output=True,
-                              close_fds=False, text=True)
-        full = subprocess.run([sys.executable, "-c", "from envmgr.cli.main import main; main()", *cmd], env=env,
-                              capture_output=True, close_fds=False, text=True)
+        fast = subprocess.run(
+            [str(Path(sys.executable).with_name("envmgr")), *cmd],
+            env=env,
+            capture_output=True,
+            close_fds=False,
+            text=True,
+        )
+        full = subprocess.run(
+            [sys.executable, "-c", "from envmgr.cli.main import main; main()", *cmd],
+            env=env,
+            capture_output=True,
+            close_fds=False,
+            text=True,
+        )
     finally:
         os.close(read)
         os.close(write)
@@ -127,13 +159,21 @@ def test_sigterm_to_envmgr_reaches_the_command(env, tmp_path):
 
     script(tmp_path, env)
     out = tmp_path / "out.txt"
-    cmd = ["run", "--cuda", "13.0", "--", "sh", "-c",
-           "trap 'echo GOT; kill $!; exit 7' TERM HUP; echo READY; sleep 30 & wait; echo DONE"]
+    cmd = [
+        "run",
+        "--cuda",
+        "13.0",
+        "--",
+        "sh",
+        "-c",
+        "trap 'echo GOT; kill $!; exit 7' TERM HUP; echo READY; sleep 30 & wait; echo DONE",
+    ]
     assert _fast.plan(cmd, env) is not None
     for sig in (signal.SIGTERM, signal.SIGHUP):
         with open(out, "wb") as sink:
-            proc = subprocess.Popen([str(Path(sys.executable).with_name("envmgr")), *cmd], env=env,
-                                    stdin=subprocess.DEVNULL, stdout=sink)
+            proc = subprocess.Popen(
+                [str(Path(sys.executable).with_name("envmgr")), *cmd], env=env, stdin=subprocess.DEVNULL, stdout=sink
+            )
             deadline = time.monotonic() + 20
             while "READY" not in out.read_text() and time.monotonic() < deadline:
                 time.sleep(0.05)

@@ -6,6 +6,7 @@ key is changed in turn (a watched file's mtime, an absent path appearing, each k
 CUDA_PATH_V*, the arguments, the cache entry, envmgr's version file, an active environment): the
 slot must apply nothing and hand over to envmgr.
 """
+
 from __future__ import annotations
 
 import os
@@ -33,21 +34,30 @@ def setup(tmp_path):
     bin_dir.mkdir()
     log = tmp_path / "calls"
     # An envmgr that counts its starts; ENVMGR_TEST_REFUSE makes it fail without applying anything.
-    (bin_dir / "envmgr").write_text(f'#!/bin/sh\necho "$*" >> "{log}"\n'
-                                    f'[ -n "$ENVMGR_TEST_REFUSE" ] && exit 3\nexec "{REAL}" "$@"\n')
+    (bin_dir / "envmgr").write_text(
+        f'#!/bin/sh\necho "$*" >> "{log}"\n[ -n "$ENVMGR_TEST_REFUSE" ] && exit 3\nexec "{REAL}" "$@"\n'
+    )
     (bin_dir / "envmgr").chmod(0o755)
     watched, absent = tmp_path / "vcvarsall.bat", tmp_path / "later"
     watched.write_text("x")
-    env = {"HOME": str(tmp_path), "ENVMGR_CACHE_DIR": str(tmp_path / "cache"), "LANG": "C.UTF-8",
-           "PATH": f"{bin_dir}:/usr/bin:/bin:/usr/bin/", "LD_LIBRARY_PATH": "/lib/a::/lib/b/:/lib/a",
-           "QUOTED": 'was "quoted" \\ here', "GONE": "here"}
-    store(env, PLAIN, watched, absent, cuda="13.0")    # a new install appearing there retires the slot
+    env = {
+        "HOME": str(tmp_path),
+        "ENVMGR_CACHE_DIR": str(tmp_path / "cache"),
+        "LANG": "C.UTF-8",
+        "PATH": f"{bin_dir}:/usr/bin:/bin:/usr/bin/",
+        "LD_LIBRARY_PATH": "/lib/a::/lib/b/:/lib/a",
+        "QUOTED": 'was "quoted" \\ here',
+        "GONE": "here",
+    }
+    store(env, PLAIN, watched, absent, cuda="13.0")  # a new install appearing there retires the slot
     return env, log, watched, absent
 
 
 def activate(shell: str, env: dict, before: str = "", args: str = "--cuda 13.0") -> tuple[int, dict]:
-    script = (f". '{shells_dir() / 'envmgr.sh'}'\n{before}\nenvmgr_activate {args}\nrc=$?\n"
-              f"'{sys.executable}' -c 'import os, json; print(json.dumps(dict(os.environ)))'\nexit $rc\n")
+    script = (
+        f". '{shells_dir() / 'envmgr.sh'}'\n{before}\nenvmgr_activate {args}\nrc=$?\n"
+        f"'{sys.executable}' -c 'import os, json; print(json.dumps(dict(os.environ)))'\nexit $rc\n"
+    )
     out = subprocess.run([shell, "-c", script], env=env, capture_output=True, text=True)
     import json
 
@@ -63,10 +73,10 @@ def calls(log: Path) -> int:
 @pytest.mark.parametrize("shell", SHELLS)
 def test_reactivation_starts_no_python_and_matches_envmgr(shell, setup):
     env, log, _, _ = setup
-    code, first = activate(shell, env)                    # envmgr's fast path; writes the slot
+    code, first = activate(shell, env)  # envmgr's fast path; writes the slot
     assert code == 0 and first["ENVMGR_ACTIVE"] == "cuda-13.0" and calls(log) == 1
     code, second = activate(shell, env)
-    assert code == 0 and calls(log) == 1                    # no envmgr this time
+    assert code == 0 and calls(log) == 1  # no envmgr this time
     assert second == first
     assert first["PATH"].startswith("/opt/cuda-13.0/bin:/opt/with space:")
     assert "GONE" not in second and second["QUOTED"] == PLAIN.ops[1].value
@@ -77,8 +87,18 @@ CHANGES = {
     "absent path appeared": lambda s: Path(s[3]).write_text("new"),
     "cache cleared": lambda s: [p.unlink() for p in (Path(s[0]["ENVMGR_CACHE_DIR"]) / "snapshots").glob("*.fast")],
 }
-KEY_VARS = ["CUDA_PATH", "CUDA_HOME", "CUDA_ROOT", "CUDAToolkit_ROOT", "CONDA_PREFIX", "ProgramFiles", "ProgramData",
-            "SystemRoot", "CUDA_PATH_V12_4", "cuda_path_v13_0"]
+KEY_VARS = [
+    "CUDA_PATH",
+    "CUDA_HOME",
+    "CUDA_ROOT",
+    "CUDAToolkit_ROOT",
+    "CONDA_PREFIX",
+    "ProgramFiles",
+    "ProgramData",
+    "SystemRoot",
+    "CUDA_PATH_V12_4",
+    "cuda_path_v13_0",
+]
 
 
 @contextmanager
@@ -93,7 +113,7 @@ def changed(change: str, setup):
     elif change.startswith("variable "):
         refused[change.split()[1]] = "/elsewhere"
     elif change == "other arguments":
-        args = "'--cuda 13.0'"                              # the same slot name, other arguments
+        args = "'--cuda 13.0'"  # the same slot name, other arguments
     elif change == "no arguments":
         args = "--cuda 13.0 ''"
     elif change == "an active environment":
@@ -109,18 +129,22 @@ def changed(change: str, setup):
 
 
 @pytest.mark.parametrize("shell", SHELLS)
-@pytest.mark.parametrize("change", sorted(CHANGES) + [f"variable {v}" for v in KEY_VARS] +
-                         ["other arguments", "an active environment", "version file"])
+@pytest.mark.parametrize(
+    "change",
+    sorted(CHANGES)
+    + [f"variable {v}" for v in KEY_VARS]
+    + ["other arguments", "an active environment", "version file"],
+)
 def test_a_changed_key_input_hands_over_to_envmgr(shell, change, setup):
     env, log, _, _ = setup
     activate(shell, env)
     activate(shell, env)
-    assert calls(log) == 1                                  # the slot works before the change
+    assert calls(log) == 1  # the slot works before the change
     with changed(change, setup) as (refused, args):
         code, state = activate(shell, refused, "", args)
-    assert code == 3 and calls(log) == 2, change            # envmgr was asked
+    assert code == 3 and calls(log) == 2, change  # envmgr was asked
     assert "ENVMGR_ACTIVE" not in state or change == "an active environment"
-    assert state["PATH"] == env["PATH"]                     # and nothing was applied
+    assert state["PATH"] == env["PATH"]  # and nothing was applied
 
 
 # Shell states before activation that envmgr reads in its own way (issue 14 item 3, as fish's
@@ -144,7 +168,7 @@ REFUSED = {
     "a no-break space entry": "export PATH=\"$PATH:\"$'\\u00a0'",
     "an ideographic space entry": "export LD_LIBRARY_PATH=\"$LD_LIBRARY_PATH:\"$'\\u3000'",
     "a next-line entry": "export LD_LIBRARY_PATH=\"$LD_LIBRARY_PATH:\"$'\\u0085'",
-    "a no-break space inside an entry": "export PATH=\"$PATH:/a\"$'\\u00a0'b",   # any such character
+    "a no-break space inside an entry": "export PATH=\"$PATH:/a\"$'\\u00a0'b",  # any such character
     # Python reads such bytes as lone surrogates, which no script can hold: envmgr exits 2.
     "not UTF-8 in a list": "export LD_LIBRARY_PATH=$'/lib/\\xff:/lib/a'",
     "not UTF-8 in a saved value": "export QUOTED=$'a\\xffb'",
@@ -161,15 +185,15 @@ def slot_of(env: dict) -> Path:
 def test_the_slot_reads_the_shell_as_envmgr_does(shell, state, setup):
     env, log, _, _ = setup
     before = (STATES.get(state) or REFUSED[state]).replace("{unexport}", UNEXPORT[shell])
-    activate(shell, env)                                    # writes the slot
+    activate(shell, env)  # writes the slot
     slot_of(env).unlink()
-    code, by_envmgr = activate(shell, env, before)          # no slot: envmgr answers (and writes it)
+    code, by_envmgr = activate(shell, env, before)  # no slot: envmgr answers (and writes it)
     if not slot_of(env).is_file():
-        activate(shell, env)                                # envmgr refused this state: write it now
+        activate(shell, env)  # envmgr refused this state: write it now
     assert slot_of(env).is_file()
     n = calls(log)
     again, by_slot = activate(shell, env, before)
-    assert calls(log) == (n if state in STATES else n + 1), state   # the slot answered / left it to envmgr
+    assert calls(log) == (n if state in STATES else n + 1), state  # the slot answered / left it to envmgr
     assert (again, by_slot) == (code, by_envmgr), state
     if state.startswith("not UTF-8"):
         assert code == 2
@@ -185,8 +209,8 @@ def test_a_key_variable_no_longer_exported_hands_over(shell, before, setup, tmp_
     store(env, PLAIN, watched, absent, cuda="13.0")
     activate(shell, env)
     code, _ = activate(shell, env)
-    assert code == 0 and calls(log) == 1                    # the slot answers while they are exported
+    assert code == 0 and calls(log) == 1  # the slot answers while they are exported
     before = before.replace("{unexport}", UNEXPORT[shell])
     code, state = activate(shell, {**env, "ENVMGR_TEST_REFUSE": "1"}, before)
-    assert code == 3 and calls(log) == 2, before            # envmgr was asked
+    assert code == 3 and calls(log) == 2, before  # envmgr was asked
     assert "ENVMGR_ACTIVE" not in state and state["PATH"] == env["PATH"]

@@ -12,6 +12,7 @@ environment envmgr's own `export --activate --format ps1` output leaves, evaluat
 test_export_idempotent's model of that PowerShell. That the module's PowerShell does what `holds` and
 `applied` do is shown only by the Windows workflow (.github/workflows/windows.yml), which runs it.
 """
+
 from __future__ import annotations
 
 import os
@@ -39,6 +40,7 @@ ARGS = ["--cuda", "13.0"]
 
 # ---- reading PowerShell with tree-sitter ----------------------------------------------------------
 
+
 def parse(text: str):
     ts, ts_ps = need_module("tree_sitter"), need_module("tree_sitter_powershell")
     src = text.encode("utf-8")
@@ -47,7 +49,7 @@ def parse(text: str):
     while stack:
         node = stack.pop()
         if node.type == "ERROR" or node.is_missing:
-            bad.append(f"{node.type} at {node.start_point}: {src[node.start_byte:node.end_byte][:60]!r}")
+            bad.append(f"{node.type} at {node.start_point}: {src[node.start_byte : node.end_byte][:60]!r}")
         stack.extend(node.children)
     assert not bad, bad
     return tree, src
@@ -55,8 +57,13 @@ def parse(text: str):
 
 def _down(node):
     """Skip tree-sitter-powershell's one-child precedence levels."""
-    while node.named_child_count == 1 and node.type not in ("string_literal", "integer_literal", "variable",
-                                                              "array_expression", "hash_literal_expression"):
+    while node.named_child_count == 1 and node.type not in (
+        "string_literal",
+        "integer_literal",
+        "variable",
+        "array_expression",
+        "hash_literal_expression",
+    ):
         node = node.named_children[0]
     return node
 
@@ -65,9 +72,9 @@ def _literal(node, src: bytes):
     from tests.unit.shellkit.test_shellkit_ps1 import decode_verbatim
 
     node = _down(node)
-    text = src[node.start_byte:node.end_byte].decode("utf-8")
+    text = src[node.start_byte : node.end_byte].decode("utf-8")
     if node.type == "string_literal":
-        assert node.named_children[0].type == "verbatim_string_characters", text   # expands nothing
+        assert node.named_children[0].type == "verbatim_string_characters", text  # expands nothing
         return decode_verbatim(text)
     if node.type == "integer_literal":
         assert node.named_children[0].type == "decimal_integer_literal", text
@@ -79,7 +86,7 @@ def _literal(node, src: bytes):
         body = [c for c in node.named_children if c.type == "statement_list"]
         if not body:
             return []
-        assert body[0].named_child_count == 1, text       # one expression: a comma list
+        assert body[0].named_child_count == 1, text  # one expression: a comma list
         items = _down(body[0])
         if items.type == "array_literal_expression":
             return [_literal(c, src) for c in items.named_children]
@@ -98,25 +105,26 @@ def slot_data(text: str) -> dict:
     for entry in table.named_children[0].named_children:
         assert entry.type == "hash_entry"
         key, value = entry.named_children
-        out[src[key.start_byte:key.end_byte].decode()] = _literal(value, src)
+        out[src[key.start_byte : key.end_byte].decode()] = _literal(value, src)
     return out
 
 
 def _groups(items: list, size: int) -> list:
     assert len(items) % size == 0
-    return [items[i:i + size] for i in range(0, len(items), size)]
+    return [items[i : i + size] for i in range(0, len(items), size)]
 
 
 def _ops(items: list) -> list:
     out, i = [], 0
     while i < len(items):
         n = items[i + 2]
-        out.append((items[i], items[i + 1], items[i + 3:i + 3 + n]))
+        out.append((items[i], items[i + 1], items[i + 3 : i + 3 + n]))
         i += 3 + n
     return out
 
 
 # ---- Use-EnvmgrSlot, transcribed ------------------------------------------------------------------
+
 
 def _ascii(text: str) -> bool:
     return all(" " <= c <= "~" for c in text)
@@ -171,10 +179,11 @@ def _key(entry: str, fold: bool) -> str:
 def _join(current, entries: list, prepend: bool, fold: bool) -> str:
     sep = ";" if fold else ":"
     added = {_key(e, fold) for e in entries}
-    rest = [e for e in (current.split(sep) if current is not None else [])
-            if e.strip(" ") and _key(e, fold) not in added]
+    rest = [
+        e for e in (current.split(sep) if current is not None else []) if e.strip(" ") and _key(e, fold) not in added
+    ]
     seen, out = set(), []
-    for e in (entries + rest if prepend else rest + entries):
+    for e in entries + rest if prepend else rest + entries:
         if _key(e, fold) not in seen:
             seen.add(_key(e, fold))
             out.append(e)
@@ -205,7 +214,7 @@ def applied(d: dict, env, windows: bool = False) -> dict | None:
             final[name] = _join(final[name], values, op == "prepend", windows)
     if any(v is not None and not 0 < len(v) <= 32766 for v in final.values()):
         return None
-    model = Ps1Model(dict(env), windows)          # SetEnvironmentVariable, as $env:X = and Remove-Item Env:X
+    model = Ps1Model(dict(env), windows)  # SetEnvironmentVariable, as $env:X = and Remove-Item Env:X
     for name in names:
         model.set_env(name, final[name])
     model.set_env("ENVMGR_ACTIVE", d["Marker"])
@@ -224,6 +233,7 @@ def by_envmgr(ops: list, marker: str, env, windows: bool = False) -> dict:
 
 # ---- the static module ----------------------------------------------------------------------------
 
+
 def test_the_module_parses_and_reads_exactly_the_slots_keys():
     text = (shells_dir() / "Envmgr.psm1").read_text(encoding="utf-8")
     tree, src = parse(text)
@@ -231,17 +241,21 @@ def test_the_module_parses_and_reads_exactly_the_slots_keys():
     stack = [(tree.root_node, None)]
     while stack:
         node, function = stack.pop()
-        body = src[node.start_byte:node.end_byte].decode("utf-8")
+        body = src[node.start_byte : node.end_byte].decode("utf-8")
         if node.type == "function_statement":
-            function = next(src[c.start_byte:c.end_byte].decode() for c in node.children if c.type == "function_name")
+            function = next(src[c.start_byte : c.end_byte].decode() for c in node.children if c.type == "function_name")
         if node.type == "member_access" and body.startswith("$d."):
             read.add(body[3:])
         if node.type == "string_literal":
             literals.add(body)
         if node.type == "command":
             first = node.children[0]
-            commands.setdefault(function, []).append((node.start_byte, src[first.start_byte:first.end_byte].decode()
-                                                      if first.type == "command_name" else first.type))
+            commands.setdefault(function, []).append(
+                (
+                    node.start_byte,
+                    src[first.start_byte : first.end_byte].decode() if first.type == "command_name" else first.type,
+                )
+            )
         stack.extend((c, function) for c in node.children)
     assert read == KEYS
     # The kinds and operations the writer emits are the ones the module compares with.
@@ -253,21 +267,24 @@ def test_the_module_parses_and_reads_exactly_the_slots_keys():
     used = {c for f in checker for c in commands.get(f, [])}
     assert used == {"Import-PowerShellDataFile", "Get-EnvmgrKey", "Test-EnvmgrStamp", "Join-EnvmgrList"}
     assert commands["Enter-Envmgr"][:3] == ["Get-EnvmgrSlotPath", "Use-EnvmgrSlot", "Get-EnvmgrScript"]
-    assert commands["Get-EnvmgrScript"] == ["New-Object", "command_invokation_operator", "Out-String"]   # & envmgr
-    enter = text[text.index("function Enter-Envmgr"):text.index("function Exit-Envmgr")]
+    assert commands["Get-EnvmgrScript"] == ["New-Object", "command_invokation_operator", "Out-String"]  # & envmgr
+    enter = text[text.index("function Enter-Envmgr") : text.index("function Exit-Envmgr")]
     assert enter.index("-eq 'applied') { return }") < enter.index("Get-EnvmgrScript (@('export'")
 
 
 # ---- the slot envmgr writes (Linux: the fast path; everywhere: the full CLI) -----------------------
 
 # test_fast_path's PLAIN without its non-ASCII value (a slot refuses those: see the refusal tests).
-PLAIN = EnvDelta("linux", (
-    VarOp("CUDA_PATH", "set", "/opt/cuda-13.0"),
-    VarOp("QUOTED", "set", "it's \"$HOME\" \\ `x` $(x) ;:"),
-    VarOp("PATH", "prepend", ("/opt/cuda-13.0/bin", "/opt/with space")),
-    VarOp("LD_LIBRARY_PATH", "append", ("/opt/cuda-13.0/lib64",)),
-    VarOp("GONE", "unset"),
-))
+PLAIN = EnvDelta(
+    "linux",
+    (
+        VarOp("CUDA_PATH", "set", "/opt/cuda-13.0"),
+        VarOp("QUOTED", "set", 'it\'s "$HOME" \\ `x` $(x) ;:'),
+        VarOp("PATH", "prepend", ("/opt/cuda-13.0/bin", "/opt/with space")),
+        VarOp("LD_LIBRARY_PATH", "append", ("/opt/cuda-13.0/lib64",)),
+        VarOp("GONE", "unset"),
+    ),
+)
 
 
 @pytest.fixture
@@ -277,9 +294,17 @@ def setup(tmp_path):
     watched, absent, folder = tmp_path / "vcvarsall.bat", tmp_path / "later", tmp_path / "kits"
     watched.write_text("x")
     folder.mkdir()
-    env = {"HOME": str(tmp_path), "ENVMGR_CACHE_DIR": str(tmp_path / "cache"), "LANG": "C.UTF-8", "NO_COLOR": "1",
-           "PATH": "/usr/bin:/bin:/usr/bin/", "LD_LIBRARY_PATH": "/lib/a::/lib/b/:/lib/a",
-           "QUOTED": 'was "quoted" \\ here', "GONE": "here", "CUDA_PATH_V12_4": "/opt/cuda-12.4"}
+    env = {
+        "HOME": str(tmp_path),
+        "ENVMGR_CACHE_DIR": str(tmp_path / "cache"),
+        "LANG": "C.UTF-8",
+        "NO_COLOR": "1",
+        "PATH": "/usr/bin:/bin:/usr/bin/",
+        "LD_LIBRARY_PATH": "/lib/a::/lib/b/:/lib/a",
+        "QUOTED": 'was "quoted" \\ here',
+        "GONE": "here",
+        "CUDA_PATH_V12_4": "/opt/cuda-12.4",
+    }
     store(env, PLAIN, watched, absent, folder, cuda="13.0")
     slot = tmp_path / "cache" / "reactivate" / "ps1---cuda_13.0.psd1"
     return env, slot, watched, absent, folder
@@ -287,8 +312,11 @@ def setup(tmp_path):
 
 def export(argv: list, env: dict, slot: Path, *, full: bool = False) -> subprocess.CompletedProcess:
     cmd = [*FULL] if full else [str(REAL)]
-    return subprocess.run([*cmd, "export", "--activate", "--format", "ps1", *argv],
-                          env={**env, "ENVMGR_SLOT": str(slot)}, capture_output=True)
+    return subprocess.run(
+        [*cmd, "export", "--activate", "--format", "ps1", *argv],
+        env={**env, "ENVMGR_SLOT": str(slot)},
+        capture_output=True,
+    )
 
 
 def fast_file(env: dict) -> Path:
@@ -303,7 +331,7 @@ def assert_recorded_reality(d: dict, env: dict, args: list) -> None:
         if kind == "A":
             assert not os.path.lexists(path)
             continue
-        st = os.stat(path)       # PowerShell's (Get-Item X).LastWriteTimeUtc.Ticks, from os.stat
+        st = os.stat(path)  # PowerShell's (Get-Item X).LastWriteTimeUtc.Ticks, from os.stat
         assert ticks == st.st_mtime_ns // 100 + 621355968000000000
         assert (kind, length) == (("D", 0) if os.path.isdir(path) else ("F", st.st_size))
 
@@ -313,7 +341,7 @@ def assert_recorded_reality(d: dict, env: dict, args: list) -> None:
 def test_the_slot_records_the_real_stats_and_environment(full, setup):
     env, slot, watched, absent, folder = setup
     if full:
-        fast_file(env).unlink()           # the fast path has no answer: the full CLI writes the slot
+        fast_file(env).unlink()  # the fast path has no answer: the full CLI writes the slot
     done = export(ARGS, env, slot, full=full)
     assert done.returncode == 0, done.stderr
     d = slot_data(slot.read_bytes().decode("utf-8-sig"))
@@ -328,8 +356,9 @@ def test_the_slot_records_the_real_stats_and_environment(full, setup):
 
 
 @posix
-@pytest.mark.parametrize("state", ["as stored", "trailing slashes, blanks, duplicates", "GONE unset",
-                                   "PATH unset", "QUOTED unset"])
+@pytest.mark.parametrize(
+    "state", ["as stored", "trailing slashes, blanks, duplicates", "GONE unset", "PATH unset", "QUOTED unset"]
+)
 def test_the_slots_answer_is_envmgrs(state, setup):
     env, slot, *_ = setup
     env = dict(env)
@@ -344,7 +373,7 @@ def test_the_slots_answer_is_envmgrs(state, setup):
     assert holds(d, ARGS, env)
     from tests.unit.shellkit.test_export_idempotent import Ps1Model
 
-    printed = Ps1Model(dict(env), False).run(done.stdout.decode("utf-8"))     # envmgr's own answer
+    printed = Ps1Model(dict(env), False).run(done.stdout.decode("utf-8"))  # envmgr's own answer
     ops = [(op.name, op.op, op.value) for op in PLAIN.ops]
     assert printed == by_envmgr(ops, "cuda-13.0", env)
     assert applied(d, env) == printed
@@ -363,14 +392,15 @@ def _clear(s) -> None:
 def _refresh(s) -> None:
     from tests.unit.fastpath.test_fast_path import store
 
-    _touch(next((Path(s[0]["ENVMGR_CACHE_DIR"]) / "snapshots").glob("*.toml")), -10**9)   # an old entry
-    store(s[0], PLAIN, s[2], s[3], s[4], cuda="13.0")          # what --refresh does: capture and store again
+    _touch(next((Path(s[0]["ENVMGR_CACHE_DIR"]) / "snapshots").glob("*.toml")), -(10**9))  # an old entry
+    store(s[0], PLAIN, s[2], s[3], s[4], cuda="13.0")  # what --refresh does: capture and store again
 
 
 CHANGES = {
     "watched file mtime": lambda s: _touch(s[2]),
-    "watched file length": lambda s: (lambda st: (s[2].write_text("longer"),
-                                                   os.utime(s[2], ns=(st.st_atime_ns, st.st_mtime_ns))))(os.stat(s[2])),
+    "watched file length": lambda s: (
+        lambda st: (s[2].write_text("longer"), os.utime(s[2], ns=(st.st_atime_ns, st.st_mtime_ns)))
+    )(os.stat(s[2])),
     "watched file removed": lambda s: s[2].unlink(),
     "watched folder mtime": lambda s: (s[4] / "new").mkdir(),
     "absent path appeared": lambda s: s[3].write_text("new"),
@@ -379,20 +409,37 @@ CHANGES = {
     "--refresh": _refresh,
     "entry's .fast removed": lambda s: fast_file(s[0]).unlink(),
 }
-VARIABLES = [*env_names(False), "CUDA_PATH_V12_4", "CUDA_PATH_V13_0", "cuda_path_v13_0", "CUDA_PATH_V12_4 removed",
-             "CUDA_PATH_V12_4 renamed cuda_path_V12_4"]
-ARGUMENTS = {"other": ["--cuda", "12.4"], "more": ["--cuda", "13.0", "--arch", "x64"], "fewer": ["--cuda"],
-             "none": [], "case": ["--CUDA", "13.0"], "joined": ["--cuda=13.0"]}
+VARIABLES = [
+    *env_names(False),
+    "CUDA_PATH_V12_4",
+    "CUDA_PATH_V13_0",
+    "cuda_path_v13_0",
+    "CUDA_PATH_V12_4 removed",
+    "CUDA_PATH_V12_4 renamed cuda_path_V12_4",
+]
+ARGUMENTS = {
+    "other": ["--cuda", "12.4"],
+    "more": ["--cuda", "13.0", "--arch", "x64"],
+    "fewer": ["--cuda"],
+    "none": [],
+    "case": ["--CUDA", "13.0"],
+    "joined": ["--cuda=13.0"],
+}
 
 
 @posix
-@pytest.mark.parametrize("change", sorted(CHANGES) + ["version file"] + [f"variable {v}" for v in VARIABLES]
-                         + [f"arguments {a}" for a in sorted(ARGUMENTS)])
+@pytest.mark.parametrize(
+    "change",
+    sorted(CHANGES)
+    + ["version file"]
+    + [f"variable {v}" for v in VARIABLES]
+    + [f"arguments {a}" for a in sorted(ARGUMENTS)],
+)
 def test_each_changed_key_input_makes_the_slot_stale(change, setup):
     env, slot, *_ = setup
     assert export(ARGS, env, slot).returncode == 0
     d = slot_data(slot.read_bytes().decode("utf-8-sig"))
-    assert holds(d, ARGS, env)                           # the slot holds before the change
+    assert holds(d, ARGS, env)  # the slot holds before the change
     after, args = dict(env), ARGS
     if change in CHANGES:
         CHANGES[change](setup)
@@ -423,7 +470,7 @@ def test_a_change_inside_one_tick_is_not_seen(setup):
     env, slot, watched, *_ = setup
     st = os.stat(watched)
     os.utime(watched, ns=(st.st_atime_ns, st.st_mtime_ns - st.st_mtime_ns % 100))
-    _refresh(setup)                          # the entry watches the file as it is now
+    _refresh(setup)  # the entry watches the file as it is now
     assert export(ARGS, env, slot).returncode == 0
     d = slot_data(slot.read_bytes().decode("utf-8-sig"))
     _touch(watched, 1)
@@ -434,8 +481,11 @@ def test_a_change_inside_one_tick_is_not_seen(setup):
 
 # ---- what the slot leaves to envmgr ---------------------------------------------------------------
 
-REFUSED_STATES = {"non-ASCII in a list": ("PATH", "/usr/bin:/opt/ü"), "a tab in a saved value": ("QUOTED", "a\tb"),
-                  "a no-break space entry": ("PATH", "/usr/bin:\u00a0")}
+REFUSED_STATES = {
+    "non-ASCII in a list": ("PATH", "/usr/bin:/opt/ü"),
+    "a tab in a saved value": ("QUOTED", "a\tb"),
+    "a no-break space entry": ("PATH", "/usr/bin:\u00a0"),
+}
 
 
 @posix
@@ -453,23 +503,26 @@ def _data(ops, platform="linux", validity=None, marker="m"):
     return {"platform": platform, "ops": ops, "validity": validity or {}, "marker": marker}
 
 
-@pytest.mark.parametrize("why,data,args,env", [
-    ("non-ASCII static value", _data([("A", "set", "ü")]), [], {}),
-    ("a remove operation", _data([("PATH", "remove", ("/x",))]), [], {}),
-    ("two spellings of a name", _data([("Path", "prepend", ("/x",)), ("PATH", "append", ("/y",))]), [], {}),
-    ("an empty set", _data([("A", "set", "")]), [], {}),
-    ("a list entry holding the separator", _data([("PATH", "prepend", ("/a:/b",))]), [], {}),
-    ("a blank list entry", _data([("PATH", "prepend", (" ",))]), [], {}),
-    ("ENVMGR_ACTIVE among the operations", _data([("ENVMGR_ACTIVE", "set", "x")]), [], {}),
-    ("a non-ASCII marker", _data([], marker="cuda-ü"), [], {}),
-    ("an argument with a space", _data([]), ["--vs", "Visual Studio"], {}),
-    ("an empty argument", _data([]), [""], {}),
-    ("an active environment", _data([]), [], {"ENVMGR_RESTORE": "{}"}),
-    ("a key variable with a control character", _data([]), [], {"CUDA_HOME": "/a\nb"}),
-    ("a CUDA_PATH_V name beyond ASCII", _data([]), [], {"CUDA_PATH_V1ü": "/x"}),
-    ("a relative watched path", _data([], validity={"rel/x": "absent"}), [], {}),
-    ("a watched path changed since the entry", _data([], validity={VERSION_FILE: "1:1"}), [], {}),
-])
+@pytest.mark.parametrize(
+    "why,data,args,env",
+    [
+        ("non-ASCII static value", _data([("A", "set", "ü")]), [], {}),
+        ("a remove operation", _data([("PATH", "remove", ("/x",))]), [], {}),
+        ("two spellings of a name", _data([("Path", "prepend", ("/x",)), ("PATH", "append", ("/y",))]), [], {}),
+        ("an empty set", _data([("A", "set", "")]), [], {}),
+        ("a list entry holding the separator", _data([("PATH", "prepend", ("/a:/b",))]), [], {}),
+        ("a blank list entry", _data([("PATH", "prepend", (" ",))]), [], {}),
+        ("ENVMGR_ACTIVE among the operations", _data([("ENVMGR_ACTIVE", "set", "x")]), [], {}),
+        ("a non-ASCII marker", _data([], marker="cuda-ü"), [], {}),
+        ("an argument with a space", _data([]), ["--vs", "Visual Studio"], {}),
+        ("an empty argument", _data([]), [""], {}),
+        ("an active environment", _data([]), [], {"ENVMGR_RESTORE": "{}"}),
+        ("a key variable with a control character", _data([]), [], {"CUDA_HOME": "/a\nb"}),
+        ("a CUDA_PATH_V name beyond ASCII", _data([]), [], {"CUDA_PATH_V1ü": "/x"}),
+        ("a relative watched path", _data([], validity={"rel/x": "absent"}), [], {}),
+        ("a watched path changed since the entry", _data([], validity={VERSION_FILE: "1:1"}), [], {}),
+    ],
+)
 def test_the_writer_refuses_what_the_module_could_not_hold(why, data, args, env, tmp_path):
     assert ps1_slot(data, args, env, "", [str(tmp_path / "K.fast")]) is None, why
 
@@ -494,27 +547,40 @@ def test_a_snapshot_of_another_os_removes_the_slot(tmp_path):
 
 # ---- a Windows snapshot (written on Windows only; its data checked here) ---------------------------
 
-WIN_ENV = {"Path": r"C:\Windows\system32;C:\Windows;C:\Tools\;c:\tools", "SystemRoot": r"C:\Windows",
-           "ProgramFiles": r"C:\Program Files", "ProgramFiles(x86)": r"C:\Program Files (x86)",
-           "LOCALAPPDATA": r"C:\Users\me\AppData\Local", "USERNAME": "me", "Cuda_Path_V12_4": r"C:\CUDA\v12.4",
-           "INCLUDE": r"C:\old\include", "ENVMGR_CACHE_DIR": r"C:\cache"}
-WIN_OPS = [("CUDA_PATH", "set", r"C:\CUDA\v12.9"), ("PATH", "prepend", (r"C:\CUDA\v12.9\bin", "C:\\TOOLS\\\\")),
-           ("INCLUDE", "append", (r"C:\VC\include",)), ("VSCMD_ARG_TGT_ARCH", "set", "x64"), ("LIBPATH", "unset", "")]
+WIN_ENV = {
+    "Path": r"C:\Windows\system32;C:\Windows;C:\Tools\;c:\tools",
+    "SystemRoot": r"C:\Windows",
+    "ProgramFiles": r"C:\Program Files",
+    "ProgramFiles(x86)": r"C:\Program Files (x86)",
+    "LOCALAPPDATA": r"C:\Users\me\AppData\Local",
+    "USERNAME": "me",
+    "Cuda_Path_V12_4": r"C:\CUDA\v12.4",
+    "INCLUDE": r"C:\old\include",
+    "ENVMGR_CACHE_DIR": r"C:\cache",
+}
+WIN_OPS = [
+    ("CUDA_PATH", "set", r"C:\CUDA\v12.9"),
+    ("PATH", "prepend", (r"C:\CUDA\v12.9\bin", "C:\\TOOLS\\\\")),
+    ("INCLUDE", "append", (r"C:\VC\include",)),
+    ("VSCMD_ARG_TGT_ARCH", "set", "x64"),
+    ("LIBPATH", "unset", ""),
+]
 
 
 def test_a_windows_slot_checks_the_base_environment_and_folds_as_windows(tmp_path):
     env = WindowsEnv(WIN_ENV)
     (tmp_path / "K.fast").write_text("f")
-    d = slot_data(ps1_slot(_data(WIN_OPS, "windows", marker="cuda-12.9 vs2022"), ARGS, env, "",
-                           [str(tmp_path / "K.fast")]))
+    d = slot_data(
+        ps1_slot(_data(WIN_OPS, "windows", marker="cuda-12.9 vs2022"), ARGS, env, "", [str(tmp_path / "K.fast")])
+    )
     assert d["Windows"] is True
     names = [n for n, _ in _groups(d["Env"], 2)]
     assert {"USERNAME", "LOCALAPPDATA", "COMPUTERNAME", "SystemRoot", "ProgramFiles(x86)"} <= set(names)
-    assert _groups(d["Versioned"], 2) == [["CUDA_PATH_V12_4", r"C:\CUDA\v12.4"]]   # os.environ's upper case
+    assert _groups(d["Versioned"], 2) == [["CUDA_PATH_V12_4", r"C:\CUDA\v12.4"]]  # os.environ's upper case
     # A watched path is never a PureWindowsPath here; the environment checks are what this test is for.
     d["Paths"] = []
     assert holds(d, ARGS, env, windows=True)
-    assert not holds(d, ARGS, WindowsEnv({**WIN_ENV, "USERNAME": "you"}), windows=True)       # vcvars' base
+    assert not holds(d, ARGS, WindowsEnv({**WIN_ENV, "USERNAME": "you"}), windows=True)  # vcvars' base
     assert not holds(d, ARGS, WindowsEnv({**WIN_ENV, "CUDA_PATH_V12_9": r"C:\CUDA\v12.9"}), windows=True)
     assert holds(d, ARGS, WindowsEnv({**WIN_ENV, "programfiles": r"C:\Program Files"}), windows=True)
     assert applied(d, env, windows=True) == by_envmgr(WIN_OPS, "cuda-12.9 vs2022", env, windows=True)
@@ -535,12 +601,25 @@ def test_on_windows_the_full_cli_writes_the_slot(tmp_path):
     watched = tmp_path / "vcvarsall.bat"
     watched.write_text("x")
     env = {k: v for k, v in os.environ.items() if not k.upper().startswith(("ENVMGR_", "CUDA", "_ENVMGR"))}
-    env.update(ENVMGR_CACHE_DIR=str(tmp_path / "cache"), NO_COLOR="1", CUDA_PATH_V12_4=r"C:\CUDA\v12.4",
-               INCLUDE=r"C:\old\include")
+    env.update(
+        ENVMGR_CACHE_DIR=str(tmp_path / "cache"),
+        NO_COLOR="1",
+        CUDA_PATH_V12_4=r"C:\CUDA\v12.4",
+        INCLUDE=r"C:\old\include",
+    )
     sel = {"vs": None, "toolset": None, "arch": "x64", "cuda": "12.9", "python": []}
     delta = EnvDelta("windows", tuple(VarOp(*op) for op in WIN_OPS))
-    text = to_toml(Snapshot("windows", delta, (("cuda", "12.9.1"), ("cuda_short", "12.9"), ("arch", "x64")),
-                            (("cuda", r"C:\CUDA\v12.9"),), (), __version__, "2026-11-23"))
+    text = to_toml(
+        Snapshot(
+            "windows",
+            delta,
+            (("cuda", "12.9.1"), ("cuda_short", "12.9"), ("arch", "x64")),
+            (("cuda", r"C:\CUDA\v12.9"),),
+            (),
+            __version__,
+            "2026-11-23",
+        )
+    )
     old = os.environ.get("ENVMGR_CACHE_DIR")
     os.environ["ENVMGR_CACHE_DIR"] = env["ENVMGR_CACHE_DIR"]
     try:
@@ -549,8 +628,11 @@ def test_on_windows_the_full_cli_writes_the_slot(tmp_path):
         os.environ.pop("ENVMGR_CACHE_DIR") if old is None else os.environ.__setitem__("ENVMGR_CACHE_DIR", old)
     slot = tmp_path / "cache" / "reactivate" / "ps1---cuda_12.9.psd1"
     args = ["--cuda", "12.9"]
-    done = subprocess.run([*FULL, "export", "--activate", "--format", "ps1", *args],
-                          env={**env, "ENVMGR_SLOT": str(slot)}, capture_output=True)
+    done = subprocess.run(
+        [*FULL, "export", "--activate", "--format", "ps1", *args],
+        env={**env, "ENVMGR_SLOT": str(slot)},
+        capture_output=True,
+    )
     assert done.returncode == 0, done.stderr
     d = slot_data(slot.read_bytes().decode("utf-8-sig"))
     windows_env = WindowsEnv(env)

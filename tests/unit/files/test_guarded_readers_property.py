@@ -3,6 +3,7 @@ and the DLL-fix undo that reads a manifest, fed generated hostile input (deep ne
 keys, large values, NUL, odd encodings, random bytes), never raise anything but envmgr's own error
 (InputFileError, exit 2) and never take longer than their budget. Runs in the Linux and the Windows-CPython
 tiers alike (no POSIX-only call)."""
+
 from __future__ import annotations
 
 import codecs
@@ -21,10 +22,12 @@ from envmgr.files import jsondoc, tomlread
 from envmgr.files.nested import loads_json
 from envmgr.wheels import closure
 
-BUDGET_S = 3.0          # one read of one generated document, on a slow shared CI machine
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                            HealthCheck.function_scoped_fixture,
-                                                                            HealthCheck.data_too_large])
+BUDGET_S = 3.0  # one read of one generated document, on a slow shared CI machine
+SETTINGS = settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture, HealthCheck.data_too_large],
+)
 
 ENCODINGS = ("utf-8", "utf-8-sig", "utf-16", "utf-16-le", "utf-16-be", "utf-32", "latin-1", "cp1252")
 _text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=200)
@@ -60,23 +63,58 @@ def nested_toml(draw) -> str:
 
 @st.composite
 def hostile_json(draw) -> str:
-    value = draw(st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | _text,
-                              lambda inner: st.lists(inner, max_size=5) | st.dictionaries(_text, inner, max_size=5),
-                              max_leaves=30))
-    text = json.dumps(value)            # NaN and Infinity included: Python writes them, RFC 8259 has none
+    value = draw(
+        st.recursive(
+            st.none() | st.booleans() | st.integers() | st.floats() | _text,
+            lambda inner: st.lists(inner, max_size=5) | st.dictionaries(_text, inner, max_size=5),
+            max_leaves=30,
+        )
+    )
+    text = json.dumps(value)  # NaN and Infinity included: Python writes them, RFC 8259 has none
     cut = draw(st.integers(0, len(text)))
-    return draw(st.sampled_from([text, text[:cut], text.replace(",", "\0", 1), text + draw(_text),
-                                 '{"' + "k" * draw(st.integers(0, 200000)) + '": 1}',
-                                 '{"n": 1' + "0" * draw(st.integers(0, 5000)) + "}", '{"n": 1e999}']))
+    return draw(
+        st.sampled_from(
+            [
+                text,
+                text[:cut],
+                text.replace(",", "\0", 1),
+                text + draw(_text),
+                '{"' + "k" * draw(st.integers(0, 200000)) + '": 1}',
+                '{"n": 1' + "0" * draw(st.integers(0, 5000)) + "}",
+                '{"n": 1e999}',
+            ]
+        )
+    )
 
 
 @st.composite
 def hostile_toml(draw) -> str:
     key = draw(st.sampled_from(["a", "k" * draw(st.integers(1, 100000)), '"\\u0000"', "'nul\0'", '""']))
-    value = draw(st.sampled_from(['"x"', "1" + "0" * draw(st.integers(0, 5000)), "nan", "inf", "1979-05-27T07:32:00Z",
-                                  '"' + "v" * draw(st.integers(0, 300000)) + '"', '"""\0"""', "[1, 'a']", "{ }"]))
-    return draw(st.sampled_from([f"{key} = {value}\n", f"[{key}]\n{key} = {value}\n", f"{key} = {value}\n" * 2,
-                                 f"{key} = {value}"[: draw(st.integers(0, 50))]]))
+    value = draw(
+        st.sampled_from(
+            [
+                '"x"',
+                "1" + "0" * draw(st.integers(0, 5000)),
+                "nan",
+                "inf",
+                "1979-05-27T07:32:00Z",
+                '"' + "v" * draw(st.integers(0, 300000)) + '"',
+                '"""\0"""',
+                "[1, 'a']",
+                "{ }",
+            ]
+        )
+    )
+    return draw(
+        st.sampled_from(
+            [
+                f"{key} = {value}\n",
+                f"[{key}]\n{key} = {value}\n",
+                f"{key} = {value}\n" * 2,
+                f"{key} = {value}"[: draw(st.integers(0, 50))],
+            ]
+        )
+    )
 
 
 def _encode(text: str, encoding: str) -> bytes:
@@ -87,7 +125,7 @@ def _within_budget(call, *args) -> object:
     started = time.monotonic()
     try:
         return call(*args)
-    except InputFileError as exc:       # the one error a reader may raise: one line, exit 2
+    except InputFileError as exc:  # the one error a reader may raise: one line, exit 2
         assert exc.exit_code == 2 and "\n" not in exc.message and "Traceback" not in exc.message
         return exc
     finally:
@@ -100,7 +138,7 @@ def test_json_reader_raises_only_envmgrs_error(text, encoding):
     _within_budget(jsondoc.load_json, text, "<generated>", "document", "fix it")
     _within_budget(jsondoc.load_json, _encode(text, encoding), "<generated>", "document", "fix it")
     try:
-        loads_json(text)                # the lower layer's contract: ValueError only
+        loads_json(text)  # the lower layer's contract: ValueError only
     except ValueError:
         pass
 
@@ -112,8 +150,11 @@ def test_toml_reader_raises_only_envmgrs_error(text):
 
 
 @SETTINGS
-@given(st.one_of(nested_toml(), hostile_toml(), nested_json(), hostile_json()), st.sampled_from(ENCODINGS),
-       st.binary(max_size=64))
+@given(
+    st.one_of(nested_toml(), hostile_toml(), nested_json(), hostile_json()),
+    st.sampled_from(ENCODINGS),
+    st.binary(max_size=64),
+)
 def test_file_readers_raise_only_envmgrs_error_whatever_the_bytes(tmp_path, text, encoding, noise):
     path = tmp_path / "doc"
     for raw in (_encode(text, encoding), noise, codecs.BOM_UTF16_LE + noise, codecs.BOM_UTF8 + noise + b"\0"):
@@ -123,12 +164,22 @@ def test_file_readers_raise_only_envmgrs_error_whatever_the_bytes(tmp_path, text
 
 
 @SETTINGS
-@given(st.one_of(nested_json(), hostile_json(), st.recursive(
-    st.none() | st.integers() | _text, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
-        st.sampled_from(["path", "sha256", "added", "schema", "x"]), inner, max_size=4),
-    max_leaves=20).map(json.dumps)))
+@given(
+    st.one_of(
+        nested_json(),
+        hostile_json(),
+        st.recursive(
+            st.none() | st.integers() | _text,
+            lambda inner: (
+                st.lists(inner, max_size=4)
+                | st.dictionaries(st.sampled_from(["path", "sha256", "added", "schema", "x"]), inner, max_size=4)
+            ),
+            max_leaves=20,
+        ).map(json.dumps),
+    )
+)
 def test_undo_of_any_manifest_raises_only_envmgrs_error_and_removes_nothing_else(tmp_path, text):
-    victim = tmp_path / "keep" / "cudart64_12.dll"     # a CUDA DLL by name, with its hash, outside llama_cpp/lib
+    victim = tmp_path / "keep" / "cudart64_12.dll"  # a CUDA DLL by name, with its hash, outside llama_cpp/lib
     victim.parent.mkdir(exist_ok=True)
     victim.write_bytes(b"keep me")
     sha = hashlib.sha256(b"keep me").hexdigest()
@@ -143,7 +194,7 @@ def test_undo_of_any_manifest_raises_only_envmgrs_error_and_removes_nothing_else
 def test_a_file_over_the_cap_is_refused_from_its_size_without_reading_it(tmp_path):
     huge = tmp_path / "huge.json"
     with open(huge, "wb") as fh:
-        fh.truncate(jsondoc.JSON_LIMIT + 1)          # sparse where the file system allows
+        fh.truncate(jsondoc.JSON_LIMIT + 1)  # sparse where the file system allows
     tracemalloc.start()
     try:
         with pytest.raises(InputFileError, match="too large"):

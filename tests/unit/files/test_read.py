@@ -1,4 +1,5 @@
 """envmgr/files/read.py: only regular files, never more than a limit, refused before a byte is read."""
+
 from __future__ import annotations
 
 import errno
@@ -27,7 +28,7 @@ def test_a_folder_is_refused(tmp_path):
 def test_a_file_over_the_limit_is_refused_from_its_size(tmp_path):
     f = tmp_path / "big.log"
     with open(f, "wb") as fh:
-        fh.truncate(3 * 1024 * 1024)          # sparse: the size is what is checked
+        fh.truncate(3 * 1024 * 1024)  # sparse: the size is what is checked
     with pytest.raises(OSError) as caught:
         read_regular(f, limit=2 * 1024 * 1024)
     assert caught.value.errno == errno.EFBIG
@@ -38,7 +39,7 @@ def test_a_file_over_the_limit_is_refused_from_its_size(tmp_path):
 @pytest.mark.posix
 def test_a_fifo_and_dev_zero_are_refused_without_blocking(tmp_path):
     fifo = tmp_path / "pipe"
-    os.mkfifo(fifo)                           # no writer: a plain open would block here
+    os.mkfifo(fifo)  # no writer: a plain open would block here
     for path in (fifo, "/dev/zero"):
         with pytest.raises(OSError) as caught:
             read_regular(path)

@@ -7,6 +7,7 @@ folder is made and nothing is written beside the path. Devices are never touched
 here is a symlink in a temporary folder to /dev/null, and what is checked is that the link and
 /dev/null are what they were (the old code renamed a regular file over the link).
 """
+
 from __future__ import annotations
 
 import os
@@ -21,26 +22,40 @@ import pytest
 from envmgr.files.atomic import hold_for_writing, write_user_file
 from tests.conftest import EXAMPLES, MACHINES, ROOT
 
-pytestmark = pytest.mark.posix   # FIFOs and /dev/null
+pytestmark = pytest.mark.posix  # FIFOs and /dev/null
 
 LINUX = str(MACHINES / "linux-two-toolkits.toml")
 WIN = str(EXAMPLES / "community-buildtools-cuda124.toml")
 
 
-def envmgr(*args: str, tmp: Path, timeout: float = 60, limit_mb: int | None = None,
-           env: dict | None = None) -> subprocess.CompletedProcess:
-    env = {**os.environ, "ENVMGR_CACHE_DIR": str(tmp / "cache"), "ENVMGR_CONFIG_DIR": str(tmp / "config"),
-           "PYTHONPATH": str(ROOT), "NO_COLOR": "1", **(env or {})}
+def envmgr(
+    *args: str, tmp: Path, timeout: float = 60, limit_mb: int | None = None, env: dict | None = None
+) -> subprocess.CompletedProcess:
+    env = {
+        **os.environ,
+        "ENVMGR_CACHE_DIR": str(tmp / "cache"),
+        "ENVMGR_CONFIG_DIR": str(tmp / "config"),
+        "PYTHONPATH": str(ROOT),
+        "NO_COLOR": "1",
+        **(env or {}),
+    }
     env.pop("ENVMGR_MACHINE", None)
 
-    def cap():   # the old code read /dev/zero whole: never let a failing run take the machine's memory
+    def cap():  # the old code read /dev/zero whole: never let a failing run take the machine's memory
         import resource  # POSIX only, as this module
 
         if limit_mb:
             resource.setrlimit(resource.RLIMIT_AS, (limit_mb << 20, limit_mb << 20))
 
-    return subprocess.run([sys.executable, "-m", "envmgr", *args], capture_output=True, text=True, env=env,
-                          timeout=timeout, cwd=tmp, preexec_fn=cap)
+    return subprocess.run(
+        [sys.executable, "-m", "envmgr", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+        cwd=tmp,
+        preexec_fn=cap,
+    )
 
 
 class Reader(threading.Thread):
@@ -58,8 +73,17 @@ class Reader(threading.Thread):
 
 def kind(path: Path) -> str:
     st = os.lstat(path)
-    return "link" if stat.S_ISLNK(st.st_mode) else "fifo" if stat.S_ISFIFO(st.st_mode) else \
-        "char" if stat.S_ISCHR(st.st_mode) else "file" if stat.S_ISREG(st.st_mode) else "other"
+    return (
+        "link"
+        if stat.S_ISLNK(st.st_mode)
+        else "fifo"
+        if stat.S_ISFIFO(st.st_mode)
+        else "char"
+        if stat.S_ISCHR(st.st_mode)
+        else "file"
+        if stat.S_ISREG(st.st_mode)
+        else "other"
+    )
 
 
 @pytest.fixture
@@ -71,6 +95,7 @@ def devnull_link(tmp_path) -> Path:
 
 
 # --- the writer itself ----------------------------------------------------------------------------
+
 
 def test_a_regular_file_is_replaced_and_a_link_to_it_stays_a_link(tmp_path):
     real = tmp_path / "real.toml"
@@ -100,7 +125,7 @@ def test_a_fifo_with_a_reader_gets_the_bytes_in_place(tmp_path):
     fifo = tmp_path / "F"
     os.mkfifo(fifo)
     reader = Reader(fifo)
-    for _ in range(200):            # wait until the reader has it open
+    for _ in range(200):  # wait until the reader has it open
         try:
             write_user_file(fifo, b"hello fifo\n")
             break
@@ -129,6 +154,7 @@ def test_a_folder_is_refused_and_no_folder_is_made(tmp_path):
 
 
 # --- the commands ---------------------------------------------------------------------------------
+
 
 def test_s2_record_to_a_link_to_a_device_writes_through_it(tmp_path, devnull_link):
     out = envmgr("--machine", LINUX, "record", "-o", str(devnull_link), tmp=tmp_path)
@@ -219,6 +245,7 @@ def test_a_slot_in_the_cache_is_written_and_its_folder_made(tmp_path):
 
 # --- C10: fix-msbuild --apply-plan reads a plan with limits and writes no result beside a non-plan ---
 
+
 @pytest.mark.parametrize("make", ["fifo", "zero", "folder"])
 def test_c10_apply_plan_refuses_what_is_no_plan_file_and_writes_nothing_beside_it(tmp_path, make):
     plan = tmp_path / "pf"
@@ -253,7 +280,15 @@ def test_s2_github_env_that_is_no_file_is_one_line_not_a_hang(tmp_path, make):
     else:
         target = tmp_path / "elsewhere" / "github_env"
     (tmp_path / "github_path").write_text("")
-    out = envmgr("export", "--from", str(snap), "--format", "github", tmp=tmp_path, timeout=30,
-                 env={"GITHUB_ENV": str(target), "GITHUB_PATH": str(tmp_path / "github_path")})
+    out = envmgr(
+        "export",
+        "--from",
+        str(snap),
+        "--format",
+        "github",
+        tmp=tmp_path,
+        timeout=30,
+        env={"GITHUB_ENV": str(target), "GITHUB_PATH": str(tmp_path / "github_path")},
+    )
     assert out.returncode == 2 and "$GITHUB_ENV" in out.stderr and "Traceback" not in out.stderr, out.stderr
     assert not (tmp_path / "elsewhere").exists() and (make != "fifo" or kind(target) == "fifo")

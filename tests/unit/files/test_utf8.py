@@ -1,4 +1,5 @@
 """envmgr/files/utf8.py: names that are not UTF-8 (PEP 383 surrogates) carried in JSON, refused in TOML."""
+
 from __future__ import annotations
 
 import json
@@ -16,7 +17,7 @@ LATIN1_HOME = b"/home/jos\xe9".decode("utf-8", "surrogateescape")
 def test_json_text_carries_a_lone_surrogate_as_an_escape():
     text = json.dumps({"HOME": LATIN1_HOME}, ensure_ascii=False)
     out = escape_surrogates(text)
-    out.encode("utf-8")                        # valid UTF-8 now; the raw text was not
+    out.encode("utf-8")  # valid UTF-8 now; the raw text was not
     assert out == '{"HOME": "/home/jos\\udce9"}'
     assert json.loads(out)["HOME"] == LATIN1_HOME
     assert escape_surrogates('{"a": "é"}') == '{"a": "é"}'

@@ -7,6 +7,7 @@ headers), the central directory repeated, bytes flipped, the file cut. Whatever 
 member either succeeds or raises BadWheel (envmgr's InputFileError, one line), within a time and memory
 budget. Not POSIX-only: this module also runs in the Windows-CPython tier.
 """
+
 from __future__ import annotations
 
 import io
@@ -23,12 +24,33 @@ from hypothesis import strategies as st
 from envmgr.files.wheelzip import BadWheel, open_wheel
 from tests import hostile_zip as hz
 
-PIECES = ["..", ".", "/", "\\", "C:", "\x00", "lib", "libggml-cuda.so", "x.dll", "ü", "dir/", ":", " ", "a" * 300,
-          "llama_cpp/lib/", "\u202e", "%2e%2e"]
-NAMES = st.one_of(st.lists(st.sampled_from(PIECES), min_size=1, max_size=6).map("".join),
-                  st.text(min_size=1, max_size=30))
-DATA = st.one_of(st.binary(max_size=2048), st.integers(0, 1 << 20).map(bytes),          # zeros compress well
-                 st.sampled_from([b"\x7fELF" + bytes(60), b"MZ" + bytes(62)]))
+PIECES = [
+    "..",
+    ".",
+    "/",
+    "\\",
+    "C:",
+    "\x00",
+    "lib",
+    "libggml-cuda.so",
+    "x.dll",
+    "ü",
+    "dir/",
+    ":",
+    " ",
+    "a" * 300,
+    "llama_cpp/lib/",
+    "\u202e",
+    "%2e%2e",
+]
+NAMES = st.one_of(
+    st.lists(st.sampled_from(PIECES), min_size=1, max_size=6).map("".join), st.text(min_size=1, max_size=30)
+)
+DATA = st.one_of(
+    st.binary(max_size=2048),
+    st.integers(0, 1 << 20).map(bytes),  # zeros compress well
+    st.sampled_from([b"\x7fELF" + bytes(60), b"MZ" + bytes(62)]),
+)
 METHODS = st.sampled_from([zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_LZMA, zipfile.ZIP_BZIP2])
 MEMBERS = st.lists(st.tuples(NAMES, DATA, METHODS), min_size=0, max_size=6)
 # Where a damage lands: a central directory field (offset within the 46-byte entry, width) or any byte.
@@ -40,7 +62,7 @@ DAMAGE = st.one_of(
     st.tuples(st.just("repeat"), st.integers(2, 40)),
     st.tuples(st.just("encrypt"), st.integers(0, 99)),
 )
-BUDGET = 4 << 20          # the reader's total budget in these examples
+BUDGET = 4 << 20  # the reader's total budget in these examples
 # Generous (shared CI machines; Wine's Windows CPython is slower still): a hang or a bomb takes minutes.
 SECONDS = 30.0 if sys.platform == "win32" else 15.0
 PEAK = 48 << 20
@@ -49,7 +71,7 @@ PEAK = 48 << 20
 def build(members: list[tuple[str, bytes, int]], nested: bool) -> bytes:
     buf = io.BytesIO()
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")      # zipfile warns on a duplicate name: wanted here
+        warnings.simplefilter("ignore")  # zipfile warns on a duplicate name: wanted here
         with zipfile.ZipFile(buf, "w") as zf:
             for name, data, method in members:
                 zf.writestr(zipfile.ZipInfo(_writable(name)), data, compress_type=method)
@@ -59,7 +81,7 @@ def build(members: list[tuple[str, bytes, int]], nested: bool) -> bytes:
 
 
 def _writable(name: str) -> str:
-    return name.replace("\x00", "\x01") or "x"     # NUL put back in the bytes by hz.nul_names
+    return name.replace("\x00", "\x01") or "x"  # NUL put back in the bytes by hz.nul_names
 
 
 def damage(data: bytes, how: tuple) -> bytes:
@@ -82,7 +104,7 @@ def _damage(data: bytes, how: tuple) -> bytes:
     elif kind == "flip" and b:
         b[how[1] % len(b)] ^= how[2]
     elif kind == "cut":
-        del b[how[1] % (len(b) + 1):]
+        del b[how[1] % (len(b) + 1) :]
     elif kind == "repeat":
         return hz.repeat_central_directory(data, how[1])
     elif kind == "encrypt":

@@ -1,6 +1,7 @@
 """`envmgr hook` (issue 38): the pure parts (the env file, the ._pth change, where the hook goes, the
 overrides), the start-up module in a real interpreter, and the install -> status -> remove round trip
 on a real venv (byte for byte), refusals and interruptions included."""
+
 from __future__ import annotations
 
 import hashlib
@@ -36,11 +37,13 @@ def tree_hashes(root: Path) -> dict[str, str]:
 
 def apply_in_child(env_file: Path, env: dict[str, str]) -> tuple[dict[str, str], str]:
     """site_module.apply(env_file) in a fresh interpreter started with `env`: (its environment after, stderr)."""
-    code = ("import importlib.util, json, os, sys\n"
-            f"spec = importlib.util.spec_from_file_location('hook_under_test', {str(SITE_MODULE)!r})\n"
-            "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
-            f"m.apply({str(env_file)!r})\n"
-            "print(json.dumps(dict(os.environ)))\n")
+    code = (
+        "import importlib.util, json, os, sys\n"
+        f"spec = importlib.util.spec_from_file_location('hook_under_test', {str(SITE_MODULE)!r})\n"
+        "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
+        f"m.apply({str(env_file)!r})\n"
+        "print(json.dumps(dict(os.environ)))\n"
+    )
     done = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, env=env, timeout=60)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout), done.stderr
@@ -49,15 +52,22 @@ def apply_in_child(env_file: Path, env: dict[str, str]) -> tuple[dict[str, str],
 # ---- the env file and the start-up module ---------------------------------------------------------
 def test_the_module_applies_what_envdelta_applies(tmp_path):
     """The hook's in-process application equals EnvDelta.apply, the rule every export format follows."""
-    delta = EnvDelta(PLATFORM, (
-        VarOp("CUDA_PATH", SET, str(tmp_path / "cuda")), VarOp("STALE", UNSET),
-        VarOp("PATH", REMOVE, (str(tmp_path / "old"),)),
-        VarOp("PATH", PREPEND, (str(tmp_path / "cuda" / "bin"), str(tmp_path / "tools"))),
-        VarOp("INCLUDE", APPEND, (str(tmp_path / "inc"),)),
-    ))
-    start = {**{k: v for k, v in os.environ.items() if k in ("SYSTEMROOT", "SystemRoot", "HOME")},
-             "PATH": SEP.join([str(tmp_path / "old"), str(tmp_path / "tools") + os.sep, sys.prefix]),
-             "STALE": "1", "INCLUDE": str(tmp_path / "inc")}
+    delta = EnvDelta(
+        PLATFORM,
+        (
+            VarOp("CUDA_PATH", SET, str(tmp_path / "cuda")),
+            VarOp("STALE", UNSET),
+            VarOp("PATH", REMOVE, (str(tmp_path / "old"),)),
+            VarOp("PATH", PREPEND, (str(tmp_path / "cuda" / "bin"), str(tmp_path / "tools"))),
+            VarOp("INCLUDE", APPEND, (str(tmp_path / "inc"),)),
+        ),
+    )
+    start = {
+        **{k: v for k, v in os.environ.items() if k in ("SYSTEMROOT", "SystemRoot", "HOME")},
+        "PATH": SEP.join([str(tmp_path / "old"), str(tmp_path / "tools") + os.sep, sys.prefix]),
+        "STALE": "1",
+        "INCLUDE": str(tmp_path / "inc"),
+    }
     env_file = tmp_path / plan.ENV
     env_file.write_text(plan.env_text(delta, ("a comment",)), encoding="utf-8")
     after, _ = apply_in_child(env_file, start)
@@ -84,13 +94,18 @@ def test_a_value_the_file_cannot_hold_is_refused_at_install(value):
 
 
 # ---- embeddable Python: the ._pth ---------------------------------------------------------------
-@pytest.mark.parametrize(("before", "after"), [
-    (b"python311.zip\r\n.\r\n\r\n# Uncomment to run site.main() automatically\r\n#import site\r\n",
-     b"python311.zip\r\n.\r\n\r\n# Uncomment to run site.main() automatically\r\nimport site\r\n"),
-    (b"python311.zip\n.\n", b"python311.zip\n.\nimport site\n"),
-    (b"python311.zip\r\n.", b"python311.zip\r\n.\r\nimport site\r\n"),
-    (b"python311.zip\n#  import site\n", b"python311.zip\nimport site\n"),
-])
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        (
+            b"python311.zip\r\n.\r\n\r\n# Uncomment to run site.main() automatically\r\n#import site\r\n",
+            b"python311.zip\r\n.\r\n\r\n# Uncomment to run site.main() automatically\r\nimport site\r\n",
+        ),
+        (b"python311.zip\n.\n", b"python311.zip\n.\nimport site\n"),
+        (b"python311.zip\r\n.", b"python311.zip\r\n.\r\nimport site\r\n"),
+        (b"python311.zip\n#  import site\n", b"python311.zip\nimport site\n"),
+    ],
+)
 def test_enable_site_keeps_every_other_byte(before, after):
     assert plan.enable_site(before) == after
 
@@ -100,9 +115,16 @@ def test_a_pth_that_imports_site_already_is_left_alone():
 
 
 def _probe(**kw: object) -> plan.Probe:
-    base = {"executable": "/v/bin/python", "version": "3.11", "prefix": "/v", "base_prefix": "/usr",
-            "purelib": "/v/lib/python3.11/site-packages", "sitepackages": ("/v/lib/python3.11/site-packages",),
-            "path": ("/usr/lib/python3.11", "/v/lib/python3.11/site-packages"), "pth_files": ()}
+    base = {
+        "executable": "/v/bin/python",
+        "version": "3.11",
+        "prefix": "/v",
+        "base_prefix": "/usr",
+        "purelib": "/v/lib/python3.11/site-packages",
+        "sitepackages": ("/v/lib/python3.11/site-packages",),
+        "path": ("/usr/lib/python3.11", "/v/lib/python3.11/site-packages"),
+        "pth_files": (),
+    }
     return plan.Probe(**{**base, **kw})  # type: ignore[arg-type]
 
 
@@ -119,14 +141,21 @@ def test_a_python_without_a_site_folder_on_its_path_is_refused():
 def test_an_embeddable_python_gets_its_own_folder_and_import_site():
     """python.org's embeddable build: site.getsitepackages() is [prefix, prefix\\Lib\\site-packages]; the
     first exists; the ._pth named after the DLL (python311._pth) gets `import site`."""
-    probe = _probe(executable="C:\\app\\py\\python.exe", prefix="C:\\app\\py", base_prefix="C:\\app\\py",
-                   purelib="C:\\app\\py\\Lib\\site-packages", sitepackages=("C:\\app\\py", "C:\\app\\py\\Lib\\site-packages"),
-                   path=("C:\\app\\py\\python311.zip", "C:\\app\\py"), pth_files=("C:\\app\\py\\python311._pth",))
+    probe = _probe(
+        executable="C:\\app\\py\\python.exe",
+        prefix="C:\\app\\py",
+        base_prefix="C:\\app\\py",
+        purelib="C:\\app\\py\\Lib\\site-packages",
+        sitepackages=("C:\\app\\py", "C:\\app\\py\\Lib\\site-packages"),
+        path=("C:\\app\\py\\python311.zip", "C:\\app\\py"),
+        pth_files=("C:\\app\\py\\python311._pth",),
+    )
     pth = b"python311.zip\r\n.\r\n#import site\r\n"
     placed = plan.place(probe, lambda p: p == "C:\\app\\py", lambda p: pth)
     assert probe.kind == "embeddable"
-    assert placed == plan.Placement("C:\\app\\py", "C:\\app\\py\\python311._pth", pth,
-                                    b"python311.zip\r\n.\r\nimport site\r\n", ())
+    assert placed == plan.Placement(
+        "C:\\app\\py", "C:\\app\\py\\python311._pth", pth, b"python311.zip\r\n.\r\nimport site\r\n", ()
+    )
 
 
 # ---- overrides ------------------------------------------------------------------------------------
@@ -135,7 +164,7 @@ def test_a_stray_cc_is_an_override_unless_the_snapshot_sets_it():
     assert [n for n, _, _ in compiler_overrides(env, "linux")] == ["CC", "CUDAHOSTCXX"]
     own = EnvDelta("linux", (VarOp("CUDAHOSTCXX", SET, "/usr/bin/g++-13"),))
     assert [n for n, _, _ in compiler_overrides(env, "linux", own)] == ["CC"]
-    assert [n for n, _, _ in compiler_overrides({"cc": "gcc"}, "windows")] == ["CC"]   # Windows: any case
+    assert [n for n, _, _ in compiler_overrides({"cc": "gcc"}, "windows")] == ["CC"]  # Windows: any case
 
 
 # ---- the command, on a real venv (under the Windows-CPython tier: an app's embeddable Python) -----
@@ -171,8 +200,11 @@ def snapshot_file(tmp_path: Path, tools: Path) -> Path:
     tools.mkdir(exist_ok=True)
     key = "windows" if sys.platform == "win32" else "linux"
     path = tmp_path / "snap.toml"
-    path.write_text(f'schema = 1\nplatform = "{key}"\n[summary]\ncuda = "13.0"\n[env]\n'
-                    f"HOOK_TEST = 'on'\nPATH = {{ prepend = [{json.dumps(str(tools))}] }}\n", encoding="utf-8")
+    path.write_text(
+        f'schema = 1\nplatform = "{key}"\n[summary]\ncuda = "13.0"\n[env]\n'
+        f"HOOK_TEST = 'on'\nPATH = {{ prepend = [{json.dumps(str(tools))}] }}\n",
+        encoding="utf-8",
+    )
     return path
 
 
@@ -185,7 +217,7 @@ def test_round_trip_leaves_the_venv_byte_for_byte(tmp_path, venv_python):
     before = tree_hashes(root)
     snap = snapshot_file(tmp_path, tmp_path / "tools")
     done = run_cli("hook", "install", "--python", str(venv_python), "--from", str(snap), "--json")
-    assert done.code == 0, (done.stdout + done.stderr)
+    assert done.code == 0, done.stdout + done.stderr
     report = json.loads(done.stdout)
     assert report["kind"] == ("embeddable" if EMBEDDED_PYTHON else "venv") and report["snapshot"]["origin"] == "file"
     code = "import os; print(os.environ.get('HOOK_TEST'), os.environ['PATH'].split(os.pathsep)[0])"
@@ -218,12 +250,17 @@ def test_a_broken_env_file_never_stops_the_python(tmp_path, venv_python):
     assert run_cli("hook", "install", "--python", str(venv_python), "--from", str(snap)).code == 0
     site = Path(json.loads(run_cli("hook", "status", "--python", str(venv_python), "--json").stdout)["site"])
     (site / plan.ENV).write_bytes(b"garbage\n")
-    started = subprocess.run([str(venv_python), "-c", "print('alive')"], capture_output=True, text=True,
-                             env=child_env(venv_python))
+    started = subprocess.run(
+        [str(venv_python), "-c", "print('alive')"], capture_output=True, text=True, env=child_env(venv_python)
+    )
     assert started.returncode == 0 and started.stdout == "alive\n"
     assert started.stderr.count("\n") == 1 and started.stderr.startswith("envmgr hook: not applied")
-    off = subprocess.run([str(venv_python), "-c", "print('alive')"], capture_output=True, text=True,
-                         env={**child_env(venv_python), "ENVMGR_HOOK": "0"})
+    off = subprocess.run(
+        [str(venv_python), "-c", "print('alive')"],
+        capture_output=True,
+        text=True,
+        env={**child_env(venv_python), "ENVMGR_HOOK": "0"},
+    )
     assert off.stderr == ""
     files = json.loads(run_cli("hook", "status", "--python", str(venv_python), "--json").stdout)["files"]
     assert {Path(f["path"]).name: f["state"] for f in files}[plan.ENV] == "changed"
@@ -237,7 +274,11 @@ def test_remove_refuses_when_a_hook_file_was_edited_and_changes_nothing(tmp_path
     (site / plan.PY).write_text("# mine now\n", encoding="utf-8")
     edited = tree_hashes(root)
     done = run_cli("hook", "remove", "--python", str(venv_python))
-    assert done.code == 1 and "nothing was removed" in (done.stdout + done.stderr) and plan.PY in (done.stdout + done.stderr)
+    assert (
+        done.code == 1
+        and "nothing was removed" in (done.stdout + done.stderr)
+        and plan.PY in (done.stdout + done.stderr)
+    )
     assert tree_hashes(root) == edited
 
 
@@ -315,8 +356,12 @@ def test_an_embeddable_layout_round_trip(tmp_path):
     done = run_cli("hook", "install", "--python", str(exe), "--from", str(snap), "--json")
     assert done.code == 0, done.stderr
     assert json.loads(done.stdout)["pth_changed"] == str(next(app.glob("*._pth")))
-    started = subprocess.run([str(exe), "-c", "import os; print(os.environ.get('HOOK_TEST'))"],
-                             capture_output=True, text=True, env=child_env(exe))
+    started = subprocess.run(
+        [str(exe), "-c", "import os; print(os.environ.get('HOOK_TEST'))"],
+        capture_output=True,
+        text=True,
+        env=child_env(exe),
+    )
     assert started.stdout == "on\n", started.stderr
     assert run_cli("hook", "remove", "--python", str(exe)).code == 0
     assert tree_hashes(tmp_path / "app") == before
@@ -330,7 +375,7 @@ def test_doctor_notes_a_stray_cc_of_the_machine(tmp_path):
 
     text = (MACHINES / "linux-two-toolkits.toml").read_text(encoding="utf-8")
     record = tmp_path / "machine.toml"
-    record.write_text(text.replace('[env]\n', '[env]\nCC = "clang-18"\nCXX = "clang++-18"\n', 1), encoding="utf-8")
+    record.write_text(text.replace("[env]\n", '[env]\nCC = "clang-18"\nCXX = "clang++-18"\n', 1), encoding="utf-8")
     plain = run_cli("--machine", str(MACHINES / "linux-two-toolkits.toml"), "doctor", "--json")
     done = run_cli("--machine", str(record), "doctor", "--json")
     assert done.code == plain.code
@@ -347,8 +392,15 @@ def test_the_snapshot_digest_is_the_same_for_a_capture_and_the_caches_copy():
     from envmgr.hook.status import snapshot_digest
     from envmgr.snapshot.form import Snapshot, from_toml, to_toml
 
-    delta = EnvDelta("windows", (VarOp("PATH", PREPEND, ("C:\\VC\\bin",)), VarOp("INCLUDE", SET, "C:\\VC\\include"),
-                                 VarOp("PATH", REMOVE, ("C:\\old",)), VarOp("LIB", APPEND, ("C:\\VC\\lib",))))
+    delta = EnvDelta(
+        "windows",
+        (
+            VarOp("PATH", PREPEND, ("C:\\VC\\bin",)),
+            VarOp("INCLUDE", SET, "C:\\VC\\include"),
+            VarOp("PATH", REMOVE, ("C:\\old",)),
+            VarOp("LIB", APPEND, ("C:\\VC\\lib",)),
+        ),
+    )
     captured = to_toml(Snapshot("windows", delta))
     assert snapshot_digest(captured) == snapshot_digest(to_toml(from_toml(captured)))
 
@@ -370,8 +422,13 @@ def _walk_hashes(root: Path) -> dict[str, str]:
         for name in dirs + files:
             path = Path(folder, name)
             rel = path.relative_to(root).as_posix()
-            out[rel] = ("-> " + os.readlink(path) if path.is_symlink() else "<dir>" if path.is_dir()
-                        else hashlib.sha256(path.read_bytes()).hexdigest())
+            out[rel] = (
+                "-> " + os.readlink(path)
+                if path.is_symlink()
+                else "<dir>"
+                if path.is_dir()
+                else hashlib.sha256(path.read_bytes()).hexdigest()
+            )
     return out
 
 
@@ -394,8 +451,11 @@ def test_a_conda_shaped_prefix_round_trip(tmp_path):
     (prefix / "bin").mkdir()
     exe = prefix / "bin" / "python"
     shutil.copy2(os.path.realpath(sys.executable), exe)
-    probe = subprocess.run([str(exe), "-c", "import sys; print(sys.prefix == sys.base_prefix == sys.argv[1])",
-                            str(prefix)], capture_output=True, text=True)
+    probe = subprocess.run(
+        [str(exe), "-c", "import sys; print(sys.prefix == sys.base_prefix == sys.argv[1])", str(prefix)],
+        capture_output=True,
+        text=True,
+    )
     if probe.stdout.strip() != "True":
         pytest.skip(f"this CPython does not start from a copied prefix: {probe.stdout} {probe.stderr[-200:]}")
     before = _walk_hashes(prefix)
@@ -404,8 +464,12 @@ def test_a_conda_shaped_prefix_round_trip(tmp_path):
     assert done.code == 0, done.stderr
     assert json.loads(done.stdout)["kind"] == "conda"
     assert json.loads(done.stdout)["site"] == str(lib / "site-packages")
-    started = subprocess.run([str(exe), "-c", "import os; print(os.environ.get('HOOK_TEST'))"],
-                             capture_output=True, text=True, env=child_env(exe))
+    started = subprocess.run(
+        [str(exe), "-c", "import os; print(os.environ.get('HOOK_TEST'))"],
+        capture_output=True,
+        text=True,
+        env=child_env(exe),
+    )
     assert started.stdout == "on\n", started.stderr
     assert run_cli("hook", "remove", "--python", str(exe)).code == 0
     assert _walk_hashes(prefix) == before
@@ -466,7 +530,12 @@ def test_a_site_folder_that_cannot_be_written_is_one_line_and_nothing_stays(tmp_
 
 
 def test_a_windows_venv_site_folder_is_found_however_it_is_spelled():
-    probe = _probe(executable="C:\\v\\Scripts\\python.exe", prefix="C:\\v", base_prefix="C:\\Python312",
-                   purelib="C:\\v\\Lib\\site-packages", sitepackages=("C:\\v", "C:\\v\\Lib\\site-packages"),
-                   path=("C:\\Python312\\python312.zip", "c:\\v\\lib\\site-packages\\"))
+    probe = _probe(
+        executable="C:\\v\\Scripts\\python.exe",
+        prefix="C:\\v",
+        base_prefix="C:\\Python312",
+        purelib="C:\\v\\Lib\\site-packages",
+        sitepackages=("C:\\v", "C:\\v\\Lib\\site-packages"),
+        path=("C:\\Python312\\python312.zip", "c:\\v\\lib\\site-packages\\"),
+    )
     assert plan.place(probe, lambda p: True, lambda p: b"") == plan.Placement("C:\\v\\Lib\\site-packages", None)

@@ -1,6 +1,7 @@
 """envmgr/hook/site_module.py, imported by its envmgr name (the target imports the copy as `_envmgr_hook`, which
 tests/unit/test_hook.py runs in real interpreters): applying the env file in this process, refusing a cut or
 foreign file before anything changes, ENVMGR_HOOK=0, and a start that never raises."""
+
 from __future__ import annotations
 
 import os
@@ -34,9 +35,16 @@ def test_importing_it_by_its_envmgr_name_applies_nothing():
 
 
 def test_apply_sets_unsets_and_merges_path_lists_without_duplicates(tmp_path, env):
-    path = _file(tmp_path, site_module.HEADER, "# written by envmgr hook install", "set\tEMT_NEW\tvalue with\ttab",
-                 "unset\tEMT_STALE", "remove\tEMT_PATH\t/old", "prepend\tEMT_PATH\t/cuda/bin\t/keep",
-                 "append\tEMT_PATH\t/z")
+    path = _file(
+        tmp_path,
+        site_module.HEADER,
+        "# written by envmgr hook install",
+        "set\tEMT_NEW\tvalue with\ttab",
+        "unset\tEMT_STALE",
+        "remove\tEMT_PATH\t/old",
+        "prepend\tEMT_PATH\t/cuda/bin\t/keep",
+        "append\tEMT_PATH\t/z",
+    )
     assert site_module.apply(path) is True
     assert os.environ["EMT_NEW"] == "value with" and "EMT_STALE" not in os.environ
     assert os.environ["EMT_PATH"] == SEP.join(["/cuda/bin", "/keep", "/z"])
@@ -57,7 +65,7 @@ def test_envmgr_hook_0_turns_it_off(tmp_path, env):
 
 
 def test_the_start_never_raises_and_says_one_line(capsys, env):
-    site_module._start()                  # no env file beside the envmgr copy: one line, no exception
+    site_module._start()  # no env file beside the envmgr copy: one line, no exception
     err = capsys.readouterr().err
     assert err.startswith("envmgr hook: not applied (") and err.endswith("`envmgr hook status` says more\n")
     assert err.count("\n") == 1

@@ -4,6 +4,7 @@ of its output, and what is left of it after a timeout.
 Real programs, not stubs: `yes` (coreutils) prints forever; `sh -c 'sleep 300 & ...'` is the shape of a
 wrapper script (an nvcc or python shim) whose own child would outlive a plain kill.
 """
+
 from __future__ import annotations
 
 import os
@@ -14,7 +15,7 @@ import pytest
 
 from envmgr.host.live import LiveHost
 
-pytestmark = pytest.mark.posix   # process groups, /proc, sh
+pytestmark = pytest.mark.posix  # process groups, /proc, sh
 
 
 def test_a_child_that_prints_forever_is_stopped_at_the_cap():
@@ -22,7 +23,7 @@ def test_a_child_that_prints_forever_is_stopped_at_the_cap():
     done = LiveHost().run([shutil.which("yes") or "yes"], timeout=20)
     took = time.monotonic() - start
     assert getattr(done, "overflowed", False) and not done.ok
-    assert took < 10, f"read for {took:.1f} s"   # stopped at the cap, not at the 20 s timeout
+    assert took < 10, f"read for {took:.1f} s"  # stopped at the cap, not at the 20 s timeout
     assert "printed far more than an answer" in done.describe_failure()
     assert "MiB; stopped" in done.describe_failure()
 
@@ -35,7 +36,7 @@ def test_output_under_the_cap_is_kept_whole():
 def _alive(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"   # a zombie is dead (its parent may not reap)
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"  # a zombie is dead (its parent may not reap)
     except FileNotFoundError:
         return False
 

@@ -1,5 +1,6 @@
 """envmgr/host/dirs.py: the shipped data folders, and the user folders from ENVMGR_*_DIR (the isolation
 fixture sets them per test), else platformdirs."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,5 +1,6 @@
 """The Host seam's capabilities (issue 12, deliverable 3): every kind of host answers every question
 of the protocol, and the answers drive behaviour that used to hang on `isinstance` or `os.*`."""
+
 from __future__ import annotations
 
 import os
@@ -25,8 +26,16 @@ def _members() -> set[str]:
     return {n for n in dir(Host) if not n.startswith("_")} | set(typing.get_type_hints(Host))
 
 
-@pytest.mark.parametrize("make", [LiveHost, lambda: WineHost("/nonexistent-prefix"), lambda: load_machine(str(LINUX)),
-                                  lambda: RecordingHost(LiveHost())], ids=["live", "wine", "record", "recording"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        LiveHost,
+        lambda: WineHost("/nonexistent-prefix"),
+        lambda: load_machine(str(LINUX)),
+        lambda: RecordingHost(LiveHost()),
+    ],
+    ids=["live", "wine", "record", "recording"],
+)
 def test_every_host_kind_answers_the_whole_protocol(make):
     host = make()
     missing = sorted(n for n in _members() if not hasattr(host, n))
@@ -41,10 +50,12 @@ def test_capabilities_per_kind():
     assert (wine.runs_programs, wine.writes_files, wine.default_shell) == (True, True, "cmd")
     assert (record.runs_programs, record.writes_files, record.default_shell) == (False, False, None)
     assert live.local_path("/etc/hosts") == "/etc/hosts" and record.local_path("C:\\x") is None
-    assert Path(wine.local_path("C:\\Windows\\x.dll")) == Path(os.path.abspath("/srv/pfx"), "drive_c", "Windows", "x.dll")
+    assert Path(wine.local_path("C:\\Windows\\x.dll")) == Path(
+        os.path.abspath("/srv/pfx"), "drive_c", "Windows", "x.dll"
+    )
     assert live.cpu_count == (os.cpu_count() or 1)
     assert record.name == str(WINDOWS)
-    assert RecordingHost(record).writes_files is False   # recording watches; the capabilities are its host's
+    assert RecordingHost(record).writes_files is False  # recording watches; the capabilities are its host's
 
 
 def test_a_record_has_its_own_processor_count(tmp_path):
@@ -62,7 +73,7 @@ def test_a_record_has_its_own_processor_count(tmp_path):
 
 def test_a_windows_record_counts_number_of_processors():
     doc = tomlkit.parse(WINDOWS.read_text(encoding="utf-8"))
-    doc["env"]["number_of_processors"] = "12"       # Windows names are case-insensitive
+    doc["env"]["number_of_processors"] = "12"  # Windows names are case-insensitive
     from envmgr.host.recorded import RecordedHost
 
     assert RecordedHost(doc.unwrap(), origin="w.toml").cpu_count == 12

@@ -6,6 +6,7 @@ Paths are refused in both flavours on every platform (a record travels between L
 this module also runs in the Windows-CPython tier (tests/run-win32.sh): no POSIX-only tool is used but
 in the one test marked posix (a symbolic link).
 """
+
 from __future__ import annotations
 
 import json
@@ -21,9 +22,11 @@ def record(folder, source: str) -> str:
     """A Linux record whose version.json comes `from` source (written by hand, as the audit's evil.toml)."""
     path = folder / "rec" / "evil.toml"
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = ('schema = 1\nplatform = "linux"\n[env]\nPATH = "/usr/local/cuda-13.0/bin:/usr/bin"\n[files]\n'
-            '"/usr/local/cuda-13.0/bin/nvcc" = ""\n'
-            f'"/usr/local/cuda-13.0/version.json" = {{ from = {json.dumps(source)} }}\n')   # a TOML basic string
+    text = (
+        'schema = 1\nplatform = "linux"\n[env]\nPATH = "/usr/local/cuda-13.0/bin:/usr/bin"\n[files]\n'
+        '"/usr/local/cuda-13.0/bin/nvcc" = ""\n'
+        f'"/usr/local/cuda-13.0/version.json" = {{ from = {json.dumps(source)} }}\n'
+    )  # a TOML basic string
     path.write_text(text, encoding="utf-8")
     return str(path)
 
@@ -35,8 +38,19 @@ def secret(tmp_path):
     return path
 
 
-@pytest.mark.parametrize("source", ["ABS", "../secret.txt", "..\\secret.txt", "sub/../../secret.txt",
-                                    "C:\\secret.txt", "c:secret.txt", "\\\\server\\share\\secret.txt", "/etc/passwd"])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "ABS",
+        "../secret.txt",
+        "..\\secret.txt",
+        "sub/../../secret.txt",
+        "C:\\secret.txt",
+        "c:secret.txt",
+        "\\\\server\\share\\secret.txt",
+        "/etc/passwd",
+    ],
+)
 def test_s5_from_outside_the_records_folder_is_refused(cli, tmp_path, secret, source):
     if source == "ABS":
         source = str(secret)
@@ -64,7 +78,13 @@ def test_s5_from_inside_the_records_folder_still_works(cli, tmp_path):
 def test_s5_a_link_inside_the_folder_to_a_file_outside_is_refused(cli, tmp_path, secret):
     machine = record(tmp_path, "innocent.json")
     os.symlink(secret, tmp_path / "rec" / "innocent.json")
-    result = cli("--machine", machine, "record", "-o", str(tmp_path / "out.toml"),
-                 env={"ENVMGR_CACHE_DIR": str(tmp_path / "cache")})
+    result = cli(
+        "--machine",
+        machine,
+        "record",
+        "-o",
+        str(tmp_path / "out.toml"),
+        env={"ENVMGR_CACHE_DIR": str(tmp_path / "cache")},
+    )
     assert result.code == 2 and "outside the record's folder" in result.stderr
     assert SECRET not in result.stdout + result.stderr and not (tmp_path / "out.toml").exists()

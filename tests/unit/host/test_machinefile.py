@@ -1,5 +1,6 @@
 """envmgr/host/machinefile.py: what a RecordingHost saw, written as a machine file that replays the same
 discovery (recorded machines from tests/machines, read again through a RecordingHost)."""
+
 from __future__ import annotations
 
 import pytest
@@ -30,10 +31,20 @@ def test_a_record_of_a_record_replays_the_same_discovery(tmp_path, name):
 
 def test_binary_contents_multi_strings_and_bytes_are_kept_exactly(tmp_path):
     key = "HKLM\\SOFTWARE\\Example"
-    inner = RecordedHost({"schema": 1, "platform": "windows", "env": {},
-                          "files": {"C:\\bin\\a.dll": {"hex": "4d5aff00"}, "C:\\t.txt": "text\r\n"},
-                          "registry": {key: {"Multi": {"type": "REG_MULTI_SZ", "value": ["a", "b"]},
-                                             "Bin": {"type": "REG_BINARY", "value": "00ff"}}}})
+    inner = RecordedHost(
+        {
+            "schema": 1,
+            "platform": "windows",
+            "env": {},
+            "files": {"C:\\bin\\a.dll": {"hex": "4d5aff00"}, "C:\\t.txt": "text\r\n"},
+            "registry": {
+                key: {
+                    "Multi": {"type": "REG_MULTI_SZ", "value": ["a", "b"]},
+                    "Bin": {"type": "REG_BINARY", "value": "00ff"},
+                }
+            },
+        }
+    )
     rec = RecordingHost(inner)
     assert rec.read_bytes("C:\\bin\\a.dll") == b"MZ\xff\x00" and rec.read_text("C:\\t.txt") == "text\r\n"
     values = rec.reg_values(key)

@@ -1,4 +1,5 @@
 """envmgr/host/process.py: envmgr's own settings, a flag's value beating the variable."""
+
 from __future__ import annotations
 
 import os
@@ -24,4 +25,4 @@ def test_a_given_flag_beats_the_variable_until_forgotten(monkeypatch):
     finally:
         process.forget("ENVMGR_GPU")
     assert process.setting("ENVMGR_GPU") == "sm_75" and not process.given("ENVMGR_GPU")
-    process.forget("ENVMGR_GPU")            # forgetting twice is harmless
+    process.forget("ENVMGR_GPU")  # forgetting twice is harmless

@@ -5,6 +5,7 @@ pathlib's form; RecordedHost's tables built with them equal those built with pat
 recorded machine; a large record's parse kept in the cache folder equals tomllib's and is ignored when
 damaged. (bench/activation.py measures the speed; this holds the answers.)
 """
+
 from __future__ import annotations
 
 import datetime
@@ -23,12 +24,49 @@ from envmgr.host.base import LINUX, WINDOWS, clean_parent, clean_path, join
 from envmgr.host.recorded import RecordedHost, load_machine
 
 MACHINES = sorted((Path(__file__).resolve().parents[2] / "machines").glob("*.toml"))
-WIN = ["C:\\", "C:\\a", "c:\\a\\b", "C:\\a\\b\\", "C:\\a\\\\b", "C:\\a\\.\\b", "C:\\a\\.", "C:\\a\\..\\b",
-       "C:/a/b", "C:\\a/b", "\\\\server\\share\\x", "a\\b", "\\a", "C:a", "C:\\a b\\c.d ", "C:\\a.", "C:\\a\\b:c",
-       "D:\\Program Files (x86)\\Microsoft Visual Studio\\2019\\BuildTools", "C:\\ü\\中", "C:\\.", "1:\\a", "",
-       "C:\\a\\b\\."]
-POSIX = ["/", "/a", "/a/b", "/a/b/", "//a", "/a//b", "/a/./b", "/a/.", "/a/../b", "a/b", "", ".", "/.", "/a b/c\\d",
-         "///a", "/ü/中"]
+WIN = [
+    "C:\\",
+    "C:\\a",
+    "c:\\a\\b",
+    "C:\\a\\b\\",
+    "C:\\a\\\\b",
+    "C:\\a\\.\\b",
+    "C:\\a\\.",
+    "C:\\a\\..\\b",
+    "C:/a/b",
+    "C:\\a/b",
+    "\\\\server\\share\\x",
+    "a\\b",
+    "\\a",
+    "C:a",
+    "C:\\a b\\c.d ",
+    "C:\\a.",
+    "C:\\a\\b:c",
+    "D:\\Program Files (x86)\\Microsoft Visual Studio\\2019\\BuildTools",
+    "C:\\ü\\中",
+    "C:\\.",
+    "1:\\a",
+    "",
+    "C:\\a\\b\\.",
+]
+POSIX = [
+    "/",
+    "/a",
+    "/a/b",
+    "/a/b/",
+    "//a",
+    "/a//b",
+    "/a/./b",
+    "/a/.",
+    "/a/../b",
+    "a/b",
+    "",
+    ".",
+    "/.",
+    "/a b/c\\d",
+    "///a",
+    "/ü/中",
+]
 
 
 class _Host:
@@ -86,7 +124,7 @@ def test_recorded_tables_are_the_path_objects(machine):
     for folder in list(dirs.values())[:200]:
         try:
             names = host.listdir(folder)
-        except FileNotFoundError:       # a folder under a recorded link resolves elsewhere
+        except FileNotFoundError:  # a folder under a recorded link resolves elsewhere
             continue
         assert all(pure(n).name == n for n in names)
 
@@ -113,11 +151,11 @@ def test_a_large_records_parse_is_kept_and_equal(tmp_path, monkeypatch):
     again = load_machine(str(rec))
     assert again.env["ENVMGR_PADDING"] == "x" * recorded.PARSED_COPY_FROM
     copies[0].write_bytes(b"damaged")
-    assert recorded._parsed(text, str(rec)) == first                   # parsed again, copy rewritten
+    assert recorded._parsed(text, str(rec)) == first  # parsed again, copy rewritten
     assert copies[0].read_bytes() != b"damaged"
     small = MACHINES[0].read_text(encoding="utf-8")
     recorded._parsed(small, "small")
-    assert len(list((tmp_path / "cache" / "records").iterdir())) == 1   # small records: no copy
+    assert len(list((tmp_path / "cache" / "records").iterdir())) == 1  # small records: no copy
 
 
 def test_values_marshal_cannot_hold_are_parsed_every_time(tmp_path, monkeypatch):
@@ -134,7 +172,7 @@ def test_cache_clear_removes_the_kept_parses(tmp_path, monkeypatch):
     rec = _big_record(tmp_path)
     load_machine(str(rec))
     assert list((tmp_path / "cache" / "records").glob("*.marshal"))
-    assert cache.clear() == 0                                  # snapshots only are counted
+    assert cache.clear() == 0  # snapshots only are counted
     assert not list((tmp_path / "cache" / "records").glob("*.marshal"))
 
 
@@ -147,9 +185,10 @@ def _reference_index(host: RecordedHost, sep: str) -> dict:
             if cut < 0 or cut == len(k) - 1:
                 continue
             original = v[0] if isinstance(v, tuple) else v
-            name = (original[original.rfind(sep) + 1:] if clean_path(original, sep == "\\")
-                    else host._pure(original).name)
-            index.setdefault(k[:cut + 1], {})[k[cut + 1:]] = name
+            name = (
+                original[original.rfind(sep) + 1 :] if clean_path(original, sep == "\\") else host._pure(original).name
+            )
+            index.setdefault(k[: cut + 1], {})[k[cut + 1 :]] = name
     return index
 
 

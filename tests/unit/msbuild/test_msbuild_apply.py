@@ -3,6 +3,7 @@ Windows-like tree (C:\\ -> a temporary drive_c). Registry, environment and vswhe
 record; every file read or written is a real file, through the Wine prefix host's path mapping
 (no wine process runs). Faults are injected through the FileOps seam.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -32,7 +33,9 @@ else:  # pragma: no cover
 MACHINE = EXAMPLES / "community-buildtools-cuda124.toml"
 BT = "C:\\Program Files (x86)\\Microsoft Visual Studio\\2022\\BuildTools\\MSBuild\\Microsoft\\VC\\v170\\BuildCustomizations"
 CO = "C:\\Program Files\\Microsoft Visual Studio\\2022\\Community\\MSBuild\\Microsoft\\VC\\v170\\BuildCustomizations"
-EXT = "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4\\extras\\visual_studio_integration\\MSBuildExtensions"
+EXT = (
+    "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4\\extras\\visual_studio_integration\\MSBuildExtensions"
+)
 NAMES = ("CUDA 12.4.props", "CUDA 12.4.targets", "CUDA 12.4.xml", "Nvda.Build.CudaTasks.v12.4.dll")
 
 
@@ -45,8 +48,20 @@ class TreeHost:
         self.record, self.files = record, files
 
     def __getattr__(self, name):
-        if name in ("read_bytes", "read_text", "exists", "is_dir", "listdir", "stat", "realpath", "unix_path",
-                    "local_path", "writes_files", "needs_elevation", "name"):
+        if name in (
+            "read_bytes",
+            "read_text",
+            "exists",
+            "is_dir",
+            "listdir",
+            "stat",
+            "realpath",
+            "unix_path",
+            "local_path",
+            "writes_files",
+            "needs_elevation",
+            "name",
+        ):
             return getattr(self.files, name)
         return getattr(self.record, name)
 
@@ -127,8 +142,9 @@ def test_stale_file_is_backed_up_and_undo_restores_it_exactly(tree):
     assert snapshot(tree, CO) == before and stale.read_bytes() == b"someone's own edit\r\n"
 
 
-@pytest.mark.parametrize("exc,partial", [(PermissionError(13, "Access is denied"), False),
-                                         (OSError(28, "No space left on device"), True)])
+@pytest.mark.parametrize(
+    "exc,partial", [(PermissionError(13, "Access is denied"), False), (OSError(28, "No space left on device"), True)]
+)
 def test_failure_on_the_third_of_four_files_leaves_the_folder_byte_identical(tree, exc, partial):
     before = snapshot(tree, BT)
     plan = plan_of(tree)
@@ -136,7 +152,7 @@ def test_failure_on_the_third_of_four_files_leaves_the_folder_byte_identical(tre
     with pytest.raises(ApplyFailed, match="rolled back") as info:
         apply_copies(ops, Store(), plan.copies)
     assert info.value.exit_code == 1
-    assert snapshot(tree, BT) == before          # no copied file, no temp file, no partial file
+    assert snapshot(tree, BT) == before  # no copied file, no temp file, no partial file
     states = [m["state"] for m in Store().manifests()]
     assert states == [ROLLED_BACK]
 
@@ -175,14 +191,17 @@ def tampered(plan, **changes) -> dict:
     return doc
 
 
-@pytest.mark.parametrize("field,value,message", [
-    ("dest", "C:\\Windows\\System32\\CUDA 12.4.props", "outside every discovered BuildCustomizations"),
-    ("dest", BT + "\\..\\..\\..\\..\\CUDA 12.4.props", "'..'"),
-    ("dest", BT + "\\evil.dll", "not a CUDA integration file name"),
-    ("source", "C:\\Users\\dev\\Downloads\\CUDA 12.4.props", "outside every discovered toolkit"),
-    ("source", EXT + "\\..\\..\\..\\bin\\CUDA 12.4.props", "'..'"),
-    ("source_sha256", "0" * 64, "does not match what this machine needs"),
-])
+@pytest.mark.parametrize(
+    "field,value,message",
+    [
+        ("dest", "C:\\Windows\\System32\\CUDA 12.4.props", "outside every discovered BuildCustomizations"),
+        ("dest", BT + "\\..\\..\\..\\..\\CUDA 12.4.props", "'..'"),
+        ("dest", BT + "\\evil.dll", "not a CUDA integration file name"),
+        ("source", "C:\\Users\\dev\\Downloads\\CUDA 12.4.props", "outside every discovered toolkit"),
+        ("source", EXT + "\\..\\..\\..\\bin\\CUDA 12.4.props", "'..'"),
+        ("source_sha256", "0" * 64, "does not match what this machine needs"),
+    ],
+)
 def test_tampered_plan_is_refused(tree, field, value, message):
     plan = plan_of(tree)
     with pytest.raises(PlanRejected, match="refusing the plan") as info:
@@ -246,5 +265,7 @@ def test_cli_apply_plan_file(cli_tree, tmp_path):
     result = json.loads((tmp_path / "good.json.result.json").read_text())
     assert result["ok"] is True and len(result["outcome"]["changes"]) == 4
     assert set(NAMES) <= set(snapshot(cli_tree, BT))
-    again = run_cli("fix-msbuild", "--apply-plan", str(good), env=env, host=cli_tree)   # stale plan: hashes no longer match
+    again = run_cli(
+        "fix-msbuild", "--apply-plan", str(good), env=env, host=cli_tree
+    )  # stale plan: hashes no longer match
     assert again.code == 2

@@ -1,4 +1,5 @@
 """The elevation command line (pure; it only runs on Windows), the routes that need no admin, plan-file checks."""
+
 from __future__ import annotations
 
 import os
@@ -28,7 +29,7 @@ def test_elevation_command_line():
     # The argument string is one PowerShell literal holding a C-runtime command line with the path quoted.
     inner = subprocess.list2cmdline(["-m", "envmgr", "fix-msbuild", "--apply-plan", PLAN])
     assert f"-ArgumentList {ps_quote(inner)}" in script
-    assert '"C:\\Users\\Ann O\'\'Neil\\AppData' in script   # quoted for CreateProcess, ' doubled for PowerShell
+    assert "\"C:\\Users\\Ann O''Neil\\AppData" in script  # quoted for CreateProcess, ' doubled for PowerShell
 
 
 def test_ps_quote_expands_nothing():
@@ -55,32 +56,49 @@ def test_is_admin_agrees_with_writing_into_the_system_folder():
 
 
 def test_routes_text_has_the_exact_lines():
-    r = Route("f7268007", "VS 2022 BuildTools 17.14.37027.9", "12.4", "envmgr shell --vs f7268007 --cuda 12.4",
-              (("CMAKE_GENERATOR", "Visual Studio 17 2022"),
-               ("CMAKE_GENERATOR_INSTANCE", "C:\\Program Files (x86)\\Microsoft Visual Studio\\2022\\BuildTools"),
-               ("CMAKE_GENERATOR_PLATFORM", "x64"),
-               ("CMAKE_GENERATOR_TOOLSET", "cuda=C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4")))
+    r = Route(
+        "f7268007",
+        "VS 2022 BuildTools 17.14.37027.9",
+        "12.4",
+        "envmgr shell --vs f7268007 --cuda 12.4",
+        (
+            ("CMAKE_GENERATOR", "Visual Studio 17 2022"),
+            ("CMAKE_GENERATOR_INSTANCE", "C:\\Program Files (x86)\\Microsoft Visual Studio\\2022\\BuildTools"),
+            ("CMAKE_GENERATOR_PLATFORM", "x64"),
+            ("CMAKE_GENERATOR_TOOLSET", "cuda=C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4"),
+        ),
+    )
     text = render_routes((r,))
-    for line in ("envmgr shell --vs f7268007 --cuda 12.4", "CMAKE_GENERATOR=Visual Studio 17 2022",
-                 "CMAKE_GENERATOR_INSTANCE=C:\\Program Files (x86)\\Microsoft Visual Studio\\2022\\BuildTools",
-                 "CMAKE_GENERATOR_PLATFORM=x64",
-                 "CMAKE_GENERATOR_TOOLSET=cuda=C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4"):
+    for line in (
+        "envmgr shell --vs f7268007 --cuda 12.4",
+        "CMAKE_GENERATOR=Visual Studio 17 2022",
+        "CMAKE_GENERATOR_INSTANCE=C:\\Program Files (x86)\\Microsoft Visual Studio\\2022\\BuildTools",
+        "CMAKE_GENERATOR_PLATFORM=x64",
+        "CMAKE_GENERATOR_TOOLSET=cuda=C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4",
+    ):
         assert line in text
-    assert [op.name for op in route_delta(r).ops] == ["CMAKE_GENERATOR", "CMAKE_GENERATOR_INSTANCE",
-                                                        "CMAKE_GENERATOR_PLATFORM", "CMAKE_GENERATOR_TOOLSET"]
+    assert [op.name for op in route_delta(r).ops] == [
+        "CMAKE_GENERATOR",
+        "CMAKE_GENERATOR_INSTANCE",
+        "CMAKE_GENERATOR_PLATFORM",
+        "CMAKE_GENERATOR_TOOLSET",
+    ]
     assert render_routes(()) == ""
 
 
-@pytest.mark.parametrize("path,bad", [
-    ("C:\\VS\\MSBuild\\Microsoft\\VC\\v170\\BuildCustomizations\\CUDA 12.4.props", False),
-    ("C:\\VS\\MSBuild\\..\\..\\Windows\\CUDA 12.4.props", True),
-    ("C:\\VS\\.\\CUDA 12.4.props", True),
-    ("VS\\CUDA 12.4.props", True),
-    ("\\\\server\\share\\CUDA 12.4.props", True),
-    ("C:\\VS\\CUDA 12.4.props:evil", True),
-    ("C:/VS/CUDA 12.4.props", True),
-    ("C:\\VS\\CUDA 12.4.props\x00", True),
-    (None, True),
-])
+@pytest.mark.parametrize(
+    "path,bad",
+    [
+        ("C:\\VS\\MSBuild\\Microsoft\\VC\\v170\\BuildCustomizations\\CUDA 12.4.props", False),
+        ("C:\\VS\\MSBuild\\..\\..\\Windows\\CUDA 12.4.props", True),
+        ("C:\\VS\\.\\CUDA 12.4.props", True),
+        ("VS\\CUDA 12.4.props", True),
+        ("\\\\server\\share\\CUDA 12.4.props", True),
+        ("C:\\VS\\CUDA 12.4.props:evil", True),
+        ("C:/VS/CUDA 12.4.props", True),
+        ("C:\\VS\\CUDA 12.4.props\x00", True),
+        (None, True),
+    ],
+)
 def test_path_shapes(path, bad):
     assert (path_problem(path) is not None) == bad

@@ -2,6 +2,7 @@
 Tools lacks CUDA 12.4's BuildCustomizations, Community has them) laid out as real files under a Wine-style
 drive_c (tests/unit/msbuild/test_msbuild_apply.py's `tree`: the record answers registry, environment and
 vswhere; every file is real; no wine runs)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -37,7 +38,7 @@ def test_plan_one_pair_apply_and_verify_on_real_files(tree):  # noqa: F811
     assert sorted(c.dest.rsplit("\\", 1)[1] for c in plan.copies) == sorted(NAMES)
     assert all(c.dest.startswith(BT + "\\") for c in plan.copies)
     assert elevated_command(plan) == f"envmgr fix-msbuild --vs {vs.instance_id} --cuda {kit.short}"
-    with pytest.raises(ApplyFailed) as caught:        # nothing written yet: every file is still missing
+    with pytest.raises(ApplyFailed) as caught:  # nothing written yet: every file is still missing
         verify(tree, inv, plan)
     assert len(caught.value.details) == 4
     outcome = apply_and_verify(tree, inv, plan, ops)
@@ -45,5 +46,5 @@ def test_plan_one_pair_apply_and_verify_on_real_files(tree):  # noqa: F811
     for name in NAMES:
         copied, source = (Path(tree.unix_path(f"{folder}\\{name}")) for folder in (BT, EXT))
         assert copied.read_bytes() == source.read_bytes()
-    assert pair_plan(tree, inv, vs, kit).copies == ()   # a fresh plan has nothing left to copy
+    assert pair_plan(tree, inv, vs, kit).copies == ()  # a fresh plan has nothing left to copy
     assert elevated_command(pair_plan(tree, inv, vs, kit)) == "envmgr fix-msbuild"

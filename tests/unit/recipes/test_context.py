@@ -1,5 +1,6 @@
 """envmgr/recipes/context.py: what a recipe reads from the machine, through the Host: recorded machines
 (tests/machines) and the snapshot `export` makes of them."""
+
 from __future__ import annotations
 
 import pytest
@@ -27,8 +28,8 @@ def test_gather_reads_the_snapshot_the_gpus_and_the_host(linux):
     host, snap = linux
     ctx = gather(host, snap, snap.delta.apply(host.env), **NO_OPTIONS)
     assert (ctx.platform, ctx.cuda_short, ctx.cuda_path) == ("linux", "13.0", "/usr/local/cuda-13.0")
-    assert ctx.nvcc == "/usr/local/cuda-13.0/bin/nvcc"          # the snapshot's CUDACXX
-    assert ctx.gpu_caps == ("7.0", "8.9")                        # the recorded nvidia-smi
+    assert ctx.nvcc == "/usr/local/cuda-13.0/bin/nvcc"  # the snapshot's CUDACXX
+    assert ctx.gpu_caps == ("7.0", "8.9")  # the recorded nvidia-smi
     assert ctx.ninja is None and ctx.cpu_count == host.cpu_count and ctx.vs_major is None
 
 
@@ -51,15 +52,28 @@ def test_with_recipe_adds_the_recipes_variables_to_the_snapshot(linux):
     assert notes == ("CUDA architectures 70-real;89-real from the GPUs found",)
 
 
-@pytest.mark.parametrize(("vs", "has_props"), [
-    ("C:\\Program Files\\Microsoft Visual Studio\\2022\\Community", True),
-    ("C:\\Program Files (x86)\\Microsoft Visual Studio\\2022\\BuildTools", False)])
+@pytest.mark.parametrize(
+    ("vs", "has_props"),
+    [
+        ("C:\\Program Files\\Microsoft Visual Studio\\2022\\Community", True),
+        ("C:\\Program Files (x86)\\Microsoft Visual Studio\\2022\\BuildTools", False),
+    ],
+)
 def test_cuda_in_build_customizations_is_read_from_the_instance(vs, has_props):
     # the snapshot is hand-made (a Windows one needs a vcvars capture this record lacks); the machine is recorded
     host = load_machine(CLASSIC)
-    snap = Snapshot("windows", EnvDelta("windows", ()),
-                    summary=(("vs_path", vs), ("vs_major", "17"), ("cuda_short", "12.4"), ("toolset", "14.44.35207")))
-    ctx = gather(host, snap, {"PATH": "C:\\Windows", "TEMP": "C:\\Temp", "SystemDrive": "D:"}, arch_list="89",
-                 allow_unsupported=False, params=())
+    snap = Snapshot(
+        "windows",
+        EnvDelta("windows", ()),
+        summary=(("vs_path", vs), ("vs_major", "17"), ("cuda_short", "12.4"), ("toolset", "14.44.35207")),
+    )
+    ctx = gather(
+        host,
+        snap,
+        {"PATH": "C:\\Windows", "TEMP": "C:\\Temp", "SystemDrive": "D:"},
+        arch_list="89",
+        allow_unsupported=False,
+        params=(),
+    )
     assert ctx.cuda_in_build_customizations is has_props
     assert (ctx.vs_major, ctx.toolset, ctx.temp, ctx.system_drive) == (17, "14.44.35207", "C:\\Temp", "D:")

@@ -1,4 +1,5 @@
 """Recipes: the built-in files, the decisions they make on a machine, and bad recipe files."""
+
 from __future__ import annotations
 
 import shlex
@@ -6,7 +7,14 @@ import shlex
 import pytest
 
 from envmgr.errors import InputFileError, NoMatchError, UsageError
-from envmgr.recipes.recipe import RecipeContext, apply_recipe, cuda_architectures, get_recipe, load_recipes, parse_recipe
+from envmgr.recipes.recipe import (
+    RecipeContext,
+    apply_recipe,
+    cuda_architectures,
+    get_recipe,
+    load_recipes,
+    parse_recipe,
+)
 
 
 def ops(delta):
@@ -20,9 +28,18 @@ def test_builtin_recipes_are_listed(cli):
 
 
 def test_llama_on_windows_with_ninja_and_a_gpu():
-    ctx = RecipeContext("windows", cuda_short="12.4", cuda_path="C:\\CUDA\\v12.4", nvcc="C:\\CUDA\\v12.4\\bin\\nvcc.exe",
-                        vs_path="C:\\VS", vs_major=17, gpu_caps=("8.9", "8.6", "8.9"), ninja="C:\\VS\\ninja.exe",
-                        temp="C:\\Users\\Jörg\\AppData\\Local\\Temp", cpu_count=16)
+    ctx = RecipeContext(
+        "windows",
+        cuda_short="12.4",
+        cuda_path="C:\\CUDA\\v12.4",
+        nvcc="C:\\CUDA\\v12.4\\bin\\nvcc.exe",
+        vs_path="C:\\VS",
+        vs_major=17,
+        gpu_caps=("8.9", "8.6", "8.9"),
+        ninja="C:\\VS\\ninja.exe",
+        temp="C:\\Users\\Jörg\\AppData\\Local\\Temp",
+        cpu_count=16,
+    )
     delta, notes = apply_recipe(get_recipe("llama-cpp-python"), ctx)
     got = ops(delta)
     assert shlex.split(got[("CMAKE_ARGS", "set")]) == ["-DGGML_CUDA=on", "-DCMAKE_CUDA_ARCHITECTURES=86-real;89-real"]
@@ -37,15 +54,26 @@ def test_llama_on_windows_with_ninja_and_a_gpu():
 
 
 def test_llama_without_ninja_pins_the_vs_generator_and_names_the_toolkit_when_msbuild_lacks_it():
-    ctx = RecipeContext("windows", cuda_short="12.4", cuda_path="C:\\CUDA\\v12.4", vs_path="C:\\BT", vs_major=17,
-                        toolset="14.44.35207", cuda_in_build_customizations=False, temp="C:\\t")
+    ctx = RecipeContext(
+        "windows",
+        cuda_short="12.4",
+        cuda_path="C:\\CUDA\\v12.4",
+        vs_path="C:\\BT",
+        vs_major=17,
+        toolset="14.44.35207",
+        cuda_in_build_customizations=False,
+        temp="C:\\t",
+    )
     got = ops(apply_recipe(get_recipe("llama-cpp-python"), ctx)[0])
     assert got[("CMAKE_GENERATOR", "set")] == "Visual Studio 17 2022"
     assert got[("CMAKE_GENERATOR_INSTANCE", "set")] == "C:\\BT"
     assert got[("CMAKE_GENERATOR_TOOLSET", "set")] == "version=14.44,cuda=C:\\CUDA\\v12.4"
     assert ("TEMP", "set") not in got
     ctx26 = RecipeContext("windows", cuda_short="13.2", vs_path="C:\\VS18", vs_major=18)
-    assert ops(apply_recipe(get_recipe("llama-cpp-python"), ctx26)[0])[("CMAKE_GENERATOR", "set")] == "Visual Studio 18 2026"
+    assert (
+        ops(apply_recipe(get_recipe("llama-cpp-python"), ctx26)[0])[("CMAKE_GENERATOR", "set")]
+        == "Visual Studio 18 2026"
+    )
 
 
 def test_never_native_without_a_gpu_and_arch_list_wins():
@@ -111,9 +139,25 @@ def test_run_log_diagnoses_a_real_failure_log(tmp_path):
     log = tmp_path / "build.log"
     sample = CORPUS / "cmake-no-cuda-toolset-found-vs2019-cmake3.24.txt"
 
-    done = subprocess.run([sys.executable, "-m", "envmgr", "run", "--from", str(_linux_snapshot(tmp_path)), "--log",
-                           str(log), "--", "sh", "-c", f"cat '{sample}'; exit 1"], capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"})
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "envmgr",
+            "run",
+            "--from",
+            str(_linux_snapshot(tmp_path)),
+            "--log",
+            str(log),
+            "--",
+            "sh",
+            "-c",
+            f"cat '{sample}'; exit 1",
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"},
+    )
     assert done.returncode == 1
     assert "No CUDA toolset found" in log.read_text()
     assert "F01" in done.stderr and "fix-msbuild" in done.stderr
@@ -131,12 +175,30 @@ def test_run_log_says_what_to_do_for_a_failure_outside_the_catalog(tmp_path):
     from tests.conftest import ROOT
 
     def run(script: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "envmgr", "run", "--from", str(_linux_snapshot(tmp_path)),
-                               "--log", str(tmp_path / "build.log"), "--", "sh", "-c", script],
-                              capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"})
+        return subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "envmgr",
+                "run",
+                "--from",
+                str(_linux_snapshot(tmp_path)),
+                "--log",
+                str(tmp_path / "build.log"),
+                "--",
+                "sh",
+                "-c",
+                script,
+            ],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"},
+        )
 
-    full = run("echo 'Collecting llama-cpp-python'; echo 'ERROR: Could not install packages due to an OSError: "
-               "[Errno 28] No space left on device'; exit 1")
+    full = run(
+        "echo 'Collecting llama-cpp-python'; echo 'ERROR: Could not install packages due to an OSError: "
+        "[Errno 28] No space left on device'; exit 1"
+    )
     assert full.returncode == 1
     assert "no known failure signature in" in full.stderr
     assert "disk filled up" in full.stderr and "free space" in full.stderr and "line 2:" in full.stderr

@@ -6,6 +6,7 @@ Real bash, dash, zsh and fish run the sh/fish scripts; ps1 is parsed with tree-s
 and the parse tree evaluated by the small model below (no PowerShell here); dotenv and github are
 static (rendered against the current environment). cmd under Wine: tests/wine/test_cmd_idempotent.py.
 """
+
 from __future__ import annotations
 
 import os
@@ -24,11 +25,26 @@ from tests.unit.shellkit.test_shellkit_sh import POSIX, _need, _parse_env0, run_
 
 try:
     from tests.unit.shellkit.test_shellkit_ps1 import decode_verbatim
-except pytest.skip.Exception:   # tree-sitter not installed: the ps1 test skips
+except pytest.skip.Exception:  # tree-sitter not installed: the ps1 test skips
     decode_verbatim = None
 
-ENTRY = st.sampled_from(["/usr/local/cuda-13.0/bin", "/opt/x y", "/a'b", "/$HOME", "/*", "/[x]", "/é", "/a\nb",
-                         "C:\\CUDA\\v12.4\\bin", "C:\\Program Files (x86)\\x", "c:\\cuda\\V12.4\\BIN", "/c;d", ""])
+ENTRY = st.sampled_from(
+    [
+        "/usr/local/cuda-13.0/bin",
+        "/opt/x y",
+        "/a'b",
+        "/$HOME",
+        "/*",
+        "/[x]",
+        "/é",
+        "/a\nb",
+        "C:\\CUDA\\v12.4\\bin",
+        "C:\\Program Files (x86)\\x",
+        "c:\\cuda\\V12.4\\BIN",
+        "/c;d",
+        "",
+    ]
+)
 NAMES = ("PATH", "LD_LIBRARY_PATH", "EMT_LIST")
 
 
@@ -84,7 +100,7 @@ def test_sh_twice_equals_once(shell, case, tmp_path):
 def test_fish_twice_equals_once(case, tmp_path):
     _need("fish", required=False)
     delta, start = case
-    assume("" not in start["PATH"].split(":"))     # fish rewrites empty PATH entries (test_shellkit_sh)
+    assume("" not in start["PATH"].split(":"))  # fish rewrites empty PATH entries (test_shellkit_sh)
     try:
         script = render(delta, "fish")
     except UnrepresentableValue:
@@ -113,7 +129,7 @@ def test_ps1_twice_equals_once_through_tree_sitter(platform, data):
 @given(case=cases())
 def test_static_formats_rendered_again_after_applying_are_the_same(fmt, case):
     delta, start = case
-    assume(not any(op.op == UNSET for op in delta.ops))          # dotenv/github cannot unset
+    assume(not any(op.op == UNSET for op in delta.ops))  # dotenv/github cannot unset
     try:
         first = render(delta, fmt, start)
     except UnrepresentableValue:
@@ -127,7 +143,9 @@ def test_static_formats_rendered_again_after_applying_are_the_same(fmt, case):
 
 ENVMGR = [sys.executable, "-m", "envmgr"]
 SHELLS = {
-    "bash": ["bash", "--norc", "--noprofile", "-c"], "dash": ["dash", "-c"], "zsh": ["zsh", "-f", "-c"],
+    "bash": ["bash", "--norc", "--noprofile", "-c"],
+    "dash": ["dash", "-c"],
+    "zsh": ["zsh", "-f", "-c"],
     "fish": ["fish", "--no-config", "-c"],
 }
 
@@ -138,10 +156,17 @@ def _in_shell(shell: str, body: str, tmp_path) -> list[dict]:
     em = " ".join(f"'{a}'" for a in ENVMGR)
     dump = "/usr/bin/env -0; printf '\\0==ENVMGR-DUMP==\\0'"
     script = body.replace("EM", em).replace("dump", dump)
-    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "LC_ALL": "C.UTF-8",
-           "ENVMGR_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": os.getcwd(), "NO_COLOR": "1"}
-    proc = subprocess.run([shutil.which(shell), *SHELLS[shell][1:], script], env=env, capture_output=True,
-                          timeout=120, cwd=os.getcwd())
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(tmp_path),
+        "LC_ALL": "C.UTF-8",
+        "ENVMGR_CACHE_DIR": str(tmp_path / "cache"),
+        "PYTHONPATH": os.getcwd(),
+        "NO_COLOR": "1",
+    }
+    proc = subprocess.run(
+        [shutil.which(shell), *SHELLS[shell][1:], script], env=env, capture_output=True, timeout=120, cwd=os.getcwd()
+    )
     assert proc.returncode == 0, proc.stderr.decode(errors="replace")
     return [_parse_env0(chunk) for chunk in proc.stdout.split(b"\0==ENVMGR-DUMP==\0")[:-1]]
 
@@ -178,6 +203,7 @@ def test_deactivate_after_two_activations_restores_exactly(shell, tmp_path):
 
 # ---- a model of the PowerShell our ps1 scripts use, over tree-sitter's parse tree ------------------
 
+
 class Ps1Model:
     """Evaluates exactly the statements shellkit/ps1.py writes (assignments to $env: and one local,
     [Environment]::Get/SetEnvironmentVariable, Remove-Item Env:, Remove-Variable, if/else, -split,
@@ -190,14 +216,14 @@ class Ps1Model:
         ts, ts_ps = need_module("tree_sitter"), need_module("tree_sitter_powershell")
         self.src = source.encode("utf-8")
         if source.count("\r\n") == 1 and source.startswith("# "):
-            return self.env   # only the comment: tree-sitter-powershell 0.26 flags a comment-only file
+            return self.env  # only the comment: tree-sitter-powershell 0.26 flags a comment-only file
         tree = ts.Parser(ts.Language(ts_ps.language())).parse(self.src)
         assert not tree.root_node.has_error, source
         self.statements(tree.root_node)
         return self.env
 
     def text(self, node) -> str:
-        return self.src[node.start_byte:node.end_byte].decode("utf-8")
+        return self.src[node.start_byte : node.end_byte].decode("utf-8")
 
     def key(self, name: str):
         return next((k for k in self.env if (k.upper() == name.upper() if self.fold else k == name)), None)
@@ -206,7 +232,7 @@ class Ps1Model:
         old = self.key(name)
         if old is not None:
             del self.env[old]
-        if value not in (None, ""):          # PowerShell deletes a variable assigned '' or $null
+        if value not in (None, ""):  # PowerShell deletes a variable assigned '' or $null
             self.env[old if old is not None and self.fold else name] = value
 
     def statements(self, node) -> None:
@@ -316,12 +342,30 @@ class Ps1Model:
         raise AssertionError(f"unmodelled operator {op}")
 
 
-_WRAPPERS = {"pipeline", "pipeline_chain", "logical_expression", "bitwise_expression", "comparison_expression",
-             "additive_expression", "multiplicative_expression", "format_expression", "range_expression",
-             "array_literal_expression", "unary_expression", "left_assignment_expression", "argument_expression",
-             "logical_argument_expression", "bitwise_argument_expression", "comparison_argument_expression",
-             "additive_argument_expression", "multiplicative_argument_expression", "format_argument_expression",
-             "range_argument_expression", "statement_list", "script_block_body"}
+_WRAPPERS = {
+    "pipeline",
+    "pipeline_chain",
+    "logical_expression",
+    "bitwise_expression",
+    "comparison_expression",
+    "additive_expression",
+    "multiplicative_expression",
+    "format_expression",
+    "range_expression",
+    "array_literal_expression",
+    "unary_expression",
+    "left_assignment_expression",
+    "argument_expression",
+    "logical_argument_expression",
+    "bitwise_argument_expression",
+    "comparison_argument_expression",
+    "additive_argument_expression",
+    "multiplicative_argument_expression",
+    "format_argument_expression",
+    "range_argument_expression",
+    "statement_list",
+    "script_block_body",
+}
 
 
 def _unwrap(node):

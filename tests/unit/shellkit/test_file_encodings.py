@@ -5,6 +5,7 @@ and with `Set-Content -Encoding UTF8` (UTF-8 + BOM). Script output on stdout car
 The UTF-16 and BOM files are made here by re-encoding real files (the example machine record, and a
 snapshot exported from the recorded Linux machine): no real PowerShell 5.1 output is in the corpus.
 """
+
 from __future__ import annotations
 
 import codecs
@@ -14,7 +15,7 @@ import pytest
 from tests.conftest import EXAMPLES, MACHINES, run_cli
 
 MACHINE = EXAMPLES / "community-buildtools-cuda124.toml"
-LINUX = MACHINES / "linux-two-toolkits.toml"   # a record that exports (no vcvars capture needed)
+LINUX = MACHINES / "linux-two-toolkits.toml"  # a record that exports (no vcvars capture needed)
 RECIPE = """schema = 1
 name = "bom-recipe"
 description = "a recipe saved by Notepad / PowerShell 5.1 (é)"
@@ -53,8 +54,9 @@ def test_machine_file_in_any_windows_encoding(enc, tmp_path):
 @pytest.mark.parametrize("enc", sorted(ENCODINGS))
 def test_snapshot_from_file_in_any_windows_encoding(enc, tmp_path):
     text = _snapshot_text()
-    want = run_cli("--machine", str(LINUX), "export", "--from", str(_write(tmp_path / "a.toml", text.encode())),
-                   "--format", "json")
+    want = run_cli(
+        "--machine", str(LINUX), "export", "--from", str(_write(tmp_path / "a.toml", text.encode())), "--format", "json"
+    )
     assert want.code == 0, want.stderr
     path = _write(tmp_path / "env.toml", ENCODINGS[enc](text))
     got = run_cli("--machine", str(LINUX), "export", "--from", str(path), "--format", "json")
@@ -71,8 +73,13 @@ def test_user_recipe_in_any_windows_encoding(enc, tmp_path):
     assert "a recipe saved by Notepad / PowerShell 5.1 (é)" in got.stdout
 
 
-@pytest.mark.parametrize("what,args", [("machine file", ("--machine", "{p}", "list")),
-                                       ("snapshot", ("--machine", str(LINUX), "export", "--from", "{p}"))])
+@pytest.mark.parametrize(
+    "what,args",
+    [
+        ("machine file", ("--machine", "{p}", "list")),
+        ("snapshot", ("--machine", str(LINUX), "export", "--from", "{p}")),
+    ],
+)
 def test_undecodable_file_is_one_line_and_exit_2(what, args, tmp_path):
     path = _write(tmp_path / "bad.toml", b"schema = 1\n# \xff\xfe\xfd latin-1 junk \xe9\n")
     got = run_cli(*(a.format(p=path) for a in args))

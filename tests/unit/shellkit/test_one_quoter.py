@@ -6,6 +6,7 @@ quotes (its tokenizer ends a verbatim string on any of them), `$`, backticks and
 PowerShell has no interpreter here: its lines are parsed by the real grammar (tree-sitter-powershell) and
 the verbatim literal decoded by PowerShell's rule. bash and fish run the lines for real.
 """
+
 from __future__ import annotations
 
 import subprocess
@@ -55,8 +56,9 @@ def test_init_line_for_powershell_imports_the_real_module(folder, monkeypatch):
 
 
 @pytest.mark.posix
-@pytest.mark.parametrize("shell, hook, run", [("bash", "envmgr.sh", ["bash", "-c"]),
-                                              ("fish", "envmgr.fish", ["fish", "-c"])])
+@pytest.mark.parametrize(
+    "shell, hook, run", [("bash", "envmgr.sh", ["bash", "-c"]), ("fish", "envmgr.fish", ["fish", "-c"])]
+)
 def test_init_line_for_posix_shells_sources_the_real_file(folder, monkeypatch, shell, hook, run):
     (folder / hook).write_text("echo sourced-from-the-awkward-folder\n", encoding="utf-8")
     monkeypatch.setattr(init, "shells_dir", lambda: folder)
@@ -69,8 +71,13 @@ def test_shell_prompt_for_bash_keeps_the_marker(folder, monkeypatch):
     monkeypatch.setattr(tempfile, "tempdir", str(folder))
     session = launch.build_session("bash", EnvDelta("linux", ()), {"HOME": str(folder)}, AWKWARD)
     rc = session.argv[session.argv.index("--rcfile") + 1]
-    out = subprocess.run(["bash", "-c", f'. "$1"; printf %s "$PS1"', "-", rc], capture_output=True, text=True,
-                         env={"HOME": str(folder), "PATH": "/usr/bin:/bin"}, timeout=60)
+    out = subprocess.run(
+        ["bash", "-c", f'. "$1"; printf %s "$PS1"', "-", rc],
+        capture_output=True,
+        text=True,
+        env={"HOME": str(folder), "PATH": "/usr/bin:/bin"},
+        timeout=60,
+    )
     assert out.stdout.startswith(f"(envmgr {AWKWARD}) "), out.stderr
 
 

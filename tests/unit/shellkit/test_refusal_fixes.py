@@ -2,6 +2,7 @@
 said "fish or ps1" for a name with '=' and a value with NUL, which both refuse too). The claim is
 checked the way a user would act on it: the suggested format renders the environment. Pure: runs in
 the Windows-CPython tier too."""
+
 from __future__ import annotations
 
 import re
@@ -32,7 +33,7 @@ def test_the_fix_names_only_formats_that_hold_it(fmt, name, value):
         assert "cannot hold it either" in remedy, remedy
         return
     for other in suggested.group(1).split(" or "):
-        render(delta, other, {})       # raises if the suggestion is wrong
+        render(delta, other, {})  # raises if the suggestion is wrong
 
 
 def test_a_name_with_a_space_suggests_ps1_not_fish():

@@ -1,5 +1,6 @@
 """What users source or profile-load: the PowerShell module, the cmd/sh/fish activation scripts, the
 init scripts `envmgr shell` writes, and activation/deactivation restoring exactly."""
+
 from __future__ import annotations
 
 import json
@@ -16,10 +17,16 @@ from envmgr.shellkit.init import hook_script, profile_line, shells_dir
 from tests.conftest import ROOT
 from tests.unit.shellkit.test_shellkit_ps1 import literals, parse, ts_bat, ts_ps
 
-DELTA = EnvDelta("windows", (VarOp("CUDA_PATH", SET, "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4"),
-                             VarOp("PATH", REMOVE, ("C:\\CUDA\\v11.8\\bin",)),
-                             VarOp("PATH", PREPEND, ("C:\\CUDA\\v12.4\\bin",)),
-                             VarOp("CMAKE_ARGS", SET, "-DGGML_CUDA=on '-DX=a b'"), VarOp("LLAMA_CUBLAS", UNSET)))
+DELTA = EnvDelta(
+    "windows",
+    (
+        VarOp("CUDA_PATH", SET, "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4"),
+        VarOp("PATH", REMOVE, ("C:\\CUDA\\v11.8\\bin",)),
+        VarOp("PATH", PREPEND, ("C:\\CUDA\\v12.4\\bin",)),
+        VarOp("CMAKE_ARGS", SET, "-DGGML_CUDA=on '-DX=a b'"),
+        VarOp("LLAMA_CUBLAS", UNSET),
+    ),
+)
 BEFORE = {"PATH": "C:\\CUDA\\v11.8\\bin;C:\\Windows", "LLAMA_CUBLAS": "1", "TEMP": "C:\\T"}
 
 
@@ -38,10 +45,14 @@ def test_powershell_module_functions_and_manifest_agree():
     assert "Get-EnvmgrScript (@('export', '--activate', '--format', 'ps1') + $list)" in psm1
     assert "Get-EnvmgrScript @('deactivate', '--format', 'ps1')" in psm1
     # envmgr's UTF-8 decoded as UTF-8, whatever the console's code page, and the code page put back
-    helper = psm1[psm1.index("function Get-EnvmgrScript"):]
-    helper = helper[:helper.index("\n}\n") + 3]
-    assert helper.index("[Console]::OutputEncoding = New-Object System.Text.UTF8Encoding $false") < \
-        helper.index("& envmgr @EnvmgrArgs") < helper.index("finally") < helper.index("[Console]::OutputEncoding = $before")
+    helper = psm1[psm1.index("function Get-EnvmgrScript") :]
+    helper = helper[: helper.index("\n}\n") + 3]
+    assert (
+        helper.index("[Console]::OutputEncoding = New-Object System.Text.UTF8Encoding $false")
+        < helper.index("& envmgr @EnvmgrArgs")
+        < helper.index("finally")
+        < helper.index("[Console]::OutputEncoding = $before")
+    )
     assert "Register-ArgumentCompleter -Native -CommandName @('envmgr'" in psm1
     assert "RootModule        = 'Envmgr.psm1'" in psd1
 
@@ -50,7 +61,7 @@ def test_pwsh_init_script_parses_and_assigns_exactly_the_values(tmp_path):
     active = activation_delta(DELTA, BEFORE, "cuda-12.4 vs2022-community")
     session = build_session("pwsh", active, BEFORE, "cuda-12.4 vs2022-community")
     raw = open(os.path.join(session.folder, "init.ps1"), "rb").read()
-    assert raw.startswith(b"\xef\xbb\xbf") and b"\r\n" in raw      # UTF-8 BOM and CRLF for PowerShell 5.1
+    assert raw.startswith(b"\xef\xbb\xbf") and b"\r\n" in raw  # UTF-8 BOM and CRLF for PowerShell 5.1
     source = raw.decode("utf-8-sig")
     tree = parse(source, ts_ps)
     assert not tree.root_node.has_error, str(tree.root_node)
@@ -60,7 +71,7 @@ def test_pwsh_init_script_parses_and_assigns_exactly_the_values(tmp_path):
     assert {after["CUDA_PATH"], after["PATH"], after["CMAKE_ARGS"], "cuda-12.4 vs2022-community"} <= got
     restore = json.loads(next(v for v in got if v.startswith("{")))
     assert restore == {"CUDA_PATH": None, "PATH": BEFORE["PATH"], "CMAKE_ARGS": None, "LLAMA_CUBLAS": "1"}
-    assert "(envmgr cuda-12.4 vs2022-community) " in got                 # the prompt marker
+    assert "(envmgr cuda-12.4 vs2022-community) " in got  # the prompt marker
     assert session.argv[:3] == ("pwsh", "-NoLogo", "-NoExit")
 
 
@@ -82,8 +93,9 @@ def test_cmd_init_script_sets_the_prompt_and_values(tmp_path):
 
 
 def test_activation_then_deactivation_restores_exactly_including_missing_variables():
-    linux = EnvDelta("linux", (VarOp("CUDA_HOME", SET, "/cuda"), VarOp("PATH", PREPEND, ("/cuda/bin",)),
-                               VarOp("OLD", UNSET)))
+    linux = EnvDelta(
+        "linux", (VarOp("CUDA_HOME", SET, "/cuda"), VarOp("PATH", PREPEND, ("/cuda/bin",)), VarOp("OLD", UNSET))
+    )
     before = {"PATH": "/usr/bin", "OLD": "x", "KEEP": "1"}
     active = activation_delta(linux, before, "cuda-13.0").apply(before)
     assert active["CUDA_HOME"] == "/cuda" and active["PATH"] == "/cuda/bin:/usr/bin" and "OLD" not in active
@@ -93,8 +105,9 @@ def test_activation_then_deactivation_restores_exactly_including_missing_variabl
 
 
 def test_a_second_activation_replaces_the_first_without_stacking():
-    first = EnvDelta("linux", (VarOp("CUDA_HOME", SET, "/a"), VarOp("PATH", PREPEND, ("/a/bin",)),
-                               VarOp("ONLY_FIRST", SET, "1")))
+    first = EnvDelta(
+        "linux", (VarOp("CUDA_HOME", SET, "/a"), VarOp("PATH", PREPEND, ("/a/bin",)), VarOp("ONLY_FIRST", SET, "1"))
+    )
     second = EnvDelta("linux", (VarOp("CUDA_HOME", SET, "/b"), VarOp("PATH", PREPEND, ("/b/bin",))))
     before = {"PATH": "/usr/bin"}
     one = activation_delta(first, before, "a").apply(before)
@@ -107,15 +120,21 @@ def test_a_second_activation_replaces_the_first_without_stacking():
 def test_sh_hook_activates_and_deactivates_in_real_bash(tmp_path):
     """envmgr_activate / envmgr_deactivate from `envmgr init bash --script`, in bash, with a snapshot."""
     snap = tmp_path / "env.toml"
-    snap.write_text('schema = 1\nplatform = "linux"\n[summary]\ncuda_short = "9.9"\n[env]\nCUDA_HOME = "/opt/c"\n'
-                    'GONE = "new"\n[env.PATH]\nprepend = ["/opt/c/bin"]\n', encoding="utf-8")
+    snap.write_text(
+        'schema = 1\nplatform = "linux"\n[summary]\ncuda_short = "9.9"\n[env]\nCUDA_HOME = "/opt/c"\n'
+        'GONE = "new"\n[env.PATH]\nprepend = ["/opt/c/bin"]\n',
+        encoding="utf-8",
+    )
     envmgr = f"{sys.executable} -m envmgr"
-    script = (f'envmgr() {{ {envmgr} "$@"; }}\n' + hook_script("bash").replace("command envmgr", "envmgr") +
-              f'\nbefore="$PATH|${{CUDA_HOME-unset}}|${{GONE-unset}}"\n'
-              f'envmgr_activate --from {snap}\necho "IN $ENVMGR_ACTIVE|$CUDA_HOME|$GONE|$PATH"\n'
-              f'envmgr_activate --from {snap}\necho "AGAIN $PATH"\n'
-              'envmgr_deactivate\nafter="$PATH|${CUDA_HOME-unset}|${GONE-unset}"\n'
-              '[ "$before" = "$after" ] && echo RESTORED || echo "DIFF $before vs $after"\n')
+    script = (
+        f'envmgr() {{ {envmgr} "$@"; }}\n'
+        + hook_script("bash").replace("command envmgr", "envmgr")
+        + f'\nbefore="$PATH|${{CUDA_HOME-unset}}|${{GONE-unset}}"\n'
+        f'envmgr_activate --from {snap}\necho "IN $ENVMGR_ACTIVE|$CUDA_HOME|$GONE|$PATH"\n'
+        f'envmgr_activate --from {snap}\necho "AGAIN $PATH"\n'
+        'envmgr_deactivate\nafter="$PATH|${CUDA_HOME-unset}|${GONE-unset}"\n'
+        '[ "$before" = "$after" ] && echo RESTORED || echo "DIFF $before vs $after"\n'
+    )
     env = {k: v for k, v in os.environ.items() if k not in ("CUDA_HOME", "GONE") and not k.startswith("ENVMGR_")}
     env.update(PYTHONPATH=str(ROOT), PATH="/usr/bin:/bin")
     done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env)
@@ -141,8 +160,14 @@ def test_sh_session_rc_sources_the_users_env_file_once_and_never_itself(tmp_path
     before = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), **({"ENV": user_env} if user_env else {})}
     session = build_session("sh", activation_delta(linux, before, "cuda-9.9"), before, "cuda-9.9")
     assert session.argv == ("sh", "-i") and session.env["ENV"].startswith(session.folder)
-    done = subprocess.run([sh, "-i"], input='echo "GOT $CUDA_HOME|${N-none}|${ENV-unset}"\nexit 5\n',
-                          capture_output=True, text=True, env=session.env, timeout=30)
+    done = subprocess.run(
+        [sh, "-i"],
+        input='echo "GOT $CUDA_HOME|${N-none}|${ENV-unset}"\nexit 5\n',
+        capture_output=True,
+        text=True,
+        env=session.env,
+        timeout=30,
+    )
     assert done.returncode == 5, (done.returncode, done.stderr[-300:])
     assert f"GOT /opt/c|{'1|' + user_env if user_env else 'none|unset'}" in done.stdout.splitlines()
     assert ("(envmgr cuda-9.9) u$ " if user_env else "(envmgr cuda-9.9) ") in done.stderr
@@ -168,9 +193,14 @@ def test_a_new_interactive_shell_with_the_profile_line_starts_no_envmgr(shell, t
     log = tmp_path / "calls"
     (tmp_path / "envmgr").write_text(f'#!/bin/sh\necho "$*" >> "{log}"\n')
     (tmp_path / "envmgr").chmod(0o755)
-    done = subprocess.run([shell, "-i", "-c", profile_line(shell) + "\ntype envmgr_activate >/dev/null && echo OK"],
-                          capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL,
-                          env={**os.environ, "PATH": f"{tmp_path}:/usr/bin:/bin", "HOME": str(tmp_path)})
+    done = subprocess.run(
+        [shell, "-i", "-c", profile_line(shell) + "\ntype envmgr_activate >/dev/null && echo OK"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, "PATH": f"{tmp_path}:/usr/bin:/bin", "HOME": str(tmp_path)},
+    )
     assert "OK" in done.stdout and not log.exists(), done.stderr
 
 

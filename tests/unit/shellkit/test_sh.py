@@ -1,4 +1,5 @@
 """envmgr/shellkit/sh.py: POSIX quoting and the export script, run by the real sh (dash where installed)."""
+
 from __future__ import annotations
 
 import shutil
@@ -11,13 +12,14 @@ from envmgr.shellkit import sh
 from envmgr.snapshot.envdelta import APPEND, PREPEND, SET, UNSET, EnvDelta, VarOp
 
 pytestmark = pytest.mark.posix
-NASTY = "it's $HOME `id` \"q\" \\ back\nnew line; é"
+NASTY = 'it\'s $HOME `id` "q" \\ back\nnew line; é'
 
 
 def _sh(script: str, env: dict[str, str] | None = None) -> str:
     shell = shutil.which("dash") or "/bin/sh"
-    return subprocess.run([shell, "-c", script], capture_output=True, text=True, check=True,
-                          env={"PATH": "/usr/bin:/bin", **(env or {})}).stdout
+    return subprocess.run(
+        [shell, "-c", script], capture_output=True, text=True, check=True, env={"PATH": "/usr/bin:/bin", **(env or {})}
+    ).stdout
 
 
 def test_quote_and_double_quoted_body_keep_every_character():
@@ -27,12 +29,18 @@ def test_quote_and_double_quoted_body_keep_every_character():
 
 
 def test_render_sets_unsets_and_applying_twice_equals_once():
-    delta = EnvDelta("linux", (VarOp("CUDA_HOME", SET, "/opt/cuda 13"), VarOp("OLD", UNSET),
-                               VarOp("PATH", PREPEND, ("/opt/cuda 13/bin",)),
-                               VarOp("LD_LIBRARY_PATH", APPEND, ("/x",))))
+    delta = EnvDelta(
+        "linux",
+        (
+            VarOp("CUDA_HOME", SET, "/opt/cuda 13"),
+            VarOp("OLD", UNSET),
+            VarOp("PATH", PREPEND, ("/opt/cuda 13/bin",)),
+            VarOp("LD_LIBRARY_PATH", APPEND, ("/x",)),
+        ),
+    )
     script = sh.render(delta)
     assert script.startswith("export CUDA_HOME='/opt/cuda 13'\nunset OLD\n")
-    assert not any(line.startswith("#") for line in script.splitlines())   # zsh would run a comment line
+    assert not any(line.startswith("#") for line in script.splitlines())  # zsh would run a comment line
     show = 'printf "%s|%s|%s|%s" "$CUDA_HOME" "${OLD-unset}" "$PATH" "$LD_LIBRARY_PATH"'
     base = {"OLD": "1", "LD_LIBRARY_PATH": ""}
     once = _sh(script + show, base)

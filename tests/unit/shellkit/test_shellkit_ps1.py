@@ -1,5 +1,6 @@
 """ps1 output parses with tree-sitter-powershell, and every literal decodes (PowerShell's own
 single-quote rules, applied here) to exactly the value; cmd output parses with tree-sitter-batch."""
+
 from __future__ import annotations
 
 import pytest
@@ -17,10 +18,13 @@ ts_bat = Lazy("tree_sitter_batch")
 
 QUOTES = "'\u2018\u2019\u201a\u201b"  # PowerShell's IsSingleQuote
 SPECIAL = list(" '\"&|^%!<>()$`=;:\\*?~#{}[],\t\n\r@") + ["é", "中文", "😀", *QUOTES, "$env:X", "`n", "''"]
-VALUES = st.lists(st.one_of(st.sampled_from(SPECIAL), st.characters(codec="utf-8", exclude_characters="\0")),
-                  min_size=1, max_size=12).map("".join)
-NAMES = st.one_of(st.sampled_from(("PATH", "INCLUDE", "ProgramFiles(x86)", "A B", "it's‘")),
-                  st.from_regex(r"EMT_[A-Za-z0-9_]{1,6}", fullmatch=True))
+VALUES = st.lists(
+    st.one_of(st.sampled_from(SPECIAL), st.characters(codec="utf-8", exclude_characters="\0")), min_size=1, max_size=12
+).map("".join)
+NAMES = st.one_of(
+    st.sampled_from(("PATH", "INCLUDE", "ProgramFiles(x86)", "A B", "it's‘")),
+    st.from_regex(r"EMT_[A-Za-z0-9_]{1,6}", fullmatch=True),
+)
 
 
 @st.composite
@@ -61,7 +65,7 @@ def literals(tree, source: bytes) -> list[str]:
     while stack:
         node = stack.pop()
         if node.type == "string_literal":
-            found.append(decode_verbatim(source[node.start_byte:node.end_byte].decode("utf-8")))
+            found.append(decode_verbatim(source[node.start_byte : node.end_byte].decode("utf-8")))
         stack.extend(node.children)
     return found
 
@@ -82,9 +86,14 @@ def expected_literals(delta: EnvDelta) -> set[str]:
 @given(delta=deltas())
 def test_ps1_parses_and_literals_decode_exactly(delta):
     source = render(delta, "ps1")
-    assert source.endswith("\r\n") and "\n" not in source.replace("\r\n", "") or any(
-        "\n" in str(op.value) or "\r" in str(op.value) or any("\n" in e or "\r" in e for e in op.entries)
-        for op in delta.ops)
+    assert (
+        source.endswith("\r\n")
+        and "\n" not in source.replace("\r\n", "")
+        or any(
+            "\n" in str(op.value) or "\r" in str(op.value) or any("\n" in e or "\r" in e for e in op.entries)
+            for op in delta.ops
+        )
+    )
     if source.count("\r\n") == 1:  # only the comment: tree-sitter-powershell 0.26 flags a comment-only file
         assert source.startswith("# ") and not any(list_text(delta, op) for op in delta.ops if op.op != SET)
         return
@@ -99,8 +108,15 @@ def test_ps1_parses_and_literals_decode_exactly(delta):
 
 
 def test_ps1_exact_text():
-    d = EnvDelta("windows", (VarOp("A", SET, "it's ‘q’"), VarOp("PATH", PREPEND, ("C:\\a", "")),
-                             VarOp("ProgramFiles(x86)", SET, "C:\\P"), VarOp("G", UNSET)))
+    d = EnvDelta(
+        "windows",
+        (
+            VarOp("A", SET, "it's ‘q’"),
+            VarOp("PATH", PREPEND, ("C:\\a", "")),
+            VarOp("ProgramFiles(x86)", SET, "C:\\P"),
+            VarOp("G", UNSET),
+        ),
+    )
     assert render(d, "ps1").split("\r\n")[1:] == [
         "$env:A = 'it''s ‘‘q’’'",
         "$__envmgr_l = @(($env:PATH -split ';') | Where-Object { @('C:\\a') -notcontains $_ }) -join ';'; "
@@ -123,8 +139,13 @@ def test_ps1_refuses(name, value):
         render(EnvDelta("windows", (VarOp(name, SET, value),)), "ps1")
 
 
-ASCII = st.lists(st.one_of(st.sampled_from(list(" '\"&|^%!<>()$`=;:\\*?~#{}[],@")),
-                           st.characters(min_codepoint=32, max_codepoint=126)), min_size=1, max_size=12).map("".join)
+ASCII = st.lists(
+    st.one_of(
+        st.sampled_from(list(" '\"&|^%!<>()$`=;:\\*?~#{}[],@")), st.characters(min_codepoint=32, max_codepoint=126)
+    ),
+    min_size=1,
+    max_size=12,
+).map("".join)
 
 
 @settings(max_examples=200, deadline=None)

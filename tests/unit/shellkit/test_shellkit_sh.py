@@ -3,6 +3,7 @@
 bash is required; dash, zsh and fish run when installed and must be installed under CI
 (tests/setup/install-system.sh installs them; tests/conftest.py `need`).
 """
+
 from __future__ import annotations
 
 import shutil
@@ -19,8 +20,9 @@ from tests.conftest import need
 pytestmark = pytest.mark.posix
 
 SPECIAL = list(" '\"&|^%!<>()$`=;:\\*?~#{}[],\t\n") + ["é", "中文", "😀", "\u2018", "\u2019", "'\\''", "${X}"]
-VALUES = st.lists(st.one_of(st.sampled_from(SPECIAL), st.characters(codec="utf-8", exclude_characters="\0")),
-                  max_size=12).map("".join)
+VALUES = st.lists(
+    st.one_of(st.sampled_from(SPECIAL), st.characters(codec="utf-8", exclude_characters="\0")), max_size=12
+).map("".join)
 POOL = ("PATH", "EMT_A", "EMT_B", "EMT_LIST", "EMT_XPATH")
 
 
@@ -66,7 +68,9 @@ def run_shell(argv_prefix: list[str], script: str, start: dict[str, str], tmp: P
     path.write_bytes(script.encode("utf-8"))
     exe = shutil.which(argv_prefix[0])  # the script's PATH is not ours
     # A UTF-8 locale, as users have: fish in the C locale decodes non-ASCII bytes as Latin-1.
-    proc = subprocess.run([exe, *argv_prefix[1:], str(path)], env={**start, "LC_ALL": "C.UTF-8"}, capture_output=True, timeout=30)
+    proc = subprocess.run(
+        [exe, *argv_prefix[1:], str(path)], env={**start, "LC_ALL": "C.UTF-8"}, capture_output=True, timeout=30
+    )
     assert proc.returncode == 0 and not proc.stderr, (proc.returncode, proc.stderr.decode(errors="replace"), script)
     return _parse_env0(proc.stdout)
 
@@ -85,8 +89,11 @@ POSIX = {
 
 
 def _need(shell: str, required: bool) -> None:
-    need(shutil.which(shell) is not None, f"{shell} is not installed (run tests/setup/install-system.sh)",
-         required=required)
+    need(
+        shutil.which(shell) is not None,
+        f"{shell} is not installed (run tests/setup/install-system.sh)",
+        required=required,
+    )
 
 
 @pytest.mark.parametrize("shell", sorted(POSIX))
@@ -113,18 +120,28 @@ def test_fish_round_trip(delta, start, tmp_path):
 
 
 def test_sh_exact_text():
-    d = EnvDelta("linux", (VarOp("A", SET, "it's"), VarOp("PATH", PREPEND, ("/a b", "", "/c")),
-                           VarOp("L", APPEND, ("/l",)), VarOp("G", UNSET)))
-    strip = ('__envmgr_l=":${{{n}-}}:"; for __envmgr_e in {drop}; do while :; do case "$__envmgr_l" in '
-             '*":$__envmgr_e:"*) __envmgr_l="${{__envmgr_l%%":$__envmgr_e:"*}}:${{__envmgr_l#*":$__envmgr_e:"}}";; '
-             '*) break;; esac; done; done; __envmgr_l="${{__envmgr_l#:}}"; __envmgr_l="${{__envmgr_l%:}}"; ')
+    d = EnvDelta(
+        "linux",
+        (
+            VarOp("A", SET, "it's"),
+            VarOp("PATH", PREPEND, ("/a b", "", "/c")),
+            VarOp("L", APPEND, ("/l",)),
+            VarOp("G", UNSET),
+        ),
+    )
+    strip = (
+        '__envmgr_l=":${{{n}-}}:"; for __envmgr_e in {drop}; do while :; do case "$__envmgr_l" in '
+        '*":$__envmgr_e:"*) __envmgr_l="${{__envmgr_l%%":$__envmgr_e:"*}}:${{__envmgr_l#*":$__envmgr_e:"}}";; '
+        '*) break;; esac; done; done; __envmgr_l="${{__envmgr_l#:}}"; __envmgr_l="${{__envmgr_l%:}}"; '
+    )
     assert render(d, "sh") == (
         "export A='it'\\''s'\n"
         + strip.format(n="PATH", drop="'/a b' '/c'")
         + "export PATH='/a b:/c'\"${__envmgr_l:+:$__envmgr_l}\"; unset __envmgr_l __envmgr_e\n"
         + strip.format(n="L", drop="'/l'")
         + "export L=\"${__envmgr_l:+$__envmgr_l:}\"'/l'; unset __envmgr_l __envmgr_e\n"
-        "unset G\n")
+        "unset G\n"
+    )
 
 
 def test_prepend_to_empty_and_unset_leaves_no_separator(tmp_path):

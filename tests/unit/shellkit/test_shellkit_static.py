@@ -1,4 +1,5 @@
 """dotenv and GitHub Actions files: exact text, round trips through readers, and the shared API."""
+
 from __future__ import annotations
 
 import io
@@ -7,13 +8,13 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from envmgr.snapshot.envdelta import APPEND, PREPEND, SET, UNSET, EnvDelta, VarOp
-from envmgr.shellkit import (FORMATS, UnrepresentableValue, encoding, newline, render, render_github,
-                             write_script)
+from envmgr.shellkit import FORMATS, UnrepresentableValue, encoding, newline, render, render_github, write_script
 from tests.conftest import need_module
 
 SPECIAL = list(" '\"&|^%!<>()$`=;:\\*?~#{}[],\t\n") + ["é", "中文", "😀", "${X}", "\\\\", "<<EOF", "\\n", "=="]
-VALUES = st.lists(st.one_of(st.sampled_from(SPECIAL), st.characters(codec="utf-8", exclude_characters="\0\r")),
-                  max_size=12).map("".join)
+VALUES = st.lists(
+    st.one_of(st.sampled_from(SPECIAL), st.characters(codec="utf-8", exclude_characters="\0\r")), max_size=12
+).map("".join)
 NAMES = st.from_regex(r"EMT_[A-Za-z0-9_]{1,6}", fullmatch=True)
 
 
@@ -27,12 +28,12 @@ def parse_github_env(text: str) -> dict[str, str]:
         line = lines[i]
         eq, hd = line.find("="), line.find("<<")
         if eq >= 0 and (hd < 0 or eq < hd):
-            out[line[:eq]] = line[eq + 1:]
+            out[line[:eq]] = line[eq + 1 :]
             i += 1
             continue
-        name, delim = line[:hd], line[hd + 2:]
+        name, delim = line[:hd], line[hd + 2 :]
         end = lines.index(delim, i + 1)
-        out[name] = "\n".join(lines[i + 1:end])
+        out[name] = "\n".join(lines[i + 1 : end])
         i = end + 1
     return out
 
@@ -46,9 +47,16 @@ def test_github_env_round_trip(values):
 
 
 def test_github_exact_text_and_path_file():
-    delta = EnvDelta("windows", (VarOp("A", SET, "x=y<<z"), VarOp("M", SET, "l1\nl2"),
-                                 VarOp("Path", PREPEND, ("C:\\a", "C:\\b")), VarOp("PATH", PREPEND, ("C:\\c",)),
-                                 VarOp("INCLUDE", APPEND, ("C:\\i",))))
+    delta = EnvDelta(
+        "windows",
+        (
+            VarOp("A", SET, "x=y<<z"),
+            VarOp("M", SET, "l1\nl2"),
+            VarOp("Path", PREPEND, ("C:\\a", "C:\\b")),
+            VarOp("PATH", PREPEND, ("C:\\c",)),
+            VarOp("INCLUDE", APPEND, ("C:\\i",)),
+        ),
+    )
     env_text, path_text = render_github(delta, {"INCLUDE": "C:\\old"})
     d = env_text.split("\n")[1].split("<<")[1]
     assert env_text == f"A=x=y<<z\nM<<{d}\nl1\nl2\n{d}\nINCLUDE=C:\\old;C:\\i\n"
@@ -61,12 +69,21 @@ def test_github_exact_text_and_path_file():
 
 def test_github_delimiter_avoids_value():
     from envmgr.shellkit.github import delimiter
+
     v = "a\n" + delimiter("x")
     assert delimiter(v) not in v
 
 
-@pytest.mark.parametrize("op", [VarOp("A", SET, "a\rb"), VarOp("A", UNSET), VarOp("NODE_OPTIONS", SET, "x"),
-                                VarOp("A<<B", SET, "x"), VarOp("INCLUDE", APPEND, ("x",))])
+@pytest.mark.parametrize(
+    "op",
+    [
+        VarOp("A", SET, "a\rb"),
+        VarOp("A", UNSET),
+        VarOp("NODE_OPTIONS", SET, "x"),
+        VarOp("A<<B", SET, "x"),
+        VarOp("INCLUDE", APPEND, ("x",)),
+    ],
+)
 def test_github_refuses(op):
     with pytest.raises(UnrepresentableValue):
         render_github(EnvDelta("linux", (op,)), None)
@@ -87,14 +104,24 @@ def test_dotenv_round_trip_python_dotenv(values):
 
 
 def test_dotenv_exact_text():
-    delta = EnvDelta("linux", (VarOp("A", SET, 'C:\\a "b"\nc'), VarOp("B", SET, "x$y"), VarOp("R", SET, "C:\\"),
-                               VarOp("PATH", PREPEND, ("/a",)), VarOp("E", APPEND, ("/e",))))
+    delta = EnvDelta(
+        "linux",
+        (
+            VarOp("A", SET, 'C:\\a "b"\nc'),
+            VarOp("B", SET, "x$y"),
+            VarOp("R", SET, "C:\\"),
+            VarOp("PATH", PREPEND, ("/a",)),
+            VarOp("E", APPEND, ("/e",)),
+        ),
+    )
     assert render(delta, "dotenv", {"PATH": "/usr/bin"}) == (
-        'A="C:\\\\a \\"b\\"\\nc"\nB=\'x$y\'\nR=C:\\\nPATH="/a:/usr/bin"\nE="/e"\n')
+        'A="C:\\\\a \\"b\\"\\nc"\nB=\'x$y\'\nR=C:\\\nPATH="/a:/usr/bin"\nE="/e"\n'
+    )
 
 
-@pytest.mark.parametrize("op", [VarOp("A", UNSET), VarOp("A", SET, "it's $x"), VarOp("A B", SET, "x"),
-                                VarOp("PATH", PREPEND, ("/a",))])
+@pytest.mark.parametrize(
+    "op", [VarOp("A", UNSET), VarOp("A", SET, "it's $x"), VarOp("A B", SET, "x"), VarOp("PATH", PREPEND, ("/a",))]
+)
 def test_dotenv_refuses(op):
     with pytest.raises(UnrepresentableValue) as err:
         render(EnvDelta("linux", (op,)), "dotenv")
@@ -123,8 +150,9 @@ def test_remove_ops_become_a_set_of_the_filtered_current_value():
     from envmgr.snapshot.envdelta import PREPEND, REMOVE, EnvDelta, VarOp
     from envmgr.shellkit import render, resolve_removals
 
-    delta = EnvDelta("windows", (VarOp("PATH", REMOVE, ("C:\\CUDA\\v11.8\\bin",)),
-                                 VarOp("PATH", PREPEND, ("C:\\CUDA\\v12.4\\bin",))))
+    delta = EnvDelta(
+        "windows", (VarOp("PATH", REMOVE, ("C:\\CUDA\\v11.8\\bin",)), VarOp("PATH", PREPEND, ("C:\\CUDA\\v12.4\\bin",)))
+    )
     env = {"Path": "C:\\CUDA\\v11.8\\bin\\;C:\\Windows"}
     resolved = resolve_removals(delta, env)
     assert resolved.ops[0] == VarOp("PATH", "set", "C:\\Windows")

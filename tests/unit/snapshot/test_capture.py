@@ -1,11 +1,25 @@
 """vcvars capture: the real `set` dump and vcvars outputs in the corpus, cmd /u's mixed encodings,
 and a whole capture through a recorded machine (ok, [ERROR:] with exit 0, hang)."""
+
 from __future__ import annotations
 
 import pytest
 import tomlkit
 
-from envmgr.snapshot.capture import BEGIN, END, LEVEL, CaptureError, base_environment, capture_script, capture_vcvars, check_capture, decode_cmd_output, parse_capture_output, parse_set_dump, vcvars_args
+from envmgr.snapshot.capture import (
+    BEGIN,
+    END,
+    LEVEL,
+    CaptureError,
+    base_environment,
+    capture_script,
+    capture_vcvars,
+    check_capture,
+    decode_cmd_output,
+    parse_capture_output,
+    parse_set_dump,
+    vcvars_args,
+)
 from envmgr.snapshot.envdelta import APPEND, PREPEND, SET, diff
 from envmgr.host.recorded import RecordedHost
 from tests.conftest import MACHINES, corpus
@@ -58,7 +72,8 @@ def test_vs2026_debug_lines_and_chinese_text_are_not_errors():
     out = parse_capture_output(decode_cmd_output(cmd_u_stream(banner, "VCToolsInstallDir=C:\\vc\\\n版本=中文\n")))
     assert [m for m in out.messages if m.startswith("[DEBUG:")] == [
         "[DEBUG:ext\\vcvars.bat] Found potential v145 version file: 'Microsoft.VCToolsVersion.VC.14.50.18.0.txt'",
-        "[DEBUG:ext\\vcvars.bat] Testing v145 version file: 'Microsoft.VCToolsVersion.VC.14.50.18.0.txt'"]
+        "[DEBUG:ext\\vcvars.bat] Testing v145 version file: 'Microsoft.VCToolsVersion.VC.14.50.18.0.txt'",
+    ]
     assert out.errors == ()
     assert out.env["版本"] == "中文"
 
@@ -97,7 +112,7 @@ def test_delta_against_the_base_prepends_vs_folders_and_sets_the_rest():
     after = dict(base, PATH="C:\\VS\\bin;C:\\VS\\bin;" + base["PATH"] + ";C:\\extra", VCToolsVersion="14.44.35207")
     delta = diff("windows", base, after)
     ops = {(o.name, o.op): o.value for o in delta.ops}
-    assert ops[("PATH", PREPEND)] == ("C:\\VS\\bin",)           # de-duplicated
+    assert ops[("PATH", PREPEND)] == ("C:\\VS\\bin",)  # de-duplicated
     assert ops[("PATH", APPEND)] == ("C:\\extra",)
     assert ops[("VCToolsVersion", SET)] == "14.44.35207"
     assert delta.apply(base)["PATH"].split(";")[0] == "C:\\VS\\bin"
@@ -107,8 +122,12 @@ def _machine_with_cmd(tmp_path, **command) -> RecordedHost:
     from envmgr.host.recorded import load_machine
 
     doc = tomlkit.parse((MACHINES / "community-buildtools-cuda124.toml").read_text(encoding="utf-8"))
-    entry = {"argv": ["cmd.exe", "/d", "/u", "/c", "C:\\envmgr-temp\\envmgr-vcvars-*.cmd"], "match": "glob",
-             "returncode": 0, **command}
+    entry = {
+        "argv": ["cmd.exe", "/d", "/u", "/c", "C:\\envmgr-temp\\envmgr-vcvars-*.cmd"],
+        "match": "glob",
+        "returncode": 0,
+        **command,
+    }
     doc["commands"].append(entry)
     path = tmp_path / "m.toml"
     path.write_text(tomlkit.dumps(doc), encoding="utf-8")

@@ -4,6 +4,7 @@ Discovery records real paths (/usr/local/cuda-13.0), so `--cuda /usr/local/cuda`
 under "found by", used to say "no CUDA toolkit matches" (exit 3). The toolkit here is laid out by the
 test (hand-made: a folder and an nvcc that prints a real `nvcc --version` from tests/corpus).
 """
+
 from __future__ import annotations
 
 import os
@@ -24,7 +25,7 @@ def kit(tmp_path, monkeypatch):
     nvcc = root / "bin" / "nvcc"
     nvcc.write_text(f"#!/bin/sh\ncat '{CORPUS / 'nvcc-version-linux-12.4.131.txt'}'\n")
     nvcc.chmod(0o755)
-    (tmp_path / "cuda").symlink_to(root)                    # like /usr/local/cuda -> cuda-12.4
+    (tmp_path / "cuda").symlink_to(root)  # like /usr/local/cuda -> cuda-12.4
     (tmp_path / "links").mkdir()
     (tmp_path / "links" / "cu").symlink_to(tmp_path / "cuda")  # a link to a link
     monkeypatch.chdir(tmp_path)
@@ -35,11 +36,21 @@ def _env(tmp_path: Path, kit: Path) -> dict:
     return {"CUDA_HOME": str(kit), "ENVMGR_CACHE_DIR": str(tmp_path / "cache")}
 
 
-@pytest.mark.parametrize("given", ["{tmp}/cuda", "{tmp}/cuda/", "./cuda", "links/cu", "{tmp}/links/../cuda",
-                                   "{kit}", "{kit}/bin/nvcc", "{tmp}/cuda/bin/nvcc"])
+@pytest.mark.parametrize(
+    "given",
+    [
+        "{tmp}/cuda",
+        "{tmp}/cuda/",
+        "./cuda",
+        "links/cu",
+        "{tmp}/links/../cuda",
+        "{kit}",
+        "{kit}/bin/nvcc",
+        "{tmp}/cuda/bin/nvcc",
+    ],
+)
 def test_export_with_a_path_that_resolves_to_the_toolkit(kit, tmp_path, given):
-    got = run_cli("export", "--cuda", given.format(tmp=tmp_path, kit=kit), "--format", "json",
-                  env=_env(tmp_path, kit))
+    got = run_cli("export", "--cuda", given.format(tmp=tmp_path, kit=kit), "--format", "json", env=_env(tmp_path, kit))
     assert got.code == 0, got.stderr
     assert got.json()["summary"]["cuda_path"] == str(kit)
 

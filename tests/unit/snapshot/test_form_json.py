@@ -1,4 +1,5 @@
 """envmgr/snapshot/form_json.py: the JSON form of a snapshot carries the TOML's content, op by op."""
+
 from __future__ import annotations
 
 from envmgr.snapshot.form import from_toml
@@ -28,7 +29,9 @@ def test_every_operation_and_header_field_reaches_the_json(cli, tmp_path):
 
 
 def test_unset_is_true_and_an_empty_list_stays_a_list():
-    text = ('schema = 1\nplatform = "linux"\n\n[env]\nCC = "gcc-12"\n\n[env.CUDA_HOME]\nunset = true\n\n'
-            '[env.PATH]\nappend = []\n')                     # hand-made: the op kinds the export above lacks
+    text = (
+        'schema = 1\nplatform = "linux"\n\n[env]\nCC = "gcc-12"\n\n[env.CUDA_HOME]\nunset = true\n\n'
+        "[env.PATH]\nappend = []\n"
+    )  # hand-made: the op kinds the export above lacks
     env = snapshot_json(from_toml(text, "hand-made"))["env"]
     assert env == {"CC": {"set": "gcc-12"}, "CUDA_HOME": {"unset": True}, "PATH": {"append": []}}

@@ -1,4 +1,5 @@
 """Selection on recorded machines: --vs/--cuda/--toolset matching, compatibility picks, no-match errors."""
+
 from __future__ import annotations
 
 import pytest
@@ -32,9 +33,16 @@ def test_default_pick_is_the_newest_vs_and_cuda_with_a_reason():
     assert choice.arch == "x64"
 
 
-@pytest.mark.parametrize("query,edition", [("community", "Community"), ("buildtools", "BuildTools"),
-                                           ("491ec752", "Community"), ("17.5", "Community"),
-                                           ("C:\\Program Files\\Microsoft Visual Studio\\2022\\Community", "Community")])
+@pytest.mark.parametrize(
+    "query,edition",
+    [
+        ("community", "Community"),
+        ("buildtools", "BuildTools"),
+        ("491ec752", "Community"),
+        ("17.5", "Community"),
+        ("C:\\Program Files\\Microsoft Visual Studio\\2022\\Community", "Community"),
+    ],
+)
 def test_vs_selectors(query, edition):
     inv, limits = inventory(CLASSIC)
     assert choose(inv, Selectors(vs=query), limits).vs.edition == edition

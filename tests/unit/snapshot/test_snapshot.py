@@ -1,4 +1,5 @@
 """Snapshots: TOML round trip (property-tested), bad files, path checks; EnvDelta semantics."""
+
 from __future__ import annotations
 
 import pytest
@@ -10,9 +11,14 @@ from envmgr.snapshot.form import Snapshot, from_toml, load, missing_paths, to_to
 
 names = st.from_regex(r"[A-Za-z_][A-Za-z0-9_()]{0,12}", fullmatch=True)
 values = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=40)
-entries = st.lists(st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00;:"),
-                           min_size=1, max_size=20).filter(lambda e: e.strip() and not e.endswith(("\\", "/"))),
-                   min_size=1, max_size=4, unique_by=lambda e: e.lower())
+entries = st.lists(
+    st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00;:"), min_size=1, max_size=20).filter(
+        lambda e: e.strip() and not e.endswith(("\\", "/"))
+    ),
+    min_size=1,
+    max_size=4,
+    unique_by=lambda e: e.lower(),
+)
 
 
 @st.composite
@@ -31,12 +37,15 @@ def deltas(draw):
             kinds = draw(st.lists(st.sampled_from([REMOVE, PREPEND, APPEND]), min_size=1, max_size=3, unique=True))
             added: set[str] = set()
             for op in sorted(kinds, key=[REMOVE, PREPEND, APPEND].index)[::-1]:
-                items = tuple(e for e in draw(entries) if e.lower() not in added) if op == REMOVE else tuple(draw(entries))
+                items = (
+                    tuple(e for e in draw(entries) if e.lower() not in added) if op == REMOVE else tuple(draw(entries))
+                )
                 added |= {e.lower() for e in items}
                 if items:
                     ops.append(VarOp(name, op, items))
-            ops[len(ops) - sum(1 for o in ops if o.name == name):] = sorted(
-                [o for o in ops if o.name == name], key=lambda o: [REMOVE, PREPEND, APPEND].index(o.op))
+            ops[len(ops) - sum(1 for o in ops if o.name == name) :] = sorted(
+                [o for o in ops if o.name == name], key=lambda o: [REMOVE, PREPEND, APPEND].index(o.op)
+            )
     return EnvDelta(platform, tuple(ops))
 
 
@@ -50,8 +59,9 @@ def test_toml_round_trip_gives_exactly_the_same_environment(delta, env):
 
 
 def test_apply_never_stacks_and_removes_other_toolkits():
-    delta = EnvDelta("windows", (VarOp("PATH", REMOVE, ("C:\\CUDA\\v11.8\\bin",)),
-                                 VarOp("PATH", PREPEND, ("C:\\CUDA\\v12.4\\bin",))))
+    delta = EnvDelta(
+        "windows", (VarOp("PATH", REMOVE, ("C:\\CUDA\\v11.8\\bin",)), VarOp("PATH", PREPEND, ("C:\\CUDA\\v12.4\\bin",)))
+    )
     env = {"Path": "C:\\CUDA\\v11.8\\bin;C:\\Windows;c:\\cuda\\v12.4\\bin\\"}
     once = delta.apply(env)
     assert once == {"PATH": "C:\\CUDA\\v12.4\\bin;C:\\Windows"}
@@ -66,8 +76,10 @@ def test_combine_puts_later_prepends_first_and_keeps_one_op_per_kind():
 
 
 def test_toml_is_readable_with_a_header_and_arrays():
-    delta = EnvDelta("linux", (VarOp("CUDA_HOME", SET, "/usr/local/cuda-13.0"),
-                               VarOp("PATH", PREPEND, ("/usr/local/cuda-13.0/bin",))))
+    delta = EnvDelta(
+        "linux",
+        (VarOp("CUDA_HOME", SET, "/usr/local/cuda-13.0"), VarOp("PATH", PREPEND, ("/usr/local/cuda-13.0/bin",))),
+    )
     text = to_toml(Snapshot("linux", delta, (("cuda", "13.0.88"),)))
     assert text.startswith("# envmgr environment snapshot (linux)\n# CUDA 13.0.88\n")
     assert 'CUDA_HOME = "/usr/local/cuda-13.0"' in text
@@ -93,14 +105,26 @@ def test_unknown_key_in_a_variable_table_lists_allowed_keys():
 
 
 def test_missing_paths_lists_folders_that_do_not_exist():
-    delta = EnvDelta("linux", (VarOp("CUDA_HOME", SET, "/nope/cuda"), VarOp("PATH", PREPEND, ("/usr", "/nope/bin")),
-                               VarOp("CMAKE_ARGS", SET, "-DGGML_CUDA=on")))
+    delta = EnvDelta(
+        "linux",
+        (
+            VarOp("CUDA_HOME", SET, "/nope/cuda"),
+            VarOp("PATH", PREPEND, ("/usr", "/nope/bin")),
+            VarOp("CMAKE_ARGS", SET, "-DGGML_CUDA=on"),
+        ),
+    )
     assert missing_paths(Snapshot("linux", delta), lambda p: p == "/usr") == ["/nope/cuda", "/nope/bin"]
 
 
-@pytest.mark.parametrize("platform,entry,refused", [
-    ("windows", "C:\\\\a;C:\\\\b", True), ("windows", "C:\\\\CUDA\\\\bin", False),
-    ("linux", "/tmp/x:y", True), ("linux", "/tmp/x;y", False)])
+@pytest.mark.parametrize(
+    "platform,entry,refused",
+    [
+        ("windows", "C:\\\\a;C:\\\\b", True),
+        ("windows", "C:\\\\CUDA\\\\bin", False),
+        ("linux", "/tmp/x:y", True),
+        ("linux", "/tmp/x;y", False),
+    ],
+)
 def test_a_list_entry_with_the_path_separator_is_refused_where_it_is_read(platform, entry, refused):
     """sh, fish, ps1 and `run` join the entries with the separator: one entry holding it becomes two (M3).
     Pure (the platform is the file's): runs in the Windows-CPython tier too."""

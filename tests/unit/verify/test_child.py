@@ -2,6 +2,7 @@
 runs them (`python child.py MODEL N_TOKENS AFTER`, verify/run.py), once from a copy outside envmgr under
 `python -I -S` (standard library only, child_after found beside it by path), and imported directly: both are
 importable modules whose import runs nothing (child.py loads child_after.py from its own folder)."""
+
 from __future__ import annotations
 
 import json
@@ -23,8 +24,9 @@ def _run(script, args, env_extra, tmp_path, *flags):
     model = tmp_path / "tiny.gguf"
     write_tiny_llama(model)
     env = {"PATH": "/usr/bin:/bin", "SYSTEMROOT": "C:\\Windows", **env_extra}
-    done = subprocess.run([sys.executable, *flags, str(script), str(model), *args], capture_output=True, text=True,
-                          env=env, timeout=120)
+    done = subprocess.run(
+        [sys.executable, *flags, str(script), str(model), *args], capture_output=True, text=True, env=env, timeout=120
+    )
     return done, parse_run(done.stdout, done.stderr, done.returncode)
 
 
@@ -34,18 +36,31 @@ def test_the_child_reports_every_stage_of_a_cpu_only_build(tmp_path):
     done, run = _run(CHILD, ["2", "json"], {"PYTHONPATH": str(site)}, tmp_path)
     assert done.returncode == 0, done.stderr
     assert all(line.startswith(TAG) for line in done.stdout.splitlines())
-    assert run.order == ("package", "after", "import", "runtimes", "backend", "devices", "libraries",
-                         "model_error", "libraries", "done")
+    assert run.order == (
+        "package",
+        "after",
+        "import",
+        "runtimes",
+        "backend",
+        "devices",
+        "libraries",
+        "model_error",
+        "libraries",
+        "done",
+    )
     pkg = run.get("package")
     assert pkg["found"] is True
     assert pkg["lib_files"] == ["libggml-base.so", "libggml-cpu.so", "libggml.so", "libllama.so"]
     after = run.records("after")[0]
     assert after["module"] == "json" and after["ok"] is True and after["file"].endswith("json/__init__.py")
     assert run.get("import")["ok"] is True and run.get("import")["version"] == "0.0-fake"
-    assert run.get("backend") == {"stage": "backend", "gpu_offload": False,
-                                  "system_info": "CPU : SSE3 = 1 | AVX2 = 1 |"}
+    assert run.get("backend") == {
+        "stage": "backend",
+        "gpu_offload": False,
+        "system_info": "CPU : SSE3 = 1 | AVX2 = 1 |",
+    }
     assert run.get("model_error")["error_type"] == "ValueError"
-    assert "offloaded 0/3 layers to GPU" in run.log       # llama.cpp's log: stderr, kept whole
+    assert "offloaded 0/3 layers to GPU" in run.log  # llama.cpp's log: stderr, kept whole
     assert run.get("runtimes")["pid"] > 0 and isinstance(run.get("runtimes")["modules"], list)
 
 
@@ -55,7 +70,7 @@ def test_a_copy_outside_envmgr_runs_on_the_standard_library_alone(tmp_path):
     done, run = _run(tmp_path / "child.py", ["1", "no_such_module_envmgr"], {}, tmp_path, "-I", "-S")
     assert done.returncode == 0, done.stderr
     assert "envmgr" not in done.stderr
-    assert run.get("package")["found"] is False and run.order == ("package",)     # no llama_cpp without site
+    assert run.get("package")["found"] is False and run.order == ("package",)  # no llama_cpp without site
 
 
 def test_child_after_lists_this_process_and_imports_the_apps_modules_in_order():
@@ -66,9 +81,12 @@ def test_child_after_lists_this_process_and_imports_the_apps_modules_in_order():
     said = []
     ok = child_after.import_after(["json", "no_such_module_envmgr", "csv"], lambda stage, **d: said.append((stage, d)))
     assert ok is False and [d["module"] for _, d in said] == ["json", "no_such_module_envmgr"]
-    assert said[0][1]["ok"] is True and said[1][1] == {"module": "no_such_module_envmgr", "ok": False,
-                                                        "error_type": "ModuleNotFoundError",
-                                                        "error": "No module named 'no_such_module_envmgr'"}
+    assert said[0][1]["ok"] is True and said[1][1] == {
+        "module": "no_such_module_envmgr",
+        "ok": False,
+        "error_type": "ModuleNotFoundError",
+        "error": "No module named 'no_such_module_envmgr'",
+    }
 
 
 def test_child_emits_one_tagged_json_line_per_stage(capsys):
@@ -77,6 +95,6 @@ def test_child_emits_one_tagged_json_line_per_stage(capsys):
     out = capsys.readouterr().out
     first, second = out.splitlines()
     assert first == TAG + json.dumps({"gpu_offload": True, "stage": "backend"})
-    assert json.loads(second[len(TAG):])["pid"] > 0
+    assert json.loads(second[len(TAG) :])["pid"] > 0
     run = parse_run(out, "", 0)
     assert run.order == ("backend", "runtimes") and run.get("backend")["gpu_offload"] is True

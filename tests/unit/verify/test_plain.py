@@ -1,5 +1,6 @@
 """envmgr/verify/plain.py: the process verify judges is a plain new one, the active envmgr environment left out
 (ENVMGR_ACTIVE/ENVMGR_RESTORE as `envmgr shell` sets them), unless --inherit-env."""
+
 from __future__ import annotations
 
 import json
@@ -13,8 +14,13 @@ def _host(platform: str, env: dict[str, str]) -> RecordedHost:
 
 
 def test_the_active_environment_is_undone():
-    active = {"PATH": "/opt/cuda/bin:/usr/bin", "CUDA_HOME": "/opt/cuda", "LANG": "C.UTF-8",
-              "ENVMGR_ACTIVE": "cuda-12.4", "ENVMGR_RESTORE": json.dumps({"PATH": "/usr/bin", "CUDA_HOME": None})}
+    active = {
+        "PATH": "/opt/cuda/bin:/usr/bin",
+        "CUDA_HOME": "/opt/cuda",
+        "LANG": "C.UTF-8",
+        "ENVMGR_ACTIVE": "cuda-12.4",
+        "ENVMGR_RESTORE": json.dumps({"PATH": "/usr/bin", "CUDA_HOME": None}),
+    }
     host, mode, words = plain_host(_host("linux", active))
     assert mode == PLAIN and words == "a plain process (the active envmgr environment cuda-12.4 left out)"
     assert dict(host.env) == {"PATH": "/usr/bin", "LANG": "C.UTF-8"}

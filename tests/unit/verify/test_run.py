@@ -1,5 +1,6 @@
 """envmgr/verify/run.py: the child run in a plain process of the target Python and judged, on a hand-made
 CPU-only llama_cpp (tests/fake_llama_cpp.py); the package names and the install command."""
+
 from __future__ import annotations
 
 import sys
@@ -25,8 +26,10 @@ def test_llama_cpp_aliases_and_other_distribution_names():
 def test_install_command_quotes_a_python_with_spaces():
     assert install_command(None) == "envmgr install llama-cpp-python"
     assert install_command("/usr/bin/python3") == "envmgr install llama-cpp-python --python /usr/bin/python3"
-    assert install_command("C:\\Program Files\\Python312\\python.exe") == \
-        'envmgr install llama-cpp-python --python "C:\\Program Files\\Python312\\python.exe"'
+    assert (
+        install_command("C:\\Program Files\\Python312\\python.exe")
+        == 'envmgr install llama-cpp-python --python "C:\\Program Files\\Python312\\python.exe"'
+    )
     assert CHILD.name == "child.py" and CHILD.is_file()
 
 
@@ -38,7 +41,7 @@ def test_a_cpu_only_build_is_f18_in_a_plain_process(tmp_path, monkeypatch):
     assert v.failure.name == "backend" and v.failure.failure == "F18"
     assert v.failure.fix_command == f"envmgr install llama-cpp-python --python {sys.executable}"
     assert [s.name for s in v.steps][:3] == ["package", "library", "backend"]
-    assert v.run.offloaded == ((0, 3),)          # the fake's "offloaded 0/3 layers to GPU" on stderr
+    assert v.run.offloaded == ((0, 3),)  # the fake's "offloaded 0/3 layers to GPU" on stderr
     assert v.model_bytes > 100_000 and v.seconds > 0
 
 

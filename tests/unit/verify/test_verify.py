@@ -6,6 +6,7 @@ a unit test): they behave the way the named situations do at the level verify lo
 llama_supports_gpu_offload(), the lib folder's files, how the process ends). The GPU run of the real
 package is tests/gpu/verify_proof.sh (bench/results).
 """
+
 from __future__ import annotations
 
 import json
@@ -24,13 +25,14 @@ from tests.conftest import EMBEDDED_PYTHON
 
 # ---- the GGUF writer ----------------------------------------------------------------------------
 
+
 def test_tiny_llama_header_and_layout():
     data = gguf.tiny_llama()
     magic, version, n_tensors, n_kv = struct.unpack_from("<4sIQQ", data)
     assert (magic, version) == (b"GGUF", 3)
     spec = gguf.TinyLlama()
     assert n_tensors == 3 + 9 * spec.n_layer and n_kv == 20
-    assert gguf.tiny_llama() == data        # deterministic
+    assert gguf.tiny_llama() == data  # deterministic
 
 
 def test_the_gguf_package_reads_what_we_write(tmp_path):
@@ -48,7 +50,7 @@ def test_the_gguf_package_reads_what_we_write(tmp_path):
     emb, q = by_name["token_embd.weight"], by_name["blk.1.attn_q.weight"]
     assert list(emb.shape) == [128, len(tokens)] and emb.tensor_type.name == "F32"
     assert list(q.shape) == [128, 128] and q.tensor_type.name == "F16"
-    assert by_name["blk.0.ffn_down.weight"].data.shape == (128, 256)      # numpy order: (rows, cols)
+    assert by_name["blk.0.ffn_down.weight"].data.shape == (128, 256)  # numpy order: (rows, cols)
     assert float(by_name["output_norm.weight"].data.min()) == 1.0
     assert 0.01 < float(abs(q.data.astype("float32")).mean()) < 0.03
 
@@ -74,27 +76,46 @@ def records(*recs) -> str:
     return "".join(TAG + json.dumps(r) + "\n" for r in recs)
 
 
-PKG = {"stage": "package", "found": True, "python": "/v/bin/python", "version": "3.12.3", "dist_version": "0.3.36",
-       "package_dir": "/v/site/llama_cpp", "lib_dir": "/v/site/llama_cpp/lib",
-       "lib_files": ["libggml-base.so", "libggml-cpu.so", "libggml-cuda.so", "libggml.so", "libllama.so"]}
+PKG = {
+    "stage": "package",
+    "found": True,
+    "python": "/v/bin/python",
+    "version": "3.12.3",
+    "dist_version": "0.3.36",
+    "package_dir": "/v/site/llama_cpp",
+    "lib_dir": "/v/site/llama_cpp/lib",
+    "lib_files": ["libggml-base.so", "libggml-cpu.so", "libggml-cuda.so", "libggml.so", "libllama.so"],
+}
 IMPORT = {"stage": "import", "ok": True, "lib_path": "/v/site/llama_cpp/lib/libllama.so", "libraries": []}
-BACKEND = {"stage": "backend", "gpu_offload": True,
-           "system_info": "CUDA : ARCHS = 900 | USE_GRAPHS = 1 | PEER_MAX_BATCH_SIZE = 128 | CPU : SSE3 = 1 |"}
-DEVICES = {"stage": "devices", "available": True, "devices": [
-    {"index": 0, "name": "CUDA0", "description": "NVIDIA H100 80GB HBM3", "type": 1, "memory_total": 85017362432},
-    {"index": 1, "name": "CPU", "description": "Intel Xeon", "type": 0}]}
-DONE = [{"stage": "loaded", "load_seconds": 0.4}, {"stage": "generated", "tokens": list(range(8)), "gen_seconds": 0.02},
-        {"stage": "done"}]
+BACKEND = {
+    "stage": "backend",
+    "gpu_offload": True,
+    "system_info": "CUDA : ARCHS = 900 | USE_GRAPHS = 1 | PEER_MAX_BATCH_SIZE = 128 | CPU : SSE3 = 1 |",
+}
+DEVICES = {
+    "stage": "devices",
+    "available": True,
+    "devices": [
+        {"index": 0, "name": "CUDA0", "description": "NVIDIA H100 80GB HBM3", "type": 1, "memory_total": 85017362432},
+        {"index": 1, "name": "CPU", "description": "Intel Xeon", "type": 0},
+    ],
+}
+DONE = [
+    {"stage": "loaded", "load_seconds": 0.4},
+    {"stage": "generated", "tokens": list(range(8)), "gen_seconds": 0.02},
+    {"stage": "done"},
+]
 
 
-class G:   # a Gpu as discovery gives it
+class G:  # a Gpu as discovery gives it
     def __init__(self, cc="9.0"):
         self.index, self.name, self.compute_cap, self.driver_version = 0, "NVIDIA H100 80GB HBM3", cc, "580.1"
 
 
 def judge(stdout, stderr="", rc=0, gpus=(G(),), **kw):
-    return analyze(Inputs(parse_run(stdout, stderr, rc), "/v/bin/python", "envmgr install llama-cpp-python",
-                          tuple(gpus), **kw))
+    return analyze(
+        Inputs(parse_run(stdout, stderr, rc), "/v/bin/python", "envmgr install llama-cpp-python", tuple(gpus), **kw)
+    )
 
 
 def by(steps):
@@ -113,8 +134,10 @@ def test_a_gpu_run_passes_with_the_offload_counted():
 def test_cpu_build_is_f18_with_the_install_command():
     pkg = {**PKG, "lib_files": ["libggml-base.so", "libggml-cpu.so", "libggml.so", "libllama.so"]}
     backend = {"stage": "backend", "gpu_offload": False, "system_info": "CPU : SSE3 = 1 | AVX = 1 |"}
-    steps = judge(records(pkg, IMPORT, backend, {"stage": "devices", "devices": [{"name": "CPU"}]}, *DONE),
-                  "load_tensors: offloaded 0/3 layers to GPU\n")
+    steps = judge(
+        records(pkg, IMPORT, backend, {"stage": "devices", "devices": [{"name": "CPU"}]}, *DONE),
+        "load_tensors: offloaded 0/3 layers to GPU\n",
+    )
     assert not passed(steps)
     b = by(steps)["backend"]
     assert (b.status, b.failure, b.fix_command) == (FAIL, "F18", "envmgr install llama-cpp-python")
@@ -126,8 +149,17 @@ def test_cpu_build_whose_model_run_crashes_still_says_f18_first():
     # SIGSEGV while loading the tiny model; the verdict is F18, and the crash is reported, not hidden.
     pkg = {**PKG, "lib_files": ["libggml-base.so", "libggml-cpu.so", "libggml.so", "libllama.so"]}
     backend = {"stage": "backend", "gpu_offload": False, "system_info": "CPU : SSE3 = 1 |"}
-    steps = judge(records(pkg, IMPORT, backend, {"stage": "devices", "devices": [{"name": "CPU"}]},
-                          {"stage": "libraries", "libraries": []}), "print_info: n_layer_all = 2\n", rc=-11)
+    steps = judge(
+        records(
+            pkg,
+            IMPORT,
+            backend,
+            {"stage": "devices", "devices": [{"name": "CPU"}]},
+            {"stage": "libraries", "libraries": []},
+        ),
+        "print_info: n_layer_all = 2\n",
+        rc=-11,
+    )
     assert [s.failure for s in steps if s.status == FAIL] == ["F18"]
     assert "SIGSEGV" in by(steps)["offload"].summary
 
@@ -173,11 +205,17 @@ def test_import_failures_name_their_catalog_entry():
         rec = {"stage": "import", "ok": False, "error_type": "RuntimeError", "error": err}
         return by(judge(records(PKG, rec), **kw))["library"]
 
-    s = lib("Failed to load shared library 'C:\\\\x\\\\llama.dll': Could not find module 'C:\\\\x\\\\llama.dll' "
-            "(or one of its dependencies).",
-            dll_evidence=("missing: cudart64_12.dll (not in any searched folder)", "loader: llama_cpp"),
-            dll_command="envmgr doctor --dll C:\\x\\llama.dll")
-    assert s.failure == "F15" and "cudart64_12.dll not found" in s.summary and s.fix_command.startswith("envmgr doctor --dll")
+    s = lib(
+        "Failed to load shared library 'C:\\\\x\\\\llama.dll': Could not find module 'C:\\\\x\\\\llama.dll' "
+        "(or one of its dependencies).",
+        dll_evidence=("missing: cudart64_12.dll (not in any searched folder)", "loader: llama_cpp"),
+        dll_command="envmgr doctor --dll C:\\x\\llama.dll",
+    )
+    assert (
+        s.failure == "F15"
+        and "cudart64_12.dll not found" in s.summary
+        and s.fix_command.startswith("envmgr doctor --dll")
+    )
     assert lib("[WinError 3] The system cannot find the path specified: 'C:\\\\CUDA\\\\v11.2\\\\bin'").failure == "F16"
     assert lib("libcublas.so.13: cannot open shared object file: No such file or directory").failure == "F23"
 
@@ -186,9 +224,15 @@ def test_import_failures_name_their_catalog_entry():
 _posix = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signal numbers")
 
 
-@pytest.mark.parametrize("rc,words", [pytest.param(-11, "SIGSEGV", marks=_posix),
-                                      pytest.param(-6, "SIGABRT", marks=_posix),
-                                      (0xC0000005, "access violation"), (3221225781, "DLL was not found")])
+@pytest.mark.parametrize(
+    "rc,words",
+    [
+        pytest.param(-11, "SIGSEGV", marks=_posix),
+        pytest.param(-6, "SIGABRT", marks=_posix),
+        (0xC0000005, "access violation"),
+        (3221225781, "DLL was not found"),
+    ],
+)
 def test_death_in_words(rc, words):
     assert words in death(rc)
 
@@ -249,9 +293,12 @@ def cli(run_envmgr, *args):
     return run_envmgr("verify", *args)
 
 
-_full_python = pytest.mark.skipif(EMBEDDED_PYTHON, reason="the embeddable CPython ignores PYTHONPATH and cannot "
-                                  "make a venv; verify's Windows path has a target Python of its own in "
-                                  "tests/winpy/test_verify_windows.py")
+_full_python = pytest.mark.skipif(
+    EMBEDDED_PYTHON,
+    reason="the embeddable CPython ignores PYTHONPATH and cannot "
+    "make a venv; verify's Windows path has a target Python of its own in "
+    "tests/winpy/test_verify_windows.py",
+)
 
 
 @pytest.fixture
@@ -266,6 +313,7 @@ def run_envmgr(monkeypatch):
             monkeypatch.setenv("PYTHONPATH", str(pythonpath))
         res = CliRunner().invoke(group, list(args), catch_exceptions=False)
         return res.exit_code, res.stdout
+
     return go
 
 
@@ -318,7 +366,7 @@ def test_cli_not_installed_is_exit_1_with_the_install_command(run_envmgr, tmp_pa
     import subprocess
     import venv
 
-    venv.create(tmp_path / "v", with_pip=False)      # a Python that surely has no llama_cpp
+    venv.create(tmp_path / "v", with_pip=False)  # a Python that surely has no llama_cpp
     py = next(p for p in (tmp_path / "v" / "bin" / "python", tmp_path / "v" / "Scripts" / "python.exe") if p.exists())
     code, out = run_envmgr("verify", "--python", str(py), pythonpath="")
     assert code == 1 and "not installed" in out and f"envmgr install llama-cpp-python --python {py}" in out
@@ -329,8 +377,7 @@ def test_cli_bad_python_and_a_name_that_is_no_distribution_are_exit_2(run_envmgr
     a name no distribution can have is bad usage."""
     from envmgr.cli.main import main
 
-    for args in (["verify", "--python", str(tmp_path / "nope" / "python")], ["verify", "../numpy"],
-                 ["verify", "a b"]):
+    for args in (["verify", "--python", str(tmp_path / "nope" / "python")], ["verify", "../numpy"], ["verify", "a b"]):
         with pytest.raises(SystemExit) as exc:
             main(args)
         assert exc.value.code == 2
@@ -338,18 +385,22 @@ def test_cli_bad_python_and_a_name_that_is_no_distribution_are_exit_2(run_envmgr
 
 # ---- `envmgr install llama-cpp-python [SPEC]`: which calls take the flow, and what SPEC is ---------
 
+
 def test_install_flow_grammar():
     from envmgr.commands.install_flow import flow_package, split_args
 
     assert flow_package(None, ["llama-cpp-python"], None) == "llama-cpp-python"
     assert flow_package(None, ["llama_cpp_python==0.3.36"], None) == "llama-cpp-python"
-    assert flow_package("llama-cpp-python", ["llama-cpp-python==0.3.36"], None) is None      # the old form
+    assert flow_package("llama-cpp-python", ["llama-cpp-python==0.3.36"], None) is None  # the old form
     assert flow_package(None, ["--no-index", "x.tar.gz"], None) is None
     assert flow_package(None, ["numpy"], None) is None
     assert flow_package(None, [], "/opt/llama/build/bin") == "llama-cpp-python"
     pkg = "llama-cpp-python"
     assert split_args(pkg, [pkg]) == ([], pkg)
     assert split_args(pkg, [pkg, "./llama_cpp_python-0.3.36.tar.gz"]) == ([], "./llama_cpp_python-0.3.36.tar.gz")
-    assert split_args(pkg, [pkg, "--no-index", "--find-links", "w", "s.tar.gz"]) == (["--no-index", "--find-links", "w"], "s.tar.gz")
+    assert split_args(pkg, [pkg, "--no-index", "--find-links", "w", "s.tar.gz"]) == (
+        ["--no-index", "--find-links", "w"],
+        "s.tar.gz",
+    )
     assert split_args(pkg, [pkg, "--find-links", "w"]) == (["--find-links", "w"], pkg)
     assert split_args(pkg, ["llama-cpp-python==0.3.36"]) == ([], "llama-cpp-python==0.3.36")

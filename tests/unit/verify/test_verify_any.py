@@ -4,6 +4,7 @@ packages laid out in a temporary site folder (a dist-info with RECORD, as pip wr
 The libraries are the real samples of tests/corpus/devicecode. No GPU on this machine: the verdicts
 are the no-GPU ones, and the crash is a real signal.
 """
+
 from __future__ import annotations
 
 import json
@@ -61,8 +62,12 @@ def test_a_library_without_cuda_is_a_cpu_only_build(tmp_path):
 
 
 def test_an_import_that_crashes_is_reported_with_its_signal(tmp_path):
-    site = installed(tmp_path, "crashpkg", "import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n",
-                     {"libkern.so": sample_bytes(CUDA_SO)})
+    site = installed(
+        tmp_path,
+        "crashpkg",
+        "import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n",
+        {"libkern.so": sample_bytes(CUDA_SO)},
+    )
     code, doc = verify(site, "crashpkg")
     failed = [s for s in doc["steps"] if s["status"] == "fail"]
     assert code == 1 and "SIGSEGV" in failed[0]["summary"] and "importing" in failed[0]["summary"]
@@ -70,13 +75,19 @@ def test_an_import_that_crashes_is_reported_with_its_signal(tmp_path):
 
 
 def test_a_library_of_another_platform_does_not_load(tmp_path):
-    site = installed(tmp_path, "winpkg", "", {"kern.dll": sample_bytes("tiny_cuda-pe-with-nvcc13.0-fatbin.dll"),
-                                              "libkern.so": sample_bytes(CUDA_SO)[:4096]})
+    site = installed(
+        tmp_path,
+        "winpkg",
+        "",
+        {"kern.dll": sample_bytes("tiny_cuda-pe-with-nvcc13.0-fatbin.dll"), "libkern.so": sample_bytes(CUDA_SO)[:4096]},
+    )
     code, doc = verify(site, "winpkg")
     s = steps(doc)
     # the cut .so is mapped past its end: the loader dies with SIGBUS, and verify names the library
     assert code == 1 and s["load"]["status"] == "fail" and "SIGBUS" in s["load"]["summary"]
-    assert any("libkern.so" in e for e in s["load"]["evidence"]) and any("truncated" in e for e in s["load"]["evidence"])
+    assert any("libkern.so" in e for e in s["load"]["evidence"]) and any(
+        "truncated" in e for e in s["load"]["evidence"]
+    )
 
 
 def test_not_installed_and_no_native_code(tmp_path):
@@ -102,9 +113,11 @@ def test_system_info_without_backends_cannot_tell_and_is_not_called_cpu_only():
     from envmgr.verify.anyjudge import AnyInputs, _smoke
     from envmgr.verify.report import ChildRun
 
-    sd_info = ("System Info: \n    SSE3 = 1 |     AVX = 1 |     AVX2 = 1 |     AVX512 = 1 |     AVX512_VBMI = 1 |"
-               "     AVX512_VNNI = 1 |     FMA = 1 |     NEON = 0 |     ARM_FMA = 0 |     F16C = 1 |     FP16_VA = 0 |"
-               "     WASM_SIMD = 0 |     VSX = 0 | ")
+    sd_info = (
+        "System Info: \n    SSE3 = 1 |     AVX = 1 |     AVX2 = 1 |     AVX512 = 1 |     AVX512_VBMI = 1 |"
+        "     AVX512_VNNI = 1 |     FMA = 1 |     NEON = 0 |     ARM_FMA = 0 |     F16C = 1 |     FP16_VA = 0 |"
+        "     WASM_SIMD = 0 |     VSX = 0 | "
+    )
 
     def smoke(info: str):
         rec = {"ok": True, "kind": "system_info", "function": "f", "system_info": info}

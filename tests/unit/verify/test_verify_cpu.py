@@ -5,6 +5,7 @@ variants the package carries and the one ggml's rule takes on this CPU as the ta
 The llama_cpp packages are hand-made fakes, as in test_install_flow.py: their lib folder holds empty files
 named as a GGML_BACKEND_DL build names its CPU variants, and they print what such a build prints.
 """
+
 from __future__ import annotations
 
 import json
@@ -24,10 +25,14 @@ FILES = ["ggml-base.dll", "ggml-cpu-haswell.dll", "ggml-cpu-skylakex.dll", "ggml
 
 
 def test_ggml_s_own_line_names_the_variant_that_loaded():
-    log = ("load_backend: loaded CUDA backend from C:\\v\\llama_cpp\\lib\\ggml-cuda.dll\n"
-           "load_backend: loaded CPU backend from C:\\v\\llama_cpp\\lib\\ggml-cpu-haswell.dll\r\n")
-    assert loaded_variant(log) == ("haswell", "load_backend: loaded CPU backend from "
-                                              "C:\\v\\llama_cpp\\lib\\ggml-cpu-haswell.dll")
+    log = (
+        "load_backend: loaded CUDA backend from C:\\v\\llama_cpp\\lib\\ggml-cuda.dll\n"
+        "load_backend: loaded CPU backend from C:\\v\\llama_cpp\\lib\\ggml-cpu-haswell.dll\r\n"
+    )
+    assert loaded_variant(log) == (
+        "haswell",
+        "load_backend: loaded CPU backend from C:\\v\\llama_cpp\\lib\\ggml-cpu-haswell.dll",
+    )
     step = cpu_step(log, FILES, cpucode.UNKNOWN)
     assert step is not None and step.status == OK and step.summary == "ggml loaded the CPU variant haswell"
     assert step.evidence[1] == "carries ggml-cpu variants x64 haswell skylakex"
@@ -37,11 +42,14 @@ def test_without_the_line_the_variant_ggml_would_take_here_and_a_cpu_none_runs_o
     step = cpu_step("", FILES, HASWELL)
     assert step is not None and step.status == OK
     assert step.summary.startswith("this CPU would take ggml-cpu-haswell by ggml's order")
-    old = cpu_step("", ["ggml-cpu-haswell.dll", "ggml-cpu-skylakex.dll"],
-                   cpucode.Cpu(frozenset({"sse4_2", "avx"}), "the target Python"))
+    old = cpu_step(
+        "",
+        ["ggml-cpu-haswell.dll", "ggml-cpu-skylakex.dll"],
+        cpucode.Cpu(frozenset({"sse4_2", "avx"}), "the target Python"),
+    )
     assert old is not None and old.status == WARN
     assert old.summary.startswith("none of the ggml-cpu variants runs on this CPU: the lowest, haswell, needs F16C")
-    assert cpu_step("", ["libggml-cpu.so", "libggml-cuda.so"], HASWELL) is None     # no variants: no step
+    assert cpu_step("", ["libggml-cpu.so", "libggml-cuda.so"], HASWELL) is None  # no variants: no step
 
 
 @_full_python
@@ -52,8 +60,7 @@ def test_verify_reports_the_variant_from_the_log_or_from_this_cpu(tmp_path):
     for name in ("libllama.so", "libggml.so", "libggml-cuda.so", "libggml-cpu-haswell.so", "libggml-cpu-skylakex.so"):
         (lib / name).write_bytes(b"")
     said = f'print("load_backend: loaded CPU backend from {lib}/libggml-cpu-skylakex.so", file=sys.stderr)\n'
-    env = {"ENVMGR_CACHE_DIR": str(tmp_path / "c"), "ENVMGR_CONFIG_DIR": str(tmp_path / "cfg"),
-           "PYTHONPATH": str(site)}
+    env = {"ENVMGR_CACHE_DIR": str(tmp_path / "c"), "ENVMGR_CONFIG_DIR": str(tmp_path / "cfg"), "PYTHONPATH": str(site)}
     source = textwrap.dedent(GPU).lstrip() + "__version__ = '0.0-fake'\n"
     for log_line in (said, ""):
         (site / "llama_cpp" / "__init__.py").write_text(source.replace("import sys\n", "import sys\n" + log_line, 1))
@@ -62,8 +69,9 @@ def test_verify_reports_the_variant_from_the_log_or_from_this_cpu(tmp_path):
         if log_line:
             assert step["status"] == "ok" and step["summary"] == "ggml loaded the CPU variant skylakex"
         else:
-            out = subprocess.run([sys.executable, "-c", cpucode.CPU_SCRIPT], capture_output=True, text=True,
-                                 check=True).stdout
+            out = subprocess.run(
+                [sys.executable, "-c", cpucode.CPU_SCRIPT], capture_output=True, text=True, check=True
+            ).stdout
             here = cpucode.ggml_choice(("haswell", "skylakex"), cpucode.parse_cpu(json.loads(out), "here"))
             if here:
                 assert step["summary"].startswith(f"this CPU would take ggml-cpu-{here} by ggml's order")

@@ -6,6 +6,7 @@ Windows-CPython tier runs EnumProcessModules for real.
 The module lists are hand-made in the shapes the child reports (/proc/self/maps paths; Windows
 GetModuleFileNameW paths), with the file names torch, llama.cpp and Intel's wheels ship.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -36,8 +37,13 @@ def child_after():
 
 
 def test_intel_and_llvm_openmp_on_windows_are_named_with_both_paths():
-    mods = [r"C:\Python311\python.exe", SITE + r"\torch\lib\libiomp5md.dll", r"C:\Windows\System32\KERNEL32.DLL",
-            SITE + r"\llama_cpp\lib\libomp140.x86_64.dll", SITE + r"\llama_cpp\lib\llama.dll"]
+    mods = [
+        r"C:\Python311\python.exe",
+        SITE + r"\torch\lib\libiomp5md.dll",
+        r"C:\Windows\System32\KERNEL32.DLL",
+        SITE + r"\llama_cpp\lib\libomp140.x86_64.dll",
+        SITE + r"\llama_cpp\lib\llama.dll",
+    ]
     (d,) = duplicates(mods)
     assert d.family == "OpenMP" and d.what == ("Intel OpenMP", "LLVM OpenMP")
     assert d.paths == (mods[1], mods[3])
@@ -51,17 +57,22 @@ def test_gnu_and_intel_openmp_on_linux_including_a_repaired_wheels_renamed_copy(
 
 
 def test_msvc_openmp_counts_and_one_runtime_alone_is_no_duplicate():
-    assert [d.what for d in duplicates([r"C:\W\System32\VCOMP140.DLL", SITE + r"\x\libiomp5md.dll"])] == \
-        [("MSVC OpenMP", "Intel OpenMP")]
+    assert [d.what for d in duplicates([r"C:\W\System32\VCOMP140.DLL", SITE + r"\x\libiomp5md.dll"])] == [
+        ("MSVC OpenMP", "Intel OpenMP")
+    ]
     assert duplicates(["/usr/lib/x86_64-linux-gnu/libgomp.so.1", "/usr/lib/x86_64-linux-gnu/libstdc++.so.6"]) == ()
     # the same file listed twice (two mappings, a case difference on Windows) is one runtime
     assert duplicates([r"C:\A\libiomp5md.dll", r"c:\a\LIBIOMP5MD.DLL"]) == ()
 
 
 def test_cuda_runtime_and_cublas_of_two_majors():
-    mods = [SITE + r"\torch\lib\cudart64_12.dll", SITE + r"\torch\lib\cublas64_12.dll",
-            SITE + r"\llama_cpp\lib\cudart64_13.dll", SITE + r"\llama_cpp\lib\cublas64_13.dll",
-            SITE + r"\llama_cpp\lib\cublasLt64_13.dll"]
+    mods = [
+        SITE + r"\torch\lib\cudart64_12.dll",
+        SITE + r"\torch\lib\cublas64_12.dll",
+        SITE + r"\llama_cpp\lib\cudart64_13.dll",
+        SITE + r"\llama_cpp\lib\cublas64_13.dll",
+        SITE + r"\llama_cpp\lib\cublasLt64_13.dll",
+    ]
     found = {d.family: d for d in duplicates(mods)}
     assert set(found) == {"CUDA runtime", "cuBLAS"}
     assert found["CUDA runtime"].what == ("CUDA runtime 12", "CUDA runtime 13")
@@ -78,29 +89,56 @@ def test_linux_cuda_majors_and_one_major_twice_is_not_flagged():
 def test_runtimes_step_warns_with_the_fix_and_is_ok_without_duplicates():
     step = runtimes_step({"modules": ["/a/libiomp5.so", "/b/libgomp.so.1"]}, "llama_cpp")
     assert step is not None and step.status == WARN and step.summary.endswith("OpenMP")
-    assert step.evidence == ("two OpenMP runtimes in one process: Intel OpenMP: /a/libiomp5.so; "
-                             "GNU OpenMP: /b/libgomp.so.1",) and "KMP_DUPLICATE_LIB_OK" in step.fix
+    assert (
+        step.evidence
+        == ("two OpenMP runtimes in one process: Intel OpenMP: /a/libiomp5.so; GNU OpenMP: /b/libgomp.so.1",)
+        and "KMP_DUPLICATE_LIB_OK" in step.fix
+    )
     ok = runtimes_step({"modules": ["/b/libgomp.so.1"]}, "llama_cpp")
     assert ok is not None and ok.status == OK and "llama_cpp" in ok.summary
-    assert runtimes_step({}, "llama_cpp") is None       # the child died before the package was imported
+    assert runtimes_step({}, "llama_cpp") is None  # the child died before the package was imported
 
 
 def test_after_step_names_what_each_module_loaded_and_the_one_that_failed():
-    recs = [{"stage": "after", "module": "torch", "ok": True, "version": "2.9.1", "file": "/v/torch/__init__.py",
-             "libraries": ["/v/torch/lib/libtorch_cpu.so", "/v/torch/lib/libgomp-a34b3233.so.1"], "library_count": 2}]
+    recs = [
+        {
+            "stage": "after",
+            "module": "torch",
+            "ok": True,
+            "version": "2.9.1",
+            "file": "/v/torch/__init__.py",
+            "libraries": ["/v/torch/lib/libtorch_cpu.so", "/v/torch/lib/libgomp-a34b3233.so.1"],
+            "library_count": 2,
+        }
+    ]
     step = after_step(recs, ("torch",), "/v/bin/python")
     assert step is not None and step.status == OK and "torch" in step.summary
-    assert step.evidence == ("torch 2.9.1 (/v/torch/__init__.py) loaded 2 shared libraries",
-                             "  /v/torch/lib/libgomp-a34b3233.so.1")
-    bad = recs + [{"stage": "after", "module": "nosuch", "ok": False, "error_type": "ModuleNotFoundError",
-                   "error": "No module named 'nosuch'"}]
+    assert step.evidence == (
+        "torch 2.9.1 (/v/torch/__init__.py) loaded 2 shared libraries",
+        "  /v/torch/lib/libgomp-a34b3233.so.1",
+    )
+    bad = recs + [
+        {
+            "stage": "after",
+            "module": "nosuch",
+            "ok": False,
+            "error_type": "ModuleNotFoundError",
+            "error": "No module named 'nosuch'",
+        }
+    ]
     step = after_step(bad, ("torch", "nosuch"), "/v/bin/python")
     assert step is not None and step.status == FAIL
-    assert step.summary == ("--after nosuch: cannot import it in /v/bin/python: ModuleNotFoundError: "
-                            "No module named 'nosuch'") and "not imported" in step.fix
+    assert (
+        step.summary
+        == ("--after nosuch: cannot import it in /v/bin/python: ModuleNotFoundError: No module named 'nosuch'")
+        and "not imported" in step.fix
+    )
     died = after_step(recs, ("torch", "app"), "/v/bin/python", "was killed by SIGABRT (signal 6)")
-    assert died is not None and died.status == FAIL and died.summary == \
-        "--after: the child Python was killed by SIGABRT (signal 6) while importing app"
+    assert (
+        died is not None
+        and died.status == FAIL
+        and died.summary == "--after: the child Python was killed by SIGABRT (signal 6) while importing app"
+    )
     assert after_step([], (), "/v/bin/python") is None
 
 
@@ -144,12 +182,16 @@ def test_the_childs_import_after_reports_new_libraries_and_stops_at_a_failure():
 
 
 def test_intels_abort_in_the_log_is_a_failed_runtimes_step_even_without_a_module_list():
-    log = ("OMP: Error #15: Initializing libiomp5md.dll, but found libiomp5md.dll already initialized.\n"
-           "OMP: Hint This means that multiple copies of the OpenMP runtime have been linked into the program.\n")
+    log = (
+        "OMP: Error #15: Initializing libiomp5md.dll, but found libiomp5md.dll already initialized.\n"
+        "OMP: Hint This means that multiple copies of the OpenMP runtime have been linked into the program.\n"
+    )
     step = runtimes_step({}, "llama_cpp", log)
     assert step is not None and step.status == FAIL and "aborted" in step.summary
-    assert step.evidence == ("OMP: Error #15: Initializing libiomp5md.dll, but found libiomp5md.dll already "
-                             "initialized.",) and "KMP_DUPLICATE_LIB_OK" in step.fix
+    assert (
+        step.evidence == ("OMP: Error #15: Initializing libiomp5md.dll, but found libiomp5md.dll already initialized.",)
+        and "KMP_DUPLICATE_LIB_OK" in step.fix
+    )
     assert runtimes_step({}, "llama_cpp", "OMP: Info #276: omp_set_nested routine deprecated") is None
 
 
@@ -159,11 +201,14 @@ def test_the_defer_fix_is_planned_only_for_the_packages_copy_of_a_runtime_the_ap
     site = "/v/site"
     same = duplicates([f"{site}/torch/lib/libgomp.so.1", f"{site}/llama_cpp/lib/libgomp-a34b3233.so.1"])
     (d,) = defer.plan(same, [f"{site}/llama_cpp/lib"])
-    assert (d.package_copy, d.app_copy, d.what) == (f"{site}/llama_cpp/lib/libgomp-a34b3233.so.1",
-                                                    f"{site}/torch/lib/libgomp.so.1", "GNU OpenMP")
-    assert defer.plan(same, [f"{site}/other"]) == ()                  # neither copy is the package's
+    assert (d.package_copy, d.app_copy, d.what) == (
+        f"{site}/llama_cpp/lib/libgomp-a34b3233.so.1",
+        f"{site}/torch/lib/libgomp.so.1",
+        "GNU OpenMP",
+    )
+    assert defer.plan(same, [f"{site}/other"]) == ()  # neither copy is the package's
     mixed = duplicates([f"{site}/torch/lib/libiomp5.so", f"{site}/llama_cpp/lib/libgomp.so.1"])
-    assert defer.plan(mixed, [f"{site}/llama_cpp/lib"]) == ()         # GNU cannot stand in for Intel
+    assert defer.plan(mixed, [f"{site}/llama_cpp/lib"]) == ()  # GNU cannot stand in for Intel
     win = duplicates([SITE + r"\torch\lib\libiomp5md.dll", SITE + r"\llama_cpp\lib\libiomp5md-1a2b3c4d.dll"])
     (w,) = defer.plan(win, [SITE.lower() + r"\LLAMA_CPP\lib"])
     assert w.package_copy.endswith("libiomp5md-1a2b3c4d.dll") and w.app_copy.endswith(r"torch\lib\libiomp5md.dll")

@@ -6,6 +6,7 @@ The kernels are small loops gcc -O3 vectorizes (a saxpy, an integer add, a half-
 product): with -mavx512f its vector code is EVEX, with -mavx2 -mfma -mf16c VEX.256 / FMA / VCVTPH2PS, without
 either flag SSE2 only (x86-64's baseline). The big binaries are this machine's own, read as they are.
 """
+
 from __future__ import annotations
 
 import json
@@ -49,8 +50,21 @@ def kernels(tmp_path_factory) -> dict[str, bytes]:
         need(shutil.which(cc) is not None, f"{cc} is not installed")
         for name, flags in FLAGS.items():
             lib = folder / f"{name}.{ext}"
-            done = subprocess.run([cc, "-O3", "-shared", *(["-fPIC"] if ext == "so" else []), *flags,
-                                   str(folder / "k.c"), "-o", str(lib)], capture_output=True, text=True, check=False)
+            done = subprocess.run(
+                [
+                    cc,
+                    "-O3",
+                    "-shared",
+                    *(["-fPIC"] if ext == "so" else []),
+                    *flags,
+                    str(folder / "k.c"),
+                    "-o",
+                    str(lib),
+                ],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
             assert done.returncode == 0, done.stderr
             out[lib.name] = lib.read_bytes()
     return out
@@ -66,8 +80,8 @@ def test_the_scanner_finds_what_the_compiler_was_told_to_use(kernels, name, ext)
     assert code.how == "scan" and code.requires == EXPECTED[name] and code.certain is False
     if code.requires:
         words = code.words()
-        assert words.startswith("likely requires ") and f"{name}.{ext}+0x" in words    # the evidence: a sample
-        for e in code.evidence:       # the sample offset lies in an executable section of that file
+        assert words.startswith("likely requires ") and f"{name}.{ext}+0x" in words  # the evidence: a sample
+        for e in code.evidence:  # the sample offset lies in an executable section of that file
             spans, _ = cpucode.code_spans(kernels[f"{name}.{ext}"])
             offset = int(e.sample.rsplit("+0x", 1)[1], 16)
             assert any(a <= offset < b for a, b in spans) and e.hits >= 1
@@ -82,7 +96,7 @@ def test_the_pe_and_elf_of_one_kernel_agree_and_the_wheel_reader_scans_every_lib
         zf.writestr("pkg/lib/libplain.so", kernels["plain.so"])
         zf.writestr("pkg/lib/ggml.dll", kernels["avx512.dll"])
         zf.writestr("pkg/__init__.py", "")
-    with open_wheel(path) as zf:       # every wheel through the one reader (issue 34)
+    with open_wheel(path) as zf:  # every wheel through the one reader (issue 34)
         code = cpucode.read_wheel(zf)
     assert code.requires == EXPECTED["avx512"] and "2 libraries" in code.words()
     assert {e.sample.split("+")[0] for e in code.evidence} == {"pkg/lib/ggml.dll"}
@@ -97,8 +111,8 @@ def test_stray_matches_in_big_binaries_without_avx_code_stay_below_the_floor(pat
     data = Path(path).read_bytes()
     scan = cpucode.scan_binary(data, path)
     assert scan.code_bytes > 500_000
-    assert sum(count for _isa, count, _c, _o in scan.hits) > 0      # the noise is real...
-    assert cpucode.judge_scans([scan]).requires == ()                # ...and stays below the floor
+    assert sum(count for _isa, count, _c, _o in scan.hits) > 0  # the noise is real...
+    assert cpucode.judge_scans([scan]).requires == ()  # ...and stays below the floor
 
 
 def test_hostile_or_foreign_bytes_give_no_verdict_and_no_exception():
@@ -109,14 +123,20 @@ def test_hostile_or_foreign_bytes_give_no_verdict_and_no_exception():
 
 
 def test_the_variants_a_wheel_carries_decide_and_ggml_takes_the_best_this_cpu_has():
-    names = ["llama_cpp/lib/ggml-cpu-skylakex.dll", "llama_cpp/lib/ggml-cpu-haswell.dll",
-             "llama_cpp/lib/ggml-cpu-x64.dll", "llama_cpp/lib/ggml-cpu-sse42.dll",
-             "llama_cpp/lib/ggml-cuda.dll", "llama_cpp/lib/libggml-cpu-icelake.so"]
+    names = [
+        "llama_cpp/lib/ggml-cpu-skylakex.dll",
+        "llama_cpp/lib/ggml-cpu-haswell.dll",
+        "llama_cpp/lib/ggml-cpu-x64.dll",
+        "llama_cpp/lib/ggml-cpu-sse42.dll",
+        "llama_cpp/lib/ggml-cuda.dll",
+        "llama_cpp/lib/libggml-cpu-icelake.so",
+    ]
     assert cpucode.variants_of(names) == ("x64", "sse42", "haswell", "skylakex", "icelake")
     haswell = cpucode.Cpu(frozenset({"sse4_2", "avx", "avx2", "fma", "f16c", "bmi2"}), "test")
     assert cpucode.ggml_choice(cpucode.variants_of(names), haswell) == "haswell"
-    windows_avx512 = cpucode.Cpu(frozenset({"avx", "avx2", "avx512f"}), "IsProcessorFeaturePresent",
-                                 frozenset({"avx", "avx2", "avx512f"}))
+    windows_avx512 = cpucode.Cpu(
+        frozenset({"avx", "avx2", "avx512f"}), "IsProcessorFeaturePresent", frozenset({"avx", "avx2", "avx512f"})
+    )
     assert cpucode.ggml_choice(("haswell", "skylakex", "icelake"), windows_avx512) == "skylakex"
     assert cpucode.ggml_choice(("haswell",), cpucode.UNKNOWN) == ""
 
@@ -142,7 +162,7 @@ def test_a_variant_wheel_requires_only_its_lowest_and_a_cpu_without_it_is_refuse
     with zipfile.ZipFile(path, "w") as zf:
         for v in ("skylakex", "haswell"):
             zf.writestr(f"llama_cpp/lib/libggml-cpu-{v}.so", b"\x7fELF not read")
-    with open_wheel(path) as zf:       # every wheel through the one reader (issue 34)
+    with open_wheel(path) as zf:  # every wheel through the one reader (issue 34)
         code = cpucode.read_wheel(zf)
     assert code.how == "variants" and code.certain and code.variants == ("haswell", "skylakex")
     assert set(code.requires) == {"sse4_2", "avx", "f16c", "avx2", "bmi2", "fma"}
@@ -167,8 +187,9 @@ def test_runs_names_what_is_missing_and_what_the_cpu_has():
 def test_the_target_python_reads_its_own_cpu():
     """The CPU_SCRIPT as install runs it (a child of the target interpreter; here this one): /proc/cpuinfo's
     flags on Linux, IsProcessorFeaturePresent on Windows (the Windows-CPython tier runs this too)."""
-    done = subprocess.run([sys.executable, "-c", cpucode.CPU_SCRIPT], capture_output=True, text=True, timeout=60,
-                          check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", cpucode.CPU_SCRIPT], capture_output=True, text=True, timeout=60, check=False
+    )
     assert done.returncode == 0, done.stderr
     cpu = cpucode.parse_cpu(json.loads(done.stdout), "this Python")
     assert cpu.flags is not None
@@ -186,8 +207,9 @@ def test_record_keeps_this_cpu_and_a_rerecorded_record_keeps_its_own(tmp_path):
     r = run_cli("record", "-o", str(tmp_path / "here.toml"), env=env)
     assert r.code == 0, r.stderr
     flags = tomlkit.parse((tmp_path / "here.toml").read_text(encoding="utf-8"))["meta"]["cpu_flags"]
-    done = subprocess.run([sys.executable, "-c", cpucode.CPU_SCRIPT], capture_output=True, text=True, timeout=60,
-                          check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", cpucode.CPU_SCRIPT], capture_output=True, text=True, timeout=60, check=False
+    )
     assert sorted(flags) == cpucode.record_flags(cpucode.parse_cpu(json.loads(done.stdout), "here"))
     src = tomlkit.parse((MACHINES / "community-buildtools-cuda124.toml").read_text(encoding="utf-8"))
     src["meta"]["cpu_flags"] = ["sse4_2", "avx"]
@@ -200,7 +222,7 @@ def test_record_keeps_this_cpu_and_a_rerecorded_record_keeps_its_own(tmp_path):
         assert meta.get("cpu_flags") == want
 
 
-ORACLE = Path(__file__).resolve().parents[3] / ".cache" / "dll-oracle"     # tests/setup/fetch-dll-oracle.sh
+ORACLE = Path(__file__).resolve().parents[3] / ".cache" / "dll-oracle"  # tests/setup/fetch-dll-oracle.sh
 
 
 @pytest.mark.linux
@@ -210,9 +232,13 @@ def test_published_windows_binaries_ctransformers_needs_avx2_and_nvidia_s_cublas
     cublasLt64_12.dll (nvidia-cublas-cu12 12.9.2.10) carries AVX-512 paths it picks at run time: scanned alone
     it looks like an AVX-512 build, so a wheel's NVIDIA libraries are not scanned."""
     ct, lt = ORACLE / "ctransformers" / "cuda" / "ctransformers.dll", ORACLE / "cublas" / "cublasLt64_12.dll"
-    if not (ct.is_file() and lt.is_file()):    # fetched (PyPI, kept in .cache) as the winpy oracle tests do
-        subprocess.run(["bash", str(ORACLE.parents[1] / "tests" / "setup" / "fetch-dll-oracle.sh")],
-                       capture_output=True, text=True, timeout=1800)
+    if not (ct.is_file() and lt.is_file()):  # fetched (PyPI, kept in .cache) as the winpy oracle tests do
+        subprocess.run(
+            ["bash", str(ORACLE.parents[1] / "tests" / "setup" / "fetch-dll-oracle.sh")],
+            capture_output=True,
+            text=True,
+            timeout=1800,
+        )
     need(ct.is_file() and lt.is_file(), "the DLL oracle is not fetched (tests/setup/fetch-dll-oracle.sh)")
     assert cpucode.judge_scans([cpucode.scan_binary(ct.read_bytes(), ct.name)]).requires == ("avx2", "fma", "f16c")
     assert cpucode.judge_scans([cpucode.scan_binary(lt.read_bytes(), lt.name)]).requires == ("avx512f",)
@@ -220,7 +246,7 @@ def test_published_windows_binaries_ctransformers_needs_avx2_and_nvidia_s_cublas
     with zipfile.ZipFile(path, "w") as zf:
         zf.write(ct, "ctransformers/lib/cuda/ctransformers.dll")
         zf.write(lt, "ctransformers/lib/cuda/cublasLt64_12.dll")
-    with open_wheel(path) as zf:       # every wheel through the one reader (issue 34)
+    with open_wheel(path) as zf:  # every wheel through the one reader (issue 34)
         code = cpucode.read_wheel(zf)
     assert code.requires == ("avx2", "fma", "f16c") and code.dispatchers == ("cublasLt64_12.dll",)
     assert "not scanned: cublasLt64_12.dll (NVIDIA's libraries pick their CPU code at run time)" in code.words()
@@ -228,11 +254,14 @@ def test_published_windows_binaries_ctransformers_needs_avx2_and_nvidia_s_cublas
 
 def test_the_plan_refuses_a_wheel_this_cpu_cannot_run_and_takes_the_next_one():
     """wheels/pick.py with the CPU judgement, pure: the newer wheel's CPU code needs AVX-512F, the CPU has AVX2."""
-    device = DeviceCode((BinaryCode("libggml-cuda.so", "elf", entries=(FatEntry("cubin", "sm_89"),),
-                                    imports=("libcudart.so.12",)),))
+    device = DeviceCode(
+        (BinaryCode("libggml-cuda.so", "elf", entries=(FatEntry("cubin", "sm_89"),), imports=("libcudart.so.12",)),)
+    )
     evidence = (cpucode.Evidence("avx512f", 40, 900.0, "lib/libggml-cpu.so+0x10"),)
-    cpus = {"0.3.16": cpucode.CpuCode("scan", ("avx512f",), False, (), evidence, "1 library"),
-            "0.3.15": cpucode.CpuCode("scan", ("avx2", "fma"), False, (), (), "1 library")}
+    cpus = {
+        "0.3.16": cpucode.CpuCode("scan", ("avx512f",), False, (), evidence, "1 library"),
+        "0.3.15": cpucode.CpuCode("scan", ("avx2", "fma"), False, (), (), "1 library"),
+    }
     names = [f"llama_cpp_python-{v}-py3-none-any.whl" for v in cpus]
     cands = [pick.Candidate(f"http://127.0.0.1:1/cu124/{n}", n, "http://127.0.0.1:1/cu124/", "12.4") for n in names]
     avx2 = cpucode.Cpu(frozenset({"sse4_2", "avx", "avx2", "fma", "f16c"}), "the target Python")
@@ -248,7 +277,8 @@ def test_the_plan_refuses_a_wheel_this_cpu_cannot_run_and_takes_the_next_one():
     assert newer.to_json()["cpu_code"]["evidence"][0]["sample"] == "lib/libggml-cpu.so+0x10"
     assert older.verdict == pick.CHOSEN and older.how == pick.NATIVE
     assert "CPU: likely requires AVX2, FMA" in older.reason
-    unknown = pick.plan(cands, replace(m, cpu=cpucode.UNKNOWN), "llama-cpp-python", "", lambda c: device,
-                        read_cpu=read_cpu)
+    unknown = pick.plan(
+        cands, replace(m, cpu=cpucode.UNKNOWN), "llama-cpp-python", "", lambda c: device, read_cpu=read_cpu
+    )
     assert unknown.chosen is not None and unknown.chosen.version == "0.3.16"
     assert "this CPU's instruction sets are unknown (not read)" in unknown.chosen.reason

@@ -1,5 +1,6 @@
 """envmgr/wheels/downloads.py: the prebuilt plan's downloads under <cache>/prebuilt (the isolation fixture's
 cache folder): listed, pruned by age and cleared, and nothing of anyone else's touched (audit N16)."""
+
 from __future__ import annotations
 
 import json
@@ -23,12 +24,12 @@ def _slot(name: str, facts: str | None, wheel_bytes: int = 10):
 
 def test_listed_reads_each_slot_and_skips_what_is_not_envmgrs():
     assert downloads.downloads_dir() == dirs.cache_dir() / "prebuilt"
-    assert downloads.listed() == []                               # no folder yet
+    assert downloads.listed() == []  # no folder yet
     good = json.dumps({"wheel": "llama_cpp_python-0.3.16-cp312-cp312-linux_x86_64.whl"})
     a = _slot(SLOT_A, good)
     b = _slot(SLOT_B, "{not json")
-    (downloads.downloads_dir() / "mine").mkdir()                   # another name: not ours
-    (downloads.downloads_dir() / ("c" * 24)).symlink_to(a)         # a link: not ours
+    (downloads.downloads_dir() / "mine").mkdir()  # another name: not ours
+    (downloads.downloads_dir() / ("c" * 24)).symlink_to(a)  # a link: not ours
     got = downloads.listed()
     assert [(d.folder, d.wheel) for d in got] == [(a, "llama_cpp_python-0.3.16-cp312-cp312-linux_x86_64.whl"), (b, "")]
     assert got[0].size == len(good) + 10 and got[1].size == len("{not json") + 10

@@ -10,6 +10,7 @@ tomorrow that fetches or parses an index by itself fails here the day it is writ
 - wheels/url.py is the only module that takes a URL apart by hand (urlsplit/urljoin/urlunsplit) among
   the modules that handle index locations.
 """
+
 from __future__ import annotations
 
 import ast
@@ -21,18 +22,25 @@ PACKAGE = Path(__file__).resolve().parents[3] / "envmgr"
 FETCHER = {"wheels/remote.py": "the one fetcher: caps, deadline, credentials sent to their own server only"}
 PAGE_READER = {"wheels/pages.py": "the one index-page reader (team and prebuilt, HTML and folder)"}
 URL_VALUE = {"wheels/url.py": "the one URL value: redaction, cache-key form, join with the query kept"}
-PARSE_LINKS_CALLERS = {**PAGE_READER,
-                       "wheels/index.py": "the publisher reads back the pages it writes (kept hand-made links)"}
+PARSE_LINKS_CALLERS = {
+    **PAGE_READER,
+    "wheels/index.py": "the publisher reads back the pages it writes (kept hand-made links)",
+}
 SECRET_CALLERS = {**FETCHER, **URL_VALUE}
-URL_SURGERY_FREE = ("wheels/", "commands/install_prebuilt.py", "commands/install_build.py",
-                    "commands/install_flow.py", "commands/wheels.py")
+URL_SURGERY_FREE = (
+    "wheels/",
+    "commands/install_prebuilt.py",
+    "commands/install_build.py",
+    "commands/install_flow.py",
+    "commands/wheels.py",
+)
 
 HTTP_MODULES = {"urllib.request", "urllib.error", "http.client", "http", "requests", "urllib3", "httpx", "aiohttp"}
 HTTP_NAMES = {"urlopen", "build_opener", "HTTPConnection", "HTTPSConnection", "Request"}
 HTML_MODULES = {"html.parser"}
 HTML_NAMES = {"HTMLParser"}
 URL_SURGERY = {"urlsplit", "urlparse", "urljoin", "urlunsplit", "urlunparse"}
-_HASH_PATTERN = re.compile(r"(sha(1|224|256|384|512)|md5)=[(\[]")      # a regex reading a hash fragment
+_HASH_PATTERN = re.compile(r"(sha(1|224|256|384|512)|md5)=[(\[]")  # a regex reading a hash fragment
 
 
 def _modules():
@@ -64,16 +72,21 @@ def http_uses(tree: ast.AST) -> list[str]:
             found.append(f"import {module}")
         if module in ("urllib", "http") and names & {"request", "error", "client"}:
             found.append(f"from {module} import {sorted(names)}")
-    found += [f"{n}(...)" for n in sorted(_names_used(tree) & {"urlopen", "build_opener", "HTTPConnection",
-                                                              "HTTPSConnection"})]
+    found += [
+        f"{n}(...)"
+        for n in sorted(_names_used(tree) & {"urlopen", "build_opener", "HTTPConnection", "HTTPSConnection"})
+    ]
     return found
 
 
 def html_uses(tree: ast.AST) -> list[str]:
     found = [f"import {m}" for m, names in _imports(tree) if m in HTML_MODULES or (m == "html" and "parser" in names)]
     found += [f"{n}" for n in sorted(_names_used(tree) & HTML_NAMES)]
-    found += [f"hash pattern {c.value!r} (line {c.lineno})" for c in ast.walk(tree)
-              if isinstance(c, ast.Constant) and isinstance(c.value, str) and _HASH_PATTERN.search(c.value)]
+    found += [
+        f"hash pattern {c.value!r} (line {c.lineno})"
+        for c in ast.walk(tree)
+        if isinstance(c, ast.Constant) and isinstance(c.value, str) and _HASH_PATTERN.search(c.value)
+    ]
     return found
 
 
@@ -99,34 +112,46 @@ def test_only_the_page_reader_parses_html_or_a_hash_fragment():
 
 
 def test_index_pages_are_parsed_through_the_reader_only():
-    outside = {rel: hits for rel, tree in _modules()
-               if rel not in PARSE_LINKS_CALLERS and (hits := calls_of(tree, {"parse_links"}))}
+    outside = {
+        rel: hits
+        for rel, tree in _modules()
+        if rel not in PARSE_LINKS_CALLERS and (hits := calls_of(tree, {"parse_links"}))
+    }
     assert outside == {}
 
 
 def test_the_secret_leaves_its_url_value_only_for_the_request():
-    outside = {rel: hits for rel, tree in _modules()
-               if rel not in SECRET_CALLERS and (hits := calls_of(tree, {"secret"}))}
+    outside = {
+        rel: hits for rel, tree in _modules() if rel not in SECRET_CALLERS and (hits := calls_of(tree, {"secret"}))
+    }
     assert outside == {}
 
 
 def test_index_locations_are_taken_apart_by_the_url_value_only():
     """In the modules that carry index locations, URL surgery is url.py's (its join keeps the query, its
     str() redacts); the fetcher keeps what it needs to split credentials from the request."""
-    outside = {rel: hits for rel, tree in _modules()
-               if rel.startswith(URL_SURGERY_FREE) and rel not in {**URL_VALUE, **FETCHER}
-               and (hits := calls_of(tree, URL_SURGERY))}
+    outside = {
+        rel: hits
+        for rel, tree in _modules()
+        if rel.startswith(URL_SURGERY_FREE)
+        and rel not in {**URL_VALUE, **FETCHER}
+        and (hits := calls_of(tree, URL_SURGERY))
+    }
     assert outside == {}
 
 
 def test_the_rules_see_what_they_forbid():
     """Each rule finds each form it forbids in a snippet (else the tests above would pass on anything)."""
-    code = ("import urllib.request\nfrom http.client import HTTPConnection\nfrom urllib import request\n"
-            "import requests\nurllib.request.urlopen('http://x')\n")
+    code = (
+        "import urllib.request\nfrom http.client import HTTPConnection\nfrom urllib import request\n"
+        "import requests\nurllib.request.urlopen('http://x')\n"
+    )
     assert len(http_uses(ast.parse(code))) == 5
     assert http_uses(ast.parse("from urllib.parse import quote\nimport json\n")) == []
-    html = ("from html.parser import HTMLParser\nclass P(HTMLParser): pass\n"
-            "import re\nSHA = re.compile(r'sha256=([0-9a-f]{64})')\n")
+    html = (
+        "from html.parser import HTMLParser\nclass P(HTMLParser): pass\n"
+        "import re\nSHA = re.compile(r'sha256=([0-9a-f]{64})')\n"
+    )
     assert len(html_uses(ast.parse(html))) == 3
     assert html_uses(ast.parse("x = f'{a}#sha256={b}'\nimport html\nhtml.escape('x')\n")) == []
     calls = "from x import parse_links\nparse_links(t)\nurl.secret()\nurlsplit(u).netloc\nparts = urljoin(a, b)\n"

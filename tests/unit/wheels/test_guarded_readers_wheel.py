@@ -5,6 +5,7 @@ zip that is then damaged as the audit of 2026-12-07 damaged its wheels. Every ro
 exercised: the prebuilt plan (the CLI, `install --dry-run --prebuilt-index`), the cache's store and lookup
 (`install --recipe`), `--wheel-index`'s check, and doctor's pip-cache check.
 """
+
 from __future__ import annotations
 
 import ast
@@ -31,8 +32,17 @@ PACKAGE = Path(__file__).resolve().parents[3] / "envmgr"
 READER = "files/wheelzip.py"
 HERE_TAG = "py3-none-win_amd64" if sys.platform == "win32" else "py3-none-manylinux_2_17_x86_64"
 NAME = f"llama_cpp_python-0.3.36-{HERE_TAG}.whl"
-KEY = wheels.WheelKey(package="llama-cpp-python", version="0.3.36", source="index", cuda="13.0", archs="90",
-                      generator="Ninja", cmake_args="", python_tag="cp312", platform="linux_x86_64")
+KEY = wheels.WheelKey(
+    package="llama-cpp-python",
+    version="0.3.36",
+    source="index",
+    cuda="13.0",
+    archs="90",
+    generator="Ninja",
+    cmake_args="",
+    python_tag="cp312",
+    platform="linux_x86_64",
+)
 
 
 @pytest.fixture(autouse=True)
@@ -43,8 +53,10 @@ def cache_dir(tmp_path, monkeypatch):
 
 
 def cuda_wheel(**extra: bytes) -> bytes:
-    return hz.make_zip({"llama_cpp/__init__.py": b"", "llama_cpp/lib/libggml-cuda.so": sample_bytes(CUDA_SO), **extra},
-                       zipfile.ZIP_DEFLATED)
+    return hz.make_zip(
+        {"llama_cpp/__init__.py": b"", "llama_cpp/lib/libggml-cuda.so": sample_bytes(CUDA_SO), **extra},
+        zipfile.ZIP_DEFLATED,
+    )
 
 
 def write(folder: Path, data: bytes, name: str = NAME) -> Path:
@@ -54,10 +66,22 @@ def write(folder: Path, data: bytes, name: str = NAME) -> Path:
 
 
 def plan(tmp_path: Path, folder: Path) -> dict:
-    env = {"ENVMGR_CACHE_DIR": str(tmp_path / "cache"), "ENVMGR_CONFIG_DIR": str(tmp_path / "config"),
-           "ENVMGR_WHEEL_INDEX": ""}
-    r = run_cli("--machine", str(MACHINES / "community-buildtools-cuda124.toml"), "install", "llama-cpp-python",
-                "--dry-run", "--json", "--prebuilt-index", str(folder), env=env)
+    env = {
+        "ENVMGR_CACHE_DIR": str(tmp_path / "cache"),
+        "ENVMGR_CONFIG_DIR": str(tmp_path / "config"),
+        "ENVMGR_WHEEL_INDEX": "",
+    }
+    r = run_cli(
+        "--machine",
+        str(MACHINES / "community-buildtools-cuda124.toml"),
+        "install",
+        "llama-cpp-python",
+        "--dry-run",
+        "--json",
+        "--prebuilt-index",
+        str(folder),
+        env=env,
+    )
     assert r.code == 0, r.stderr
     (cand,) = r.json()["prebuilt"]["candidates"]
     return cand
@@ -69,22 +93,23 @@ def every_route(tmp_path: Path, data: bytes, words: str, *, in_listing: bool = T
     path = write(tmp_path / "cu124", data)
     code, problems = wheels.inspect_wheel(path)
     assert code is None and len(problems) == 1 and words in problems[0] and "\n" not in problems[0]
-    assert words in wheels.check_wheel(path, "llama-cpp-python", True)[0]            # --wheel-index
-    with pytest.raises(pick.Unusable, match=words):                                   # the prebuilt plan
+    assert words in wheels.check_wheel(path, "llama-cpp-python", True)[0]  # --wheel-index
+    with pytest.raises(pick.Unusable, match=words):  # the prebuilt plan
         prebuilt.wheel_code(path)
-    with pytest.raises(CheckFailed, match=words):                                     # install --recipe: store
+    with pytest.raises(CheckFailed, match=words):  # install --recipe: store
         wheels.store(KEY, path, 1.0, True, "t")
-    assert wheel_has_cuda(LiveHost(), str(path)) is (None if in_listing else True)   # doctor F19
+    assert wheel_has_cuda(LiveHost(), str(path)) is (None if in_listing else True)  # doctor F19
     with pytest.raises(BadWheel, match=words) as err:
         with open_wheel(path) as wheel:
             for member in wheel.members:
                 wheel.read(member)
     assert isinstance(err.value, InputFileError) and err.value.exit_code == 2
-    cand = plan(tmp_path, tmp_path / "cu124")                                          # the CLI, --json
+    cand = plan(tmp_path, tmp_path / "cu124")  # the CLI, --json
     assert cand["verdict"] == "refused" and words in cand["reason"], cand
 
 
 # ---- N9: encrypted members and bad compressed data --------------------------------------------------
+
 
 def test_n9_an_encrypted_member_is_refused_on_every_route(tmp_path):
     every_route(tmp_path, hz.set_flag(cuda_wheel(), ".so"), "encrypted member")
@@ -99,12 +124,13 @@ def test_n9_bad_deflate_data_and_a_wrong_crc_are_refused(tmp_path):
     every_route(tmp_path / "crc", hz.break_crc(cuda_wheel(), ".so"), "Bad CRC-32", in_listing=False)
     data = bytearray(cuda_wheel())
     _cd, _name, local = next(e for e in hz.central_entries(bytes(data)) if e[1].endswith(".so"))
-    start = local + 30 + len("llama_cpp/lib/libggml-cuda.so")      # the deflate stream starts here
-    data[start:start + 64] = b"\xff" * 64
+    start = local + 30 + len("llama_cpp/lib/libggml-cuda.so")  # the deflate stream starts here
+    data[start : start + 64] = b"\xff" * 64
     every_route(tmp_path / "deflate", bytes(data), "libggml-cuda.so", in_listing=False)
 
 
 # ---- N13: zip bombs, members listed many times, the total budget ---------------------------------
+
 
 def test_n13_a_member_listed_many_times_is_refused(tmp_path):
     data = hz.repeat_central_directory(cuda_wheel(), 50)
@@ -114,8 +140,8 @@ def test_n13_a_member_listed_many_times_is_refused(tmp_path):
 def test_n13_overlapping_entries_under_different_names_are_refused(tmp_path):
     data = bytearray(hz.repeat_central_directory(hz.make_zip({"pkg/libggml.so": sample_bytes(CUDA_SO)}), 2))
     entries = hz.central_entries(bytes(data))
-    cd, name, _local = entries[-1]      # rename the second copy: no duplicate name, the same data
-    data[cd + 46:cd + 46 + len(name)] = name.replace("libggml", "libggmm").encode()
+    cd, name, _local = entries[-1]  # rename the second copy: no duplicate name, the same data
+    data[cd + 46 : cd + 46 + len(name)] = name.replace("libggml", "libggmm").encode()
     with pytest.raises(BadWheel, match="overlap"), open_wheel(bytes(data)):
         pass
 
@@ -140,7 +166,7 @@ def test_n13_the_budget_is_total_and_counts_each_member_once(tmp_path):
     with open_wheel(data, budget=3 << 20) as wheel:
         first = wheel.members[0]
         for _ in range(5):
-            assert bytes(wheel.read(first)) == parts[first.name]      # read again: counted once
+            assert bytes(wheel.read(first)) == parts[first.name]  # read again: counted once
         wheel.read(wheel.members[1])
         wheel.read(wheel.members[2])
         with pytest.raises(BadWheel, match="inflates beyond 3 MiB in all"):
@@ -150,7 +176,7 @@ def test_n13_the_budget_is_total_and_counts_each_member_once(tmp_path):
 def test_n13_a_huge_central_directory_is_refused_before_it_is_listed(monkeypatch):
     """zipfile builds an object per entry (~4 bytes of memory per byte of directory) before anything can be
     judged: the directory's size and count come from the end records first."""
-    data = hz.repeat_central_directory(hz.make_zip({"pkg/x.py": b"x"}), 40_000)     # 2.1 MB of directory
+    data = hz.repeat_central_directory(hz.make_zip({"pkg/x.py": b"x"}), 40_000)  # 2.1 MB of directory
     monkeypatch.setattr(wheelzip, "MAX_DIRECTORY", 1 << 20)
     tracemalloc.start()
     try:
@@ -211,12 +237,14 @@ def test_only_the_wheel_reader_opens_zip_files():
         if rel != READER and (found := _zip_touches(ast.parse(path.read_text(encoding="utf-8"), rel))):
             hits[rel] = found
     assert hits == {}
-    assert _zip_touches(ast.parse((PACKAGE / READER).read_text(encoding="utf-8")))   # the scan sees the reader
+    assert _zip_touches(ast.parse((PACKAGE / READER).read_text(encoding="utf-8")))  # the scan sees the reader
 
 
 def test_the_zip_rule_sees_what_it_forbids():
-    code = ("import zipfile\nfrom zipfile import ZipFile\nimport shutil\nshutil.unpack_archive('a.whl')\n"
-            "import tarfile\nz = ZipFile('w')\n")
+    code = (
+        "import zipfile\nfrom zipfile import ZipFile\nimport shutil\nshutil.unpack_archive('a.whl')\n"
+        "import tarfile\nz = ZipFile('w')\n"
+    )
     assert len(_zip_touches(ast.parse(code))) == 5
     assert _zip_touches(ast.parse("from envmgr.files.wheelzip import open_wheel\nopen_wheel('a.whl')\n")) == []
 

@@ -6,6 +6,7 @@ the README's promise: an index is an optimisation, never a reason for an install
 said, then "building instead", no traceback, no hang), and nothing is written outside the cache's
 `wheels/.download-*` folder, which is removed.
 """
+
 from __future__ import annotations
 
 import html
@@ -26,8 +27,6 @@ from tests.unit.wheels.test_wheelindex import KEY, WHEEL, published, said
 pytestmark = pytest.mark.usefixtures("envmgr_dirs")
 
 
-
-
 def files_under(root: Path) -> set[Path]:
     return set(root.rglob("*")) if root.exists() else set()
 
@@ -43,6 +42,7 @@ def rename_link(dest: Path, name: str) -> None:
 
 
 # --- a server in this process ---------------------------------------------------------------------
+
 
 @pytest.fixture
 def server():
@@ -79,9 +79,19 @@ def folder_server(folder: Path, **extra):
 
 # --- S1: names from the index are names ------------------------------------------------------------
 
+
 @pytest.mark.parametrize("where", ["folder", "http"])
-@pytest.mark.parametrize("name", ["ABS", "../../../PWNED_REL", "..\\..\\PWNED_WIN", "PWNED.whl",
-                                  "sub/fakecuda-1.2.3-py3-none-any.whl", "othercuda-1.2.3-py3-none-any.whl"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "ABS",
+        "../../../PWNED_REL",
+        "..\\..\\PWNED_WIN",
+        "PWNED.whl",
+        "sub/fakecuda-1.2.3-py3-none-any.whl",
+        "othercuda-1.2.3-py3-none-any.whl",
+    ],
+)
 def test_s1_a_link_text_that_is_a_path_is_refused_before_anything_is_written(tmp_path, server, where, name):
     victim = tmp_path / "victim_bashrc"
     victim.write_text("ORIGINAL USER CONTENT\n")
@@ -103,6 +113,7 @@ def test_s1_a_link_text_that_is_a_path_is_refused_before_anything_is_written(tmp
 
 # --- C2: a deadline and a size cap; a folder index reads regular files only -------------------------
 
+
 def bounded(fn, seconds: float):
     """fn() in a thread; fails the test (rather than hanging it) when it takes longer than seconds."""
     out: list = []
@@ -115,6 +126,7 @@ def bounded(fn, seconds: float):
 
 def raw_server(answer):
     """A handler that answers every GET with answer(handler): what a hostile or broken server sends."""
+
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_GET(self):
             answer(self)
@@ -134,7 +146,7 @@ def drip(h):
             h.wfile.write(b"<")
             h.wfile.flush()
             time.sleep(0.3)
-    except OSError:   # the client gave up: what is tested
+    except OSError:  # the client gave up: what is tested
         pass
 
 
@@ -156,8 +168,9 @@ def test_c2_a_server_that_drips_is_given_up_on_at_the_deadline(server, monkeypat
     started = time.monotonic()
     assert bounded(lambda: wheelremote.fetch(url, KEY, True, say), 20) is None
     assert time.monotonic() - started < 6
-    assert lines == [f"the wheel index {url} cannot be reached ({url}fakecuda/: no complete answer in 2 s); "
-                     "building instead"]
+    assert lines == [
+        f"the wheel index {url} cannot be reached ({url}fakecuda/: no complete answer in 2 s); building instead"
+    ]
 
 
 def test_c2_a_page_that_never_ends_is_cut_at_the_size_cap(server, monkeypatch):
@@ -173,8 +186,9 @@ def test_c2_a_page_that_never_ends_is_cut_at_the_size_cap(server, monkeypatch):
 def test_c2_a_folder_index_reads_regular_files_only(tmp_path, what):
     dest = published(tmp_path)
     folder = dest / "fakecuda" / KEY.digest()
-    target = {"page": dest / "fakecuda" / "index.html", "key": folder / "entry.json",
-              "wheel": folder / WHEEL}[what.split("-")[0]]
+    target = {"page": dest / "fakecuda" / "index.html", "key": folder / "entry.json", "wheel": folder / WHEEL}[
+        what.split("-")[0]
+    ]
     target.unlink()
     if what.endswith("fifo"):
         os.mkfifo(target)
@@ -184,7 +198,7 @@ def test_c2_a_folder_index_reads_regular_files_only(tmp_path, what):
     try:
         assert bounded(lambda: wheelremote.fetch(str(dest), KEY, True, say), 20) is None
     finally:
-        if what.endswith("fifo"):   # let a reader the old code left blocked in open() go
+        if what.endswith("fifo"):  # let a reader the old code left blocked in open() go
             try:
                 os.close(os.open(target, os.O_WRONLY | os.O_NONBLOCK))
             except OSError:
@@ -194,6 +208,7 @@ def test_c2_a_folder_index_reads_regular_files_only(tmp_path, what):
 
 
 # --- C5: malformed answers are one line and "building instead" ----------------------------------------
+
 
 def garbage(h):
     h.wfile.write(b"\x00\xff garbage\r\n\r\n")
@@ -219,7 +234,7 @@ def page_key(dest: Path, raw: str) -> None:
     page = dest / "fakecuda" / "index.html"
     text = page.read_text()
     start = text.index('data-envmgr-key="') + len('data-envmgr-key="')
-    page.write_text(text[:start] + html.escape(raw) + text[text.index('"', start):])
+    page.write_text(text[:start] + html.escape(raw) + text[text.index('"', start) :])
 
 
 @pytest.mark.parametrize("where", ["folder", "http"])
@@ -253,6 +268,7 @@ def test_c5_a_url_that_does_not_parse(tmp_path):
 
 # --- S6: credentials work and are never printed; a query string is kept ------------------------------
 
+
 def test_s6_basic_auth_in_the_url_works_and_is_never_printed(tmp_path, server):
     import base64
 
@@ -281,7 +297,7 @@ def test_s6_basic_auth_in_the_url_works_and_is_never_printed(tmp_path, server):
     assert not any("s3cr3t" in line for line in lines)
     assert {path.split("/")[-1] for path, auth in seen if auth == want} >= {"", "entry.json", WHEEL}
     wheels.clear()
-    lines, say = said()        # a wrong password: 401, said without it
+    lines, say = said()  # a wrong password: 401, said without it
     assert wheelremote.fetch(index.replace("s3cr3t", "wr0ng"), KEY, True, say) is None
     assert "HTTP 401" in lines[0] and "wr0ng" not in "".join(lines) and "__token__:****@" in lines[0]
 
@@ -314,7 +330,7 @@ def test_s6_redact():
     assert wheelremote.redact("http://h/simple/") == "http://h/simple/"
     assert "s3cr3t" not in wheelremote.redact("http://[::1:s3cr3t@x")
     for folder in ("C:\\Users\\me\\wheels", "/srv/wheels", "D:/x?y=1", "\\\\srv\\share"):
-        assert wheelremote.redact(folder) == folder     # a folder index is shown as given
+        assert wheelremote.redact(folder) == folder  # a folder index is shown as given
 
 
 def test_s6_install_reports_the_index_without_its_token(tmp_path, server, monkeypatch):
@@ -331,7 +347,7 @@ def test_s6_install_reports_the_index_without_its_token(tmp_path, server, monkey
         http.server.SimpleHTTPRequestHandler.do_GET(self)
 
     url = server(folder_server(dest, do_GET=do_GET)) + "?token=s3cr3t"
-    monkeypatch.setattr(install_build, "_pip_install", lambda *a: 0)       # no pip: what is tested is the report
+    monkeypatch.setattr(install_build, "_pip_install", lambda *a: 0)  # no pip: what is tested is the report
     done = install_build._reuse(KEY, True, url, None, sys.executable, [], True, {})
     assert done is not None and done.origin == "index" and done.index == url.replace("s3cr3t", "****")
 

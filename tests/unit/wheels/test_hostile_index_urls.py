@@ -7,6 +7,7 @@ The wheels hold the real nvcc 13.0 library tests/corpus/devicecode/libtiny_cuda-
 here) runs it natively; the recorded RTX 4070 SUPER machine (8.9) does not, which is enough where only
 what is printed matters.
 """
+
 from __future__ import annotations
 
 import functools
@@ -41,7 +42,7 @@ class Served:
     def __init__(self, folder: Path, handler: type[http.server.SimpleHTTPRequestHandler] | None = None) -> None:
         seen: list[str] = []
 
-        class Handler(handler or http.server.SimpleHTTPRequestHandler):   # type: ignore[misc]
+        class Handler(handler or http.server.SimpleHTTPRequestHandler):  # type: ignore[misc]
             def do_GET(self):
                 seen.append(self.path)
                 self.path = self.path.split("?")[0]
@@ -88,6 +89,7 @@ def files_holding(root: Path, needle: str) -> list[str]:
 
 # --- N2: a credential never leaves the request --------------------------------------------------------
 
+
 def test_n2_a_password_and_token_never_reach_stdout_stderr_or_json(tmp_path, serve):
     project(tmp_path / "srv", "cu124")
     srv = serve(tmp_path / "srv")
@@ -102,7 +104,7 @@ def test_n2_a_password_and_token_never_reach_stdout_stderr_or_json(tmp_path, ser
     assert cand["url"].startswith(f"http://alice:****@127.0.0.1:{srv.port}/cu124/llama-cpp-python/")
     assert cand["url"].endswith("?token=****") and data["prebuilt"]["indexes"][0]["wheels"] == 1
     assert f"prebuilt index http://alice:****@127.0.0.1:{srv.port}/cu124/?token=****: 1 wheel(s)" in text.stderr
-    assert srv.seen and all(p.endswith(f"?token={TOKEN}") for p in srv.seen)     # the request had it
+    assert srv.seen and all(p.endswith(f"?token={TOKEN}") for p in srv.seen)  # the request had it
 
 
 @pytest.mark.parametrize("where", ["env", "config"])
@@ -114,7 +116,7 @@ def test_n2_an_index_from_the_environment_or_config_is_never_printed(tmp_path, s
     if where == "env":
         env["ENVMGR_PREBUILT_INDEX"] = url
     else:
-        env["ENVMGR_PREBUILT_INDEX"] = None      # unset: config.toml decides
+        env["ENVMGR_PREBUILT_INDEX"] = None  # unset: config.toml decides
         (tmp_path / "config").mkdir()
         (tmp_path / "config" / "config.toml").write_text(f'[wheels]\nprebuilt = ["{url}"]\n')
     r = run_cli("--machine", MACHINE, "install", "llama-cpp-python", "--dry-run", "--json", env=env)
@@ -132,8 +134,9 @@ def test_n2_the_cache_key_entry_file_and_published_page_record_the_index_without
     chosen = route.plan.chosen if route.plan else None
     assert chosen is not None, route.plan
     entry = install_prebuilt.store_chosen(chosen, "llama-cpp-python")
-    assert entry.key.source == (f"prebuilt:http://127.0.0.1:{srv.port}/cu130/llama-cpp-python/{chosen.cand.filename}"
-                                "?token=")
+    assert entry.key.source == (
+        f"prebuilt:http://127.0.0.1:{srv.port}/cu130/llama-cpp-python/{chosen.cand.filename}?token="
+    )
     dest = tmp_path / "team-index"
     (done,) = wheelindex.publish([entry], dest)
     assert done.status == "added"
@@ -144,8 +147,9 @@ def test_n2_the_cache_key_entry_file_and_published_page_record_the_index_without
 
 
 def test_n2_an_entry_keyed_with_a_credential_before_the_fix_is_never_published(tmp_path):
-    key = wheels.WheelKey("fakecuda", "1.2.3", f"prebuilt:http://u:{PASSWORD}@h/x.whl", "13.0", "90", "prebuilt",
-                          "", "py3", "any")
+    key = wheels.WheelKey(
+        "fakecuda", "1.2.3", f"prebuilt:http://u:{PASSWORD}@h/x.whl", "13.0", "90", "prebuilt", "", "py3", "any"
+    )
     from tests.unit.wheels.test_wheelindex import cached
 
     cached(tmp_path, key)
@@ -156,6 +160,7 @@ def test_n2_an_entry_keyed_with_a_credential_before_the_fix_is_never_published(t
 
 
 # --- N3: the query string is kept -------------------------------------------------------------------
+
 
 def test_n3_a_token_in_the_query_reaches_the_project_page_and_the_wheel(tmp_path, serve):
     project(tmp_path / "srv", "cu124")
@@ -168,6 +173,7 @@ def test_n3_a_token_in_the_query_reaches_the_project_page_and_the_wheel(tmp_path
 
 # --- N4: every PEP 503 hash is checked --------------------------------------------------------------
 
+
 def _plan_of(index: Path) -> pick.Judged:
     listing = prebuilt.list_index(str(index), "llama-cpp-python")
     assert listing.problem == "", listing.problem
@@ -175,16 +181,19 @@ def _plan_of(index: Path) -> pick.Judged:
     return judged
 
 
-@pytest.mark.parametrize("fragment, words", [
-    ("#sha512=" + "0" * 128, "does not match the index's sha512"),
-    ("#sha384=" + "0" * 96, "does not match the index's sha384"),
-    ("#sha1=" + "0" * 40, "does not match the index's sha1"),
-    ("#md5=" + "0" * 32, "does not match the index's md5"),
-    ("#sha224=" + "0" * 56, "does not match the index's sha224"),
-    ("#sha256=abc", "#sha256= hash is malformed"),
-    ("#sha512=" + "z" * 128, "#sha512= hash is malformed"),
-    ("#sha999=" + "0" * 64, "algorithm envmgr does not know"),
-])
+@pytest.mark.parametrize(
+    "fragment, words",
+    [
+        ("#sha512=" + "0" * 128, "does not match the index's sha512"),
+        ("#sha384=" + "0" * 96, "does not match the index's sha384"),
+        ("#sha1=" + "0" * 40, "does not match the index's sha1"),
+        ("#md5=" + "0" * 32, "does not match the index's md5"),
+        ("#sha224=" + "0" * 56, "does not match the index's sha224"),
+        ("#sha256=abc", "#sha256= hash is malformed"),
+        ("#sha512=" + "z" * 128, "#sha512= hash is malformed"),
+        ("#sha999=" + "0" * 64, "algorithm envmgr does not know"),
+    ],
+)
 def test_n4_a_wrong_or_malformed_hash_of_any_name_refuses_the_file(tmp_path, fragment, words):
     judged = _plan_of(project(tmp_path, "cu130", fragment=fragment))
     assert judged.verdict == pick.REFUSED and words in judged.reason, judged
@@ -211,6 +220,7 @@ def test_n4_the_team_index_checks_a_second_hash_too(tmp_path):
 
 # --- N5: an index that is no URL ---------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("how", ["flag", "env"])
 def test_n5_a_malformed_ipv6_url_is_one_line_and_exit_2(how):
     args = ["--prebuilt-index", f"http://u:{PASSWORD}@[::1"] if how == "flag" else []
@@ -228,6 +238,7 @@ def test_n5_the_listing_of_such_an_index_says_so():
 
 
 # --- N12: one deadline over the whole plan -------------------------------------------------------------
+
 
 class Drip(http.server.SimpleHTTPRequestHandler):
     """Pages as files; a wheel announced at 100 MB and sent a byte every 0.2 s."""
@@ -251,16 +262,20 @@ def test_n12_the_prebuilt_plan_has_one_deadline_not_one_per_wheel(tmp_path, serv
     page = tmp_path / "srv" / "cu124" / "llama-cpp-python"
     page.mkdir(parents=True)
     srv = serve(tmp_path / "srv", Drip)
-    (page / "index.html").write_text("".join(
-        f'<a href="http://127.0.0.1:{srv.port}/w{i}/llama_cpp_python-0.3.3{i}-py3-none-any.whl">w</a>\n'
-        for i in range(3)))
-    monkeypatch.setattr(wheelremote, "DEADLINE_S", 3.0)              # each read's own allowance
-    monkeypatch.setattr(prebuilt, "PLAN_DEADLINE_S", 2.0, raising=False)   # the plan's: spent first
+    (page / "index.html").write_text(
+        "".join(
+            f'<a href="http://127.0.0.1:{srv.port}/w{i}/llama_cpp_python-0.3.3{i}-py3-none-any.whl">w</a>\n'
+            for i in range(3)
+        )
+    )
+    monkeypatch.setattr(wheelremote, "DEADLINE_S", 3.0)  # each read's own allowance
+    monkeypatch.setattr(prebuilt, "PLAN_DEADLINE_S", 2.0, raising=False)  # the plan's: spent first
     t0 = time.monotonic()
-    route = install_prebuilt.plan_route(H100, "llama-cpp-python", "llama-cpp-python",
-                                        (f"http://127.0.0.1:{srv.port}/cu124/",), "test")
+    route = install_prebuilt.plan_route(
+        H100, "llama-cpp-python", "llama-cpp-python", (f"http://127.0.0.1:{srv.port}/cu124/",), "test"
+    )
     took = time.monotonic() - t0
-    assert took < 5.0, f"{took:.1f} s: each wheel got its own deadline"    # 3 wheels x 3 s before the fix
+    assert took < 5.0, f"{took:.1f} s: each wheel got its own deadline"  # 3 wheels x 3 s before the fix
     assert route.plan is not None and route.plan.chosen is None
     assert all(j.verdict == pick.REFUSED and "gave up after 2 s" in j.reason for j in route.plan.judged)
     assert "gave up after 2 s" in route.note
@@ -268,15 +283,26 @@ def test_n12_the_prebuilt_plan_has_one_deadline_not_one_per_wheel(tmp_path, serv
 
 # --- N14: prereleases as pip takes them -----------------------------------------------------------
 
-@pytest.mark.parametrize("spec, pre, chosen", [
-    ("", False, "0.3.36"), ("==0.3.*", False, "0.3.36"), ("~=0.3", False, "0.3.36"), ("!=0.3.30", False, "0.3.36"),
-    ("==0.3.38.dev1", False, "0.3.38.dev1"), (">=0.3.38.dev0", False, "0.3.38.dev1"), ("", True, "0.3.38.dev1"),
-    (">0.3.36", False, "0.3.38.dev1"),      # nothing else matches: PEP 440 takes the prerelease
-])
+
+@pytest.mark.parametrize(
+    "spec, pre, chosen",
+    [
+        ("", False, "0.3.36"),
+        ("==0.3.*", False, "0.3.36"),
+        ("~=0.3", False, "0.3.36"),
+        ("!=0.3.30", False, "0.3.36"),
+        ("==0.3.38.dev1", False, "0.3.38.dev1"),
+        (">=0.3.38.dev0", False, "0.3.38.dev1"),
+        ("", True, "0.3.38.dev1"),
+        (">0.3.36", False, "0.3.38.dev1"),  # nothing else matches: PEP 440 takes the prerelease
+    ],
+)
 def test_n14_a_prerelease_is_picked_only_when_asked_or_alone(spec, pre, chosen):
     base = "http://127.0.0.1:1/whl/cu130/"
-    cands = [pick.Candidate(f"{base}{n}", n, base, "13.0") for n in (
-        f"llama_cpp_python-{v}-py3-none-any.whl" for v in ("0.3.36", "0.3.38.dev1"))]
+    cands = [
+        pick.Candidate(f"{base}{n}", n, base, "13.0")
+        for n in (f"llama_cpp_python-{v}-py3-none-any.whl" for v in ("0.3.36", "0.3.38.dev1"))
+    ]
     code = type("C", (), {"cubin": ("sm_90",), "ptx": (), "cuda_imports": ()})()
     plan = pick.plan(cands, H100, "llama-cpp-python", spec, lambda c: code, pre=pre)
     assert plan.chosen is not None and plan.chosen.version == chosen
@@ -301,14 +327,25 @@ def test_n14_install_takes_pre_as_pip_does(tmp_path):
 
 # --- N15: a version too long to be a number --------------------------------------------------------
 
+
 def test_n15_a_5000_digit_version_on_a_page_is_no_wheel_name(tmp_path, serve):
     page = tmp_path / "srv" / "cu124" / "llama-cpp-python"
     page.mkdir(parents=True)
-    (page / "index.html").write_text(f'<a href="llama_cpp_python-0.{"9" * 5000}-py3-none-any.whl">w</a>\n'
-                                     f'<a href="llama_cpp_python-0.3.36-py3-none-any.whl">w</a>\n')
+    (page / "index.html").write_text(
+        f'<a href="llama_cpp_python-0.{"9" * 5000}-py3-none-any.whl">w</a>\n'
+        f'<a href="llama_cpp_python-0.3.36-py3-none-any.whl">w</a>\n'
+    )
     srv = serve(tmp_path / "srv")
-    r = run_cli("--machine", MACHINE, "install", "llama-cpp-python", "--dry-run", "--json", "--prebuilt-index",
-                f"http://127.0.0.1:{srv.port}/cu124/")
+    r = run_cli(
+        "--machine",
+        MACHINE,
+        "install",
+        "llama-cpp-python",
+        "--dry-run",
+        "--json",
+        "--prebuilt-index",
+        f"http://127.0.0.1:{srv.port}/cu124/",
+    )
     assert r.code == 0, r.stderr[-500:]
     reasons = [c["reason"] for c in r.json()["prebuilt"]["candidates"]]
     assert reasons[0] == "not a wheel file name"
@@ -317,8 +354,15 @@ def test_n15_a_5000_digit_version_on_a_page_is_no_wheel_name(tmp_path, serve):
 def test_n15_a_5000_digit_version_in_the_spec_is_one_line_exit_2(tmp_path):
     folder = tmp_path / "cu124"
     wheel(folder, "0.3.36", SO)
-    r = run_cli("--machine", MACHINE, "install", f"llama-cpp-python==0.3.{'9' * 5000}", "--dry-run",
-                "--prebuilt-index", str(folder))
+    r = run_cli(
+        "--machine",
+        MACHINE,
+        "install",
+        f"llama-cpp-python==0.3.{'9' * 5000}",
+        "--dry-run",
+        "--prebuilt-index",
+        str(folder),
+    )
     assert r.code == 2 and "names a version envmgr cannot read" in r.stderr and "Traceback" not in r.stderr
     assert len([x for x in r.stderr.splitlines() if "error:" in x]) == 1
 
@@ -344,8 +388,9 @@ def test_n2_urllibs_words_quoting_a_redirect_never_carry_the_token(tmp_path, ser
             self.end_headers()
 
     srv = serve(tmp_path, Redirect)
-    listing = prebuilt.list_index(f"http://127.0.0.1:{srv.port}/cu124/?token={TOKEN}&again={PASSWORD}",
-                                  "llama-cpp-python")
+    listing = prebuilt.list_index(
+        f"http://127.0.0.1:{srv.port}/cu124/?token={TOKEN}&again={PASSWORD}", "llama-cpp-python"
+    )
     assert listing.unreachable and "Redirection to url" in listing.problem, listing.problem
     assert TOKEN not in listing.problem and PASSWORD not in listing.problem
 

@@ -8,6 +8,7 @@ The names mix the pieces that make paths dangerous on either platform (`..`, `/`
 a Windows device name) with a real wheel name, so most examples are near misses. Not POSIX-only:
 this module also runs in the Windows-CPython tier.
 """
+
 from __future__ import annotations
 
 import html
@@ -28,19 +29,54 @@ from envmgr.wheels import remote as wheelremote
 from envmgr.wheels import store as wheels
 from tests.conftest import CUDA_SO, sample_bytes
 
-PIECES = ["..", ".", "/", "\\", "C:", "c:", "\\\\srv\\s", "nul", "NUL.whl", "\x00", "%2e%2e", "~", " ", "sub",
-          "fakecuda", "-1.2.3", "-py3-none-any", ".whl", "fakecuda-1.2.3-py3-none-any.whl", "secret.txt", "ü", ":"]
-NAMES = st.one_of(st.lists(st.sampled_from(PIECES), min_size=1, max_size=8).map("".join),
-                  st.text(min_size=1, max_size=40))
+PIECES = [
+    "..",
+    ".",
+    "/",
+    "\\",
+    "C:",
+    "c:",
+    "\\\\srv\\s",
+    "nul",
+    "NUL.whl",
+    "\x00",
+    "%2e%2e",
+    "~",
+    " ",
+    "sub",
+    "fakecuda",
+    "-1.2.3",
+    "-py3-none-any",
+    ".whl",
+    "fakecuda-1.2.3-py3-none-any.whl",
+    "secret.txt",
+    "ü",
+    ":",
+]
+NAMES = st.one_of(
+    st.lists(st.sampled_from(PIECES), min_size=1, max_size=8).map("".join), st.text(min_size=1, max_size=40)
+)
 # Paths made of parts and either separator; ROOT stands for the temporary root (an absolute path).
 PARTS = ["..", ".", "sub", "secret.txt", "inside.txt", "C:", "ROOT", "nul", "", "fakecuda-1.2.3-py3-none-any.whl"]
-PATHS = st.builds(lambda parts, sep: sep.join(parts), st.lists(st.sampled_from(PARTS), min_size=1, max_size=5),
-                  st.sampled_from(["/", "\\"]))
+PATHS = st.builds(
+    lambda parts, sep: sep.join(parts),
+    st.lists(st.sampled_from(PARTS), min_size=1, max_size=5),
+    st.sampled_from(["/", "\\"]),
+)
 HOSTILE = st.one_of(PATHS, NAMES)
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
-KEY = wheels.WheelKey(package="fakecuda", version="1.2.3", source="index", cuda="13.0", archs="90",
-                      generator="Ninja", cmake_args="", python_tag="cp311", platform="linux_x86_64")
+KEY = wheels.WheelKey(
+    package="fakecuda",
+    version="1.2.3",
+    source="index",
+    cuda="13.0",
+    archs="90",
+    generator="Ninja",
+    cmake_args="",
+    python_tag="cp311",
+    platform="linux_x86_64",
+)
 WHEEL = "fakecuda-1.2.3-py3-none-any.whl"
 
 
@@ -53,8 +89,9 @@ def outside(root: Path, before: dict, *mine: str) -> dict:
     """What changed under root except in the named folders (the ones a reader may write)."""
     after = snapshot(root)
     keep = lambda rel: not any(rel == m or rel.startswith(m + os.sep) for m in mine)  # noqa: E731
-    return {k: v for k, v in after.items() if keep(k) and before.get(k, "<new>") != v} | \
-           {k: "<gone>" for k in before if keep(k) and k not in after}
+    return {k: v for k, v in after.items() if keep(k) and before.get(k, "<new>") != v} | {
+        k: "<gone>" for k in before if keep(k) and k not in after
+    }
 
 
 @pytest.fixture(autouse=True)
@@ -76,11 +113,13 @@ def _index(root: Path, name: str) -> Path:
     wheelindex.publish([entry], dest)
     wheels.clear()
     page = dest / "fakecuda" / "index.html"
-    page.write_text(page.read_text(encoding="utf-8").replace(f">{WHEEL}</a>", f">{html.escape(name)}</a>"),
-                    encoding="utf-8")
+    page.write_text(
+        page.read_text(encoding="utf-8").replace(f">{WHEEL}</a>", f">{html.escape(name)}</a>"), encoding="utf-8"
+    )
     key_file = dest / "fakecuda" / KEY.digest() / "entry.json"
-    key_file.write_text(json.dumps({**json.loads(key_file.read_text(encoding="utf-8")), "wheel": name}),
-                        encoding="utf-8")
+    key_file.write_text(
+        json.dumps({**json.loads(key_file.read_text(encoding="utf-8")), "wheel": name}), encoding="utf-8"
+    )
     return dest
 
 
@@ -101,7 +140,7 @@ def test_an_index_writes_nothing_outside_the_cache_whatever_its_wheel_is_called(
             assert not list(wheels_dir.glob(".download-*"))
             if got is None:
                 assert lines and lines[-1].endswith("building instead")
-            else:      # only a real wheel name of the key's project is ever stored
+            else:  # only a real wheel name of the key's project is ever stored
                 assert names.wheel_project(got.wheel) == "fakecuda" and got.path.parent.parent == wheels_dir
         finally:
             os.environ.pop("ENVMGR_CACHE_DIR", None) if saved is None else os.environ.update(ENVMGR_CACHE_DIR=saved)
@@ -120,8 +159,9 @@ def test_a_cache_entry_publishes_nothing_outside_dest_whatever_its_names(package
             folder = wheels.wheels_dir() / wheels.WheelKey(**key).digest()
             folder.mkdir(parents=True)
             (folder / WHEEL).write_bytes(b"PK\x05\x06" + b"\0" * 18)
-            (folder / "entry.json").write_text(json.dumps({"schema": 1, "key": key, "wheel": wheel,
-                                                           "sha256": wheels.file_sha256(folder / WHEEL)}))
+            (folder / "entry.json").write_text(
+                json.dumps({"schema": 1, "key": key, "wheel": wheel, "sha256": wheels.file_sha256(folder / WHEEL)})
+            )
             before = snapshot(root)
             good, skipped = wheelindex.cached_entries()
             if good:
@@ -148,12 +188,14 @@ def test_a_record_reads_nothing_outside_its_folder_whatever_from_says(source):
         (folder / "sub" / "inside.txt").write_bytes(b"inside")
         source = source.replace("ROOT", str(root))
         record = folder / "m.toml"
-        record.write_text('schema = 1\nplatform = "linux"\n[files]\n'
-                          f'"/x/version.json" = {{ from = {json.dumps(source)} }}\n', encoding="utf-8")
+        record.write_text(
+            f'schema = 1\nplatform = "linux"\n[files]\n"/x/version.json" = {{ from = {json.dumps(source)} }}\n',
+            encoding="utf-8",
+        )
         try:
             host = load_machine(str(record))
         except InputFileError:
-            return                       # refused with one line: the answer for a path that leaves
+            return  # refused with one line: the answer for a path that leaves
         data = host.read_bytes("/x/version.json")
         assert data != SECRET, source
 

@@ -1,5 +1,6 @@
 """Audit hostile-input-2026-12 N18, N19, N29: the DLL fix's undo and apply (wheels/closure.py) on manifests
 and folders made to hurt, with the audit's repros run in-process on real files."""
+
 from __future__ import annotations
 
 import hashlib
@@ -40,16 +41,20 @@ def test_n18_undo_removes_nothing_but_a_cuda_dll_in_llama_cpp_lib(tmp_path, monk
     lib = tmp_path / "llama_cpp" / "lib"
     lib.mkdir(parents=True)
     (lib / "cudart64_12.dll").write_bytes(b"MZ cudart")
-    (lib / "llama.dll").write_bytes(b"MZ llama")            # in the folder, but not a CUDA DLL
-    (tmp_path / "cublas64_12.dll").write_bytes(b"MZ elsewhere")   # a CUDA DLL, not in llama_cpp/lib
+    (lib / "llama.dll").write_bytes(b"MZ llama")  # in the folder, but not a CUDA DLL
+    (tmp_path / "cublas64_12.dll").write_bytes(b"MZ elsewhere")  # a CUDA DLL, not in llama_cpp/lib
     # The audit's manifest: a relative path and an absolute one, with their true hashes.
     relative = Path("home/.ssh/authorized_keys")
-    doc = {"schema": 1, "added": [{"path": str(relative), "sha256": _sha(keys)},
-                                  {"path": str(thesis), "sha256": _sha(thesis)},
-                                  {"path": str(lib / "llama.dll"), "sha256": _sha(lib / "llama.dll")},
-                                  {"path": str(tmp_path / "cublas64_12.dll"),
-                                   "sha256": _sha(tmp_path / "cublas64_12.dll")},
-                                  {"path": str(lib / "cudart64_12.dll"), "sha256": _sha(lib / "cudart64_12.dll")}]}
+    doc = {
+        "schema": 1,
+        "added": [
+            {"path": str(relative), "sha256": _sha(keys)},
+            {"path": str(thesis), "sha256": _sha(thesis)},
+            {"path": str(lib / "llama.dll"), "sha256": _sha(lib / "llama.dll")},
+            {"path": str(tmp_path / "cublas64_12.dll"), "sha256": _sha(tmp_path / "cublas64_12.dll")},
+            {"path": str(lib / "cudart64_12.dll"), "sha256": _sha(lib / "cudart64_12.dll")},
+        ],
+    }
     (tmp_path / "m.json").write_text(json.dumps(doc))
     result = run_cli("install", "--undo-dll-fix", str(tmp_path / "m.json"))
     assert result.code == 0, result.stderr
@@ -70,8 +75,10 @@ def test_n18_undo_never_follows_a_link_or_a_changed_file(tmp_path):
     manifest = _manifest(tmp_path, lib / "cudart64_12.dll", lib / "cublas64_12.dll")
     (lib / "cublas64_12.dll").write_bytes(b"the user's own since")
     lines = closure.undo(manifest)
-    assert lines == [f"{lib / 'cudart64_12.dll'}: skipped (not a file a DLL fix adds)",
-                     f"{lib / 'cublas64_12.dll'}: changed since the fix copied it: left as it is"]
+    assert lines == [
+        f"{lib / 'cudart64_12.dll'}: skipped (not a file a DLL fix adds)",
+        f"{lib / 'cublas64_12.dll'}: changed since the fix copied it: left as it is",
+    ]
     assert victim.read_text() == "keep me" and (lib / "cudart64_12.dll").is_symlink()
 
 
@@ -112,8 +119,9 @@ def test_n19_unremovable_file_function_level(tmp_path, monkeypatch):
         raise PermissionError(13, "Permission denied", path)
 
     monkeypatch.setattr(closure.os, "remove", refuse)
-    assert closure.undo(manifest) == [f"{lib / 'cudart64_12.dll'}: cannot be removed: Permission denied; "
-                                      "the other files were handled"]
+    assert closure.undo(manifest) == [
+        f"{lib / 'cudart64_12.dll'}: cannot be removed: Permission denied; the other files were handled"
+    ]
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs mkfifo")
@@ -148,7 +156,7 @@ def test_n29_an_interrupted_fix_leaves_no_partial_dll_and_undo_removes_what_was_
     lib.mkdir(parents=True)
     (src / "cudart64_12.dll").write_bytes(b"x")
     with open(src / "cublas64_12.dll", "wb") as fh:
-        fh.truncate(300 << 20)   # sparse: large enough that the interrupt lands mid-copy
+        fh.truncate(300 << 20)  # sparse: large enough that the interrupt lands mid-copy
     real_copy = closure.shutil.copyfile
 
     def copy_then_interrupt(source: str, dest: str) -> object:
@@ -159,7 +167,7 @@ def test_n29_an_interrupted_fix_leaves_no_partial_dll_and_undo_removes_what_was_
             time.sleep(5)
         return real_copy(source, dest)
 
-    closure.shutil.copyfile = copy_then_interrupt   # restored below; the interrupt must land inside a copy
+    closure.shutil.copyfile = copy_then_interrupt  # restored below; the interrupt must land inside a copy
     try:
         with pytest.raises(KeyboardInterrupt):
             closure.apply(_plan(src, lib, "cudart64_12.dll", "cublas64_12.dll"), tmp_path / "manifests")
@@ -187,11 +195,14 @@ def test_n29_a_copy_that_fails_is_one_line_and_the_manifest_keeps_what_was_done(
         return real_copy(source, dest)
 
     monkeypatch.setattr(closure.shutil, "copyfile", full_disk)
-    lines, manifest = closure.apply(_plan(src, lib, "cudart64_12.dll", "cublas64_12.dll", "cublasLt64_12.dll"),
-                                    tmp_path / "manifests")
-    assert lines == [f"copied {src / 'cudart64_12.dll'} -> {lib / 'cudart64_12.dll'}",
-                     f"could not copy {src / 'cublas64_12.dll'} -> {lib / 'cublas64_12.dll'}: "
-                     "No space left on device; nothing more was copied"]
+    lines, manifest = closure.apply(
+        _plan(src, lib, "cudart64_12.dll", "cublas64_12.dll", "cublasLt64_12.dll"), tmp_path / "manifests"
+    )
+    assert lines == [
+        f"copied {src / 'cudart64_12.dll'} -> {lib / 'cudart64_12.dll'}",
+        f"could not copy {src / 'cublas64_12.dll'} -> {lib / 'cublas64_12.dll'}: "
+        "No space left on device; nothing more was copied",
+    ]
     assert sorted(os.listdir(lib)) == ["cudart64_12.dll"]
     assert [x["path"] for x in json.loads(manifest.read_text())["added"]] == [str(lib / "cudart64_12.dll")]
 
@@ -209,9 +220,13 @@ def test_n18_undo_of_f24_components_stays_inside_a_toolkit_or_site_packages_nvid
     site = tmp_path / "venv" / "lib" / "python3.11" / "site-packages"
     (site / "nvidia" / "cublas" / "lib").mkdir(parents=True)
     (site / "nvidia_cublas-13.0.0.dist-info").mkdir()
-    added = [kit / "include" / "cublas_v2.h", kit / "lib" / "libcublas.so.13",
-             kit / "dist-info" / "nvidia_cublas-13.0.0.dist-info" / "RECORD",
-             site / "nvidia" / "cublas" / "lib" / "libcublas.so.13", site / "nvidia_cublas-13.0.0.dist-info" / "RECORD"]
+    added = [
+        kit / "include" / "cublas_v2.h",
+        kit / "lib" / "libcublas.so.13",
+        kit / "dist-info" / "nvidia_cublas-13.0.0.dist-info" / "RECORD",
+        site / "nvidia" / "cublas" / "lib" / "libcublas.so.13",
+        site / "nvidia_cublas-13.0.0.dist-info" / "RECORD",
+    ]
     kept = [kit / "bin" / "nvcc", tmp_path / "notes.txt", site / "other.py"]
     for p in [*added, *kept[1:]]:
         p.write_bytes(b"content of " + p.name.encode())

@@ -3,6 +3,7 @@
 the audit's `mkentry` writes them; the commands that could hang run as a child with a timeout, so a
 regression fails the test instead of holding the suite.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -28,8 +29,13 @@ POSIX = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs and /dev/zer
 
 @pytest.fixture(autouse=True)
 def env(tmp_path, monkeypatch):
-    values = {"ENVMGR_CACHE_DIR": str(tmp_path / "cache"), "ENVMGR_CONFIG_DIR": str(tmp_path / "config"),
-              "ENVMGR_DATA_DIR": str(tmp_path / "data"), "ENVMGR_WHEEL_INDEX": "", "ENVMGR_PREBUILT_INDEX": ""}
+    values = {
+        "ENVMGR_CACHE_DIR": str(tmp_path / "cache"),
+        "ENVMGR_CONFIG_DIR": str(tmp_path / "config"),
+        "ENVMGR_DATA_DIR": str(tmp_path / "data"),
+        "ENVMGR_WHEEL_INDEX": "",
+        "ENVMGR_PREBUILT_INDEX": "",
+    }
     for k, v in values.items():
         monkeypatch.setenv(k, v)
     return values
@@ -37,31 +43,50 @@ def env(tmp_path, monkeypatch):
 
 def wheel_bytes(pad: int = 0) -> bytes:
     extra = {"llama_cpp/pad.bin": os.urandom(pad)} if pad else {}
-    return hz.make_zip({"llama_cpp/__init__.py": b"", "llama_cpp/lib/libggml-cuda.so": sample_bytes(CUDA_SO),
-                        **extra}, zipfile.ZIP_DEFLATED)
+    return hz.make_zip(
+        {"llama_cpp/__init__.py": b"", "llama_cpp/lib/libggml-cuda.so": sample_bytes(CUDA_SO), **extra},
+        zipfile.ZIP_DEFLATED,
+    )
 
 
 def mkentry(cache: Path, version: str = "0.3.36") -> Path:
     """The audit's mkentry: a cache entry as store() writes it."""
-    key = {"package": "llama-cpp-python", "version": version, "source": "index", "cuda": "13.0", "archs": "89",
-           "generator": "Ninja", "cmake_args": "", "python_tag": "cp311", "platform": "linux_x86_64"}
+    key = {
+        "package": "llama-cpp-python",
+        "version": version,
+        "source": "index",
+        "cuda": "13.0",
+        "archs": "89",
+        "generator": "Ninja",
+        "cmake_args": "",
+        "python_tag": "cp311",
+        "platform": "linux_x86_64",
+    }
     folder = cache / "wheels" / hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:20]
     folder.mkdir(parents=True)
     data = wheel_bytes()
     name = f"llama_cpp_python-{version}-py3-none-any.whl"
     (folder / name).write_bytes(data)
-    (folder / "entry.json").write_text(json.dumps({"schema": 1, "key": key, "wheel": name,
-                                                   "sha256": hashlib.sha256(data).hexdigest()}))
+    (folder / "entry.json").write_text(
+        json.dumps({"schema": 1, "key": key, "wheel": name, "sha256": hashlib.sha256(data).hexdigest()})
+    )
     return folder
 
 
 def envmgr(*args: str, env: dict, timeout: float = 60) -> subprocess.CompletedProcess:
     """envmgr as a child: a hang is a failed test (TimeoutExpired), not a stuck suite."""
-    return subprocess.run([sys.executable, "-m", "envmgr", *args], env={**os.environ, **env, "NO_COLOR": "1"},
-                          capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "envmgr", *args],
+        env={**os.environ, **env, "NO_COLOR": "1"},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+    )
 
 
 # ---- N1: an unreadable cached wheel is skipped, the others are published ---------------------------
+
 
 @POSIX
 def test_n1_publish_skips_a_cached_wheel_it_cannot_read(tmp_path, env):
@@ -69,10 +94,10 @@ def test_n1_publish_skips_a_cached_wheel_it_cannot_read(tmp_path, env):
     good, bad = mkentry(cache, "0.3.36"), mkentry(cache, "0.3.35")
     wheel = next(bad.glob("*.whl"))
     if os.geteuid() != 0:
-        wheel.chmod(0)                  # the audit's case (root reads it anyway)
+        wheel.chmod(0)  # the audit's case (root reads it anyway)
     else:
         wheel.unlink()
-        os.mkfifo(wheel)                # as unreadable for root: open() of a FIFO without a writer
+        os.mkfifo(wheel)  # as unreadable for root: open() of a FIFO without a writer
     r = envmgr("wheels", "publish", str(tmp_path / "dest"), env=env, timeout=60)
     assert r.returncode == 0, r.stderr
     assert "Traceback" not in r.stderr and "cannot be read" in r.stderr and str(bad) in r.stderr
@@ -81,6 +106,7 @@ def test_n1_publish_skips_a_cached_wheel_it_cannot_read(tmp_path, env):
 
 
 # ---- N10: FIFOs and /dev/zero in DEST or the cache -------------------------------------------------
+
 
 @POSIX
 def test_n10_publish_refuses_a_fifo_page_in_dest_at_once(tmp_path, env):
@@ -118,7 +144,7 @@ def test_n10_list_and_publish_never_wait_on_a_fifo_entry_file_or_read_dev_zero(t
     rows = {row["digest"]: row for row in json.loads(r.stdout)["wheels"]}
     assert rows[fifo.name]["broken"] and rows[zero.name]["broken"] and not rows[good.name].get("broken")
     dest = tmp_path / "dest"
-    foreign = dest / "llama-cpp-python" / "0123456789abcdef0123"   # a foreign folder of DEST's project
+    foreign = dest / "llama-cpp-python" / "0123456789abcdef0123"  # a foreign folder of DEST's project
     foreign.mkdir(parents=True)
     os.mkfifo(foreign / "entry.json")
     r = envmgr("wheels", "publish", str(dest), env=env, timeout=30)
@@ -127,23 +153,40 @@ def test_n10_list_and_publish_never_wait_on_a_fifo_entry_file_or_read_dev_zero(t
 
 @POSIX
 def test_n10_a_fifo_facts_file_in_the_prebuilt_cache_is_not_waited_on(tmp_path, env):
-    script = ("import os, sys\nfrom envmgr.wheels import prebuilt\nfrom envmgr.wheels.pick import Candidate\n"
-              f"cand = Candidate('file:///nowhere/{WHEEL}', '{WHEEL}', '/nowhere', '12.4')\n"
-              "slot = prebuilt._slot(cand)\nslot.mkdir(parents=True)\nos.mkfifo(slot / 'facts.json')\n"
-              f"(slot / '{WHEEL}').write_bytes(b'x')\nprint(prebuilt._cached_facts(slot, cand))\n")
-    r = subprocess.run([sys.executable, "-c", script], env={**os.environ, **env, "PYTHONPATH": str(ROOT)},
-                       capture_output=True, text=True, timeout=30)
+    script = (
+        "import os, sys\nfrom envmgr.wheels import prebuilt\nfrom envmgr.wheels.pick import Candidate\n"
+        f"cand = Candidate('file:///nowhere/{WHEEL}', '{WHEEL}', '/nowhere', '12.4')\n"
+        "slot = prebuilt._slot(cand)\nslot.mkdir(parents=True)\nos.mkfifo(slot / 'facts.json')\n"
+        f"(slot / '{WHEEL}').write_bytes(b'x')\nprint(prebuilt._cached_facts(slot, cand))\n"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", script],
+        env={**os.environ, **env, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert r.returncode == 0 and r.stdout.strip() == "None", r.stderr
 
 
 # ---- N16: downloaded prebuilt wheels are listed and cleared ----------------------------------------
 
+
 def plan(tmp_path: Path, env: dict) -> None:
     folder = tmp_path / "cu124"
     folder.mkdir(exist_ok=True)
     (folder / WHEEL).write_bytes(wheel_bytes())
-    r = run_cli("--machine", str(MACHINES / "community-buildtools-cuda124.toml"), "install", "llama-cpp-python",
-                "--dry-run", "--json", "--prebuilt-index", str(folder), env=env)
+    r = run_cli(
+        "--machine",
+        str(MACHINES / "community-buildtools-cuda124.toml"),
+        "install",
+        "llama-cpp-python",
+        "--dry-run",
+        "--json",
+        "--prebuilt-index",
+        str(folder),
+        env=env,
+    )
     assert r.code == 0, r.stderr
 
 
@@ -152,9 +195,9 @@ def test_n16_downloaded_prebuilt_wheels_are_listed_and_cleared(tmp_path, env, co
     plan(tmp_path, env)
     root = tmp_path / "cache" / "prebuilt"
     assert [p.name for p in root.rglob("*.whl")] == [WHEEL]
-    (root / ".download-killed").mkdir()                         # a download killed before it was kept
+    (root / ".download-killed").mkdir()  # a download killed before it was kept
     (root / ".download-killed" / WHEEL).write_bytes(b"partial")
-    (root / "mine").mkdir()                                     # not envmgr's: kept
+    (root / "mine").mkdir()  # not envmgr's: kept
     (root / "mine" / "notes.txt").write_text("keep")
     listed = run_cli("wheels", "list", "--json", env=env).json()
     assert [d["wheel"] for d in listed["downloads"]] == [WHEEL] and listed["downloads"][0]["bytes"] > 0
@@ -177,11 +220,11 @@ def test_n16_a_download_unused_for_30_days_goes_with_the_next_download(tmp_path,
         (slot / "facts.json").write_text("{}")
         (slot / WHEEL).write_bytes(b"x")
     os.utime(stale / "facts.json", (old, old))
-    plan(tmp_path, env)                                  # a cache hit: marks `used` as used now
+    plan(tmp_path, env)  # a cache hit: marks `used` as used now
     assert sorted(p.name for p in root.iterdir()) == sorted([used.name, stale.name, fresh.name])
     folder = tmp_path / "cu124"
     (folder / WHEEL.replace("0.3.36", "0.3.37")).write_bytes(wheel_bytes())
-    plan(tmp_path, env)                                  # a new download: the stale one goes
+    plan(tmp_path, env)  # a new download: the stale one goes
     names = {p.name for p in root.iterdir()}
     assert stale.name not in names and {used.name, fresh.name} <= names and len(names) == 3
 
@@ -218,8 +261,16 @@ def test_n17_concurrent_installs_sharing_a_cache_never_refuse_a_good_wheel(tmp_p
     outcomes = []
     for round_ in range(3):
         env = {**os.environ, "ENVMGR_CACHE_DIR": str(tmp_path / f"cache{round_}"), "PYTHONPATH": str(ROOT)}
-        procs = [subprocess.Popen([sys.executable, "-c", RACE, str(folder), WHEEL, mode, str(ROOT)], env=env,
-                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for _ in range(6)]
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-c", RACE, str(folder), WHEEL, mode, str(ROOT)],
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
+            for _ in range(6)
+        ]
         outcomes += [p.communicate(timeout=120)[0].strip() for p in procs]
     assert outcomes == ["CHOSEN"] * 18, [o for o in outcomes if o != "CHOSEN"]
 
@@ -232,7 +283,7 @@ def test_n17_a_slot_filled_by_another_install_is_used(tmp_path):
     first = prebuilt.read_code(cand)
     slot = prebuilt._slot(cand)
     before = {p.name: p.stat().st_mtime_ns for p in slot.iterdir()}
-    other = tmp_path / "cache" / "prebuilt" / ".download-other"       # what a second install downloaded
+    other = tmp_path / "cache" / "prebuilt" / ".download-other"  # what a second install downloaded
     other.mkdir()
     for p in slot.iterdir():
         (other / p.name).write_bytes(p.read_bytes())

@@ -1,5 +1,6 @@
 """What `wheels publish` and reading an index say and leave behind when something goes wrong (audit M4,
 M7, M9). The index server is a loopback http.server in this process (127.0.0.1 only)."""
+
 from __future__ import annotations
 
 import hashlib
@@ -51,8 +52,17 @@ def test_a_redirect_loop_is_one_line(redirect_loop):
 def _entry(cache: Path, package: str, wheel_name: str | None = None) -> Path:
     """A cache entry (entry.json beside a zip with a CUDA library), as wheels.store writes it; with
     `wheel_name`, entry.json names the wheel by that string instead (a damaged or merged cache)."""
-    key = {"package": package, "version": "1.0", "source": "index", "cuda": "13.0", "archs": "90",
-           "generator": "Ninja", "cmake_args": "", "python_tag": "cp311", "platform": "linux_x86_64"}
+    key = {
+        "package": package,
+        "version": "1.0",
+        "source": "index",
+        "cuda": "13.0",
+        "archs": "90",
+        "generator": "Ninja",
+        "cmake_args": "",
+        "python_tag": "cp311",
+        "platform": "linux_x86_64",
+    }
     digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:20]
     folder = cache / "wheels" / digest
     folder.mkdir(parents=True)
@@ -61,8 +71,16 @@ def _entry(cache: Path, package: str, wheel_name: str | None = None) -> Path:
         zf.writestr(f"{package}/lib/lib{package}-cuda.so", sample_bytes(CUDA_SO))
     wheel = folder / f"{package}-1.0-py3-none-any.whl"
     wheel.write_bytes(buf.getvalue())
-    (folder / "entry.json").write_text(json.dumps({
-        "schema": 1, "key": key, "wheel": wheel_name or wheel.name, "sha256": hashlib.sha256(buf.getvalue()).hexdigest()}))
+    (folder / "entry.json").write_text(
+        json.dumps(
+            {
+                "schema": 1,
+                "key": key,
+                "wheel": wheel_name or wheel.name,
+                "sha256": hashlib.sha256(buf.getvalue()).hexdigest(),
+            }
+        )
+    )
     return folder
 
 
@@ -71,13 +89,16 @@ def test_one_entry_that_cannot_be_copied_does_not_stop_the_others(tmp_path, cli)
     _entry(cache, "goodpkg")
     bad = _entry(cache, "badpkg")
     # entry.json names its wheel by its absolute path: the copy would land on the wheel itself
-    (bad / "entry.json").write_text((bad / "entry.json").read_text().replace(
-        '"badpkg-1.0-py3-none-any.whl"', json.dumps(str(bad / "badpkg-1.0-py3-none-any.whl"))))
+    (bad / "entry.json").write_text(
+        (bad / "entry.json")
+        .read_text()
+        .replace('"badpkg-1.0-py3-none-any.whl"', json.dumps(str(bad / "badpkg-1.0-py3-none-any.whl")))
+    )
     res = cli("wheels", "publish", str(tmp_path / "dest"), env={"ENVMGR_CACHE_DIR": str(cache)})
     assert "PosixPath(" not in res.stderr and "WindowsPath(" not in res.stderr
     assert res.code == 0, res.stderr
-    assert (tmp_path / "dest" / "goodpkg" / "index.html").is_file()       # the good entry is published
-    assert "skipped" in res.stderr and str(bad) in res.stderr              # the bad one is named, DEST is not blamed
+    assert (tmp_path / "dest" / "goodpkg" / "index.html").is_file()  # the good entry is published
+    assert "skipped" in res.stderr and str(bad) in res.stderr  # the bad one is named, DEST is not blamed
     assert "cannot be written" not in res.stderr
 
 
@@ -95,8 +116,13 @@ with staging.held(Path(sys.argv[1])) as (stage, old):
 
 
 def _holder(target: Path) -> tuple[subprocess.Popen, str]:
-    proc = subprocess.Popen([sys.executable, "-c", _HOLDER, str(target)], stdout=subprocess.PIPE, text=True,
-                            cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _HOLDER, str(target)],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     return proc, proc.stdout.readline().strip()
 
 
@@ -108,9 +134,9 @@ def test_a_killed_publishers_staging_folder_goes_a_live_ones_stays(tmp_path, cli
     killed, killed_name = _holder(project / folder.name)
     live, live_name = _holder(project / ("f" * 20))
     try:
-        killed.kill()                  # SIGKILL: no finally, no cleanup of its own
+        killed.kill()  # SIGKILL: no finally, no cleanup of its own
         killed.wait()
-        orphan = project / f".{'e' * 20}.{'0' * 12}.tmp"   # no lock file (an older envmgr): goes when an hour old
+        orphan = project / f".{'e' * 20}.{'0' * 12}.tmp"  # no lock file (an older envmgr): goes when an hour old
         orphan.mkdir()
         young = project / f".{'d' * 20}.{'0' * 12}.tmp"
         young.mkdir()
@@ -119,7 +145,7 @@ def test_a_killed_publishers_staging_folder_goes_a_live_ones_stays(tmp_path, cli
         assert res.code == 0, res.stderr
         left = sorted(p.name for p in project.iterdir())
         assert killed_name not in left and orphan.name not in left
-        assert live_name in left and young.name in left        # a live publisher's work is never touched
+        assert live_name in left and young.name in left  # a live publisher's work is never touched
         assert folder.name in left
     finally:
         live.kill()

@@ -14,6 +14,7 @@ The pages are hand-made (no real hostile page exists to copy); the pieces are th
 (../shared/audits/hostile-input-2026-12.md, "Prebuilt page parsing" and N2-N5, N15). Not POSIX-only:
 this module also runs in the Windows-CPython tier.
 """
+
 from __future__ import annotations
 
 import io
@@ -32,14 +33,16 @@ from envmgr.wheels import remote as wheelremote
 from envmgr.wheels.url import IndexUrl, redact
 
 BUDGET_S = 5.0
-SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                            HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 
 # Secrets use letters no other piece has (Q W X Z), so finding one in an output is a leak, not a coincidence.
 SECRET = st.text(alphabet="QWXZ0123456789", min_size=8, max_size=20).filter(lambda s: sum(c in "QWXZ" for c in s) > 2)
 HOSTS = st.sampled_from(["127.0.0.1", "h", "example.org", "[::1]", "[::1", "h:8080", "h:99999", "h:x", "[fe80::1%25e]"])
-PATHS = st.lists(st.sampled_from(["", "cu124", "simple", "..", ".", "%2F", "%00", "a b", "ü", "whl", "x;y"]),
-                 max_size=4).map(lambda parts: "/" + "/".join(parts))
+PATHS = st.lists(
+    st.sampled_from(["", "cu124", "simple", "..", ".", "%2F", "%00", "a b", "ü", "whl", "x;y"]), max_size=4
+).map(lambda parts: "/" + "/".join(parts))
 
 
 @st.composite
@@ -48,8 +51,12 @@ def secret_urls(draw) -> tuple[str, str]:
     secret = draw(SECRET)
     scheme = draw(st.sampled_from(["http", "https", "HTTP", "file"]))
     where = draw(st.sampled_from(["password", "user", "query", "bare", "both", "password-with-at"]))
-    user = {"password": f"alice:{secret}@", "user": f"{secret}@", "both": f"bob:{secret}@",
-            "password-with-at": f"carol:a@{secret}@"}.get(where, "")
+    user = {
+        "password": f"alice:{secret}@",
+        "user": f"{secret}@",
+        "both": f"bob:{secret}@",
+        "password-with-at": f"carol:a@{secret}@",
+    }.get(where, "")
     query = {"query": f"?token={secret}", "bare": f"?{secret}", "both": f"?a=1&key={secret}&b"}.get(where, "")
     return f"{scheme}://{user}{draw(HOSTS)}{draw(PATHS)}{query}", secret
 
@@ -57,8 +64,16 @@ def secret_urls(draw) -> tuple[str, str]:
 def _shown(url: IndexUrl) -> list[str]:
     out = io.StringIO()
     emit_json({"index": url, "nested": [url, {"u": url}]}, out)
-    return [str(url), repr(url), f"{url}", f"{url:>30}", url.key(), out.getvalue(), url.__json__(),
-            json.dumps({"u": url}, default=lambda v: v.__json__())]
+    return [
+        str(url),
+        repr(url),
+        f"{url}",
+        f"{url:>30}",
+        url.key(),
+        out.getvalue(),
+        url.__json__(),
+        json.dumps({"u": url}, default=lambda v: v.__json__()),
+    ]
 
 
 @SETTINGS
@@ -82,14 +97,17 @@ def test_a_url_value_is_never_serialised_in_clear(case):
     for dump in (lambda: json.dumps(url), lambda: tomlkit.dumps({"index": url})):
         try:
             out = dump()
-        except (TypeError, ValueError):   # refused is fine: only the secret in clear is not
+        except (TypeError, ValueError):  # refused is fine: only the secret in clear is not
             continue
         assert secret not in out
 
 
 @SETTINGS
-@given(secret_urls(), st.sampled_from(["llama-cpp-python", "x"]),
-       st.text(st.characters(blacklist_characters="QWXZ"), max_size=40))
+@given(
+    secret_urls(),
+    st.sampled_from(["llama-cpp-python", "x"]),
+    st.text(st.characters(blacklist_characters="QWXZ"), max_size=40),
+)
 def test_joins_keep_the_query_and_fail_only_as_envmgr_errors(case, package, ref):
     text, secret = case
     url = IndexUrl(text)
@@ -110,8 +128,17 @@ def test_joins_keep_the_query_and_fail_only_as_envmgr_errors(case, package, ref)
 @given(st.text(max_size=300))
 def test_any_text_is_an_index_url_that_answers_without_raising(text):
     url = IndexUrl(text)
-    for answer in (str, repr, lambda u: u.key(), lambda u: u.problem(), lambda u: u.host, lambda u: u.fetched,
-                   lambda u: u.path(), lambda u: u.filename(), lambda u: u.scheme):
+    for answer in (
+        str,
+        repr,
+        lambda u: u.key(),
+        lambda u: u.problem(),
+        lambda u: u.host,
+        lambda u: u.fetched,
+        lambda u: u.path(),
+        lambda u: u.filename(),
+        lambda u: u.scheme,
+    ):
         answer(url)
     try:
         url.base().join("llama-cpp-python/")
@@ -121,17 +148,47 @@ def test_any_text_is_an_index_url_that_answers_without_raising(text):
 
 # ---- pages ---------------------------------------------------------------------------------------
 
-HASH_NAMES = st.sampled_from(["sha256", "sha512", "sha384", "sha1", "md5", "sha224", "SHA256", "sha3_256", "blake2b",
-                              "sha999", "shake_128", "egg", "md4", ""])
+HASH_NAMES = st.sampled_from(
+    [
+        "sha256",
+        "sha512",
+        "sha384",
+        "sha1",
+        "md5",
+        "sha224",
+        "SHA256",
+        "sha3_256",
+        "blake2b",
+        "sha999",
+        "shake_128",
+        "egg",
+        "md4",
+        "",
+    ]
+)
 HEX = st.text(alphabet="0123456789abcdefABCDEFxyz", max_size=130)
 FRAGMENTS = st.builds(lambda n, v, sep: f"{n}{sep}{v}", HASH_NAMES, HEX, st.sampled_from(["=", "", "=="]))
 NAMES = st.one_of(
-    st.sampled_from(["llama_cpp_python-0.3.36-py3-none-any.whl", "llama_cpp_python-0.3.38.dev1-py3-none-any.whl",
-                     f"llama_cpp_python-0.{'9' * 5000}-py3-none-any.whl", "x" * 10000 + ".whl", "../../evil.whl",
-                     "%2e%2e%2Fevil.whl", "a\x00b.whl", "llama_cpp_python-0.3.36-py3-none-any.whl?x=1",
-                     "javascript:alert(1)", "http://[::1/x.whl", "file:///etc/passwd", "//other/x.whl", "",
-                     "llama_cpp_python-0.3.36-cp3" + "1" * 300 + "-none-any.whl"]),
-    st.text(max_size=60))
+    st.sampled_from(
+        [
+            "llama_cpp_python-0.3.36-py3-none-any.whl",
+            "llama_cpp_python-0.3.38.dev1-py3-none-any.whl",
+            f"llama_cpp_python-0.{'9' * 5000}-py3-none-any.whl",
+            "x" * 10000 + ".whl",
+            "../../evil.whl",
+            "%2e%2e%2Fevil.whl",
+            "a\x00b.whl",
+            "llama_cpp_python-0.3.36-py3-none-any.whl?x=1",
+            "javascript:alert(1)",
+            "http://[::1/x.whl",
+            "file:///etc/passwd",
+            "//other/x.whl",
+            "",
+            "llama_cpp_python-0.3.36-cp3" + "1" * 300 + "-none-any.whl",
+        ]
+    ),
+    st.text(max_size=60),
+)
 ATTRS = st.sampled_from(["", ' data-envmgr-key="{}"', ' data-envmgr-key="[[[[[[[[[[[["', " rel=x", " href=y"])
 
 

@@ -8,6 +8,7 @@ llama-cpp-python's build-wheels-cuda.yaml gives its wheels (abetlen/llama-cpp-py
 loopback tier (tests/linux/test_prebuilt_loopback.py) reads the same from real nvcc-built binaries.
 The Python tags are packaging's own for the named interpreter and platform.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -38,10 +39,17 @@ class Code:
 def recorded(name: str, driver_cuda: str = "", python=(3, 12), platform="win_amd64") -> pick.Machine:
     host = load_machine(MACHINES / name)
     gpus, _ = discover_gpus(host)
-    tags = tuple(str(t) for t in ptags.cpython_tags(python, platforms=[platform])) + \
-        tuple(str(t) for t in ptags.compatible_tags(python, platforms=[platform]))
-    return pick.Machine(tuple((g.name, g.compute_cap) for g in gpus), gpus[0].driver_version, driver_cuda,
-                        host.platform == "windows", tags, f"cp{python[0]}{python[1]} on {platform}")
+    tags = tuple(str(t) for t in ptags.cpython_tags(python, platforms=[platform])) + tuple(
+        str(t) for t in ptags.compatible_tags(python, platforms=[platform])
+    )
+    return pick.Machine(
+        tuple((g.name, g.compute_cap) for g in gpus),
+        gpus[0].driver_version,
+        driver_cuda,
+        host.platform == "windows",
+        tags,
+        f"cp{python[0]}{python[1]} on {platform}",
+    )
 
 
 def wheel(folder: str, version: str = "0.3.16", tag: str = "py3-none-win_amd64") -> pick.Candidate:
@@ -61,6 +69,7 @@ def reader(codes: dict[str, tuple]):
             raise pick.Unusable("the wheel is missing on the server (HTTP 404)")
         cubin, ptx = codes[folder]
         return Code(cubin, ptx)
+
     read.seen = seen
     return read
 
@@ -78,8 +87,9 @@ def test_the_driver_cuda_comes_from_the_real_nvidia_smi_header():
 def test_rtx4070_driver_576_takes_the_newest_cuda_it_runs_natively():
     m = recorded("community-buildtools-cuda124.toml", "12.9")
     cands = [wheel(f) for f in ("cu124", "cu125", "cu130", "cu132")]
-    plan = pick.plan(cands, m, "llama-cpp-python", "", reader({"cu124": CU12, "cu125": CU12, "cu130": CU13,
-                                                               "cu132": CU13}))
+    plan = pick.plan(
+        cands, m, "llama-cpp-python", "", reader({"cu124": CU12, "cu125": CU12, "cu130": CU13, "cu132": CU13})
+    )
     chosen = plan.chosen
     assert (chosen.cand.cuda, chosen.how, chosen.via) == ("12.5", "native", "sm_89")
     refused = {j.cand.cuda: j.reason for j in plan.judged if j.verdict == "refused"}
@@ -109,6 +119,7 @@ def test_rtx5090_runs_the_official_wheels_only_through_ptx_jit_and_prefers_a_nat
 
     def by_version(cand):
         return Code(("sm_120",), ()) if "0.3.10" in cand.filename else read(cand)
+
     plan = pick.plan([wheel("cu130"), wheel("cu132"), native], m, "llama-cpp-python", "", by_version)
     assert plan.chosen.cand == native and plan.chosen.how == "native"
     assert {j.verdict for j in plan.judged if j.cand != native} == {"fits"}
@@ -118,8 +129,10 @@ def test_rtx5090_on_its_old_driver_is_refused_everything():
     m = recorded("doctor/classic-rtx5090-old-driver.toml")
     plan = pick.plan([wheel("cu124"), wheel("cu130")], m, "llama-cpp-python", "", reader({}))
     assert plan.chosen is None
-    assert [j.reason for j in plan.judged] == ["CUDA 12.4 needs driver 528.33 or newer; this one is 522.06",
-                                               "CUDA 13.0 needs driver 580.00 or newer; this one is 522.06"]
+    assert [j.reason for j in plan.judged] == [
+        "CUDA 12.4 needs driver 528.33 or newer; this one is 522.06",
+        "CUDA 13.0 needs driver 580.00 or newer; this one is 522.06",
+    ]
 
 
 def test_a_ptx_only_wheel_of_a_newer_minor_is_refused_under_minor_version_compatibility():
@@ -135,18 +148,30 @@ def test_two_gpus_must_both_be_covered():
     m = recorded("linux-two-toolkits.toml", platform="manylinux_2_17_x86_64")
     tag = "py3-none-manylinux_2_17_x86_64"
     codes = {"cu124": CU12, "cu125": ((("sm_75", "sm_89"), ("compute_75",)))}
-    plan = pick.plan([wheel("cu124", tag=tag), wheel("cu125", tag=tag), wheel("cu130", tag=tag)], m,
-                     "llama-cpp-python", "", reader(codes))
+    plan = pick.plan(
+        [wheel("cu124", tag=tag), wheel("cu125", tag=tag), wheel("cu130", tag=tag)],
+        m,
+        "llama-cpp-python",
+        "",
+        reader(codes),
+    )
     assert plan.chosen.cand.cuda == "12.4" and plan.chosen.via == "sm_70, sm_89"
     reasons = [j.reason for j in plan.judged]
     assert "no device code for NVIDIA TITAN V (compute capability 7.0)" in reasons[1]
     assert "needs driver 580.65.06 or newer" in reasons[2]
 
 
-@pytest.mark.parametrize("python, tag, fits", [
-    ((3, 12), "py3-none-win_amd64", True), ((3, 9), "py3-none-win_amd64", True),
-    ((3, 12), "cp312-cp312-win_amd64", True), ((3, 13), "cp312-cp312-win_amd64", False),
-    ((3, 12), "cp312-cp312-manylinux_2_17_x86_64", False), ((3, 12), "py3-none-win_arm64", False)])
+@pytest.mark.parametrize(
+    "python, tag, fits",
+    [
+        ((3, 12), "py3-none-win_amd64", True),
+        ((3, 9), "py3-none-win_amd64", True),
+        ((3, 12), "cp312-cp312-win_amd64", True),
+        ((3, 13), "cp312-cp312-win_amd64", False),
+        ((3, 12), "cp312-cp312-manylinux_2_17_x86_64", False),
+        ((3, 12), "py3-none-win_arm64", False),
+    ],
+)
 def test_tags_fit_the_target_python(python, tag, fits):
     m = recorded("vs2026-vs2022.toml", "13.2", python=python)
     plan = pick.plan([wheel("cu130", tag=tag)], m, "llama-cpp-python", "", reader({"cu130": CU13}))
@@ -161,7 +186,9 @@ def test_a_pinned_version_is_taken_even_when_newer_ones_fit():
     plan = pick.plan(cands, m, "llama-cpp-python", "==0.3.16", reader({"cu130": CU13}))
     assert plan.chosen.version == "0.3.16"
     assert [j.reason for j in plan.judged if j.verdict == "refused"] == [
-        "version 0.3.4 does not match ==0.3.16", "version 0.3.20 does not match ==0.3.16"]
+        "version 0.3.4 does not match ==0.3.16",
+        "version 0.3.20 does not match ==0.3.16",
+    ]
     newest = pick.plan(cands, m, "llama-cpp-python", "", reader({"cu130": CU13}))
     assert newest.chosen.version == "0.3.20"
 
@@ -180,15 +207,24 @@ def test_no_gpu_refuses_without_downloading_and_the_limit_says_so():
     plan = pick.plan([wheel("cu130")], m, "llama-cpp-python", "", read)
     assert plan.chosen is None and read.seen == [] and "no NVIDIA GPU visible" in plan.judged[0].reason
     m = recorded("vs2026-vs2022.toml", "13.2")
-    plan = pick.plan([wheel("cu130", f"0.3.{i}") for i in range(5)], m, "llama-cpp-python", "",
-                     reader({"cu130": ((), ())}), limit=2)
+    plan = pick.plan(
+        [wheel("cu130", f"0.3.{i}") for i in range(5)], m, "llama-cpp-python", "", reader({"cu130": ((), ())}), limit=2
+    )
     assert [j.verdict for j in plan.judged].count("not examined") == 3
     assert "2 wheels were read already" in plan.judged[0].reason
 
 
-@pytest.mark.parametrize("cubin, cc, how", [(("sm_90a",), "9.0", "native"), (("sm_90a",), "9.1", ""),
-                                             (("sm_86",), "8.9", "native"), (("sm_89",), "8.6", ""),
-                                             (("sm_90",), "12.0", ""), (("sm_100f",), "10.3", "native")])
+@pytest.mark.parametrize(
+    "cubin, cc, how",
+    [
+        (("sm_90a",), "9.0", "native"),
+        (("sm_90a",), "9.1", ""),
+        (("sm_86",), "8.9", "native"),
+        (("sm_89",), "8.6", ""),
+        (("sm_90",), "12.0", ""),
+        (("sm_100f",), "10.3", "native"),
+    ],
+)
 def test_cubin_rules_are_gpufits(cubin, cc, how):
     m = pick.Machine((("GPU", cc),), "596.36", "13.2")
     assert pick.covers(Code(cubin, ()), m, True)[0] == how

@@ -6,6 +6,7 @@ at 3691546f; tests/linux/test_prebuilt_loopback.py serves the same over HTTP). T
 nvcc 13.0 library tests/corpus/devicecode/libtiny_cuda-sm75-sm90a-compute90.so (its README says how it
 was built) as llama_cpp/lib/libggml-cuda.so.
 """
+
 from __future__ import annotations
 
 import sys
@@ -60,11 +61,13 @@ def wheel(folder: Path, version: str, lib: Path, tag: str = HERE_TAG) -> Path:
 def test_the_official_page_gives_release_urls_and_the_folders_cuda():
     page_url = "https://abetlen.github.io/llama-cpp-python/whl/cu124/llama-cpp-python/"
     found = prebuilt.parse_page(PAGE.encode(), page_url, "https://abetlen.github.io/llama-cpp-python/whl/cu124/")
-    assert [c.filename for c in found] == ["llama_cpp_python-0.3.16-py3-none-win_amd64.whl",
-                                           "llama_cpp_python-0.3.16-py3-none-manylinux_2_17_x86_64.whl",
-                                           "llama_cpp_python-0.2.90-cp312-cp312-win_amd64.whl"]
+    assert [c.filename for c in found] == [
+        "llama_cpp_python-0.3.16-py3-none-win_amd64.whl",
+        "llama_cpp_python-0.3.16-py3-none-manylinux_2_17_x86_64.whl",
+        "llama_cpp_python-0.2.90-cp312-cp312-win_amd64.whl",
+    ]
     assert {c.cuda for c in found} == {"12.4"} and all(c.sha256 is None for c in found)
-    assert str(found[0].url).startswith(f"{REL}/v0.3.16-cu124/")   # an IndexUrl since issue 34
+    assert str(found[0].url).startswith(f"{REL}/v0.3.16-cu124/")  # an IndexUrl since issue 34
 
 
 def test_a_plain_folder_of_wheels_is_an_index_and_its_device_code_is_read(tmp_path):
@@ -104,11 +107,23 @@ def test_where_the_index_list_comes_from(tmp_path, monkeypatch):
 def test_flags_after_the_package_and_the_environment_setting(tmp_path):
     folder = tmp_path / "cu124"
     wheel(folder, "0.3.16", SO)
-    env = {"ENVMGR_CACHE_DIR": str(tmp_path / "cache"), "ENVMGR_CONFIG_DIR": str(tmp_path / "config"),
-           "ENVMGR_WHEEL_INDEX": ""}
+    env = {
+        "ENVMGR_CACHE_DIR": str(tmp_path / "cache"),
+        "ENVMGR_CONFIG_DIR": str(tmp_path / "config"),
+        "ENVMGR_WHEEL_INDEX": "",
+    }
     machine = str(Path(__file__).resolve().parents[2] / "machines" / "community-buildtools-cuda124.toml")
-    r = run_cli("--machine", machine, "install", "llama-cpp-python", "--dry-run", "--json", "--prebuilt-index",
-                str(folder), env=env)
+    r = run_cli(
+        "--machine",
+        machine,
+        "install",
+        "llama-cpp-python",
+        "--dry-run",
+        "--json",
+        "--prebuilt-index",
+        str(folder),
+        env=env,
+    )
     assert r.code == 0, r.stderr
     data = r.json()
     assert data["prebuilt"]["indexes_from"] == "--prebuilt-index"
@@ -121,8 +136,15 @@ def test_flags_after_the_package_and_the_environment_setting(tmp_path):
     assert "F01" in off.json()["build"]["blocked_by"]
     src = run_cli("--machine", machine, "install", "--dry-run", "llama-cpp-python", str(SO), env=env)
     assert src.code == 2 and "--dry-run plans" in src.stderr
-    via_env = run_cli("--machine", machine, "install", "--dry-run", "--json", "llama-cpp-python",
-                      env={**env, "ENVMGR_PREBUILT_INDEX": f"{folder};{tmp_path / 'nowhere'}"})
+    via_env = run_cli(
+        "--machine",
+        machine,
+        "install",
+        "--dry-run",
+        "--json",
+        "llama-cpp-python",
+        env={**env, "ENVMGR_PREBUILT_INDEX": f"{folder};{tmp_path / 'nowhere'}"},
+    )
     data = via_env.json()
     assert data["prebuilt"]["indexes_from"] == "ENVMGR_PREBUILT_INDEX"
     assert data["prebuilt"]["indexes"][1]["problem"].startswith("no such folder")

@@ -4,6 +4,7 @@ library's own header does not. The libraries are the audit's minimal ELF with on
 (tests/hostile_zip.py, hand-made: no real AArch64 CUDA library is in the corpus) and NVIDIA's real
 Windows DLL from tests/corpus/devicecode.
 """
+
 from __future__ import annotations
 
 import sys
@@ -23,8 +24,14 @@ DLL = "tiny_cuda-pe-with-nvcc13.0-fatbin.dll"
 
 
 def machine(tags: tuple[str, ...]) -> pick.Machine:
-    return pick.Machine((("RTX 4070 SUPER", "8.9"),), "576.80", "12.9", tags[0].endswith("win_amd64"), tags,
-                        f"cp311 on {tags[0].rsplit('-', 1)[-1]}")
+    return pick.Machine(
+        (("RTX 4070 SUPER", "8.9"),),
+        "576.80",
+        "12.9",
+        tags[0].endswith("win_amd64"),
+        tags,
+        f"cp311 on {tags[0].rsplit('-', 1)[-1]}",
+    )
 
 
 def code(data: bytes, name: str = "llama_cpp/lib/libggml-cuda.so") -> DeviceCode:
@@ -40,7 +47,7 @@ def test_n28_a_library_of_another_machine_or_format_cannot_load():
     assert "a PE file for x64" in pick.cannot_load(code(sample_bytes(DLL), "llama_cpp/lib/ggml-cuda.dll"), linux)
     assert pick.cannot_load(code(sample_bytes(DLL), "llama_cpp/lib/ggml-cuda.dll"), windows) == ""
     assert "an ELF file" in pick.cannot_load(code(hz.mini_elf(89)), windows)
-    assert pick.cannot_load(code(hz.mini_elf(89, 183)), machine(("py3-none-any",))) == ""   # unknown: not judged
+    assert pick.cannot_load(code(hz.mini_elf(89, 183)), machine(("py3-none-any",))) == ""  # unknown: not judged
 
 
 def test_n28_a_recorded_entry_keeps_the_machine():
@@ -57,10 +64,20 @@ def test_n28_the_plan_ranks_a_wheel_that_cannot_load_below_with_the_reason(tmp_p
     for version, lib in (("0.3.36", hz.mini_elf(89, 183)), ("0.3.35", hz.mini_elf(89))):
         data = hz.make_zip({"llama_cpp/__init__.py": b"", "llama_cpp/lib/libggml-cuda.so": lib}, zipfile.ZIP_DEFLATED)
         Path(folder / f"llama_cpp_python-{version}-py3-none-linux_x86_64.whl").write_bytes(data)
-    env = {"ENVMGR_CACHE_DIR": str(tmp_path / "cache"), "ENVMGR_CONFIG_DIR": str(tmp_path / "config"),
-           "ENVMGR_WHEEL_INDEX": ""}
-    args = ("--machine", str(MACHINES / "community-buildtools-cuda124.toml"), "install", "llama-cpp-python",
-            "--dry-run", "--prebuilt-index", str(folder))
+    env = {
+        "ENVMGR_CACHE_DIR": str(tmp_path / "cache"),
+        "ENVMGR_CONFIG_DIR": str(tmp_path / "config"),
+        "ENVMGR_WHEEL_INDEX": "",
+    }
+    args = (
+        "--machine",
+        str(MACHINES / "community-buildtools-cuda124.toml"),
+        "install",
+        "llama-cpp-python",
+        "--dry-run",
+        "--prebuilt-index",
+        str(folder),
+    )
     r = run_cli(*args, "--json", env=env)
     assert r.code == 0, r.stderr
     cands = {c["version"]: c for c in r.json()["prebuilt"]["candidates"]}

@@ -1,5 +1,6 @@
 """envmgr/wheels/staging.py: `wheels publish`'s staging folders, locked while their publisher lives, swept
 once it is gone (audit M9)."""
+
 from __future__ import annotations
 
 import os
@@ -24,7 +25,7 @@ def test_held_names_two_folders_beside_the_target_and_removes_them_and_the_lock(
     assert sorted(os.listdir(target.parent)) == []
 
 
-@pytest.mark.posix      # flock: a second open of the lock file conflicts even in the same process
+@pytest.mark.posix  # flock: a second open of the lock file conflicts even in the same process
 def test_sweep_leaves_a_live_publishers_folder_alone(tmp_path):
     project = tmp_path / "proj"
     with held(project / DIGEST) as (staging, _old):
@@ -36,13 +37,13 @@ def test_sweep_removes_a_killed_publishers_folder_and_its_free_lock(tmp_path):
     project = tmp_path / "proj"
     project.mkdir()
     (project / f".{DIGEST}.aaaaaaaaaaaa.tmp").mkdir()
-    (project / f".{DIGEST}.aaaaaaaaaaaa.lock").write_text("")       # nobody holds it: the publisher died
-    (project / f".{DIGEST}.bbbbbbbbbbbb.old").mkdir()               # no lock file, fresh: kept for now
-    stale = project / f".{DIGEST}.cccccccccccc.tmp"                 # no lock file, older than an hour: gone
+    (project / f".{DIGEST}.aaaaaaaaaaaa.lock").write_text("")  # nobody holds it: the publisher died
+    (project / f".{DIGEST}.bbbbbbbbbbbb.old").mkdir()  # no lock file, fresh: kept for now
+    stale = project / f".{DIGEST}.cccccccccccc.tmp"  # no lock file, older than an hour: gone
     stale.mkdir()
     then = time.time() - ORPHAN_AGE_S - 60
     os.utime(stale, (then, then))
-    (project / DIGEST).mkdir()                                       # a published entry: never touched
+    (project / DIGEST).mkdir()  # a published entry: never touched
     (project / ".notes.tmp").mkdir()
     assert sorted(sweep(project)) == [f".{DIGEST}.aaaaaaaaaaaa.tmp", f".{DIGEST}.cccccccccccc.tmp"]
     assert sorted(os.listdir(project)) == sorted([".notes.tmp", f".{DIGEST}.bbbbbbbbbbbb.old", DIGEST])

@@ -4,6 +4,7 @@
 The wheels are hand-made with zipfile (as in test_wheels.py): what is tested is the index layout,
 the hashes and the keys, not a build. tests/linux/test_wheel_index_e2e.py builds and installs real ones.
 """
+
 from __future__ import annotations
 
 import json
@@ -24,9 +25,17 @@ from envmgr.wheels import store as wheels
 from envmgr.errors import InputFileError
 from tests.conftest import CUDA_SO, ROOT, sample_bytes
 
-KEY = wheels.WheelKey(package="fakecuda", version="1.2.3", source="file:0123456789abcdef", cuda="13.0", archs="90",
-                      generator="Ninja", cmake_args="-DGGML_CUDA=on -DCMAKE_CUDA_ARCHITECTURES=90",
-                      python_tag="cp311", platform="linux_x86_64")
+KEY = wheels.WheelKey(
+    package="fakecuda",
+    version="1.2.3",
+    source="file:0123456789abcdef",
+    cuda="13.0",
+    archs="90",
+    generator="Ninja",
+    cmake_args="-DGGML_CUDA=on -DCMAKE_CUDA_ARCHITECTURES=90",
+    python_tag="cp311",
+    platform="linux_x86_64",
+)
 WHEEL = "fakecuda-1.2.3-py3-none-any.whl"
 
 
@@ -52,7 +61,7 @@ def cached(tmp_path: Path, key: wheels.WheelKey = KEY, **kw) -> wheels.Entry:
 def published(tmp_path: Path, *keys: wheels.WheelKey) -> Path:
     dest = tmp_path / "index"
     wheelindex.publish([cached(tmp_path, k) for k in (keys or (KEY,))], dest)
-    wheels.clear()                      # the local cache is empty again: only the index has them
+    wheels.clear()  # the local cache is empty again: only the index has them
     return dest
 
 
@@ -62,6 +71,7 @@ def said():
 
 
 # --- publish ------------------------------------------------------------------------------------
+
 
 def test_publish_writes_a_pep503_layout_with_hashes_and_keys(tmp_path):
     entry = cached(tmp_path)
@@ -99,7 +109,8 @@ def test_an_existing_index_is_updated_not_rewritten(tmp_path):
     (dest / "other").mkdir()
     (dest / "index.html").write_text('<html><body><a href="other/">other</a></body></html>')
     (dest / "fakecuda" / "index.html").write_text(
-        '<a href="https://files.example.org/fakecuda-1.0-py3-none-any.whl#sha256=' + "a" * 64 + '">x</a>')
+        '<a href="https://files.example.org/fakecuda-1.0-py3-none-any.whl#sha256=' + "a" * 64 + '">x</a>'
+    )
     wheelindex.publish([cached(tmp_path)], dest)
     wheelindex.publish([cached(tmp_path, replace(KEY, archs="86", cmake_args="-DCMAKE_CUDA_ARCHITECTURES=86"))], dest)
     links = wheelindex.parse_links((dest / "fakecuda" / "index.html").read_text())
@@ -144,23 +155,31 @@ def test_a_dest_that_cannot_be_written_is_one_line_and_exit_2(cli, tmp_path, cac
 
 def test_concurrent_publishers_never_corrupt_the_index(tmp_path):
     """Eight processes, each with its own cache of three wheels, publish into one folder at once."""
-    script = ("import sys, zipfile\nfrom pathlib import Path\nfrom envmgr.wheels import store as wheels\n"
-              "from envmgr.commands.wheels import publish_command\n"
-              "n = int(sys.argv[1]); tmp = Path(sys.argv[2])\n"
-              "for i in range(3):\n"
-              "    key = wheels.WheelKey('fakecuda', '1.2.3', 'index', '13.0', f'{n}{i}', 'Ninja', '', 'cp311', 'x')\n"
-              "    w = tmp / f'w{n}{i}' / 'fakecuda-1.2.3-py3-none-any.whl'; w.parent.mkdir(parents=True)\n"
-              "    with zipfile.ZipFile(w, 'w') as zf:\n"
-              "        zf.writestr('fakecuda/lib/libx_cuda.so', Path(sys.argv[4]).read_bytes())\n"
-              "        zf.writestr('fakecuda/n.txt', f'{n}{i}')\n"
-              "    wheels.store(key, w, 1.0, True, 't')\n"
-              "publish_command.main([sys.argv[3]], standalone_mode=True)\n")
+    script = (
+        "import sys, zipfile\nfrom pathlib import Path\nfrom envmgr.wheels import store as wheels\n"
+        "from envmgr.commands.wheels import publish_command\n"
+        "n = int(sys.argv[1]); tmp = Path(sys.argv[2])\n"
+        "for i in range(3):\n"
+        "    key = wheels.WheelKey('fakecuda', '1.2.3', 'index', '13.0', f'{n}{i}', 'Ninja', '', 'cp311', 'x')\n"
+        "    w = tmp / f'w{n}{i}' / 'fakecuda-1.2.3-py3-none-any.whl'; w.parent.mkdir(parents=True)\n"
+        "    with zipfile.ZipFile(w, 'w') as zf:\n"
+        "        zf.writestr('fakecuda/lib/libx_cuda.so', Path(sys.argv[4]).read_bytes())\n"
+        "        zf.writestr('fakecuda/n.txt', f'{n}{i}')\n"
+        "    wheels.store(key, w, 1.0, True, 't')\n"
+        "publish_command.main([sys.argv[3]], standalone_mode=True)\n"
+    )
     dest = tmp_path / "index"
     sample = Path(__file__).resolve().parents[2] / "corpus" / "devicecode" / CUDA_SO
-    procs = [subprocess.Popen([sys.executable, "-c", script, str(n), str(tmp_path / f"p{n}"), str(dest), str(sample)],
-                              cwd=ROOT,
-                              env={**os.environ, "ENVMGR_CACHE_DIR": str(tmp_path / f"cache{n}")},
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE) for n in range(8)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", script, str(n), str(tmp_path / f"p{n}"), str(dest), str(sample)],
+            cwd=ROOT,
+            env={**os.environ, "ENVMGR_CACHE_DIR": str(tmp_path / f"cache{n}")},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for n in range(8)
+    ]
     for p in procs:
         out, err = p.communicate(timeout=120)
         assert p.returncode == 0, err.decode()
@@ -175,6 +194,7 @@ def test_concurrent_publishers_never_corrupt_the_index(tmp_path):
 
 # --- lookup from a folder index ---------------------------------------------------------------------
 
+
 def test_a_key_hit_is_downloaded_verified_and_cached(tmp_path):
     dest = published(tmp_path)
     lines, say = said()
@@ -185,8 +205,13 @@ def test_a_key_hit_is_downloaded_verified_and_cached(tmp_path):
 
 
 def test_candidates_with_another_key_are_refused_with_the_reason(tmp_path):
-    dest = published(tmp_path, replace(KEY, archs="86", cmake_args="-DCMAKE_CUDA_ARCHITECTURES=86"),
-                     replace(KEY, cuda="12.8"), replace(KEY, python_tag="cp312"), replace(KEY, version="1.0"))
+    dest = published(
+        tmp_path,
+        replace(KEY, archs="86", cmake_args="-DCMAKE_CUDA_ARCHITECTURES=86"),
+        replace(KEY, cuda="12.8"),
+        replace(KEY, python_tag="cp312"),
+        replace(KEY, version="1.0"),
+    )
     lines, say = said()
     assert wheelremote.fetch(str(dest), KEY, True, say) is None
     text = "\n".join(lines)
@@ -222,12 +247,15 @@ def test_a_cpu_only_wheel_under_a_cuda_key_is_refused(tmp_path):
     assert any("CPU-only" in line for line in lines)
 
 
-@pytest.mark.parametrize("damage, words", [
-    (lambda f: f.unlink(), "is missing"),
-    (lambda f: f.write_text("{not json"), "not valid JSON"),
-    (lambda f: f.write_text('{"schema": 1}'), "malformed"),
-    (lambda f: f.write_text(f.read_text().replace('"90"', '"86"')), "disagrees"),
-])
+@pytest.mark.parametrize(
+    "damage, words",
+    [
+        (lambda f: f.unlink(), "is missing"),
+        (lambda f: f.write_text("{not json"), "not valid JSON"),
+        (lambda f: f.write_text('{"schema": 1}'), "malformed"),
+        (lambda f: f.write_text(f.read_text().replace('"90"', '"86"')), "disagrees"),
+    ],
+)
 def test_a_missing_or_malformed_key_file_is_refused(tmp_path, damage, words):
     dest = published(tmp_path)
     damage(dest / "fakecuda" / KEY.digest() / "entry.json")
@@ -241,7 +269,9 @@ def test_no_page_for_the_package_is_a_miss(tmp_path):
     dest = published(tmp_path)
     lines, say = said()
     assert wheelremote.fetch(str(dest), replace(KEY, package="other"), True, say) is None
-    assert lines == [f"the wheel index {dest} has no page for other ({dest.resolve().as_uri()}/other/); building instead"]
+    assert lines == [
+        f"the wheel index {dest} has no page for other ({dest.resolve().as_uri()}/other/); building instead"
+    ]
 
 
 def test_a_folder_index_that_does_not_exist(tmp_path):
@@ -277,14 +307,19 @@ def test_the_index_setting_flag_env_config(tmp_path, monkeypatch):
 
 # --- lookup over HTTP (loopback) ----------------------------------------------------------------------
 
+
 @pytest.fixture
 def serve():
     """`python -m http.server` on 127.0.0.1 and a free port, serving a folder; stopped afterwards."""
     started = []
 
     def start(folder: Path) -> str:
-        proc = subprocess.Popen([sys.executable, "-u", "-m", "http.server", "--bind", "127.0.0.1", "0",
-                                 "--directory", str(folder)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-u", "-m", "http.server", "--bind", "127.0.0.1", "0", "--directory", str(folder)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
         started.append(proc)
         line = proc.stdout.readline()
         port = re.search(r"port (\d+)", line)
@@ -315,7 +350,7 @@ def test_http_404_and_unreachable(tmp_path, serve):
     lines, say = said()
     assert wheelremote.fetch(url + "nothing-here/", KEY, True, say) is None
     assert "has no page for fakecuda" in lines[0] and "building instead" in lines[0]
-    with socket.socket() as s:            # a port nobody listens on
+    with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
         closed = f"http://127.0.0.1:{s.getsockname()[1]}/"
     lines, say = said()
@@ -326,12 +361,15 @@ def test_http_404_and_unreachable(tmp_path, serve):
 def test_a_cached_export_imports_no_http(tmp_path):
     """urllib.parse comes with pathlib; http.client and urllib.request only when an index is read."""
     machine = ROOT / "tests" / "machines" / "linux-two-toolkits.toml"
-    code = ("import sys, runpy\nsys.argv = ['envmgr', '--machine', sys.argv[1], 'export']\n"
-            "try:\n    runpy.run_module('envmgr', run_name='__main__')\nexcept SystemExit:\n    pass\n"
-            "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('http', 'urllib') and m not in ('urllib', 'urllib.parse'))\n"
-            "sys.stderr.write(repr(bad))\n")
+    code = (
+        "import sys, runpy\nsys.argv = ['envmgr', '--machine', sys.argv[1], 'export']\n"
+        "try:\n    runpy.run_module('envmgr', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('http', 'urllib') and m not in ('urllib', 'urllib.parse'))\n"
+        "sys.stderr.write(repr(bad))\n"
+    )
     env = {**os.environ, "ENVMGR_CACHE_DIR": str(tmp_path / "c"), "ENVMGR_WHEEL_INDEX": "http://127.0.0.1:9/"}
-    for _ in range(2):                    # the second export is the cached one
-        out = subprocess.run([sys.executable, "-c", code, str(machine)], cwd=ROOT, env=env, capture_output=True,
-                             text=True, timeout=60)
+    for _ in range(2):  # the second export is the cached one
+        out = subprocess.run(
+            [sys.executable, "-c", code, str(machine)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+        )
     assert out.stderr.strip().endswith("[]"), out.stderr

@@ -3,6 +3,7 @@
 The wheels here are put together with zipfile from real binaries (tests/corpus/devicecode): a library
 nvcc 13.0 built with a CUDA kernel, and one gcc built without; the CUDA check reads what they hold.
 """
+
 from __future__ import annotations
 
 import json
@@ -19,9 +20,17 @@ from tests.conftest import CUDA_SO, PLAIN_SO, sample_bytes
 
 LIVE = LiveHost()
 
-KEY = wheels.WheelKey(package="llama-cpp-python", version="0.3.36", source="index", cuda="13.0", archs="90",
-                      generator="Ninja", cmake_args="-DGGML_CUDA=on -DCMAKE_CUDA_ARCHITECTURES=90",
-                      python_tag="cp312", platform="linux_x86_64")
+KEY = wheels.WheelKey(
+    package="llama-cpp-python",
+    version="0.3.36",
+    source="index",
+    cuda="13.0",
+    archs="90",
+    generator="Ninja",
+    cmake_args="-DGGML_CUDA=on -DCMAKE_CUDA_ARCHITECTURES=90",
+    python_tag="cp312",
+    platform="linux_x86_64",
+)
 
 
 @pytest.fixture(autouse=True)
@@ -30,7 +39,9 @@ def cache_dir(tmp_path, monkeypatch):
     return tmp_path / "cache"
 
 
-def fake_wheel(folder: Path, *, cuda: bool = True, name: str = "llama_cpp_python-0.3.36-py3-none-linux_x86_64.whl") -> Path:
+def fake_wheel(
+    folder: Path, *, cuda: bool = True, name: str = "llama_cpp_python-0.3.36-py3-none-linux_x86_64.whl"
+) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / name
     with zipfile.ZipFile(path, "w") as zf:
@@ -48,12 +59,20 @@ def no_warn(message):
 
 # --- keys -------------------------------------------------------------------------------------
 
+
 def test_key_digest_is_stable_and_ignores_nothing_that_matters():
     assert KEY.digest() == replace(KEY).digest()
     assert len(KEY.digest()) == 20
-    for field, value in (("version", "0.3.35"), ("cuda", "12.8"), ("archs", "86;89"), ("generator", "default"),
-                         ("python_tag", "cp313"), ("platform", "win_amd64"), ("source", "file:abc"),
-                         ("cmake_args", "-DGGML_CUDA=on -DCMAKE_CUDA_ARCHITECTURES=90 -DGGML_CUDA_FA_ALL_QUANTS=on")):
+    for field, value in (
+        ("version", "0.3.35"),
+        ("cuda", "12.8"),
+        ("archs", "86;89"),
+        ("generator", "default"),
+        ("python_tag", "cp313"),
+        ("platform", "win_amd64"),
+        ("source", "file:abc"),
+        ("cmake_args", "-DGGML_CUDA=on -DCMAKE_CUDA_ARCHITECTURES=90 -DGGML_CUDA_FA_ALL_QUANTS=on"),
+    ):
         assert replace(KEY, **{field: value}).digest() != KEY.digest(), field
 
 
@@ -80,7 +99,10 @@ def test_parse_spec_source_folder_is_never_cached(tmp_path):
 
 def test_parse_wheel_name():
     assert wheels.parse_wheel_name("llama_cpp_python-0.3.36-py3-none-linux_x86_64.whl") == (
-        "llama-cpp-python", "0.3.36", "py3-none-linux_x86_64")
+        "llama-cpp-python",
+        "0.3.36",
+        "py3-none-linux_x86_64",
+    )
     assert wheels.parse_wheel_name("pkg-1.0-1-cp312-cp312-win_amd64.whl")[:2] == ("pkg", "1.0")
     with pytest.raises(ValueError):
         wheels.parse_wheel_name("not-a-wheel.zip")
@@ -93,6 +115,7 @@ def test_build_facts_reads_the_recipe_environment():
 
 
 # --- store and lookup ---------------------------------------------------------------------------
+
 
 def test_store_then_lookup_hits(tmp_path):
     entry = wheels.store(KEY, fake_wheel(tmp_path / "built"), 231.4, True, "2026-11-22T00:00:00Z")
@@ -143,8 +166,11 @@ def test_a_wheel_is_judged_by_its_device_code_not_its_file_names(tmp_path):
 
 
 def test_a_windows_dll_with_device_code_counts_as_cuda(tmp_path):
-    dll = wheel_of(tmp_path, {"pkg/lib/kernels.dll": sample_bytes("tiny_cuda-pe-with-nvcc13.0-fatbin.dll")},
-                   "pkg-1.0-cp312-cp312-win_amd64.whl")
+    dll = wheel_of(
+        tmp_path,
+        {"pkg/lib/kernels.dll": sample_bytes("tiny_cuda-pe-with-nvcc13.0-fatbin.dll")},
+        "pkg-1.0-cp312-cp312-win_amd64.whl",
+    )
     assert wheels.check_wheel(dll, "pkg", True) == []
 
 
@@ -203,7 +229,7 @@ def test_store_interrupted_midway_leaves_nothing_in_the_cache(tmp_path, monkeypa
     def ctrl_c(_path):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(wheels, "file_sha256", ctrl_c)          # Ctrl+C while the wheel is hashed
+    monkeypatch.setattr(wheels, "file_sha256", ctrl_c)  # Ctrl+C while the wheel is hashed
     with pytest.raises(KeyboardInterrupt):
         wheels.store(KEY, fake_wheel(tmp_path / "built"), 1.0, True, "t")
     assert list(wheels.wheels_dir().iterdir()) == []
@@ -217,6 +243,7 @@ def test_newest_for_package(tmp_path):
 
 
 # --- the CLI ------------------------------------------------------------------------------------
+
 
 def test_cli_list_and_clear(cli, tmp_path, cache_dir):
     env = {"ENVMGR_CACHE_DIR": str(cache_dir)}
@@ -232,5 +259,5 @@ def test_cli_list_and_clear(cli, tmp_path, cache_dir):
 
 
 def test_cli_install_needs_a_recipe(cli):
-    out = cli("install", "numpy==2.0")   # llama-cpp-python takes its recipe by itself (issue 15)
+    out = cli("install", "numpy==2.0")  # llama-cpp-python takes its recipe by itself (issue 15)
     assert out.code == 2 and "--recipe" in out.stderr

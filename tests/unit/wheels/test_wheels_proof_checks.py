@@ -3,6 +3,7 @@
 GPU_LINES are copied from the proof's run on an H200 (bench/results/2026-11-22-gpu-h200.log.gz);
 CPU_LINES from the same script with a CPU-only build of the same sdist on the development VM.
 """
+
 from __future__ import annotations
 
 import importlib.util
