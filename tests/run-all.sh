@@ -43,6 +43,7 @@ set +e
 # Lint and types first (configured in pyproject.toml): either failing fails the run.
 lint_rc=0
 .venv/bin/ruff check envmgr || lint_rc=$?
+.venv/bin/ruff format --check envmgr tests bench || lint_rc=$?   # the formatter (pyproject.toml's line length)
 .venv/bin/mypy || lint_rc=$?
 .venv/bin/python -m pytest -m "not gpu and not windows" "$@"
 rc=$?
