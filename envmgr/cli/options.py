@@ -185,7 +185,13 @@ def say_target(target: TargetPython) -> None:
 
 
 def get_snapshot(obj: Ctx, selection: Selection) -> Snapshot:
-    snap, _ = resolve(
+    return resolve_snapshot(obj, selection)[0]
+
+
+def resolve_snapshot(obj: Ctx, selection: Selection) -> tuple[Snapshot, str]:
+    """The selection's snapshot and where it came from ("file", "cache" or "captured"), said and shown as every
+    command says it (warnings on stderr, a spinner while discovery or a capture runs)."""
+    return resolve(
         obj.host,
         selection.selectors,
         from_file=selection.from_file,
@@ -196,7 +202,6 @@ def get_snapshot(obj: Ctx, selection: Selection) -> Snapshot:
         warn=lambda m: say(f"envmgr: {m}"),
         progress=Spinner,
     )
-    return snap
 
 
 def recipe_options(func: Callable[..., Any]) -> Callable[..., Any]:

@@ -12,15 +12,23 @@ from typing import Any
 import click
 
 from envmgr import __version__
-from envmgr.cache.resolve import resolve, snapshot_key
+from envmgr.cache.resolve import snapshot_key
 from envmgr.cli.main import Ctx
-from envmgr.cli.options import RecipeArgs, Selection, environment_for, recipe_options, say_target, selector_options
+from envmgr.cli.options import (
+    RecipeArgs,
+    Selection,
+    environment_for,
+    recipe_options,
+    resolve_snapshot,
+    say_target,
+    selector_options,
+)
 from envmgr.discover.target import choose_python
 from envmgr.errors import UsageError
 from envmgr.files.read import read_regular
 from envmgr.hook import apply, plan
 from envmgr.hook.status import hook_status, render_status, snapshot_digest
-from envmgr.output import Spinner, emit_json, say
+from envmgr.output import emit_json, say
 from envmgr.snapshot.envdelta import EnvDelta
 from envmgr.snapshot.form import Snapshot, to_toml
 from envmgr.snapshot.overrides import compiler_overrides, override_lines
@@ -81,17 +89,7 @@ def _target(obj: Ctx, python: str | None) -> apply.Target:
 def hook_install(obj: Ctx, selection: Selection, recipe: RecipeArgs, python: str | None, as_json: bool) -> None:
     """Write the hook into a Python: every start of it applies the snapshot chosen by the selectors."""
     target = _target(obj, python)
-    snap, origin = resolve(
-        obj.host,
-        selection.selectors,
-        from_file=selection.from_file,
-        refresh=selection.refresh,
-        strict=selection.strict,
-        pythons=selection.pythons,
-        use_cache=obj.here,
-        warn=lambda m: say(f"envmgr: {m}"),
-        progress=Spinner,
-    )
+    snap, origin = resolve_snapshot(obj, selection)
     delta, _, _ = environment_for(obj, selection, recipe, snap=snap)
     info = _snapshot_info(obj, selection, snap, origin)
     selectors = _selectors(selection, recipe)
