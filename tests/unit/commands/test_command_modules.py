@@ -165,7 +165,17 @@ def test_doctor_runs_one_check_on_a_record(cli):
 
 def test_export_from_a_snapshot_file_as_dotenv(cli, snapshot_toml, tmp_path):
     (tmp_path / "env.toml").write_text(snapshot_toml, encoding="utf-8")
-    got = cli("export", "--from", str(tmp_path / "env.toml"), "--format", "dotenv", env={"PATH": "/usr/bin"})
+    # the Linux snapshot exported for a Linux machine (a record), so the test reads the same on Windows
+    got = cli(
+        "--machine",
+        LINUX,
+        "export",
+        "--from",
+        str(tmp_path / "env.toml"),
+        "--format",
+        "dotenv",
+        env={"PATH": "/usr/bin"},
+    )
     assert got.code == 0, got.stderr
     assert 'CUDA_HOME="/usr/local/cuda-13.0"' in got.stdout.splitlines()
     assert 'PATH="/usr/local/cuda-13.0/bin:/usr/bin"' in got.stdout.splitlines()

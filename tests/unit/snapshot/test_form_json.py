@@ -23,7 +23,7 @@ def test_every_operation_and_header_field_reaches_the_json(cli, tmp_path):
     assert env["LD_LIBRARY_PATH"] == {"prepend": ["/usr/local/cuda-13.0/targets/x86_64-linux/lib"]}
     # the CLI's JSON of the same file is this function's output
     (tmp_path / "snap.toml").write_text(made.stdout, encoding="utf-8")
-    shown = cli("export", "--from", str(tmp_path / "snap.toml"), "--format", "json")
+    shown = cli("--machine", LINUX, "export", "--from", str(tmp_path / "snap.toml"), "--format", "json")
     assert shown.code == 0, shown.stderr
     assert shown.json() == data
 
