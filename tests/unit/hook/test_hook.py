@@ -173,6 +173,13 @@ def test_a_stray_cc_is_an_override_unless_the_snapshot_sets_it():
 SHIPPED_PTH = "{zip}\r\n{home}\r\n\r\n# Uncomment to run site.main() automatically\r\n#import site\r\n"
 
 
+def copy_program(src: str | Path, dst: str | Path) -> None:
+    """A program's bytes and mode. Not shutil.copy2: on Windows CPython 3.12+ it calls CopyFile2, which Wine 8 lacks
+    (its debugger then waits, and the tier hangs)."""
+    shutil.copyfile(src, dst)
+    shutil.copymode(src, dst)
+
+
 def app_python(root: Path) -> Path:
     """A Python as an app ships it: the embeddable build's executables and DLLs in the app's folder."""
     home = Path(sys.executable).parent
@@ -180,7 +187,7 @@ def app_python(root: Path) -> Path:
     folder.mkdir(parents=True)
     for f in home.iterdir():
         if f.suffix.lower() in (".exe", ".dll"):
-            shutil.copy2(f, folder / f.name)
+            copy_program(f, folder / f.name)
     pth = next(home.glob("python3*._pth"))
     (folder / pth.name).write_bytes(SHIPPED_PTH.format(zip=home / (pth.stem + ".zip"), home=home).encode())
     return folder / "python.exe"
@@ -335,7 +342,7 @@ def embeddable_python(tmp_path: Path) -> Path:
     app = tmp_path / "app" / "py"
     app.mkdir(parents=True)
     exe = app / "python"
-    shutil.copy2(os.path.realpath(sys.executable), exe)
+    copy_program(os.path.realpath(sys.executable), exe)
     paths = sysconfig.get_paths()
     dynload = Path(paths["platstdlib"]) / "lib-dynload"
     (app / "python._pth").write_bytes(f"{paths['stdlib']}\n{dynload}\n.\n# import site\n".encode())
@@ -450,7 +457,7 @@ def test_a_conda_shaped_prefix_round_trip(tmp_path):
             (lib / entry.name).symlink_to(entry)
     (prefix / "bin").mkdir()
     exe = prefix / "bin" / "python"
-    shutil.copy2(os.path.realpath(sys.executable), exe)
+    copy_program(os.path.realpath(sys.executable), exe)
     probe = subprocess.run(
         [str(exe), "-c", "import sys; print(sys.prefix == sys.base_prefix == sys.argv[1])", str(prefix)],
         capture_output=True,
