@@ -58,6 +58,11 @@ class LiveHost:
 
     @property
     def system(self) -> tuple[str, str] | None:
+        if sys.platform == "win32":
+            # Windows' own words for the processor (AMD64, ARM64, x86), as platform.machine() gives them: from 3.12
+            # it asks WMI first, which Wine 8 never answers (the record stops there)
+            env = os.environ
+            return sys.platform, env.get("PROCESSOR_ARCHITEW6432") or env.get("PROCESSOR_ARCHITECTURE", "")
         import platform as _platform  # start-up: asked only by the verdicts after a failure
 
         return sys.platform, _platform.machine() or ""
