@@ -118,7 +118,8 @@ def render(table: dict[str, dict[str, float]], meta: dict[str, str]) -> str:
         "",
         f"Machine: {meta['machine']}. Python {meta['python']}. {meta['rounds']} rounds, every variant once per "
         "round in random order; min/median ms; ratios are medians of per-round ratios.",
-        f"Old tree: {meta['old']} (main 5725032). Command: `python bench/startup.py`.",
+        f"Old tree: {meta['old']} (the default is main 5725032's). Command: `python bench/startup.py "
+        f"{meta.get('args', '')}`.",
         "",
         "`kept`: this tree, the help text kept by an earlier run (the fast path prints it); `cold`: this tree "
         "with an empty cache folder (click renders the help, the first run after an install or upgrade).",
@@ -159,6 +160,7 @@ def main() -> None:
         "machine": f"{platform.node()} ({os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f})",
         "python": platform.python_version(),
         "rounds": str(opts.rounds),
+        "args": " ".join(sys.argv[1:]),
         "old": str(old),
     }
     text = render(table, meta)
