@@ -26,3 +26,16 @@ def cpu_only_package(root: Path) -> Path:
         (pkg / "lib" / name).write_bytes(b"")
     (pkg / "__init__.py").write_text(textwrap.dedent(CPU_ONLY).lstrip() + "\n__version__ = '0.0-fake'\n")
     return root / "site"
+
+
+def native_package(lib: Path, link: str, c_source: str, api: str) -> None:
+    """A llama_cpp in lib's parent whose `libpkg.so` (gcc-built from c_source) needs the library `link` from its own
+    folder (RUNPATH $ORIGIN), beside the usual library names (empty); `api` is its __init__.py (dedented)."""
+    import subprocess
+
+    (lib / "pkg.c").write_text(c_source)
+    cmd = ["gcc", "-shared", "-fPIC", "-o", str(lib / "libpkg.so"), str(lib / "pkg.c"), f"-L{lib}", f"-l:{link}"]
+    subprocess.run([*cmd, "-Wl,-rpath,$ORIGIN"], check=True)
+    for name in ("libllama.so", "libggml.so", "libggml-base.so"):
+        (lib / name).write_bytes(b"")
+    (lib.parent / "__init__.py").write_text(textwrap.dedent(api).lstrip())

@@ -16,12 +16,12 @@ import os
 import shutil
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import run_cli
+from tests.fake_llama_cpp import native_package
 
 pytestmark = [
     pytest.mark.linux,
@@ -69,24 +69,9 @@ def layout(tmp_path):
     app_omp = runtime(tmp_path / "app" / "torchlike" / "lib", "libgomp.so.1")
     lib = tmp_path / "site" / "llama_cpp" / "lib"
     own = runtime(lib, "libgomp-a34b3233.so.1")
-    (lib / "pkg.c").write_text("int omp_users(void); int pkg_users(void) { return omp_users(); }\n")
-    subprocess.run(
-        [
-            "gcc",
-            "-shared",
-            "-fPIC",
-            "-o",
-            str(lib / "libpkg.so"),
-            str(lib / "pkg.c"),
-            f"-L{lib}",
-            "-l:libgomp-a34b3233.so.1",
-            "-Wl,-rpath,$ORIGIN",
-        ],
-        check=True,
+    native_package(
+        lib, "libgomp-a34b3233.so.1", "int omp_users(void); int pkg_users(void) { return omp_users(); }\n", LLAMA
     )
-    for name in ("libllama.so", "libggml.so", "libggml-base.so"):
-        (lib / name).write_bytes(b"")
-    (lib.parent / "__init__.py").write_text(textwrap.dedent(LLAMA).lstrip())
     (tmp_path / "app" / "myapp.py").write_text(
         f"import ctypes\n_omp = ctypes.CDLL({str(app_omp)!r})\nassert _omp.omp_users() == 1\n"
     )

@@ -11,12 +11,12 @@ import json
 import shutil
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import run_cli
+from tests.fake_llama_cpp import native_package
 
 pytestmark = [
     pytest.mark.linux,
@@ -64,24 +64,7 @@ def layout(tmp_path):
     app_lib = libx(tmp_path / "app" / "native", 2, ("X_1.0", "X_2.0"))
     lib = tmp_path / "site" / "llama_cpp" / "lib"
     own = libx(lib, 1, ("X_1.0",))
-    (lib / "pkg.c").write_text("int x_which(void); int pkg_which(void) { return x_which(); }\n")
-    subprocess.run(
-        [
-            "gcc",
-            "-shared",
-            "-fPIC",
-            "-o",
-            str(lib / "libpkg.so"),
-            str(lib / "pkg.c"),
-            f"-L{lib}",
-            "-l:libx.so.1",
-            "-Wl,-rpath,$ORIGIN",
-        ],
-        check=True,
-    )
-    for name in ("libllama.so", "libggml.so", "libggml-base.so"):
-        (lib / name).write_bytes(b"")
-    (lib.parent / "__init__.py").write_text(textwrap.dedent(LLAMA).lstrip())
+    native_package(lib, "libx.so.1", "int x_which(void); int pkg_which(void) { return x_which(); }\n", LLAMA)
     (tmp_path / "app" / "myapp.py").write_text(f"import ctypes\n_x = ctypes.CDLL({str(app_lib)!r})\n")
     return f"{tmp_path / 'site'}:{tmp_path / 'app'}", app_lib, own, lib / "libpkg.so"
 
