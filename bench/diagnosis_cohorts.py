@@ -20,6 +20,9 @@ someone who never ran the engine on it). The engine of this tree is the one that
 cohort was committed after it; --before REV adds the engine of an older commit beside it. Per cohort: failure logs
 with a catalog label named / given a wrong id / given nothing; `outside` failures given an id; no-id logs given an
 id (any match, as `clean given an id` above), also by the kind their NOTE starts with. Counts only.
+Where a cohort's files carry them, two more rows: `cause in the log` keeps the failures whose `# EVIDENCE:` is
+`log` (the labelled cause is in the pasted text, not only in the thread; no-id logs all stay), and `both readers
+agree` keeps the logs whose `# SECOND:` (a second reader's label, given without seeing EXPECT) equals EXPECT.
 """
 
 from __future__ import annotations
@@ -162,7 +165,7 @@ def pct(a: int, n: int) -> str:
 
 
 COHORTS = ROOT / "tests" / "corpus" / "cohorts"
-_BLIND_HEAD = re.compile(r"^# (EXPECT|KIND|NOTE):\s?(.*)$")
+_BLIND_HEAD = re.compile(r"^# (EXPECT|KIND|NOTE|EVIDENCE|SECOND):\s?(.*)$")
 
 
 @dataclass(frozen=True)
@@ -173,6 +176,8 @@ class Blind:
     expect: str  # F01..F25 | outside | none
     note_kind: str  # the NOTE's first word for a no-id log (non-nvidia:rocm, chosen-cpu, ...)
     origin: str = "new"
+    evidence: str = ""  # from cohort 2026-12-07d: `log` (the labelled cause is in the log text) or `thread`
+    second: str = ""  # a second reader's label, given without seeing EXPECT ("" where none was read)
 
 
 def blind_logs() -> list[Blind]:
@@ -195,8 +200,21 @@ def blind_logs() -> list[Blind]:
                 kind,
                 head.get("EXPECT", "none").split()[0] if head.get("EXPECT") else "none",
                 note[0].rstrip(",;:") if note and kind == "no-id" else "",
+                evidence=head.get("EVIDENCE", "").split()[0] if head.get("EVIDENCE") else "",
+                second=head.get("SECOND", "").split()[0] if head.get("SECOND") else "",
             )
         )
+    return out
+
+
+def _subsets(members: list[Blind]) -> dict[str, list[Blind]]:
+    """The whole cohort, and where its files carry them: the failures whose labelled cause is in the log text
+    (no-id logs kept whole), and the logs both readers labelled alike."""
+    out = {"all": members}
+    if any(b.evidence for b in members):
+        out["cause in the log"] = [b for b in members if b.kind == "no-id" or b.evidence == "log"]
+    if any(b.second for b in members):
+        out["both readers agree"] = [b for b in members if b.second == b.expect]
     return out
 
 
@@ -238,23 +256,25 @@ def blind(before: str | None, save: bool, stem: str) -> int:
     data = []
     for cohort in sorted({b.cohort for b in logs}):
         members = [b for b in logs if b.cohort == cohort]
-        for name in engines:
-            c = blind_count(members, got[name])
-            lines.append(
-                f"| {cohort} | {name} | {pct(c['named'], c['catalog'])} | {pct(c['wrong'], c['catalog'])} | "
-                f"{pct(c['nothing'], c['catalog'])} | {pct(c['outside_given'], c['outside'])} | "
-                f"{pct(c['noid_given'], c['noid'])} |"
-            )
-            data.append({"cohort": cohort, "engine": name, **dict(c)})
-        kinds = sorted({k.split(":", 1)[1] for k in data[-1] if k.startswith("noid:")})
+        for subset, part in _subsets(members).items():
+            for name in engines:
+                c = blind_count(part, got[name])
+                label = cohort if subset == "all" else f"{cohort}, {subset}"
+                lines.append(
+                    f"| {label} | {name} | {pct(c['named'], c['catalog'])} | {pct(c['wrong'], c['catalog'])} | "
+                    f"{pct(c['nothing'], c['catalog'])} | {pct(c['outside_given'], c['outside'])} | "
+                    f"{pct(c['noid_given'], c['noid'])} |"
+                )
+                data.append({"cohort": cohort, "subset": subset, "engine": name, **dict(c)})
+        data_all = [d for d in data if d["cohort"] == cohort and d["subset"] == "all"]
+        kinds = sorted({k.split(":", 1)[1] for k in data_all[-1] if k.startswith("noid:")})
         lines += [
             "",
             f"no-id logs of {cohort} given an id, by kind ("
             + ", ".join(engines)
             + "): "
             + "; ".join(
-                f"{k} "
-                + " / ".join(pct(d.get(f"noid_given:{k}", 0), d.get(f"noid:{k}", 0)) for d in data[-len(engines) :])
+                f"{k} " + " / ".join(pct(d.get(f"noid_given:{k}", 0), d.get(f"noid:{k}", 0)) for d in data_all)
                 for k in kinds
             ),
             "",
