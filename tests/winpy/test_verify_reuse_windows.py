@@ -13,6 +13,7 @@ An importer that needs only foo_old imports either way, and the step warns (anot
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -135,3 +136,19 @@ def test_the_fix_in_words_works_the_packages_copy_loaded_first_by_full_path(winp
     broken = py.run("-c", "import myapp, llama_cpp; print(llama_cpp.USED)", timeout=300)
     assert broken.returncode != 0 and "Traceback" in broken.stderr
     assert "WinError 127" in broken.stderr or ("libfoo.dll", "foo_new") in _UNIMPLEMENTED.findall(broken.stderr)
+
+
+def test_envmgr_verify_after_run_by_windows_python_reports_the_reuse_in_json(winpy, built, tmp_path):
+    """The whole command, run by the same Windows CPython the package lives in (verify's child, the live host's
+    K32EnumProcessModules list, llama_cpp's loader model): `reused_libraries` in the JSON and the failed step."""
+    py, app, lib = layout(winpy, built, tmp_path, "imp_name")
+    done = py.envmgr("verify", "--after", "myapp", "--json", timeout=600)
+    assert done.returncode == 1, done.stderr
+    data = json.loads(done.stdout)
+    (reused,) = data["reused_libraries"]
+    assert reused["missing_functions"] == ["foo_new"] and reused["loaded_by"] == "myapp"
+    assert reused["mapped"].lower() == windows_path(app).lower()
+    assert reused["alone"].lower() == windows_path(lib / "libfoo.dll").lower()
+    assert "1.0.0.0" in reused["mapped_version"] and "1.2.0.0" in reused["alone_version"]
+    step = next(s for s in data["steps"] if s["name"] == "reuse")
+    assert step["status"] == "fail" and "foo_new" in step["summary"]
