@@ -39,16 +39,24 @@ class Reused:
     mapped_version: str
     alone_version: str
     by: str  # the --after module that loaded the mapped copy
+    # Windows (binaries/winreuse.py): the functions the importer needs that the mapped copy does not export;
+    # any one fails the import with [WinError 127] (ELF: ld.so's version check fails the load instead)
+    missing: tuple[str, ...] = ()
 
     @property
     def line(self) -> str:
+        lacks = (
+            f"; the app's copy lacks {', '.join(self.missing)}: the import fails ([WinError 127])"
+            if self.missing
+            else ""
+        )
         return (
             f"{host_name(self.importer)} needs {self.soname}: reused the app's copy {self.mapped} "
             f"({self.mapped_version}; loaded by import {self.by}) instead of {self.alone} "
-            f"({self.alone_version}; {self.how}), the copy it loads alone"
+            f"({self.alone_version}; {self.how}), the copy it loads alone{lacks}"
         )
 
-    def as_json(self) -> dict[str, str]:
+    def as_json(self) -> dict[str, str | list[str]]:
         return {
             "soname": self.soname,
             "importer": self.importer,
@@ -58,11 +66,13 @@ class Reused:
             "mapped_version": self.mapped_version,
             "alone_version": self.alone_version,
             "loaded_by": self.by,
+            "missing_functions": list(self.missing),
         }
 
 
 def host_name(path: str) -> str:
-    return path.rsplit("/", 1)[-1]
+    """The file name of a POSIX or a Windows path (the child's records are either)."""
+    return path.replace("\\", "/").rsplit("/", 1)[-1]
 
 
 def reused(host: Host, modules: Sequence[str], roots: Sequence[str], app: Mapping[str, str]) -> tuple[Reused, ...]:

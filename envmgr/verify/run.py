@@ -136,7 +136,7 @@ def verify(
     if first is not None and first.status == FAIL:
         return Verdict(package, exe, (first,), run, size, time.perf_counter() - t0, mode, words)
     steps = _judge(host, run, exe, python, n_tokens)
-    reused = reuse_found(host, run, package_roots(run), after)
+    reused = reuse_found(host, run, package_roots(run), after, "llama_cpp")
     steps = framed(
         steps,
         first,

@@ -10,7 +10,8 @@ from typing import Any
 
 from envmgr.binaries.reuse import Reused, reused
 from envmgr.binaries.runtimes import MAJORS, OPENMP, OPENMP_FIX, duplicates, file_name
-from envmgr.host.base import LINUX, Host
+from envmgr.binaries.winreuse import win_reused
+from envmgr.host.base import LINUX, WINDOWS, Host
 from envmgr.verify.analyze import FAIL, OK, WARN, Step
 from envmgr.verify.report import ChildRun
 from envmgr.wheels import defer
@@ -112,11 +113,14 @@ def app_libraries(records: list[dict[str, Any]]) -> dict[str, str]:
 
 
 def reuse_step(found: tuple[Reused, ...], package: str) -> Step | None:
-    """`reuse`: the package's libraries bound to an app's copy of a soname, not the copy they load alone (a
-    warning with both copies: the same soname can be another release, built for another runtime)."""
+    """`reuse`: the package's libraries bound to an app's copy of a soname or DLL name, not the copy they load
+    alone (a warning with both copies: the same name can be another release, built for another runtime; on
+    Windows a failure when the app's copy lacks a function the package imports: [WinError 127])."""
     if not found:
         return None
     names = ", ".join(dict.fromkeys(r.soname for r in found))
+    if any("\\" in r.mapped for r in found):
+        return _windows_reuse_step(found, package, names)
     folder = ":".join(dict.fromkeys(r.mapped.rsplit("/", 1)[0] for r in found))
     return Step(
         "reuse",
@@ -133,12 +137,50 @@ def reuse_step(found: tuple[Reused, ...], package: str) -> Step | None:
     )
 
 
-def reuse_found(host: Host, run: ChildRun, roots: list[str], after: tuple[str, ...]) -> tuple[Reused, ...]:
-    """With --after on Linux: the package's NEEDED sonames the process bound to a copy an --after module loaded
-    rather than the one ld.so picks for the package alone (binaries/reuse.py). `host`: the child's (its env)."""
-    modules = run.get("runtimes").get("modules") or []
-    if not after or not modules or host.platform != LINUX:
-        return ()
-    return reused(
-        host, [str(m) for m in modules], [r for r in roots if isinstance(r, str)], app_libraries(run.records("after"))
+def _windows_reuse_step(found: tuple[Reused, ...], package: str, names: str) -> Step:
+    """The Windows loader uses a loaded module of the same base name whatever folder it came from: the fix is
+    to make the package's own copy the one loaded first, by full path; never a copy into System32."""
+    lacking = [r for r in found if r.missing]
+    own = ", ".join(dict.fromkeys(r.alone for r in (lacking or found)))
+    first = "; ".join(f'ctypes.WinDLL(r"{p}")' for p in dict.fromkeys(r.alone for r in (lacking or found)))
+    fix = (
+        f"the Windows loader uses a DLL of that name already in the process, wherever it came from. Load the "
+        f"package's copy first by full path, before the app's import ({first}), or import {package} before "
+        f"the app; or make the package load its own copy by path under a name of its own (a delvewheel-style "
+        f"name-mangled copy) so the names differ. Never copy DLLs into System32 or the app's folders"
     )
+    if lacking:
+        what = "; ".join(f"{r.soname} lacks {', '.join(r.missing)}" for r in lacking)
+        return Step(
+            "reuse",
+            FAIL,
+            f"{package} cannot import after the app: the app's copy of {names} is used instead of its own "
+            f"({own}), and {what} ([WinError 127])",
+            tuple(r.line for r in found),
+            fix=fix,
+        )
+    return Step(
+        "reuse",
+        WARN,
+        f"{package} runs with the app's copy of {names}, not the one it loads alone ({own})",
+        tuple(r.line for r in found),
+        fix=fix + "; check the package against the app's release of " + names,
+    )
+
+
+def reuse_found(
+    host: Host, run: ChildRun, roots: list[str], after: tuple[str, ...], loader: str = "ctypes"
+) -> tuple[Reused, ...]:
+    """With --after: the package's NEEDED sonames (Linux) or imported DLL names (Windows) the process bound to a
+    copy an --after module loaded rather than the one the loader picks for the package alone (binaries/reuse.py,
+    binaries/winreuse.py). `host`: the child's (its env). loader: how the package loads its DLLs on Windows
+    (binaries/winloader.py; llama_cpp's own)."""
+    modules = [str(m) for m in run.get("runtimes").get("modules") or []]
+    if not after or not modules or host.platform not in (LINUX, WINDOWS):
+        return ()
+    folders = [r for r in roots if isinstance(r, str)]
+    app = app_libraries(run.records("after"))
+    if host.platform == WINDOWS:
+        python = run.get("package").get("python")
+        return win_reused(host, modules, folders, app, str(python) if python else None, loader)
+    return reused(host, modules, folders, app)

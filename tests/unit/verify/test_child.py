@@ -98,3 +98,19 @@ def test_child_emits_one_tagged_json_line_per_stage(capsys):
     assert json.loads(second[len(TAG) :])["pid"] > 0
     run = parse_run(out, "", 0)
     assert run.order == ("backend", "runtimes") and run.get("backend")["gpu_offload"] is True
+
+
+@pytest.mark.skipif(EMBEDDED_PYTHON, reason="the embeddable CPython ignores PYTHONPATH")
+def test_a_package_whose_import_fails_still_gets_its_module_list(tmp_path):
+    """The reuse check (binaries/winreuse.py) needs the process's modules exactly when the package's DLL
+    failed to bind ([WinError 127] after the app's copy): the child lists them after a failed import too."""
+    site = tmp_path / "site"
+    (site / "llama_cpp").mkdir(parents=True)
+    (site / "llama_cpp" / "__init__.py").write_text(
+        "raise OSError(127, 'The specified procedure could not be found')\n"
+    )
+    done, run = _run(CHILD, ["1", "json"], {"PYTHONPATH": str(site)}, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert run.order == ("package", "after", "import", "runtimes")
+    assert run.get("import")["ok"] is False and run.get("import")["error_type"] == "OSError"
+    assert isinstance(run.get("runtimes")["modules"], list) and run.get("runtimes")["modules"]

@@ -10,14 +10,15 @@ GetModuleFileNameW paths), with the file names torch, llama.cpp and Intel's whee
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import sys
 from pathlib import Path
 
 import pytest
 
-from envmgr.commands.verify import after_modules
 from envmgr.binaries.runtimes import duplicates
+from envmgr.commands.verify import after_modules
 from envmgr.errors import UsageError
 from envmgr.verify.analyze import FAIL, OK, WARN
 from envmgr.verify.runtimes import after_step, framed, runtimes_step
@@ -215,3 +216,60 @@ def test_the_defer_fix_is_planned_only_for_the_packages_copy_of_a_runtime_the_ap
     step = runtimes_step({"modules": list(same[0].paths)}, "llama_cpp", "", [f"{site}/llama_cpp/lib"])
     assert step is not None and step.fix.startswith("make the package's GNU OpenMP defer to the app's")
     assert "KMP_DUPLICATE_LIB_OK" in step.fix and step.fix_command == "envmgr verify --after ... --fix"
+
+
+def _win_reused(missing: tuple[str, ...]):
+    from envmgr.binaries.reuse import Reused
+
+    return Reused(
+        "libomp140.x86_64.dll",
+        SITE + r"\llama_cpp\lib\ggml-cpu.dll",
+        SITE + r"\torch\lib\libomp140.x86_64.dll",
+        SITE + r"\llama_cpp\lib\libomp140.x86_64.dll",
+        "the DLL's own folder",
+        "libomp140.x86_64.dll, 800,000 bytes, file version 20.1.0.0",
+        "libomp140.x86_64.dll, 900,000 bytes, file version 21.1.0.0",
+        "torch",
+        missing,
+    )
+
+
+def test_the_windows_reuse_step_fails_when_the_apps_copy_lacks_a_function_and_warns_otherwise():
+    from envmgr.verify.runtimes import reuse_step
+
+    fail = reuse_step((_win_reused(("__kmpc_dispatch_deinit",)),), "llama_cpp")
+    assert fail is not None and fail.status == FAIL
+    assert "libomp140.x86_64.dll lacks __kmpc_dispatch_deinit ([WinError 127])" in fail.summary
+    assert SITE + r"\llama_cpp\lib\libomp140.x86_64.dll" in fail.summary
+    assert fail.evidence[0].endswith("the app's copy lacks __kmpc_dispatch_deinit: the import fails ([WinError 127])")
+    assert f'ctypes.WinDLL(r"{SITE}\\llama_cpp\\lib\\libomp140.x86_64.dll")' in fail.fix
+    assert "Never copy DLLs into System32" in fail.fix and "LD_LIBRARY_PATH" not in fail.fix
+    warn = reuse_step((_win_reused(()),), "llama_cpp")
+    assert warn is not None and warn.status == WARN and "lacks" not in warn.evidence[0]
+    assert "app's copy of libomp140.x86_64.dll" in warn.summary and "20.1.0.0" in warn.evidence[0]
+    assert reuse_step((), "llama_cpp") is None
+
+
+def test_reuse_found_reads_windows_records_only_with_after():
+    from envmgr.host.base import WINDOWS
+    from envmgr.verify.report import parse_run
+    from envmgr.verify.runtimes import reuse_found
+
+    class Host:  # nothing in the package's folder: every read is refused
+        platform = WINDOWS
+        env = {"SystemRoot": "C:\\Windows"}
+
+        def listdir(self, path):
+            raise OSError(path)
+
+        def exists(self, path):
+            return False
+
+    lines = [
+        {"stage": "package", "found": True, "python": "C:\\py\\python.exe", "lib_dir": SITE + r"\llama_cpp\lib"},
+        {"stage": "after", "module": "torch", "ok": True, "libraries": [SITE + r"\torch\lib\x.dll"]},
+        {"stage": "runtimes", "modules": ["C:\\py\\python.exe", SITE + r"\torch\lib\x.dll"]},
+    ]
+    run = parse_run("".join(f"ENVMGR-VERIFY {json.dumps(r)}\n" for r in lines), "", 0)
+    assert reuse_found(Host(), run, [SITE + r"\llama_cpp\lib"], ("torch",)) == ()
+    assert reuse_found(Host(), run, [SITE + r"\llama_cpp\lib"], ()) == ()
