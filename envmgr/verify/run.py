@@ -13,7 +13,7 @@ import shutil
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from envmgr.binaries.devicecode import BINARY_NAME, DeviceCode
@@ -25,14 +25,22 @@ from envmgr.binaries.reuse import Reused
 from envmgr.discover.gpu import discover_gpus
 from envmgr.errors import EnvmgrError, UsageError
 from envmgr.files.nested import loads_json
-from envmgr.host.base import WINDOWS, Completed, Host, join
+from envmgr.host.base import LINUX, WINDOWS, Completed, Host, join
 from envmgr.verify.analyze import FAIL, Inputs, Step, analyze, first_failure, passed
 from envmgr.verify.anyrun import read_libraries
 from envmgr.verify.cpuvariant import carried, cpu_step, loaded_variant
 from envmgr.verify.gguf import TinyLlama, write_tiny_llama
 from envmgr.verify.plain import PLAIN, plain_host
 from envmgr.verify.report import ChildRun, death, parse_run
-from envmgr.verify.runtimes import after_step, framed, package_roots, reuse_found, reuse_step, runtimes_step
+from envmgr.verify.runtimes import (
+    after_step,
+    alone_step,
+    framed,
+    package_roots,
+    reuse_found,
+    reuse_step,
+    runtimes_step,
+)
 from envmgr.wheels import cpucode
 
 CHILD = Path(__file__).with_name("child.py")
@@ -143,7 +151,43 @@ def verify(
         runtimes_step(run.get("runtimes"), "llama_cpp", run.log, package_roots(run)),
         reuse_step(reused, "llama_cpp"),
     )
+    if after and any(s.status == FAIL for s in steps):
+        steps = _against_alone(host, (exe, python), n_tokens, timeout, extra_env, after, steps, reused)
     return Verdict(package, exe, steps, run, size, time.perf_counter() - t0, mode, words, reused)
+
+
+def _against_alone(
+    host: Host,
+    target: tuple[str, str | None],
+    n_tokens: int,
+    timeout: float,
+    extra_env: dict[str, str] | None,
+    after: tuple[str, ...],
+    steps: tuple[Step, ...],
+    reused: tuple[Reused, ...],
+) -> tuple[Step, ...]:
+    """A run that failed with --after, run again without it, and (Linux, sonames reused) without it but with the
+    app's copies first on LD_LIBRARY_PATH: the `alone` step says whether the failure follows the app, and a step
+    that failed after the app but not alone points there for its fix. target: (the interpreter run, as given)."""
+    exe, python = target
+    env = {**host.env, **(extra_env or {})}
+    done, _ = _run_child(host, exe, n_tokens, (), timeout, env if extra_env else None)
+    alone = parse_run(done.stdout, done.stderr, done.returncode, done.timed_out)
+    copies = None
+    if reused and host.platform == LINUX:
+        dirs = [*dict.fromkeys(r.mapped.rsplit("/", 1)[0] for r in reused)]
+        ld = ":".join([*dirs, *[p for p in env.get("LD_LIBRARY_PATH", "").split(":") if p]])
+        done, _ = _run_child(host, exe, n_tokens, (), timeout, {**env, "LD_LIBRARY_PATH": ld})
+        copies = parse_run(done.stdout, done.stderr, done.returncode, done.timed_out)
+    step = alone_step(after, "llama_cpp", alone, copies, reused)
+    if step.status != FAIL:
+        return (*steps, step)
+    also = {s.name for s in _judge(host, alone, exe, python, n_tokens) if s.status == FAIL}
+    see = f"it does not fail without --after {','.join(after)}: see `alone` below"
+    return (
+        *(replace(s, fix=see, fix_command="") if s.status == FAIL and s.name not in also else s for s in steps),
+        step,
+    )
 
 
 def _run_child(

@@ -13,7 +13,7 @@ from envmgr.binaries.runtimes import MAJORS, OPENMP, OPENMP_FIX, duplicates, fil
 from envmgr.binaries.winreuse import win_reused
 from envmgr.host.base import LINUX, WINDOWS, Host
 from envmgr.verify.analyze import FAIL, OK, WARN, Step
-from envmgr.verify.report import ChildRun
+from envmgr.verify.report import ChildRun, death
 from envmgr.wheels import defer
 
 # libiomp5's abort when it finds another OpenMP runtime initialised (Intel's message, as users quote it).
@@ -134,6 +134,59 @@ def reuse_step(found: tuple[Reused, ...], package: str) -> Step | None:
             f"{names} (for CUDA libraries: the toolkit release of the app's nvidia wheels), or import "
             f"the package before the app"
         ),
+    )
+
+
+def ran_model(run: ChildRun) -> bool:
+    """The child ran the model to its tokens and ended normally."""
+    return run.returncode == 0 and not run.timed_out and bool(run.get("generated").get("tokens"))
+
+
+def _ended(run: ChildRun) -> str:
+    if ran_model(run):
+        return f"runs the model ({len(run.get('generated').get('tokens') or [])} tokens generated)"
+    return f"fails too ({death(run.returncode, run.timed_out) or f'exit code {run.returncode}'})"
+
+
+def alone_step(
+    after: tuple[str, ...], package: str, alone: ChildRun, copies: ChildRun | None, found: tuple[Reused, ...]
+) -> Step:
+    """`alone`: a run that failed with --after, against the same child without the app's modules (alone) and, where
+    the package reused the app's copies of sonames, alone with those copies first on LD_LIBRARY_PATH (copies): does
+    the failure follow the app, and within the app, its copies?"""
+    app = ", ".join(after)
+    names = ", ".join(dict.fromkeys(r.soname for r in found))
+    ev = [f"the same child without --after: {_ended(alone)}"]
+    if copies is not None:
+        ev.append(f"without --after, the app's copies of {names} first on LD_LIBRARY_PATH: {_ended(copies)}")
+    if not ran_model(alone):
+        return Step(
+            "alone",
+            WARN,
+            f"{package} fails without {app} as well: the app is not the cause",
+            tuple(ev),
+            fix="the steps above name what fails; --after is not needed to show it",
+        )
+    if copies is not None and not ran_model(copies):
+        return Step(
+            "alone",
+            FAIL,
+            f"{package} fails only with {app} imported first, and alone with the app's copies of {names}: "
+            "the failure follows those copies",
+            tuple(ev),
+            fix=f"install or build {package} against the app's release of {names} (for CUDA libraries: the "
+            "toolkit release of the app's nvidia wheels), or run it in a process of its own",
+        )
+    cleared = f"; the app's copies of {names} are not the cause (alone with them it runs)" if copies else ""
+    return Step(
+        "alone",
+        FAIL,
+        f"{package} runs the model alone and fails only with {app} imported first{cleared}",
+        tuple(ev),
+        fix=f"something else {app} does in the process breaks {package} (symbols it makes global, its "
+        f"threads, allocator or signal handlers): run {package} in a process of its own (a subprocess or its "
+        f"server), or try importing it before {app}; report it to both projects with "
+        f"`envmgr verify --after {','.join(after)} --json`",
     )
 
 

@@ -11,7 +11,9 @@
 #    ld.so's trace (LD_DEBUG=files,libs into files), filtered to what llama_cpp's libraries needed and got; the
 #    reuse finding (envmgr/binaries/reuse.py) out of the JSON; then the package ALONE with the app's copies first on
 #    LD_LIBRARY_PATH (the check the reuse step's fix names): does the same crash follow the app's copies?
-# Lines "STEP name rc seconds" go to $OUT/steps.txt; each step's output to $OUT/steps.log.
+# 5. with I37_PROBE=1, the crash narrowed (see there).
+# Lines "STEP name rc seconds" go to $OUT/steps.txt; each step's output to $OUT/steps.log; everything ends in
+# $OUT/i37-out.tgz.
 set -uo pipefail
 ROOT=$(pwd)
 OUT=${OUT:-/tmp/i37-out}; mkdir -p "$OUT"
@@ -101,5 +103,42 @@ print("llama_cpp", llama_cpp.__version__, "gpu offload", llama_cpp.llama_support
 libs = sorted({l.split()[-1] for l in open("/proc/self/maps") if re.search(r"(gomp|iomp|libomp|cudart|cublas)[^/]*\.so", l)})
 print("\n".join(libs))
 '
+# 5. The crash after torch, narrowed (I37_PROBE=1): each variant loads the same tiny model in a process of its own,
+#    so the verdict can be checked against which of torch's effects the crash follows: the order of the imports, the
+#    GPU (n_gpu_layers 0), OpenMP's threads; and ld.so's symbol bindings (LD_DEBUG=bindings) from llama.cpp's
+#    libraries into objects outside llama_cpp/lib and the system's library folders (a symbol torch's libraries
+#    interpose), plus gdb's backtrace where the machine has gdb.
+if [ "${I37_PROBE:-0}" = 1 ]; then
+    python3 -c "from envmgr.verify.gguf import write_tiny_llama; write_tiny_llama('$W/tiny.gguf')"
+    cat >$W/probe.py <<'PY'
+import faulthandler, sys
+faulthandler.enable()
+order, ngl = sys.argv[1], int(sys.argv[2])
+for name in order.split(","):
+    __import__(name)
+    print("imported", name, flush=True)
+import llama_cpp
+llm = llama_cpp.Llama(model_path=sys.argv[3], n_gpu_layers=ngl, n_ctx=128, n_batch=64, seed=1, verbose=False)
+print("loaded; first token", next(iter(llm.generate(llm.tokenize(b"hello"), temp=0.0))), flush=True)
+PY
+    step probe_torch_first "$TORCHPY" $W/probe.py torch,llama_cpp -1 $W/tiny.gguf
+    step probe_llama_first "$TORCHPY" $W/probe.py llama_cpp,torch -1 $W/tiny.gguf
+    step probe_torch_first_cpu "$TORCHPY" $W/probe.py torch,llama_cpp 0 $W/tiny.gguf
+    step probe_torch_first_omp1 env OMP_NUM_THREADS=1 "$TORCHPY" $W/probe.py torch,llama_cpp -1 $W/tiny.gguf
+    step probe_numpy_first "$TORCHPY" $W/probe.py numpy,llama_cpp -1 $W/tiny.gguf
+    mkdir -p $W/ld-bind
+    step probe_bindings env LD_DEBUG=bindings LD_DEBUG_OUTPUT=$W/ld-bind/ld "$TORCHPY" $W/probe.py torch,llama_cpp -1 $W/tiny.gguf
+    for f in $W/ld-bind/ld.*; do
+        grep -E 'binding file [^ ]*llama_cpp/lib/' "$f" | grep -vE " to [^ ]*(llama_cpp/lib/|/lib/x86_64-linux-gnu/|/usr/lib/)" \
+            | sed -E 's/^ *[0-9]+: *//' | sort | uniq -c | sort -rn | head -n 200
+    done >"$OUT/probe-bindings-into-app.txt"
+    if command -v gdb >/dev/null; then
+        step probe_gdb gdb -q -batch -ex run -ex bt -ex 'info sharedlibrary' --args "$TORCHPY" $W/probe.py torch,llama_cpp -1 $W/tiny.gguf
+    else
+        echo "NOTE no gdb on this machine" | tee -a "$OUT/steps.txt"
+    fi
+fi
 cp "$W"/*.log "$OUT"/ 2>/dev/null
+# one archive: the device tool returns a handful of files at most
+(cd "$OUT" && tar czf ../i37-out.tgz . && rm -rf ./* && mv ../i37-out.tgz .)
 exit 0

@@ -134,3 +134,73 @@ def test_a_copy_reached_through_its_symbolic_link_is_named_by_its_real_file(layo
     (found,) = doc["reused_libraries"]
     assert found["mapped"] == str(real) and found["mapped_version"].startswith("libx.so.1.2.3, ")
     assert found["alone"] == str(own)
+
+
+# A package whose model load calls into libx (as llama.cpp's model load calls into OpenMP and cuBLAS): with the
+# app's copy of libx bound, the call is the app's; CRASHING_APP's copy dereferences NULL (a real SIGSEGV).
+RUNS_MODEL = (
+    LLAMA
+    + """
+    class Llama:
+        def __init__(self, **kw):
+            import os
+            if os.environ.get("FAKE_APP_BREAKS_IT") == "1":  # the app's own state, not its copy of libx
+                ctypes.string_at(0)
+            self.which = _pkg.pkg_which()
+        def tokenize(self, text): return [1, 2]
+        def generate(self, tokens, temp=0.0):
+            while True:
+                yield self.which
+        def detokenize(self, tokens): return b"x" * len(tokens)
+    """
+)
+
+
+def crashing_libx(folder: Path) -> Path:
+    """The app's libx.so.1 with the package's symbol version, whose x_which() dereferences NULL."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "x.c").write_text("int x_which(void) { volatile int *p = 0; return *p; }\n")
+    (folder / "x.map").write_text("X_1.0 { global: x_which; };\n")
+    out = folder / "libx.so.1"
+    cmd = ["gcc", "-shared", "-fPIC", "-o", str(out), str(folder / "x.c"), "-Wl,-soname,libx.so.1"]
+    subprocess.run([*cmd, f"-Wl,--version-script={folder / 'x.map'}"], check=True)
+    return out
+
+
+def model_package(tmp_path: Path, app_source: str, app_lib: Path) -> str:
+    lib = tmp_path / "site" / "llama_cpp" / "lib"
+    libx(lib, 1, ("X_1.0",))
+    native_package(lib, "libx.so.1", "int x_which(void); int pkg_which(void) { return x_which(); }\n", RUNS_MODEL)
+    (tmp_path / "app" / "myapp.py").write_text(f"import ctypes\n_x = ctypes.CDLL({str(app_lib)!r})\n{app_source}")
+    return f"{tmp_path / 'site'}:{tmp_path / 'app'}"
+
+
+def _verify_after(path: str) -> dict:
+    out = run_cli("verify", "--after", "myapp", "--json", env={"PYTHONPATH": path, "LD_LIBRARY_PATH": ""})
+    assert out.code == 1, out.stderr
+    return {s["name"]: s for s in json.loads(out.stdout)["steps"]}
+
+
+def test_a_crash_that_follows_the_apps_copy_of_a_soname_is_shown_by_the_package_alone_with_that_copy(tmp_path):
+    app_lib = crashing_libx(tmp_path / "app" / "native")
+    path = model_package(tmp_path, "", app_lib)
+    steps = _verify_after(path)
+    # the fake is a CPU-only build: its backend fails alone too and keeps its own fix; the run itself crashed
+    assert steps["backend"]["status"] == "fail" and "see `alone`" not in steps["backend"]["fix"]
+    assert "SIGSEGV" in steps["offload"]["summary"]
+    alone = steps["alone"]
+    assert alone["status"] == "fail" and "follows those copies" in alone["summary"]
+    assert alone["evidence"][0] == "the same child without --after: runs the model (8 tokens generated)"
+    assert "app's copies of libx.so.1 first on LD_LIBRARY_PATH: fails too (" in alone["evidence"][1]
+    assert "SIGSEGV" in alone["evidence"][1]
+
+
+def test_a_crash_from_the_apps_other_doings_clears_its_copies_and_says_to_keep_the_package_apart(tmp_path):
+    app_lib = libx(tmp_path / "app" / "native", 2, ("X_1.0", "X_2.0"))  # a working copy, reused
+    path = model_package(tmp_path, "import os\nos.environ['FAKE_APP_BREAKS_IT'] = '1'\n", app_lib)
+    steps = _verify_after(path)
+    assert steps["reuse"]["status"] == "warn"
+    alone = steps["alone"]
+    assert alone["status"] == "fail" and "copies of libx.so.1 are not the cause" in alone["summary"]
+    assert alone["evidence"][1].endswith("first on LD_LIBRARY_PATH: runs the model (8 tokens generated)")
+    assert "process of its own" in alone["fix"]

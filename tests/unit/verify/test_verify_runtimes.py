@@ -273,3 +273,55 @@ def test_reuse_found_reads_windows_records_only_with_after():
     run = parse_run("".join(f"ENVMGR-VERIFY {json.dumps(r)}\n" for r in lines), "", 0)
     assert reuse_found(Host(), run, [SITE + r"\llama_cpp\lib"], ("torch",)) == ()
     assert reuse_found(Host(), run, [SITE + r"\llama_cpp\lib"], ()) == ()
+
+
+def _child(returncode: int, tokens: int = 0):
+    from envmgr.verify.report import parse_run
+
+    recs = [{"stage": "package", "found": True}] + ([{"stage": "generated", "tokens": [1] * tokens}] if tokens else [])
+    return parse_run("".join(f"ENVMGR-VERIFY {json.dumps(r)}\n" for r in recs), "", returncode)
+
+
+def _reused_gomp():
+    from envmgr.binaries.reuse import Reused
+
+    return (
+        Reused(
+            "libgomp.so.1",
+            "/v/llama_cpp/lib/libggml-cpu.so.0",
+            "/v/torch/lib/libgomp.so.1",
+            "/lib/x86_64-linux-gnu/libgomp.so.1",
+            "ld.so.cache",
+            "libgomp.so.1, GOMP_5.0",
+            "libgomp.so.1.0.0, GOMP_5.1.2",
+            "torch",
+        ),
+    )
+
+
+def test_the_alone_step_says_whether_a_failure_after_the_app_follows_the_app_and_its_copies():
+    from envmgr.verify.runtimes import alone_step
+
+    ok, crash = _child(0, tokens=8), _child(-11)
+    # alone passes, the app's copies alone pass: something else the app does (the H100 torch case's shape)
+    s = alone_step(("torch",), "llama_cpp", ok, ok, _reused_gomp())
+    assert s.status == FAIL and "runs the model alone and fails only with torch imported first" in s.summary
+    assert "copies of libgomp.so.1 are not the cause" in s.summary
+    assert s.evidence == (
+        "the same child without --after: runs the model (8 tokens generated)",
+        "without --after, the app's copies of libgomp.so.1 first on LD_LIBRARY_PATH: runs the model (8 tokens generated)",
+    )
+    assert "process of its own" in s.fix and "--after torch --json" in s.fix
+    # the app's copies make it fail alone: the failure follows them
+    s = alone_step(("torch",), "llama_cpp", ok, crash, _reused_gomp())
+    assert s.status == FAIL and "follows those copies" in s.summary and "SIGSEGV" in s.evidence[1]
+    assert "against the app's release of libgomp.so.1" in s.fix
+    # no reuse to try: alone passes
+    s = alone_step(("torch", "numpy"), "llama_cpp", ok, None, ())
+    assert s.status == FAIL and s.summary.endswith("fails only with torch, numpy imported first")
+    assert len(s.evidence) == 1
+    # fails alone too: not the app's doing
+    s = alone_step(("torch",), "llama_cpp", crash, None, ())
+    assert s.status == WARN and "the app is not the cause" in s.summary and "fails too (" in s.evidence[0]
+    # exit 0 without tokens is no pass
+    assert alone_step(("torch",), "llama_cpp", _child(0), None, ()).status == WARN
