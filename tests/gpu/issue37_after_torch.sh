@@ -62,6 +62,7 @@ step verify_after_torch "${E[@]}" verify llama-cpp-python --python "$TORCHPY" --
 # 4. the after-torch case under the fault handler and ld.so's trace; the reuse finding; the package alone with
 #    the app's copies
 mkdir -p $W/ld-after $W/ld-plain
+if [ "${I37_PROBE:-0}" != 1 ]; then   # the second run's traces (bench/results/...-run2); the probe skips them for time
 step verify_after_torch_debug env PYTHONFAULTHANDLER=1 LD_DEBUG=files,libs LD_DEBUG_OUTPUT=$W/ld-after/ld \
     "${E[@]}" verify llama-cpp-python --python "$TORCHPY" --after torch --save-output "$OUT/after-torch-child.txt"
 step verify_plain_debug env PYTHONFAULTHANDLER=1 LD_DEBUG=files,libs LD_DEBUG_OUTPUT=$W/ld-plain/ld \
@@ -75,12 +76,13 @@ lddebug() {   # the trace of the process that loaded llama_cpp: its libraries an
 }
 lddebug $W/ld-after >"$OUT/ld-debug-after-torch.txt"
 lddebug $W/ld-plain >"$OUT/ld-debug-plain.txt"
+fi
 grep -n -A40 'Fatal Python error' "$OUT/after-torch-child.txt" >"$OUT/faulthandler-after-torch.txt" || echo "no fault" >"$OUT/faulthandler-after-torch.txt"
 python3 - "$OUT/verify-after-torch.json" >"$OUT/reuse.txt" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
 for s in doc["steps"]:
-    if s["name"] in ("runtimes", "reuse"):
+    if s["name"] in ("runtimes", "reuse", "alone"):
         print(s["status"].upper(), s["name"] + ":", s["summary"])
         print("\n".join("  - " + e for e in s["evidence"]))
         print("  fix:", s["fix"])
@@ -127,13 +129,13 @@ PY
     step probe_torch_first_omp1 env OMP_NUM_THREADS=1 "$TORCHPY" $W/probe.py torch,llama_cpp -1 $W/tiny.gguf
     step probe_numpy_first "$TORCHPY" $W/probe.py numpy,llama_cpp -1 $W/tiny.gguf
     mkdir -p $W/ld-bind
-    step probe_bindings env LD_DEBUG=bindings LD_DEBUG_OUTPUT=$W/ld-bind/ld "$TORCHPY" $W/probe.py torch,llama_cpp -1 $W/tiny.gguf
+    step probe_bindings timeout 120 env LD_DEBUG=bindings LD_DEBUG_OUTPUT=$W/ld-bind/ld "$TORCHPY" $W/probe.py torch,llama_cpp -1 $W/tiny.gguf
     for f in $W/ld-bind/ld.*; do
         grep -E 'binding file [^ ]*llama_cpp/lib/' "$f" | grep -vE " to [^ ]*(llama_cpp/lib/|/lib/x86_64-linux-gnu/|/usr/lib/)" \
             | sed -E 's/^ *[0-9]+: *//' | sort | uniq -c | sort -rn | head -n 200
     done >"$OUT/probe-bindings-into-app.txt"
     if command -v gdb >/dev/null; then
-        step probe_gdb gdb -q -batch -ex run -ex bt -ex 'info sharedlibrary' --args "$TORCHPY" $W/probe.py torch,llama_cpp -1 $W/tiny.gguf
+        step probe_gdb timeout 120 gdb -q -batch -ex run -ex bt -ex 'info sharedlibrary' --args "$TORCHPY" $W/probe.py torch,llama_cpp -1 $W/tiny.gguf
     else
         echo "NOTE no gdb on this machine" | tee -a "$OUT/steps.txt"
     fi
