@@ -55,6 +55,9 @@ FACTS: tuple[FactRx, ...] = (
         ("gpu_layers", "gpu-layers", "gpulayers", "GPU_LAYERS", "-ngl"),
         keep=KEEP,
     ),
+    # llama-bench's own result table (its markdown header: model, size, params, backend, then ngl among the columns
+    # it varies): the log is a benchmark's, whose layer counts are the configurations it was told to measure
+    fx("bench_table", r"\|\s*model\s+\|\s*size\s+\|\s*params\s+\|\s*backend\s+\|[^\n]*?\bngl\s+\|", "params"),
 )
 
 
@@ -85,10 +88,20 @@ def decide(fs: Facts, add: Add) -> None:
         add("F18", "weights-on-cpu-layers-asked", fs.facts["model_buffer"][0])
     # (not a 0 the reporter gives as the way to turn the GPU off: "disable it with n-gpu-layers=0" is a deliberate
     # CPU run set against the GPU one, where the failure is something else)
+    # (nor a 0 given to llama-bench, whose default is every layer on the GPU (99): its -ngl 0 measures the CPU on
+    # purpose, as its table's ngl column shows; issue 36)
+    bench = fs.first("bench_table") is not None
     add(
         "F18",
         "zero-gpu-layers",
-        next((f for f in fs.facts.get("zero_layers", ()) if not _GPU_OFF_BY.search(f.line)), None),
+        next(
+            (
+                f
+                for f in fs.facts.get("zero_layers", ())
+                if not _GPU_OFF_BY.search(f.line) and not (bench or "llama-bench" in f.line)
+            ),
+            None,
+        ),
     )
     run = fs.first("ggml_run")
     if run and not wanted and not _LAYERS.search(run.line) and (asked or "--usecu" in run.line):

@@ -232,7 +232,18 @@ def decide(fs: Facts, add: Add) -> None:
     # CUDA build of torch prints it (the fallback rule counts it where a GPU was expected)
     if init and "might not have a CUDA gpu" in init.line:
         init = None
+    # JAX's reason after "CUDA backend failed to initialize:" that names a library found at another version than
+    # JAX was built against, or one it could not load (cuDNN, the CUDA runtime's pip packages): a component's
+    # version, not a CUDA start that failed (issue 36: jax/_src/xla_bridge.py, jax_plugins/cuda)
+    if init and _JAX_COMPONENT.search(init.line):
+        init = None
     add("F18", "cuda-init-failed", init)
+
+
+_JAX_COMPONENT = re.compile(
+    r"CUDA backend failed to initialize: (?:Found \w+ version \d+, but JAX was built against|Unable to load \w+\.|"
+    r"Unable to use CUDA because of the following issues with CUDA components)"
+)
 
 
 # causes that explain a run left on the CPU: no kernel for the GPU, a DLL or library that does not load, the driver
