@@ -57,6 +57,9 @@ FACTS: tuple[FactRx, ...] = (
     ),
     # llama-bench's own result table (its markdown header: model, size, params, backend, then ngl among the columns
     # it varies): the log is a benchmark's, whose layer counts are the configurations it was told to measure
+    # llama.cpp's system_info of a build before ggml's CUDA = n: BLAS = 0, no BLAS backend (cuBLAS among them)
+    # compiled in; a CPU build prints it on every run, so it counts only where the GPU was wanted (issue 36)
+    fx("blas_off", r"\bBLAS = 0\b", "BLAS = 0"),
     fx("bench_table", r"\|\s*model\s+\|\s*size\s+\|\s*params\s+\|\s*backend\s+\|[^\n]*?\bngl\s+\|", "params"),
 )
 
@@ -76,6 +79,8 @@ def decide(fs: Facts, add: Add) -> None:
     wanted = fs.first("gpu_wanted")
     asked = fs.first("cuda_asked")
     add("F18", "cuda-not-in-build", fs.first("cuda_off_info") if wanted or asked else None)
+    gpu = wanted or asked or fs.first("layers_asked") or fs.first("gpu_seen")
+    add("F18", "blas-off", fs.first("blas_off") if gpu else None)
     loaded = fs.values("backend_loaded")
     if wanted and loaded and all(v.upper() == "CPU" for v in loaded):
         add("F18", "cpu-backend-only", fs.facts["backend_loaded"][0])
@@ -126,5 +131,4 @@ def _run_without_layers(fs: Facts) -> Fact | None:
 SIGNATURES: tuple[Signature, ...] = (
     # F18: built or loaded for the CPU.
     sig("F18", "zero-layers-offloaded", r"offloaded 0/(?P<layers>\d+) layers to GPU", needle="offloaded 0/"),
-    sig("F18", "blas-off", r"\bBLAS = 0\b", needle="BLAS = 0"),
 )

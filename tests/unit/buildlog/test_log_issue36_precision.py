@@ -7,7 +7,7 @@ and names around it); none is a copy of a cohort log.
 
 from __future__ import annotations
 
-from tests.logtext import decisive
+from tests.logtext import decisive, scan
 
 
 def test_a_cub_checkout_beside_the_sources_is_no_toolkit_component(tmp_path):
@@ -22,3 +22,40 @@ def test_a_cub_checkout_beside_the_sources_is_no_toolkit_component(tmp_path):
     # a cub/cub/ path is a checkout of the CUB repository the project expects beside its sources: outside the catalog
     assert decisive(gcc.format(h="cub/cub/cub.cuh"), tmp_path) == (None, None)
     assert decisive(gcc.format(h="third_party/cub/cub.cuh"), tmp_path) == (None, None)
+
+
+# llama.cpp's system_info line of a build before ggml's backends (its words; the counts made up)
+_SYSTEM_INFO = "system_info: n_threads = 16 / 32 | AVX = 1 | AVX2 = 1 | FMA = 1 | F16C = 1 | BLAS = 0 | SSE3 = 1 |\n"
+# whisper.cpp's probe of its GPU backend, printed where it has none it can use (src/whisper.cpp)
+_WHISPER_NO_GPU = "whisper_model_load:      CPU total size =   147.37 MB\nwhisper_backend_init_gpu: no GPU found\n"
+
+
+def test_a_start_up_line_every_cpu_run_prints_is_f18_only_where_a_gpu_shows(tmp_path):
+    run = "./main -m models/7B/ggml-model-q4_0.bin -p 'hello' -n 64\n"
+    # a CPU machine's run: nothing failed for a GPU, none is in the log
+    assert decisive(run + _SYSTEM_INFO, tmp_path) == (None, None)
+    assert decisive("./main -m models/ggml-base.en.bin -f samples/jfk.wav\n" + _WHISPER_NO_GPU, tmp_path) == (
+        None,
+        None,
+    )
+    # the same lines where the run asked for the GPU (a layer count) or one shows (nvidia-smi's words): F18
+    asked = "./main -m models/7B/ggml-model-q4_0.bin -ngl 35 -p 'hello' -n 64\n"
+    assert decisive(asked + _SYSTEM_INFO, tmp_path)[0] == "F18"
+    smi = "| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2 |\n"
+    assert decisive(smi + "./main -m models/ggml-base.en.bin -f samples/jfk.wav\n" + _WHISPER_NO_GPU, tmp_path)[0] == (
+        "F18"
+    )
+
+
+def test_whisper_given_no_gpu_on_its_command_line_chose_the_cpu(tmp_path):
+    # whisper.cpp's `-ng, --no-gpu` (examples/cli): a CUDA build run on the CPU on purpose
+    for flag in ("-ng", "--no-gpu"):
+        text = (
+            "WHISPER_CUBLAS=1 make -j && ./main -m models/ggml-base.en.bin -f samples/jfk.wav " + flag + "\n"
+            "whisper_init_from_file_with_params_no_state: loading model from 'models/ggml-base.en.bin'\n"
+        )
+        found = scan(text, tmp_path)
+        assert found.decisive is None, flag
+        assert [(v.id, v.reason) for v in found.vetoed] == [("F18", "cpu_chosen")], flag
+    # the flag's letters inside another word or option are no such choice
+    assert decisive("WHISPER_CUBLAS=1 make -j && ./main -m models/ggml-base.en.bin -ngx\n", tmp_path)[0] == "F18"
