@@ -59,3 +59,25 @@ def test_whisper_given_no_gpu_on_its_command_line_chose_the_cpu(tmp_path):
         assert [(v.id, v.reason) for v in found.vetoed] == [("F18", "cpu_chosen")], flag
     # the flag's letters inside another word or option are no such choice
     assert decisive("WHISPER_CUBLAS=1 make -j && ./main -m models/ggml-base.en.bin -ngx\n", tmp_path)[0] == "F18"
+
+
+def test_a_library_search_that_goes_on_or_skips_the_other_word_size_is_no_missing_library(tmp_path):
+    # bitsandbytes' cuda_setup (bitsandbytes/cuda_setup/main.py, 0.39-0.41): its warning, then the backup path found
+    bnb = (
+        "CUDA_SETUP: WARNING! libcudart.so not found in any environmental path. Searching in backup paths...\n"
+        "DEBUG: Possible options found for libcudart.so: {PosixPath('/usr/local/cuda/lib64/libcudart.so')}\n"
+    )
+    assert decisive(bnb, tmp_path) == (None, None)
+    # ollama's GPU discovery (gpu.go) skipping the 32-bit libcuda beside the 64-bit one, then the 64-bit one loaded
+    # and its cuInit failing: neither is a libcuda missing from the machine
+    ollama = (
+        'time=2025-01-02T10:00:00.000Z level=DEBUG source=gpu.go:517 msg="Unable to load nvcuda" '
+        'library=/usr/lib/i386-linux-gnu/libcuda.so.550.54.15 error="Unable to load /usr/lib/i386-linux-gnu/'
+        'libcuda.so.550.54.15 library to query for Nvidia GPUs: wrong ELF class: ELFCLASS32"\n'
+        'time=2025-01-02T10:00:00.010Z level=DEBUG source=gpu.go:517 msg="Unable to load nvcuda" '
+        'library=/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15 error="nvcuda init failure: 999"\n'
+    )
+    assert decisive(ollama, tmp_path)[0] != "F23"
+    # the loader's own word that the library is not there at all: F23 as before
+    missing = "OSError: libcudart.so.12: cannot open shared object file: No such file or directory\n"
+    assert decisive('  File "/usr/lib/python3/dist-packages/x.py", line 3\n' + missing, tmp_path)[0] == "F23"
