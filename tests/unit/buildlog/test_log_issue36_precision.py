@@ -81,3 +81,15 @@ def test_a_library_search_that_goes_on_or_skips_the_other_word_size_is_no_missin
     # the loader's own word that the library is not there at all: F23 as before
     missing = "OSError: libcudart.so.12: cannot open shared object file: No such file or directory\n"
     assert decisive('  File "/usr/lib/python3/dist-packages/x.py", line 3\n' + missing, tmp_path)[0] == "F23"
+
+
+def test_pip_finding_no_cpu_build_that_was_asked_for_is_no_f19(tmp_path):
+    # pip's own words (a Docker build's step prefix before them) for a +cpu requirement it found no file for: the CPU
+    # build was the ask, so no CUDA wheel was wanted (F19 is a CPU build taken where CUDA was)
+    text = (
+        "#12 0.741 Looking in links: https://download.pytorch.org/whl/torch_stable.html\n"
+        "#12 1.574 ERROR: Could not find a version that satisfies the requirement torch==1.11.0+cpu "
+        "(from versions: 1.10.2, 1.11.0)\n"
+        "#12 1.574 ERROR: No matching distribution found for torch==1.11.0+cpu\n"
+    )
+    assert decisive(text, tmp_path) == (None, None)
