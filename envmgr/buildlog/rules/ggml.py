@@ -60,6 +60,12 @@ FACTS: tuple[FactRx, ...] = (
     # llama.cpp's system_info of a build before ggml's CUDA = n: BLAS = 0, no BLAS backend (cuBLAS among them)
     # compiled in; a CPU build prints it on every run, so it counts only where the GPU was wanted (issue 36)
     fx("blas_off", r"\bBLAS = 0\b", "BLAS = 0"),
+    # a GPU or CUDA named anywhere, in any words (not a layer-count option's name)
+    fx(
+        "gpu_word",
+        r"(?i:\b(?:nvidia|cuda|cublas)\b|\bgpu\b(?![-_]?layers))",
+        ("nvidia", "NVIDIA", "Nvidia", "CUDA", "cuda", "Cuda", "cuBLAS", "cublas", "CUBLAS", "GPU", "gpu", "Gpu"),
+    ),
     fx("bench_table", r"\|\s*model\s+\|\s*size\s+\|\s*params\s+\|\s*backend\s+\|[^\n]*?\bngl\s+\|", "params"),
 )
 
@@ -94,8 +100,9 @@ def decide(fs: Facts, add: Add) -> None:
     # (not a 0 the reporter gives as the way to turn the GPU off: "disable it with n-gpu-layers=0" is a deliberate
     # CPU run set against the GPU one, where the failure is something else)
     # (nor a 0 given to llama-bench, whose default is every layer on the GPU (99): its -ngl 0 measures the CPU on
-    # purpose, as its table's ngl column shows; issue 36)
-    bench = fs.first("bench_table") is not None
+    # purpose, as its table's ngl column shows; nor a 0 in a log that shows no GPU at all: a CPU machine's run, a
+    # Mac's; issue 36)
+    cpu_meant = fs.first("bench_table") is not None or not _gpu_shown(fs)
     add(
         "F18",
         "zero-gpu-layers",
@@ -103,7 +110,7 @@ def decide(fs: Facts, add: Add) -> None:
             (
                 f
                 for f in fs.facts.get("zero_layers", ())
-                if not _GPU_OFF_BY.search(f.line) and not (bench or "llama-bench" in f.line)
+                if not _GPU_OFF_BY.search(f.line) and not (cpu_meant or "llama-bench" in f.line)
             ),
             None,
         ),
@@ -111,6 +118,12 @@ def decide(fs: Facts, add: Add) -> None:
     run = fs.first("ggml_run")
     if run and not wanted and not _LAYERS.search(run.line) and (asked or "--usecu" in run.line):
         add("F18", "gpu-asked-no-layers", run)
+
+
+def _gpu_shown(fs: Facts) -> bool:
+    """A GPU there or asked for besides the zero itself (a -ngl 0 is no ask for the GPU): its name or device, a layer
+    count above 0, CUDA asked of or compiled into the build, a GPU or CUDA named in any words."""
+    return any(fs.first(k) for k in ("gpu_seen", "layers_asked", "cuda_asked", "cuda_compiled", "gpu_word"))
 
 
 def weak(fs: Facts, add: Add) -> None:

@@ -93,3 +93,15 @@ def test_pip_finding_no_cpu_build_that_was_asked_for_is_no_f19(tmp_path):
         "#12 1.574 ERROR: No matching distribution found for torch==1.11.0+cpu\n"
     )
     assert decisive(text, tmp_path) == (None, None)
+
+
+def test_zero_layers_in_a_log_that_shows_no_gpu_is_a_cpu_run(tmp_path):
+    # llama.cpp's main given -ngl 0 and its timings (its own words): no GPU, no CUDA anywhere in the log
+    run = (
+        "./main -m models/7B/ggml-model-q4_0.gguf -n 128 -ngl 0 -t 8 -p 'hello'\n"
+        "llama_print_timings:        eval time =  9095.91 ms /   127 runs   (   71.62 ms per token)\n"
+    )
+    assert decisive(run, tmp_path) == (None, None)
+    # the same run where the log shows a CUDA device (ggml's own line): the GPU left unused, F18
+    cuda = "ggml_init_cublas: found 1 CUDA devices:\n  Device 0: NVIDIA GeForce RTX 3090, compute capability 8.6\n"
+    assert decisive(cuda + run, tmp_path) == ("F18", "anchor:zero-gpu-layers")

@@ -27,9 +27,10 @@ def test_a_list_of_layer_counts_is_a_comparison_not_a_run_left_at_zero(tmp_path)
     for bench in (single, nvidia):
         assert scan(bench, tmp_path).matches == () and scan(bench, tmp_path).vetoed == ()
     # a run of llama-cli given 0 (the bench's command and its table replaced by the run's, composed in its words):
-    # F18's anchor fires; on this machine (an AMD Radeon, its own line in the log) the context stage sets it aside
+    # F18's anchor fires where the log shows a GPU there or asked for (here CUDA asked of the build); on this machine
+    # (an AMD Radeon, its own line in the log) the context stage sets it aside
     run = "./llama-cli -m models/llama-2-7b-chat.Q4_K_M.gguf -ngl 0 -p hello\n"
-    radeon = "ggml_metal_init: found device: AMD Radeon Pro 5600M\n" + run
+    radeon = "cmake -B build -DGGML_CUDA=ON\nggml_metal_init: found device: AMD Radeon Pro 5600M\n" + run
     assert decisive(radeon, tmp_path) == (None, None)
     assert [(v.id, v.reason) for v in scan(radeon, tmp_path).vetoed] == [("F18", "platform")]
     geforce = "ggml_cuda_init: found 1 CUDA devices:\n  Device 0: NVIDIA GeForce RTX 3060, compute capability 8.6\n"
