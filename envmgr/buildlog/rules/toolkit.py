@@ -485,8 +485,9 @@ SIGNATURES: tuple[Signature, ...] = (
     sig(
         "F13",
         "unsupported-arch",
-        r"Unsupported gpu architecture '(?P<arch>(?:compute|sm|lto)_(?:\d+[a-z]?|native))'",
-        needle="Unsupported gpu architecture",
+        # (nvcc's own words, "gpu" or "GPU" as its releases spell it; issue 36)
+        r"Unsupported (?:gpu|GPU) architecture '(?P<arch>(?:compute|sm|lto)_(?:\d+[a-z]?|native))'",
+        needle=("Unsupported gpu architecture", "Unsupported GPU architecture"),
     ),
     sig(
         "F13",

@@ -105,3 +105,13 @@ def test_zero_layers_in_a_log_that_shows_no_gpu_is_a_cpu_run(tmp_path):
     # the same run where the log shows a CUDA device (ggml's own line): the GPU left unused, F18
     cuda = "ggml_init_cublas: found 1 CUDA devices:\n  Device 0: NVIDIA GeForce RTX 3090, compute capability 8.6\n"
     assert decisive(cuda + run, tmp_path) == ("F18", "anchor:zero-gpu-layers")
+
+
+def test_nvcc_refusing_an_architecture_is_f13_however_it_spells_gpu(tmp_path):
+    # nvcc's own fatal line; its releases print "gpu" or "GPU" (a Makefile's old arch list given to CUDA 11)
+    for word in ("gpu", "GPU"):
+        line = f"nvcc fatal   : Unsupported {word} architecture 'compute_30'\n"
+        assert decisive("nvcc -gencode arch=compute_30,code=sm_30 -c kernels.cu\n" + line, tmp_path) == (
+            "F13",
+            "unsupported-arch",
+        )
