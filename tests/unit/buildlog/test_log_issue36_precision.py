@@ -115,3 +115,18 @@ def test_nvcc_refusing_an_architecture_is_f13_however_it_spells_gpu(tmp_path):
             "F13",
             "unsupported-arch",
         )
+
+
+def test_the_kernels_oom_task_dump_with_nvcc_tools_is_f25(tmp_path):
+    # the kernel's OOM-killer task dump (mm/oom_kill.c dump_task), as journalctl shows it; pids and sizes made up
+    head = (
+        "Dec 01 10:00:00 host kernel: [  pid  ]   uid  tgid total_vm   rss pgtables_bytes swapents oom_score_adj name\n"
+    )
+    row = "Dec 01 10:00:00 host kernel: [   {pid}]     0  {pid}     6629    56    61440    93    0 {name}\n"
+    dump = (
+        head + row.format(pid=4101, name="sh") + row.format(pid=4102, name="cicc") + row.format(pid=4103, name="nvcc")
+    )
+    assert decisive(dump, tmp_path) == ("F25", "anchor:oom-killer-during-nvcc")
+    # the same dump of a C++ build without CUDA (cc1plus, make): no failure of this catalog
+    other = head + row.format(pid=4101, name="make") + row.format(pid=4102, name="cc1plus")
+    assert decisive(other, tmp_path) == (None, None)
