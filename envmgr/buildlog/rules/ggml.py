@@ -116,8 +116,14 @@ def decide(fs: Facts, add: Add) -> None:
         ),
     )
     run = fs.first("ggml_run")
-    if run and not wanted and not _LAYERS.search(run.line) and (asked or "--usecu" in run.line):
+    # (whisper.cpp's main takes no layer count: a CUDA build of it puts the whole model on the GPU unless told -ng;
+    # its run is known by the audio file it is given; issue 36)
+    whisper = run is not None and _WHISPER_RUN.search(run.line) is not None
+    if run and not wanted and not whisper and not _LAYERS.search(run.line) and (asked or "--usecu" in run.line):
         add("F18", "gpu-asked-no-layers", run)
+
+
+_WHISPER_RUN = re.compile(r"(?i:whisper)|\.(?:wav|mp3|flac|ogg|m4a|opus)\b")
 
 
 def _gpu_shown(fs: Facts) -> bool:

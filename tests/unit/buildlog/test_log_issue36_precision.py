@@ -7,6 +7,7 @@ and names around it); none is a copy of a cohort log.
 
 from __future__ import annotations
 
+from envmgr.buildlog.context import ContextScanner
 from tests.logtext import decisive, scan
 
 
@@ -48,17 +49,24 @@ def test_a_start_up_line_every_cpu_run_prints_is_f18_only_where_a_gpu_shows(tmp_
 
 
 def test_whisper_given_no_gpu_on_its_command_line_chose_the_cpu(tmp_path):
-    # whisper.cpp's `-ng, --no-gpu` (examples/cli): a CUDA build run on the CPU on purpose
-    for flag in ("-ng", "--no-gpu"):
-        text = (
-            "WHISPER_CUBLAS=1 make -j && ./main -m models/ggml-base.en.bin -f samples/jfk.wav " + flag + "\n"
-            "whisper_init_from_file_with_params_no_state: loading model from 'models/ggml-base.en.bin'\n"
-        )
-        found = scan(text, tmp_path)
-        assert found.decisive is None, flag
+    # whisper.cpp's main takes no layer count (a CUDA build puts the model on the GPU): its run with the CUDA build
+    # asked and no -ngl is no run left on the CPU, as a llama.cpp run would be
+    build = "WHISPER_CUBLAS=1 make -j && ./main -m models/ggml-base.en.bin -f samples/jfk.wav"
+    assert decisive(build + "\n", tmp_path) == (None, None)
+    assert decisive("LLAMA_CUBLAS=1 make -j && ./main -m models/7B/ggml-model-q4_0.bin -p hi\n", tmp_path)[0] == "F18"
+    # whisper.cpp's `-ng, --no-gpu` (examples/cli): the CPU chosen on purpose, which sets aside its CPU run's F18
+    # (here whisper's own probe line, with an NVIDIA GPU in the log)
+    smi = "| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2 |\n"
+    for flag in ("-ng",):
+        loading = "whisper_init_from_file_with_params_no_state: loading model from 'models/ggml-base.en.bin'\n"
+        found = scan(smi + build + " " + flag + "\n" + loading + _WHISPER_NO_GPU, tmp_path)
+        assert found.decisive is None and found.context is not None and found.context.cpu is not None, flag
         assert [(v.id, v.reason) for v in found.vetoed] == [("F18", "cpu_chosen")], flag
-    # the flag's letters inside another word or option are no such choice
-    assert decisive("WHISPER_CUBLAS=1 make -j && ./main -m models/ggml-base.en.bin -ngx\n", tmp_path)[0] == "F18"
+    # the long form, and the flag's letters inside another option (no such choice), as the context stage reads them
+    for line, chosen in ((build + " --no-gpu", True), (build + " -ngx", False), (build + " --no-gpux", False)):
+        context = ContextScanner()
+        context.feed([1], [line])
+        assert (context.platform().cpu is not None) is chosen, line
 
 
 def test_a_library_search_that_goes_on_or_skips_the_other_word_size_is_no_missing_library(tmp_path):
