@@ -191,6 +191,9 @@ _SIGNS: tuple[tuple[str, str, str, re.Pattern[str]], ...] = (
     ("cpu", "cpu-chosen", "use_gpu", _rx(r"\buse_gpu\s*=\s*False\b")),
     ("cpu", "cpu-chosen", "CUDA_VISIBLE_DEVICES", _rx(r"\bCUDA_VISIBLE_DEVICES\s*=\s*(?:\"\"|''|-1\b)")),
     ("cpu", "cpu-chosen", "_CU", _rx(r"-D(?:GGML_CUDA|LLAMA_CUBLAS|LLAMA_CUDA)=(?:OFF|off|0)\b")),
+    # whisper.cpp's `-ng, --no-gpu` (examples/cli: disable GPU), given on a command line (issue 36)
+    ("cpu", "cpu-chosen", "-ng", _rx(r"(?<![\w-])-ng(?=[ \t\r\n]|$)")),
+    ("cpu", "cpu-chosen", "--no-gpu", _rx(r"(?<![\w-])--no-gpu\b")),
     # the operating system the paths are of (for the ids the catalog states for one system only: F15 is Windows',
     # F23 Linux's): a drive path or a WinError; an absolute POSIX path of a system folder (not a URL's: no word, dot
     # or colon before it; a Mac's /Users/ and /opt/homebrew/ are Apple's signs above)

@@ -132,7 +132,7 @@ NEAR_WORDS: tuple[tuple[FailureId, tuple[str, ...]], ...] = (
     ("F10", ("CMAKE_ARGS",)),
     ("F11", ("too long", "CMAKE_OBJECT_PATH_MAX")),
     ("F12", ("native",)),
-    ("F13", ("Unsupported gpu", "gpu architecture")),
+    ("F13", ("Unsupported gpu", "Unsupported GPU", "gpu architecture")),
     ("F14", ("kernel image",)),
     ("F15", ("WinError",)),
     ("F17", ("is insufficient",)),

@@ -55,6 +55,18 @@ FACTS: tuple[FactRx, ...] = (
         ("gpu_layers", "gpu-layers", "gpulayers", "GPU_LAYERS", "-ngl"),
         keep=KEEP,
     ),
+    # llama-bench's own result table (its markdown header: model, size, params, backend, then ngl among the columns
+    # it varies): the log is a benchmark's, whose layer counts are the configurations it was told to measure
+    # llama.cpp's system_info of a build before ggml's CUDA = n: BLAS = 0, no BLAS backend (cuBLAS among them)
+    # compiled in; a CPU build prints it on every run, so it counts only where the GPU was wanted (issue 36)
+    fx("blas_off", r"\bBLAS = 0\b", "BLAS = 0"),
+    # a GPU or CUDA named anywhere, in any words (not a layer-count option's name)
+    fx(
+        "gpu_word",
+        r"(?i:\b(?:nvidia|cuda|cublas)\b|\bgpu\b(?![-_]?layers))",
+        ("nvidia", "NVIDIA", "Nvidia", "CUDA", "cuda", "Cuda", "cuBLAS", "cublas", "CUBLAS", "GPU", "gpu", "Gpu"),
+    ),
+    fx("bench_table", r"\|\s*model\s+\|\s*size\s+\|\s*params\s+\|\s*backend\s+\|[^\n]*?\bngl\s+\|", "params"),
 )
 
 
@@ -73,6 +85,8 @@ def decide(fs: Facts, add: Add) -> None:
     wanted = fs.first("gpu_wanted")
     asked = fs.first("cuda_asked")
     add("F18", "cuda-not-in-build", fs.first("cuda_off_info") if wanted or asked else None)
+    gpu = wanted or asked or fs.first("layers_asked") or fs.first("gpu_seen")
+    add("F18", "blas-off", fs.first("blas_off") if gpu else None)
     loaded = fs.values("backend_loaded")
     if wanted and loaded and all(v.upper() == "CPU" for v in loaded):
         add("F18", "cpu-backend-only", fs.facts["backend_loaded"][0])
@@ -85,14 +99,37 @@ def decide(fs: Facts, add: Add) -> None:
         add("F18", "weights-on-cpu-layers-asked", fs.facts["model_buffer"][0])
     # (not a 0 the reporter gives as the way to turn the GPU off: "disable it with n-gpu-layers=0" is a deliberate
     # CPU run set against the GPU one, where the failure is something else)
+    # (nor a 0 given to llama-bench, whose default is every layer on the GPU (99): its -ngl 0 measures the CPU on
+    # purpose, as its table's ngl column shows; nor a 0 in a log that shows no GPU at all: a CPU machine's run, a
+    # Mac's; issue 36)
+    cpu_meant = fs.first("bench_table") is not None or not _gpu_shown(fs)
     add(
         "F18",
         "zero-gpu-layers",
-        next((f for f in fs.facts.get("zero_layers", ()) if not _GPU_OFF_BY.search(f.line)), None),
+        next(
+            (
+                f
+                for f in fs.facts.get("zero_layers", ())
+                if not _GPU_OFF_BY.search(f.line) and not (cpu_meant or "llama-bench" in f.line)
+            ),
+            None,
+        ),
     )
     run = fs.first("ggml_run")
-    if run and not wanted and not _LAYERS.search(run.line) and (asked or "--usecu" in run.line):
+    # (whisper.cpp's main takes no layer count: a CUDA build of it puts the whole model on the GPU unless told -ng;
+    # its run is known by the audio file it is given; issue 36)
+    whisper = run is not None and _WHISPER_RUN.search(run.line) is not None
+    if run and not wanted and not whisper and not _LAYERS.search(run.line) and (asked or "--usecu" in run.line):
         add("F18", "gpu-asked-no-layers", run)
+
+
+_WHISPER_RUN = re.compile(r"(?i:whisper)|\.(?:wav|mp3|flac|ogg|m4a|opus)\b")
+
+
+def _gpu_shown(fs: Facts) -> bool:
+    """A GPU there or asked for besides the zero itself (a -ngl 0 is no ask for the GPU): its name or device, a layer
+    count above 0, CUDA asked of or compiled into the build, a GPU or CUDA named in any words."""
+    return any(fs.first(k) for k in ("gpu_seen", "layers_asked", "cuda_asked", "cuda_compiled", "gpu_word"))
 
 
 def weak(fs: Facts, add: Add) -> None:
@@ -113,5 +150,4 @@ def _run_without_layers(fs: Facts) -> Fact | None:
 SIGNATURES: tuple[Signature, ...] = (
     # F18: built or loaded for the CPU.
     sig("F18", "zero-layers-offloaded", r"offloaded 0/(?P<layers>\d+) layers to GPU", needle="offloaded 0/"),
-    sig("F18", "blas-off", r"\bBLAS = 0\b", needle="BLAS = 0"),
 )

@@ -140,8 +140,18 @@ def decide(fs: Facts, add: Add) -> None:
             r"could not load|couldn't load|cannot load|"
             r"unable to (?:find|load|open)|failed to load)",
             f.line,
-        ):
+        ) and not _SEARCH_GOES_ON.search(f.line):
             add("F23", "shared-object-missing", f, lib=f.value)
+
+
+# not a missing library: the search's own word that it goes on (bitsandbytes' cuda_setup: "not found in any
+# environmental path. Searching in backup paths..."), or the other word size's copy skipped on the way to the right
+# one (a 32-bit libcuda under i386-linux-gnu or lib32: "wrong ELF class: ELFCLASS32", ollama's discovery; issue 36)
+# A library that loaded and whose start then failed ("nvcuda init failure: 999", cuInit's code) is no missing one.
+_SEARCH_GOES_ON = re.compile(
+    r"(?i:Searching (?:in )?(?:backup|further|other) paths)|/i386-linux-gnu/|/lib32/|wrong ELF class: ELFCLASS32|"
+    r"\binit failure: \d+"
+)
 
 
 # module not found, procedure not found, not a valid Win32 image, a DLL's initialisation routine failed

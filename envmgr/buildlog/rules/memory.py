@@ -55,6 +55,14 @@ FACTS: tuple[FactRx, ...] = (
         r"LLVM ERROR: out of memory",
         ("C1060", "C1002", "C1076", "C3859", "memory exhausted", "out of memory", "Out of memory"),
     ),
+    # the kernel's OOM-killer task dump (mm/oom_kill.c dump_task: "[  pid  ]   uid  tgid total_vm  rss ... name"),
+    # printed only when the OOM killer runs: a row of one of nvcc's own tools is a CUDA compile it found in memory
+    # (the kill line after the dump may be cut from a paste; issue 36)
+    fx(
+        "oom_dump",
+        r"\[ *\d+\](?:[ \t]+-?\d+){5,8}[ \t]+(nvcc|cicc|ptxas|cudafe\+\+)(?=\s|\[|$)",
+        ("nvcc", "cicc", "ptxas", "cudafe"),
+    ),
 )
 
 
@@ -67,6 +75,8 @@ def decide(fs: Facts, add: Add) -> None:
     killed = fs.first("tool_killed")
     if killed and killed.value in _NVCC_TOOLS:
         add("F25", "nvcc-tool-killed", killed, tool=killed.value)
+    dump = fs.first("oom_dump")
+    add("F25", "oom-killer-during-nvcc", dump, tool=dump.value if dump else None)
     if fs.first("cuda_compile") is not None:  # gcc's, the shell's and MSVC's words: in a CUDA build only
         tool = killed.value if killed and re.fullmatch(r"[\w+.-]+", killed.value) else None
         add("F25", "compiler-killed", killed, tool=tool)

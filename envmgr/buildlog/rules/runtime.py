@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from envmgr.buildlog.rules.base import Add, FactRx, Facts, fx
+from envmgr.buildlog.rules.base import Add, Fact, FactRx, Facts, fx
 from envmgr.buildlog.rules.common import GPU_WANTED
 from envmgr.buildlog.signatures import Signature, line_before, sig, words
 from envmgr.catalog import FailureId
@@ -214,7 +214,7 @@ def decide(fs: Facts, add: Add) -> None:
     if not (fs.first("cpu_wheel") or fs.first("driver_old")) and fs.first("cuda_call"):
         add("F23", "container-without-gpus", fs.first("docker_no_gpus"))
     add("F17", "driver-too-old", fs.first("driver_old"))
-    add("F18", "cpu-only", fs.first("cpu_only"))
+    add("F18", "cpu-only", _cpu_only(fs))
     asked = fs.first("cuda_asked_make")
     add(
         "F18",
@@ -232,7 +232,38 @@ def decide(fs: Facts, add: Add) -> None:
     # CUDA build of torch prints it (the fallback rule counts it where a GPU was expected)
     if init and "might not have a CUDA gpu" in init.line:
         init = None
+    # JAX's reason after "CUDA backend failed to initialize:" that names a library found at another version than
+    # JAX was built against, or one it could not load (cuDNN, the CUDA runtime's pip packages): a component's
+    # version, not a CUDA start that failed (issue 36: jax/_src/xla_bridge.py, jax_plugins/cuda)
+    if init and _JAX_COMPONENT.search(init.line):
+        init = None
     add("F18", "cuda-init-failed", init)
+
+
+_JAX_COMPONENT = re.compile(
+    r"CUDA backend failed to initialize: (?:Found \w+ version \d+, but JAX was built against|Unable to load \w+\.|"
+    r"Unable to use CUDA because of the following issues with CUDA components)"
+)
+
+
+# the cpu_only words a runtime prints on every machine without a GPU it can use, at start-up, whatever was asked:
+# its capability line (BLAS = 0), its probe finding no device, its list of runners or libraries with no GPU one
+_PROBE_ONLY = re.compile(r"\bBLAS ?= ?0\b|_init_gpu: no GPU found|\blibrary=cpu\b")
+
+
+# a GPU there or asked for: its name or device, a layer count, CUDA asked of the build, the reporter's word that the
+# run stayed on the CPU, the driver's CUDA version
+_EXPECTED = ("gpu_seen", "gpu_wanted", "cuda_asked", "cuda_asked_make", "layers_asked", "cpu_run_said", "driver_cuda")
+
+
+def _cpu_only(fs: Facts) -> Fact | None:
+    """A runtime's words for a model left on the CPU; a start-up probe's (`_PROBE_ONLY`) only where the log shows a
+    GPU there or asked for (a CPU machine prints them too: issue 36, an Intel Arc, a Xeon server, each a CPU run)."""
+    found = fs.first("cpu_only")
+    if found is None or not _PROBE_ONLY.search(found.line):
+        return found
+    expected = any(fs.first(k) for k in _EXPECTED)
+    return found if expected else None
 
 
 # causes that explain a run left on the CPU: no kernel for the GPU, a DLL or library that does not load, the driver

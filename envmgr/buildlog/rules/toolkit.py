@@ -275,9 +275,11 @@ def _targets_nvcc(m: re.Match[str]) -> Details:
 _COMPONENT_LIBS = r"cublasLt|cublas|curand|cusparse|cusolver|cufft|nvrtc|nvJitLink|cudart_static|cudadevrt|nvToolsExt"
 
 
+# (CUB's headers as the toolkit's include folder holds them, cub/cub.cuh, cub/block/...: a cub/cub/ path is a checkout
+# of the CUB repository the project expects beside its sources, no component of the toolkit; issue 36)
 _COMPONENT_HEADERS = (
     r"cublas_v2\.h|cublas_api\.h|cublasLt\.h|curand\.h|curand_kernel\.h|cusparse\.h|nvrtc\.h|"
-    r"cuda/std/\w+|thrust/[\w/]+\.h|cub/[\w/]+\.cuh"
+    r"cuda/std/\w+|thrust/[\w/]+\.h|(?<![\w/])cub/(?!cub/)[\w/]+\.cuh"
 )
 
 
@@ -483,8 +485,9 @@ SIGNATURES: tuple[Signature, ...] = (
     sig(
         "F13",
         "unsupported-arch",
-        r"Unsupported gpu architecture '(?P<arch>(?:compute|sm|lto)_(?:\d+[a-z]?|native))'",
-        needle="Unsupported gpu architecture",
+        # (nvcc's own words, "gpu" or "GPU" as its releases spell it; issue 36)
+        r"Unsupported (?:gpu|GPU) architecture '(?P<arch>(?:compute|sm|lto)_(?:\d+[a-z]?|native))'",
+        needle=("Unsupported gpu architecture", "Unsupported GPU architecture"),
     ),
     sig(
         "F13",

@@ -68,7 +68,9 @@ FACTS: tuple[FactRx, ...] = (
     # (the command ends where a Markdown code span does)
     fx(
         "cpu_asked",
-        r"\b(?:pip3?|uv|conda|mamba)\b[^\n`]*?\binstall\b[^\n`]*?(?:\+cpu\b|/whl/cpu\b|\bcpuonly\b)",
+        r"\b(?:pip3?|uv|conda|mamba)\b[^\n`]*?\binstall\b[^\n`]*?(?:\+cpu\b|/whl/cpu\b|\bcpuonly\b)|"
+        # pip's own echo of the requirement it was given, where it found none to fit (issue 36)
+        r"(?:satisfies the requirement|No matching distribution found for) [^\n]*?\+cpu\b",
         ("+cpu", "/whl/cpu", "cpuonly"),
     ),
     # torch's collect_env: a torch built without CUDA ("CUDA used to build PyTorch: None") on a machine whose
@@ -161,7 +163,8 @@ def decide(fs: Facts, add: Add) -> None:
         add("F19", "cpu-only-wheel", fs.first("cpu_wheel") or (None if chosen else fs.first("cpu_torch_said")))
         add("F19", "build-without-cuda", None if chosen else fs.first("build_without_cuda"))
         add("F19", "cpu-only-wheel-file", None if chosen else fs.first("cpu_wheel_file"))
-    add("F19", "own-wheel-index-unused", _own_index_unused(fs))
+    # (an index given for a CPU build asked for, torch==X+cpu: no CUDA wheel was wanted from it; issue 36)
+    add("F19", "own-wheel-index-unused", None if fs.first("cpu_asked") else _own_index_unused(fs))
     add("F19", "prebuilt-wheel-skipped", fs.first("prebuilt_skipped"))
     _torch_build_rules(fs, add)
     _wheel_rules(fs, add)

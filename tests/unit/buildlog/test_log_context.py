@@ -147,9 +147,10 @@ ORANGE_PI = "logs/clean/llama-cpp-python-cublas-wheels-16-orange-pi-5-rk3588-arm
 
 
 def test_a_vetoed_id_is_in_the_json_with_its_reason(tmp_path: Path):
-    # BLAS = 0 (F18's blas-off signature) on an ARM board: set aside, and the answer says why nothing was named
+    # F18's zero-layers signature (llama.cpp's own line, added here to the board's log: its BLAS = 0 alone is F18 only
+    # where a GPU shows, issue 36) on an ARM board: set aside, and the answer says why nothing was named
     log = tmp_path / "build.log"
-    log.write_text(logtext.train_text(ORANGE_PI), encoding="utf-8")
+    log.write_text(_orange_pi_offloading_nothing(), encoding="utf-8")
     result = CliRunner().invoke(cli, ["doctor", "--log", str(log), "--json"])
     assert result.exit_code == 0
     doc = json.loads(result.output)
@@ -161,8 +162,12 @@ def test_a_vetoed_id_is_in_the_json_with_its_reason(tmp_path: Path):
     assert doc["context"]["arm"]["line_no"] == v["line_no"] and doc["context"]["nvidia"] is None
 
 
+def _orange_pi_offloading_nothing() -> str:
+    return logtext.train_text(ORANGE_PI) + "\nllm_load_tensors: offloaded 0/33 layers to GPU\n"
+
+
 def test_the_text_report_says_why_nothing_was_named(tmp_path: Path):
-    found = logtext.scan(logtext.train_text(ORANGE_PI), tmp_path)
+    found = logtext.scan(_orange_pi_offloading_nothing(), tmp_path)
     text = render_scan(found, lambda s, *styles: s)
     assert "no catalog id: F18 was set aside" in text and "ARM board" in text
 

@@ -35,6 +35,8 @@ TRAIN_MISSES = {
     "engine names F18 (test_logfacts_fallback.py's jax-old)",
     "logs/F19/min-dalle-22-jax-cpu-jaxlib-no-gpu-tpu-found-falling-back.txt": "JAX's fallback with only its Interpreter platform; the GPU is in the reporter's words alone ('I've GPU')",
     "logs/F18/llama-cpp-python-300-blas-0-n_gpu_layers-10-EXCERPT.txt": "cut before the BLAS = 0 line",
+    "logs/F18/onprem-llama-cpp-blas-0-laptop.txt": "llama.cpp's system_info line alone: every CPU run of a build "
+    "without BLAS prints BLAS = 0, and nothing in the log shows a GPU there or asked for (issue 36)",
     "logs/F18/llama-cpp-python-502-pip-reinstall-0.1.73-then-blas-0-EXCERPT.txt": "cut before the run's output",
     "logs/F19/llama-cpp-python-1872-extra-index-cu121-newer-pypi-version-builds-wheel-prose.txt": "prose: the index URL is given, but no pip output shows the sdist being built",
     "logs/F24/stylegan2-ada-conda-compiler-bias_act-cublas_v2.h-EXCERPT.txt": "cut before the compiler's error",

@@ -197,12 +197,16 @@ def test_pip_building_a_package_its_own_wheel_index_was_given_for_is_f19(tmp_pat
 
 
 def test_runtime_words_for_a_model_on_the_cpu_are_f18(tmp_path):
-    for line in (
-        "warning: no usable GPU found, --gpu-layers option will be ignored",
+    ollama = (
         'time=2024-09-01T10:00:00 level=INFO source=types.go:107 msg="inference compute" id=0 library=cpu '
-        'compute="" driver=0.0 name="" total="31.2 GiB" available="25.1 GiB"',
-    ):
-        assert named(line + "\n", tmp_path) == "F18"
+        'compute="" driver=0.0 name="" total="31.2 GiB" available="25.1 GiB"'
+    )
+    for line in ("warning: no usable GPU found, --gpu-layers option will be ignored", ollama):
+        assert named("NVIDIA GeForce RTX 3060\n" + line + "\n", tmp_path) == "F18"
+    # ollama's start-up line for the CPU it computes on is printed on every machine without a GPU: F18 only where
+    # the log shows one there or asked for (issue 36)
+    assert named(ollama + "\n", tmp_path) is None
+    assert named("warning: no usable GPU found, --gpu-layers option will be ignored\n", tmp_path) == "F18"
 
 
 def test_no_compiler_for_cmake_is_f03_only_where_the_build_is_about_visual_studio(tmp_path):

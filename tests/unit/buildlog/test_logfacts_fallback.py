@@ -166,10 +166,18 @@ def test_cuda_start_up_failures_in_jax_and_ollama_words(tmp_path):
     base = train_text(NO_GPU_SHOWN)
     # https://github.com/jax-ml/jax/blob/main/jax/_src/xla_bridge.py warns so only where it sees an NVIDIA GPU
     jax = (
-        "WARNING:jax._src.xla_bridge:CUDA backend failed to initialize: Unable to load cuDNN. Is it installed? "
+        "WARNING:jax._src.xla_bridge:CUDA backend failed to initialize: FAILED_PRECONDITION: No visible GPU devices. "
         "(Set TF_CPP_MIN_LOG_LEVEL=0 and rerun for more info.)"
     )
     assert decisive(base + "\n" + jax + "\n", tmp_path) == ("F18", "anchor:cuda-init-failed")
+    # the reason a library's (cuDNN not loaded, or older than JAX was built against) is that component's version,
+    # no CUDA start that failed: outside the catalog (issue 36)
+    for reason in (
+        "Unable to load cuDNN. Is it installed?",
+        "Found cuDNN version 8600, but JAX was built against version 8906, which is newer.",
+    ):
+        other = jax.replace("FAILED_PRECONDITION: No visible GPU devices.", reason)
+        assert decisive(base + "\n" + other + "\n", tmp_path) == (None, None)
     # https://github.com/ollama/ollama (discover/gpu_info_nvcuda.c: cuInit's code; 999 is CUDA_ERROR_UNKNOWN)
     ollama = (
         'time=2025-08-30T09:03:23.843-05:00 level=WARN source=gpu.go:605 msg="unknown error initializing cuda '

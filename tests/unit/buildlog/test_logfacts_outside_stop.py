@@ -16,9 +16,10 @@ import pytest
 from envmgr.buildlog.facts import decide
 from tests import logtext
 
-# lines the facts read as F19 on their own: pip taking a CUDA package's source archive, a CPU torch asked for
+# lines the facts read as F19 on their own: pip taking a CUDA package's source archive, a CPU torch installed (not a
+# +cpu requirement pip found nothing for: the CPU build was then the ask, issue 36)
 SDIST = "Collecting vllm\n  Using cached vllm-0.3.0.tar.gz (264 kB)\n"
-CPU_REQ = "ERROR: Could not find a version that satisfies the requirement torch==1.4.0+cpu (from versions: none)\n"
+CPU_REQ = "Successfully installed torch-1.4.0+cpu\n"
 
 STOPS = [
     # CPython's strerror for ENOSPC, as pip prints an OSError it stops on

@@ -18,15 +18,29 @@ def test_a_list_of_layer_counts_is_a_comparison_not_a_run_left_at_zero(tmp_path)
     text = train_text(BENCH)
     assert scan(text, tmp_path).matches == ()
     assert facts(text).first("zero_layers") is None
-    # the same bench given the single count 0 (its list cut here) is a run with no layer on the GPU: F18's anchor
-    # fires, and on this machine (an AMD Radeon, its own line in the log) the context stage sets it aside (issue 36)
+    # the same bench given the single count 0 (its list cut here): llama-bench's default is every layer on the GPU
+    # (99), so its -ngl 0 is the CPU measured on purpose, whatever the GPU (issue 36: two CPU benchmarks of the blind
+    # cohorts); the fact is read, the anchor does not fire, on the Radeon or on an NVIDIA GPU (that line replaced)
     single = text.replace("-ngl 0,8,16", "-ngl 0")
     assert facts(single).first("zero_layers") is not None
-    assert decisive(single, tmp_path) == (None, None)
-    assert [(v.id, v.reason) for v in scan(single, tmp_path).vetoed] == [("F18", "platform")]
-    # on an NVIDIA GPU (that line replaced here) the same run is F18
     nvidia = single.replace("AMD Radeon Pro 5600M 8 GB", "NVIDIA GeForce RTX 3060 12 GB")
-    assert decisive(nvidia, tmp_path) == ("F18", "anchor:zero-gpu-layers")
+    for bench in (single, nvidia):
+        assert scan(bench, tmp_path).matches == () and scan(bench, tmp_path).vetoed == ()
+    # a run of llama-cli given 0 (the bench's command and its table replaced by the run's, composed in its words):
+    # F18's anchor fires where the log shows a GPU there or asked for (here CUDA asked of the build); on this machine
+    # (an AMD Radeon, its own line in the log) the context stage sets it aside
+    run = "./llama-cli -m models/llama-2-7b-chat.Q4_K_M.gguf -ngl 0 -p hello\n"
+    radeon = "cmake -B build -DGGML_CUDA=ON\nggml_metal_init: found device: AMD Radeon Pro 5600M\n" + run
+    assert decisive(radeon, tmp_path) == (None, None)
+    assert [(v.id, v.reason) for v in scan(radeon, tmp_path).vetoed] == [("F18", "platform")]
+    geforce = "ggml_cuda_init: found 1 CUDA devices:\n  Device 0: NVIDIA GeForce RTX 3060, compute capability 8.6\n"
+    assert decisive(geforce + run, tmp_path) == ("F18", "anchor:zero-gpu-layers")
+    # llama-bench's own table beside a -ngl 0 (its command cut from the paste, a variable in its place): the same
+    table = (
+        "| model | size | params | backend | ngl | test | t/s |\n"
+        "| llama 7B Q4_K | 3.80 GiB | 6.74 B | CUDA | 0 | pp512 | 61.2 |\n"
+    )
+    assert decisive(geforce + "$BENCH -m m.gguf -ngl 0\n" + table, tmp_path) == (None, None)
     assert facts("llama-bench -m m.gguf -ngl 0, 99").first("zero_layers") is None
 
 
