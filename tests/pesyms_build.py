@@ -30,6 +30,15 @@ def missing_tools() -> list[str]:
     return [t for t in TOOLS if shutil.which(t) is None]
 
 
+def built_or_skip(tmp_path_factory, stem: str, name: str = "libfoo") -> Path:
+    """The pairs built under a fresh temporary folder, or the test skipped with the packages to install."""
+    from tests.conftest import need
+
+    missing = missing_tools()
+    need(not missing, f"needs {', '.join(missing)} (apt install gcc-mingw-w64-x86-64 binutils-mingw-w64)")
+    return build(tmp_path_factory.mktemp(stem), name)
+
+
 def build(root: Path, name: str = "libfoo") -> Path:
     """root/{new,old,pkg,src}; returns root. `name`: the runtime's module name (libomp140.x86_64 is the
     OpenMP runtime of the 2026 reports)."""

@@ -30,9 +30,7 @@ _UNIMPLEMENTED = re.compile(r"unimplemented function (\S+)\.(\S+?),? aborting")
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    missing = pesyms_build.missing_tools()
-    need(not missing, f"needs {', '.join(missing)} (apt install gcc-mingw-w64-x86-64 binutils-mingw-w64)")
-    return pesyms_build.build(tmp_path_factory.mktemp("entry"))
+    return pesyms_build.built_or_skip(tmp_path_factory, "entry")
 
 
 def loader(winpy, built) -> tuple[dict, set[tuple[str, str]]]:

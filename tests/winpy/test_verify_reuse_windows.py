@@ -24,7 +24,7 @@ from envmgr.host.wine import WineHost
 from envmgr.verify.report import ChildRun, parse_run
 from envmgr.verify.runtimes import package_roots, reuse_found, reuse_step
 from tests import pesyms_build
-from tests.conftest import ROOT, need
+from tests.conftest import ROOT
 from tests.winpy.conftest import WinPython, windows_path
 from tests.winpy.test_verify_windows import target_python
 
@@ -44,9 +44,7 @@ _UNIMPLEMENTED = re.compile(r"unimplemented function (\S+)\.(\S+?),? aborting")
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    missing = pesyms_build.missing_tools()
-    need(not missing, f"needs {', '.join(missing)} (apt install gcc-mingw-w64-x86-64 binutils-mingw-w64)")
-    return pesyms_build.build(tmp_path_factory.mktemp("reuse"))
+    return pesyms_build.built_or_skip(tmp_path_factory, "reuse")
 
 
 def layout(winpy, built: Path, tmp: Path, importer: str) -> tuple[WinPython, Path, Path]:

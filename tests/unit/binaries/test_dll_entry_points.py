@@ -15,7 +15,6 @@ import tomlkit
 from envmgr.host.recorded import load_machine
 from envmgr.wheels import closure
 from tests import pesyms_build
-from tests.conftest import need
 
 pytestmark = pytest.mark.posix
 
@@ -24,9 +23,7 @@ PKG, OLD, NEW = "C:\\pkg", "C:\\old", "C:\\new"
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    missing = pesyms_build.missing_tools()
-    need(not missing, f"needs {', '.join(missing)} (apt install gcc-mingw-w64-x86-64 binutils-mingw-w64)")
-    return pesyms_build.build(tmp_path_factory.mktemp("pesyms"))
+    return pesyms_build.built_or_skip(tmp_path_factory, "pesyms")
 
 
 def machine(tmp_path, built, *, fixed: bool = False, pkg: str = PKG, name: str = "libfoo") -> str:
@@ -121,9 +118,7 @@ OMP = "libomp140.x86_64"
 
 @pytest.fixture(scope="module")
 def omp(tmp_path_factory):
-    missing = pesyms_build.missing_tools()
-    need(not missing, f"needs {', '.join(missing)} (apt install gcc-mingw-w64-x86-64 binutils-mingw-w64)")
-    return pesyms_build.build(tmp_path_factory.mktemp("omp"), OMP)
+    return pesyms_build.built_or_skip(tmp_path_factory, "omp", OMP)
 
 
 def test_install_closure_reports_the_entry_point_and_plans_the_runtime_copy(tmp_path, omp):

@@ -6,7 +6,6 @@ x86_64-w64-mingw32-dlltool, so ggml-cuda.dll imports exactly those names, as a r
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 

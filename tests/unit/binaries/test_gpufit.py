@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from envmgr.wheels import store as wheels
 from envmgr.binaries import gpufit
 from envmgr.verify.analyze import WARN, Inputs, _device_code
 from envmgr.verify.report import parse_run
+from envmgr.wheels import store as wheels
 from tests.conftest import ROOT, run_cli
 from tests.unit.wheels.test_wheels import KEY, fake_wheel
 

@@ -12,7 +12,6 @@ from envmgr.binaries.reuse import Reused
 from envmgr.binaries.winreuse import importers, win_reused
 from envmgr.host.recorded import load_machine
 from tests import pesyms_build
-from tests.conftest import need
 
 pytestmark = pytest.mark.posix  # mingw builds the DLLs
 
@@ -21,9 +20,7 @@ LIB, APP, PY = "C:\\site\\pkg\\lib", "C:\\app\\bin", "C:\\Python311\\python.exe"
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    missing = pesyms_build.missing_tools()
-    need(not missing, f"needs {', '.join(missing)} (apt install gcc-mingw-w64-x86-64 binutils-mingw-w64)")
-    return pesyms_build.build(tmp_path_factory.mktemp("winreuse"))
+    return pesyms_build.built_or_skip(tmp_path_factory, "winreuse")
 
 
 @pytest.fixture
