@@ -51,3 +51,32 @@ def test_a_dll_tracer_line_is_no_load_failure(tmp_path):
     # LoadLibrary's failure words still count
     failed = "LoadLibrary failed with error 126 for nvcuda.dll\n"
     assert decisive(failed, tmp_path)[0] == "F15"
+
+
+def test_a_host_compiler_missing_cuda_h_without_the_toolkit_in_view_is_the_toolkit_not_found(tmp_path):
+    # gcc's words (an extension's setup compiling a .cpp that includes the toolkit's cuda.h), paths made up
+    gcc = "src/cpp/dev.hpp:14:10: fatal error: cuda.h: No such file or directory\ncompilation terminated.\n"
+    linux = "/home/dev/.venvs/x/bin/python setup.py build_ext\n"
+    assert decisive(linux + gcc, tmp_path)[0] == "F22"
+    # MSVC's words for the same on Windows (the engine's platform rule: F07 where the log does not show Linux)
+    cl = (
+        "C:\\Users\\dev\\AppData\\Local\\Temp\\pip-install-x\\pkg\\src\\cpp\\dev.hpp(14): fatal error C1083: "
+        "Cannot open include file: 'cuda.h': No such file or directory\n"
+    )
+    assert decisive(cl, tmp_path)[0] == "F07"
+    # the toolkit found and used: its include folder on the compile line, nvcc compiling, or a .cu file: F24
+    inc = "gcc -O2 -I/usr/local/cuda-12.4/include -c src/cpp/dev.cpp -o build/dev.o\n"
+    assert decisive(linux + inc + gcc, tmp_path)[0] == "F24"
+    cu = "kernels/scan.cu:3:10: fatal error: cuda_runtime.h: No such file or directory\n"
+    assert decisive(linux + cu, tmp_path)[0] == "F24"
+    nvcc = "/usr/local/cuda/bin/nvcc -c kernels/scan.cu -o scan.o\n"
+    assert decisive(linux + nvcc + gcc, tmp_path)[0] == "F24"
+
+
+def test_a_package_folder_named_like_cuda_is_no_toolkit_include():
+    from envmgr.buildlog.rules.toolkit import FACTS
+
+    rx = next(f.regex for f in FACTS if f.kind == "cuda_include")
+    assert rx.search('cl /I"C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4\\include" /c x.cpp')
+    assert rx.search("g++ -isystem /opt/cuda/targets/x86_64-linux/include -c x.cpp")
+    assert not rx.search("gcc -Isrc/cpp -I/tmp/pycuda-2024.1/include -c x.cpp")
