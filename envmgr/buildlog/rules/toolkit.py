@@ -77,7 +77,9 @@ FACTS: tuple[FactRx, ...] = (
         # is None), DeepSpeed's op_builder (installed_cuda_version: the same None)
         r"(?:Error|Exception): The nvcc(?:\.exe)? binary could not be located|"
         r"CUDA was not found on the system, please set the CUDA_HOME|"
-        r"CUDA_HOME does not exist, unable to compile CUDA op",
+        r"CUDA_HOME does not exist, unable to compile CUDA op|"
+        # Theano's CUDA back end (theano/sandbox/cuda/__init__.py): "nvcc compiler not found on $PATH"
+        r"\bnvcc compiler not found on \$PATH",
         ("nvcc", "NVCC", "cicc", "CUDA was not found on the system", "CUDA_HOME does not exist"),
     ),
     # (CMake's own search for the toolkit next to its nvcc: "Couldn't find CUDA library root.",

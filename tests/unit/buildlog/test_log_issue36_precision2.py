@@ -80,3 +80,18 @@ def test_a_package_folder_named_like_cuda_is_no_toolkit_include():
     assert rx.search('cl /I"C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4\\include" /c x.cpp')
     assert rx.search("g++ -isystem /opt/cuda/targets/x86_64-linux/include -c x.cpp")
     assert not rx.search("gcc -Isrc/cpp -I/tmp/pycuda-2024.1/include -c x.cpp")
+
+
+def test_theanos_nvcc_not_found_words_are_nvcc_missing(tmp_path):
+    # Theano's CUDA back end's own words (theano/sandbox/cuda/__init__.py), composed with a Linux path
+    log = (
+        "/home/dev/venv/bin/python train.py\n"
+        "ERROR (theano.sandbox.cuda): nvcc compiler not found on $PATH. Check your nvcc installation and try again.\n"
+    )
+    assert decisive(log, tmp_path)[0] == "F22"
+    # with no platform in view, the engine's rule gives F07 (as for setup.py's locate_cuda words, below)
+    assert decisive(log.split("\n", 1)[1], tmp_path)[0] == "F07"
+    locate = (
+        "OSError: The nvcc binary could not be located in your $PATH. Either add it to your path, or set $CUDAHOME\n"
+    )
+    assert decisive(locate, tmp_path)[0] == "F07"
