@@ -162,11 +162,13 @@ def separate_only(line: str) -> bool:
 
 
 # not a missing library: the search's own word that it goes on (bitsandbytes' cuda_setup: "not found in any
-# environmental path. Searching in backup paths..."), or the other word size's copy skipped on the way to the right
-# one (a 32-bit libcuda under i386-linux-gnu or lib32: "wrong ELF class: ELFCLASS32", ollama's discovery; issue 36)
+# environmental path. Searching in backup paths...", and its older "... Searching /usr/local/cuda/lib64..."), or the
+# other word size's copy skipped on the way to the right one (a 32-bit libcuda under i386-linux-gnu or lib32: "wrong ELF
+# class: ELFCLASS32", ollama's discovery; issue 36)
 # A library that loaded and whose start then failed ("nvcuda init failure: 999", cuInit's code) is no missing one.
 _SEARCH_GOES_ON = re.compile(
-    r"(?i:Searching (?:in )?(?:backup|further|other) paths)|/i386-linux-gnu/|/lib32/|wrong ELF class: ELFCLASS32|"
+    r"(?i:Searching (?:in )?(?:backup|further|other) paths)|(?i:not found in any environmental path\. Searching) /|"
+    r"/i386-linux-gnu/|/lib32/|wrong ELF class: ELFCLASS32|"
     r"\binit failure: \d+"
 )
 

@@ -95,3 +95,15 @@ def test_theanos_nvcc_not_found_words_are_nvcc_missing(tmp_path):
         "OSError: The nvcc binary could not be located in your $PATH. Either add it to your path, or set $CUDAHOME\n"
     )
     assert decisive(locate, tmp_path)[0] == "F07"
+
+
+def test_a_library_search_that_names_its_next_folder_goes_on(tmp_path):
+    # bitsandbytes' older cuda_setup words (0.35): the runtime not on the library path, then the folder it searches
+    log = (
+        "CUDA_SETUP: WARNING! libcudart.so not found in any environmental path. Searching /usr/local/cuda/lib64...\n"
+        "CUDA SETUP: CUDA runtime path found: /usr/local/cuda/lib64/libcudart.so\n"
+    )
+    assert decisive(log, tmp_path) == (None, None)
+    # the library missing in a loader's words stays F23
+    missing = "OSError: libcudart.so.12: cannot open shared object file: No such file or directory\n"
+    assert decisive(missing, tmp_path)[0] == "F23"
