@@ -107,3 +107,14 @@ def test_a_library_search_that_names_its_next_folder_goes_on(tmp_path):
     # the library missing in a loader's words stays F23
     missing = "OSError: libcudart.so.12: cannot open shared object file: No such file or directory\n"
     assert decisive(missing, tmp_path)[0] == "F23"
+
+
+def test_a_linux_cpu_library_on_a_windows_path_is_a_release_without_a_windows_build(tmp_path):
+    # bitsandbytes' cuda_setup words (its 0.3x/0.4x releases), with made-up Windows and Linux paths
+    win = (
+        "CUDA SETUP: Loading binary C:\\Users\\dev\\venv\\lib\\site-packages\\bitsandbytes\\libbitsandbytes_cpu.so...\n"
+        "argument of type 'WindowsPath' is not iterable\n"
+    )
+    assert decisive(win, tmp_path) == (None, None)
+    linux = "CUDA SETUP: Loading binary /home/dev/venv/lib/python3.10/site-packages/bitsandbytes/libbitsandbytes_cpu.so...\n"
+    assert decisive(linux, tmp_path)[0] == "F19"

@@ -35,8 +35,18 @@ _SEPARATE_PRODUCT = (
     "cover since issue 36's second precision round (loader.separate_only)"
 )
 
+# Labelled F19 ("doubtful") when the corpus was gathered; a Linux .so loaded on a Windows path is a release without a
+# Windows build since issue 36's second precision round (wheels._SO_ON_WINDOWS; the blind cohorts' readers call four
+# such logs outside)
+_SO_ON_WINDOWS = (
+    "bitsandbytes' libbitsandbytes_cpu.so on a Windows path: a release without a Windows build, outside the catalog "
+    "since issue 36's second precision round (wheels._SO_ON_WINDOWS)"
+)
+
 # Train logs the scan does not name correctly, and why (no anchor is written for one log's wording).
 TRAIN_MISSES = {
+    "logs/F19/deepke-windows-bitsandbytes-libbitsandbytes_cpu-EXCERPT.txt": _SO_ON_WINDOWS,
+    "logs/F19/deepseek-coder-windows-bitsandbytes-cpu-zh.txt": _SO_ON_WINDOWS,
     "logs/F15/chatglm3-torch-cudnn_cnn_infer64_8.dll-winerror126-zh.txt": _SEPARATE_PRODUCT,
     "logs/F15/depth-anything-tensorrt-19-trtexec-unable-to-open-nvinfer_plugin.dll.txt": _SEPARATE_PRODUCT,
     "logs/F15/paddle-34566-run-check-cudnn64_7-error-code-126-zh.txt": _SEPARATE_PRODUCT,
