@@ -171,6 +171,11 @@ def decide(fs: Facts, add: Add) -> None:
     add("F19", "cuda-wheel-not-found", fs.first("cuda_wheel_missing"))
 
 
+# onnxruntime's warning that the CUDA provider asked for is not in its package (the CPU package onnxruntime) is what a
+# machine without a GPU prints on every session: F19 only where the log shows a GPU there or asked for (issue 36; the
+# blind cohorts' readers call two such logs harmless warnings)
+_GPU_SIGNS = ("gpu_seen", "gpu_wanted", "cuda_asked", "driver_cuda")
+
 # A CPU library that is a Linux shared object on a Windows path (bitsandbytes' libbitsandbytes_cpu.so under C:\...):
 # a release without a Windows build loading the only library it has, outside the catalog (issue 36; the blind cohorts'
 # readers call four such logs outside)
@@ -179,7 +184,11 @@ _SO_ON_WINDOWS = re.compile(r"(?<![\w/])[A-Za-z]:\\[^\n]*?\.so\b")
 
 def _cpu_wheel(fs: Facts) -> Fact | None:
     f = fs.first("cpu_wheel")
-    return None if f is None or _SO_ON_WINDOWS.search(f.line) else f
+    if f is None or _SO_ON_WINDOWS.search(f.line):
+        return None
+    if "ExecutionProvider" in f.line and not any(fs.first(k) for k in _GPU_SIGNS):
+        return None
+    return f
 
 
 def weak(fs: Facts, add: Add) -> None:

@@ -118,3 +118,16 @@ def test_a_linux_cpu_library_on_a_windows_path_is_a_release_without_a_windows_bu
     assert decisive(win, tmp_path) == (None, None)
     linux = "CUDA SETUP: Loading binary /home/dev/venv/lib/python3.10/site-packages/bitsandbytes/libbitsandbytes_cpu.so...\n"
     assert decisive(linux, tmp_path)[0] == "F19"
+
+
+def test_onnxruntimes_provider_warning_is_f19_only_with_a_gpu_in_view(tmp_path):
+    # onnxruntime's own warning (onnxruntime_inference_collection.py), paths made up
+    warn = (
+        "/home/dev/venv/lib/python3.10/site-packages/onnxruntime/capi/onnxruntime_inference_collection.py:69: "
+        "UserWarning: Specified provider 'CUDAExecutionProvider' is not in available provider names.Available "
+        "providers: 'CPUExecutionProvider'\n"
+    )
+    assert decisive(warn, tmp_path) == (None, None)
+    # an NVIDIA GPU in view (nvidia-smi's header line): the CPU package is why it went unused
+    smi = "| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2 |\n"
+    assert decisive(smi + warn, tmp_path)[0] == "F19"
