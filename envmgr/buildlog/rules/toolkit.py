@@ -458,6 +458,18 @@ SIGNATURES: tuple[Signature, ...] = (
         + r"\s+(?P<torch_cuda>\d+\.\d+))?",
         needle="does not match the version",
     ),
+    # PyTorch's (Caffe2's) cmake/public/cuda.cmake: the nvcc FindCUDA ran and the headers of cuda.h name two CUDAs
+    # ("FindCUDA says CUDA version is X (usually determined by nvcc), but the CUDA headers say the version is Y")
+    sig(
+        "F08",
+        "findcuda-nvcc-vs-headers",
+        words("FindCUDA says CUDA version is")
+        + r"\s*(?P<nvcc>\d+\.\d+)?\s*"
+        + words("(usually determined by nvcc), but the CUDA headers say the version is")
+        + r"\s+(?P<headers>\d+\.\d+)",
+        needle="FindCUDA says",
+        span=3,
+    ),
     # CMake's own two answers disagree: enable_language(CUDA) identified one nvcc, find_package(CUDAToolkit) found
     # another toolkit's headers and libraries (in either order, a few dozen configure lines apart).
     sig(

@@ -131,3 +131,16 @@ def test_onnxruntimes_provider_warning_is_f19_only_with_a_gpu_in_view(tmp_path):
     # an NVIDIA GPU in view (nvidia-smi's header line): the CPU package is why it went unused
     smi = "| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2 |\n"
     assert decisive(smi + warn, tmp_path)[0] == "F19"
+
+
+def test_pytorchs_cmake_finding_two_cudas_is_mixed_versions(tmp_path):
+    # PyTorch's cmake/public/cuda.cmake message (its words, wrapped as CMake prints it; versions made up)
+    log = (
+        "CMake Error at cmake/public/cuda.cmake:44 (message):\n"
+        "  FindCUDA says CUDA version is 11.8 (usually determined by nvcc), but the CUDA\n"
+        "  headers say the version is 12.1.  This often occurs when you set both\n"
+        "  CUDA_HOME and CUDA_NVCC_EXECUTABLE to non-standard locations, without also\n"
+    )
+    assert decisive(log, tmp_path) == ("F08", "findcuda-nvcc-vs-headers")
+    # the version FindCUDA gives may be empty (no nvcc version read)
+    assert decisive(log.replace(" 11.8 ", " "), tmp_path)[0] == "F08"
