@@ -470,6 +470,15 @@ SIGNATURES: tuple[Signature, ...] = (
         needle="FindCUDA says",
         span=3,
     ),
+    # OpenCV's OpenCVConfig.cmake, raised only where the CUDA CMake found is not the one OpenCV was built with ("OpenCV
+    # static library was compiled with CUDA X support. Please, use the same version or rebuild OpenCV with CUDA Y")
+    sig(
+        "F08",
+        "opencv-built-with-other-cuda",
+        words("OpenCV static library was compiled with CUDA") + r"\s+(?P<opencv_cuda>\d+\.\d+)\s+support\.",
+        needle="OpenCV static library was compiled with CUDA",
+        span=2,
+    ),
     # CMake's own two answers disagree: enable_language(CUDA) identified one nvcc, find_package(CUDAToolkit) found
     # another toolkit's headers and libraries (in either order, a few dozen configure lines apart).
     sig(

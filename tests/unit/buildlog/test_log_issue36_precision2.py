@@ -144,3 +144,13 @@ def test_pytorchs_cmake_finding_two_cudas_is_mixed_versions(tmp_path):
     assert decisive(log, tmp_path) == ("F08", "findcuda-nvcc-vs-headers")
     # the version FindCUDA gives may be empty (no nvcc version read)
     assert decisive(log.replace(" 11.8 ", " "), tmp_path)[0] == "F08"
+
+
+def test_opencvs_config_refusing_another_cuda_is_mixed_versions(tmp_path):
+    # OpenCVConfig.cmake's FATAL_ERROR (its words, wrapped as CMake prints it; path and versions made up)
+    log = (
+        "CMake Error at /usr/lib/cmake/opencv4/OpenCVConfig.cmake:108 (message):\n"
+        "  OpenCV static library was compiled with CUDA 11.8 support.  Please, use the\n"
+        "  same version or rebuild OpenCV with CUDA 12.2\n"
+    )
+    assert decisive(log, tmp_path) == ("F08", "opencv-built-with-other-cuda")
