@@ -122,6 +122,8 @@ FACTS: tuple[FactRx, ...] = (
         ("one of its dependencies", "load '"),
     ),
     fx("driver_cuda", r"CUDA Version: (\d+\.\d+)", "CUDA Version"),
+    # a Linux shared object on a Windows path: loading it is Windows' "not a valid Win32 application" (193)
+    fx("so_on_windows", r"(?<![\w/])[A-Za-z]:\\[^\n]*?\.so\b", ".so"),
     # a DLL folder that is gone (os.add_dll_directory of CUDA_PATH\bin, VULKAN_SDK\Bin, a conda env's bin)
     fx("bin_missing", r"\[WinError [23]\][^\n]*?'[^'\n]*?[\\/](?i:bin)[\\/]*'", "WinError"),
     fx("add_dll_directory", r"add_dll_directory", "add_dll_directory"),
@@ -175,6 +177,8 @@ _SEARCH_GOES_ON = re.compile(
 
 # module not found, procedure not found, not a valid Win32 image, a DLL's initialisation routine failed
 _LOADER = {"126", "127", "193", "1114", "8007007E", "8007007e", "8007007F", "8007007f", "800700C1", "800700c1"}
+_BAD_IMAGE_CODES = {"193", "800700C1", "800700c1"}
+_LOADER_KINDS = ("mod_missing", "proc_missing", "bad_image", "dll_dep")
 
 
 # TensorFlow's probe of the CUDA libraries at every start (stream_executor's dso_loader: "Could not load dynamic
@@ -192,8 +196,11 @@ def _loader_rules(fs: Facts, add: Add) -> None:
     def probe_only(f: Fact) -> bool:
         return not gpu and _TF_PROBE.search(f.line) is not None
 
-    loader = next((f for f in fs.facts.get("winerr", ()) if f.value in _LOADER and not separate_only(f.line)), None)
-    for kind in ("mod_missing", "proc_missing", "bad_image", "dll_dep"):
+    # (a Linux .so loaded on Windows is a package without a Windows build, not a DLL that does not load: its 193)
+    codes = _LOADER - _BAD_IMAGE_CODES if fs.first("so_on_windows") else _LOADER
+    loader = next((f for f in fs.facts.get("winerr", ()) if f.value in codes and not separate_only(f.line)), None)
+    kinds = ("mod_missing", "proc_missing", "dll_dep") if fs.first("so_on_windows") else _LOADER_KINDS
+    for kind in kinds:
         loader = loader or next((f for f in fs.facts.get(kind, ()) if not separate_only(f.line)), None)
     weak = fs.first("dll_load")
     dlls = [f for f in fs.facts.get("cuda_dll", ()) if not _SEPARATE.fullmatch(f.value)]

@@ -154,3 +154,19 @@ def test_opencvs_config_refusing_another_cuda_is_mixed_versions(tmp_path):
         "  same version or rebuild OpenCV with CUDA 12.2\n"
     )
     assert decisive(log, tmp_path) == ("F08", "opencv-built-with-other-cuda")
+
+
+def test_windows_bad_image_for_a_linux_shared_object_is_no_f15(tmp_path):
+    # a package without a Windows build loading its Linux .so: Windows' loader answers 193 (bitsandbytes' cuda_setup
+    # and CPython's words; paths made up)
+    so = (
+        "CUDA SETUP: Loading binary C:\\Users\\dev\\venv\\Lib\\site-packages\\pkg\\libpkg_cuda.so...\n"
+        "[WinError 193] %1 is not a valid Win32 application\n"
+    )
+    assert decisive(so, tmp_path)[0] != "F15"
+    # the same code for a DLL stays F15
+    dll = (
+        "Loading C:\\Users\\dev\\venv\\Lib\\site-packages\\pkg\\pkg_cuda.dll\n"
+        "OSError: [WinError 193] %1 is not a valid Win32 application\n"
+    )
+    assert decisive(dll, tmp_path)[0] == "F15"
