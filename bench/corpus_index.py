@@ -33,7 +33,7 @@ LOGS = CORPUS / "logs"
 INDEX = LOGS / "INDEX.tsv"
 TRAIN_PERCENT = 70
 KEYS = ("SOURCE", "EXPECT", "PROJECT", "LANG", "NOTE")
-_HEADER = re.compile(r"^# (SOURCE|EXPECT|PROJECT|LANG|NOTE|KIND|QUERY|Context):\s?(.*)$")
+_HEADER = re.compile(r"^# (SOURCE|EXPECT|SECOND|EVIDENCE|DECISIVE|PROJECT|LANG|NOTE|KIND|QUERY|Context):\s?(.*)$")
 _FOLDER = re.compile(r"^(F\d\d|clean)$")
 COLUMNS = ("file", "expect", "project", "lang", "split", "origin", "thread")
 

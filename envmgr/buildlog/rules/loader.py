@@ -102,7 +102,7 @@ FACTS: tuple[FactRx, ...] = (
         "dll_load",
         r"DLL load failed|Could not find module|Unable to load DLL|DllNotFoundException|"
         r"Failed to load (?:shared )?library|failed to load|Could not load (?:library|dynamic library|\")|"
-        r"LoadLibrary|Could not locate",
+        r"LoadLibrary\w*(?:\(\))?[^\n]{0,80}?(?i:fail|error)|Could not locate",
         ("DLL", "ould not", "Unable to load", "ailed to load", "LoadLibrary"),
     ),
     fx("cuda_dll", r"\b(" + _CUDA_DLL + r")\b", ".dll", re.I),
@@ -122,6 +122,8 @@ FACTS: tuple[FactRx, ...] = (
         ("one of its dependencies", "load '"),
     ),
     fx("driver_cuda", r"CUDA Version: (\d+\.\d+)", "CUDA Version"),
+    # a Linux shared object on a Windows path: loading it is Windows' "not a valid Win32 application" (193)
+    fx("so_on_windows", r"(?<![\w/])[A-Za-z]:\\[^\n]*?\.so\b", ".so"),
     # a DLL folder that is gone (os.add_dll_directory of CUDA_PATH\bin, VULKAN_SDK\Bin, a conda env's bin)
     fx("bin_missing", r"\[WinError [23]\][^\n]*?'[^'\n]*?[\\/](?i:bin)[\\/]*'", "WinError"),
     fx("add_dll_directory", r"add_dll_directory", "add_dll_directory"),
@@ -135,27 +137,48 @@ def decide(fs: Facts, add: Add) -> None:
     add("F16", "dll-folder-missing", fs.first("bin_missing"))
     _loader_rules(fs, add)
     for f in fs.facts.get("cuda_so", ()):
-        if re.search(
-            r"(?i:cannot open shared object|No such file|not found|cannot find|couldn't open|could not open|"
-            r"could not load|couldn't load|cannot load|"
-            r"unable to (?:find|load|open)|failed to load)",
-            f.line,
-        ) and not _SEARCH_GOES_ON.search(f.line):
+        if (
+            re.search(
+                r"(?i:cannot open shared object|No such file|not found|cannot find|couldn't open|could not open|"
+                r"could not load|couldn't load|cannot load|"
+                r"unable to (?:find|load|open)|failed to load)",
+                f.line,
+            )
+            and not _SEARCH_GOES_ON.search(f.line)
+            and not separate_only(f.line)
+        ):
             add("F23", "shared-object-missing", f, lib=f.value)
 
 
+# cuDNN and TensorRT (with cuDNN 8's own dependency zlibwapi): NVIDIA's libraries outside the CUDA toolkit, installed on
+# their own; the catalog's F15/F23 are the toolkit's runtime libraries, the driver's and the package's own, so a line
+# whose only library is one of these names no catalog id (issue 36)
+_SEPARATE = re.compile(r"(?i:(?:lib)?(?:cudnn|nvinfer|nvonnxparser|nvparsers|zlibwapi)[\w.+-]*)")
+_LIBRARY = re.compile(r"[\w.+-]+?(?i:\.dll|\.so(?:\.\d+)*)(?!\w)")
+
+
+def separate_only(line: str) -> bool:
+    """The line names a library and every library it names is cuDNN's or TensorRT's."""
+    libs = _LIBRARY.findall(line)
+    return bool(libs) and all(_SEPARATE.fullmatch(lib) for lib in libs)
+
+
 # not a missing library: the search's own word that it goes on (bitsandbytes' cuda_setup: "not found in any
-# environmental path. Searching in backup paths..."), or the other word size's copy skipped on the way to the right
-# one (a 32-bit libcuda under i386-linux-gnu or lib32: "wrong ELF class: ELFCLASS32", ollama's discovery; issue 36)
+# environmental path. Searching in backup paths...", and its older "... Searching /usr/local/cuda/lib64..."), or the
+# other word size's copy skipped on the way to the right one (a 32-bit libcuda under i386-linux-gnu or lib32: "wrong ELF
+# class: ELFCLASS32", ollama's discovery; issue 36)
 # A library that loaded and whose start then failed ("nvcuda init failure: 999", cuInit's code) is no missing one.
 _SEARCH_GOES_ON = re.compile(
-    r"(?i:Searching (?:in )?(?:backup|further|other) paths)|/i386-linux-gnu/|/lib32/|wrong ELF class: ELFCLASS32|"
+    r"(?i:Searching (?:in )?(?:backup|further|other) paths)|(?i:not found in any environmental path\. Searching) /|"
+    r"/i386-linux-gnu/|/lib32/|wrong ELF class: ELFCLASS32|"
     r"\binit failure: \d+"
 )
 
 
 # module not found, procedure not found, not a valid Win32 image, a DLL's initialisation routine failed
 _LOADER = {"126", "127", "193", "1114", "8007007E", "8007007e", "8007007F", "8007007f", "800700C1", "800700c1"}
+_BAD_IMAGE_CODES = {"193", "800700C1", "800700c1"}
+_LOADER_KINDS = ("mod_missing", "proc_missing", "bad_image", "dll_dep")
 
 
 # TensorFlow's probe of the CUDA libraries at every start (stream_executor's dso_loader: "Could not load dynamic
@@ -173,16 +196,19 @@ def _loader_rules(fs: Facts, add: Add) -> None:
     def probe_only(f: Fact) -> bool:
         return not gpu and _TF_PROBE.search(f.line) is not None
 
-    loader = next((f for f in fs.facts.get("winerr", ()) if f.value in _LOADER), None)
-    for kind in ("mod_missing", "proc_missing", "bad_image", "dll_dep"):
-        loader = loader or fs.first(kind)
+    # (a Linux .so loaded on Windows is a package without a Windows build, not a DLL that does not load: its 193)
+    codes = _LOADER - _BAD_IMAGE_CODES if fs.first("so_on_windows") else _LOADER
+    loader = next((f for f in fs.facts.get("winerr", ()) if f.value in codes and not separate_only(f.line)), None)
+    kinds = ("mod_missing", "proc_missing", "dll_dep") if fs.first("so_on_windows") else _LOADER_KINDS
+    for kind in kinds:
+        loader = loader or next((f for f in fs.facts.get(kind, ()) if not separate_only(f.line)), None)
     weak = fs.first("dll_load")
-    if loader is None and weak and fs.first("cuda_dll") and not probe_only(weak):
+    dlls = [f for f in fs.facts.get("cuda_dll", ()) if not _SEPARATE.fullmatch(f.value)]
+    if loader is None and weak and dlls and not probe_only(weak) and not separate_only(weak.line):
         loader = weak
     if loader is not None:
-        dll = fs.first("cuda_dll")
-        add("F15", "windows-loader", loader, dll=dll.value if dll else None)
-    for f in fs.facts.get("cuda_dll", ()):  # a CUDA DLL named as missing, in any tool's words
+        add("F15", "windows-loader", loader, dll=dlls[0].value if dlls else None)
+    for f in dlls:  # a CUDA DLL named as missing, in any tool's words
         if _MISSING.search(f.line) and not probe_only(f):
             add("F15", "cuda-dll-missing", f, dll=f.value)
 
@@ -205,6 +231,18 @@ def _stale_path(m: re.Match[str]) -> bool:
     return "cuda" in path or "hip" in path or "nvidia" in path
 
 
+def _line_of(m: re.Match[str]) -> str:
+    start = m.string.rfind("\n", 0, m.start()) + 1
+    end = m.string.find("\n", m.end())
+    return m.string[start : end if end >= 0 else len(m.string)]
+
+
+def _f15_cause(m: re.Match[str]) -> bool:
+    """A DLL of the toolkit's, the driver's or the package's: not one of cuDNN's or TensorRT's alone (separate_only)."""
+    line = _line_of(m)
+    return not separate_only(line)
+
+
 SIGNATURES: tuple[Signature, ...] = (
     # F15: Windows DLL loading (CPython's message is English; WinError 126 is the localised one).
     sig(
@@ -214,6 +252,7 @@ SIGNATURES: tuple[Signature, ...] = (
         flags=re.I,
         needle="ould not",
         key="module",
+        check=_f15_cause,
     ),
     sig(
         "F15",
@@ -221,6 +260,7 @@ SIGNATURES: tuple[Signature, ...] = (
         r"Failed to load shared library '(?P<path>[^'\n]*?(?P<dll>[\w.+-]+\.dll))'",
         flags=re.I,
         needle="ailed to load shared library",
+        check=_f15_cause,
     ),
     sig(
         "F15",
@@ -229,11 +269,15 @@ SIGNATURES: tuple[Signature, ...] = (
         needle="not found",
         key="base name",
     ),
-    sig("F15", "winerror-126", r"\[WinError 126\]", needle="WinError"),
+    sig("F15", "winerror-126", r"\[WinError 126\]", needle="WinError", check=_f15_cause),
     # CPython's import of an extension module (pycuda._driver, torch._C, ...) whose DLLs the loader refused; what
     # follows the colon is Windows' own text, in the system's language (module or procedure not found, bad image).
     sig(
-        "F15", "dll-load-failed", r"DLL load failed(?: while importing (?P<module>[\w.]+))?:", needle="DLL load failed"
+        "F15",
+        "dll-load-failed",
+        r"DLL load failed(?: while importing (?P<module>[\w.]+))?:",
+        needle="DLL load failed",
+        check=_f15_cause,
     ),
     # CuPy's import check lists each DLL it depends on; a CUDA runtime one the loader cannot find (cuTENSOR and
     # cuDNN are optional, so only the toolkit's own libraries count).
@@ -252,6 +296,7 @@ SIGNATURES: tuple[Signature, ...] = (
         flags=re.I,
         needle="ould not",
         key="Could not load",
+        check=_f15_cause,
     ),
     # Native code calling LoadLibrary itself (onnxruntime's CUDA provider): the Windows error code, any language.
     sig(
@@ -261,6 +306,7 @@ SIGNATURES: tuple[Signature, ...] = (
         r"when trying to load \"(?P<path>[^\"\n]*?(?P<dll>[\w.+-]+\.dll))\"",
         flags=re.I,
         needle="LoadLibrary failed",
+        check=_f15_cause,
     ),
     # NVRTC (the runtime compiler: CuPy, torch's JIT, numba) loads its builtins DLL when it compiles; nvrtc's own
     # words where that DLL is not on the search path (issue 36 part 5; cupy#4396, DotCompute#182)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from envmgr.buildlog.rules.base import NOT_RECOGNIZED, Add, FactRx, Facts, fx
+from envmgr.buildlog.rules.base import NOT_RECOGNIZED, Add, Fact, FactRx, Facts, fx
 from envmgr.buildlog.signatures import Details, Signature, lines_above, named, sig, words
 from envmgr.catalog import FailureId
 from envmgr.knowledge import arch_span, cuda_at_least
@@ -77,7 +77,9 @@ FACTS: tuple[FactRx, ...] = (
         # is None), DeepSpeed's op_builder (installed_cuda_version: the same None)
         r"(?:Error|Exception): The nvcc(?:\.exe)? binary could not be located|"
         r"CUDA was not found on the system, please set the CUDA_HOME|"
-        r"CUDA_HOME does not exist, unable to compile CUDA op",
+        r"CUDA_HOME does not exist, unable to compile CUDA op|"
+        # Theano's CUDA back end (theano/sandbox/cuda/__init__.py): "nvcc compiler not found on $PATH"
+        r"\bnvcc compiler not found on \$PATH",
         ("nvcc", "NVCC", "cicc", "CUDA was not found on the system", "CUDA_HOME does not exist"),
     ),
     # (CMake's own search for the toolkit next to its nvcc: "Couldn't find CUDA library root.",
@@ -152,6 +154,14 @@ FACTS: tuple[FactRx, ...] = (
         r"\b(libdevice)\b[^\n]*(?i:not found|No such file|missing)|error in open: [^\n]*(libdevice)",
         ("No such file", "not found", "Cannot open include", "libdevice", "C1083", "cannot open source file"),
     ),
+    # the toolkit's include folder on a compile line (-I, -isystem, MSVC's /I): a folder named cuda* (cuda, cuda-12.4,
+    # NVIDIA GPU Computing Toolkit\CUDA\v12.4) with an include below it
+    fx(
+        "cuda_include",
+        r"(?:^|\s)(?:-I|-isystem|/I)\s*(?:\"[^\"\n]*?|[^\s\"]*?)[\\/](?i:cuda)[-\w.]*[\\/](?:[^\s\"]*?[\\/])?include\b",
+        ("-I", "-isystem", "/I"),
+        re.M,
+    ),
     fx(
         "torch_cuda_pair",
         r"(?i:(?:installed|detected|nvcc) cuda version)[^\n]{0,20}?(\d+\.\d+)[^\n]{0,120}?"
@@ -215,7 +225,10 @@ def search(fs: Facts, add: Add) -> None:
     add("F07", "toolkit-missing", fs.first("toolkit_missing"))
     add("F07", "cuda-compiler-empty", fs.first("flag_as_program") if fs.first("cuda_compile") else None)
     for f in fs.facts.get("header_missing", ()):
-        add("F24", "component-header-missing", f, header=f.value)
+        if f.value in _CORE_HEADERS and not _toolkit_used(fs, f):
+            add("F22" if linux and not cmake else "F07", "toolkit-headers-not-found", f, header=f.value)
+        else:
+            add("F24", "component-header-missing", f, header=f.value)
     for f in fs.facts.get("lib_missing_msvc", ()):
         add("F24", "msvc-linker-lib-missing", f, component=f.value)
     for f in fs.facts.get("component_missing", ()):
@@ -229,6 +242,23 @@ def search(fs: Facts, add: Add) -> None:
     pair = fs.first("torch_cuda_pair")
     if pair and (pair.value.startswith(("CUDAMismatch", "CUDA_MISMATCH")) or _two_versions(pair.line)):
         add("F08", "cuda-vs-torch", pair)
+
+
+# The headers every toolkit has in its include folder: one missing is the toolkit not found, unless the toolkit was
+# found and used (F24: a component missing from it)
+_CORE_HEADERS = frozenset(("cuda.h", "cuda_runtime.h", "cuda_runtime_api.h"))
+
+
+def _toolkit_used(fs: Facts, f: Fact) -> bool:
+    """nvcc or its tools compiling (EDG's "cannot open source file" is nvcc's front end), a .cu file being compiled,
+    or the toolkit's include folder on a compile line: a host compiler (gcc, clang, cl) compiling a .c/.cpp file with
+    none of these in view did not find the toolkit (issue 36: pycuda's setup without CUDA_ROOT)."""
+    return (
+        fs.first("cuda_compile") is not None
+        or fs.first("cuda_include") is not None
+        or "cannot open source file" in f.line
+        or re.search(r"\.cuh?(?:[(:]|\b)", f.line.split("fatal error")[0]) is not None
+    )
 
 
 def _two_versions(line: str) -> bool:
@@ -427,6 +457,27 @@ SIGNATURES: tuple[Signature, ...] = (
         + words("Pytorch binaries were compiled with Cuda")
         + r"\s+(?P<torch_cuda>\d+\.\d+))?",
         needle="does not match the version",
+    ),
+    # PyTorch's (Caffe2's) cmake/public/cuda.cmake: the nvcc FindCUDA ran and the headers of cuda.h name two CUDAs
+    # ("FindCUDA says CUDA version is X (usually determined by nvcc), but the CUDA headers say the version is Y")
+    sig(
+        "F08",
+        "findcuda-nvcc-vs-headers",
+        words("FindCUDA says CUDA version is")
+        + r"\s*(?P<nvcc>\d+\.\d+)?\s*"
+        + words("(usually determined by nvcc), but the CUDA headers say the version is")
+        + r"\s+(?P<headers>\d+\.\d+)",
+        needle="FindCUDA says",
+        span=3,
+    ),
+    # OpenCV's OpenCVConfig.cmake, raised only where the CUDA CMake found is not the one OpenCV was built with ("OpenCV
+    # static library was compiled with CUDA X support. Please, use the same version or rebuild OpenCV with CUDA Y")
+    sig(
+        "F08",
+        "opencv-built-with-other-cuda",
+        words("OpenCV static library was compiled with CUDA") + r"\s+(?P<opencv_cuda>\d+\.\d+)\s+support\.",
+        needle="OpenCV static library was compiled with CUDA",
+        span=2,
     ),
     # CMake's own two answers disagree: enable_language(CUDA) identified one nvcc, find_package(CUDAToolkit) found
     # another toolkit's headers and libraries (in either order, a few dozen configure lines apart).

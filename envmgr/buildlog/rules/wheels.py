@@ -160,7 +160,7 @@ FACTS: tuple[FactRx, ...] = (
 def decide(fs: Facts, add: Add) -> None:
     if not fs.first("no_gpu_said"):  # a CPU build on a machine without a GPU is the right build
         chosen = fs.first("cpu_asked") is not None  # ... and one asked for is wrong only where CUDA is then
-        add("F19", "cpu-only-wheel", fs.first("cpu_wheel") or (None if chosen else fs.first("cpu_torch_said")))
+        add("F19", "cpu-only-wheel", _cpu_wheel(fs) or (None if chosen else fs.first("cpu_torch_said")))
         add("F19", "build-without-cuda", None if chosen else fs.first("build_without_cuda"))
         add("F19", "cpu-only-wheel-file", None if chosen else fs.first("cpu_wheel_file"))
     # (an index given for a CPU build asked for, torch==X+cpu: no CUDA wheel was wanted from it; issue 36)
@@ -169,6 +169,26 @@ def decide(fs: Facts, add: Add) -> None:
     _torch_build_rules(fs, add)
     _wheel_rules(fs, add)
     add("F19", "cuda-wheel-not-found", fs.first("cuda_wheel_missing"))
+
+
+# onnxruntime's warning that the CUDA provider asked for is not in its package (the CPU package onnxruntime) is what a
+# machine without a GPU prints on every session: F19 only where the log shows a GPU there or asked for (issue 36; the
+# blind cohorts' readers call two such logs harmless warnings)
+_GPU_SIGNS = ("gpu_seen", "gpu_wanted", "cuda_asked", "driver_cuda")
+
+# A CPU library that is a Linux shared object on a Windows path (bitsandbytes' libbitsandbytes_cpu.so under C:\...):
+# a release without a Windows build loading the only library it has, outside the catalog (issue 36; the blind cohorts'
+# readers call four such logs outside)
+_SO_ON_WINDOWS = re.compile(r"(?<![\w/])[A-Za-z]:\\[^\n]*?\.so\b")
+
+
+def _cpu_wheel(fs: Facts) -> Fact | None:
+    f = fs.first("cpu_wheel")
+    if f is None or _SO_ON_WINDOWS.search(f.line):
+        return None
+    if "ExecutionProvider" in f.line and not any(fs.first(k) for k in _GPU_SIGNS):
+        return None
+    return f
 
 
 def weak(fs: Facts, add: Add) -> None:

@@ -27,8 +27,39 @@ _FRESH = (
     "(bench/results/2026-11-26-diagnosis-cohorts-2.md)"
 )
 
+# Labelled F15/F23 when the corpus was gathered; since issue 36's second precision round a library of cuDNN's or
+# TensorRT's alone names no catalog id (loader.separate_only: products outside the CUDA toolkit; cohort 2026-12-07d's
+# two readers call seven such logs outside the catalog)
+_SEPARATE_PRODUCT = (
+    "only a cuDNN or TensorRT library is named missing: NVIDIA's products outside the toolkit, which F15/F23 do not "
+    "cover since issue 36's second precision round (loader.separate_only)"
+)
+
+# Labelled F19 ("doubtful") when the corpus was gathered; a Linux .so loaded on a Windows path is a release without a
+# Windows build since issue 36's second precision round (wheels._SO_ON_WINDOWS; the blind cohorts' readers call four
+# such logs outside)
+_SO_ON_WINDOWS = (
+    "bitsandbytes' libbitsandbytes_cpu.so on a Windows path: a release without a Windows build, outside the catalog "
+    "since issue 36's second precision round (wheels._SO_ON_WINDOWS)"
+)
+
 # Train logs the scan does not name correctly, and why (no anchor is written for one log's wording).
 TRAIN_MISSES = {
+    "logs/F19/latentsync-225-onnxruntime-cuda-provider-not-available-applied-cpu-EXCERPT.txt": "onnxruntime's "
+    "CUDA-provider warning and CPU sessions with no sign of a GPU in the excerpt: a machine without one prints the "
+    "same (issue 36's second precision round, wheels._cpu_wheel)",
+    "logs/F19/deepke-windows-bitsandbytes-libbitsandbytes_cpu-EXCERPT.txt": _SO_ON_WINDOWS,
+    "logs/F19/deepseek-coder-windows-bitsandbytes-cpu-zh.txt": _SO_ON_WINDOWS,
+    "logs/F15/chatglm3-torch-cudnn_cnn_infer64_8.dll-winerror126-zh.txt": _SEPARATE_PRODUCT,
+    "logs/F15/depth-anything-tensorrt-19-trtexec-unable-to-open-nvinfer_plugin.dll.txt": _SEPARATE_PRODUCT,
+    "logs/F15/paddle-34566-run-check-cudnn64_7-error-code-126-zh.txt": _SEPARATE_PRODUCT,
+    "logs/F15/paddle-53484-run-check-could-not-locate-cudnn_ops_infer64_8-zh-EXCERPT.txt": _SEPARATE_PRODUCT,
+    "logs/F15/paddleocr-11230-paddle-cudnn64_8-error-code-126-cuda11.8-zh-EXCERPT.txt": _SEPARATE_PRODUCT,
+    "logs/F15/tensorrt-4159-trtexec-unable-to-open-nvinfer_plugin_10.dll.txt": _SEPARATE_PRODUCT,
+    "logs/F15/video-subtitle-extractor-45-paddle-cudnn64_8-error-code-126-quoted.txt": _SEPARATE_PRODUCT,
+    "logs/F23/whisper-streaming-119-libcudnn_ops_infer.so.8-core-dumped.txt": _SEPARATE_PRODUCT,
+    "logs/F23/whisper-webui-140-faster-whisper-libcudnn_ops_infer.so.8-aborted.txt": _SEPARATE_PRODUCT,
+    "logs/F23/whisper-webui-294-libcudnn_ops_infer.so.8-abortado-es.txt": _SEPARATE_PRODUCT,
     "logs/F18/whisper.cpp-3449-cmake-openblas-only-no-cuda-flag-no-gpu-found-EXCERPT.txt": "a configure line without a GPU flag and the reporter's words; no sign of a GPU in the excerpt",
     "logs/F19/gladia-927-jax-no-gpu-tpu-found-needs-cuda11-jaxlib-wheel.txt": "JAX's fallback line alone, no sign of a GPU in the log: a machine without one prints the same",
     "logs/F19/diffusers-1738-train_dreambooth_flax-a100-no-gpu-tpu-found-prose.txt": "JAX's old fallback words do not tell a CPU jaxlib (F19) from a CUDA one that failed: with a GPU shown the "

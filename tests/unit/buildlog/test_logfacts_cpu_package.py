@@ -24,7 +24,12 @@ def test_onnxruntime_without_its_cuda_provider_is_the_cpu_package_f19(tmp_path):
     ):
         text = train_text(name)
         assert facts(text).first("cpu_wheel") is not None and facts(text).first("cpu_only") is None
-        assert decisive(text, tmp_path) == ("F19", "anchor:cpu-only-wheel")
+    # the first shows the GPU (its CUDA and cuDNN), F19; the second shows none: a machine without a GPU prints the
+    # same warning, no id since issue 36's second precision round (wheels._cpu_wheel)
+    both = train_text("logs/F19/onnxruntime-23736-cuda12.4-cudnn9-provider-not-available-both-packages-EXCERPT.txt")
+    assert decisive(both, tmp_path) == ("F19", "anchor:cpu-only-wheel")
+    alone = train_text("logs/F19/latentsync-225-onnxruntime-cuda-provider-not-available-applied-cpu-EXCERPT.txt")
+    assert decisive(alone, tmp_path) == (None, None)
     assert facts(NOT_AVAILABLE).first("cpu_wheel") is not None
     # the same warning from a machine said to have no GPU (a line added here): the CPU package is the right one
     assert decisive(NOT_AVAILABLE + "\nI don't have a GPU on this machine.\n", tmp_path) == (None, None)

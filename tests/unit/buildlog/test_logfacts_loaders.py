@@ -21,7 +21,9 @@ PADDLE = [
 @pytest.mark.parametrize("name", PADDLE)
 def test_paddle_loader_error_code_is_windows_126(name, tmp_path):
     assert "126" in facts(train_text(name)).values("winerr")
-    assert decisive(train_text(name), tmp_path)[0] == "F15"
+    # the library is cuDNN's: a product outside the CUDA toolkit, no catalog id since issue 36's second precision
+    # round (loader.separate_only)
+    assert decisive(train_text(name), tmp_path)[0] is None
 
 
 def test_error_code_words_need_a_loader_number():
@@ -40,7 +42,8 @@ TENSORRT = [
 @pytest.mark.parametrize("name", TENSORRT)
 def test_tensorrt_dll_unable_to_open(name, tmp_path):
     assert any(v.lower().startswith("nvinfer") for v in facts(train_text(name)).values("cuda_dll"))
-    assert decisive(train_text(name), tmp_path)[0] == "F15"
+    # TensorRT's own DLL: outside the CUDA toolkit, no catalog id (loader.separate_only, issue 36)
+    assert decisive(train_text(name), tmp_path)[0] is None
 
 
 def test_a_dll_named_first_without_a_reason_is_read_again_where_its_line_says_missing():
