@@ -193,7 +193,7 @@ _ROWS = (
         "F15",
         "A DLL or one of its dependencies cannot be loaded",
         "The package's DLL (llama.dll, ggml-cuda.dll, torch's c10_cuda.dll, a provider DLL) exists but a "
-        "dependency (cudart/cublas/cudnn of the right major, nvcuda.dll, the VC++ runtime) is not on the "
+        "dependency (cudart/cublas of the right major, nvcuda.dll, the VC++ runtime) is not on the "
         "search path; CUDA 13 keeps its DLLs in bin\\x64.",
         "Put the matching CUDA bin (and bin\\x64) first on PATH, install the driver / VC++ redistributable.",
         "envmgr shell --cuda <X.Y>",

@@ -182,6 +182,19 @@ def test_annotation_header_is_blanked_and_lines_keep_counting(tmp_path):
     assert blanked.split(b"\n")[-1] == raw.split(b"\n")[-1]
 
 
+def test_every_label_header_of_the_blind_cohorts_is_blanked_before_the_engine_reads_a_log():
+    """A header line the reader does not know ends the blanked block and reaches the engine as log text: cohort
+    2026-12-07d's first score read its labellers' DECISIVE quotes and NOTEs so, after `# SECOND:` was added."""
+    import re
+
+    head = re.compile(rb"^# [A-Z]+:")
+    for path in sorted((CORPUS / "cohorts").glob("*/*/*.txt")):
+        data = path.read_bytes()
+        lines = data.split(b"\n")
+        n = next(i for i, line in enumerate(lines) if not head.match(line))
+        assert read_log(path).split(b"\n")[:n] == [b""] * n, path.name
+
+
 @pytest.mark.parametrize("name", sorted(e.file for e in TRAIN if e.expect and e.file not in TRAIN_MISSES))
 def test_train_log_names_its_cause(name, tmp_path):
     expect = next(e.expect for e in TRAIN if e.file == name)
