@@ -199,7 +199,7 @@ def blind_logs() -> list[Blind]:
                 path.parent.parent.name,
                 kind,
                 head.get("EXPECT", "none").split()[0] if head.get("EXPECT") else "none",
-                note[0].rstrip(",;:") if note and kind == "no-id" else "",
+                note[0].rstrip(",;:.") if note and kind == "no-id" else "",
                 evidence=head.get("EVIDENCE", "").split()[0] if head.get("EVIDENCE") else "",
                 second=head.get("SECOND", "").split()[0] if head.get("SECOND") else "",
             )
