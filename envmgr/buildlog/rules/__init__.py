@@ -162,9 +162,27 @@ PRECEDENCE: tuple[tuple[FailureId, FailureId, str], ...] = (
 )
 
 
+# the loader's failure lines for a native library (a shared object or DLL that did not load)
+_NATIVE_FAILED = ("cuda_so", "mod_missing", "dll_dep")
+
+
+def _stops(fs: Facts) -> bool:
+    """The log stops on a failure outside the catalog (`outside_stop`): not a Python module missing within a few lines
+    after a native library failed to load, which is the import falling back and naming its module (sgl_kernel's
+    "No module named 'common_ops'" after "libnvrtc.so.12: cannot open shared object file")."""
+    stop = fs.first("outside_stop")
+    if stop is None:
+        return False
+    if "No module named" not in stop.line:
+        return True
+    return not any(
+        stop.line_no - 12 <= f.line_no < stop.line_no for kind in _NATIVE_FAILED for f in fs.facts.get(kind, ())
+    )
+
+
 def decide(fs: Facts) -> list[Decision]:
     """Catalog ids from the facts found together, first line first, by the registry's order (above)."""
-    if fs.first("outside_stop") is not None:
+    if _stops(fs):
         return []
     out: dict[FailureId, Decision] = {}
 

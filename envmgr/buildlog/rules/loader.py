@@ -146,6 +146,7 @@ def decide(fs: Facts, add: Add) -> None:
             )
             and not _SEARCH_GOES_ON.search(f.line)
             and not separate_only(f.line)
+            and not _SEPARATE.fullmatch(f.value)  # the missing one is cuDNN's (a provider library needing it)
         ):
             add("F23", "shared-object-missing", f, lib=f.value)
 

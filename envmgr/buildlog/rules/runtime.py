@@ -28,8 +28,12 @@ FACTS: tuple[FactRx, ...] = (
     fx(
         "driver_old",
         r"driver (?:on your system )?is too old(?: \(found version (\d+)\))?|"
-        r"CUDA driver version is insufficient|cudaErrorInsufficientDriver|CUDA_ERROR_INSUFFICIENT_DRIVER",
-        ("too old", "nsufficient", "INSUFFICIENT"),
+        r"CUDA driver version is insufficient|cudaErrorInsufficientDriver|CUDA_ERROR_INSUFFICIENT_DRIVER|"
+        # the same by its number, where a CUDA_CHECK macro prints the code alone (ggml's and ctransformers' older
+        # "CUDA error 35 at file:line"): 35 is cudaErrorInsufficientDriver in the runtime's enum, and
+        # CUDA_ERROR_INSUFFICIENT_DRIVER in the driver's
+        r"\bCUDA error:? 35\b(?![.\d])",
+        ("too old", "nsufficient", "INSUFFICIENT", "CUDA error"),
     ),
     # the runtimes' own words for a model left on the CPU: nothing offloaded, no VRAM used, no GPU taken
     fx(

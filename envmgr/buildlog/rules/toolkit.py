@@ -71,6 +71,8 @@ FACTS: tuple[FactRx, ...] = (
         r"(?i:(?:could not|can't|failed to|unable to|cannot) find (?:compiler )?[`'\"]?nvcc)|"
         r"unable to execute '(?P<exec>[^'\n]*nvcc)': No such file|\bcicc: not found|"
         r"No such file or directory: '(?P<path>[^'\n]*nvcc)'|CUDA_NVCC_EXECUTABLE[^\n]*NOTFOUND|"
+        # CMake's find_program result run as a command (a port's own `execute_process(${NVCC} --version)`)
+        r"(?<![\w-])NVCC-NOTFOUND\b|"
         r"(?P<enoent>[\w/.-]*nvcc): No such file or directory|"
         # setup.py scripts' own check (locate_cuda, copied across many projects: "The nvcc binary could not be
         # located in your $PATH", raised), torch.utils.cpp_extension's CUDA_NOT_FOUND_MESSAGE (torch 2.x: CUDA_HOME
@@ -90,7 +92,9 @@ FACTS: tuple[FactRx, ...] = (
         r"(?i:specify CUDA_TOOLKIT_ROOT_DIR)|Couldn't find CUDA library root|"
         # FindCUDA's own words where the toolkit was not required (Modules/FindCUDA.cmake)
         r"CUDA_TOOLKIT_ROOT_DIR not found or specified|"
-        r"CUDA_TOOLKIT_ROOT_DIR[^\n]*NOTFOUND|(?i:cuda toolkit (?:was )?not found)",
+        r"CUDA_TOOLKIT_ROOT_DIR[^\n]*NOTFOUND|(?i:cuda toolkit (?:was )?not found)|"
+        # a build script's own check of the toolkit's variable (the installer sets CUDA_PATH on Windows)
+        r"\bCUDA_PATH(?: environment variable)? (?:is )?(?:not set|not defined|undefined)\b",
         (
             "Could NOT find CUDA",
             "CUDA_TOOLKIT_ROOT_DIR",
@@ -98,6 +102,7 @@ FACTS: tuple[FactRx, ...] = (
             "oolkit not found",
             "oolkit was not found",
             "CUDA library root",
+            "CUDA_PATH",
         ),
     ),
     fx("cmake_error", r"CMake Error at [^\n]*?(\w+)\.cmake:\d+", "CMake Error at"),

@@ -1,0 +1,57 @@
+"""Rules of issue 36's third round (cohort 2026-12-07e scored as train, after its first sight was recorded).
+
+Every log here is COMPOSED for the test in the tool's own words (the message the tool prints, with made-up paths,
+versions and names around it); none is a copy of a cohort log.
+"""
+
+from __future__ import annotations
+
+from tests.logtext import decisive
+
+
+def test_a_provider_library_that_needs_cudnn_is_no_f23_but_one_that_needs_the_toolkits_library_is(tmp_path):
+    # onnxruntime's provider bridge (provider_bridge_ort.cc) passes dlerror on: the missing library is the last one
+    line = (
+        "[E:onnxruntime:Default, provider_bridge_ort.cc:1700 TryGetProviderInfo_CUDA] Failed to load library "
+        "libonnxruntime_providers_cuda.so with error: {lib}: cannot open shared object file: No such file or directory\n"
+    )
+    assert decisive(line.format(lib="libcudnn_adv.so.9"), tmp_path) == (None, None)
+    assert decisive(line.format(lib="libcublasLt.so.12"), tmp_path)[0] == "F23"
+
+
+def test_cuda_error_35_by_its_number_is_the_driver_too_old(tmp_path):
+    # the CUDA_CHECK macros that print the code alone: "CUDA error %d at %s:%d"
+    assert decisive("CUDA error 35 at C:\\src\\ggml-cuda.cu:4410: \n", tmp_path)[0] == "F17"
+    assert decisive("CUDA error: 35 at /src/kernels.cu:88\n", tmp_path)[0] == "F17"
+    # another code, or 35 as part of a longer number, is not
+    assert decisive("CUDA error 2 at /src/ggml-cuda.cu:4410: out of memory\n", tmp_path)[0] != "F17"
+    assert decisive("CUDA error 350 at /src/x.cu:1\n", tmp_path)[0] != "F17"
+    assert decisive("CUDA error 35.5 at /src/x.cu:1\n", tmp_path)[0] != "F17"
+
+
+def test_cmakes_notfound_nvcc_run_as_a_command_and_cuda_path_not_set_are_the_toolkit_not_found(tmp_path):
+    log = "-- Executing NVCC-NOTFOUND --version resulted in error: 1\nCMake Error at ports/cuda/portfile.cmake:9:\n"
+    assert decisive(log, tmp_path)[0] == "F07"
+    # a script's own check of the installer's variable (no system in view: F07, the either-platform form)
+    assert decisive("ERROR: CUDA_PATH environment variable not set or directory does not exist.\n", tmp_path)[0] == (
+        "F07"
+    )
+    assert decisive("CUDA_PATH is not defined, cannot build the CUDA filters\n", tmp_path)[0] == "F07"
+    # the variable set and printed is no failure
+    assert decisive("-- CUDA_PATH = C:/Program Files/NVIDIA GPU Computing Toolkit/CUDA/v12.4\n", tmp_path) == (
+        None,
+        None,
+    )
+
+
+def test_a_module_missing_right_after_its_native_library_failed_is_that_library(tmp_path):
+    # a package's import that tries its compiled module, then a fallback name, and lists both errors last
+    log = (
+        "Error details from previous import attempts:\n"
+        "- ImportError: libnvrtc.so.12: cannot open shared object file: No such file or directory\n"
+        "- ModuleNotFoundError: No module named 'fast_ops'\n"
+    )
+    assert decisive(log, tmp_path)[0] == "F23"
+    # a module missing on its own (no native library failed above it) still stops the log outside the catalog
+    far = "libnvrtc.so.12 found in /opt/x\n" + "step\n" * 20 + "ModuleNotFoundError: No module named 'fast_ops'\n"
+    assert decisive(far, tmp_path) == (None, None)
