@@ -58,6 +58,13 @@ class Rules:
 
 ANY: frozenset[FailureId] = frozenset(ids())  # yields to every id: runs only where nothing was named
 
+
+def _cpu_explained_otherwise(fs: Facts) -> bool:
+    """The log says there is no GPU, or a library outside the catalog (cuDNN's, TensorRT's) failed to load: the
+    runtime's words that it went on with the CPU are then no F18."""
+    return runtime.no_gpu_said(fs) or loader.separate_failed(fs)
+
+
 REGISTRY: tuple[Rules, ...] = (
     Rules("compiler", compiler.decide, compiler.IDS),
     Rules("toolkit", toolkit.decide, toolkit.IDS),
@@ -77,7 +84,7 @@ REGISTRY: tuple[Rules, ...] = (
         runtime.fallback,
         runtime.FALLBACK_IDS,
         yields_to=runtime.EXPLAIN_CPU,
-        unless=runtime.no_gpu_said,
+        unless=_cpu_explained_otherwise,
     ),
     # weak: only where the log names no cause at all, in this order
     Rules("ggml.weak", ggml.weak, ggml.WEAK_IDS, yields_to=ANY),

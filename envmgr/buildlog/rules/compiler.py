@@ -109,7 +109,10 @@ FACTS: tuple[FactRx, ...] = (
         "cl_missing",
         r"Cannot find compiler 'cl\.exe'|['\"]cl(?:\.exe)?['\"]\s*(?:" + NOT_RECOGNIZED + r")|"
         r"cl\.exe: (?:command )?not found|"
-        r"Error checking compiler version for\s+cl\b|\['cl'\]|"
+        # torch's cpp_extension warns when `cl` does not run ([WinError 2]); its other reasons (cl's output in a
+        # non-UTF-8 locale: "'utf-8' codec can't decode") are a warning about the version check, not cl missing
+        r"Error checking compiler version for\s+cl\b:?\s*(?:\[WinError 2\]|[^\n]*?(?i:not found|not recognized|"
+        r"No such file|cannot find))|\['cl'\]|"
         r"(?i:vcvars(?:all|64)\.bat)[^\n]{0,40}?(?i:could not be found|not found)",
         ("cl.exe", "'cl'", '"cl"', "compiler version for", "vcvars", "VCVARS"),
     ),

@@ -138,17 +138,27 @@ def decide(fs: Facts, add: Add) -> None:
     _loader_rules(fs, add)
     for f in fs.facts.get("cuda_so", ()):
         if (
-            re.search(
-                r"(?i:cannot open shared object|No such file|not found|cannot find|couldn't open|could not open|"
-                r"could not load|couldn't load|cannot load|"
-                r"unable to (?:find|load|open)|failed to load)",
-                f.line,
-            )
+            _SO_MISSING.search(f.line)
             and not _SEARCH_GOES_ON.search(f.line)
             and not separate_only(f.line)
             and not _SEPARATE.fullmatch(f.value)  # the missing one is cuDNN's (a provider library needing it)
         ):
             add("F23", "shared-object-missing", f, lib=f.value)
+
+
+_SO_MISSING = re.compile(
+    r"(?i:cannot open shared object|No such file|not found|cannot find|couldn't open|could not open|"
+    r"could not load|couldn't load|cannot load|"
+    r"unable to (?:find|load|open)|failed to load)"
+)
+
+
+def separate_failed(fs: Facts) -> bool:
+    """A library of cuDNN's or TensorRT's did not load: outside the catalog, and what left a run on the CPU (so the
+    runtime's fallback words are no F18 of their own)."""
+    if any(_SEPARATE.fullmatch(f.value) and _SO_MISSING.search(f.line) for f in fs.facts.get("cuda_so", ())):
+        return True
+    return any(separate_only(f.line) for kind in (*_LOADER_KINDS, "dll_load") for f in fs.facts.get(kind, ()))
 
 
 # cuDNN and TensorRT (with cuDNN 8's own dependency zlibwapi): NVIDIA's libraries outside the CUDA toolkit, installed on

@@ -55,3 +55,22 @@ def test_a_module_missing_right_after_its_native_library_failed_is_that_library(
     # a module missing on its own (no native library failed above it) still stops the log outside the catalog
     far = "libnvrtc.so.12 found in /opt/x\n" + "step\n" * 20 + "ModuleNotFoundError: No module named 'fast_ops'\n"
     assert decisive(far, tmp_path) == (None, None)
+
+
+def test_a_cpu_fallback_after_cudnn_failed_to_load_is_no_f18(tmp_path):
+    # onnxruntime's provider bridge, then its session's own words for the providers it kept
+    fail = (
+        "[E:onnxruntime:Default, provider_bridge_ort.cc:1700 TryGetProviderInfo_CUDA] Failed to load library "
+        "libonnxruntime_providers_cuda.so with error: {lib}: cannot open shared object file: No such file or directory\n"
+    )
+    tail = "NVIDIA GeForce RTX 3090 found\nApplied providers: ['CPUExecutionProvider'], with options: {}\n"
+    assert decisive(fail.format(lib="libcudnn.so.9") + tail, tmp_path) == (None, None)
+    assert decisive(fail.format(lib="libcublasLt.so.12") + tail, tmp_path)[0] == "F23"
+
+
+def test_torchs_compiler_version_warning_for_cl_is_cl_missing_only_when_cl_did_not_run(tmp_path):
+    warn = "C:\\py\\lib\\site-packages\\torch\\utils\\cpp_extension.py:380: UserWarning: Error checking compiler version for cl: {why}\n"
+    assert decisive(warn.format(why="[WinError 2] The system cannot find the file specified"), tmp_path)[0] == "F06"
+    # cl ran, and its output in another locale's code page was not UTF-8: a warning about the check only
+    why = "'utf-8' codec can't decode byte 0xd3 in position 0: invalid continuation byte"
+    assert decisive(warn.format(why=why), tmp_path) == (None, None)
