@@ -112,8 +112,9 @@ def _last_unanswered(
     for no, text in last:
         if no <= after:
             continue
-        if mark.search(text):
-            found = Fact(kind, text.strip(), no, text)
+        m = mark.search(text)
+        if m is not None:  # (the answer may follow on the same line: an excerpt whose lines were joined)
+            found = None if answer.search(text, m.end()) else Fact(kind, text.strip(), no, text)
         elif found is not None and answer.search(text):
             found = None
     return found

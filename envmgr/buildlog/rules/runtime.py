@@ -355,6 +355,14 @@ SIGNATURES: tuple[Signature, ...] = (
         needle="ggml_cuda_init",
         check=lambda m: _DRIVER_REASON.search(m.group("reason")) is None and _gpu_wanted(m),
     ),
+    # A torch extension's CUDA op called with CUDA tensors from a build made without CUDA (detectron2's and
+    # torchvision's AT_ERROR "Not compiled with GPU support (<op> at <file>:<line>)"): a CPU-only build
+    sig(
+        "F18",
+        "op-not-compiled-with-gpu",
+        r"Not compiled with GPU support \((?P<op>\w+) at ",
+        needle="Not compiled with GPU support",
+    ),
     # cudaErrorNoDevice: the runtime sees no GPU (none there, none passed into the container, hidden): the program
     # runs on the CPU or stops; the driver is not too old (that is cudaErrorInsufficientDriver, F17).
     sig(

@@ -80,9 +80,11 @@ FACTS: tuple[FactRx, ...] = (
         r"(?:Error|Exception): The nvcc(?:\.exe)? binary could not be located|"
         r"CUDA was not found on the system, please set the CUDA_HOME|"
         r"CUDA_HOME does not exist, unable to compile CUDA op|"
+        # build scripts' own check of torch's CUDA_HOME (SageAttention's and others' setup.py)
+        r"Cannot find CUDA_HOME\b|"
         # Theano's CUDA back end (theano/sandbox/cuda/__init__.py): "nvcc compiler not found on $PATH"
         r"\bnvcc compiler not found on \$PATH",
-        ("nvcc", "NVCC", "cicc", "CUDA was not found on the system", "CUDA_HOME does not exist"),
+        ("nvcc", "NVCC", "cicc", "CUDA was not found on the system", "CUDA_HOME does not exist", "find CUDA_HOME"),
     ),
     # (CMake's own search for the toolkit next to its nvcc: "Couldn't find CUDA library root.",
     # Kitware/CMake Modules/Internal/CMakeCUDAFindToolkit.cmake)
@@ -142,6 +144,13 @@ FACTS: tuple[FactRx, ...] = (
         "empty_prefix",
         r"(?:^|\s)(-I/include|-L/lib(?:64)?|/Iinclude /Ibin)(?=\s|$)|(?:^|\s)(/bin/nvcc)(?=\s|:|$)",
         ("-I/include", "-L/lib", "/Iinclude", "/bin/nvcc"),
+    ),
+    # CUDA_HOME holding a PATH-like list (a leading colon, two folders): torch's cpp_extension prints it ("using
+    # CUDA_HOME=':/usr/local/cuda'") and joins it into the compiler's path (":/usr/local/cuda/bin/nvcc")
+    fx(
+        "cuda_home_list",
+        r"CUDA_HOME\s*=\s*['\"]?(:[^'\"\s]*|/[^'\"\s:]*:/[^'\"\s]*)|(?:^|\s)(:/[^\s:]*/bin/nvcc)(?=\s)",
+        ("CUDA_HOME", ":/"),
     ),
     # a shell ran a CUDA source file as a script (dash "x.cu: 6: x.cu: extern: not found", bash "x.cu: line 6: ...
     # command not found"): the compiler in front of it (a Makefile's NVCC :=, a script's $NVCC) expanded to nothing
@@ -208,12 +217,19 @@ def decide(fs: Facts, add: Add) -> None:
         # $(CudaToolkitDir) empty in MSBuild's CUDA targets (F02), a Makefile's CUDA prefix variable empty (F22)
         add("F02" if f.value.startswith("/I") else "F22", "empty-toolkit-prefix", f)
     add("F22", "cuda-source-run-by-shell", fs.first("cu_as_script"))
+    add("F22", "cuda-home-is-a-list", fs.first("cuda_home_list"))
 
 
 def prefix_wrong(fs: Facts) -> bool:
-    """WSL's Windows toolkit, an empty toolkit prefix or a .cu file run by the shell: what `search` would name (no
-    toolkit, no cuBLAS header) comes from that (the registry runs `search` only where this is False)."""
-    return bool(fs.first("wsl_windows_cuda") or fs.first("empty_prefix") or fs.first("cu_as_script"))
+    """WSL's Windows toolkit, an empty toolkit prefix, CUDA_HOME holding a list or a .cu file run by the shell: what
+    `search` would name (no toolkit, no cuBLAS header) comes from that (the registry runs `search` only where this
+    is False)."""
+    return bool(
+        fs.first("wsl_windows_cuda")
+        or fs.first("empty_prefix")
+        or fs.first("cu_as_script")
+        or fs.first("cuda_home_list")
+    )
 
 
 def search(fs: Facts, add: Add) -> None:

@@ -74,3 +74,30 @@ def test_torchs_compiler_version_warning_for_cl_is_cl_missing_only_when_cl_did_n
     # cl ran, and its output in another locale's code page was not UTF-8: a warning about the check only
     why = "'utf-8' codec can't decode byte 0xd3 in position 0: invalid continuation byte"
     assert decisive(warn.format(why=why), tmp_path) == (None, None)
+
+
+def test_a_build_line_that_already_says_error_is_no_build_still_running(tmp_path):
+    # pip's two lines joined into one by an excerpt: the build ended, in an error
+    joined = "Building wheels for collected packages: pkg Building wheel for pkg (pyproject.toml) ... error\n"
+    assert decisive(joined, tmp_path)[0] != "F20"
+
+
+def test_cuda_home_holding_a_list_is_f22(tmp_path):
+    # torch's cpp_extension prints the CUDA_HOME it uses, and joins it into nvcc's path
+    warn = "No CUDA runtime is found, using CUDA_HOME=':/usr/local/cuda-11.8'\n"
+    assert decisive(warn + "error: command ':/usr/local/cuda-11.8/bin/nvcc' failed\n", tmp_path)[0] == "F22"
+    step = "[3/9] :/usr/local/cuda/bin/nvcc -DWITH_CUDA -I/src/csrc -c /src/csrc/op.cu -o /b/op.o\nFAILED: /b/op.o\n"
+    assert decisive(step, tmp_path)[0] == "F22"
+    # one folder is fine
+    assert decisive("using CUDA_HOME='/usr/local/cuda-11.8'\n", tmp_path) == (None, None)
+
+
+def test_cannot_find_cuda_home_is_the_toolkit_not_found(tmp_path):
+    line = "RuntimeError: Cannot find CUDA_HOME. CUDA must be available to build the package.\n"
+    assert decisive(line, tmp_path)[0] == "F07"  # no system in view
+    assert decisive('  File "/home/u/src/setup.py", line 9\n' + line, tmp_path)[0] == "F22"
+
+
+def test_a_torch_extension_op_not_compiled_with_gpu_is_a_cpu_only_build(tmp_path):
+    line = "RuntimeError: Not compiled with GPU support (nms_rotated at /src/csrc/nms_rotated/nms_rotated.h:56)\n"
+    assert decisive(line, tmp_path)[0] == "F18"
