@@ -22,8 +22,20 @@ FACTS: tuple[FactRx, ...] = (
     fx(
         "no_kernel",
         r"(?i:no kernel image is available)|CUDA_ERROR_NO_BINARY_FOR_GPU|cudaErrorNoKernelImageForDevice|"
-        r"with CUDA capability (sm_\d+) is not compatible with the current PyTorch",
-        ("kernel image", "NO_BINARY_FOR_GPU", "NoKernelImage", "is not compatible"),
+        r"with CUDA capability (sm_\d+) is not compatible with the current PyTorch|"
+        # the runtime's older word for the same (cudaErrorInvalidDeviceFunction, 8: "(8 vs. 0) invalid device
+        # function"): a kernel launched with no image for this GPU's architecture
+        # (not HIP's: AMD's runtime words its error the same way)
+        r"(?<!HIP error: )(?i:\binvalid device function\b)|cudaErrorInvalidDeviceFunction",
+        (
+            "kernel image",
+            "NO_BINARY_FOR_GPU",
+            "NoKernelImage",
+            "is not compatible",
+            "nvalid device function",
+            "INVALID DEVICE FUNCTION",
+            "InvalidDeviceFunction",
+        ),
     ),
     fx(
         "driver_old",

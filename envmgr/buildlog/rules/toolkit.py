@@ -564,8 +564,9 @@ SIGNATURES: tuple[Signature, ...] = (
     sig(
         "F13",
         "arch-value-undefined",
-        r"Value '(?P<arch>(?:compute|sm|lto)_\d+[a-z]?|native)' "
-        r"is not defined for option 'gpu-(?:architecture|code|name)'",
+        # (quotes as pasted: straight, or typographic where a page or a locale turned them)
+        r"Value ['‘’](?P<arch>(?i:compute|sm|lto)_\d+[a-z]?|native)['‘’] "
+        r"is not defined for option ['‘’]gpu-(?:architecture|code|name)['‘’]",
         needle="is not defined for option",
     ),
     # NVRTC (torch's JIT fusers, CuPy) compiles for the GPU it runs on: a GPU newer than the NVRTC of the

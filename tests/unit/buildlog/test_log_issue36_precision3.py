@@ -101,3 +101,20 @@ def test_cannot_find_cuda_home_is_the_toolkit_not_found(tmp_path):
 def test_a_torch_extension_op_not_compiled_with_gpu_is_a_cpu_only_build(tmp_path):
     line = "RuntimeError: Not compiled with GPU support (nms_rotated at /src/csrc/nms_rotated/nms_rotated.h:56)\n"
     assert decisive(line, tmp_path)[0] == "F18"
+
+
+def test_invalid_device_function_is_the_kernel_image_missing_but_not_on_hip(tmp_path):
+    # Caffe-style CHECK on the runtime's return code, and a tool's own "Cuda error" print
+    caffe = (
+        "F0101 10:00:00.000 1 relu_layer.cu:26] Check failed: error == cudaSuccess (8 vs. 0)  invalid device function\n"
+    )
+    assert decisive(caffe, tmp_path)[0] == "F14"
+    assert decisive("Failed: Cuda error ./src/ops.cu:120 'invalid device function'\n", tmp_path)[0] == "F14"
+    # AMD's HIP words its error the same way: no NVIDIA failure
+    hip = "RuntimeError: HIP error: invalid device function\nHIP kernel errors might be asynchronously reported\n"
+    assert decisive(hip, tmp_path)[0] != "F14"
+
+
+def test_nvcc_rejecting_an_arch_value_in_typographic_quotes_is_f13(tmp_path):
+    assert decisive("nvcc fatal   : Value ‘SM_30‘ is not defined for option ‘gpu-name‘\n", tmp_path)[0] == "F13"
+    assert decisive("nvcc fatal   : Value 'sm_20' is not defined for option 'gpu-architecture'\n", tmp_path)[0] == "F13"
