@@ -8,11 +8,9 @@ from typing import Any
 
 import click
 
-from envmgr.binaries.devicecode import DeviceCode, from_json
-from envmgr.binaries.gpufit import Fit, fit
+from envmgr.binaries.devicecode import from_json
 from envmgr.cli.main import Ctx
-from envmgr.discover.gpu import discover_gpus
-from envmgr.discover.model import Gpu
+from envmgr.discover.gpu import discover_gpus, gpu_fits
 from envmgr.errors import CheckFailed, NoMatchError
 from envmgr.host.base import WINDOWS
 from envmgr.output import emit_json, say
@@ -89,24 +87,6 @@ def wheels_list(obj: Ctx, as_json: bool) -> None:
         click.echo(f"      device code: {code.summary() if code else '(not recorded: cached by an older envmgr)'}")
         for how in r["runs_here"]:
             click.echo(f"      {how['gpu']}: {how['detail']}")
-
-
-def gpu_fits(code: DeviceCode | None, gpus: tuple[Gpu, ...], windows: bool = False) -> list[Fit]:
-    """How each GPU here runs the device code (binaries/gpufit.py); [] without device code or GPUs."""
-    if code is None or not (code.cubin or code.ptx):
-        return []
-    return [
-        fit(
-            code.cubin,
-            code.ptx,
-            g.compute_cap or "",
-            f"GPU {g.index} {g.name} ({g.compute_cap or '?'})",
-            code.ptx_isa,
-            g.driver_version,
-            windows,
-        )
-        for g in gpus
-    ]
 
 
 @command.command("clear")

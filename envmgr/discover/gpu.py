@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from envmgr.binaries.devicecode import DeviceCode
+from envmgr.binaries.gpufit import Fit, fit
 from envmgr.discover.model import Gpu
 from envmgr.host import process
 from envmgr.host.base import WINDOWS, Host
@@ -139,3 +141,21 @@ def container_mark(host: Host) -> str:
     if host.platform == WINDOWS:
         return ""
     return next((m for m in CONTAINER_MARKS if host.exists(m)), "")
+
+
+def gpu_fits(code: DeviceCode | None, gpus: tuple[Gpu, ...], windows: bool = False) -> list[Fit]:
+    """How each GPU here runs the device code (binaries/gpufit.py); [] without device code or GPUs."""
+    if code is None or not (code.cubin or code.ptx):
+        return []
+    return [
+        fit(
+            code.cubin,
+            code.ptx,
+            g.compute_cap or "",
+            f"GPU {g.index} {g.name} ({g.compute_cap or '?'})",
+            code.ptx_isa,
+            g.driver_version,
+            windows,
+        )
+        for g in gpus
+    ]

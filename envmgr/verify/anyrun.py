@@ -15,9 +15,8 @@ from envmgr.binaries.devicecode import BinaryCode, DeviceCode, read_binary
 from envmgr.binaries.dll import resolve_pe
 from envmgr.binaries.dllsyms import entry_evidence
 from envmgr.binaries.elf import resolve_elf
-from envmgr.binaries.gpufit import fit
 from envmgr.binaries.reuse import Reused
-from envmgr.discover.gpu import discover_gpus
+from envmgr.discover.gpu import discover_gpus, gpu_fits
 from envmgr.errors import EnvmgrError, UsageError
 from envmgr.host.base import WINDOWS, Host
 from envmgr.verify.analyze import FAIL, WARN, Step, first_failure
@@ -82,18 +81,7 @@ def verify_any(
     code = read_libraries(host, libs)
     gpus, problems = discover_gpus(host)
     windows = host.platform == WINDOWS
-    fits = tuple(
-        fit(
-            code.cubin,
-            code.ptx,
-            g.compute_cap or "",
-            f"GPU {g.index} {g.name} ({g.compute_cap or '?'})",
-            code.ptx_isa,
-            g.driver_version,
-            windows,
-        )
-        for g in gpus
-    )
+    fits = tuple(gpu_fits(code, gpus, windows))
     lines = tuple(
         f"nvidia-smi: GPU {g.index}: {g.name}, compute capability {g.compute_cap}, driver {g.driver_version}"
         for g in gpus

@@ -20,9 +20,8 @@ from envmgr.binaries.devicecode import BINARY_NAME, DeviceCode
 from envmgr.binaries.dll import resolve_pe
 from envmgr.binaries.dllsyms import entry_evidence
 from envmgr.binaries.elf import resolve_elf
-from envmgr.binaries.gpufit import fit
 from envmgr.binaries.reuse import Reused
-from envmgr.discover.gpu import discover_gpus
+from envmgr.discover.gpu import discover_gpus, gpu_fits
 from envmgr.errors import EnvmgrError, UsageError
 from envmgr.files.nested import loads_json
 from envmgr.host.base import LINUX, WINDOWS, Completed, Host, join
@@ -215,22 +214,7 @@ def _judge(host: Host, run: ChildRun, exe: str, python: str | None, n_tokens: in
     gpus, gpu_problems = discover_gpus(host)
     dll_ev, dll_cmd = _dll_diagnosis(host, run, exe)
     code = lib_device_code(host, run)
-    fits = (
-        tuple(
-            fit(
-                code.cubin,
-                code.ptx,
-                g.compute_cap or "",
-                f"GPU {g.index} {g.name} ({g.compute_cap or '?'})",
-                code.ptx_isa,
-                g.driver_version,
-                host.platform == WINDOWS,
-            )
-            for g in gpus
-        )
-        if code.cubin or code.ptx
-        else ()
-    )
+    fits = tuple(gpu_fits(code, gpus, host.platform == WINDOWS))
     steps = analyze(
         Inputs(run, exe, install_command(python), gpus, gpu_problems, n_tokens, dll_ev, dll_cmd, fits, code.summary())
     )
