@@ -238,6 +238,21 @@ def blind_count(logs: list[Blind], got: dict[str, list]) -> Counter:
     return c
 
 
+def _agreement(members: list[Blind]) -> list[str]:
+    """How often the second reader gave the first reader's label: failures labelled with a catalog id, `outside`
+    failures, no-id logs (none where the cohort has no second reading)."""
+    read = [b for b in members if b.second]
+    if not read:
+        return []
+    kinds = (
+        ("failures with a catalog id", [b for b in read if b.kind != "no-id" and b.expect != "outside"]),
+        ("`outside` failures", [b for b in read if b.kind != "no-id" and b.expect == "outside"]),
+        ("no-id logs", [b for b in read if b.kind == "no-id"]),
+    )
+    agreed = "; ".join(f"{name} {pct(sum(b.second == b.expect for b in part), len(part))}" for name, part in kinds)
+    return ["", f"second reader gave the same label: {agreed}"]
+
+
 def blind(before: str | None, save: bool, stem: str) -> int:
     logs = blind_logs()
     if not logs:
@@ -277,6 +292,7 @@ def blind(before: str | None, save: bool, stem: str) -> int:
                 f"{k} " + " / ".join(pct(d.get(f"noid_given:{k}", 0), d.get(f"noid:{k}", 0)) for d in data_all)
                 for k in kinds
             ),
+            *_agreement(members),
             "",
         ]
     print("\n".join(lines))
